@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * api.c - the public calls of the BIP 0.92 manual.
+ *
+ * Each call checks its arguments, reports misuse once with the call's name
+ * and the values, and then runs the protocol (proto.c) under the core lock.
+ * Lengths are words here and bytes below.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+/* --- argument checks --- */
+
+static int check_tag(const char *call, int tag)
+{
+	if (bip_likely(tag >= 0 && tag < NTAGS))
+		return 1;
+	bip_error(call, "tag %d out of range (0 .. %d)", tag, NTAGS - 1);
+	return 0;
+}
+
+static int check_buffer(const char *call, const int *buf, int length, const char *what)
+{
+	if (bip_unlikely(length < 0)) {
+		bip_error(call, "negative %s %d", what, length);
+		return 0;
+	}
+	if (bip_unlikely(!buf && length > 0)) {
+		bip_error(call, "NULL buffer with %s %d", what, length);
+		return 0;
+	}
+	return 1;
+}
+
+static int check_send(const char *call, int dst, int tag, const int *buf, int length)
+{
+	if (!bip_check_init(call))
+		return 0;
+	if (bip_unlikely(dst < 0 || dst >= bip_state.numnodes)) {
+		bip_error(call, "destination node %d out of range (0 .. %d)", dst,
+			  bip_state.numnodes - 1);
+		return 0;
+	}
+	if (bip_unlikely(dst == bip_state.mynode)) {
+		bip_error(call, "destination node %d is this node: sending to yourself is an error",
+			  dst);
+		return 0;
+	}
+	return check_tag(call, tag) && check_buffer(call, buf, length, "length");
+}
+
+/* The tag may take a new receive: none posted, no bip_tgetmsg message held. */
+static int check_tag_free(const char *call, int tag)
+{
+	struct bip_tag *t = &bip_state.tags[tag];
+
+	if (bip_unlikely(t->state != BIP_RECV_IDLE)) {
+		bip_error(call, "a receive is already posted on tag %d (id %d)", tag,
+			  bip_recv_id((uint32_t)tag, t->gen));
+		return 0;
+	}
+	if (bip_unlikely(t->q.nheld)) {
+		bip_error(call, "tag %d has %u message(s) from bip_tgetmsg not yet freed with "
+			  "bip_tfreemsg", tag, t->q.nheld);
+		return 0;
+	}
+	return 1;
+}
+
+static int check_recv(const char *call, int tag, const int *buf, int maxlength)
+{
+	return bip_check_init(call) && check_tag(call, tag) &&
+	       check_buffer(call, buf, maxlength, "maxlength") && check_tag_free(call, tag);
+}
+
+/* --- sends --- */
+
+static int send_checked(const char *call, int dst, int tag, int *buf, int length)
+{
+	int locked, id;
+
+	if (!check_send(call, dst, tag, buf, length))
+		return -1;
+	locked = bip_lock();
+	id = bip_send_post(dst, (uint32_t)tag, buf, (size_t)length * 4);
+	bip_unlock(locked);
+	if (bip_unlikely(id < 0)) {
+		bip_error(call, "sending %d words to node %d on tag %d failed: %s", length, dst, tag,
+			  strerror(-id));
+		return -1;
+	}
+	return id;
+}
+
+BIP_EXPORT int bip_tisend(int dst, int tag, int *buf, int length)
+{
+	return send_checked("bip_tisend", dst, tag, buf, length);
+}
+
+/* A send id that was issued: 0, or a generation its slot has reached. */
+static int check_send_id(const char *call, int id)
+{
+	uint32_t gen = (uint32_t)id >> BIP_SEND_INDEX_BITS;
+
+	if (bip_likely(id == 0 ||
+		       (id > 0 && gen &&
+			gen <= bip_state.sreqs[(uint32_t)id & (BIP_MAX_SENDS - 1)].gen)))
+		return 1;
+	bip_error(call, "invalid send id %d (not returned by a send)", id);
+	return 0;
+}
+
+static void swait_checked(int id)
+{
+	struct bip_wait w;
+	int locked;
+
+	if (id == 0)
+		return;
+	bip_wait_start(&w);
+	for (;;) {
+		locked = bip_lock();
+		if (!bip_sreq_lookup(id)) {
+			bip_unlock(locked);
+			return;
+		}
+		bip_progress();
+		bip_unlock(locked);
+		bip_wait_step(&w);
+	}
+}
+
+BIP_EXPORT void bip_swait(int id)
+{
+	if (!bip_check_init("bip_swait") || !check_send_id("bip_swait", id))
+		return;
+	swait_checked(id);
+}
+
+BIP_EXPORT int bip_stest(int id)
+{
+	int locked, done;
+
+	if (!bip_check_init("bip_stest") || !check_send_id("bip_stest", id))
+		return -1;
+	if (id == 0)
+		return 1;
+	locked = bip_lock();
+	bip_progress();
+	done = bip_sreq_lookup(id) == NULL;
+	bip_unlock(locked);
+	return done;
+}
+
+BIP_EXPORT int bip_tsend(int dst, int tag, int *buf, int length)
+{
+	int id = send_checked("bip_tsend", dst, tag, buf, length);
+
+	if (id < 0)
+		return -1;
+	swait_checked(id);
+	return 0;
+}
+
+/* --- receives --- */
+
+BIP_EXPORT int bip_tirecv(int tag, int *buf, int maxlength)
+{
+	int locked, id;
+
+	if (!check_recv("bip_tirecv", tag, buf, maxlength))
+		return -1;
+	locked = bip_lock();
+	bip_progress();
+	id = bip_recv_post((uint32_t)tag, buf, (size_t)maxlength * 4);
+	bip_unlock(locked);
+	return id;
+}
+
+/* The tag of a posted receive id, or NULL after logging a bad id. */
+static struct bip_tag *recv_lookup(const char *call, int id)
+{
+	uint32_t tag, gen;
+	struct bip_tag *t;
+
+	if (!bip_check_init(call))
+		return NULL;
+	tag = (uint32_t)id & ((1u << BIP_RECV_TAG_BITS) - 1);
+	gen = (uint32_t)id >> BIP_RECV_TAG_BITS;
+	if (id < 0 || tag >= NTAGS || gen == 0)
+		goto bad;
+	t = &bip_state.tags[tag];
+	if (t->gen != gen || t->state == BIP_RECV_IDLE)
+		goto bad;
+	return t;
+bad:
+	bip_error(call, "invalid receive id %d (not a receive posted and not yet waited for)",
+		  id);
+	return NULL;
+}
+
+/* Report a completed receive and free its tag: length in words, or -1. */
+static int recv_finish(const char *call, struct bip_tag *t, int *node)
+{
+	int words;
+
+	if (t->state == BIP_RECV_FAILED) {
+		t->state = BIP_RECV_IDLE;
+		bip_error_msg(call, t->failure ? t->failure : "receive failed");
+		free(t->failure);
+		t->failure = NULL;
+		return -1;
+	}
+	t->state = BIP_RECV_IDLE;
+	words = (int)(t->len / 4);
+	if (node)
+		*node = t->src;
+	return words;
+}
+
+static int recv_done(const struct bip_tag *t)
+{
+	return t->state == BIP_RECV_DONE || t->state == BIP_RECV_FAILED;
+}
+
+static int rwait_checked(const char *call, int id, int *node)
+{
+	struct bip_tag *t;
+	struct bip_wait w;
+	int locked, rc;
+
+	locked = bip_lock();
+	t = recv_lookup(call, id);
+	if (!t) {
+		bip_unlock(locked);
+		return -1;
+	}
+	bip_wait_start(&w);
+	while (!recv_done(t)) {
+		bip_progress();
+		if (recv_done(t))
+			break;
+		bip_unlock(locked);
+		bip_wait_step(&w);
+		locked = bip_lock();
+	}
+	rc = recv_finish(call, t, node);
+	bip_unlock(locked);
+	return rc;
+}
+
+static int rtest_checked(const char *call, int id, int *node)
+{
+	struct bip_tag *t;
+	int locked, rc = -1;
+
+	locked = bip_lock();
+	t = recv_lookup(call, id);
+	if (t) {
+		if (!recv_done(t))
+			bip_progress();
+		if (recv_done(t))
+			rc = recv_finish(call, t, node);
+	}
+	bip_unlock(locked);
+	return rc;
+}
+
+BIP_EXPORT int bip_rwait(int id)
+{
+	return rwait_checked("bip_rwait", id, NULL);
+}
+
+BIP_EXPORT int bip_rwaitx(int id, int *node)
+{
+	return rwait_checked("bip_rwaitx", id, node);
+}
+
+BIP_EXPORT int bip_rtest(int id)
+{
+	return rtest_checked("bip_rtest", id, NULL);
+}
+
+BIP_EXPORT int bip_rtestx(int id, int *node)
+{
+	return rtest_checked("bip_rtestx", id, node);
+}
+
+static int trecv_checked(const char *call, int tag, int *buf, int maxlength, int *node)
+{
+	int id;
+
+	if (!check_recv(call, tag, buf, maxlength))
+		return -1;
+	id = bip_tirecv(tag, buf, maxlength);
+	return rwait_checked(call, id, node);
+}
+
+BIP_EXPORT int bip_trecv(int tag, int *buf, int maxlength)
+{
+	return trecv_checked("bip_trecv", tag, buf, maxlength, NULL);
+}
+
+BIP_EXPORT int bip_trecvx(int tag, int *buf, int maxlength, int *node)
+{
+	return trecv_checked("bip_trecvx", tag, buf, maxlength, node);
+}
+
+/* --- non-blocking looks at a tag's queue --- */
+
+BIP_EXPORT int bip_tprobe(int tag)
+{
+	struct bip_tagq_entry *e;
+	int locked, rc = -1;
+
+	if (!bip_check_init("bip_tprobe") || !check_tag("bip_tprobe", tag))
+		return -1;
+	locked = bip_lock();
+	bip_progress();
+	e = bip_tagq_peek(&bip_state.tags[tag].q);
+	if (e && e->kind == BIP_TAGQ_SHORT)
+		rc = (int)(e->len / 4);
+	bip_unlock(locked);
+	return rc;
+}
+
+static int tnrecv_checked(const char *call, int tag, int *buf, int maxlength, int *node)
+{
+	struct bip_tagq_entry *e;
+	struct bip_tag *t;
+	int locked, rc = -1;
+
+	if (!check_recv(call, tag, buf, maxlength))
+		return -1;
+	t = &bip_state.tags[tag];
+	locked = bip_lock();
+	bip_progress();
+	e = bip_tagq_peek(&t->q);
+	if (e && e->kind == BIP_TAGQ_SHORT) {
+		if (e->len > (size_t)maxlength * 4) {
+			char *why = bip_format("message of %u words from node %d on tag %d is longer "
+					       "than the receive buffer (%d words); it stays "
+					       "queued for a larger receive",
+					       e->len / 4, e->src, tag, maxlength);
+			bip_error_msg(call, why ? why : "message longer than the buffer");
+			free(why);
+		} else {
+			memcpy(buf, bip_tagq_payload(e), e->len);
+			rc = (int)(e->len / 4);
+			if (node)
+				*node = e->src;
+			bip_state.counters.short_received++;
+			bip_state.counters.bytes_received += e->len;
+			bip_tagq_pop(&t->q);
+		}
+	}
+	bip_unlock(locked);
+	return rc;
+}
+
+BIP_EXPORT int bip_tnrecv(int tag, int *buf, int maxlength)
+{
+	return tnrecv_checked("bip_tnrecv", tag, buf, maxlength, NULL);
+}
+
+BIP_EXPORT int bip_tnrecvx(int tag, int *buf, int maxlength, int *node)
+{
+	return tnrecv_checked("bip_tnrecvx", tag, buf, maxlength, node);
+}
+
+/* --- messages left in the library's buffer: getmsg / freemsg --- */
+
+/*
+ * Take the next short message of tag in place.  Returns 1 with *msg set,
+ * 0 when nothing is there, -1 when a long message is at the head.
+ */
+static int getmsg_once(struct bip_tag *t, int **msg, int *length, int *node)
+{
+	struct bip_tagq_entry *e;
+
+	bip_progress();
+	e = bip_tagq_peek(&t->q);
+	if (!e)
+		return 0;
+	if (e->kind != BIP_TAGQ_SHORT)
+		return -1;
+	*msg = bip_tagq_payload(e);
+	if (length)
+		*length = (int)(e->len / 4);
+	if (node)
+		*node = e->src;
+	bip_state.counters.short_received++;
+	bip_state.counters.bytes_received += e->len;
+	bip_tagq_hold(&t->q);
+	return 1;
+}
+
+static int check_getmsg(const char *call, int tag)
+{
+	struct bip_tag *t;
+
+	if (!bip_check_init(call) || !check_tag(call, tag))
+		return 0;
+	t = &bip_state.tags[tag];
+	if (t->state != BIP_RECV_IDLE) {
+		bip_error(call, "a receive is posted on tag %d (id %d)", tag,
+			  bip_recv_id((uint32_t)tag, t->gen));
+		return 0;
+	}
+	return 1;
+}
+
+static void long_at_head(const char *call, int tag)
+{
+	bip_error(call, "a long message is at the head of tag %d: receive it with bip_trecv "
+		  "or bip_tirecv", tag);
+}
+
+static int *tgetmsg_checked(const char *call, int tag, int *length, int *node)
+{
+	struct bip_tag *t;
+	struct bip_wait w;
+	int locked, rc;
+	int *msg = NULL;
+
+	if (!check_getmsg(call, tag))
+		return NULL;
+	t = &bip_state.tags[tag];
+	bip_wait_start(&w);
+	for (;;) {
+		locked = bip_lock();
+		rc = getmsg_once(t, &msg, length, node);
+		bip_unlock(locked);
+		if (rc)
+			break;
+		bip_wait_step(&w);
+	}
+	if (rc < 0) {
+		long_at_head(call, tag);
+		return NULL;
+	}
+	return msg;
+}
+
+static int *tngetmsg_checked(const char *call, int tag, int *length, int *node)
+{
+	int locked;
+	int *msg = NULL;
+
+	if (!check_getmsg(call, tag))
+		return NULL;
+	locked = bip_lock();
+	getmsg_once(&bip_state.tags[tag], &msg, length, node);
+	bip_unlock(locked);
+	return msg;
+}
+
+BIP_EXPORT int *bip_tgetmsg(int tag, int *length, int *node)
+{
+	return tgetmsg_checked("bip_tgetmsg", tag, length, node);
+}
+
+BIP_EXPORT int *bip_tngetmsg(int tag, int *length, int *node)
+{
+	return tngetmsg_checked("bip_tngetmsg", tag, length, node);
+}
+
+static void tfreemsg_checked(const char *call, int tag)
+{
+	struct bip_tag *t;
+	int locked;
+
+	if (!bip_check_init(call) || !check_tag(call, tag))
+		return;
+	t = &bip_state.tags[tag];
+	locked = bip_lock();
+	if (!t->q.nheld) {
+		bip_unlock(locked);
+		bip_error(call, "no message taken with bip_tgetmsg on tag %d to free", tag);
+		return;
+	}
+	bip_tagq_release(&t->q);
+	bip_unlock(locked);
+}
+
+BIP_EXPORT void bip_tfreemsg(int tag)
+{
+	tfreemsg_checked("bip_tfreemsg", tag);
+}
+
+/* --- the untagged calls: tag 0 --- */
+
+BIP_EXPORT int bip_isend(int dst, int *buf, int length)
+{
+	return send_checked("bip_isend", dst, 0, buf, length);
+}
+
+BIP_EXPORT int bip_send(int dst, int *buf, int length)
+{
+	int id = send_checked("bip_send", dst, 0, buf, length);
+
+	if (id < 0)
+		return -1;
+	swait_checked(id);
+	return 0;
+}
+
+BIP_EXPORT int bip_irecv(int *buf, int maxlength)
+{
+	int locked, id;
+
+	if (!check_recv("bip_irecv", 0, buf, maxlength))
+		return -1;
+	locked = bip_lock();
+	bip_progress();
+	id = bip_recv_post(0, buf, (size_t)maxlength * 4);
+	bip_unlock(locked);
+	return id;
+}
+
+BIP_EXPORT int bip_recv(int *buf, int maxlength)
+{
+	return trecv_checked("bip_recv", 0, buf, maxlength, NULL);
+}
+
+BIP_EXPORT int bip_recvx(int *buf, int maxlength, int *node)
+{
+	return trecv_checked("bip_recvx", 0, buf, maxlength, node);
+}
+
+BIP_EXPORT int bip_nrecv(int *buf, int maxlength)
+{
+	return tnrecv_checked("bip_nrecv", 0, buf, maxlength, NULL);
+}
+
+BIP_EXPORT int bip_nrecvx(int *buf, int maxlength, int *node)
+{
+	return tnrecv_checked("bip_nrecvx", 0, buf, maxlength, node);
+}
+
+BIP_EXPORT int *bip_getmsg(int *length, int *node)
+{
+	return tgetmsg_checked("bip_getmsg", 0, length, node);
+}
+
+BIP_EXPORT int *bip_ngetmsg(int *length, int *node)
+{
+	return tngetmsg_checked("bip_ngetmsg", 0, length, node);
+}
+
+BIP_EXPORT void bip_freemsg(void)
+{
+	tfreemsg_checked("bip_freemsg", 0);
+}
+
+BIP_EXPORT int bip_probe(void)
+{
+	int rc;
+
+	if (!bip_check_init("bip_probe"))
+		return -1;
+	rc = bip_tprobe(0);
+	return rc;
+}
+
+BIP_EXPORT void bip_get_counters(struct bip_counters *counters)
+{
+	int locked;
+
+	if (!counters)
+		return;
+	locked = bip_lock();
+	*counters = bip_state.counters;
+	bip_unlock(locked);
+}

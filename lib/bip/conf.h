@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conf.h - the BIP configuration file (manual section 5), BIP_OPTS, and the
+ * start-up environment.  One parser, shared by libbip and the commands
+ * (bipconf, biproute, bipload).
+ *
+ * File format: the first line holds the node count n; then, for each node,
+ * a line "hostname unit" followed by n route lines of 1 to 4 numbers (a
+ * single 256 means no switch, also used for the route to itself).  Blank
+ * lines and lines whose first non-blank character is '#' are ignored.
+ */
+#ifndef BIP_CONF_H
+#define BIP_CONF_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define BIP_CONF_HOSTLEN 256
+#define BIP_CONF_MAXHOPS 4
+#define BIP_ROUTE_DIRECT 256
+
+/* Environment of the start-up interface. */
+#define BIP_ENV_CONF "BIPCONF"       /* configuration file */
+#define BIP_ENV_OPTS "BIP_OPTS"      /* "n<k>" = use the first k nodes, "q" = quiet */
+#define BIP_ENV_NODE "BIP_NODE"      /* this process's node number (set by bipload) */
+#define BIP_ENV_JOBID "BIP_JOBID"    /* job id, [A-Za-z0-9] (set by bipload) */
+#define BIP_JOBID_MAX 32
+
+struct bip_route {
+	int nhops;                    /* 1 .. BIP_CONF_MAXHOPS */
+	int hop[BIP_CONF_MAXHOPS];    /* switch ports; hop[0] == 256 for "no switch" */
+};
+
+struct bip_conf_node {
+	char host[BIP_CONF_HOSTLEN];
+	int unit;
+	int line;                     /* line of the "hostname unit" line, for messages */
+};
+
+struct bip_conf {
+	int n;                        /* number of nodes */
+	struct bip_conf_node *nodes;  /* n nodes */
+	struct bip_route *routes;     /* n * n routes: routes[from * n + to] */
+};
+
+/*
+ * Parse a configuration.  On success return 0 and set *conf_p (free it with
+ * bip_conf_free).  On failure return a negative errno and write a message
+ * "NAME:LINE: what is wrong" into err (errlen bytes); *conf_p is untouched.
+ */
+int bip_conf_parse_file(const char *path, struct bip_conf **conf_p, char *err, size_t errlen);
+int bip_conf_parse_string(const char *text, const char *name, struct bip_conf **conf_p,
+			  char *err, size_t errlen);
+
+/* A configuration of n nodes on this host (hostname from uname -n), all routes direct. */
+int bip_conf_local(int n, struct bip_conf **conf_p);
+
+/* Keep only the first n nodes (n <= conf->n); returns 0 or -EINVAL. */
+int bip_conf_truncate(struct bip_conf *conf, int n);
+
+/* Write conf in the manual's format; returns 0 or a negative errno. */
+int bip_conf_write(FILE *f, const struct bip_conf *conf);
+
+void bip_conf_free(struct bip_conf *conf);
+
+/* $BIPCONF if set, else $HOME/.bip/bipconf.  Returns 0 or -ENAMETOOLONG/-ENOENT (no HOME). */
+int bip_conf_default_path(char *buf, size_t len);
+
+/* 1 if host names this machine (uname -n, its short form, "localhost", or a
+ * name resolving to a loopback address), else 0. */
+int bip_host_is_local(const char *host);
+
+/* BIP_OPTS: "n<k>" and "q" in any order, e.g. "n5q". */
+struct bip_opts {
+	int nodes;                    /* 0 when not given */
+	int quiet;
+};
+int bip_opts_parse(const char *s, struct bip_opts *opts, char *err, size_t errlen);
+
+/* 1 if id is a valid job id ([A-Za-z0-9], 1 .. BIP_JOBID_MAX chars), else 0. */
+int bip_jobid_valid(const char *id);
+
+/*
+ * Shared-memory objects of a job on a host are named
+ * "/bip-<uid>-<jobid>-<node>"; bip_shm_prefix writes "bip-<uid>-<jobid>-"
+ * (without the leading slash, as the names appear in /dev/shm).
+ */
+int bip_shm_prefix(char *buf, size_t len, unsigned uid, const char *jobid);
+
+#endif /* BIP_CONF_H */

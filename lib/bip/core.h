@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core.h - the state of the BIP core, shared by its modules.
+ *
+ * init.c      bip_init, bip_finalize, bip_taginit: configuration and start-up
+ * api.c       the public calls: argument checks, then the protocol
+ * proto.c     the short/long protocol, requests, and the driver entry points
+ * progress.c  polling the NICs and waiting (spin, then yield)
+ * tagq.c      the per-tag circular queues of short messages
+ * error.c     error messages and the last error string
+ */
+#ifndef BIP_CORE_H
+#define BIP_CORE_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/single_threaded.h>
+
+#include "bip.h"
+#include "atomics.h"
+#include "nic.h"
+#include "tagq.h"
+
+#define BIP_EXPORT __attribute__((visibility("default")))
+
+/* Tags NTAGS .. BIP_ALL_TAGS-1 are reserved for layers above the API (the MPI shim). */
+#define BIP_INTERNAL_TAGS 8
+#define BIP_ALL_TAGS (NTAGS + BIP_INTERNAL_TAGS)
+
+/* Short messages, in bytes. */
+#define BIP_SHORT_MAX (BIPSMALLSIZE * 4)
+
+/*
+ * Receive ids: (generation << BIP_RECV_TAG_BITS) | tag.  Each tag has at
+ * most one posted receive, so the tag is the request; the generation tells
+ * a stale id from the current one.
+ */
+#define BIP_RECV_TAG_BITS 9
+#define BIP_RECV_GEN_MAX ((1u << (31 - BIP_RECV_TAG_BITS)) - 1)
+
+/*
+ * Send ids: 0 for a send that completed at once; otherwise
+ * (generation << BIP_SEND_INDEX_BITS) | index into the send table.
+ */
+#define BIP_SEND_INDEX_BITS 12
+#define BIP_MAX_SENDS (1u << BIP_SEND_INDEX_BITS)
+#define BIP_SEND_GEN_MAX ((1u << (31 - BIP_SEND_INDEX_BITS)) - 1)
+
+enum bip_recv_state {
+	BIP_RECV_IDLE,   /* no receive posted */
+	BIP_RECV_POSTED, /* waiting for a message */
+	BIP_RECV_LONG,   /* matched a long message; the NIC is moving it */
+	BIP_RECV_DONE,   /* complete; rwait/rtest reports it */
+	BIP_RECV_FAILED, /* complete with an error; the message is still queued */
+};
+
+struct bip_tag {
+	struct bip_tagq q;
+	/* the posted receive */
+	uint8_t state;
+	uint32_t gen;
+	void *buf;
+	size_t maxlen;
+	size_t len;
+	int src;
+	char *failure;           /* why the receive failed, reported by rwait */
+	/* bip_taginit */
+	int nbufs;
+	int size;
+	int sized;
+};
+
+enum bip_send_state {
+	BIP_SEND_FREE,
+	BIP_SEND_QUEUED, /* waiting in its peer's queue for room at the NIC */
+	BIP_SEND_LONG,   /* announced; waiting for the receiver to take it */
+};
+
+struct bip_sreq {
+	uint8_t state;
+	uint32_t gen;
+	int dst;
+	uint32_t tag;
+	const void *buf;
+	size_t len;
+	struct bip_sreq *next;   /* peer queue, or free list */
+};
+
+struct bip_peer {
+	struct bip_nic *nic;
+	struct bip_sreq *queued_head, *queued_tail;
+};
+
+enum bip_wait_mode { BIP_WAIT_AUTO, BIP_WAIT_SPIN, BIP_WAIT_YIELD };
+
+struct bip_state {
+	int initialized;
+	int quiet;
+	int mynode, numnodes;
+	struct bip_conf *conf;
+	struct bip_peer *peers;
+	struct bip_nic *nics[4];
+	int nnics;
+	struct bip_tag tags[BIP_ALL_TAGS];
+	struct bip_sreq *sreqs;
+	struct bip_sreq *sfree;
+	unsigned queued_sends;   /* sends waiting in peer queues */
+	unsigned inflight_sends; /* sends queued or long, not complete */
+	struct bip_counters counters;
+	pthread_mutex_t lock;
+	enum bip_wait_mode wait_mode;
+	unsigned spin_limit;
+};
+
+extern struct bip_state bip_state;
+
+/* --- locking: only once the process has more than one thread --- */
+
+static inline int bip_lock(void)
+{
+	if (bip_likely(__libc_single_threaded))
+		return 0;
+	pthread_mutex_lock(&bip_state.lock);
+	return 1;
+}
+
+static inline void bip_unlock(int locked)
+{
+	if (locked)
+		pthread_mutex_unlock(&bip_state.lock);
+}
+
+/* --- errors (error.c) --- */
+
+/* Log "bip: node N: CALL: message" once, and keep it for bip_error_string(). */
+bip_cold void bip_error(const char *call, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The same, for a message already formatted. */
+bip_cold void bip_error_msg(const char *call, const char *msg);
+/* Format a message into a malloc'ed string (NULL if out of memory). */
+bip_cold char *bip_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* 1 if BIP is initialised; otherwise log that call came first and return 0. */
+int bip_check_init(const char *call);
+
+/* --- progress and waiting (progress.c) --- */
+
+struct bip_wait {
+	unsigned spins;
+};
+
+/* Poll every NIC once and push queued sends. */
+int bip_progress(void);
+
+static inline void bip_wait_start(struct bip_wait *w)
+{
+	w->spins = 0;
+}
+
+void bip_wait_yield(void);
+
+/* One step of waiting: spin briefly, then give the core to others. */
+static inline void bip_wait_step(struct bip_wait *w)
+{
+	if (w->spins < bip_state.spin_limit) {
+		w->spins++;
+		bip_cpu_relax();
+		return;
+	}
+	bip_wait_yield();
+}
+
+/* --- protocol (proto.c) --- */
+
+int bip_send_post(int dst, uint32_t tag, const void *buf, size_t len);
+void bip_push_queued(void);
+struct bip_sreq *bip_sreq_lookup(int id);
+int bip_recv_post(uint32_t tag, void *buf, size_t maxlen);
+/* Try to match the posted receive of t against its queue. */
+void bip_recv_match(struct bip_tag *t, uint32_t tag);
+int bip_sreq_table_init(void);
+void bip_sreq_table_free(void);
+
+static inline int bip_recv_id(uint32_t tag, uint32_t gen)
+{
+	return (int)((gen << BIP_RECV_TAG_BITS) | tag);
+}
+
+#endif /* BIP_CORE_H */

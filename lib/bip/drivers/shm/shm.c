@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shm.c - the shm driver: peers on the same host through shared memory.
+ *
+ * Start-up: each process creates its segment (O_CREAT|O_EXCL, mode 0600),
+ * reserves its pages (posix_fallocate, so that a full /dev/shm is an error
+ * now and never a SIGBUS later), publishes it (ready), then maps every
+ * peer's segment as it appears and marks itself in the peer's attached
+ * bitmap.  Once every peer has marked it, the owner unlinks the name: from
+ * then on nothing of the job is left in /dev/shm, even after kill -9.
+ *
+ * Short messages: the sender copies the message into the next slot of its
+ * ring in the receiver's segment and publishes it with the slot's sequence
+ * number: no lock, no system call, no locked atomic.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atomics.h"
+#include "conf.h"
+#include "shm.h"
+
+#define SHM_DIR "/dev/shm"
+
+static uint64_t bip_shm_probe_value;
+
+static size_t align_up(size_t v, size_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+size_t bip_shm_segment_size(int n, uint64_t *off_rings, uint64_t *off_lsend, uint64_t *off_pipes,
+			    uint64_t *off_attached)
+{
+	size_t off = align_up(sizeof(struct bip_shm_header), 64);
+
+	*off_attached = off;
+	off = align_up(off + ((size_t)n / 64 + 1) * sizeof(uint64_t), 64);
+	*off_rings = off;
+	off += (size_t)n * sizeof(struct bip_shm_ring);
+	*off_lsend = off;
+	off += BIP_SHM_LSENDS * sizeof(struct bip_shm_lsend);
+	*off_pipes = off;
+	off += (size_t)n * sizeof(struct bip_shm_pipe);
+	return align_up(off, 4096);
+}
+
+static uint64_t *attached_map(struct bip_shm_header *h)
+{
+	return (uint64_t *)((char *)h + h->off_attached);
+}
+
+static struct bip_shm_ring *ring_of(struct bip_shm_header *h, int sender)
+{
+	return (struct bip_shm_ring *)((char *)h + h->off_rings) + sender;
+}
+
+static struct bip_shm_pipe *pipe_of(struct bip_shm_header *h, int sender)
+{
+	return (struct bip_shm_pipe *)((char *)h + h->off_pipes) + sender;
+}
+
+static void seg_name(char *buf, size_t len, const char *jobid, int node)
+{
+	char prefix[80];
+
+	bip_shm_prefix(prefix, sizeof(prefix), (unsigned)getuid(), jobid);
+	snprintf(buf, len, "/%s%d", prefix, node);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void nap(void)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static int shm_available(char *why, size_t len)
+{
+	struct statvfs st;
+
+	if (statvfs(SHM_DIR, &st) < 0) {
+		snprintf(why, len, "%s: %s", SHM_DIR, strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+/* Create, size and publish my segment. */
+static int create_self(struct bip_shm *shm, const struct bip_nic_job *job)
+{
+	uint64_t off_rings, off_lsend, off_pipes, off_attached;
+	size_t size = bip_shm_segment_size(job->numnodes, &off_rings, &off_lsend, &off_pipes,
+					   &off_attached);
+	struct bip_shm_header *h;
+	struct statvfs st;
+	int fd, rc;
+
+	seg_name(shm->name, sizeof(shm->name), job->jobid, job->mynode);
+	if (statvfs(SHM_DIR, &st) == 0 && (uint64_t)st.f_bavail * st.f_frsize < size) {
+		snprintf(job->err, job->errlen, "%s has %llu KiB free, the shm driver needs "
+			 "%zu KiB for %d nodes", SHM_DIR,
+			 (unsigned long long)st.f_bavail * st.f_frsize / 1024, size / 1024,
+			 job->numnodes);
+		return -ENOSPC;
+	}
+	fd = shm_open(shm->name, O_CREAT | O_EXCL | O_RDWR, 0600);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -EEXIST)
+			snprintf(job->err, job->errlen, "shared memory %s already exists: another "
+				 "job with the same id (BIP_JOBID) is running, or one was killed "
+				 "before it started; remove " SHM_DIR "%s if no job uses it",
+				 shm->name, shm->name);
+		else
+			snprintf(job->err, job->errlen, "cannot create shared memory %s: %s",
+				 shm->name, strerror(-rc));
+		return rc;
+	}
+	rc = -posix_fallocate(fd, 0, (off_t)size);
+	if (rc < 0) {
+		snprintf(job->err, job->errlen, "cannot reserve %zu KiB of shared memory in %s: %s",
+			 size / 1024, SHM_DIR, strerror(-rc));
+		goto undo_create;
+	}
+	h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		rc = -errno;
+		snprintf(job->err, job->errlen, "cannot map shared memory %s: %s", shm->name,
+			 strerror(-rc));
+		goto undo_create;
+	}
+	close(fd);
+	h->magic = BIP_SHM_MAGIC;
+	h->version = BIP_SHM_VERSION;
+	h->numnodes = (uint32_t)job->numnodes;
+	h->node = (uint32_t)job->mynode;
+	h->pid = (int32_t)getpid();
+	h->size = size;
+	h->off_rings = off_rings;
+	h->off_lsend = off_lsend;
+	h->off_pipes = off_pipes;
+	h->off_attached = off_attached;
+	bip_shm_probe_value = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)h ^ 0x5a5aa5a5u;
+	h->probe_addr = (uint64_t)(uintptr_t)&bip_shm_probe_value;
+	h->probe_value = bip_shm_probe_value;
+	shm->self = h;
+	shm->self_size = size;
+	shm->lsend = (struct bip_shm_lsend *)((char *)h + off_lsend);
+	/* Let the peers read long messages from this process (Yama ptrace scope 1). */
+	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+	/* Pairs with the acquire of ready in attach_peer. */
+	bip_store_release(&h->ready, 1);
+	return 0;
+
+undo_create:
+	close(fd);
+	shm_unlink(shm->name);
+	return rc;
+}
+
+/* Try once to map the segment of node; 0 when mapped, -EAGAIN when not there yet. */
+static int attach_peer(struct bip_shm *shm, const struct bip_nic_job *job, int node)
+{
+	struct bip_shm_peer *p = &shm->peers[node];
+	struct bip_shm_header *h;
+	char name[96];
+	struct stat st;
+	int fd, rc;
+
+	seg_name(name, sizeof(name), job->jobid, node);
+	fd = shm_open(name, O_RDWR, 0);
+	if (fd < 0)
+		return errno == ENOENT ? -EAGAIN : -errno;
+	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(*h)) {
+		close(fd); /* created, not yet sized */
+		return -EAGAIN;
+	}
+	h = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (h == MAP_FAILED)
+		return -errno;
+	/* Pairs with the release of ready in create_self. */
+	if (!bip_load_acquire(&h->ready)) {
+		munmap(h, (size_t)st.st_size);
+		return -EAGAIN;
+	}
+	if (h->magic != BIP_SHM_MAGIC || h->version != BIP_SHM_VERSION ||
+	    h->numnodes != (uint32_t)job->numnodes || h->node != (uint32_t)node ||
+	    h->size != (uint64_t)st.st_size) {
+		snprintf(job->err, job->errlen, "shared memory %s does not belong to this job "
+			 "(version %u, %u nodes, node %u)", name, h->version, h->numnodes, h->node);
+		rc = -EPROTO;
+		munmap(h, (size_t)st.st_size);
+		return rc;
+	}
+	p->seg = h;
+	p->seg_size = (size_t)st.st_size;
+	p->pid = h->pid;
+	p->lsend = (struct bip_shm_lsend *)((char *)h + h->off_lsend);
+	p->ring_out = ring_of(h, shm->mynode);
+	p->pipe_out = pipe_of(h, shm->mynode);
+	p->ring_in = ring_of(shm->self, node);
+	p->pipe_in = pipe_of(shm->self, node);
+	/* Tell the owner we have it mapped (start-up only: a locked atomic is fine). */
+	__atomic_fetch_or(&attached_map(h)[shm->mynode / 64], 1ull << (shm->mynode % 64),
+			  __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int all_attached_me(struct bip_shm *shm)
+{
+	uint64_t *map = attached_map(shm->self);
+	int i;
+
+	for (i = 0; i < shm->nlocal; i++) {
+		int n = shm->local[i];
+
+		if (!(bip_load_acquire(&map[n / 64]) & (1ull << (n % 64))))
+			return 0;
+	}
+	return 1;
+}
+
+/* List the nodes that have not shown up, for the time-out message. */
+static void missing_nodes(struct bip_shm *shm, const struct bip_nic_job *job)
+{
+	uint64_t *map = attached_map(shm->self);
+	size_t used;
+	int i, any = 0;
+
+	used = (size_t)snprintf(job->err, job->errlen, "timed out after %.0f s waiting for node",
+				job->timeout);
+	for (i = 0; i < shm->nlocal && used < job->errlen; i++) {
+		int n = shm->local[i];
+
+		if (shm->peers[n].seg && (bip_load_acquire(&map[n / 64]) & (1ull << (n % 64))))
+			continue;
+		used += (size_t)snprintf(job->err + used, job->errlen - used, "%s %d (%s)",
+					 any ? "," : "", n, job->conf->nodes[n].host);
+		any = 1;
+	}
+	if (used < job->errlen)
+		snprintf(job->err + used, job->errlen - used,
+			 "; they never started bip_init, or started in another job");
+}
+
+static int wait_for_peers(struct bip_shm *shm, const struct bip_nic_job *job)
+{
+	double deadline = now_s() + job->timeout;
+	int i, rc, pending;
+
+	for (;;) {
+		pending = 0;
+		for (i = 0; i < shm->nlocal; i++) {
+			int n = shm->local[i];
+
+			if (shm->peers[n].seg)
+				continue;
+			rc = attach_peer(shm, job, n);
+			if (rc == -EAGAIN) {
+				pending = 1;
+			} else if (rc < 0) {
+				if (rc != -EPROTO)
+					snprintf(job->err, job->errlen, "cannot map the shared "
+						 "memory of node %d: %s", n, strerror(-rc));
+				return rc;
+			}
+		}
+		if (!pending && all_attached_me(shm))
+			return 0;
+		if (now_s() > deadline) {
+			missing_nodes(shm, job);
+			return -ETIMEDOUT;
+		}
+		nap();
+	}
+}
+
+static size_t env_size(const char *name, size_t def)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return def;
+	v = strtoull(s, &end, 0);
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	if (*end) {
+		fprintf(stderr, "bip: %s=%s is not a size; using %zu\n", name, s, def);
+		return def;
+	}
+	return (size_t)v;
+}
+
+static void shm_close(struct bip_nic *nic);
+
+static int shm_open_nic(const struct bip_nic_job *job, struct bip_nic **nic_p)
+{
+	struct bip_shm *shm;
+	int i, rc;
+
+	shm = calloc(1, sizeof(*shm));
+	if (!shm)
+		return -ENOMEM;
+	shm->nic.ops = &bip_shm_ops;
+	shm->nic.max_short = sizeof(((struct bip_shm_slot *)0)->payload);
+	shm->mynode = job->mynode;
+	shm->numnodes = job->numnodes;
+	shm->unlinked = 1;
+	shm->peers = calloc((size_t)job->numnodes, sizeof(*shm->peers));
+	shm->local = calloc((size_t)job->numnodes, sizeof(*shm->local));
+	if (!shm->peers || !shm->local) {
+		rc = -ENOMEM;
+		goto undo;
+	}
+	for (i = 0; i < job->numnodes; i++) {
+		shm->peers[i].node = i;
+		if (job->serve[i])
+			shm->local[shm->nlocal++] = i;
+	}
+	rc = create_self(shm, job);
+	if (rc < 0)
+		goto undo;
+	shm->unlinked = 0;
+	bip_shm_long_init(shm);
+	shm->cma_min = env_size("BIP_SHM_CMA_MIN", 32768);
+	rc = wait_for_peers(shm, job);
+	if (rc < 0)
+		goto undo;
+	/* Every peer has mapped my segment: its name is no longer needed. */
+	shm_unlink(shm->name);
+	shm->unlinked = 1;
+	if (getenv("BIP_SHM_CMA") && !strcmp(getenv("BIP_SHM_CMA"), "0"))
+		shm->cma_min = SIZE_MAX;
+	else
+		bip_shm_probe_cma(shm);
+	*nic_p = &shm->nic;
+	return 0;
+
+undo:
+	shm_close(&shm->nic);
+	return rc;
+}
+
+static void shm_close(struct bip_nic *nic)
+{
+	struct bip_shm *shm = bip_shm_of(nic);
+	int i;
+
+	if (!shm->unlinked)
+		shm_unlink(shm->name);
+	if (shm->peers) {
+		bip_shm_long_fini(shm);
+		for (i = 0; i < shm->numnodes; i++)
+			if (shm->peers[i].seg)
+				munmap(shm->peers[i].seg, shm->peers[i].seg_size);
+	}
+	if (shm->self)
+		munmap(shm->self, shm->self_size);
+	free(shm->peers);
+	free(shm->local);
+	free(shm);
+}
+
+int bip_shm_ring_post(struct bip_shm *shm, int dst, uint32_t kind, uint32_t tag, const void *buf,
+		      size_t len, size_t payload_len)
+{
+	struct bip_shm_peer *p = &shm->peers[dst];
+	struct bip_shm_ring *ring = p->ring_out;
+	struct bip_shm_slot *slot;
+
+	if (bip_unlikely(p->prod - p->consumed_seen >= BIP_SHM_RING_SLOTS)) {
+		/* Looks full: re-read the receiver's index.  Pairs with the
+		 * release in drain_ring; after it the slots are free to reuse. */
+		p->consumed_seen = bip_load_acquire(&ring->consumed);
+		if (p->prod - p->consumed_seen >= BIP_SHM_RING_SLOTS)
+			return -EAGAIN;
+	}
+	slot = &ring->slots[p->prod & (BIP_SHM_RING_SLOTS - 1)];
+	slot->kind = kind;
+	slot->tag = tag;
+	slot->len = (uint32_t)len;
+	memcpy(slot->payload, buf, payload_len);
+	p->prod++;
+	/* Publish the slot; pairs with the acquire of seq in drain_ring. */
+	bip_store_release(&slot->seq, p->prod);
+	return 0;
+}
+
+static int shm_post_short(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len)
+{
+	return bip_shm_ring_post(bip_shm_of(nic), dst, BIP_SHM_SHORT, tag, buf, len, len);
+}
+
+/* Deliver what the ring from p holds; returns the number of messages. */
+static int drain_ring(struct bip_shm_peer *p)
+{
+	struct bip_shm_ring *ring = p->ring_in;
+	int n = 0, rc;
+
+	for (;;) {
+		struct bip_shm_slot *slot = &ring->slots[p->cons & (BIP_SHM_RING_SLOTS - 1)];
+
+		/* Pairs with the release of seq in bip_shm_ring_post. */
+		if (bip_load_acquire(&slot->seq) != p->cons + 1)
+			break;
+		if (slot->kind == BIP_SHM_SHORT) {
+			rc = bip_core_short_arrived(p->node, slot->tag, slot->payload, slot->len);
+		} else {
+			struct bip_shm_rts rts;
+			uint64_t handle;
+
+			memcpy(&rts, slot->payload, sizeof(rts));
+			handle = ((uint64_t)p->node << 48) | ((uint64_t)rts.lslot << 32) | rts.gen;
+			rc = bip_core_long_arrived(p->node, slot->tag, slot->len, handle);
+		}
+		if (rc == -EAGAIN)
+			break; /* the tag's queue is full: keep this and what follows */
+		p->cons++;
+		n++;
+	}
+	if (p->cons != p->cons_published) {
+		p->cons_published = p->cons;
+		/* The slots up to cons are copied out; pairs with the acquire
+		 * of consumed in bip_shm_ring_post. */
+		bip_store_release(&ring->consumed, p->cons);
+	}
+	return n;
+}
+
+static int shm_poll(struct bip_nic *nic)
+{
+	struct bip_shm *shm = bip_shm_of(nic);
+	int i, events = 0;
+
+	for (i = 0; i < shm->nlocal; i++)
+		events += drain_ring(&shm->peers[shm->local[i]]);
+	if (bip_unlikely(shm->nlactive || shm->npulls))
+		events += bip_shm_poll_long(shm);
+	return events;
+}
+
+const struct bip_nic_ops bip_shm_ops = {
+	.name = "shm",
+	.available = shm_available,
+	.open = shm_open_nic,
+	.post_short = shm_post_short,
+	.post_long = bip_shm_post_long,
+	.post_long_recv = bip_shm_post_long_recv,
+	.poll = shm_poll,
+	.close = shm_close,
+};

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shm.h - the shm driver's private state: peers on the same host.
+ *
+ * shm.c       segments, start-up, short messages, polling
+ * shm_long.c  long messages: single copy with process_vm_readv, or a
+ *             pipelined copy through the staging pipes
+ */
+#ifndef BIP_SHM_H
+#define BIP_SHM_H
+
+#include <sys/types.h>
+
+#include "nic.h"
+#include "shm_layout.h"
+
+/* A long receive waiting for, or using, its sender's pipe. */
+struct bip_shm_pull {
+	uint64_t cookie;
+	uint8_t *buf;
+	size_t len, off;
+	uint32_t lslot, gen;
+	struct bip_shm_pull *next;
+};
+
+struct bip_shm_peer {
+	int node;
+	pid_t pid;
+	int cma;                          /* process_vm_readv works on this peer */
+	struct bip_shm_header *seg;       /* the peer's segment */
+	size_t seg_size;
+	struct bip_shm_lsend *lsend;      /* the peer's long sends (in its segment) */
+	/* sending to the peer */
+	struct bip_shm_ring *ring_out;    /* my ring in the peer's segment */
+	uint32_t prod;                    /* messages written */
+	uint32_t consumed_seen;           /* last value read from ring_out->consumed */
+	struct bip_shm_pipe *pipe_out;    /* my pipe in the peer's segment */
+	uint32_t claim_served;            /* last claim_seq of the peer served */
+	const uint8_t *push_src;          /* the long send being pushed, or NULL */
+	size_t push_len, push_off;
+	uint64_t pushed;                  /* chunks produced so far */
+	/* receiving from the peer */
+	struct bip_shm_ring *ring_in;     /* the peer's ring in my segment */
+	uint32_t cons;                    /* messages consumed */
+	uint32_t cons_published;
+	struct bip_shm_pipe *pipe_in;     /* the peer's pipe in my segment */
+	uint32_t claim_seq;
+	uint64_t pulled;                  /* chunks consumed so far */
+	struct bip_shm_pull *pull_head, *pull_tail;
+};
+
+/* A long send of this process, as the driver knows it. */
+struct bip_shm_lsend_local {
+	uint64_t cookie;
+	const uint8_t *buf;
+	size_t len;
+	int dst;
+	uint32_t gen;
+};
+
+struct bip_shm {
+	struct bip_nic nic;
+	int mynode, numnodes;
+	char name[96];                    /* my segment's name, for unlinking */
+	int unlinked;
+	struct bip_shm_header *self;
+	size_t self_size;
+	struct bip_shm_lsend *lsend;      /* my long sends, in my segment */
+	struct bip_shm_peer *peers;       /* indexed by node; seg == NULL if not served */
+	int *local;                       /* nodes served, in order */
+	int nlocal;
+	struct bip_shm_lsend_local lsl[BIP_SHM_LSENDS];
+	uint16_t lfree[BIP_SHM_LSENDS];
+	int nlfree;
+	uint16_t lactive[BIP_SHM_LSENDS];
+	int nlactive;
+	int npulls;                       /* long receives through pipes */
+	int npushes;                      /* long sends being pushed through pipes */
+	size_t cma_min;                   /* long messages from this size use process_vm_readv */
+};
+
+static inline struct bip_shm *bip_shm_of(struct bip_nic *nic)
+{
+	return (struct bip_shm *)nic;
+}
+
+/* Segment geometry for n nodes. */
+size_t bip_shm_segment_size(int n, uint64_t *off_rings, uint64_t *off_lsend, uint64_t *off_pipes,
+			    uint64_t *off_attached);
+
+/* shm_long.c */
+int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,
+		      uint64_t cookie);
+int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size_t len,
+			   uint64_t cookie);
+/* Progress of long messages: completions, claims to serve, pipes to fill and drain. */
+int bip_shm_poll_long(struct bip_shm *shm);
+void bip_shm_long_init(struct bip_shm *shm);
+void bip_shm_long_fini(struct bip_shm *shm);
+/* Probe process_vm_readv on every peer. */
+void bip_shm_probe_cma(struct bip_shm *shm);
+
+/* Post a message on the ring to dst: 0 or -EAGAIN. */
+int bip_shm_ring_post(struct bip_shm *shm, int dst, uint32_t kind, uint32_t tag, const void *buf,
+		      size_t len, size_t payload_len);
+
+#endif /* BIP_SHM_H */

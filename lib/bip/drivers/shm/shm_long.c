@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shm_long.c - long messages between processes of one host.
+ *
+ * The sender records the message (address, length) in an lsend entry of
+ * its segment and announces it with an RTS on its ring.  When the receiver
+ * has a buffer for it, it moves the data by one of two paths:
+ *
+ *  - single copy: process_vm_readv from the sender's buffer straight into
+ *    the receiver's, for messages of BIP_SHM_CMA_MIN bytes and more, when
+ *    the start-up probe showed that the kernel allows it;
+ *  - pipelined copy through the sender's pipe in the receiver's segment:
+ *    the receiver claims the send, the sender fills chunks, the receiver
+ *    empties them while the next ones are filled.  This needs no system
+ *    call, so it is faster for medium sizes, and it is the fallback where
+ *    process_vm_readv is refused.
+ *
+ * Either way the receiver then stores the send's generation in its done
+ * word, and the sender's poll completes the send.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "atomics.h"
+#include "shm.h"
+
+void bip_shm_long_init(struct bip_shm *shm)
+{
+	int i;
+
+	shm->nlfree = 0;
+	for (i = BIP_SHM_LSENDS; i-- > 0;)
+		shm->lfree[shm->nlfree++] = (uint16_t)i;
+	shm->nlactive = 0;
+}
+
+void bip_shm_long_fini(struct bip_shm *shm)
+{
+	int i;
+
+	for (i = 0; i < shm->numnodes; i++) {
+		struct bip_shm_pull *pl = shm->peers[i].pull_head, *next;
+
+		for (; pl; pl = next) {
+			next = pl->next;
+			free(pl);
+		}
+		shm->peers[i].pull_head = shm->peers[i].pull_tail = NULL;
+	}
+	shm->npulls = 0;
+}
+
+int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,
+		      uint64_t cookie)
+{
+	struct bip_shm *shm = bip_shm_of(nic);
+	struct bip_shm_lsend_local *l;
+	struct bip_shm_rts rts;
+	uint16_t slot;
+	int rc;
+
+	if (!shm->nlfree)
+		return -EAGAIN;
+	slot = shm->lfree[shm->nlfree - 1];
+	l = &shm->lsl[slot];
+	l->gen = l->gen + 1 ? l->gen + 1 : 1;
+	l->cookie = cookie;
+	l->buf = buf;
+	l->len = len;
+	l->dst = dst;
+	/* Published to the receiver by the release of the RTS slot. */
+	shm->lsend[slot].addr = (uint64_t)(uintptr_t)buf;
+	shm->lsend[slot].len = len;
+	shm->lsend[slot].gen = l->gen;
+	rts.lslot = slot;
+	rts.gen = l->gen;
+	rc = bip_shm_ring_post(shm, dst, BIP_SHM_RTS, tag, &rts, len, sizeof(rts));
+	if (rc < 0)
+		return rc;
+	shm->nlfree--;
+	shm->lactive[shm->nlactive++] = slot;
+	return 0;
+}
+
+/* Copy len bytes from the peer's address into buf; 0 or -errno. */
+static int cma_read(struct bip_shm_peer *p, void *buf, uint64_t addr, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		struct iovec local = { (char *)buf + done, len - done };
+		struct iovec remote = { (void *)(uintptr_t)(addr + done), len - done };
+		ssize_t n = process_vm_readv(p->pid, &local, 1, &remote, 1, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+void bip_shm_probe_cma(struct bip_shm *shm)
+{
+	int i;
+
+	for (i = 0; i < shm->nlocal; i++) {
+		struct bip_shm_peer *p = &shm->peers[shm->local[i]];
+		uint64_t v = 0;
+
+		p->cma = cma_read(p, &v, p->seg->probe_addr, sizeof(v)) == 0 &&
+			 v == p->seg->probe_value;
+	}
+}
+
+/* Ask p's sender side to push the long send at the head of p's pulls. */
+static void pull_claim(struct bip_shm_peer *p)
+{
+	struct bip_shm_pull *pl = p->pull_head;
+
+	p->pipe_in->claim_lslot = pl->lslot;
+	p->pipe_in->claim_gen = pl->gen;
+	/* Pairs with the acquire of claim_seq in serve_claim. */
+	bip_store_release(&p->pipe_in->claim_seq, ++p->claim_seq);
+}
+
+int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size_t len,
+			   uint64_t cookie)
+{
+	struct bip_shm *shm = bip_shm_of(nic);
+	int src = (int)(handle >> 48);
+	uint32_t lslot = (uint32_t)(handle >> 32) & 0xffff;
+	uint32_t gen = (uint32_t)handle;
+	struct bip_shm_peer *p;
+	struct bip_shm_lsend *e;
+	struct bip_shm_pull *pl;
+	int rc;
+
+	if (src >= shm->numnodes || !shm->peers[src].seg || lslot >= BIP_SHM_LSENDS)
+		return -EPROTO;
+	p = &shm->peers[src];
+	e = &p->lsend[lslot];
+	if (e->gen != gen || e->len != len)
+		return -EPROTO;
+	if (len >= shm->cma_min && p->cma) {
+		rc = cma_read(p, buf, e->addr, len);
+		if (rc == 0) {
+			/* All data is here; pairs with the acquire in complete_sends. */
+			bip_store_release(&e->done, gen);
+			return 1;
+		}
+		if (rc != -EPERM && rc != -ENOSYS)
+			return rc;
+		p->cma = 0; /* refused after all: use the pipe from now on */
+	}
+	pl = malloc(sizeof(*pl));
+	if (!pl)
+		return -ENOMEM;
+	*pl = (struct bip_shm_pull){ .cookie = cookie, .buf = buf, .len = len,
+				     .lslot = lslot, .gen = gen };
+	if (p->pull_tail) {
+		p->pull_tail->next = pl;
+		p->pull_tail = pl;
+	} else {
+		p->pull_head = p->pull_tail = pl;
+		pull_claim(p);
+	}
+	shm->npulls++;
+	return 0;
+}
+
+/* Sender side: complete the long sends whose receivers have the data. */
+static int complete_sends(struct bip_shm *shm)
+{
+	int i, n = 0;
+
+	for (i = 0; i < shm->nlactive;) {
+		uint16_t slot = shm->lactive[i];
+		struct bip_shm_lsend_local *l = &shm->lsl[slot];
+
+		/* Pairs with the release of done by the receiver. */
+		if (bip_load_acquire(&shm->lsend[slot].done) != l->gen) {
+			i++;
+			continue;
+		}
+		shm->lactive[i] = shm->lactive[--shm->nlactive];
+		shm->lfree[shm->nlfree++] = slot;
+		bip_core_send_done(l->cookie, 0);
+		n++;
+	}
+	return n;
+}
+
+/* Sender side: start pushing a send that p has claimed. */
+static void serve_claim(struct bip_shm *shm, struct bip_shm_peer *p)
+{
+	struct bip_shm_pipe *pipe = p->pipe_out;
+	uint32_t seq = bip_load_acquire(&pipe->claim_seq);
+	struct bip_shm_lsend_local *l;
+	uint32_t lslot;
+
+	if (seq == p->claim_served)
+		return;
+	p->claim_served = seq;
+	lslot = pipe->claim_lslot;
+	l = &shm->lsl[lslot < BIP_SHM_LSENDS ? lslot : 0];
+	if (lslot >= BIP_SHM_LSENDS || l->gen != pipe->claim_gen || l->dst != p->node)
+		return; /* not a send of ours to p: the receiver will wait, visibly */
+	p->push_src = l->buf;
+	p->push_len = l->len;
+	p->push_off = 0;
+	shm->npushes++;
+}
+
+/* Sender side: fill the chunks of p's pipe that are free. */
+static int push_chunks(struct bip_shm *shm, struct bip_shm_peer *p)
+{
+	struct bip_shm_pipe *pipe = p->pipe_out;
+	uint64_t consumed = bip_load_acquire(&pipe->consumed);
+	int n = 0;
+
+	while (p->push_off < p->push_len && p->pushed - consumed < BIP_SHM_PIPE_CHUNKS) {
+		size_t chunk = p->push_len - p->push_off;
+
+		if (chunk > BIP_SHM_PIPE_CHUNK)
+			chunk = BIP_SHM_PIPE_CHUNK;
+		memcpy(pipe->chunk[p->pushed & (BIP_SHM_PIPE_CHUNKS - 1)],
+		       p->push_src + p->push_off, chunk);
+		p->push_off += chunk;
+		p->pushed++;
+		/* Pairs with the acquire of produced in pull_chunks. */
+		bip_store_release(&pipe->produced, p->pushed);
+		n++;
+	}
+	if (p->push_off == p->push_len) {
+		p->push_src = NULL;
+		shm->npushes--;
+	}
+	return n;
+}
+
+/* Receiver side: empty the chunks p has filled; complete the pull when all is here. */
+static int pull_chunks(struct bip_shm *shm, struct bip_shm_peer *p)
+{
+	struct bip_shm_pipe *pipe = p->pipe_in;
+	struct bip_shm_pull *pl = p->pull_head;
+	uint64_t produced = bip_load_acquire(&pipe->produced);
+	uint64_t start = p->pulled;
+
+	while (p->pulled < produced && pl->off < pl->len) {
+		size_t chunk = pl->len - pl->off;
+
+		if (chunk > BIP_SHM_PIPE_CHUNK)
+			chunk = BIP_SHM_PIPE_CHUNK;
+		memcpy(pl->buf + pl->off, pipe->chunk[p->pulled & (BIP_SHM_PIPE_CHUNKS - 1)], chunk);
+		pl->off += chunk;
+		p->pulled++;
+		/* The chunk is copied out; pairs with the acquire in push_chunks. */
+		bip_store_release(&pipe->consumed, p->pulled);
+	}
+	if (pl->off < pl->len)
+		return p->pulled != start;
+	/* All data is here; pairs with the acquire in complete_sends. */
+	bip_store_release(&p->lsend[pl->lslot].done, pl->gen);
+	p->pull_head = pl->next;
+	if (!p->pull_head)
+		p->pull_tail = NULL;
+	shm->npulls--;
+	bip_core_recv_done(pl->cookie, 0);
+	free(pl);
+	if (p->pull_head)
+		pull_claim(p);
+	return 1;
+}
+
+int bip_shm_poll_long(struct bip_shm *shm)
+{
+	int i, n = 0;
+
+	for (i = 0; i < shm->nlocal; i++) {
+		struct bip_shm_peer *p = &shm->peers[shm->local[i]];
+
+		if (shm->nlactive) {
+			if (!p->push_src)
+				serve_claim(shm, p);
+			if (p->push_src)
+				n += push_chunks(shm, p);
+		}
+		if (p->pull_head)
+			n += pull_chunks(shm, p);
+	}
+	if (shm->nlactive)
+		n += complete_sends(shm);
+	return n;
+}

@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * init.c - bip_init, bip_taginit and bip_finalize.
+ *
+ * Start-up: read BIP_OPTS and the configuration ($BIPCONF, else
+ * $HOME/.bip/bipconf, else BIP_OPTS's n<k> nodes on this host), find this
+ * process's node (BIP_NODE, set by bipload, else its host in the
+ * configuration), size the tag queues, and open a NIC driver for the peers.
+ * The drivers wait for the peers, so processes may start in any order and
+ * with any delay.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "core.h"
+
+BIP_EXPORT int bip_mynode = -1;
+BIP_EXPORT int bip_numnodes = 0;
+
+struct bip_state bip_state = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.spin_limit = 1000,
+};
+
+/* The drivers, in order of preference for peers on this host. */
+static const struct bip_nic_ops *const bip_drivers[] = {
+	&bip_shm_ops,
+};
+
+#define BIP_ERR 512
+
+BIP_EXPORT int bip_taginit(int tag, int nbufs, int size)
+{
+	struct bip_tag *t;
+
+	if (bip_state.initialized) {
+		bip_error("bip_taginit", "called after bip_init (tag %d)", tag);
+		return -1;
+	}
+	if (tag < 0 || tag >= NTAGS) {
+		bip_error("bip_taginit", "tag %d out of range (0 .. %d)", tag, NTAGS - 1);
+		return -1;
+	}
+	if (nbufs < 1 || size < 0) {
+		bip_error("bip_taginit", "tag %d: need nbufs >= 1 and size >= 0 (got %d, %d)", tag,
+			  nbufs, size);
+		return -1;
+	}
+	if ((uint64_t)nbufs * ((uint64_t)size + BIP_MSG_HEAD) * 4 > (1u << 30)) {
+		bip_error("bip_taginit", "tag %d: %d messages of %d words exceed 1 GiB", tag, nbufs,
+			  size);
+		return -1;
+	}
+	t = &bip_state.tags[tag];
+	if (t->sized) {
+		bip_error("bip_taginit", "tag %d was already sized (%d messages of %d words)", tag,
+			  t->nbufs, t->size);
+		return -1;
+	}
+	t->nbufs = nbufs;
+	t->size = size;
+	t->sized = 1;
+	return 0;
+}
+
+/* Queue bytes of a tag: what bip_taginit asked, and at least one message of
+ * every short size so that any short message can be queued. */
+static uint32_t tag_capacity(const struct bip_tag *t, int tag)
+{
+	uint64_t nbufs = t->sized ? (uint64_t)t->nbufs : BIP_DEFAULT_NBUFS;
+	uint64_t size = t->sized ? (uint64_t)t->size : BIP_DEFAULT_BUFSIZE;
+	uint64_t cap = nbufs * (size + BIP_MSG_HEAD) * 4;
+	uint64_t one = (BIPSMALLSIZE + BIP_MSG_HEAD) * 4;
+
+	if (tag >= NTAGS)
+		cap = 256 * one; /* internal tags carry the traffic of a whole layer */
+	return (uint32_t)(cap < one ? one : cap);
+}
+
+static int env_double(const char *name, double *out, char *err)
+{
+	const char *s = getenv(name);
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return 0;
+	v = strtod(s, &end);
+	if (*end || v <= 0) {
+		snprintf(err, BIP_ERR, "%s=%s: expected a positive number of seconds", name, s);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int setup_wait(int nlocal, char *err)
+{
+	const char *mode = getenv("BIP_WAIT");
+	const char *spin = getenv("BIP_SPIN");
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	bip_state.wait_mode = BIP_WAIT_AUTO;
+	/* More processes than cores: spin less before yielding. */
+	bip_state.spin_limit = (ncpu > 0 && nlocal > ncpu) ? 50 : 2000;
+	if (mode && *mode) {
+		if (!strcmp(mode, "spin")) {
+			bip_state.wait_mode = BIP_WAIT_SPIN;
+			bip_state.spin_limit = ~0u;
+		} else if (!strcmp(mode, "yield")) {
+			bip_state.wait_mode = BIP_WAIT_YIELD;
+			bip_state.spin_limit = 0;
+		} else if (strcmp(mode, "auto")) {
+			snprintf(err, BIP_ERR, "BIP_WAIT=%s: expected spin, yield or auto", mode);
+			return -EINVAL;
+		}
+	}
+	if (spin && *spin && bip_state.wait_mode == BIP_WAIT_AUTO) {
+		char *end;
+		long v = strtol(spin, &end, 10);
+
+		if (*end || v < 0) {
+			snprintf(err, BIP_ERR, "BIP_SPIN=%s: expected a number of rounds", spin);
+			return -EINVAL;
+		}
+		bip_state.spin_limit = (unsigned)v;
+	}
+	return 0;
+}
+
+/* Read BIP_OPTS and the configuration. */
+static int load_conf(struct bip_opts *opts, char *err)
+{
+	const char *opts_env = getenv(BIP_ENV_OPTS);
+	const char *conf_env = getenv(BIP_ENV_CONF);
+	char path[4096], perr[400];
+	struct bip_conf *conf = NULL;
+	int rc;
+
+	memset(opts, 0, sizeof(*opts));
+	if (opts_env && bip_opts_parse(opts_env, opts, perr, sizeof(perr)) < 0) {
+		snprintf(err, BIP_ERR, "BIP_OPTS=%s: %s", opts_env, perr);
+		return -EINVAL;
+	}
+	rc = bip_conf_default_path(path, sizeof(path));
+	if (conf_env && *conf_env) {
+		rc = bip_conf_parse_file(conf_env, &conf, perr, sizeof(perr));
+	} else if (rc == 0 && access(path, F_OK) == 0) {
+		rc = bip_conf_parse_file(path, &conf, perr, sizeof(perr));
+	} else {
+		/* No configuration: the embedded default, every node on this host. */
+		rc = bip_conf_local(opts->nodes > 0 ? opts->nodes : 1, &conf);
+		if (rc < 0)
+			snprintf(perr, sizeof(perr), "cannot describe this host: %s", strerror(-rc));
+	}
+	if (rc < 0) {
+		snprintf(err, BIP_ERR, "%s", perr);
+		return rc;
+	}
+	if (opts->nodes > 0) {
+		if (opts->nodes > conf->n) {
+			snprintf(err, BIP_ERR, "BIP_OPTS asks for %d nodes but the configuration "
+				 "has %d", opts->nodes, conf->n);
+			bip_conf_free(conf);
+			return -EINVAL;
+		}
+		bip_conf_truncate(conf, opts->nodes);
+	}
+	bip_state.conf = conf;
+	return 0;
+}
+
+/* This process's node: BIP_NODE, or the only node on this host. */
+static int find_mynode(char *err)
+{
+	const struct bip_conf *conf = bip_state.conf;
+	const char *s = getenv(BIP_ENV_NODE);
+	int i, found = -1, count = 0;
+
+	if (s && *s) {
+		char *end;
+		long v = strtol(s, &end, 10);
+
+		if (*end || v < 0 || v >= conf->n) {
+			snprintf(err, BIP_ERR, "BIP_NODE=%s: expected a node number in 0 .. %d", s,
+				 conf->n - 1);
+			return -EINVAL;
+		}
+		return (int)v;
+	}
+	for (i = 0; i < conf->n; i++) {
+		if (bip_host_is_local(conf->nodes[i].host)) {
+			if (found < 0)
+				found = i;
+			count++;
+		}
+	}
+	if (count == 1)
+		return found;
+	if (count == 0)
+		snprintf(err, BIP_ERR, "this host is not in the configuration (%d nodes)", conf->n);
+	else
+		snprintf(err, BIP_ERR, "this host holds %d nodes of the configuration: start "
+			 "the program with bipload, or set BIP_NODE", count);
+	return -EINVAL;
+}
+
+/* The job id: BIP_JOBID, or one derived from the user and the configuration
+ * (processes started by hand share it). */
+static int find_jobid(char *out, size_t len, char *err)
+{
+	const char *s = getenv(BIP_ENV_JOBID);
+	const struct bip_conf *conf = bip_state.conf;
+	uint64_t h = 1469598103934665603ull;
+	int i;
+
+	if (s && *s) {
+		if (!bip_jobid_valid(s)) {
+			snprintf(err, BIP_ERR, "BIP_JOBID=%s: expected 1 to %d letters and digits", s,
+				 BIP_JOBID_MAX);
+			return -EINVAL;
+		}
+		snprintf(out, len, "%s", s);
+		return 0;
+	}
+	for (i = 0; i < conf->n; i++) {
+		const char *c;
+
+		for (c = conf->nodes[i].host; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ull;
+		h = (h ^ (unsigned)i) * 1099511628211ull;
+	}
+	snprintf(out, len, "m%016llx", (unsigned long long)h);
+	return 0;
+}
+
+static const struct bip_nic_ops *pick_driver(char *err)
+{
+	const char *want = getenv("BIP_NIC");
+	char why[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bip_drivers) / sizeof(bip_drivers[0]); i++) {
+		const struct bip_nic_ops *ops = bip_drivers[i];
+
+		if (want && *want && strcmp(want, ops->name))
+			continue;
+		if (ops->available(why, sizeof(why)))
+			return ops;
+		if (want && *want) {
+			snprintf(err, BIP_ERR, "BIP_NIC=%s: driver cannot run here: %s", want, why);
+			return NULL;
+		}
+	}
+	if (want && *want)
+		snprintf(err, BIP_ERR, "BIP_NIC=%s: no such driver (compiled in: shm)", want);
+	else
+		snprintf(err, BIP_ERR, "no NIC driver can run here");
+	return NULL;
+}
+
+static int open_nics(const struct bip_opts *opts, const char *jobid, char *err)
+{
+	const struct bip_conf *conf = bip_state.conf;
+	const struct bip_nic_ops *ops;
+	struct bip_nic_job job;
+	unsigned char *serve;
+	double timeout = 10.0 + 2.0 * conf->n;
+	struct bip_nic *nic;
+	int i, rc;
+
+	rc = env_double("BIP_INIT_TIMEOUT", &timeout, err);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < conf->n; i++) {
+		if (i != bip_state.mynode && !bip_host_is_local(conf->nodes[i].host)) {
+			snprintf(err, BIP_ERR, "node %d is on host %s: this build reaches only peers "
+				 "on this host", i, conf->nodes[i].host);
+			return -ENOSYS;
+		}
+	}
+	ops = pick_driver(err);
+	if (!ops)
+		return -ENODEV;
+	serve = calloc((size_t)conf->n, 1);
+	if (!serve)
+		return -ENOMEM;
+	for (i = 0; i < conf->n; i++)
+		serve[i] = i != bip_state.mynode;
+	job = (struct bip_nic_job){
+		.mynode = bip_state.mynode,
+		.numnodes = conf->n,
+		.conf = conf,
+		.serve = serve,
+		.jobid = jobid,
+		.timeout = timeout,
+		.quiet = opts->quiet,
+		.err = err,
+		.errlen = BIP_ERR,
+	};
+	rc = ops->open(&job, &nic);
+	free(serve);
+	if (rc < 0)
+		return rc;
+	bip_state.nics[bip_state.nnics++] = nic;
+	for (i = 0; i < conf->n; i++)
+		bip_state.peers[i].nic = nic;
+	return 0;
+}
+
+static void release_all(void)
+{
+	int i;
+
+	for (i = 0; i < bip_state.nnics; i++)
+		bip_state.nics[i]->ops->close(bip_state.nics[i]);
+	bip_state.nnics = 0;
+	for (i = 0; i < BIP_ALL_TAGS; i++) {
+		bip_tagq_free(&bip_state.tags[i].q);
+		free(bip_state.tags[i].failure);
+		bip_state.tags[i].failure = NULL;
+		bip_state.tags[i].state = BIP_RECV_IDLE;
+	}
+	bip_sreq_table_free();
+	free(bip_state.peers);
+	bip_state.peers = NULL;
+	bip_conf_free(bip_state.conf);
+	bip_state.conf = NULL;
+}
+
+static int setup(char *err)
+{
+	char jobid[BIP_JOBID_MAX + 2];
+	struct bip_opts opts;
+	int i, rc, nlocal = 0;
+
+	rc = load_conf(&opts, err);
+	if (rc < 0)
+		return rc;
+	bip_state.quiet = opts.quiet;
+	rc = find_mynode(err);
+	if (rc < 0)
+		goto undo_conf;
+	bip_state.mynode = rc;
+	bip_state.numnodes = bip_state.conf->n;
+	for (i = 0; i < bip_state.numnodes; i++)
+		nlocal += bip_host_is_local(bip_state.conf->nodes[i].host);
+	rc = setup_wait(nlocal, err);
+	if (rc < 0)
+		goto undo_conf;
+	rc = find_jobid(jobid, sizeof(jobid), err);
+	if (rc < 0)
+		goto undo_conf;
+	rc = -ENOMEM;
+	snprintf(err, BIP_ERR, "out of memory");
+	bip_state.peers = calloc((size_t)bip_state.numnodes, sizeof(*bip_state.peers));
+	if (!bip_state.peers || bip_sreq_table_init() < 0)
+		goto undo_all;
+	for (i = 0; i < BIP_ALL_TAGS; i++) {
+		struct bip_tag *t = &bip_state.tags[i];
+
+		if (bip_tagq_init(&t->q, tag_capacity(t, i)) < 0)
+			goto undo_all;
+		t->state = BIP_RECV_IDLE;
+	}
+	err[0] = '\0';
+	rc = open_nics(&opts, jobid, err);
+	if (rc < 0)
+		goto undo_all;
+	return 0;
+
+undo_all:
+	release_all();
+	return rc;
+undo_conf:
+	bip_conf_free(bip_state.conf);
+	bip_state.conf = NULL;
+	return rc;
+}
+
+static void finalize_at_exit(void)
+{
+	if (bip_state.initialized)
+		bip_finalize();
+}
+
+BIP_EXPORT void bip_init(void)
+{
+	static int atexit_done;
+	char err[BIP_ERR] = "";
+
+	if (bip_state.initialized) {
+		bip_error("bip_init", "called twice");
+		return;
+	}
+	if (setup(err) < 0) {
+		fprintf(stderr, "bip: bip_init: %s\n", err[0] ? err : "start-up failed");
+		exit(EXIT_FAILURE);
+	}
+	memset(&bip_state.counters, 0, sizeof(bip_state.counters));
+	bip_mynode = bip_state.mynode;
+	bip_numnodes = bip_state.numnodes;
+	bip_state.initialized = 1;
+	if (!atexit_done) {
+		atexit(finalize_at_exit);
+		atexit_done = 1;
+	}
+	if (!bip_state.quiet && bip_mynode == 0)
+		fprintf(stderr, "bip: %d node%s, driver %s\n", bip_numnodes,
+			bip_numnodes > 1 ? "s" : "", bip_state.nics[0]->ops->name);
+}
+
+/* Seconds bip_finalize waits for sends the receivers have not taken. */
+#define BIP_FINALIZE_WAIT 30.0
+
+BIP_EXPORT int bip_finalize(void)
+{
+	struct bip_wait w;
+	struct timespec start, now;
+	int locked;
+
+	if (!bip_state.initialized) {
+		bip_error("bip_finalize", "BIP is not initialised");
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	bip_wait_start(&w);
+	locked = bip_lock();
+	while (bip_state.inflight_sends) {
+		bip_progress();
+		bip_unlock(locked);
+		bip_wait_step(&w);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		locked = bip_lock();
+		if (now.tv_sec - start.tv_sec + (now.tv_nsec - start.tv_nsec) * 1e-9 >
+		    BIP_FINALIZE_WAIT) {
+			bip_error("bip_finalize", "%u send(s) not taken by their receivers after "
+				  "%.0f s; giving up on them", bip_state.inflight_sends,
+				  BIP_FINALIZE_WAIT);
+			break;
+		}
+	}
+	release_all();
+	bip_state.initialized = 0;
+	bip_state.queued_sends = 0;
+	bip_state.inflight_sends = 0;
+	bip_unlock(locked);
+	return 0;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nic.h - the contract between the BIP core and its NIC drivers.
+ *
+ * The core sees a NIC as a small ops table.  A driver instance serves a set
+ * of peers (shm: the peers on this host; lanai, ofi, psm2: others); the core
+ * picks the instance for each peer at bip_init and never looks inside.
+ *
+ * The contract is built around what a message-passing NIC does:
+ *
+ *  - post_short: hand a short message (at most max_short bytes) to the NIC.
+ *    The data is copied before the call returns (into a ring in the
+ *    receiver's memory, a descriptor, or a provider's inject buffer), so the
+ *    send is complete at once.  -EAGAIN when the NIC has no room now; the
+ *    core keeps the message and posts it again later, in order.
+ *
+ *  - post_long: announce a long message.  The NIC tells the receiver (an
+ *    arrival of kind long) and moves the data only when the receiver posts
+ *    the buffer, from the user's buffer straight into the user's buffer.
+ *    The driver calls bip_core_send_done(cookie) when the sender's buffer
+ *    may be reused.  -EAGAIN when the NIC has no room now.
+ *
+ *  - post_long_recv: give the buffer for a long message announced by an
+ *    arrival (its handle).  Returns 1 if the data is already there (the
+ *    driver then does not call bip_core_recv_done), 0 if it will call
+ *    bip_core_recv_done(cookie, status) later, or a negative errno.
+ *
+ *  - poll: make progress; the driver calls the bip_core_* entry points
+ *    below for what happened.  Returns the number of events, or a negative
+ *    errno on a fatal NIC error.  An arrival handler may answer -EAGAIN
+ *    (the tag's queue is full): the driver must then keep that arrival and
+ *    every later one from the same peer, and offer it again on a later poll,
+ *    so that per-peer order is kept.
+ *
+ * Messages between two nodes arrive in the order they were posted, shorts
+ * and long announcements alike.  Ops are called with the core's lock held
+ * (when the process has threads), so a driver needs no lock of its own.
+ * An operation a driver does not support is set to a function returning
+ * -ENOSYS, never left NULL.
+ */
+#ifndef BIP_NIC_H
+#define BIP_NIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct bip_conf;
+struct bip_nic;
+
+/* What a driver is told at open. */
+struct bip_nic_job {
+	int mynode;
+	int numnodes;
+	const struct bip_conf *conf;
+	const unsigned char *serve;   /* serve[node] != 0: this instance reaches node */
+	const char *jobid;
+	double timeout;               /* seconds to wait for peers at start-up */
+	int quiet;
+	char *err;                    /* where open writes why it failed */
+	size_t errlen;
+};
+
+struct bip_nic_ops {
+	const char *name;
+	/* 1 if the driver can run on this machine; otherwise 0 and a reason. */
+	int (*available)(char *why, size_t len);
+	/* Attach to the served peers (waiting up to job->timeout for them). */
+	int (*open)(const struct bip_nic_job *job, struct bip_nic **nic_p);
+	int (*post_short)(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len);
+	int (*post_long)(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,
+			 uint64_t cookie);
+	int (*post_long_recv)(struct bip_nic *nic, uint64_t handle, void *buf, size_t len,
+			      uint64_t cookie);
+	int (*poll)(struct bip_nic *nic);
+	/* Release everything; the peers' memory may still be in use by them. */
+	void (*close)(struct bip_nic *nic);
+};
+
+/* Every driver instance starts with this. */
+struct bip_nic {
+	const struct bip_nic_ops *ops;
+	size_t max_short;             /* bytes; at least BIPSMALLSIZE * 4 */
+};
+
+/* The drivers compiled in. */
+extern const struct bip_nic_ops bip_shm_ops;
+
+/*
+ * Entry points of the core, called by drivers from poll (and only from poll).
+ * Tags may be internal ones (>= NTAGS) reserved for layers above the API.
+ */
+
+/* A short message arrived; data is valid only during the call.
+ * Returns 0 (taken) or -EAGAIN (no room: offer it again later). */
+int bip_core_short_arrived(int src, uint32_t tag, const void *data, size_t len);
+
+/* A long message is announced; handle identifies it for post_long_recv.
+ * Returns 0 or -EAGAIN as above. */
+int bip_core_long_arrived(int src, uint32_t tag, size_t len, uint64_t handle);
+
+/* The long send posted with cookie has completed (status 0 or -errno). */
+void bip_core_send_done(uint64_t cookie, int status);
+
+/* The long receive posted with cookie has completed (status 0 or -errno). */
+void bip_core_recv_done(uint64_t cookie, int status);
+
+#endif /* BIP_NIC_H */

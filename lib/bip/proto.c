@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proto.c - the short/long protocol and the driver entry points.
+ *
+ * Sending: a short message is handed to the peer's NIC at once (it copies
+ * it), so the send completes before bip_tisend returns, unless the NIC has
+ * no room; then it waits in the peer's queue, in order, and progress posts
+ * it later.  A long message is announced to the receiver and the send
+ * completes when the receiver's NIC has taken the data.
+ *
+ * Receiving: arrivals for a tag go straight into the posted receive's
+ * buffer when one is waiting and nothing is queued before them; otherwise
+ * they are queued in the tag's queue (a long message queues only its
+ * announcement).  When the queue is full the arrival is refused with
+ * -EAGAIN and the driver offers it again later: the sender waits, nothing
+ * is lost.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+/* --- send requests --- */
+
+int bip_sreq_table_init(void)
+{
+	unsigned i;
+
+	bip_state.sreqs = calloc(BIP_MAX_SENDS, sizeof(*bip_state.sreqs));
+	if (!bip_state.sreqs)
+		return -ENOMEM;
+	bip_state.sfree = NULL;
+	for (i = BIP_MAX_SENDS; i-- > 0;) {
+		bip_state.sreqs[i].next = bip_state.sfree;
+		bip_state.sfree = &bip_state.sreqs[i];
+	}
+	return 0;
+}
+
+void bip_sreq_table_free(void)
+{
+	free(bip_state.sreqs);
+	bip_state.sreqs = NULL;
+	bip_state.sfree = NULL;
+}
+
+static int sreq_id(const struct bip_sreq *r)
+{
+	return (int)((r->gen << BIP_SEND_INDEX_BITS) | (uint32_t)(r - bip_state.sreqs));
+}
+
+static struct bip_sreq *sreq_alloc(void)
+{
+	struct bip_sreq *r = bip_state.sfree;
+
+	if (!r)
+		return NULL;
+	bip_state.sfree = r->next;
+	r->gen = r->gen >= BIP_SEND_GEN_MAX ? 1 : r->gen + 1;
+	r->next = NULL;
+	bip_state.inflight_sends++;
+	return r;
+}
+
+static void sreq_free(struct bip_sreq *r)
+{
+	r->state = BIP_SEND_FREE;
+	r->next = bip_state.sfree;
+	bip_state.sfree = r;
+	bip_state.inflight_sends--;
+}
+
+/*
+ * The request of a live send id; NULL for an id whose send has completed
+ * (its slot was freed or reused).  Ids that were never issued are caught
+ * by the caller's range check.
+ */
+struct bip_sreq *bip_sreq_lookup(int id)
+{
+	struct bip_sreq *r = &bip_state.sreqs[(uint32_t)id & (BIP_MAX_SENDS - 1)];
+
+	if (r->state == BIP_SEND_FREE || r->gen != (uint32_t)id >> BIP_SEND_INDEX_BITS)
+		return NULL;
+	return r;
+}
+
+static void count_sent(size_t len, int is_long)
+{
+	if (is_long)
+		bip_state.counters.long_sent++;
+	else
+		bip_state.counters.short_sent++;
+	bip_state.counters.bytes_sent += len;
+}
+
+/* Hand r to its NIC.  0 when handed (short: complete), -EAGAIN, or -errno. */
+static int sreq_post(struct bip_sreq *r)
+{
+	struct bip_nic *nic = bip_state.peers[r->dst].nic;
+	int rc;
+
+	if (r->len <= BIP_SHORT_MAX) {
+		rc = nic->ops->post_short(nic, r->dst, r->tag, r->buf, r->len);
+		if (rc == 0)
+			count_sent(r->len, 0);
+		return rc;
+	}
+	rc = nic->ops->post_long(nic, r->dst, r->tag, r->buf, r->len, (uint64_t)sreq_id(r));
+	if (rc == 0)
+		r->state = BIP_SEND_LONG;
+	return rc;
+}
+
+static void peer_enqueue(struct bip_peer *p, struct bip_sreq *r)
+{
+	r->state = BIP_SEND_QUEUED;
+	r->next = NULL;
+	if (p->queued_tail)
+		p->queued_tail->next = r;
+	else
+		p->queued_head = r;
+	p->queued_tail = r;
+	bip_state.queued_sends++;
+}
+
+/* Post the queued sends of every peer, in order, while their NICs take them. */
+void bip_push_queued(void)
+{
+	int dst, rc;
+
+	for (dst = 0; dst < bip_state.numnodes && bip_state.queued_sends; dst++) {
+		struct bip_peer *p = &bip_state.peers[dst];
+		struct bip_sreq *r;
+
+		while ((r = p->queued_head)) {
+			rc = sreq_post(r);
+			if (rc == -EAGAIN)
+				break;
+			p->queued_head = r->next;
+			if (!p->queued_head)
+				p->queued_tail = NULL;
+			bip_state.queued_sends--;
+			if (rc < 0) {
+				bip_error("bip_tisend", "sending %zu bytes to node %d on tag %u failed: %s",
+					  r->len, r->dst, r->tag, strerror(-rc));
+				sreq_free(r);
+			} else if (r->state != BIP_SEND_LONG) {
+				sreq_free(r);
+			}
+		}
+	}
+}
+
+/*
+ * Post a send.  Returns the send id (0 if already complete) or a negative
+ * errno.  Arguments are checked by the caller.
+ */
+int bip_send_post(int dst, uint32_t tag, const void *buf, size_t len)
+{
+	struct bip_peer *p = &bip_state.peers[dst];
+	struct bip_sreq *r;
+	struct bip_wait w;
+	int rc;
+
+	if (bip_likely(len <= BIP_SHORT_MAX && !p->queued_head)) {
+		rc = p->nic->ops->post_short(p->nic, dst, tag, buf, len);
+		if (bip_likely(rc == 0)) {
+			count_sent(len, 0);
+			return 0;
+		}
+		if (rc != -EAGAIN)
+			return rc;
+		bip_state.counters.send_stalls++;
+	}
+
+	bip_wait_start(&w);
+	while (!(r = bip_state.sfree)) {
+		/* Every send slot is in flight: wait for one to complete. */
+		bip_progress();
+		bip_wait_step(&w);
+	}
+	r = sreq_alloc();
+	r->dst = dst;
+	r->tag = tag;
+	r->buf = buf;
+	r->len = len;
+	if (p->queued_head || len <= BIP_SHORT_MAX) {
+		peer_enqueue(p, r);
+		return sreq_id(r);
+	}
+	rc = sreq_post(r);
+	if (rc == -EAGAIN) {
+		bip_state.counters.send_stalls++;
+		peer_enqueue(p, r);
+	} else if (rc < 0) {
+		sreq_free(r);
+		return rc;
+	}
+	return sreq_id(r);
+}
+
+void bip_core_send_done(uint64_t cookie, int status)
+{
+	struct bip_sreq *r = bip_sreq_lookup((int)cookie);
+
+	if (!r || r->state != BIP_SEND_LONG) {
+		bip_error("bip_progress", "NIC reported completion of unknown send %llu",
+			  (unsigned long long)cookie);
+		return;
+	}
+	if (status < 0)
+		bip_error("bip_swait", "long send of %zu bytes to node %d on tag %u failed: %s",
+			  r->len, r->dst, r->tag, strerror(-status));
+	else
+		count_sent(r->len, 1);
+	sreq_free(r);
+}
+
+/* --- receives --- */
+
+static void recv_fail(struct bip_tag *t, char *why)
+{
+	free(t->failure);
+	t->failure = why;
+	t->state = BIP_RECV_FAILED;
+}
+
+static void recv_complete(struct bip_tag *t, int src, size_t len, int is_long)
+{
+	t->src = src;
+	t->len = len;
+	t->state = BIP_RECV_DONE;
+	if (is_long)
+		bip_state.counters.long_received++;
+	else
+		bip_state.counters.short_received++;
+	bip_state.counters.bytes_received += len;
+}
+
+static char *too_long(uint32_t tag, int src, size_t len, size_t maxlen)
+{
+	return bip_format("message of %zu words from node %d on tag %u is longer than the "
+			  "receive buffer (%zu words); it stays queued for a larger receive",
+			  len / 4, src, tag, maxlen / 4);
+}
+
+/* Start moving a long message into the posted buffer of t. */
+static void recv_start_long(struct bip_tag *t, uint32_t tag, int src, size_t len,
+			    uint64_t handle)
+{
+	struct bip_nic *nic = bip_state.peers[src].nic;
+	int rc;
+
+	t->state = BIP_RECV_LONG;
+	t->src = src;
+	t->len = len;
+	rc = nic->ops->post_long_recv(nic, handle, t->buf, len,
+				      (uint64_t)bip_recv_id(tag, t->gen));
+	if (rc == 1)
+		recv_complete(t, src, len, 1);
+	else if (rc < 0)
+		recv_fail(t, bip_format("receiving a long message of %zu words from node %d on "
+					"tag %u failed: %s",
+					len / 4, src, tag, strerror(-rc)));
+}
+
+void bip_recv_match(struct bip_tag *t, uint32_t tag)
+{
+	struct bip_tagq_entry *e = bip_tagq_peek(&t->q);
+	uint64_t handle;
+
+	if (!e)
+		return;
+	if (e->len > t->maxlen) {
+		recv_fail(t, too_long(tag, e->src, e->len, t->maxlen));
+		return;
+	}
+	if (e->kind == BIP_TAGQ_SHORT) {
+		memcpy(t->buf, bip_tagq_payload(e), e->len);
+		recv_complete(t, e->src, e->len, 0);
+		bip_tagq_pop(&t->q);
+		return;
+	}
+	memcpy(&handle, bip_tagq_payload(e), sizeof(handle));
+	bip_tagq_pop(&t->q);
+	recv_start_long(t, tag, e->src, e->len, handle);
+}
+
+/* Post the receive of tag (checked by the caller); returns its id. */
+int bip_recv_post(uint32_t tag, void *buf, size_t maxlen)
+{
+	struct bip_tag *t = &bip_state.tags[tag];
+
+	t->gen = t->gen >= BIP_RECV_GEN_MAX ? 1 : t->gen + 1;
+	t->buf = buf;
+	t->maxlen = maxlen;
+	t->state = BIP_RECV_POSTED;
+	bip_recv_match(t, tag);
+	return bip_recv_id(tag, t->gen);
+}
+
+static struct bip_tag *arrival_tag(uint32_t tag, int src)
+{
+	if (bip_unlikely(tag >= BIP_ALL_TAGS)) {
+		bip_error("bip_progress", "message from node %d for tag %u dropped: no such tag",
+			  src, tag);
+		return NULL;
+	}
+	return &bip_state.tags[tag];
+}
+
+int bip_core_short_arrived(int src, uint32_t tag, const void *data, size_t len)
+{
+	struct bip_tag *t = arrival_tag(tag, src);
+
+	if (!t)
+		return 0;
+	if (t->state == BIP_RECV_POSTED && !t->q.nunread) {
+		if (bip_likely(len <= t->maxlen)) {
+			memcpy(t->buf, data, len);
+			recv_complete(t, src, len, 0);
+			return 0;
+		}
+		recv_fail(t, too_long(tag, src, len, t->maxlen));
+	}
+	return bip_tagq_push(&t->q, BIP_TAGQ_SHORT, src, data, (uint32_t)len, (uint32_t)len);
+}
+
+int bip_core_long_arrived(int src, uint32_t tag, size_t len, uint64_t handle)
+{
+	struct bip_tag *t = arrival_tag(tag, src);
+
+	if (!t)
+		return 0;
+	if (t->state == BIP_RECV_POSTED && !t->q.nunread) {
+		if (len <= t->maxlen) {
+			recv_start_long(t, tag, src, len, handle);
+			return 0;
+		}
+		recv_fail(t, too_long(tag, src, len, t->maxlen));
+	}
+	return bip_tagq_push(&t->q, BIP_TAGQ_LONG, src, &handle, (uint32_t)len, sizeof(handle));
+}
+
+void bip_core_recv_done(uint64_t cookie, int status)
+{
+	uint32_t tag = (uint32_t)cookie & ((1u << BIP_RECV_TAG_BITS) - 1);
+	uint32_t gen = (uint32_t)cookie >> BIP_RECV_TAG_BITS;
+	struct bip_tag *t;
+
+	if (tag >= BIP_ALL_TAGS || bip_state.tags[tag].gen != gen ||
+	    bip_state.tags[tag].state != BIP_RECV_LONG) {
+		bip_error("bip_progress", "NIC reported completion of unknown receive %llu",
+			  (unsigned long long)cookie);
+		return;
+	}
+	t = &bip_state.tags[tag];
+	if (status < 0)
+		recv_fail(t, bip_format("receiving a long message of %zu words from node %d on "
+					"tag %u failed: %s",
+					t->len / 4, t->src, tag, strerror(-status)));
+	else
+		recv_complete(t, t->src, t->len, 1);
+}
