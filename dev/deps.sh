@@ -1,0 +1,25 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Install what building and testing BIP needs (Debian 12 packages).
+# Usage: dev/deps.sh [--bench]   (--bench adds Open MPI and MPICH for bench/compare.sh)
+set -eu
+
+pkgs="build-essential meson ninja-build pkg-config check libsubunit-dev python3"
+case "${1:-}" in
+--bench) pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev" ;;
+esac
+
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+	sudo=""
+else
+	sudo="sudo"
+fi
+echo "Installing:$missing"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
