@@ -226,18 +226,12 @@ static int recv_done(const struct bip_tag *t)
 	return t->state == BIP_RECV_DONE || t->state == BIP_RECV_FAILED;
 }
 
-static int rwait_checked(const char *call, int id, int *node)
+/* Wait for the receive of t to complete and report it (lock state as given). */
+static int recv_wait(const char *call, struct bip_tag *t, int locked, int *node)
 {
-	struct bip_tag *t;
 	struct bip_wait w;
-	int locked, rc;
+	int rc;
 
-	locked = bip_lock();
-	t = recv_lookup(call, id);
-	if (!t) {
-		bip_unlock(locked);
-		return -1;
-	}
 	bip_wait_start(&w);
 	while (!recv_done(t)) {
 		bip_progress();
@@ -250,6 +244,18 @@ static int rwait_checked(const char *call, int id, int *node)
 	rc = recv_finish(call, t, node);
 	bip_unlock(locked);
 	return rc;
+}
+
+static int rwait_checked(const char *call, int id, int *node)
+{
+	int locked = bip_lock();
+	struct bip_tag *t = recv_lookup(call, id);
+
+	if (!t) {
+		bip_unlock(locked);
+		return -1;
+	}
+	return recv_wait(call, t, locked, node);
 }
 
 static int rtest_checked(const char *call, int id, int *node)
@@ -291,12 +297,14 @@ BIP_EXPORT int bip_rtestx(int id, int *node)
 
 static int trecv_checked(const char *call, int tag, int *buf, int maxlength, int *node)
 {
-	int id;
+	int locked;
 
 	if (!check_recv(call, tag, buf, maxlength))
 		return -1;
-	id = bip_tirecv(tag, buf, maxlength);
-	return rwait_checked(call, id, node);
+	locked = bip_lock();
+	bip_progress();
+	bip_recv_post((uint32_t)tag, buf, (size_t)maxlength * 4);
+	return recv_wait(call, &bip_state.tags[tag], locked, node);
 }
 
 BIP_EXPORT int bip_trecv(int tag, int *buf, int maxlength)

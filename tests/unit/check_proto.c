@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the core protocol (lib/bip/proto.c, api.c) over a mock NIC:
+ * the test plays the driver, calling the bip_core_* entry points itself.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+struct mock_nic {
+	struct bip_nic nic;
+	int refuse;                 /* post_short/post_long answer -EAGAIN */
+	int nshort, nlong, nlrecv;
+	int last_dst;
+	uint32_t last_tag;
+	size_t last_len;
+	int last_data[BIPSMALLSIZE];
+	uint64_t last_cookie;
+	uint64_t last_handle;
+	void *last_buf;
+};
+
+static struct mock_nic mock;
+
+static int mock_short(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len)
+{
+	if (mock.refuse)
+		return -EAGAIN;
+	mock.nshort++;
+	mock.last_dst = dst;
+	mock.last_tag = tag;
+	mock.last_len = len;
+	memcpy(mock.last_data, buf, len);
+	return 0;
+}
+
+static int mock_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,
+		     uint64_t cookie)
+{
+	if (mock.refuse)
+		return -EAGAIN;
+	mock.nlong++;
+	mock.last_dst = dst;
+	mock.last_len = len;
+	mock.last_cookie = cookie;
+	return 0;
+}
+
+static int mock_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size_t len,
+			  uint64_t cookie)
+{
+	mock.nlrecv++;
+	mock.last_handle = handle;
+	mock.last_buf = buf;
+	mock.last_len = len;
+	mock.last_cookie = cookie;
+	return 0;
+}
+
+static int mock_poll(struct bip_nic *nic)
+{
+	return 0;
+}
+
+static const struct bip_nic_ops mock_ops = {
+	.name = "mock",
+	.post_short = mock_short,
+	.post_long = mock_long,
+	.post_long_recv = mock_long_recv,
+	.poll = mock_poll,
+};
+
+static void setup(void)
+{
+	int i;
+
+	memset(&mock, 0, sizeof(mock));
+	mock.nic.ops = &mock_ops;
+	mock.nic.max_short = BIP_SHORT_MAX;
+	bip_state.mynode = 0;
+	bip_state.numnodes = 3;
+	bip_state.peers = calloc(3, sizeof(*bip_state.peers));
+	for (i = 0; i < 3; i++)
+		bip_state.peers[i].nic = &mock.nic;
+	bip_state.nics[0] = &mock.nic;
+	bip_state.nnics = 1;
+	ck_assert_int_eq(bip_sreq_table_init(), 0);
+	for (i = 0; i < BIP_ALL_TAGS; i++) {
+		/* Tag 9 holds two messages of one word; the others the default. */
+		uint32_t cap = i == 9 ? 2 * (1 + BIP_MSG_HEAD) * 4 :
+					BIP_DEFAULT_NBUFS * (BIP_DEFAULT_BUFSIZE + BIP_MSG_HEAD) * 4;
+		ck_assert_int_eq(bip_tagq_init(&bip_state.tags[i].q, cap), 0);
+		bip_state.tags[i].state = BIP_RECV_IDLE;
+	}
+	bip_state.spin_limit = 10;
+	bip_state.initialized = 1;
+}
+
+static void teardown(void)
+{
+	int i;
+
+	for (i = 0; i < BIP_ALL_TAGS; i++) {
+		bip_tagq_free(&bip_state.tags[i].q);
+		free(bip_state.tags[i].failure);
+		bip_state.tags[i].failure = NULL;
+	}
+	bip_sreq_table_free();
+	free(bip_state.peers);
+	bip_state.peers = NULL;
+	bip_state.queued_sends = bip_state.inflight_sends = 0;
+	bip_state.initialized = 0;
+}
+
+START_TEST(test_short_send_completes_at_once)
+{
+	int data[3] = { 7, 8, 9 };
+
+	ck_assert_int_eq(bip_tisend(2, 4, data, 3), 0);
+	ck_assert_int_eq(mock.nshort, 1);
+	ck_assert_int_eq(mock.last_dst, 2);
+	ck_assert_uint_eq(mock.last_tag, 4);
+	ck_assert_uint_eq(mock.last_len, 12);
+	ck_assert_int_eq(mock.last_data[2], 9);
+	ck_assert_int_eq(bip_stest(0), 1);
+}
+END_TEST
+
+/* A NIC without room: the sends wait in order and leave when it has room. */
+START_TEST(test_refused_sends_wait_in_order)
+{
+	int a = 1, b = 2, id1, id2;
+
+	mock.refuse = 1;
+	id1 = bip_tisend(1, 0, &a, 1);
+	id2 = bip_tisend(1, 0, &b, 1);
+	ck_assert_int_gt(id1, 0);
+	ck_assert_int_gt(id2, 0);
+	ck_assert_int_eq(bip_stest(id1), 0);
+	ck_assert_int_eq(mock.nshort, 0);
+	mock.refuse = 0;
+	ck_assert_int_eq(bip_stest(id2), 1);
+	ck_assert_int_eq(mock.nshort, 2);
+	ck_assert_int_eq(mock.last_data[0], 2); /* b went last */
+	ck_assert_int_eq(bip_stest(id1), 1);
+	/* A later send to the same peer goes straight out. */
+	ck_assert_int_eq(bip_tisend(1, 0, &a, 1), 0);
+}
+END_TEST
+
+START_TEST(test_long_send_waits_for_the_receiver)
+{
+	static int big[1000];
+	int id;
+
+	id = bip_tisend(1, 3, big, 1000);
+	ck_assert_int_gt(id, 0);
+	ck_assert_int_eq(mock.nlong, 1);
+	ck_assert_uint_eq(mock.last_len, 4000);
+	ck_assert_int_eq(bip_stest(id), 0);
+	bip_core_send_done(mock.last_cookie, 0);
+	ck_assert_int_eq(bip_stest(id), 1);
+	bip_swait(id);
+}
+END_TEST
+
+START_TEST(test_short_arrival_is_queued_then_received)
+{
+	int msg[2] = { 5, 6 }, buf[4], node = -1;
+
+	ck_assert_int_eq(bip_tprobe(2), -1);
+	ck_assert_int_eq(bip_core_short_arrived(1, 2, msg, 8), 0);
+	ck_assert_int_eq(bip_tprobe(2), 2);
+	ck_assert_int_eq(bip_trecvx(2, buf, 4, &node), 2);
+	ck_assert_int_eq(node, 1);
+	ck_assert_int_eq(buf[1], 6);
+	ck_assert_int_eq(bip_tprobe(2), -1);
+}
+END_TEST
+
+START_TEST(test_posted_receive_takes_arrival_directly)
+{
+	int msg = 42, buf = 0, node = -1, id;
+
+	id = bip_tirecv(5, &buf, 1);
+	ck_assert_int_ge(id, 0);
+	ck_assert_int_eq(bip_rtest(id), -1);
+	ck_assert_int_eq(bip_core_short_arrived(2, 5, &msg, 4), 0);
+	ck_assert_int_eq(bip_rtestx(id, &node), 1);
+	ck_assert_int_eq(buf, 42);
+	ck_assert_int_eq(node, 2);
+	ck_assert_uint_eq(bip_state.tags[5].q.nunread, 0);
+	/* The id is spent. */
+	ck_assert_int_eq(bip_rwait(id), -1);
+}
+END_TEST
+
+/* Too long for the posted buffer: the receive fails, the message stays. */
+START_TEST(test_too_long_message_stays_queued)
+{
+	int msg[3] = { 1, 2, 3 }, small = 0, big[3] = { 0 }, id;
+
+	id = bip_tirecv(6, &small, 1);
+	ck_assert_int_eq(bip_core_short_arrived(1, 6, msg, 12), 0);
+	ck_assert_int_eq(bip_rwait(id), -1);
+	ck_assert_ptr_nonnull(strstr(bip_error_string(), "longer than the receive buffer"));
+	ck_assert_int_eq(bip_trecv(6, big, 3), 3);
+	ck_assert_int_eq(big[2], 3);
+}
+END_TEST
+
+START_TEST(test_full_queue_refuses_arrival)
+{
+	int v = 1, buf;
+
+	ck_assert_int_eq(bip_core_short_arrived(1, 9, &v, 4), 0);
+	ck_assert_int_eq(bip_core_short_arrived(1, 9, &v, 4), 0);
+	ck_assert_int_eq(bip_core_short_arrived(1, 9, &v, 4), -EAGAIN);
+	ck_assert_int_eq(bip_trecv(9, &buf, 1), 1);
+	ck_assert_int_eq(bip_core_short_arrived(1, 9, &v, 4), 0);
+}
+END_TEST
+
+START_TEST(test_long_arrival_needs_a_receive)
+{
+	static int buf[2000];
+	int dummy, id, node = -1;
+
+	ck_assert_int_eq(bip_core_long_arrived(2, 7, 4000, 0xabcdull), 0);
+	/* Invisible to probe, nrecv and getmsg. */
+	ck_assert_int_eq(bip_tprobe(7), -1);
+	ck_assert_int_eq(bip_tnrecv(7, &dummy, 1), -1);
+	ck_assert_ptr_null(bip_tngetmsg(7, NULL, NULL));
+	/* Other tags are not blocked by it. */
+	ck_assert_int_eq(bip_core_short_arrived(2, 8, &dummy, 4), 0);
+	ck_assert_int_eq(bip_tprobe(8), 1);
+	id = bip_tirecv(7, buf, 2000);
+	ck_assert_int_eq(mock.nlrecv, 1);
+	ck_assert(mock.last_handle == 0xabcdull);
+	ck_assert_ptr_eq(mock.last_buf, buf);
+	ck_assert_int_eq(bip_rtest(id), -1);
+	bip_core_recv_done(mock.last_cookie, 0);
+	ck_assert_int_eq(bip_rwaitx(id, &node), 1000);
+	ck_assert_int_eq(node, 2);
+}
+END_TEST
+
+START_TEST(test_getmsg_holds_until_freed)
+{
+	int a = 10, b = 11, len = 0, node = -1, buf, *m1, *m2;
+
+	bip_core_short_arrived(1, 3, &a, 4);
+	bip_core_short_arrived(2, 3, &b, 4);
+	m1 = bip_tgetmsg(3, &len, &node);
+	ck_assert_ptr_nonnull(m1);
+	ck_assert_int_eq(*m1, 10);
+	ck_assert_int_eq(node, 1);
+	m2 = bip_tngetmsg(3, &len, &node);
+	ck_assert_int_eq(*m2, 11);
+	ck_assert_int_eq(node, 2);
+	/* Other receives on the tag are refused while messages are held. */
+	ck_assert_int_eq(bip_tirecv(3, &buf, 1), -1);
+	bip_tfreemsg(3);
+	ck_assert_int_eq(*m2, 11);
+	bip_tfreemsg(3);
+	ck_assert_int_ge(bip_tirecv(3, &buf, 1), 0);
+}
+END_TEST
+
+START_TEST(test_misuse_is_reported)
+{
+	struct bip_counters before, after;
+	int v = 0;
+
+	bip_get_counters(&before);
+	ck_assert_int_eq(bip_tisend(0, 0, &v, 1), -1); /* to self */
+	ck_assert_ptr_nonnull(strstr(bip_error_string(), "bip_tisend"));
+	ck_assert_int_eq(bip_tisend(3, 0, &v, 1), -1);
+	ck_assert_int_eq(bip_tisend(1, NTAGS, &v, 1), -1);
+	ck_assert_int_eq(bip_tisend(1, 0, &v, -1), -1);
+	ck_assert_int_eq(bip_tisend(1, 0, NULL, 1), -1);
+	ck_assert_int_eq(bip_stest(5), -1);
+	ck_assert_int_eq(bip_rwait(-1), -1);
+	bip_tfreemsg(0);
+	ck_assert_ptr_nonnull(strstr(bip_error_string(), "bip_tfreemsg"));
+	ck_assert_int_eq(bip_taginit(1, 1, 1), -1); /* after init */
+	bip_get_counters(&after);
+	ck_assert(after.errors == before.errors + 9);
+	ck_assert_int_eq(mock.nshort, 0);
+}
+END_TEST
+
+static Suite *proto_suite(void)
+{
+	Suite *s = suite_create("proto");
+	TCase *tc = tcase_create("proto");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_short_send_completes_at_once);
+	tcase_add_test(tc, test_refused_sends_wait_in_order);
+	tcase_add_test(tc, test_long_send_waits_for_the_receiver);
+	tcase_add_test(tc, test_short_arrival_is_queued_then_received);
+	tcase_add_test(tc, test_posted_receive_takes_arrival_directly);
+	tcase_add_test(tc, test_too_long_message_stays_queued);
+	tcase_add_test(tc, test_full_queue_refuses_arrival);
+	tcase_add_test(tc, test_long_arrival_needs_a_receive);
+	tcase_add_test(tc, test_getmsg_holds_until_freed);
+	tcase_add_test(tc, test_misuse_is_reported);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(proto_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
