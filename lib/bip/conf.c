@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conf.c - the configuration file (manual section 5), BIP_OPTS and the
+ * names of the start-up environment.  See conf.h.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+
+#include "conf.h"
+
+/* A cursor over the lines of a text, skipping blank and comment lines. */
+struct conf_reader {
+	const char *name;
+	const char *p;
+	int line;           /* number of the line last returned */
+	char buf[1024];
+};
+
+static int next_line(struct conf_reader *r)
+{
+	while (*r->p) {
+		const char *end = strchr(r->p, '\n');
+		size_t len = end ? (size_t)(end - r->p) : strlen(r->p);
+		const char *s = r->p;
+		size_t i = 0;
+
+		r->p = end ? end + 1 : s + len;
+		r->line++;
+		while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+			i++;
+		if (i == len || s[i] == '#')
+			continue;
+		if (len >= sizeof(r->buf))
+			len = sizeof(r->buf) - 1;
+		memcpy(r->buf, s, len);
+		r->buf[len] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+static int conf_fail(char *err, size_t errlen, const struct conf_reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int conf_fail(char *err, size_t errlen, const struct conf_reader *r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(err, errlen, "%s:%d: %s", r->name, r->line, msg);
+	return -EINVAL;
+}
+
+/* Split buf into at most max integer fields; returns the count, or -1 for junk. */
+static int parse_ints(char *buf, long *v, int max)
+{
+	char *save = NULL, *tok;
+	int n = 0;
+
+	for (tok = strtok_r(buf, " \t\r", &save); tok; tok = strtok_r(NULL, " \t\r", &save)) {
+		char *end;
+
+		if (*tok == '#')
+			break;
+		if (n == max)
+			return max + 1;
+		errno = 0;
+		v[n] = strtol(tok, &end, 10);
+		if (*end || errno)
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+static struct bip_conf *conf_alloc(int n)
+{
+	struct bip_conf *conf = calloc(1, sizeof(*conf));
+
+	if (!conf)
+		return NULL;
+	conf->n = n;
+	conf->nodes = calloc((size_t)n, sizeof(*conf->nodes));
+	conf->routes = calloc((size_t)n * (size_t)n, sizeof(*conf->routes));
+	if (!conf->nodes || !conf->routes) {
+		bip_conf_free(conf);
+		return NULL;
+	}
+	return conf;
+}
+
+static int parse_node_line(struct conf_reader *r, struct bip_conf_node *node, char *err,
+			   size_t errlen)
+{
+	char host[BIP_CONF_HOSTLEN], extra[2];
+	long unit;
+	char *end;
+	char ustr[64];
+
+	if (sscanf(r->buf, "%255s %63s %1s", host, ustr, extra) != 2 || ustr[0] == '#')
+		return conf_fail(err, errlen, r, "expected \"hostname unit\", got \"%s\"", r->buf);
+	unit = strtol(ustr, &end, 10);
+	if (*end || unit < 0 || unit > 1000000)
+		return conf_fail(err, errlen, r, "unit \"%s\" is not a non-negative number", ustr);
+	snprintf(node->host, sizeof(node->host), "%s", host);
+	node->unit = (int)unit;
+	node->line = r->line;
+	return 0;
+}
+
+static int parse_route_line(struct conf_reader *r, struct bip_route *route, char *err,
+			    size_t errlen)
+{
+	long v[BIP_CONF_MAXHOPS];
+	int n, i;
+
+	n = parse_ints(r->buf, v, BIP_CONF_MAXHOPS);
+	if (n < 0)
+		return conf_fail(err, errlen, r, "route \"%s\" is not a list of numbers", r->buf);
+	if (n == 0 || n > BIP_CONF_MAXHOPS)
+		return conf_fail(err, errlen, r, "a route has 1 to %d numbers, this line has %s",
+				 BIP_CONF_MAXHOPS, n ? "more" : "none");
+	for (i = 0; i < n; i++) {
+		if (v[i] < 0 || v[i] > BIP_ROUTE_DIRECT)
+			return conf_fail(err, errlen, r, "route number %ld out of range (0 .. %d)",
+					 v[i], BIP_ROUTE_DIRECT);
+		if (v[i] == BIP_ROUTE_DIRECT && n > 1)
+			return conf_fail(err, errlen, r, "%d (no switch) must be alone on its line",
+					 BIP_ROUTE_DIRECT);
+		route->hop[i] = (int)v[i];
+	}
+	route->nhops = n;
+	return 0;
+}
+
+int bip_conf_parse_string(const char *text, const char *name, struct bip_conf **conf_p,
+			  char *err, size_t errlen)
+{
+	struct conf_reader r = { .name = name, .p = text };
+	struct bip_conf *conf;
+	long n;
+	int i, j, rc;
+
+	if (!next_line(&r)) {
+		snprintf(err, errlen, "%s: empty configuration: the first line must hold the "
+			 "number of nodes", name);
+		return -EINVAL;
+	}
+	if (parse_ints(r.buf, &n, 1) != 1 || n < 1 || n > 65535)
+		return conf_fail(err, errlen, &r, "expected the number of nodes (1 .. 65535), got "
+				 "\"%s\"", r.buf);
+	conf = conf_alloc((int)n);
+	if (!conf) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		if (!next_line(&r)) {
+			snprintf(err, errlen, "%s:%d: file ends before node %d (of %ld): expected "
+				 "\"hostname unit\"", name, r.line, i, n);
+			rc = -EINVAL;
+			goto fail;
+		}
+		rc = parse_node_line(&r, &conf->nodes[i], err, errlen);
+		if (rc < 0)
+			goto fail;
+		for (j = 0; j < n; j++) {
+			if (!next_line(&r)) {
+				snprintf(err, errlen, "%s:%d: file ends in the routes of node %d: "
+					 "%d of %ld route lines", name, r.line, i, j, n);
+				rc = -EINVAL;
+				goto fail;
+			}
+			rc = parse_route_line(&r, &conf->routes[i * n + j], err, errlen);
+			if (rc < 0)
+				goto fail;
+		}
+	}
+	if (next_line(&r)) {
+		rc = conf_fail(err, errlen, &r, "unexpected line after the %ld nodes: \"%s\"", n,
+			       r.buf);
+		goto fail;
+	}
+	*conf_p = conf;
+	return 0;
+fail:
+	bip_conf_free(conf);
+	return rc;
+}
+
+int bip_conf_parse_file(const char *path, struct bip_conf **conf_p, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0, cap = 0, n;
+	int rc;
+
+	if (!f) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	do {
+		if (cap - len < 4096) {
+			char *t = realloc(text, cap + 65536);
+
+			if (!t) {
+				free(text);
+				fclose(f);
+				snprintf(err, errlen, "%s: out of memory", path);
+				return -ENOMEM;
+			}
+			text = t;
+			cap += 65536;
+		}
+		n = fread(text + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0);
+	rc = ferror(f) ? -EIO : 0;
+	fclose(f);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: read error", path);
+		free(text);
+		return rc;
+	}
+	text[len] = '\0';
+	rc = bip_conf_parse_string(text, path, conf_p, err, errlen);
+	free(text);
+	return rc;
+}
+
+int bip_conf_local(int n, struct bip_conf **conf_p)
+{
+	struct bip_conf *conf;
+	struct utsname u;
+	int i;
+
+	if (n < 1)
+		return -EINVAL;
+	if (uname(&u) < 0)
+		return -errno;
+	conf = conf_alloc(n);
+	if (!conf)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		snprintf(conf->nodes[i].host, sizeof(conf->nodes[i].host), "%s", u.nodename);
+		conf->nodes[i].unit = 0;
+	}
+	for (i = 0; i < n * n; i++) {
+		conf->routes[i].nhops = 1;
+		conf->routes[i].hop[0] = BIP_ROUTE_DIRECT;
+	}
+	*conf_p = conf;
+	return 0;
+}
+
+int bip_conf_truncate(struct bip_conf *conf, int n)
+{
+	int i, j;
+
+	if (n < 1 || n > conf->n)
+		return -EINVAL;
+	/* Routes are rows of conf->n: repack them as rows of n. */
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			conf->routes[i * n + j] = conf->routes[i * conf->n + j];
+	conf->n = n;
+	return 0;
+}
+
+int bip_conf_write(FILE *f, const struct bip_conf *conf)
+{
+	int i, j, k;
+
+	fprintf(f, "%d\n", conf->n);
+	for (i = 0; i < conf->n; i++) {
+		fprintf(f, "%s %d\n", conf->nodes[i].host, conf->nodes[i].unit);
+		for (j = 0; j < conf->n; j++) {
+			const struct bip_route *r = &conf->routes[i * conf->n + j];
+
+			for (k = 0; k < r->nhops; k++)
+				fprintf(f, k ? " %d" : "%d", r->hop[k]);
+			fputc('\n', f);
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+void bip_conf_free(struct bip_conf *conf)
+{
+	if (!conf)
+		return;
+	free(conf->nodes);
+	free(conf->routes);
+	free(conf);
+}
+
+int bip_conf_default_path(char *buf, size_t len)
+{
+	const char *env = getenv(BIP_ENV_CONF);
+	const char *home = getenv("HOME");
+	int n;
+
+	if (env && *env)
+		n = snprintf(buf, len, "%s", env);
+	else if (home && *home)
+		n = snprintf(buf, len, "%s/.bip/bipconf", home);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int is_loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+
+		return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+
+		return IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+	}
+	return 0;
+}
+
+int bip_host_is_local(const char *host)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res, *ai;
+	struct utsname u;
+	size_t short_len;
+	int local;
+
+	if (!strcmp(host, "localhost"))
+		return 1;
+	if (uname(&u) == 0) {
+		if (!strcmp(host, u.nodename))
+			return 1;
+		/* "a" names "a.example.org" and the other way round. */
+		short_len = strcspn(u.nodename, ".");
+		if (strcspn(host, ".") == short_len && !strncmp(host, u.nodename, short_len) &&
+		    (host[short_len] == '\0' || u.nodename[short_len] == '\0'))
+			return 1;
+	}
+	if (getaddrinfo(host, NULL, &hints, &res) != 0)
+		return 0;
+	local = 1;
+	for (ai = res; ai; ai = ai->ai_next)
+		local &= is_loopback(ai->ai_addr);
+	freeaddrinfo(res);
+	return local;
+}
+
+int bip_opts_parse(const char *s, struct bip_opts *opts, char *err, size_t errlen)
+{
+	struct bip_opts o = { 0, 0 };
+	const char *p = s;
+
+	while (*p) {
+		if (*p == 'q') {
+			o.quiet = 1;
+			p++;
+		} else if (*p == 'n') {
+			char *end;
+			long v = strtol(p + 1, &end, 10);
+
+			if (end == p + 1 || v < 1 || v > 65535) {
+				snprintf(err, errlen, "\"n\" must be followed by a node count "
+					 "(1 .. 65535) in \"%s\"", s);
+				return -EINVAL;
+			}
+			o.nodes = (int)v;
+			p = end;
+		} else {
+			snprintf(err, errlen, "unknown option '%c' in \"%s\" (expected n<count> "
+				 "and q)", *p, s);
+			return -EINVAL;
+		}
+	}
+	*opts = o;
+	return 0;
+}
+
+int bip_jobid_valid(const char *id)
+{
+	size_t n = 0;
+
+	for (; id[n]; n++) {
+		char c = id[n];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+			return 0;
+	}
+	return n >= 1 && n <= BIP_JOBID_MAX;
+}
+
+int bip_shm_prefix(char *buf, size_t len, unsigned uid, const char *jobid)
+{
+	int n = snprintf(buf, len, "bip-%u-%s-", uid, jobid);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
