@@ -398,6 +398,10 @@ BIP_EXPORT void bip_init(void)
 		bip_error("bip_init", "called twice");
 		return;
 	}
+	/* Under bipload, stdout is a pipe: make it line-buffered so that the
+	 * nodes' lines reach the user as they are printed, not at exit. */
+	if (getenv(BIP_ENV_NODE) && !isatty(STDOUT_FILENO))
+		setvbuf(stdout, NULL, _IOLBF, 0);
 	if (setup(err) < 0) {
 		fprintf(stderr, "bip: bip_init: %s\n", err[0] ? err : "start-up failed");
 		exit(EXIT_FAILURE);

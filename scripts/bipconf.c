@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bipconf - write a BIP configuration (manual 4.6 and section 5).
+ *
+ *   bipconf [-f FILE] host...
+ *
+ * The order of the hosts gives the node numbers; a host may be named several
+ * times.  Routes come from $HOME/.bip/bipdatabase (written by biproute) when
+ * it exists; otherwise every route is direct (256).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bipdatabase.h"
+#include "conf.h"
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout, "usage: bipconf [-f FILE] host...\n");
+	exit(status);
+}
+
+int main(int argc, char **argv)
+{
+	char path[PATH_MAX], dbpath[PATH_MAX], err[512], tmp[PATH_MAX + 8];
+	const char *file = NULL, *home = getenv("HOME");
+	struct bip_database *db = NULL;
+	struct bip_conf conf;
+	int i, j, first = 1, rc;
+	FILE *f;
+
+	while (first < argc && argv[first][0] == '-') {
+		if (!strcmp(argv[first], "-f") && first + 1 < argc) {
+			file = argv[first + 1];
+			first += 2;
+		} else if (!strcmp(argv[first], "-h") || !strcmp(argv[first], "--help")) {
+			usage(0);
+		} else {
+			usage(2);
+		}
+	}
+	if (first == argc)
+		usage(2);
+	if (!home || !*home) {
+		if (!file) {
+			fprintf(stderr, "bipconf: HOME is not set: give -f FILE\n");
+			return 1;
+		}
+		home = NULL;
+	}
+
+	if (home) {
+		snprintf(dbpath, sizeof(dbpath), "%s/.bip/bipdatabase", home);
+		rc = bip_database_load(dbpath, &db, err, sizeof(err));
+		if (rc < 0 && rc != -ENOENT) {
+			fprintf(stderr, "bipconf: %s\n", err);
+			return 1;
+		}
+	}
+
+	conf.n = argc - first;
+	conf.nodes = calloc((size_t)conf.n, sizeof(*conf.nodes));
+	conf.routes = calloc((size_t)conf.n * (size_t)conf.n, sizeof(*conf.routes));
+	if (!conf.nodes || !conf.routes) {
+		fprintf(stderr, "bipconf: out of memory\n");
+		return 1;
+	}
+	for (i = 0; i < conf.n; i++) {
+		const char *host = argv[first + i];
+
+		if (strlen(host) >= BIP_CONF_HOSTLEN || strpbrk(host, " \t#")) {
+			fprintf(stderr, "bipconf: \"%s\" is not a host name\n", host);
+			return 1;
+		}
+		if (db && !bip_database_has(db, host)) {
+			fprintf(stderr, "bipconf: host %s is not in %s: run biproute with every host "
+				"first\n", host, dbpath);
+			return 1;
+		}
+		snprintf(conf.nodes[i].host, sizeof(conf.nodes[i].host), "%s", host);
+	}
+	for (i = 0; i < conf.n; i++)
+		for (j = 0; j < conf.n; j++) {
+			struct bip_route *r = &conf.routes[i * conf.n + j];
+
+			if (i == j || !db ||
+			    bip_database_route(db, conf.nodes[i].host, conf.nodes[j].host, r) < 0) {
+				r->nhops = 1;
+				r->hop[0] = BIP_ROUTE_DIRECT;
+			}
+		}
+
+	if (file) {
+		snprintf(path, sizeof(path), "%s", file);
+	} else {
+		snprintf(path, sizeof(path), "%s/.bip", home);
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			fprintf(stderr, "bipconf: %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		snprintf(path, sizeof(path), "%s/.bip/bipconf", home);
+	}
+	/* Write a new file and rename it, so that a running job never reads half of one. */
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "bipconf: %s: %s\n", tmp, strerror(errno));
+		return 1;
+	}
+	rc = bip_conf_write(f, &conf);
+	if (fclose(f) != 0 || rc < 0 || rename(tmp, path) < 0) {
+		fprintf(stderr, "bipconf: cannot write %s: %s\n", path, strerror(errno));
+		remove(tmp);
+		return 1;
+	}
+	bip_database_free(db);
+	free(conf.nodes);
+	free(conf.routes);
+	return 0;
+}

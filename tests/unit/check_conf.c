@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the configuration parser (lib/bip/conf.c, manual section 5). */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "conf.h"
+
+static char err[512];
+
+static int parse(const char *text, struct bip_conf **conf)
+{
+	err[0] = '\0';
+	return bip_conf_parse_string(text, "test.conf", conf, err, sizeof(err));
+}
+
+static void expect_error(const char *text, const char *where, const char *what)
+{
+	struct bip_conf *conf = NULL;
+
+	ck_assert_int_eq(parse(text, &conf), -EINVAL);
+	ck_assert_ptr_null(conf);
+	ck_assert_msg(strncmp(err, where, strlen(where)) == 0, "error \"%s\" should start \"%s\"",
+		      err, where);
+	ck_assert_msg(strstr(err, what) != NULL, "error \"%s\" should say \"%s\"", err, what);
+}
+
+START_TEST(test_manual_format)
+{
+	const char *text = "# two nodes through one switch\n"
+			   "2\n"
+			   "lhpca 0\n"
+			   "256\n"
+			   "3\n"
+			   "\n"
+			   "lhpcb 1\n"
+			   "  # comment inside\n"
+			   "5 7\n"
+			   "256\n";
+	struct bip_conf *conf;
+
+	ck_assert_int_eq(parse(text, &conf), 0);
+	ck_assert_int_eq(conf->n, 2);
+	ck_assert_str_eq(conf->nodes[0].host, "lhpca");
+	ck_assert_int_eq(conf->nodes[1].unit, 1);
+	ck_assert_int_eq(conf->nodes[1].line, 7);
+	ck_assert_int_eq(conf->routes[0].hop[0], 256);
+	ck_assert_int_eq(conf->routes[1].nhops, 1);
+	ck_assert_int_eq(conf->routes[1].hop[0], 3);
+	ck_assert_int_eq(conf->routes[2].nhops, 2);
+	ck_assert_int_eq(conf->routes[2].hop[1], 7);
+	bip_conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_errors_name_file_and_line)
+{
+	expect_error("", "test.conf:", "empty");
+	expect_error("x\n", "test.conf:1:", "number of nodes");
+	expect_error("0\n", "test.conf:1:", "number of nodes");
+	expect_error("1\nhost\n256\n", "test.conf:2:", "hostname unit");
+	expect_error("1\nhost -1\n256\n", "test.conf:2:", "unit");
+	expect_error("1\nhost 0 extra\n256\n", "test.conf:2:", "hostname unit");
+	expect_error("1\nhost 0\n1 2 3 4 5\n", "test.conf:3:", "1 to 4");
+	expect_error("1\nhost 0\n256 1\n", "test.conf:3:", "alone");
+	expect_error("1\nhost 0\n257\n", "test.conf:3:", "out of range");
+	expect_error("1\nhost 0\nabc\n", "test.conf:3:", "numbers");
+	expect_error("2\na 0\n256\n256\n", "test.conf:4:", "ends before node 1");
+	expect_error("2\na 0\n256\n", "test.conf:3:", "routes of node 0");
+	expect_error("1\na 0\n256\nb 0\n", "test.conf:4:", "unexpected line");
+}
+END_TEST
+
+START_TEST(test_write_round_trip)
+{
+	const char *text = "3\na 0\n256\n1\n2 3\nb 0\n4\n256\n5\na 2\n6\n7 8 9 10\n256\n";
+	struct bip_conf *conf, *again;
+	char buf[1024];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	ck_assert_int_eq(parse(text, &conf), 0);
+	ck_assert_int_eq(bip_conf_write(f, conf), 0);
+	fclose(f);
+	ck_assert_str_eq(buf, text);
+	ck_assert_int_eq(parse(buf, &again), 0);
+	ck_assert_int_eq(again->routes[7].hop[3], 10);
+	/* Keep the first two nodes: routes are repacked. */
+	ck_assert_int_eq(bip_conf_truncate(conf, 2), 0);
+	ck_assert_int_eq(conf->n, 2);
+	ck_assert_int_eq(conf->routes[2].hop[0], 4);
+	ck_assert_int_eq(conf->routes[3].hop[0], 256);
+	ck_assert_int_eq(bip_conf_truncate(conf, 3), -EINVAL);
+	bip_conf_free(conf);
+	bip_conf_free(again);
+}
+END_TEST
+
+START_TEST(test_local_default)
+{
+	struct bip_conf *conf;
+	struct utsname u;
+
+	uname(&u);
+	ck_assert_int_eq(bip_conf_local(4, &conf), 0);
+	ck_assert_int_eq(conf->n, 4);
+	ck_assert_str_eq(conf->nodes[3].host, u.nodename);
+	ck_assert_int_eq(conf->routes[15].hop[0], 256);
+	ck_assert(bip_host_is_local(conf->nodes[0].host));
+	ck_assert(bip_host_is_local("localhost"));
+	ck_assert(!bip_host_is_local("no-such-host.invalid"));
+	bip_conf_free(conf);
+	ck_assert_int_eq(bip_conf_local(0, &conf), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_opts)
+{
+	struct bip_opts o = { 9, 9 };
+
+	ck_assert_int_eq(bip_opts_parse("n5q", &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(o.nodes, 5);
+	ck_assert_int_eq(o.quiet, 1);
+	ck_assert_int_eq(bip_opts_parse("qn12", &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(o.nodes, 12);
+	ck_assert_int_eq(bip_opts_parse("", &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(o.nodes, 0);
+	ck_assert_int_eq(o.quiet, 0);
+	ck_assert_int_eq(bip_opts_parse("n", &o, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(bip_opts_parse("n0", &o, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(bip_opts_parse("x", &o, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "'x'"));
+}
+END_TEST
+
+START_TEST(test_job_names)
+{
+	char buf[64];
+
+	ck_assert(bip_jobid_valid("abc123XYZ"));
+	ck_assert(!bip_jobid_valid(""));
+	ck_assert(!bip_jobid_valid("a-b"));
+	ck_assert(!bip_jobid_valid("a/b"));
+	ck_assert(!bip_jobid_valid("123456789012345678901234567890123"));
+	ck_assert_int_eq(bip_shm_prefix(buf, sizeof(buf), 1000, "j42"), 0);
+	ck_assert_str_eq(buf, "bip-1000-j42-");
+	ck_assert_int_eq(bip_shm_prefix(buf, 8, 1000, "j42"), -ENAMETOOLONG);
+}
+END_TEST
+
+START_TEST(test_default_path)
+{
+	char buf[256];
+
+	setenv("HOME", "/home/u", 1);
+	unsetenv("BIPCONF");
+	ck_assert_int_eq(bip_conf_default_path(buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "/home/u/.bip/bipconf");
+	setenv("BIPCONF", "/etc/my.conf", 1);
+	ck_assert_int_eq(bip_conf_default_path(buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "/etc/my.conf");
+	ck_assert_int_eq(bip_conf_default_path(buf, 4), -ENAMETOOLONG);
+	unsetenv("BIPCONF");
+	unsetenv("HOME");
+	ck_assert_int_eq(bip_conf_default_path(buf, sizeof(buf)), -ENOENT);
+}
+END_TEST
+
+START_TEST(test_parse_file)
+{
+	char path[] = "/tmp/check_conf_XXXXXX";
+	struct bip_conf *conf = NULL;
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	fputs("1\nme 0\n256\nextra\n", f);
+	fclose(f);
+	ck_assert_int_eq(bip_conf_parse_file(path, &conf, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strncmp(err, path, strlen(path)) == 0 && strstr(err, ":4:"), "%s", err);
+	unlink(path);
+	ck_assert_int_eq(bip_conf_parse_file(path, &conf, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_null(conf);
+}
+END_TEST
+
+static Suite *conf_suite(void)
+{
+	Suite *s = suite_create("conf");
+	TCase *tc = tcase_create("conf");
+
+	tcase_add_test(tc, test_manual_format);
+	tcase_add_test(tc, test_errors_name_file_and_line);
+	tcase_add_test(tc, test_write_round_trip);
+	tcase_add_test(tc, test_local_default);
+	tcase_add_test(tc, test_opts);
+	tcase_add_test(tc, test_job_names);
+	tcase_add_test(tc, test_default_path);
+	tcase_add_test(tc, test_parse_file);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(conf_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
