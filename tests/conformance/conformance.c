@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Conformance tests of the BIP API (manual sections 2 and 3), run through
+ * bipload on every driver: `bipload -sz N conformance SUBTEST`.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bip.h"
+
+#define CHECK(cond, ...)                                                                     \
+	do {                                                                                 \
+		if (!(cond)) {                                                               \
+			fprintf(stderr, "node %d: FAILED at %s:%d: %s: ", bip_mynode, __FILE__, \
+				__LINE__, #cond);                                            \
+			fprintf(stderr, __VA_ARGS__);                                        \
+			fputc('\n', stderr);                                                 \
+			exit(1);                                                             \
+		}                                                                            \
+	} while (0)
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static int pattern(int src, int seq, int i)
+{
+	return src * 1000003 + seq * 7919 + i;
+}
+
+static void fill(int *buf, int len, int src, int seq)
+{
+	int i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = pattern(src, seq, i);
+}
+
+static void check_data(const int *buf, int len, int src, int seq)
+{
+	int i;
+
+	for (i = 0; i < len; i++)
+		CHECK(buf[i] == pattern(src, seq, i), "word %d of %d from node %d (message %d) is %d",
+		      i, len, src, seq, buf[i]);
+}
+
+/* Ping-pong of every size with every other node: short, at the limit, long, large. */
+static void t_sizes(void)
+{
+	static const int sizes[] = { 0, 1, 2, BIPSMALLSIZE - 1, BIPSMALLSIZE, BIPSMALLSIZE + 1,
+				     1000, 4097, 262144, 1048576 };
+	int *buf = malloc(1048576 * 4);
+	int peer, s, n, node;
+
+	for (peer = 1; peer < bip_numnodes; peer++) {
+		for (s = 0; s < (int)(sizeof(sizes) / sizeof(sizes[0])); s++) {
+			int len = sizes[s];
+
+			if (bip_mynode == 0) {
+				fill(buf, len, 0, s);
+				CHECK(bip_tsend(peer, 1, buf, len) == 0, "send");
+				memset(buf, 0, (size_t)len * 4);
+				n = bip_trecvx(1, buf, 1048576, &node);
+				CHECK(n == len && node == peer, "got %d words from %d", n, node);
+				check_data(buf, len, peer, s);
+			} else if (bip_mynode == peer) {
+				memset(buf, 0, (size_t)len * 4);
+				n = bip_trecvx(1, buf, 1048576, &node);
+				CHECK(n == len && node == 0, "got %d words from %d", n, node);
+				check_data(buf, len, 0, s);
+				fill(buf, len, peer, s);
+				CHECK(bip_tsend(0, 1, buf, len) == 0, "send");
+			}
+		}
+	}
+	free(buf);
+}
+
+/* The manual's quick start example, checked. */
+static void t_token(void)
+{
+	int token;
+
+	if (bip_mynode == 0) {
+		token = 333;
+		CHECK(bip_send(1, &token, 1) == 0, "send");
+		CHECK(bip_recv(&token, 1) == 1, "recv");
+		CHECK(token == 333 + bip_numnodes - 1, "token %d", token);
+	} else {
+		CHECK(bip_recv(&token, 1) == 1, "recv");
+		CHECK(token == 333 + bip_mynode - 1, "token %d on %d", token, bip_mynode);
+		token++;
+		CHECK(bip_send((bip_mynode + 1) % bip_numnodes, &token, 1) == 0, "send");
+	}
+}
+
+/* Every tag: sent in one order, received in another. */
+static void t_tags(void)
+{
+	int tag, v;
+
+	if (bip_mynode == 0) {
+		for (tag = NTAGS - 1; tag >= 0; tag--) {
+			v = tag * 3;
+			CHECK(bip_tsend(1, tag, &v, 1) == 0, "send on tag %d", tag);
+		}
+	} else if (bip_mynode == 1) {
+		for (tag = 0; tag < NTAGS; tag++) {
+			CHECK(bip_trecv(tag, &v, 1) == 1, "tag %d", tag);
+			CHECK(v == tag * 3, "tag %d got %d", tag, v);
+		}
+	}
+}
+
+/* Many to one: per-sender order on one shared tag and on per-sender tags. */
+static void t_ordering(void)
+{
+	const int count = 300;
+	int msg[3], i, n, node;
+
+	if (bip_mynode != 0) {
+		for (i = 0; i < count; i++) {
+			msg[0] = bip_mynode;
+			msg[1] = i;
+			msg[2] = -i;
+			CHECK(bip_tsend(0, 1, msg, 3) == 0, "send");
+			CHECK(bip_tsend(0, 2 + bip_mynode % 5, msg, 2) == 0, "send");
+		}
+		return;
+	}
+	{
+		int *next = calloc((size_t)bip_numnodes, sizeof(int));
+		int *next_own = calloc((size_t)bip_numnodes, sizeof(int));
+		int total = count * (bip_numnodes - 1), got;
+
+		for (got = 0; got < 2 * total;) {
+			if (bip_tprobe(1) >= 0) {
+				n = bip_trecvx(1, msg, 3, &node);
+				CHECK(n == 3 && node == msg[0] && msg[1] == next[node] &&
+					      msg[2] == -msg[1],
+				      "from %d: message %d, expected %d", node, msg[1], next[node]);
+				next[node]++;
+				got++;
+			}
+			for (i = 2; i < 7; i++) {
+				while ((n = bip_tnrecvx(i, msg, 3, &node)) >= 0) {
+					CHECK(n == 2 && node == msg[0] && 2 + node % 5 == i &&
+						      msg[1] == next_own[node],
+					      "tag %d from %d: message %d, expected %d", i, node,
+					      msg[1], next_own[node]);
+					next_own[node]++;
+					got++;
+				}
+			}
+		}
+		for (i = 1; i < bip_numnodes; i++)
+			CHECK(next[i] == count && next_own[i] == count, "node %d", i);
+		free(next);
+		free(next_own);
+	}
+}
+
+/* All to all with non-blocking calls and mixed sizes. */
+static void t_alltoall(void)
+{
+	static const int sizes[] = { 1, 10, 64, 65, 300, 5000, 70000 };
+	const int rounds = 21, maxw = 70000;
+	int *sb = malloc(maxw * 4), *rb = malloc(maxw * 4);
+	int me = bip_mynode, n = bip_numnodes, r, k;
+
+	for (r = 0; r < rounds; r++) {
+		int len = sizes[r % 7];
+
+		for (k = 1; k < n; k++) {
+			int dst = (me + k) % n, src = (me - k + n) % n, tag = k + (r % 3) * 10;
+			int rid, sid, node = -1, got;
+
+			fill(sb, len, me, r);
+			rid = bip_tirecv(tag, rb, maxw);
+			sid = bip_tisend(dst, tag, sb, len);
+			CHECK(rid >= 0 && sid >= 0, "ids %d %d", rid, sid);
+			got = bip_rwaitx(rid, &node);
+			bip_swait(sid);
+			CHECK(bip_stest(sid) == 1, "stest after swait");
+			CHECK(got == len && node == src, "round %d: %d words from %d", r, got, node);
+			check_data(rb, len, src, r);
+		}
+	}
+	free(sb);
+	free(rb);
+}
+
+/* A small queue: the sender waits, nothing is lost, order is kept. */
+static void t_taginit(void)
+{
+	const int count = 1000;
+	int i, v;
+
+	CHECK(bip_taginit(5, 2, 1) == 0, "taginit");
+	CHECK(bip_taginit(5, 2, 1) == -1, "second taginit of a tag");
+	CHECK(bip_taginit(NTAGS, 2, 1) == -1, "bad tag");
+	CHECK(bip_taginit(6, 0, 1) == -1, "nbufs 0");
+	CHECK(bip_taginit(6, 1, -1) == -1, "negative size");
+	CHECK(bip_taginit(7, 100, 10) == 0, "taginit");
+	bip_init();
+	CHECK(bip_taginit(8, 2, 1) == -1, "taginit after bip_init");
+	if (bip_mynode == 0) {
+		for (i = 0; i < 100; i++) {
+			int m[10];
+
+			fill(m, 10, 0, i);
+			CHECK(bip_tsend(1, 7, m, 10) == 0, "send");
+		}
+		for (i = 0; i < count; i++)
+			CHECK(bip_tsend(1, 5, &i, 1) == 0, "send %d", i);
+	} else if (bip_mynode == 1) {
+		int m[10];
+
+		sleep_ms(200);
+		/* Tag 7 holds all 100 messages of 10 words without a receive. */
+		for (i = 0; i < 100; i++) {
+			CHECK(bip_trecv(7, m, 10) == 10, "tag 7 message %d", i);
+			check_data(m, 10, 0, i);
+		}
+		for (i = 0; i < count; i++) {
+			CHECK(bip_trecv(5, &v, 1) == 1, "recv");
+			CHECK(v == i, "message %d is %d", i, v);
+		}
+	}
+}
+
+/* getmsg / freemsg: held in place, freed oldest first. */
+static void t_getmsg(void)
+{
+	int i, len, node, v[4], *m[3];
+
+	if (bip_mynode == 0) {
+		for (i = 0; i < 3; i++) {
+			fill(v, 4, 0, i);
+			CHECK(bip_tsend(1, 3, v, i + 1) == 0, "send");
+		}
+		v[0] = 77;
+		CHECK(bip_send(1, v, 1) == 0, "send");
+		CHECK(bip_recv(v, 1) == 1 && v[0] == 1, "ack");
+		return;
+	}
+	if (bip_mynode != 1)
+		return;
+	for (i = 0; i < 3; i++) {
+		len = node = -1;
+		m[i] = bip_tgetmsg(3, &len, &node);
+		CHECK(m[i] && len == i + 1 && node == 0, "getmsg %d: len %d node %d", i, len, node);
+	}
+	CHECK(bip_tngetmsg(3, &len, &node) == NULL, "nothing more");
+	CHECK(bip_tirecv(3, v, 4) == -1, "receive refused while messages are held");
+	CHECK(bip_tnrecv(3, v, 4) == -1, "nrecv refused while messages are held");
+	for (i = 0; i < 3; i++)
+		check_data(m[i], i + 1, 0, i);
+	bip_tfreemsg(3);
+	check_data(m[1], 2, 0, 1);
+	check_data(m[2], 3, 0, 2);
+	bip_tfreemsg(3);
+	bip_tfreemsg(3);
+	/* Untagged forms on tag 0. */
+	m[0] = bip_getmsg(&len, &node);
+	CHECK(m[0] && len == 1 && m[0][0] == 77 && node == 0, "getmsg");
+	CHECK(bip_ngetmsg(&len, &node) == NULL, "ngetmsg empty");
+	bip_freemsg();
+	v[0] = 1;
+	CHECK(bip_send(0, v, 1) == 0, "ack");
+}
+
+/* probe / nrecv see short messages only; a long one waits for trecv. */
+static void t_probe(void)
+{
+	static int big[5000];
+	int v[2], n, node, len, id;
+
+	if (bip_mynode == 0) {
+		v[0] = 5;
+		v[1] = 6;
+		CHECK(bip_tsend(1, 4, v, 2) == 0, "send");
+		fill(big, 5000, 0, 1);
+		id = bip_tisend(1, 4, big, 5000);
+		CHECK(id > 0, "long send");
+		v[0] = 9;
+		CHECK(bip_send(1, v, 1) == 0, "send");
+		bip_swait(id);
+		return;
+	}
+	if (bip_mynode != 1)
+		return;
+	CHECK(bip_tprobe(9) == -1, "empty tag");
+	CHECK(bip_tnrecv(9, v, 2) == -1, "empty tag");
+	while ((n = bip_tprobe(4)) < 0)
+		;
+	CHECK(n == 2, "probe %d", n);
+	node = -1;
+	CHECK(bip_tnrecvx(4, v, 2, &node) == 2 && v[1] == 6 && node == 0, "nrecvx");
+	while (bip_probe() < 0)
+		;
+	/* The long message is at the head of tag 4 now. */
+	CHECK(bip_tprobe(4) == -1, "probe sees no long message");
+	CHECK(bip_tnrecv(4, big, 5000) == -1, "nrecv takes no long message");
+	CHECK(bip_tngetmsg(4, &len, &node) == NULL, "ngetmsg takes no long message");
+	CHECK(bip_tgetmsg(4, &len, &node) == NULL, "getmsg takes no long message");
+	CHECK(strstr(bip_error_string(), "long message") != NULL, "%s", bip_error_string());
+	memset(big, 0, sizeof(big));
+	CHECK(bip_trecv(4, big, 5000) == 5000, "long receive");
+	check_data(big, 5000, 0, 1);
+	CHECK(bip_nrecvx(v, 1, &node) == 1 && v[0] == 9 && node == 0, "nrecvx");
+	CHECK(bip_nrecv(v, 1) == -1, "nothing left");
+}
+
+/* A long receive posted late; shorts flow on another tag meanwhile. */
+static void t_late(void)
+{
+	static int big[100000];
+	int i, v, id;
+
+	if (bip_mynode == 0) {
+		fill(big, 100000, 0, 3);
+		id = bip_tisend(1, 1, big, 100000);
+		CHECK(id > 0, "long send id %d", id);
+		for (i = 0; i < 10; i++) {
+			CHECK(bip_tsend(1, 2, &i, 1) == 0, "short");
+			CHECK(bip_trecv(2, &v, 1) == 1 && v == -i, "answer");
+		}
+		bip_swait(id);
+		CHECK(bip_stest(id) == 1, "done");
+	} else if (bip_mynode == 1) {
+		for (i = 0; i < 10; i++) {
+			CHECK(bip_trecv(2, &v, 1) == 1 && v == i, "short");
+			v = -v;
+			CHECK(bip_tsend(0, 2, &v, 1) == 0, "answer");
+		}
+		sleep_ms(300);
+		CHECK(bip_trecv(1, big, 100000) == 100000, "late long receive");
+		check_data(big, 100000, 0, 3);
+	}
+}
+
+/* A long message at the head of a tag does not block another tag. */
+static void t_longblock(void)
+{
+	static int big[20000];
+	int v = 42, id1, id2;
+
+	if (bip_mynode == 0) {
+		fill(big, 20000, 0, 4);
+		id1 = bip_tisend(1, 1, big, 20000);
+		id2 = bip_tisend(1, 2, &v, 1);
+		bip_swait(id2);
+		bip_swait(id1);
+	} else if (bip_mynode == 1) {
+		CHECK(bip_trecv(2, &v, 1) == 1 && v == 42, "short behind a long message");
+		CHECK(bip_trecv(1, big, 20000) == 20000, "long");
+		check_data(big, 20000, 0, 4);
+	}
+}
+
+/* The untagged calls are tag 0. */
+static void t_untagged(void)
+{
+	int v[100], id, node;
+
+	if (bip_mynode == 0) {
+		fill(v, 100, 0, 5);
+		id = bip_isend(1, v, 100);
+		CHECK(id >= 0, "isend");
+		bip_swait(id);
+		CHECK(bip_send(1, v, 3) == 0, "send");
+		CHECK(bip_tsend(1, 0, v, 2) == 0, "tsend on tag 0");
+	} else if (bip_mynode == 1) {
+		id = bip_irecv(v, 100);
+		CHECK(id >= 0, "irecv");
+		while (bip_rtestx(id, &node) < 0)
+			;
+		check_data(v, 100, 0, 5);
+		CHECK(node == 0, "source");
+		CHECK(bip_recvx(v, 3, &node) == 3 && node == 0, "recvx");
+		while (bip_probe() != 2)
+			;
+		CHECK(bip_trecv(0, v, 2) == 2, "trecv on tag 0");
+		check_data(v, 2, 0, 5);
+	}
+}
+
+/* Counters count what happened; finalize once. */
+static void t_counters(void)
+{
+	static int big[1000];
+	struct bip_counters c;
+	int v = 1;
+
+	if (bip_mynode == 0) {
+		CHECK(bip_send(1, &v, 1) == 0, "send");
+		CHECK(bip_tsend(1, 1, big, 1000) == 0, "long");
+		bip_get_counters(&c);
+		CHECK(c.short_sent == 1 && c.long_sent == 1 && c.bytes_sent == 4004,
+		      "sent %llu %llu %llu", (unsigned long long)c.short_sent,
+		      (unsigned long long)c.long_sent, (unsigned long long)c.bytes_sent);
+	} else if (bip_mynode == 1) {
+		CHECK(bip_recv(&v, 1) == 1, "recv");
+		CHECK(bip_trecv(1, big, 1000) == 1000, "long");
+		bip_get_counters(&c);
+		CHECK(c.short_received == 1 && c.long_received == 1 && c.bytes_received == 4004 &&
+			      c.errors == 0,
+		      "received %llu %llu %llu", (unsigned long long)c.short_received,
+		      (unsigned long long)c.long_received, (unsigned long long)c.bytes_received);
+	}
+	CHECK(bip_finalize() == 0, "finalize");
+	CHECK(bip_finalize() == -1, "second finalize");
+}
+
+/* Receives on different tags in different threads, sends from the main thread. */
+static void *thread_recv(void *arg)
+{
+	int tag = (int)(long)arg, i, v;
+
+	for (i = 0; i < 2000; i++) {
+		CHECK(bip_trecv(tag, &v, 1) == 1, "recv");
+		CHECK(v == i * tag, "tag %d message %d is %d", tag, i, v);
+	}
+	return NULL;
+}
+
+static void t_threads(void)
+{
+	pthread_t t[3];
+	int i, tag, v;
+
+	if (bip_mynode == 1) {
+		for (i = 0; i < 3; i++)
+			pthread_create(&t[i], NULL, thread_recv, (void *)(long)(i + 1));
+		for (i = 0; i < 3; i++)
+			pthread_join(t[i], NULL);
+	} else if (bip_mynode == 0) {
+		for (i = 0; i < 2000; i++)
+			for (tag = 1; tag <= 3; tag++) {
+				v = i * tag;
+				CHECK(bip_tsend(1, tag, &v, 1) == 0, "send");
+			}
+	}
+}
+
+/* Start-up and crash behaviour, checked by the wrapper script. */
+static void t_noinit(void)
+{
+	if (atoi(getenv("BIP_NODE") ? getenv("BIP_NODE") : "0") == 2)
+		exit(0); /* never calls bip_init */
+	bip_init();
+}
+
+static void t_crash(void)
+{
+	int v;
+
+	bip_init();
+	if (bip_mynode == 0)
+		printf("job %s\n", getenv("BIP_JOBID"));
+	if (bip_mynode == 1) {
+		sleep_ms(100);
+		raise(SIGSEGV);
+	}
+	bip_recv(&v, 1); /* waits until bipload stops it */
+}
+
+static const struct {
+	const char *name;
+	void (*run)(void);
+	int own_init;
+} tests[] = {
+	{ "sizes", t_sizes, 0 },       { "token", t_token, 0 },       { "tags", t_tags, 0 },
+	{ "ordering", t_ordering, 0 }, { "alltoall", t_alltoall, 0 }, { "taginit", t_taginit, 1 },
+	{ "getmsg", t_getmsg, 0 },     { "probe", t_probe, 0 },       { "late", t_late, 0 },
+	{ "longblock", t_longblock, 0 }, { "untagged", t_untagged, 0 }, { "counters", t_counters, 0 },
+	{ "threads", t_threads, 0 },   { "noinit", t_noinit, 1 },     { "crash", t_crash, 1 },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: conformance TEST\n");
+		return 2;
+	}
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (strcmp(argv[1], tests[i].name))
+			continue;
+		if (!tests[i].own_init)
+			bip_init();
+		tests[i].run();
+		return 0;
+	}
+	fprintf(stderr, "conformance: no test %s\n", argv[1]);
+	return 2;
+}

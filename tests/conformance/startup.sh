@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Start-up failure and crash, seen from the user's side.
+# Usage: startup.sh noinit|crash BIPLOAD CONFORMANCE
+set -u
+what=$1
+bipload=$2
+prog=$3
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+fail() {
+	cat "$out"
+	echo "FAIL: $*"
+	exit 1
+}
+
+case "$what" in
+noinit)
+	# Node 2 never calls bip_init: the others fail naming it.
+	BIP_INIT_TIMEOUT=2 "$bipload" -sz 3 --timeout 60 "$prog" noinit >"$out" 2>&1
+	rc=$?
+	[ "$rc" -ne 0 ] || fail "bipload exited 0"
+	[ "$rc" -ne 124 ] || fail "the job hung until bipload's time-out"
+	grep -q "bip_init: timed out .* waiting for node 2 " "$out" ||
+		fail "no message naming node 2"
+	grep -q "bipload: node [01] (host .*, pid [0-9]*) exited with status 1" "$out" ||
+		fail "bipload does not name the failed node"
+	;;
+crash)
+	"$bipload" -sz 4 --timeout 60 "$prog" crash >"$out" 2>&1
+	rc=$?
+	[ "$rc" -eq 139 ] || fail "exit status $rc, expected 139 (128 + SIGSEGV)"
+	grep -q "bipload: node 1 (host .*, pid [0-9]*) killed by signal SIGSEGV" "$out" ||
+		fail "bipload does not name node 1 and its signal"
+	grep -q "bipload: stopped nodes 0 2 3" "$out" || fail "the other nodes were not stopped"
+	job=$(sed -n 's/^job //p' "$out")
+	[ -n "$job" ] || fail "node 0 did not print its job id"
+	left=$(ls /dev/shm | grep -- "-$job-" || true)
+	[ -z "$left" ] || fail "shared memory left behind: $left"
+	;;
+*)
+	echo "usage: startup.sh noinit|crash BIPLOAD PROG"
+	exit 2
+	;;
+esac
+cat "$out"
+echo "PASS"
