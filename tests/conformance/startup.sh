@@ -27,6 +27,9 @@ noinit)
 		fail "bipload does not name the failed node"
 	;;
 crash)
+	# In sanitizer builds, let the signal kill the process as it would without.
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
+	export ASAN_OPTIONS
 	"$bipload" -sz 4 --timeout 60 "$prog" crash >"$out" 2>&1
 	rc=$?
 	[ "$rc" -eq 139 ] || fail "exit status $rc, expected 139 (128 + SIGSEGV)"
