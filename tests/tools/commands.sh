@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Tests of bipconf, biproute, bipcc and bipload through their command lines.
+# Usage: commands.sh CHECK BUILDDIR SOURCEDIR
+set -u
+check=$1
+build=$2
+src=$3
+bipload="$build/scripts/bipload"
+bipconf="$build/scripts/bipconf"
+biproute="$build/scripts/biproute"
+bipcc="sh $build/scripts/bipcc-uninstalled"
+helper="$build/tests/tools/helper"
+
+HOME=$(mktemp -d)
+export HOME
+unset BIPCONF BIP_OPTS BIP_NODE BIP_JOBID
+out="$HOME/out"
+trap 'rm -rf "$HOME"' EXIT
+fail() {
+	[ -f "$out" ] && cat "$out"
+	echo "FAIL: $*"
+	exit 1
+}
+host=$(uname -n)
+
+case "$check" in
+bipconf)
+	"$bipconf" a b a || fail "bipconf"
+	printf '3\na 0\n256\n256\n256\nb 0\n256\n256\n256\na 0\n256\n256\n256\n' >"$HOME/want"
+	cmp "$HOME/.bip/bipconf" "$HOME/want" || fail "unexpected ~/.bip/bipconf"
+	"$bipconf" -f "$HOME/two" x y || fail "bipconf -f"
+	[ "$(head -1 "$HOME/two")" = 2 ] || fail "bipconf -f wrote no file"
+	"$bipconf" 2>"$out" && fail "bipconf with no host succeeded"
+	grep -q usage "$out" || fail "no usage message"
+	;;
+biproute)
+	"$biproute" a b c || fail "biproute"
+	grep -q '^route a c 256$' "$HOME/.bip/bipdatabase" || fail "no route a c"
+	"$bipconf" c a || fail "bipconf with a database"
+	[ "$(sed -n 2p "$HOME/.bip/bipconf")" = "c 0" ] || fail "bipconf ignored the order"
+	"$bipconf" a zz 2>"$out" && fail "a host missing from the database was accepted"
+	grep -q "host zz is not in" "$out" || fail "no message naming the missing host"
+	echo "bogus line" >>"$HOME/.bip/bipdatabase"
+	"$bipconf" a b 2>"$out" && fail "a malformed database was accepted"
+	grep -q "bipdatabase:[0-9]*: unknown keyword \"bogus\"" "$out" || fail "no file:line"
+	;;
+bipcc)
+	$bipcc -show "$src/examples/token.c" -o "$HOME/t" >"$out" || fail "bipcc -show"
+	grep -q -- "-I$src/include" "$out" || fail "no include directory"
+	grep -q -- "-lbip" "$out" || fail "no -lbip"
+	$bipcc -show -c x.c >"$out"
+	grep -q -- "-lbip" "$out" && fail "-lbip when only compiling"
+	$bipcc -show x.o -lmpi >"$out"
+	grep -q -- "-lmpi_shim -lbip" "$out" || fail "-lmpi not translated"
+	$bipcc "$src/examples/token.c" -o "$HOME/token" || fail "bipcc could not build token.c"
+	"$bipload" -q -sz 3 "$HOME/token" >"$out" 2>&1 || fail "token did not run"
+	printf 'token start on 0\ntoken 333 received on 1\ntoken 333 received on 2\ntoken arrived\n' \
+		>"$HOME/want"
+	cmp "$out" "$HOME/want" || fail "token printed something else than the manual shows"
+	;;
+env)
+	"$bipload" -q -sz 3 "$helper" env >"$out" 2>&1 || fail "bipload"
+	for i in 0 1 2; do
+		grep -q "^node $i opts n3q conf -$" "$out" || fail "node $i environment"
+	done
+	"$bipconf" -f "$HOME/c" "$host" "$host" localhost
+	"$bipload" -q -f "$HOME/c" -sz 2 "$helper" env >"$out" 2>&1 || fail "bipload -f"
+	grep -q "^node 1 opts n2q conf $HOME/c$" "$out" || fail "BIPCONF not passed"
+	grep -q "^node 2" "$out" && fail "-sz 2 ran node 2"
+	;;
+output)
+	"$bipload" -q -sz 4 --tag-output "$helper" lines >"$out" 2>&1 || fail "bipload"
+	[ "$(wc -l <"$out")" -eq 800 ] || fail "expected 800 lines"
+	bad=$(grep -cvE '^\[([0-3])\] node \1 line [0-9]+ 0+[0-9]* end$' "$out")
+	[ "$bad" -eq 0 ] || fail "$bad lines mixed or cut"
+	echo "hello" | "$bipload" -q -sz 2 "$helper" stdin >"$out" 2>&1
+	grep -q "^node 0 read hello$" "$out" || fail "stdin did not reach node 0"
+	;;
+failure)
+	"$bipload" -q -sz 3 "$helper" exit 7 >"$out" 2>&1
+	rc=$?
+	[ "$rc" -eq 7 ] || fail "exit status $rc, expected 7"
+	grep -q "node 1 (host .*, pid [0-9]*) exited with status 7" "$out" || fail "node 1 not named"
+	grep -q "stopped nodes 0 2" "$out" || fail "others not stopped"
+	"$bipload" -q -sz 3 "$helper" signal 6 >"$out" 2>&1
+	rc=$?
+	[ "$rc" -eq 134 ] || fail "exit status $rc, expected 134"
+	grep -q "node 2 (host .*) killed by signal SIGABRT" "$out" || fail "signal not named"
+	"$bipload" -q -sz 2 --timeout 1 "$helper" sleep >"$out" 2>&1
+	rc=$?
+	[ "$rc" -eq 124 ] || fail "exit status $rc after --timeout, expected 124"
+	;;
+errors)
+	"$bipload" -sz 2 ./no-such-program >"$out" 2>&1 && fail "missing program accepted"
+	grep -q "no-such-program" "$out" || fail "missing program not named"
+	"$bipload" "$helper" env >"$out" 2>&1 && fail "no configuration and no -sz accepted"
+	grep -q "no configuration" "$out" || fail "no message about the configuration"
+	printf '2\na 0\n256\n' >"$HOME/bad"
+	"$bipload" -f "$HOME/bad" "$helper" env >"$out" 2>&1 && fail "bad configuration accepted"
+	grep -q "$HOME/bad:3:" "$out" || fail "no file:line"
+	"$bipconf" -f "$HOME/c" "$host"
+	"$bipload" -f "$HOME/c" -sz 2 "$helper" env >"$out" 2>&1 && fail "-sz beyond the file"
+	grep -q "only 1 nodes" "$out" || fail "no message about -sz"
+	"$bipconf" -f "$HOME/c" "$host" remote.invalid
+	"$bipload" -f "$HOME/c" "$helper" env >"$out" 2>&1 && fail "remote node accepted"
+	grep -q "node 1 is on host remote.invalid" "$out" || fail "remote node not named"
+	;;
+*)
+	echo "unknown check $check"
+	exit 2
+	;;
+esac
+echo "PASS"

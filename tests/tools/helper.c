@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* A program for bipload's tests; it does not use BIP.  helper WHAT [ARG] */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "";
+	int node = atoi(getenv("BIP_NODE") ? getenv("BIP_NODE") : "-1");
+	int i;
+
+	if (!strcmp(what, "env")) {
+		printf("node %d opts %s conf %s\n", node, getenv("BIP_OPTS"),
+		       getenv("BIPCONF") ? getenv("BIPCONF") : "-");
+	} else if (!strcmp(what, "lines")) {
+		/* Many lines written in small pieces: they must arrive whole. */
+		for (i = 0; i < 200; i++) {
+			printf("node %d line %d ", node, i);
+			fflush(stdout);
+			printf("%0300d end\n", i);
+			fflush(stdout);
+		}
+	} else if (!strcmp(what, "stdin")) {
+		char line[256];
+
+		if (node == 0 && fgets(line, sizeof(line), stdin))
+			printf("node 0 read %s", line);
+	} else if (!strcmp(what, "exit")) {
+		if (node == 1)
+			exit(atoi(argv[2]));
+		sleep(30);
+	} else if (!strcmp(what, "signal")) {
+		if (node == 2)
+			raise(atoi(argv[2]));
+		sleep(30);
+	} else if (!strcmp(what, "sleep")) {
+		sleep(30);
+	}
+	return 0;
+}
