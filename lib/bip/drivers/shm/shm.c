@@ -346,8 +346,8 @@ static int shm_open_nic(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	shm->unlinked = 0;
 	bip_shm_long_init(shm);
 	/* The pipelined copy measured faster than process_vm_readv at every
-	 * size (bench/README.md), so single copy is used only from the size
-	 * the user sets. */
+	 * size (figures in bip_shm(7)), so single copy is used only from the
+	 * size the user sets. */
 	shm->cma_min = env_size("BIP_SHM_CMA_MIN", SIZE_MAX);
 	rc = wait_for_peers(shm, job);
 	if (rc < 0)

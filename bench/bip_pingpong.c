@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bip_pingpong.c - latency and bandwidth between BIP nodes 0 and 1.
+ *
+ *   bipload -sz 2 ./bip_pingpong [-s MIN] [-S MAX] [-i ITERS] [-w W] [-b B] [--csv]
+ *
+ * Latency: bip_tsend/bip_trecv ping-pong on one tag, half the round trip.
+ * Bandwidth: node 0 sends a window of W messages with bip_tisend (one send
+ * in progress at a time, as BIP allows), node 1 has W receives posted with
+ * bip_tirecv (one receive per tag at a time in BIP, so W tags, each with its
+ * own buffer), then node 1 sends a one-word acknowledgement.  Node 1 posts
+ * the receives of the next window before acknowledging, so long messages
+ * always find their receive posted.
+ *
+ * For every size one message is checked against a pattern on node 1 (and
+ * its echo on node 0); a wrong word aborts the run.  Nodes beyond 1 only
+ * initialise and exit.
+ */
+#include <bip.h>
+
+#include "pingpong.h"
+
+#define TAG_PING 0
+#define TAG_WIN 1 /* TAG_WIN .. TAG_WIN + W - 1, then the acknowledgement */
+
+static void fail(const char *call)
+{
+	fprintf(stderr, "bip_pingpong: node %d: %s failed: %s\n", bip_mynode, call,
+		bip_error_string());
+	abort();
+}
+
+static void die_data(const char *what, size_t bytes, long at, uint32_t got)
+{
+	fprintf(stderr, "bip_pingpong: node %d: %s of %zu bytes: word %ld is 0x%08x, expected 0x%08x\n",
+		bip_mynode, what, bytes, at, got, pp_word(bytes, at));
+	abort();
+}
+
+static void check(const uint32_t *buf, size_t bytes, const char *what)
+{
+	long at = pp_check(buf, bytes);
+
+	if (at >= 0)
+		die_data(what, bytes, at, buf[at]);
+}
+
+static void check_len(int got, int words, const char *what)
+{
+	if (got < 0)
+		fail(what);
+	if (got != words) {
+		fprintf(stderr, "bip_pingpong: node %d: %s: %d words received, expected %d\n",
+			bip_mynode, what, got, words);
+		abort();
+	}
+}
+
+static inline void send(int tag, uint32_t *buf, int words)
+{
+	if (bip_tsend(!bip_mynode, tag, (int *)buf, words) < 0)
+		fail("bip_tsend");
+}
+
+static inline void recv(int tag, uint32_t *buf, int words)
+{
+	int got = bip_trecv(tag, (int *)buf, words);
+
+	if (got != words)
+		check_len(got, words, "bip_trecv");
+}
+
+static double latency(const struct pp_opts *o, size_t bytes, uint32_t *sbuf, uint32_t *rbuf,
+		      double *samples)
+{
+	long n = pp_lat_iters(o, bytes);
+	int b, words = (int)(bytes / 4);
+	long i;
+
+	/* One checked exchange: node 1 checks the data, node 0 the echo. */
+	if (bip_mynode == 0) {
+		send(TAG_PING, sbuf, words);
+		recv(TAG_PING, rbuf, words);
+		check(rbuf, bytes, "echo");
+	} else {
+		memset(rbuf, 0, bytes);
+		recv(TAG_PING, rbuf, words);
+		check(rbuf, bytes, "message");
+		send(TAG_PING, rbuf, words);
+	}
+
+	/* Batch -1 is the warm-up. */
+	for (b = -1; b < o->batches; b++) {
+		double t0 = pp_now();
+
+		if (bip_mynode == 0) {
+			for (i = 0; i < n; i++) {
+				send(TAG_PING, sbuf, words);
+				recv(TAG_PING, rbuf, words);
+			}
+		} else {
+			for (i = 0; i < n; i++) {
+				recv(TAG_PING, rbuf, words);
+				send(TAG_PING, rbuf, words);
+			}
+		}
+		if (b >= 0)
+			samples[b] = (pp_now() - t0) / (2.0 * n) * 1e6;
+	}
+	return pp_median(samples, o->batches);
+}
+
+static void post_window(const struct pp_opts *o, uint32_t **wbuf, int words, int *ids)
+{
+	int k;
+
+	for (k = 0; k < o->window; k++) {
+		ids[k] = bip_tirecv(TAG_WIN + k, (int *)wbuf[k], words);
+		if (ids[k] < 0)
+			fail("bip_tirecv");
+	}
+}
+
+static double bandwidth(const struct pp_opts *o, size_t bytes, uint32_t *sbuf,
+			uint32_t **wbuf, double *samples)
+{
+	long reps = pp_bw_reps(o, bytes);
+	long total = reps * (o->batches + 1), w;
+	int ack_tag = TAG_WIN + o->window;
+	int words = (int)(bytes / 4);
+	int ids[PP_MAX_WINDOW];
+	uint32_t ack = 0;
+	int b, k;
+
+	if (bip_mynode == 1) {
+		for (k = 0; k < o->window; k++)
+			memset(wbuf[k], 0, bytes);
+		post_window(o, wbuf, words, ids);
+		send(ack_tag, &ack, 1);
+		for (w = 0; w < total; w++) {
+			for (k = 0; k < o->window; k++) {
+				int got = bip_rwait(ids[k]);
+
+				if (got != words)
+					check_len(got, words, "bip_rwait");
+			}
+			if (w == 0) {
+				check(wbuf[0], bytes, "window message");
+				check(wbuf[o->window - 1], bytes, "window message");
+			}
+			if (w + 1 < total)
+				post_window(o, wbuf, words, ids);
+			send(ack_tag, &ack, 1);
+		}
+		return 0;
+	}
+
+	recv(ack_tag, &ack, 1);
+	for (b = -1; b < o->batches; b++) {
+		double t0 = pp_now();
+		long r;
+
+		for (r = 0; r < reps; r++) {
+			for (k = 0; k < o->window; k++) {
+				int id = bip_tisend(1, TAG_WIN + k, (int *)sbuf, words);
+
+				if (id < 0)
+					fail("bip_tisend");
+				bip_swait(id);
+			}
+			recv(ack_tag, &ack, 1);
+		}
+		if (b >= 0)
+			samples[b] = (double)bytes * o->window * reps / (pp_now() - t0) / 1e6;
+	}
+	return pp_median(samples, o->batches);
+}
+
+int main(int argc, char **argv)
+{
+	struct pp_opts o;
+	uint32_t *sbuf = NULL, *rbuf = NULL, *wbuf[PP_MAX_WINDOW];
+	double *samples;
+	size_t bytes;
+	int k;
+
+	if (pp_parse(argc, argv, &o))
+		return 0;
+	if (o.window + 1 >= NTAGS) {
+		fprintf(stderr, "bip_pingpong: WINDOW must be below %d\n", NTAGS - 1);
+		return 2;
+	}
+	bip_init();
+	if (bip_numnodes < 2) {
+		fprintf(stderr, "bip_pingpong: needs 2 nodes (bipload -sz 2)\n");
+		return 2;
+	}
+	if (bip_mynode > 1) {
+		/* Nodes beyond 1 take no part. */
+		bip_finalize();
+		return 0;
+	}
+
+	samples = calloc(o.batches, sizeof(*samples));
+	rbuf = pp_alloc(argv[0], o.max);
+	if (bip_mynode == 0) {
+		sbuf = pp_alloc(argv[0], o.max);
+		pp_header(&o, "BIP");
+	} else {
+		for (k = 0; k < o.window; k++)
+			wbuf[k] = pp_alloc(argv[0], o.max);
+	}
+
+	for (bytes = pp_first(&o); bytes <= o.max; bytes <<= 1) {
+		double lat, bw;
+
+		if (bip_mynode == 0)
+			pp_fill(sbuf, bytes);
+		lat = latency(&o, bytes, sbuf, rbuf, samples);
+		bw = bandwidth(&o, bytes, sbuf, wbuf, samples);
+		if (bip_mynode == 0)
+			pp_row(&o, bytes, lat, bw);
+	}
+
+	bip_finalize();
+	free(samples);
+	free(rbuf);
+	free(sbuf);
+	if (bip_mynode == 1)
+		for (k = 0; k < o.window; k++)
+			free(wbuf[k]);
+	return 0;
+}
