@@ -113,23 +113,27 @@ static int check_send_id(const char *call, int id)
 	return 0;
 }
 
-static void swait_checked(int id)
+/* Wait for send id; 0, or -1 when nobody is left to take it. */
+static int swait_checked(const char *call, int id)
 {
 	struct bip_wait w;
 	int locked;
 
 	if (id == 0)
-		return;
+		return 0;
 	bip_wait_start(&w);
 	for (;;) {
 		locked = bip_lock();
 		if (!bip_sreq_lookup(id)) {
 			bip_unlock(locked);
-			return;
+			return 0;
 		}
 		bip_progress();
 		bip_unlock(locked);
-		bip_wait_step(&w);
+		if (bip_wait_step(&w) < 0) {
+			bip_error(call, "send %d will never complete: " BIP_ALL_GONE, id);
+			return -1;
+		}
 	}
 }
 
@@ -137,7 +141,7 @@ BIP_EXPORT void bip_swait(int id)
 {
 	if (!bip_check_init("bip_swait") || !check_send_id("bip_swait", id))
 		return;
-	swait_checked(id);
+	swait_checked("bip_swait", id);
 }
 
 BIP_EXPORT int bip_stest(int id)
@@ -161,8 +165,7 @@ BIP_EXPORT int bip_tsend(int dst, int tag, int *buf, int length)
 
 	if (id < 0)
 		return -1;
-	swait_checked(id);
-	return 0;
+	return swait_checked("bip_tsend", id);
 }
 
 /* --- receives --- */
@@ -238,8 +241,16 @@ static int recv_wait(const char *call, struct bip_tag *t, int locked, int *node)
 		if (recv_done(t))
 			break;
 		bip_unlock(locked);
-		bip_wait_step(&w);
+		rc = bip_wait_step(&w);
 		locked = bip_lock();
+		if (rc < 0 && !recv_done(t)) {
+			/* Withdraw the receive: nothing can complete it. */
+			t->state = BIP_RECV_IDLE;
+			bip_unlock(locked);
+			bip_error(call, "receive on tag %u: " BIP_ALL_GONE,
+				  (unsigned)(t - bip_state.tags));
+			return -1;
+		}
 	}
 	rc = recv_finish(call, t, node);
 	bip_unlock(locked);
@@ -444,7 +455,10 @@ static int *tgetmsg_checked(const char *call, int tag, int *length, int *node)
 		bip_unlock(locked);
 		if (rc)
 			break;
-		bip_wait_step(&w);
+		if (bip_wait_step(&w) < 0) {
+			bip_error(call, "tag %d: " BIP_ALL_GONE, tag);
+			return NULL;
+		}
 	}
 	if (rc < 0) {
 		long_at_head(call, tag);
@@ -512,8 +526,7 @@ BIP_EXPORT int bip_send(int dst, int *buf, int length)
 
 	if (id < 0)
 		return -1;
-	swait_checked(id);
-	return 0;
+	return swait_checked("bip_send", id);
 }
 
 BIP_EXPORT int bip_irecv(int *buf, int maxlength)

@@ -148,6 +148,7 @@ int bip_check_init(const char *call);
 
 struct bip_wait {
 	unsigned spins;
+	unsigned yields;
 };
 
 /* Poll every NIC once and push queued sends. */
@@ -156,20 +157,28 @@ int bip_progress(void);
 static inline void bip_wait_start(struct bip_wait *w)
 {
 	w->spins = 0;
+	w->yields = 0;
 }
 
-void bip_wait_yield(void);
+int bip_wait_yield(struct bip_wait *w);
 
-/* One step of waiting: spin briefly, then give the core to others. */
-static inline void bip_wait_step(struct bip_wait *w)
+/*
+ * One step of waiting: spin briefly, then give the core to others.
+ * Returns 0, or -EPIPE once every other node has ended: then nothing more
+ * can arrive, and the caller reports it instead of waiting forever.
+ */
+static inline int bip_wait_step(struct bip_wait *w)
 {
 	if (w->spins < bip_state.spin_limit) {
 		w->spins++;
 		bip_cpu_relax();
-		return;
+		return 0;
 	}
-	bip_wait_yield();
+	return bip_wait_yield(w);
 }
+
+/* The message for -EPIPE from bip_wait_step. */
+#define BIP_ALL_GONE "every other node has ended: nothing more can arrive"
 
 /* --- protocol (proto.c) --- */
 

@@ -426,7 +426,7 @@ BIP_EXPORT int bip_finalize(void)
 {
 	struct bip_wait w;
 	struct timespec start, now;
-	int locked;
+	int locked, rc;
 
 	if (!bip_state.initialized) {
 		bip_error("bip_finalize", "BIP is not initialised");
@@ -438,9 +438,14 @@ BIP_EXPORT int bip_finalize(void)
 	while (bip_state.inflight_sends) {
 		bip_progress();
 		bip_unlock(locked);
-		bip_wait_step(&w);
+		rc = bip_wait_step(&w);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		locked = bip_lock();
+		if (rc < 0) {
+			bip_error("bip_finalize", "%u send(s) not taken: " BIP_ALL_GONE,
+				  bip_state.inflight_sends);
+			break;
+		}
 		if (now.tv_sec - start.tv_sec + (now.tv_nsec - start.tv_nsec) * 1e-9 >
 		    BIP_FINALIZE_WAIT) {
 			bip_error("bip_finalize", "%u send(s) not taken by their receivers after "

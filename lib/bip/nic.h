@@ -25,6 +25,9 @@
  *    driver then does not call bip_core_recv_done), 0 if it will call
  *    bip_core_recv_done(cookie, status) later, or a negative errno.
  *
+ *  - alive: whether a peer's process still runs, so that a wait that
+ *    nobody can end is reported instead of lasting forever.
+ *
  *  - poll: make progress; the driver calls the bip_core_* entry points
  *    below for what happened.  Returns the number of events, or a negative
  *    errno on a fatal NIC error.  An arrival handler may answer -EAGAIN
@@ -72,6 +75,8 @@ struct bip_nic_ops {
 	int (*post_long_recv)(struct bip_nic *nic, uint64_t handle, void *buf, size_t len,
 			      uint64_t cookie);
 	int (*poll)(struct bip_nic *nic);
+	/* 0 once the process of node has ended (it can send nothing more), else 1. */
+	int (*alive)(struct bip_nic *nic, int node);
 	/* Release everything; the peers' memory may still be in use by them. */
 	void (*close)(struct bip_nic *nic);
 };

@@ -178,7 +178,8 @@ int bip_send_post(int dst, uint32_t tag, const void *buf, size_t len)
 	while (!(r = bip_state.sfree)) {
 		/* Every send slot is in flight: wait for one to complete. */
 		bip_progress();
-		bip_wait_step(&w);
+		if (bip_wait_step(&w) < 0)
+			return -EPIPE;
 	}
 	r = sreq_alloc();
 	r->dst = dst;

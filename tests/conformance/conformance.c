@@ -453,6 +453,21 @@ static void t_threads(void)
 	}
 }
 
+/* The other nodes have ended: a wait nobody can end fails instead of hanging. */
+static void t_gone(void)
+{
+	static int big[1000];
+	int v;
+
+	if (bip_mynode != 0)
+		return; /* ends at once, with status 0 */
+	CHECK(bip_recv(&v, 1) == -1, "receive from nobody");
+	CHECK(strstr(bip_error_string(), "every other node has ended") != NULL, "%s",
+	      bip_error_string());
+	CHECK(bip_tsend(1, 2, big, 1000) == -1, "long send to an ended node");
+	CHECK(strstr(bip_error_string(), "bip_tsend") != NULL, "%s", bip_error_string());
+}
+
 /* Start-up and crash behaviour, checked by the wrapper script. */
 static void t_noinit(void)
 {
@@ -484,7 +499,7 @@ static const struct {
 	{ "ordering", t_ordering, 0 }, { "alltoall", t_alltoall, 0 }, { "taginit", t_taginit, 1 },
 	{ "getmsg", t_getmsg, 0 },     { "probe", t_probe, 0 },       { "late", t_late, 0 },
 	{ "longblock", t_longblock, 0 }, { "untagged", t_untagged, 0 }, { "counters", t_counters, 0 },
-	{ "threads", t_threads, 0 },   { "noinit", t_noinit, 1 },     { "crash", t_crash, 1 },
+	{ "threads", t_threads, 0 },   { "gone", t_gone, 0 },   { "noinit", t_noinit, 1 },     { "crash", t_crash, 1 },
 };
 
 int main(int argc, char **argv)

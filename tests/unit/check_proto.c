@@ -65,12 +65,18 @@ static int mock_poll(struct bip_nic *nic)
 	return 0;
 }
 
+static int mock_alive(struct bip_nic *nic, int node)
+{
+	return 1;
+}
+
 static const struct bip_nic_ops mock_ops = {
 	.name = "mock",
 	.post_short = mock_short,
 	.post_long = mock_long,
 	.post_long_recv = mock_long_recv,
 	.poll = mock_poll,
+	.alive = mock_alive,
 };
 
 static void setup(void)

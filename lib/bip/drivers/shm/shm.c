@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -465,6 +466,29 @@ static int shm_poll(struct bip_nic *nic)
 	return events;
 }
 
+/* A peer is gone once its process has exited (or is a zombie not yet reaped). */
+static int shm_alive(struct bip_nic *nic, int node)
+{
+	struct bip_shm_peer *p = &bip_shm_of(nic)->peers[node];
+	char path[64], stat[256], *state;
+	FILE *f;
+	size_t n;
+
+	if (!p->seg)
+		return 0;
+	if (kill(p->pid, 0) < 0 && errno == ESRCH)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)p->pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	n = fread(stat, 1, sizeof(stat) - 1, f);
+	fclose(f);
+	stat[n] = '\0';
+	state = strrchr(stat, ')');
+	return !(state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'));
+}
+
 const struct bip_nic_ops bip_shm_ops = {
 	.name = "shm",
 	.available = shm_available,
@@ -473,5 +497,6 @@ const struct bip_nic_ops bip_shm_ops = {
 	.post_long = bip_shm_post_long,
 	.post_long_recv = bip_shm_post_long_recv,
 	.poll = shm_poll,
+	.alive = shm_alive,
 	.close = shm_close,
 };
