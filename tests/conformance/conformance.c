@@ -453,6 +453,36 @@ static void t_threads(void)
 	}
 }
 
+/* Medium long messages received in another order than sent: the first may
+ * travel with its announcement and must still arrive whole when taken last. */
+static void t_reorder(void)
+{
+	static const int len[4] = { 2000, 2000, 3000, 150 };
+	static int buf[4][3000];
+	int i, round, id[4];
+
+	for (round = 0; round < 20; round++) {
+		if (bip_mynode == 0) {
+			for (i = 0; i < 4; i++) {
+				fill(buf[i], len[i], 0, round * 4 + i);
+				id[i] = bip_tisend(1, i + 1, buf[i], len[i]);
+				CHECK(id[i] >= 0, "send %d", i);
+			}
+			for (i = 0; i < 4; i++)
+				bip_swait(id[i]);
+		} else if (bip_mynode == 1) {
+			if (round % 4 == 0)
+				sleep_ms(20); /* let every announcement arrive first */
+			/* Last sent first, first sent last. */
+			for (i = 3; i >= 0; i--) {
+				memset(buf[i], 0, sizeof(buf[i]));
+				CHECK(bip_trecv(i + 1, buf[i], 3000) == len[i], "message %d", i);
+				check_data(buf[i], len[i], 0, round * 4 + i);
+			}
+		}
+	}
+}
+
 /* The other nodes have ended: a wait nobody can end fails instead of hanging. */
 static void t_gone(void)
 {
@@ -499,7 +529,7 @@ static const struct {
 	{ "ordering", t_ordering, 0 }, { "alltoall", t_alltoall, 0 }, { "taginit", t_taginit, 1 },
 	{ "getmsg", t_getmsg, 0 },     { "probe", t_probe, 0 },       { "late", t_late, 0 },
 	{ "longblock", t_longblock, 0 }, { "untagged", t_untagged, 0 }, { "counters", t_counters, 0 },
-	{ "threads", t_threads, 0 },   { "gone", t_gone, 0 },   { "noinit", t_noinit, 1 },     { "crash", t_crash, 1 },
+	{ "threads", t_threads, 0 },   { "gone", t_gone, 0 },         { "reorder", t_reorder, 0 },   { "noinit", t_noinit, 1 },     { "crash", t_crash, 1 },
 };
 
 int main(int argc, char **argv)

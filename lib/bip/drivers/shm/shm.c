@@ -388,6 +388,20 @@ static void shm_close(struct bip_nic *nic)
 	free(shm);
 }
 
+int bip_shm_ring_room(struct bip_shm *shm, int dst)
+{
+	struct bip_shm_peer *p = &shm->peers[dst];
+
+	if (bip_unlikely(p->prod - p->consumed_seen >= BIP_SHM_RING_SLOTS)) {
+		/* Looks full: re-read the receiver's index.  Pairs with the
+		 * release in drain_ring; after it the slots are free to reuse. */
+		p->consumed_seen = bip_load_acquire(&p->ring_out->consumed);
+		if (p->prod - p->consumed_seen >= BIP_SHM_RING_SLOTS)
+			return 0;
+	}
+	return 1;
+}
+
 int bip_shm_ring_post(struct bip_shm *shm, int dst, uint32_t kind, uint32_t tag, const void *buf,
 		      size_t len, size_t payload_len)
 {
@@ -395,13 +409,8 @@ int bip_shm_ring_post(struct bip_shm *shm, int dst, uint32_t kind, uint32_t tag,
 	struct bip_shm_ring *ring = p->ring_out;
 	struct bip_shm_slot *slot;
 
-	if (bip_unlikely(p->prod - p->consumed_seen >= BIP_SHM_RING_SLOTS)) {
-		/* Looks full: re-read the receiver's index.  Pairs with the
-		 * release in drain_ring; after it the slots are free to reuse. */
-		p->consumed_seen = bip_load_acquire(&ring->consumed);
-		if (p->prod - p->consumed_seen >= BIP_SHM_RING_SLOTS)
-			return -EAGAIN;
-	}
+	if (!bip_shm_ring_room(shm, dst))
+		return -EAGAIN;
 	slot = &ring->slots[p->prod & (BIP_SHM_RING_SLOTS - 1)];
 	slot->kind = kind;
 	slot->tag = tag;
@@ -437,6 +446,7 @@ static int drain_ring(struct bip_shm_peer *p)
 			uint64_t handle;
 
 			memcpy(&rts, slot->payload, sizeof(rts));
+			bip_shm_rts_seen(p, &rts, slot->len);
 			handle = ((uint64_t)p->node << 48) | ((uint64_t)rts.lslot << 32) | rts.gen;
 			rc = bip_core_long_arrived(p->node, slot->tag, slot->len, handle);
 		}

@@ -39,6 +39,7 @@ struct bip_shm_peer {
 	const uint8_t *push_src;          /* the long send being pushed, or NULL */
 	size_t push_len, push_off;
 	uint64_t pushed;                  /* chunks produced so far */
+	int long_out;                     /* long sends to the peer not yet done */
 	/* receiving from the peer */
 	struct bip_shm_ring *ring_in;     /* the peer's ring in my segment */
 	uint32_t cons;                    /* messages consumed */
@@ -46,6 +47,10 @@ struct bip_shm_peer {
 	struct bip_shm_pipe *pipe_in;     /* the peer's pipe in my segment */
 	uint32_t claim_seq;
 	uint64_t pulled;                  /* chunks consumed so far */
+	/* The message the peer prepushed into its pipe, until taken or skipped. */
+	int pre_valid;
+	uint32_t pre_lslot, pre_gen;
+	uint64_t pre_start, pre_chunks;
 	struct bip_shm_pull *pull_head, *pull_tail;
 };
 
@@ -99,7 +104,11 @@ void bip_shm_long_init(struct bip_shm *shm);
 void bip_shm_long_fini(struct bip_shm *shm);
 /* Probe process_vm_readv on every peer. */
 void bip_shm_probe_cma(struct bip_shm *shm);
+/* Note an RTS from p as it arrives (drain_ring), before the core sees it. */
+void bip_shm_rts_seen(struct bip_shm_peer *p, const struct bip_shm_rts *rts, size_t len);
 
+/* 1 if the ring to dst has a free slot. */
+int bip_shm_ring_room(struct bip_shm *shm, int dst);
 /* Post a message on the ring to dst: 0 or -EAGAIN. */
 int bip_shm_ring_post(struct bip_shm *shm, int dst, uint32_t kind, uint32_t tag, const void *buf,
 		      size_t len, size_t payload_len);

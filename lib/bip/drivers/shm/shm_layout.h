@@ -26,13 +26,14 @@
 #include <stdint.h>
 
 #define BIP_SHM_MAGIC 0x42495053u /* "BIPS" */
-#define BIP_SHM_VERSION 1
+#define BIP_SHM_VERSION 2
 
 #define BIP_SHM_RING_SLOTS 64     /* power of two */
 #define BIP_SHM_SLOT_SIZE 320
 #define BIP_SHM_LSENDS 256        /* long sends in flight per process */
 #define BIP_SHM_PIPE_CHUNKS 8     /* power of two */
 #define BIP_SHM_PIPE_CHUNK 16384
+#define BIP_SHM_PREPUSH_MAX (4 * BIP_SHM_PIPE_CHUNK) /* half the pipe */
 
 enum bip_shm_kind {
 	BIP_SHM_SHORT = 1,        /* payload: the message */
@@ -53,10 +54,17 @@ struct bip_shm_slot {
 	uint8_t payload[BIP_SHM_SLOT_SIZE - 16];
 };
 
-/* Announcement of a long message: which lsend entry of the sender holds it. */
+/*
+ * Announcement of a long message: which lsend entry of the sender holds it.
+ * When prepushed is set, the sender has already written the whole message
+ * into its pipe, from chunk number start on, without waiting for a claim.
+ */
 struct bip_shm_rts {
 	uint32_t lslot;
 	uint32_t gen;
+	uint32_t prepushed;
+	uint32_t pad;
+	uint64_t start;
 };
 
 struct bip_shm_ring {
@@ -122,5 +130,6 @@ _Static_assert(offsetof(struct bip_shm_pipe, produced) - offsetof(struct bip_shm
 _Static_assert(sizeof(struct bip_shm_rts) <= sizeof(((struct bip_shm_slot *)0)->payload),
 	       "RTS fits a slot");
 _Static_assert(offsetof(struct bip_shm_header, ready) == 128, "header layout");
+_Static_assert(BIP_SHM_PREPUSH_MAX <= BIP_SHM_PIPE_CHUNKS * BIP_SHM_PIPE_CHUNK, "prepush fits");
 
 #endif /* BIP_SHM_LAYOUT_H */

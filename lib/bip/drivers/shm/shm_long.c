@@ -17,6 +17,13 @@
  *
  * Either way the receiver then stores the send's generation in its done
  * word, and the sender's poll completes the send.
+ *
+ * A message of at most BIP_SHM_PREPUSH_MAX bytes, sent while nothing else
+ * of the sender to that peer is in flight, is pushed into the pipe with its
+ * announcement, before any claim: the receiver then copies it out at once,
+ * saving two hand-offs between cores.  If the receiver wants another message
+ * first, it skips the prepushed chunks and claims that message later as
+ * usual; the sender still has the data in the user's buffer.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -52,16 +59,37 @@ void bip_shm_long_fini(struct bip_shm *shm)
 	shm->npulls = 0;
 }
 
+static uint64_t chunks_of(size_t len)
+{
+	return (len + BIP_SHM_PIPE_CHUNK - 1) / BIP_SHM_PIPE_CHUNK;
+}
+
+/* Sender side: write a whole message into the pipe to p, publishing each chunk. */
+static void prepush(struct bip_shm_peer *p, const uint8_t *buf, size_t len)
+{
+	size_t off;
+
+	for (off = 0; off < len; off += BIP_SHM_PIPE_CHUNK) {
+		size_t chunk = len - off < BIP_SHM_PIPE_CHUNK ? len - off : BIP_SHM_PIPE_CHUNK;
+
+		memcpy(p->pipe_out->chunk[p->pushed & (BIP_SHM_PIPE_CHUNKS - 1)], buf + off, chunk);
+		p->pushed++;
+		/* Pairs with the acquire of produced in pull_chunks. */
+		bip_store_release(&p->pipe_out->produced, p->pushed);
+	}
+}
+
 int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,
 		      uint64_t cookie)
 {
 	struct bip_shm *shm = bip_shm_of(nic);
+	struct bip_shm_peer *p = &shm->peers[dst];
 	struct bip_shm_lsend_local *l;
-	struct bip_shm_rts rts;
+	struct bip_shm_rts rts = { 0 };
 	uint16_t slot;
 	int rc;
 
-	if (!shm->nlfree)
+	if (!shm->nlfree || !bip_shm_ring_room(shm, dst))
 		return -EAGAIN;
 	slot = shm->lfree[shm->nlfree - 1];
 	l = &shm->lsl[slot];
@@ -76,9 +104,18 @@ int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *bu
 	shm->lsend[slot].gen = l->gen;
 	rts.lslot = slot;
 	rts.gen = l->gen;
+	/* The pipe is empty when nothing else to dst is in flight. */
+	if (len <= BIP_SHM_PREPUSH_MAX && !p->long_out && !p->push_src &&
+	    p->pushed == bip_load_acquire(&p->pipe_out->consumed)) {
+		rts.prepushed = 1;
+		rts.start = p->pushed;
+		prepush(p, buf, len);
+	}
+	/* Cannot fail: bip_shm_ring_room said there is a slot. */
 	rc = bip_shm_ring_post(shm, dst, BIP_SHM_RTS, tag, &rts, len, sizeof(rts));
 	if (rc < 0)
 		return rc;
+	p->long_out++;
 	shm->nlfree--;
 	shm->lactive[shm->nlactive++] = slot;
 	return 0;
@@ -119,10 +156,51 @@ void bip_shm_probe_cma(struct bip_shm *shm)
 	}
 }
 
+/* Receiver side: pass over the chunks of p's prepushed message, unread. */
+static void skip_prepushed(struct bip_shm_peer *p)
+{
+	p->pulled = p->pre_start + p->pre_chunks;
+	p->pre_valid = 0;
+	/* Pairs with the acquire of consumed on the sender side. */
+	bip_store_release(&p->pipe_in->consumed, p->pulled);
+}
+
+void bip_shm_rts_seen(struct bip_shm_peer *p, const struct bip_shm_rts *rts, size_t len)
+{
+	if (!rts->prepushed)
+		return;
+	if (p->pre_valid && (p->pre_lslot != rts->lslot || p->pre_gen != rts->gen))
+		skip_prepushed(p); /* an earlier one was taken another way */
+	p->pre_valid = 1;
+	p->pre_lslot = rts->lslot;
+	p->pre_gen = rts->gen;
+	p->pre_start = rts->start;
+	p->pre_chunks = chunks_of(len);
+}
+
+/* Receiver side: copy out a prepushed message, whose chunks are all there. */
+static void take_prepushed(struct bip_shm_peer *p, uint8_t *buf, size_t len)
+{
+	size_t off;
+
+	for (off = 0; off < len; off += BIP_SHM_PIPE_CHUNK) {
+		size_t chunk = len - off < BIP_SHM_PIPE_CHUNK ? len - off : BIP_SHM_PIPE_CHUNK;
+
+		memcpy(buf + off, p->pipe_in->chunk[p->pulled & (BIP_SHM_PIPE_CHUNKS - 1)], chunk);
+		p->pulled++;
+	}
+	p->pre_valid = 0;
+	/* Pairs with the acquire of consumed on the sender side. */
+	bip_store_release(&p->pipe_in->consumed, p->pulled);
+}
+
 /* Ask p's sender side to push the long send at the head of p's pulls. */
 static void pull_claim(struct bip_shm_peer *p)
 {
 	struct bip_shm_pull *pl = p->pull_head;
+
+	if (p->pre_valid)
+		skip_prepushed(p); /* the chunks of the claimed send come after them */
 
 	p->pipe_in->claim_lslot = pl->lslot;
 	p->pipe_in->claim_gen = pl->gen;
@@ -148,9 +226,18 @@ int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size
 	e = &p->lsend[lslot];
 	if (e->gen != gen || e->len != len)
 		return -EPROTO;
+	if (p->pre_valid && p->pre_lslot == lslot && p->pre_gen == gen && !p->pull_head &&
+	    p->pulled == p->pre_start && len < shm->cma_min) {
+		take_prepushed(p, buf, len);
+		/* All data is here; pairs with the acquire in complete_sends. */
+		bip_store_release(&e->done, gen);
+		return 1;
+	}
 	if (len >= shm->cma_min && p->cma) {
 		rc = cma_read(p, buf, e->addr, len);
 		if (rc == 0) {
+			if (p->pre_valid && p->pre_lslot == lslot && p->pre_gen == gen)
+				skip_prepushed(p);
 			/* All data is here; pairs with the acquire in complete_sends. */
 			bip_store_release(&e->done, gen);
 			return 1;
@@ -191,6 +278,7 @@ static int complete_sends(struct bip_shm *shm)
 		}
 		shm->lactive[i] = shm->lactive[--shm->nlactive];
 		shm->lfree[shm->nlfree++] = slot;
+		shm->peers[l->dst].long_out--;
 		bip_core_send_done(l->cookie, 0);
 		n++;
 	}
