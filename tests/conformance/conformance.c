@@ -483,6 +483,96 @@ static void t_reorder(void)
 	}
 }
 
+/* Batches of messages of random sizes on 8 tags, two batches in flight, each
+ * received in a shuffled order: the sender keeps posting while the receiver
+ * passes over, claims and takes messages out of order. */
+static unsigned next_rand(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return *s >> 8;
+}
+
+static void t_stream(void)
+{
+	enum { BATCHES = 60, TAGS = 8, MAXW = 24000 };
+	static int buf[2][TAGS][MAXW];
+	static int len[BATCHES][TAGS];
+	int id[2][TAGS], order[TAGS];
+	unsigned seed = 42;
+	int b, t, i;
+
+	for (b = 0; b < BATCHES; b++)
+		for (t = 0; t < TAGS; t++) {
+			unsigned r = next_rand(&seed);
+
+			len[b][t] = r % 4 ? BIPSMALLSIZE + 1 + (int)(r % 5000) : (int)(r % MAXW);
+		}
+	if (bip_mynode == 0) {
+		for (b = 0; b < BATCHES; b++) {
+			if (b >= 2)
+				for (t = 0; t < TAGS; t++)
+					bip_swait(id[b % 2][t]);
+			for (t = 0; t < TAGS; t++) {
+				fill(buf[b % 2][t], len[b][t], 0, b * TAGS + t);
+				id[b % 2][t] = bip_tisend(1, t + 1, buf[b % 2][t], len[b][t]);
+				CHECK(id[b % 2][t] >= 0, "send");
+			}
+		}
+		for (b = 0; b < 2; b++)
+			for (t = 0; t < TAGS; t++)
+				bip_swait(id[b][t]);
+	} else if (bip_mynode == 1) {
+		for (b = 0; b < BATCHES; b++) {
+			for (t = 0; t < TAGS; t++)
+				order[t] = t;
+			for (t = TAGS - 1; t > 0; t--) {
+				int j = (int)(next_rand(&seed) % (unsigned)(t + 1)), x = order[t];
+
+				order[t] = order[j];
+				order[j] = x;
+			}
+			for (i = 0; i < TAGS; i++) {
+				t = order[i];
+				CHECK(bip_trecv(t + 1, buf[0][t], MAXW) == len[b][t], "batch %d tag %d",
+				      b, t + 1);
+				check_data(buf[0][t], len[b][t], 0, b * TAGS + t);
+			}
+		}
+	}
+}
+
+/* The receiver claims a message it passed over while the sender, not yet
+ * aware of the claim, sends another that travels with its announcement: the
+ * claimed data must not be taken from the newer message's chunks. */
+static void t_claimrace(void)
+{
+	static int a[300], b[300], c[300];
+	int ia, ib, ic, round;
+
+	for (round = 0; round < 10; round++) {
+		if (bip_mynode == 0) {
+			fill(a, 300, 0, round * 3);
+			fill(b, 300, 0, round * 3 + 1);
+			fill(c, 300, 0, round * 3 + 2);
+			ia = bip_tisend(1, 1, a, 300);
+			ib = bip_tisend(1, 2, b, 300);
+			bip_swait(ib);   /* the receiver took b first, passing over a */
+			sleep_ms(30);    /* meanwhile it claims a */
+			ic = bip_tisend(1, 3, c, 300);
+			bip_swait(ia);
+			bip_swait(ic);
+		} else if (bip_mynode == 1) {
+			sleep_ms(10);    /* both announcements are here */
+			CHECK(bip_trecv(2, b, 300) == 300, "b");
+			check_data(b, 300, 0, round * 3 + 1);
+			CHECK(bip_trecv(1, a, 300) == 300, "a");
+			check_data(a, 300, 0, round * 3);
+			CHECK(bip_trecv(3, c, 300) == 300, "c");
+			check_data(c, 300, 0, round * 3 + 2);
+		}
+	}
+}
+
 /* The other nodes have ended: a wait nobody can end fails instead of hanging. */
 static void t_gone(void)
 {
@@ -529,7 +619,8 @@ static const struct {
 	{ "ordering", t_ordering, 0 }, { "alltoall", t_alltoall, 0 }, { "taginit", t_taginit, 1 },
 	{ "getmsg", t_getmsg, 0 },     { "probe", t_probe, 0 },       { "late", t_late, 0 },
 	{ "longblock", t_longblock, 0 }, { "untagged", t_untagged, 0 }, { "counters", t_counters, 0 },
-	{ "threads", t_threads, 0 },   { "gone", t_gone, 0 },         { "reorder", t_reorder, 0 },   { "noinit", t_noinit, 1 },     { "crash", t_crash, 1 },
+	{ "threads", t_threads, 0 },   { "gone", t_gone, 0 },         { "reorder", t_reorder, 0 },
+	{ "stream", t_stream, 0 },     { "claimrace", t_claimrace, 0 },   { "noinit", t_noinit, 1 },     { "crash", t_crash, 1 },
 };
 
 int main(int argc, char **argv)

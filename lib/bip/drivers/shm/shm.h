@@ -20,6 +20,7 @@ struct bip_shm_pull {
 	uint8_t *buf;
 	size_t len, off;
 	uint32_t lslot, gen;
+	int started;                      /* the sender said where its chunks start */
 	struct bip_shm_pull *next;
 };
 
@@ -40,6 +41,8 @@ struct bip_shm_peer {
 	size_t push_len, push_off;
 	uint64_t pushed;                  /* chunks produced so far */
 	int long_out;                     /* long sends to the peer not yet done */
+	int prepushed_out;                /* of which prepushed */
+	int prepush_blocked;              /* the peer claimed: no prepush until long_out is 0 */
 	/* receiving from the peer */
 	struct bip_shm_ring *ring_in;     /* the peer's ring in my segment */
 	uint32_t cons;                    /* messages consumed */
@@ -47,10 +50,13 @@ struct bip_shm_peer {
 	struct bip_shm_pipe *pipe_in;     /* the peer's pipe in my segment */
 	uint32_t claim_seq;
 	uint64_t pulled;                  /* chunks consumed so far */
-	/* The message the peer prepushed into its pipe, until taken or skipped. */
-	int pre_valid;
-	uint32_t pre_lslot, pre_gen;
-	uint64_t pre_start, pre_chunks;
+	/* The messages the peer prepushed into its pipe, oldest first, until
+	 * taken or passed over. */
+	struct bip_shm_prepushed {
+		uint32_t lslot, gen;
+		uint64_t start, chunks;
+	} pre[BIP_SHM_PIPE_CHUNKS];
+	int npre;
 	struct bip_shm_pull *pull_head, *pull_tail;
 };
 
@@ -61,6 +67,7 @@ struct bip_shm_lsend_local {
 	size_t len;
 	int dst;
 	uint32_t gen;
+	int prepushed;
 };
 
 struct bip_shm {

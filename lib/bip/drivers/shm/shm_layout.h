@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #define BIP_SHM_MAGIC 0x42495053u /* "BIPS" */
-#define BIP_SHM_VERSION 2
+#define BIP_SHM_VERSION 3
 
 #define BIP_SHM_RING_SLOTS 64     /* power of two */
 #define BIP_SHM_SLOT_SIZE 320
@@ -91,6 +91,9 @@ struct bip_shm_lsend {
  * with release); the sender fills chunks in order and publishes each by
  * storing produced with release; the owner copies them out and stores
  * consumed with release.  Counters are free-running chunk numbers.
+ * Serving a claim, the sender first publishes the chunk number where the
+ * claimed send starts (push_start, then push_seq = claim_seq): chunks of
+ * messages it prepushed meanwhile may come before it.
  */
 struct bip_shm_pipe {
 	_Alignas(64) uint32_t claim_seq;   /* written by the owner */
@@ -98,6 +101,8 @@ struct bip_shm_pipe {
 	uint32_t claim_gen;
 	_Alignas(64) uint64_t consumed;    /* written by the owner */
 	_Alignas(64) uint64_t produced;    /* written by the sender */
+	uint64_t push_start;               /* first chunk of the claimed send, */
+	uint32_t push_seq;                 /* for claim push_seq (sender, release) */
 	_Alignas(64) uint8_t chunk[BIP_SHM_PIPE_CHUNKS][BIP_SHM_PIPE_CHUNK];
 };
 

@@ -104,12 +104,18 @@ int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *bu
 	shm->lsend[slot].gen = l->gen;
 	rts.lslot = slot;
 	rts.gen = l->gen;
-	/* The pipe is empty when nothing else to dst is in flight. */
-	if (len <= BIP_SHM_PREPUSH_MAX && !p->long_out && !p->push_src &&
-	    p->pushed == bip_load_acquire(&p->pipe_out->consumed)) {
+	/* Prepush while the pipe holds only prepushed messages (no claim
+	 * pending or served since the last idle moment) and has room. */
+	l->prepushed = 0;
+	if (len <= BIP_SHM_PREPUSH_MAX && !p->push_src && !p->prepush_blocked &&
+	    p->long_out == p->prepushed_out &&
+	    p->pushed + chunks_of(len) - bip_load_acquire(&p->pipe_out->consumed) <=
+		    BIP_SHM_PIPE_CHUNKS) {
 		rts.prepushed = 1;
 		rts.start = p->pushed;
 		prepush(p, buf, len);
+		l->prepushed = 1;
+		p->prepushed_out++;
 	}
 	/* Cannot fail: bip_shm_ring_room said there is a slot. */
 	rc = bip_shm_ring_post(shm, dst, BIP_SHM_RTS, tag, &rts, len, sizeof(rts));
@@ -156,42 +162,51 @@ void bip_shm_probe_cma(struct bip_shm *shm)
 	}
 }
 
-/* Receiver side: pass over the chunks of p's prepushed message, unread. */
-static void skip_prepushed(struct bip_shm_peer *p)
+/* Receiver side: the index of lslot/gen among p's prepushed messages, or -1. */
+static int find_prepushed(struct bip_shm_peer *p, uint32_t lslot, uint32_t gen)
 {
-	p->pulled = p->pre_start + p->pre_chunks;
-	p->pre_valid = 0;
+	int i;
+
+	for (i = 0; i < p->npre; i++)
+		if (p->pre[i].lslot == lslot && p->pre[i].gen == gen)
+			return i;
+	return -1;
+}
+
+/* Receiver side: forget prepushed messages 0 .. n-1, their chunks passed over
+ * up to pulled (the sender pushes a message again if it is claimed later). */
+static void drop_prepushed(struct bip_shm_peer *p, int n, uint64_t pulled)
+{
+	memmove(p->pre, p->pre + n, (size_t)(p->npre - n) * sizeof(p->pre[0]));
+	p->npre -= n;
+	p->pulled = pulled;
 	/* Pairs with the acquire of consumed on the sender side. */
 	bip_store_release(&p->pipe_in->consumed, p->pulled);
 }
 
 void bip_shm_rts_seen(struct bip_shm_peer *p, const struct bip_shm_rts *rts, size_t len)
 {
-	if (!rts->prepushed)
+	/* Seen before (the core refused it once), or passed over already. */
+	if (!rts->prepushed || find_prepushed(p, rts->lslot, rts->gen) >= 0 ||
+	    rts->start < p->pulled || p->npre == BIP_SHM_PIPE_CHUNKS)
 		return;
-	if (p->pre_valid && (p->pre_lslot != rts->lslot || p->pre_gen != rts->gen))
-		skip_prepushed(p); /* an earlier one was taken another way */
-	p->pre_valid = 1;
-	p->pre_lslot = rts->lslot;
-	p->pre_gen = rts->gen;
-	p->pre_start = rts->start;
-	p->pre_chunks = chunks_of(len);
+	p->pre[p->npre++] = (struct bip_shm_prepushed){ .lslot = rts->lslot, .gen = rts->gen,
+							 .start = rts->start,
+							 .chunks = chunks_of(len) };
 }
 
-/* Receiver side: copy out a prepushed message, whose chunks are all there. */
-static void take_prepushed(struct bip_shm_peer *p, uint8_t *buf, size_t len)
+/* Receiver side: copy out prepushed message i, whose chunks are all there. */
+static void take_prepushed(struct bip_shm_peer *p, int i, uint8_t *buf, size_t len)
 {
+	uint64_t c = p->pre[i].start;
 	size_t off;
 
-	for (off = 0; off < len; off += BIP_SHM_PIPE_CHUNK) {
+	for (off = 0; off < len; off += BIP_SHM_PIPE_CHUNK, c++) {
 		size_t chunk = len - off < BIP_SHM_PIPE_CHUNK ? len - off : BIP_SHM_PIPE_CHUNK;
 
-		memcpy(buf + off, p->pipe_in->chunk[p->pulled & (BIP_SHM_PIPE_CHUNKS - 1)], chunk);
-		p->pulled++;
+		memcpy(buf + off, p->pipe_in->chunk[c & (BIP_SHM_PIPE_CHUNKS - 1)], chunk);
 	}
-	p->pre_valid = 0;
-	/* Pairs with the acquire of consumed on the sender side. */
-	bip_store_release(&p->pipe_in->consumed, p->pulled);
+	drop_prepushed(p, i + 1, c);
 }
 
 /* Ask p's sender side to push the long send at the head of p's pulls. */
@@ -199,8 +214,9 @@ static void pull_claim(struct bip_shm_peer *p)
 {
 	struct bip_shm_pull *pl = p->pull_head;
 
-	if (p->pre_valid)
-		skip_prepushed(p); /* the chunks of the claimed send come after them */
+	if (p->npre) /* the chunks of the claimed send come after theirs */
+		drop_prepushed(p, p->npre,
+			       p->pre[p->npre - 1].start + p->pre[p->npre - 1].chunks);
 
 	p->pipe_in->claim_lslot = pl->lslot;
 	p->pipe_in->claim_gen = pl->gen;
@@ -218,7 +234,7 @@ int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size
 	struct bip_shm_peer *p;
 	struct bip_shm_lsend *e;
 	struct bip_shm_pull *pl;
-	int rc;
+	int rc, pre;
 
 	if (src >= shm->numnodes || !shm->peers[src].seg || lslot >= BIP_SHM_LSENDS)
 		return -EPROTO;
@@ -226,9 +242,9 @@ int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size
 	e = &p->lsend[lslot];
 	if (e->gen != gen || e->len != len)
 		return -EPROTO;
-	if (p->pre_valid && p->pre_lslot == lslot && p->pre_gen == gen && !p->pull_head &&
-	    p->pulled == p->pre_start && len < shm->cma_min) {
-		take_prepushed(p, buf, len);
+	pre = find_prepushed(p, lslot, gen);
+	if (pre >= 0 && !p->pull_head && len < shm->cma_min) {
+		take_prepushed(p, pre, buf, len);
 		/* All data is here; pairs with the acquire in complete_sends. */
 		bip_store_release(&e->done, gen);
 		return 1;
@@ -236,8 +252,8 @@ int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size
 	if (len >= shm->cma_min && p->cma) {
 		rc = cma_read(p, buf, e->addr, len);
 		if (rc == 0) {
-			if (p->pre_valid && p->pre_lslot == lslot && p->pre_gen == gen)
-				skip_prepushed(p);
+			if (pre >= 0)
+				drop_prepushed(p, pre + 1, p->pre[pre].start + p->pre[pre].chunks);
 			/* All data is here; pairs with the acquire in complete_sends. */
 			bip_store_release(&e->done, gen);
 			return 1;
@@ -278,7 +294,14 @@ static int complete_sends(struct bip_shm *shm)
 		}
 		shm->lactive[i] = shm->lactive[--shm->nlactive];
 		shm->lfree[shm->nlfree++] = slot;
-		shm->peers[l->dst].long_out--;
+		{
+			struct bip_shm_peer *p = &shm->peers[l->dst];
+
+			p->long_out--;
+			p->prepushed_out -= l->prepushed;
+			if (!p->long_out)
+				p->prepush_blocked = 0;
+		}
 		bip_core_send_done(l->cookie, 0);
 		n++;
 	}
@@ -296,6 +319,10 @@ static void serve_claim(struct bip_shm *shm, struct bip_shm_peer *p)
 	if (seq == p->claim_served)
 		return;
 	p->claim_served = seq;
+	p->prepush_blocked = 1;
+	pipe->push_start = p->pushed;
+	/* Pairs with the acquire of push_seq in pull_chunks. */
+	bip_store_release(&pipe->push_seq, seq);
 	lslot = pipe->claim_lslot;
 	l = &shm->lsl[lslot < BIP_SHM_LSENDS ? lslot : 0];
 	if (lslot >= BIP_SHM_LSENDS || l->gen != pipe->claim_gen || l->dst != p->node)
@@ -338,8 +365,21 @@ static int pull_chunks(struct bip_shm *shm, struct bip_shm_peer *p)
 {
 	struct bip_shm_pipe *pipe = p->pipe_in;
 	struct bip_shm_pull *pl = p->pull_head;
-	uint64_t produced = bip_load_acquire(&pipe->produced);
-	uint64_t start = p->pulled;
+	uint64_t produced, start;
+
+	if (!pl->started) {
+		int i = 0;
+
+		/* Pairs with the release of push_seq in serve_claim. */
+		if (bip_load_acquire(&pipe->push_seq) != p->claim_seq)
+			return 0;
+		pl->started = 1;
+		while (i < p->npre && p->pre[i].start < pipe->push_start)
+			i++;
+		drop_prepushed(p, i, pipe->push_start);
+	}
+	produced = bip_load_acquire(&pipe->produced);
+	start = p->pulled;
 
 	while (p->pulled < produced && pl->off < pl->len) {
 		size_t chunk = pl->len - pl->off;
