@@ -18,6 +18,11 @@
 #include "bipdatabase.h"
 #include "conf.h"
 
+static int write_conf(FILE *f, const void *conf)
+{
+	return bip_conf_write(f, conf);
+}
+
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout, "usage: bipconf [-f FILE] host...\n");
@@ -26,12 +31,11 @@ static void usage(int status)
 
 int main(int argc, char **argv)
 {
-	char path[PATH_MAX], dbpath[PATH_MAX], err[512], tmp[PATH_MAX + 8];
+	char path[PATH_MAX], dbpath[PATH_MAX], err[512];
 	const char *file = NULL, *home = getenv("HOME");
 	struct bip_database *db = NULL;
 	struct bip_conf conf;
 	int i, j, first = 1, rc;
-	FILE *f;
 
 	while (first < argc && argv[first][0] == '-') {
 		if (!strcmp(argv[first], "-f") && first + 1 < argc) {
@@ -104,17 +108,9 @@ int main(int argc, char **argv)
 		}
 		snprintf(path, sizeof(path), "%s/.bip/bipconf", home);
 	}
-	/* Write a new file and rename it, so that a running job never reads half of one. */
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "bipconf: %s: %s\n", tmp, strerror(errno));
-		return 1;
-	}
-	rc = bip_conf_write(f, &conf);
-	if (fclose(f) != 0 || rc < 0 || rename(tmp, path) < 0) {
-		fprintf(stderr, "bipconf: cannot write %s: %s\n", path, strerror(errno));
-		remove(tmp);
+	/* Replaced whole, so that a job starting now never reads half of it. */
+	if (bip_file_replace(path, write_conf, &conf, err, sizeof(err)) < 0) {
+		fprintf(stderr, "bipconf: %s\n", err);
 		return 1;
 	}
 	bip_database_free(db);

@@ -16,12 +16,27 @@
 
 #include "bipdatabase.h"
 
+/* argv: the host names, NULL-terminated. */
+static int write_database(FILE *f, const void *arg)
+{
+	char *const *hosts = arg;
+	int i, j;
+
+	fprintf(f, "# BIP routing database, written by biproute (format: bipconf(5))\n");
+	for (i = 0; hosts[i]; i++)
+		fprintf(f, "host %s\n", hosts[i]);
+	for (i = 0; hosts[i]; i++)
+		for (j = 0; hosts[j]; j++)
+			if (i != j)
+				fprintf(f, "route %s %s %d\n", hosts[i], hosts[j], BIP_ROUTE_DIRECT);
+	return ferror(f) ? -EIO : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *home = getenv("HOME");
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	int i, j;
-	FILE *f;
+	char path[PATH_MAX], err[512];
+	int i;
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fprintf(argc < 2 ? stderr : stdout, "usage: biproute host...\n");
@@ -43,22 +58,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(path, sizeof(path), "%s/.bip/bipdatabase", home);
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "biproute: %s: %s\n", tmp, strerror(errno));
-		return 1;
-	}
-	fprintf(f, "# BIP routing database, written by biproute (format: bipconf(5))\n");
-	for (i = 1; i < argc; i++)
-		fprintf(f, "host %s\n", argv[i]);
-	for (i = 1; i < argc; i++)
-		for (j = 1; j < argc; j++)
-			if (i != j)
-				fprintf(f, "route %s %s %d\n", argv[i], argv[j], BIP_ROUTE_DIRECT);
-	if (fclose(f) != 0 || rename(tmp, path) < 0) {
-		fprintf(stderr, "biproute: cannot write %s: %s\n", path, strerror(errno));
-		remove(tmp);
+	if (bip_file_replace(path, write_database, argv + 1, err, sizeof(err)) < 0) {
+		fprintf(stderr, "biproute: %s\n", err);
 		return 1;
 	}
 	return 0;

@@ -296,6 +296,35 @@ int bip_conf_write(FILE *f, const struct bip_conf *conf)
 	return ferror(f) ? -EIO : 0;
 }
 
+int bip_file_replace(const char *path, int (*writer)(FILE *f, const void *arg), const void *arg,
+		     char *err, size_t errlen)
+{
+	char tmp[4096];
+	FILE *f;
+	int rc;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.new", path) >= sizeof(tmp)) {
+		snprintf(err, errlen, "%s: name too long", path);
+		return -ENAMETOOLONG;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", tmp, strerror(-rc));
+		return rc;
+	}
+	rc = writer(f, arg);
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
+		remove(tmp);
+	}
+	return rc;
+}
+
 void bip_conf_free(struct bip_conf *conf)
 {
 	if (!conf)

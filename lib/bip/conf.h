@@ -63,6 +63,14 @@ int bip_conf_write(FILE *f, const struct bip_conf *conf);
 
 void bip_conf_free(struct bip_conf *conf);
 
+/*
+ * Replace the file at path with what writer() writes (through "path.new" and
+ * rename, so that a reader never sees half a file).  Returns 0, or a negative
+ * errno with a message in err.
+ */
+int bip_file_replace(const char *path, int (*writer)(FILE *f, const void *arg), const void *arg,
+		     char *err, size_t errlen);
+
 /* $BIPCONF if set, else $HOME/.bip/bipconf.  Returns 0 or -ENAMETOOLONG/-ENOENT (no HOME). */
 int bip_conf_default_path(char *buf, size_t len);
 

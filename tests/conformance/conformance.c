@@ -12,17 +12,8 @@
 #include <unistd.h>
 
 #include "bip.h"
+#include "check.h"
 
-#define CHECK(cond, ...)                                                                     \
-	do {                                                                                 \
-		if (!(cond)) {                                                               \
-			fprintf(stderr, "node %d: FAILED at %s:%d: %s: ", bip_mynode, __FILE__, \
-				__LINE__, #cond);                                            \
-			fprintf(stderr, __VA_ARGS__);                                        \
-			fputc('\n', stderr);                                                 \
-			exit(1);                                                             \
-		}                                                                            \
-	} while (0)
 
 static void sleep_ms(int ms)
 {
