@@ -111,6 +111,29 @@ errors)
 	"$bipload" -f "$HOME/c" "$helper" env >"$out" 2>&1 && fail "remote node accepted"
 	grep -q "node 1 is on host remote.invalid" "$out" || fail "remote node not named"
 	;;
+startup)
+	# The library's own start-up errors, for programs started by hand.
+	token="$build/examples/token"
+	expect() {
+		what=$1
+		shift
+		env "$@" "$token" >"$out" 2>&1 && fail "$what: the program ran"
+		grep -q "bip: bip_init: .*$what" "$out" || fail "no message \"$what\""
+	}
+	"$bipconf" -f "$HOME/twice" "$host" "$host"
+	expect "holds 2 nodes of the configuration" BIPCONF="$HOME/twice"
+	expect "BIP_NODE=5: expected a node number in 0 .. 1" BIPCONF="$HOME/twice" BIP_NODE=5
+	expect "BIP_OPTS=x3: unknown option 'x'" BIP_OPTS=x3
+	expect "BIP_OPTS asks for 3 nodes but the configuration has 2" BIPCONF="$HOME/twice" BIP_OPTS=n3
+	expect "BIP_NIC=bogus: no such driver" BIP_NIC=bogus
+	expect "BIP_JOBID=a-b: expected 1 to 32 letters and digits" BIP_JOBID=a-b
+	expect "BIP_WAIT=fast: expected spin, yield or auto" BIP_WAIT=fast BIP_OPTS=n2 BIP_NODE=0
+	expect "BIP_INIT_TIMEOUT=0: expected a positive number" BIP_INIT_TIMEOUT=0 BIP_OPTS=n2 BIP_NODE=0
+	"$bipconf" -f "$HOME/other" other.invalid
+	expect "this host is not in the configuration" BIPCONF="$HOME/other"
+	printf '1\nx\n' >"$HOME/bad"
+	expect "$HOME/bad:2: expected \"hostname unit\"" BIPCONF="$HOME/bad"
+	;;
 *)
 	echo "unknown check $check"
 	exit 2
