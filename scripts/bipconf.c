@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 	const char *file = NULL, *home = getenv("HOME");
 	struct bip_database *db = NULL;
 	struct bip_conf conf;
-	int i, j, first = 1, rc;
+	int i, j, first = 1, rc, status = 1;
 
 	while (first < argc && argv[first][0] == '-') {
 		if (!strcmp(argv[first], "-f") && first + 1 < argc) {
@@ -71,19 +71,19 @@ int main(int argc, char **argv)
 	conf.routes = calloc((size_t)conf.n * (size_t)conf.n, sizeof(*conf.routes));
 	if (!conf.nodes || !conf.routes) {
 		fprintf(stderr, "bipconf: out of memory\n");
-		return 1;
+		goto out;
 	}
 	for (i = 0; i < conf.n; i++) {
 		const char *host = argv[first + i];
 
 		if (strlen(host) >= BIP_CONF_HOSTLEN || strpbrk(host, " \t#")) {
 			fprintf(stderr, "bipconf: \"%s\" is not a host name\n", host);
-			return 1;
+			goto out;
 		}
 		if (db && !bip_database_has(db, host)) {
 			fprintf(stderr, "bipconf: host %s is not in %s: run biproute with every host "
 				"first\n", host, dbpath);
-			return 1;
+			goto out;
 		}
 		snprintf(conf.nodes[i].host, sizeof(conf.nodes[i].host), "%s", host);
 	}
@@ -104,17 +104,19 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/.bip", home);
 		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
 			fprintf(stderr, "bipconf: %s: %s\n", path, strerror(errno));
-			return 1;
+			goto out;
 		}
 		snprintf(path, sizeof(path), "%s/.bip/bipconf", home);
 	}
 	/* Replaced whole, so that a job starting now never reads half of it. */
 	if (bip_file_replace(path, write_conf, &conf, err, sizeof(err)) < 0) {
 		fprintf(stderr, "bipconf: %s\n", err);
-		return 1;
+		goto out;
 	}
+	status = 0;
+out:
 	bip_database_free(db);
 	free(conf.nodes);
 	free(conf.routes);
-	return 0;
+	return status;
 }
