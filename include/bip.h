@@ -9,6 +9,7 @@
 #ifndef BIP_H
 #define BIP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -95,6 +96,21 @@ struct bip_counters {
 	uint64_t errors;         /* calls that failed */
 };
 void bip_get_counters(struct bip_counters *counters);
+
+/*
+ * Byte-length forms, for layers built on BIP (such as MPI): the same as
+ * bip_tisend, bip_tirecv, bip_rwaitx and bip_rtestx, with lengths in bytes
+ * (any number, up to 4 GiB - 1) and tags from 0 to NTAGS + BIP_RESERVED_TAGS
+ * - 1; the BIP_RESERVED_TAGS tags above NTAGS are for such a layer, which a
+ * program using the word calls cannot disturb.  Messages of at most
+ * BIPSMALLSIZE * 4 bytes are short.  The wait and test calls return the
+ * length in bytes, or -1.
+ */
+#define BIP_RESERVED_TAGS 8
+int bip_tisend_bytes(int dst, int tag, const void *buf, size_t len);
+int bip_tirecv_bytes(int tag, void *buf, size_t maxlen);
+long bip_rwait_bytes(int id, int *node);
+long bip_rtest_bytes(int id, int *node);
 
 #ifdef __cplusplus
 }

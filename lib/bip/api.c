@@ -35,7 +35,8 @@ static int check_buffer(const char *call, const int *buf, int length, const char
 	return 1;
 }
 
-static int check_send(const char *call, int dst, int tag, const int *buf, int length)
+/* BIP is initialised and dst is another node. */
+static int check_dst(const char *call, int dst)
 {
 	if (!bip_check_init(call))
 		return 0;
@@ -49,7 +50,20 @@ static int check_send(const char *call, int dst, int tag, const int *buf, int le
 			  dst);
 		return 0;
 	}
-	return check_tag(call, tag) && check_buffer(call, buf, length, "length");
+	return 1;
+}
+
+static int check_send(const char *call, int dst, int tag, const int *buf, int length)
+{
+	if (!check_dst(call, dst) || !check_tag(call, tag) ||
+	    !check_buffer(call, buf, length, "length"))
+		return 0;
+	if (bip_unlikely((uint64_t)length * 4 > BIP_MAX_MESSAGE)) {
+		bip_error(call, "length %d words exceeds the largest message (%u bytes)", length,
+			  BIP_MAX_MESSAGE);
+		return 0;
+	}
+	return 1;
 }
 
 /* The tag may take a new receive: none posted, no bip_tgetmsg message held. */
@@ -183,8 +197,8 @@ BIP_EXPORT int bip_tirecv(int tag, int *buf, int maxlength)
 	return id;
 }
 
-/* The tag of a posted receive id, or NULL after logging a bad id. */
-static struct bip_tag *recv_lookup(const char *call, int id)
+/* The tag of a posted receive id on a tag below ntags, or NULL after logging a bad id. */
+static struct bip_tag *recv_lookup(const char *call, int id, uint32_t ntags)
 {
 	uint32_t tag, gen;
 	struct bip_tag *t;
@@ -193,7 +207,7 @@ static struct bip_tag *recv_lookup(const char *call, int id)
 		return NULL;
 	tag = (uint32_t)id & ((1u << BIP_RECV_TAG_BITS) - 1);
 	gen = (uint32_t)id >> BIP_RECV_TAG_BITS;
-	if (id < 0 || tag >= NTAGS || gen == 0)
+	if (id < 0 || tag >= ntags || gen == 0)
 		goto bad;
 	t = &bip_state.tags[tag];
 	if (t->gen != gen || t->state == BIP_RECV_IDLE)
@@ -205,11 +219,9 @@ bad:
 	return NULL;
 }
 
-/* Report a completed receive and free its tag: length in words, or -1. */
-static int recv_finish(const char *call, struct bip_tag *t, int *node)
+/* Report a completed receive and free its tag: length in bytes, or -1. */
+static long recv_finish(const char *call, struct bip_tag *t, int *node)
 {
-	int words;
-
 	if (t->state == BIP_RECV_FAILED) {
 		t->state = BIP_RECV_IDLE;
 		bip_error_msg(call, t->failure ? t->failure : "receive failed");
@@ -218,10 +230,15 @@ static int recv_finish(const char *call, struct bip_tag *t, int *node)
 		return -1;
 	}
 	t->state = BIP_RECV_IDLE;
-	words = (int)(t->len / 4);
 	if (node)
 		*node = t->src;
-	return words;
+	return (long)t->len;
+}
+
+/* A length in bytes as the word calls return it. */
+static int words(long bytes)
+{
+	return bytes < 0 ? -1 : (int)(bytes / 4);
 }
 
 static int recv_done(const struct bip_tag *t)
@@ -229,11 +246,11 @@ static int recv_done(const struct bip_tag *t)
 	return t->state == BIP_RECV_DONE || t->state == BIP_RECV_FAILED;
 }
 
-/* Wait for the receive of t to complete and report it (lock state as given). */
-static int recv_wait(const char *call, struct bip_tag *t, int locked, int *node)
+/* Wait for the receive of t to complete and report it in bytes (lock state as given). */
+static long recv_wait(const char *call, struct bip_tag *t, int locked, int *node)
 {
 	struct bip_wait w;
-	int rc;
+	long rc;
 
 	bip_wait_start(&w);
 	while (!recv_done(t)) {
@@ -257,10 +274,10 @@ static int recv_wait(const char *call, struct bip_tag *t, int locked, int *node)
 	return rc;
 }
 
-static int rwait_checked(const char *call, int id, int *node)
+static long rwait_checked(const char *call, int id, int *node, uint32_t ntags)
 {
 	int locked = bip_lock();
-	struct bip_tag *t = recv_lookup(call, id);
+	struct bip_tag *t = recv_lookup(call, id, ntags);
 
 	if (!t) {
 		bip_unlock(locked);
@@ -269,13 +286,14 @@ static int rwait_checked(const char *call, int id, int *node)
 	return recv_wait(call, t, locked, node);
 }
 
-static int rtest_checked(const char *call, int id, int *node)
+static long rtest_checked(const char *call, int id, int *node, uint32_t ntags)
 {
 	struct bip_tag *t;
-	int locked, rc = -1;
+	long rc = -1;
+	int locked;
 
 	locked = bip_lock();
-	t = recv_lookup(call, id);
+	t = recv_lookup(call, id, ntags);
 	if (t) {
 		if (!recv_done(t))
 			bip_progress();
@@ -288,22 +306,22 @@ static int rtest_checked(const char *call, int id, int *node)
 
 BIP_EXPORT int bip_rwait(int id)
 {
-	return rwait_checked("bip_rwait", id, NULL);
+	return words(rwait_checked("bip_rwait", id, NULL, NTAGS));
 }
 
 BIP_EXPORT int bip_rwaitx(int id, int *node)
 {
-	return rwait_checked("bip_rwaitx", id, node);
+	return words(rwait_checked("bip_rwaitx", id, node, NTAGS));
 }
 
 BIP_EXPORT int bip_rtest(int id)
 {
-	return rtest_checked("bip_rtest", id, NULL);
+	return words(rtest_checked("bip_rtest", id, NULL, NTAGS));
 }
 
 BIP_EXPORT int bip_rtestx(int id, int *node)
 {
-	return rtest_checked("bip_rtestx", id, node);
+	return words(rtest_checked("bip_rtestx", id, node, NTAGS));
 }
 
 static int trecv_checked(const char *call, int tag, int *buf, int maxlength, int *node)
@@ -315,7 +333,7 @@ static int trecv_checked(const char *call, int tag, int *buf, int maxlength, int
 	locked = bip_lock();
 	bip_progress();
 	bip_recv_post((uint32_t)tag, buf, (size_t)maxlength * 4);
-	return recv_wait(call, &bip_state.tags[tag], locked, node);
+	return words(recv_wait(call, &bip_state.tags[tag], locked, node));
 }
 
 BIP_EXPORT int bip_trecv(int tag, int *buf, int maxlength)
@@ -596,4 +614,72 @@ BIP_EXPORT void bip_get_counters(struct bip_counters *counters)
 	locked = bip_lock();
 	*counters = bip_state.counters;
 	bip_unlock(locked);
+}
+
+/* --- byte-length forms, for layers above the API --- */
+
+static int check_tag_bytes(const char *call, int tag)
+{
+	if (bip_likely(tag >= 0 && tag < BIP_ALL_TAGS))
+		return 1;
+	bip_error(call, "tag %d out of range (0 .. %d)", tag, BIP_ALL_TAGS - 1);
+	return 0;
+}
+
+static int check_buffer_bytes(const char *call, const void *buf, size_t len, const char *what)
+{
+	if (bip_unlikely(!buf && len)) {
+		bip_error(call, "NULL buffer with %s %zu", what, len);
+		return 0;
+	}
+	if (bip_unlikely(len > BIP_MAX_MESSAGE)) {
+		bip_error(call, "%s %zu bytes exceeds the largest message (%u bytes)", what, len,
+			  BIP_MAX_MESSAGE);
+		return 0;
+	}
+	return 1;
+}
+
+BIP_EXPORT int bip_tisend_bytes(int dst, int tag, const void *buf, size_t len)
+{
+	const char *call = "bip_tisend_bytes";
+	int locked, id;
+
+	if (!check_dst(call, dst) || !check_tag_bytes(call, tag) ||
+	    !check_buffer_bytes(call, buf, len, "length"))
+		return -1;
+	locked = bip_lock();
+	id = bip_send_post(dst, (uint32_t)tag, buf, len);
+	bip_unlock(locked);
+	if (bip_unlikely(id < 0)) {
+		bip_error(call, "sending %zu bytes to node %d on tag %d failed: %s", len, dst, tag,
+			  strerror(-id));
+		return -1;
+	}
+	return id;
+}
+
+BIP_EXPORT int bip_tirecv_bytes(int tag, void *buf, size_t maxlen)
+{
+	const char *call = "bip_tirecv_bytes";
+	int locked, id;
+
+	if (!bip_check_init(call) || !check_tag_bytes(call, tag) ||
+	    !check_buffer_bytes(call, buf, maxlen, "maxlen") || !check_tag_free(call, tag))
+		return -1;
+	locked = bip_lock();
+	bip_progress();
+	id = bip_recv_post((uint32_t)tag, buf, maxlen);
+	bip_unlock(locked);
+	return id;
+}
+
+BIP_EXPORT long bip_rwait_bytes(int id, int *node)
+{
+	return rwait_checked("bip_rwait_bytes", id, node, BIP_ALL_TAGS);
+}
+
+BIP_EXPORT long bip_rtest_bytes(int id, int *node)
+{
+	return rtest_checked("bip_rtest_bytes", id, node, BIP_ALL_TAGS);
 }

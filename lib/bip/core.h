@@ -26,8 +26,11 @@
 #define BIP_EXPORT __attribute__((visibility("default")))
 
 /* Tags NTAGS .. BIP_ALL_TAGS-1 are reserved for layers above the API (the MPI shim). */
-#define BIP_INTERNAL_TAGS 8
+#define BIP_INTERNAL_TAGS BIP_RESERVED_TAGS
 #define BIP_ALL_TAGS (NTAGS + BIP_INTERNAL_TAGS)
+
+/* Lengths travel as 32-bit byte counts. */
+#define BIP_MAX_MESSAGE 0xffffffffu
 
 /* Short messages, in bytes. */
 #define BIP_SHORT_MAX (BIPSMALLSIZE * 4)

@@ -564,6 +564,55 @@ static void t_claimrace(void)
 	}
 }
 
+/* Byte-length forms: any byte count, short and long, on normal and reserved tags. */
+static void t_bytes(void)
+{
+	static const size_t sizes[] = { 0, 1, 3, 255, 256, 257, 4099, 100001 };
+	static unsigned char sb[100001], rb[100001];
+	int peer = 1 - bip_mynode, s, tag, node, id, sid;
+	long n;
+
+	for (s = 0; s < (int)(sizeof(sizes) / sizeof(sizes[0])); s++) {
+		for (tag = 0; tag < 2; tag++) {
+			int t = tag ? NTAGS + BIP_RESERVED_TAGS - 1 : 7;
+			size_t len = sizes[s], i;
+
+			for (i = 0; i < len; i++)
+				sb[i] = (unsigned char)(i * 7 + s + bip_mynode);
+			memset(rb, 0xee, sizeof(rb));
+			id = bip_tirecv_bytes(t, rb, sizeof(rb));
+			CHECK(id >= 0, "receive on tag %d", t);
+			sid = bip_tisend_bytes(peer, t, sb, len);
+			CHECK(sid >= 0, "send %zu bytes", len);
+			node = -1;
+			n = bip_rwait_bytes(id, &node);
+			bip_swait(sid); /* before sb changes */
+			CHECK(n == (long)len && node == peer, "got %ld bytes from %d, want %zu", n,
+			      node, len);
+			for (i = 0; i < len; i++)
+				CHECK(rb[i] == (unsigned char)(i * 7 + s + peer), "byte %zu of %zu", i,
+				      len);
+			CHECK(len == sizeof(rb) || rb[len] == 0xee, "wrote past %zu bytes", len);
+		}
+	}
+	/* Misuse. */
+	CHECK(bip_tisend_bytes(peer, NTAGS + BIP_RESERVED_TAGS, sb, 1) == -1, "tag too large");
+	CHECK(strstr(bip_error_string(), "bip_tisend_bytes") != NULL, "%s", bip_error_string());
+	CHECK(bip_tisend_bytes(peer, 1, sb, (size_t)1 << 33) == -1, "8 GiB");
+	CHECK(strstr(bip_error_string(), "largest message") != NULL, "%s", bip_error_string());
+	CHECK(bip_tisend_bytes(bip_mynode, 1, sb, 1) == -1, "to self");
+	CHECK(bip_tirecv_bytes(1, NULL, 4) == -1, "NULL buffer");
+	CHECK(bip_tirecv(NTAGS, (int *)rb, 1) == -1, "the word calls stay below NTAGS");
+	id = bip_tirecv_bytes(NTAGS, rb, 4);
+	CHECK(id >= 0, "receive on a reserved tag");
+	CHECK(bip_rtest(id) == -1 && strstr(bip_error_string(), "invalid receive id"),
+	      "the word calls do not see reserved tags: %s", bip_error_string());
+	CHECK(bip_tisend_bytes(peer, NTAGS, sb, 2) >= 0, "send");
+	CHECK(bip_rwait_bytes(id, NULL) == 2, "still there for the byte calls");
+	while ((n = bip_rtest_bytes(-1, NULL)) != -1)
+		;
+}
+
 /* The other nodes have ended: a wait nobody can end fails instead of hanging. */
 static void t_gone(void)
 {
@@ -611,7 +660,8 @@ static const struct {
 	{ "getmsg", t_getmsg, 0 },     { "probe", t_probe, 0 },       { "late", t_late, 0 },
 	{ "longblock", t_longblock, 0 }, { "untagged", t_untagged, 0 }, { "counters", t_counters, 0 },
 	{ "threads", t_threads, 0 },   { "gone", t_gone, 0 },         { "reorder", t_reorder, 0 },
-	{ "stream", t_stream, 0 },     { "claimrace", t_claimrace, 0 },   { "noinit", t_noinit, 1 },     { "crash", t_crash, 1 },
+	{ "stream", t_stream, 0 },     { "claimrace", t_claimrace, 0 },
+	{ "bytes", t_bytes, 0 },   { "noinit", t_noinit, 1 },     { "crash", t_crash, 1 },
 };
 
 int main(int argc, char **argv)
