@@ -18,6 +18,7 @@
 
 #include "conf.h"
 #include "core.h"
+#include "env.h"
 
 BIP_EXPORT int bip_mynode = -1;
 BIP_EXPORT int bip_numnodes = 0;
@@ -27,10 +28,6 @@ struct bip_state bip_state = {
 	.spin_limit = 1000,
 };
 
-/* The drivers, in order of preference for peers on this host. */
-static const struct bip_nic_ops *const bip_drivers[] = {
-	&bip_shm_ops,
-};
 
 #define BIP_ERR 512
 
@@ -245,7 +242,7 @@ static const struct bip_nic_ops *pick_driver(char *err)
 	char why[256];
 	size_t i;
 
-	for (i = 0; i < sizeof(bip_drivers) / sizeof(bip_drivers[0]); i++) {
+	for (i = 0; i < bip_ndrivers; i++) {
 		const struct bip_nic_ops *ops = bip_drivers[i];
 
 		if (want && *want && strcmp(want, ops->name))
@@ -257,9 +254,14 @@ static const struct bip_nic_ops *pick_driver(char *err)
 			return NULL;
 		}
 	}
-	if (want && *want)
-		snprintf(err, BIP_ERR, "BIP_NIC=%s: no such driver (compiled in: shm)", want);
-	else
+	if (want && *want) {
+		int n = snprintf(err, BIP_ERR, "BIP_NIC=%s: no such driver (compiled in:", want);
+
+		for (i = 0; i < bip_ndrivers && n > 0 && n < BIP_ERR; i++)
+			n += snprintf(err + n, (size_t)(BIP_ERR - n), " %s", bip_drivers[i]->name);
+		if (n > 0 && n < BIP_ERR)
+			snprintf(err + n, (size_t)(BIP_ERR - n), ")");
+	} else
 		snprintf(err, BIP_ERR, "no NIC driver can run here");
 	return NULL;
 }

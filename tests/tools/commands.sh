@@ -134,6 +134,28 @@ startup)
 	printf '1\nx\n' >"$HOME/bad"
 	expect "$HOME/bad:2: expected \"hostname unit\"" BIPCONF="$HOME/bad"
 	;;
+bipinfo)
+	bipinfo="$build/scripts/bipinfo"
+	"$bipinfo" --parsable >"$out" || fail "bipinfo"
+	grep -q '^version=0.92$' "$out" || fail "no version"
+	grep -q '^driver.shm=available$' "$out" || fail "shm not available"
+	grep -q '^default.BIP_INIT_TIMEOUT=10 + 2 per node$' "$out" || fail "no default"
+	grep -q '^conf.nodes=1$' "$out" || fail "default configuration"
+	BIP_OPTS=n3 BIP_WAIT=yield "$bipinfo" --parsable >"$out" || fail "bipinfo n3"
+	grep -q '^env.BIP_WAIT=yield$' "$out" || fail "current value not shown"
+	grep -q '^conf.node.2=.* (this host)$' "$out" || fail "3 local nodes"
+	"$bipconf" -f "$HOME/c" "$host" far.invalid
+	BIPCONF="$HOME/c" "$bipinfo" --parsable >"$out" || fail "bipinfo with a file"
+	grep -q "^conf.file=$HOME/c$" "$out" || fail "file not shown"
+	grep -q '^conf.node.1=far.invalid unit 0$' "$out" || fail "remote node"
+	printf '1\nx\n' >"$HOME/bad"
+	BIPCONF="$HOME/bad" "$bipinfo" --parsable >"$out" && fail "bad file accepted"
+	grep -q "^conf.error=$HOME/bad:2:" "$out" || fail "no file:line"
+	"$bipinfo" >"$out" || fail "bipinfo for people"
+	grep -q "BIP_SHM_CMA_MIN" "$out" || fail "variables missing"
+	"$bipinfo" --bogus 2>"$out" && fail "unknown option accepted"
+	grep -q usage "$out" || fail "no usage"
+	;;
 *)
 	echo "unknown check $check"
 	exit 2

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * env.c - the drivers compiled in and the variables the library reads.
+ * Keep bip_env_vars in step with bip(7) and bip_shm(7).
+ */
+#include "env.h"
+
+const struct bip_nic_ops *const bip_drivers[] = {
+	&bip_shm_ops,
+};
+const size_t bip_ndrivers = sizeof(bip_drivers) / sizeof(bip_drivers[0]);
+
+const struct bip_env_var bip_env_vars[] = {
+	{ "BIPCONF", "$HOME/.bip/bipconf", "configuration file" },
+	{ "BIP_OPTS", "", "n<k>: use the first k nodes (k nodes on this host without a file); "
+			   "q: quiet" },
+	{ "BIP_NODE", "(from the host name)", "this process's node, set by bipload" },
+	{ "BIP_JOBID", "(from the configuration)", "job id naming shared memory, set by bipload" },
+	{ "BIP_INIT_TIMEOUT", "10 + 2 per node", "seconds bip_init waits for the other nodes" },
+	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield), spin, yield" },
+	{ "BIP_SPIN", "2000 (50 with more local processes than processors)",
+	  "rounds of spinning before yielding, with BIP_WAIT=auto" },
+	{ "BIP_NIC", "(best available: shm)", "force a driver" },
+	{ "BIP_SHM_CMA_MIN", "none", "shm: long messages from this size use process_vm_readv" },
+	{ "BIP_SHM_CMA", "1", "shm: 0 disables process_vm_readv" },
+	{ "BIPLOAD_GRACE", "3", "bipload: seconds between SIGTERM and SIGKILL" },
+	{ "BIPCC_CC", "$CC, else cc", "bipcc: the C compiler" },
+};
+const size_t bip_nenv_vars = sizeof(bip_env_vars) / sizeof(bip_env_vars[0]);

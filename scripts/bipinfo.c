@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bipinfo - what this BIP is and what it would do here: version and build,
+ * the drivers compiled in and whether each can run on this machine, every
+ * variable BIP reads with its default and current value, and the
+ * configuration a program started now would use.
+ *
+ *   bipinfo [--parsable]
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bip.h"
+#include "conf.h"
+#include "env.h"
+
+#ifndef BIP_BUILD_INFO
+#define BIP_BUILD_INFO "unknown"
+#endif
+
+static int parsable;
+
+/* One fact: "key=value" for scripts, "key: value" for people. */
+static void fact(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void fact(const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf(parsable ? "%s=" : "%-22s ", key);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void show_drivers(void)
+{
+	char why[256], key[64];
+	size_t i;
+
+	if (!parsable)
+		printf("\nDrivers compiled in:\n");
+	for (i = 0; i < bip_ndrivers; i++) {
+		const struct bip_nic_ops *ops = bip_drivers[i];
+		int ok;
+
+		why[0] = '\0';
+		ok = ops->available(why, sizeof(why));
+		snprintf(key, sizeof(key), "driver.%s", ops->name);
+		if (ok)
+			fact(key, "available");
+		else
+			fact(key, "unavailable: %s", why);
+	}
+}
+
+static void show_env(void)
+{
+	char key[64];
+	size_t i;
+
+	if (!parsable)
+		printf("\nVariables (default; value now):\n");
+	for (i = 0; i < bip_nenv_vars; i++) {
+		const struct bip_env_var *v = &bip_env_vars[i];
+		const char *now = getenv(v->name);
+
+		if (parsable) {
+			snprintf(key, sizeof(key), "env.%s", v->name);
+			fact(key, "%s", now ? now : "");
+			snprintf(key, sizeof(key), "default.%s", v->name);
+			fact(key, "%s", v->def);
+		} else {
+			printf("  %-17s %s; %s%s%s\n    %s\n", v->name, *v->def ? v->def : "(empty)",
+			       now ? "set to \"" : "unset", now ? now : "", now ? "\"" : "", v->what);
+		}
+	}
+}
+
+/* The configuration a program started here now would use (as bip_init). */
+static int show_conf(void)
+{
+	char path[PATH_MAX], err[512], key[64];
+	const char *opts_env = getenv(BIP_ENV_OPTS);
+	const char *conf_env = getenv(BIP_ENV_CONF);
+	struct bip_opts opts = { 0, 0 };
+	struct bip_conf *conf = NULL;
+	int i, rc, have_path;
+
+	if (!parsable)
+		printf("\nConfiguration:\n");
+	if (opts_env && bip_opts_parse(opts_env, &opts, err, sizeof(err)) < 0) {
+		fact("conf.error", "BIP_OPTS=%s: %s", opts_env, err);
+		return 1;
+	}
+	have_path = bip_conf_default_path(path, sizeof(path)) == 0;
+	if ((conf_env && *conf_env) || (have_path && access(path, F_OK) == 0)) {
+		fact("conf.file", "%s", path);
+		rc = bip_conf_parse_file(path, &conf, err, sizeof(err));
+		if (rc < 0) {
+			fact("conf.error", "%s", err);
+			return 1;
+		}
+	} else {
+		fact("conf.file", "none: %d node%s on this host (BIP_OPTS n<k>)",
+		     opts.nodes ? opts.nodes : 1, opts.nodes > 1 ? "s" : "");
+		if (bip_conf_local(opts.nodes ? opts.nodes : 1, &conf) < 0)
+			return 1;
+	}
+	if (opts.nodes && opts.nodes <= conf->n)
+		bip_conf_truncate(conf, opts.nodes);
+	fact("conf.nodes", "%d", conf->n);
+	for (i = 0; i < conf->n; i++) {
+		snprintf(key, sizeof(key), "conf.node.%d", i);
+		fact(key, "%s unit %d%s", conf->nodes[i].host, conf->nodes[i].unit,
+		     bip_host_is_local(conf->nodes[i].host) ? " (this host)" : "");
+	}
+	bip_conf_free(conf);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--parsable")) {
+			parsable = 1;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: bipinfo [--parsable]\n");
+			return 0;
+		} else {
+			fprintf(stderr, "bipinfo: unknown option %s\nusage: bipinfo [--parsable]\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	fact("version", "%d.%d", BIP_VERSION_MAJOR, BIP_VERSION_MINOR);
+	fact("build", "%s", BIP_BUILD_INFO);
+	fact("ntags", "%d (+%d reserved)", NTAGS, BIP_RESERVED_TAGS);
+	fact("bipsmallsize", "%d words", BIPSMALLSIZE);
+	show_drivers();
+	show_env();
+	return show_conf();
+}
