@@ -180,10 +180,6 @@ static double bandwidth(const struct pp_opts *o, size_t bytes, uint32_t *sbuf,
 int main(int argc, char **argv)
 {
 	struct pp_opts o;
-	uint32_t *sbuf = NULL, *rbuf = NULL, *wbuf[PP_MAX_WINDOW];
-	double *samples;
-	size_t bytes;
-	int k;
 
 	if (pp_parse(argc, argv, &o))
 		return 0;
@@ -202,33 +198,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	samples = calloc(o.batches, sizeof(*samples));
-	rbuf = pp_alloc(argv[0], o.max);
-	if (bip_mynode == 0) {
-		sbuf = pp_alloc(argv[0], o.max);
-		pp_header(&o, "BIP");
-	} else {
-		for (k = 0; k < o.window; k++)
-			wbuf[k] = pp_alloc(argv[0], o.max);
-	}
-
-	for (bytes = pp_first(&o); bytes <= o.max; bytes <<= 1) {
-		double lat, bw;
-
-		if (bip_mynode == 0)
-			pp_fill(sbuf, bytes);
-		lat = latency(&o, bytes, sbuf, rbuf, samples);
-		bw = bandwidth(&o, bytes, sbuf, wbuf, samples);
-		if (bip_mynode == 0)
-			pp_row(&o, bytes, lat, bw);
-	}
-
+	pp_run(argv[0], &o, bip_mynode, &(struct pp_bench){ "BIP", latency, bandwidth });
 	bip_finalize();
-	free(samples);
-	free(rbuf);
-	free(sbuf);
-	if (bip_mynode == 1)
-		for (k = 0; k < o.window; k++)
-			free(wbuf[k]);
 	return 0;
 }

@@ -147,10 +147,7 @@ static double bandwidth(const struct pp_opts *o, size_t bytes, uint32_t *sbuf,
 int main(int argc, char **argv)
 {
 	struct pp_opts o;
-	uint32_t *sbuf = NULL, *rbuf = NULL, *wbuf[PP_MAX_WINDOW];
-	double *samples;
-	int size, k;
-	size_t bytes;
+	int size;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -175,33 +172,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	samples = calloc(o.batches, sizeof(*samples));
-	rbuf = pp_alloc(argv[0], o.max);
-	if (rank == 0) {
-		sbuf = pp_alloc(argv[0], o.max);
-		pp_header(&o, "MPI");
-	} else {
-		for (k = 0; k < o.window; k++)
-			wbuf[k] = pp_alloc(argv[0], o.max);
-	}
-
-	for (bytes = pp_first(&o); bytes <= o.max; bytes <<= 1) {
-		double lat, bw;
-
-		if (rank == 0)
-			pp_fill(sbuf, bytes);
-		lat = latency(&o, bytes, sbuf, rbuf, samples);
-		bw = bandwidth(&o, bytes, sbuf, wbuf, samples);
-		if (rank == 0)
-			pp_row(&o, bytes, lat, bw);
-	}
-
-	free(samples);
-	free(rbuf);
-	free(sbuf);
-	if (rank == 1)
-		for (k = 0; k < o.window; k++)
-			free(wbuf[k]);
+	pp_run(argv[0], &o, rank, &(struct pp_bench){ "MPI", latency, bandwidth });
 	MPI_Finalize();
 	return 0;
 }

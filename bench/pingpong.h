@@ -215,4 +215,47 @@ static void pp_row(const struct pp_opts *o, size_t bytes, double lat_us, double 
 	fflush(stdout);
 }
 
+/* The measurements of one library, for pp_run. */
+struct pp_bench {
+	const char *name;
+	double (*latency)(const struct pp_opts *o, size_t bytes, uint32_t *sbuf, uint32_t *rbuf,
+			  double *samples);
+	double (*bandwidth)(const struct pp_opts *o, size_t bytes, uint32_t *sbuf,
+			    uint32_t **wbuf, double *samples);
+};
+
+/* Ranks 0 and 1: measure every size; rank 0 prints the table. */
+static void pp_run(const char *prog, const struct pp_opts *o, int rank, const struct pp_bench *b)
+{
+	uint32_t *sbuf = NULL, *rbuf, *wbuf[PP_MAX_WINDOW];
+	double *samples = calloc(o->batches, sizeof(*samples));
+	size_t bytes;
+	int k;
+
+	rbuf = pp_alloc(prog, o->max);
+	if (rank == 0) {
+		sbuf = pp_alloc(prog, o->max);
+		pp_header(o, b->name);
+	} else {
+		for (k = 0; k < o->window; k++)
+			wbuf[k] = pp_alloc(prog, o->max);
+	}
+	for (bytes = pp_first(o); bytes <= o->max; bytes <<= 1) {
+		double lat, bw;
+
+		if (rank == 0)
+			pp_fill(sbuf, bytes);
+		lat = b->latency(o, bytes, sbuf, rbuf, samples);
+		bw = b->bandwidth(o, bytes, sbuf, wbuf, samples);
+		if (rank == 0)
+			pp_row(o, bytes, lat, bw);
+	}
+	free(samples);
+	free(rbuf);
+	free(sbuf);
+	if (rank == 1)
+		for (k = 0; k < o->window; k++)
+			free(wbuf[k]);
+}
+
 #endif /* BENCH_PINGPONG_H */
