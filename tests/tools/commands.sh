@@ -133,6 +133,12 @@ startup)
 	expect "this host is not in the configuration" BIPCONF="$HOME/other"
 	printf '1\nx\n' >"$HOME/bad"
 	expect "$HOME/bad:2: expected \"hostname unit\"" BIPCONF="$HOME/bad"
+	# Another job's shared memory under the same name: refused, and left alone.
+	clash="/dev/shm/bip-$(id -u)-clash$$-0"
+	: >"$clash"
+	expect "shared memory /bip-$(id -u)-clash$$-0 already exists" BIP_JOBID=clash$$ BIP_OPTS=n2 BIP_NODE=0
+	[ -e "$clash" ] || fail "the other job's shared memory was removed"
+	rm -f "$clash"
 	;;
 bipinfo)
 	bipinfo="$build/scripts/bipinfo"
