@@ -49,11 +49,63 @@ static void before_init(void)
 	expect_error("bip_stest", "before bip_init");
 	CHECK(bip_finalize() == -1, "finalize");
 	expect_error("bip_finalize", NULL);
+
+	/* Every other call, blocking ones included, fails at once. */
+	CHECK(bip_tsend(1, 0, &v, 1) == -1, "tsend");
+	expect_error("bip_tsend", "before bip_init");
+	CHECK(bip_send(1, &v, 1) == -1, "send");
+	expect_error("bip_send", "before bip_init");
+	CHECK(bip_isend(1, &v, 1) == -1, "isend");
+	expect_error("bip_isend", "before bip_init");
+	CHECK(bip_irecv(&v, 1) == -1, "irecv");
+	expect_error("bip_irecv", "before bip_init");
+	CHECK(bip_trecv(0, &v, 1) == -1, "trecv");
+	expect_error("bip_trecv", "before bip_init");
+	CHECK(bip_trecvx(0, &v, 1, &node) == -1, "trecvx");
+	expect_error("bip_trecvx", "before bip_init");
+	CHECK(bip_recv(&v, 1) == -1, "recv");
+	expect_error("bip_recv", "before bip_init");
+	CHECK(bip_recvx(&v, 1, &node) == -1, "recvx");
+	expect_error("bip_recvx", "before bip_init");
+	CHECK(bip_tnrecv(0, &v, 1) == -1, "tnrecv");
+	expect_error("bip_tnrecv", "before bip_init");
+	CHECK(bip_tnrecvx(0, &v, 1, &node) == -1, "tnrecvx");
+	expect_error("bip_tnrecvx", "before bip_init");
+	CHECK(bip_nrecv(&v, 1) == -1, "nrecv");
+	expect_error("bip_nrecv", "before bip_init");
+	CHECK(bip_nrecvx(&v, 1, &node) == -1, "nrecvx");
+	expect_error("bip_nrecvx", "before bip_init");
+	CHECK(bip_rwaitx(1, &node) == -1, "rwaitx");
+	expect_error("bip_rwaitx", "before bip_init");
+	CHECK(bip_rtest(1) == -1, "rtest");
+	expect_error("bip_rtest", "before bip_init");
+	CHECK(bip_rtestx(1, &node) == -1, "rtestx");
+	expect_error("bip_rtestx", "before bip_init");
+	CHECK(bip_probe() == -1, "probe");
+	expect_error("bip_probe", "before bip_init");
+	CHECK(bip_tngetmsg(0, &len, &node) == NULL, "tngetmsg");
+	expect_error("bip_tngetmsg", "before bip_init");
+	CHECK(bip_getmsg(&len, &node) == NULL, "getmsg");
+	expect_error("bip_getmsg", "before bip_init");
+	CHECK(bip_ngetmsg(&len, &node) == NULL, "ngetmsg");
+	expect_error("bip_ngetmsg", "before bip_init");
+	bip_swait(1);
+	expect_error("bip_swait", "before bip_init");
+	bip_tfreemsg(0);
+	expect_error("bip_tfreemsg", "before bip_init");
+	bip_freemsg();
+	expect_error("bip_freemsg", "before bip_init");
+
+	/* bip_taginit is the one call made before bip_init. */
+	CHECK(bip_taginit(10, 3, 2) == 0, "taginit before bip_init");
+	CHECK(bip_taginit(10, 3, 2) == -1, "taginit of a tag twice");
+	expect_error("bip_taginit", "10");
 }
 
 static void sender_misuse(void)
 {
-	int v = 5, big[100];
+	struct bip_counters c;
+	int v = 5, big[100], i;
 
 	CHECK(bip_tisend(-1, 0, &v, 1) == -1, "negative node");
 	expect_error("bip_tisend", "-1");
@@ -73,18 +125,40 @@ static void sender_misuse(void)
 	expect_error("bip_stest", "-5");
 	bip_swait(7);
 	expect_error("bip_swait", "7");
+	bip_swait(-1);
+	expect_error("bip_swait", "-1");
+	bip_swait(5);
+	expect_error("bip_swait", "5");
+	CHECK(bip_stest(-1) == -1, "stest on -1");
+	expect_error("bip_stest", "-1");
+	CHECK(bip_tsend(1, 2, NULL, 0) == 0, "NULL buffer of length 0 is valid");
+	CHECK(bip_isend(-2, &v, 1) == -1, "isend to a negative node");
+	expect_error("bip_isend", "-2");
+	CHECK(bip_send(1, &v, -4) == -1, "send of negative length");
+	expect_error("bip_send", "-4");
+	CHECK(bip_tsend(1, -1, big, 100) == -1, "long send on a bad tag");
+	expect_error("bip_tsend", "tag -1");
+	CHECK(bip_tisend(1, 5, NULL, 100) == -1, "long send from NULL");
+	expect_error("bip_tisend", "NULL");
 
 	/* Nothing was lost: the traffic of the test still works. */
 	v = 11;
 	CHECK(bip_send(1, &v, 1) == 0, "send");
+	for (i = 0; i < 100; i++)
+		big[i] = 3 * i + 1;
 	CHECK(bip_tsend(1, 3, big, 3) == 0, "too long for the receiver's buffer");
 	CHECK(bip_tsend(1, 4, big, 100) == 0, "long, too long for the receiver's buffer");
+	CHECK(bip_tsend(1, 10, big, 2) == 0, "on the tag of bip_taginit");
 	CHECK(bip_recv(&v, 1) == 1 && v == 12, "answer");
+	bip_get_counters(&c);
+	CHECK(c.short_sent == 4 && c.long_sent == 1, "sent %llu short, %llu long",
+	      (unsigned long long)c.short_sent, (unsigned long long)c.long_sent);
 }
 
 static void receiver_misuse(void)
 {
-	int v = 0, w = 0, id, small[2], big[100], len, node;
+	struct bip_counters c;
+	int v = 0, w = 0, id, small[2], big[100], len, node, i, n;
 
 	CHECK(bip_tirecv(NTAGS, &v, 1) == -1, "bad tag");
 	expect_error("bip_tirecv", "tag 200");
@@ -96,8 +170,28 @@ static void receiver_misuse(void)
 	expect_error("bip_rwait", "invalid receive id");
 	CHECK(bip_rtestx(12345, &node) == -1, "rtestx on a bad id");
 	expect_error("bip_rtestx", "invalid receive id");
+	CHECK(bip_rwaitx(-1, &node) == -1, "rwaitx on -1");
+	expect_error("bip_rwaitx", "invalid receive id");
+	CHECK(bip_rtest(-1) == -1, "rtest on -1");
+	expect_error("bip_rtest", "invalid receive id");
+	CHECK(bip_rtest(7) == -1, "rtest on an id never returned");
+	expect_error("bip_rtest", "invalid receive id");
 	bip_tfreemsg(2);
 	expect_error("bip_tfreemsg", "no message");
+	bip_freemsg();
+	expect_error("bip_freemsg", "no message");
+	CHECK(bip_tprobe(NTAGS) == -1, "probe of a bad tag");
+	expect_error("bip_tprobe", "tag 200");
+	CHECK(bip_tngetmsg(-1, &len, &node) == NULL, "ngetmsg of a bad tag");
+	expect_error("bip_tngetmsg", "tag -1");
+	id = bip_tirecv(2, NULL, 0);
+	CHECK(id >= 0, "NULL buffer of maxlength 0 is valid");
+	CHECK(bip_tirecv(2, &v, 1) == -1, "the receive above is still posted");
+	expect_error("bip_tirecv", "already posted");
+	CHECK(bip_tnrecv(2, &v, 1) == -1, "nrecv on a tag with a receive posted");
+	expect_error("bip_tnrecv", "posted");
+	node = -1;
+	CHECK(bip_rwaitx(id, &node) == 0 && node == 0, "zero-length message from node 0");
 	CHECK(bip_tnrecv(-1, &v, 1) == -1, "bad tag");
 	expect_error("bip_tnrecv", "tag -1");
 
@@ -120,11 +214,31 @@ static void receiver_misuse(void)
 	CHECK(bip_tprobe(3) == 3, "still queued");
 	CHECK(bip_trecv(3, big, 100) == 3, "received with a larger buffer");
 
-	/* A long message likewise. */
+	for (i = 0; i < 3; i++)
+		CHECK(big[i] == 3 * i + 1, "word %d of the short message is %d", i, big[i]);
+
+	/* A long message likewise, and a failed test or wait is the end of the receive. */
 	id = bip_tirecv(4, big, 99);
-	CHECK(bip_rwait(id) == -1, "long too long");
-	expect_error("bip_rwait", "100 words from node 0 on tag 4");
-	CHECK(bip_trecv(4, big, 100) == 100, "long received with a large enough buffer");
+	while ((n = bip_rtestx(id, &node)) == -1 && !strstr(bip_error_string(), "tag 4"))
+		;
+	CHECK(n == -1, "long too long");
+	expect_error("bip_rtestx", "100 words from node 0 on tag 4");
+	CHECK(bip_rwait(id) == -1, "the failed receive is over");
+	expect_error("bip_rwait", "invalid receive id");
+	CHECK(bip_tnrecv(4, big, 100) == -1, "nrecv takes no long message");
+	CHECK(bip_trecvx(4, big, 50, &node) == -1, "still too long");
+	expect_error("bip_trecvx", "longer than the receive buffer");
+	memset(big, 0, sizeof(big));
+	CHECK(bip_trecvx(4, big, 100, &node) == 100 && node == 0,
+	      "long received with a large enough buffer");
+	for (i = 0; i < 100; i++)
+		CHECK(big[i] == 3 * i + 1, "word %d of the long message is %d", i, big[i]);
+
+	/* The tag of bip_taginit before bip_init works. */
+	CHECK(bip_trecv(10, big, 2) == 2 && big[0] == 1 && big[1] == 4, "tag 10");
+	bip_get_counters(&c);
+	CHECK(c.short_received == 4 && c.long_received == 1, "received %llu short, %llu long",
+	      (unsigned long long)c.short_received, (unsigned long long)c.long_received);
 
 	v = 12;
 	CHECK(bip_send(0, &v, 1) == 0, "answer");
@@ -132,6 +246,8 @@ static void receiver_misuse(void)
 
 int main(void)
 {
+	struct bip_counters c;
+
 	before_init();
 	bip_init();
 	CHECK(bip_numnodes == 2, "run on 2 nodes");
@@ -142,6 +258,10 @@ int main(void)
 		sender_misuse();
 	else
 		receiver_misuse();
+	bip_get_counters(&c);
+	/* For the wrapper script: one line on stderr per error counted. */
+	printf("node %d errors %llu\n", bip_mynode, (unsigned long long)c.errors);
+	fflush(stdout);
 	CHECK(bip_finalize() == 0, "finalize");
 	return 0;
 }

@@ -194,11 +194,13 @@ static void t_alltoall(void)
 static void t_taginit(void)
 {
 	const int count = 1000;
+	struct bip_counters c;
 	int i, v;
 
 	CHECK(bip_taginit(5, 2, 1) == 0, "taginit");
 	CHECK(bip_taginit(5, 2, 1) == -1, "second taginit of a tag");
 	CHECK(bip_taginit(NTAGS, 2, 1) == -1, "bad tag");
+	CHECK(bip_taginit(-1, 2, 1) == -1, "negative tag");
 	CHECK(bip_taginit(6, 0, 1) == -1, "nbufs 0");
 	CHECK(bip_taginit(6, 1, -1) == -1, "negative size");
 	CHECK(bip_taginit(7, 100, 10) == 0, "taginit");
@@ -213,6 +215,10 @@ static void t_taginit(void)
 		}
 		for (i = 0; i < count; i++)
 			CHECK(bip_tsend(1, 5, &i, 1) == 0, "send %d", i);
+		bip_get_counters(&c);
+		CHECK(c.send_stalls > 0, "1000 sends into a queue of 2 never waited");
+		CHECK(c.short_sent == 100 + (uint64_t)count, "short_sent %llu",
+		      (unsigned long long)c.short_sent);
 	} else if (bip_mynode == 1) {
 		int m[10];
 
@@ -232,39 +238,78 @@ static void t_taginit(void)
 /* getmsg / freemsg: held in place, freed oldest first. */
 static void t_getmsg(void)
 {
-	int i, len, node, v[4], *m[3];
+	struct bip_counters c;
+	uint64_t errors;
+	int i, id, len, node, v[4], *m[3];
 
 	if (bip_mynode == 0) {
 		for (i = 0; i < 3; i++) {
 			fill(v, 4, 0, i);
 			CHECK(bip_tsend(1, 3, v, i + 1) == 0, "send");
 		}
+		CHECK(bip_recv(v, 1) == 1 && v[0] == 2, "request");
+		fill(v, 4, 0, 3);
+		CHECK(bip_tsend(1, 3, v, 4) == 0, "send");
 		v[0] = 77;
 		CHECK(bip_send(1, v, 1) == 0, "send");
+		v[1] = 78;
+		CHECK(bip_send(1, v + 1, 1) == 0, "send");
 		CHECK(bip_recv(v, 1) == 1 && v[0] == 1, "ack");
 		return;
 	}
 	if (bip_mynode != 1)
 		return;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 2; i++) {
 		len = node = -1;
 		m[i] = bip_tgetmsg(3, &len, &node);
 		CHECK(m[i] && len == i + 1 && node == 0, "getmsg %d: len %d node %d", i, len, node);
 	}
+	/* The third one may still be on its way: poll for it without blocking. */
+	len = node = -1;
+	while (!(m[2] = bip_tngetmsg(3, &len, &node)))
+		;
+	CHECK(len == 3 && node == 0, "ngetmsg: len %d node %d", len, node);
+	CHECK(m[0] != m[1] && m[1] != m[2] && m[0] != m[2], "three distinct messages held");
 	CHECK(bip_tngetmsg(3, &len, &node) == NULL, "nothing more");
 	CHECK(bip_tirecv(3, v, 4) == -1, "receive refused while messages are held");
+	CHECK(strstr(bip_error_string(), "bip_tirecv") != NULL, "%s", bip_error_string());
 	CHECK(bip_tnrecv(3, v, 4) == -1, "nrecv refused while messages are held");
+	CHECK(bip_trecv(3, v, 4) == -1, "trecv refused while messages are held");
 	for (i = 0; i < 3; i++)
 		check_data(m[i], i + 1, 0, i);
 	bip_tfreemsg(3);
+	/* The oldest was freed; the others are still held, intact. */
 	check_data(m[1], 2, 0, 1);
 	check_data(m[2], 3, 0, 2);
+	CHECK(bip_tnrecv(3, v, 4) == -1, "nrecv refused while two are held");
 	bip_tfreemsg(3);
+	check_data(m[2], 3, 0, 2);
 	bip_tfreemsg(3);
+	/* Nothing held: the tag takes receives again. */
+	bip_get_counters(&c);
+	CHECK(bip_tnrecv(3, v, 4) == -1, "empty");
+	errors = c.errors;
+	bip_get_counters(&c);
+	CHECK(c.errors == errors, "nrecv on an empty tag is no error: %s", bip_error_string());
+	id = bip_tirecv(3, v, 4);
+	CHECK(id >= 0, "receive accepted once everything is freed");
+	CHECK(bip_rtest(id) == -1, "nothing sent on tag 3 yet");
+	v[0] = 2;
+	CHECK(bip_send(0, v, 1) == 0, "ask for one more");
+	CHECK(bip_rwait(id) == 4, "message after the freed ones");
+	check_data(v, 4, 0, 3);
 	/* Untagged forms on tag 0. */
 	m[0] = bip_getmsg(&len, &node);
 	CHECK(m[0] && len == 1 && m[0][0] == 77 && node == 0, "getmsg");
+	len = node = -1;
+	while (!(m[1] = bip_ngetmsg(&len, &node)))
+		;
+	CHECK(len == 1 && m[1][0] == 78 && node == 0, "ngetmsg: len %d node %d", len, node);
+	CHECK(m[0][0] == 77, "the first stays held");
 	CHECK(bip_ngetmsg(&len, &node) == NULL, "ngetmsg empty");
+	CHECK(bip_irecv(v, 1) == -1, "irecv refused while messages are held");
+	bip_freemsg();
+	CHECK(m[1][0] == 78, "the second is still held");
 	bip_freemsg();
 	v[0] = 1;
 	CHECK(bip_send(0, v, 1) == 0, "ack");
@@ -628,6 +673,176 @@ static void t_gone(void)
 	CHECK(strstr(bip_error_string(), "bip_tsend") != NULL, "%s", bip_error_string());
 }
 
+/* Every call that reports a source names the right one, with N - 1 senders;
+ * a test of a receive nobody has sent to yet says "not complete". */
+static void t_sources(void)
+{
+	int v[2], n, node, len, id, src, k, *m;
+	int *next;
+
+	if (bip_mynode != 0) {
+		/* Wait for node 0's go, then one message of each round on tag 1. */
+		CHECK(bip_trecv(2, v, 1) == 1 && v[0] == 1, "go");
+		for (k = 0; k < 8; k++) {
+			v[0] = bip_mynode;
+			v[1] = k;
+			CHECK(bip_tsend(0, k == 7 ? 0 : 1, v, 2) == 0, "send round %d", k);
+		}
+		return;
+	}
+	id = bip_tirecv(1, v, 2);
+	CHECK(id >= 0, "irecv");
+	CHECK(bip_rtest(id) == -1, "rtest before anything was sent");
+	CHECK(bip_rtestx(id, &node) == -1, "rtestx before anything was sent");
+	CHECK(bip_tprobe(1) == -1, "probe before anything was sent");
+	v[0] = 1;
+	for (src = 1; src < bip_numnodes; src++)
+		CHECK(bip_tsend(src, 2, v, 1) == 0, "go to %d", src);
+	next = calloc((size_t)bip_numnodes, sizeof(int));
+	/* Each receiving call in turn takes N - 1 messages; each node's rounds
+	 * arrive in the order it sent them. */
+	for (k = 0; k < 7; k++) {
+		for (n = 1; n < bip_numnodes; n++) {
+			node = -1;
+			switch (k) {
+			case 0: /* the receive posted before the go */
+				if (n == 1) {
+					len = bip_rwaitx(id, &node);
+					break;
+				}
+				len = bip_trecvx(1, v, 2, &node);
+				break;
+			case 1:
+				id = bip_tirecv(1, v, 2);
+				while ((len = bip_rtestx(id, &node)) < 0)
+					;
+				break;
+			case 2:
+				while ((len = bip_tnrecvx(1, v, 2, &node)) < 0)
+					;
+				break;
+			case 3:
+				m = bip_tgetmsg(1, &len, &node);
+				CHECK(m != NULL, "getmsg");
+				memcpy(v, m, sizeof(v));
+				bip_tfreemsg(1);
+				break;
+			case 4:
+				while (!(m = bip_tngetmsg(1, &len, &node)))
+					;
+				memcpy(v, m, sizeof(v));
+				bip_tfreemsg(1);
+				break;
+			case 5:
+				while (bip_tprobe(1) != 2)
+					;
+				len = bip_trecvx(1, v, 2, &node);
+				break;
+			default:
+				id = bip_tirecv(1, v, 2);
+				len = bip_rwaitx(id, &node);
+				break;
+			}
+			CHECK(len == 2 && node == v[0] && node > 0 && node < bip_numnodes,
+			      "call %d: %d words from node %d, payload says node %d", k, len, node,
+			      v[0]);
+			CHECK(v[1] == next[node], "call %d: round %d of node %d, expected %d", k,
+			      v[1], node, next[node]);
+			next[node]++;
+		}
+	}
+	/* Untagged x-variants on tag 0. */
+	for (n = 1; n < bip_numnodes; n++) {
+		node = -1;
+		if (n % 2)
+			len = bip_recvx(v, 2, &node);
+		else
+			while ((len = bip_nrecvx(v, 2, &node)) < 0)
+				;
+		CHECK(len == 2 && node == v[0] && v[1] == 7, "untagged: %d words from %d (%d %d)",
+		      len, node, v[0], v[1]);
+		CHECK(next[node] == 7, "node %d: untagged message after %d rounds", node,
+		      next[node]);
+		next[node]++;
+	}
+	for (src = 1; src < bip_numnodes; src++)
+		CHECK(next[src] == 8, "node %d: %d messages of 8", src, next[src]);
+	free(next);
+}
+
+/* Sends still in flight when a program returns from main are completed by
+ * the finalize run at exit: the receiver posts its receives late. */
+static void t_exitflush(void)
+{
+	enum { LONGW = 262144 };
+	static int big[LONGW];
+	int v[3], i, id;
+
+	if (bip_mynode == 0) {
+		fill(big, LONGW, 0, 9);
+		id = bip_tisend(1, 1, big, LONGW);
+		CHECK(id >= 0, "long send");
+		for (i = 0; i < 3; i++) {
+			v[i] = 100 + i;
+			CHECK(bip_tisend(1, 2, &v[i], 1) >= 0, "short send");
+		}
+		return; /* neither swait nor finalize */
+	}
+	if (bip_mynode != 1)
+		return;
+	sleep_ms(300);
+	for (i = 0; i < 3; i++)
+		CHECK(bip_trecv(2, v, 1) == 1 && v[0] == 100 + i, "short %d: %d", i, v[0]);
+	memset(big, 0, sizeof(big));
+	CHECK(bip_trecv(1, big, LONGW) == LONGW, "long message of an ended sender");
+	check_data(big, LONGW, 0, 9);
+}
+
+/* Zero-length messages: valid everywhere, with or without a buffer. */
+static void t_zero(void)
+{
+	int v = 5, n, node, len, id, *m;
+
+	CHECK(bip_taginit(9, 4, 0) == 0, "a queue of zero-word messages");
+	bip_init();
+	if (bip_mynode == 0) {
+		CHECK(bip_tsend(1, 9, NULL, 0) == 0, "zero length, NULL buffer");
+		CHECK(bip_tsend(1, 9, &v, 0) == 0, "zero length");
+		CHECK(bip_tsend(1, 9, &v, 0) == 0, "zero length");
+		id = bip_tisend(1, 9, NULL, 0);
+		CHECK(id >= 0, "isend zero length");
+		bip_swait(id);
+		for (n = 0; n < 50; n++)
+			CHECK(bip_tsend(1, 9, NULL, 0) == 0, "through a queue of 4");
+		CHECK(bip_send(1, NULL, 0) == 0, "untagged");
+		CHECK(bip_recv(&v, 1) == 1 && v == 1, "ack");
+		return;
+	}
+	if (bip_mynode != 1)
+		return;
+	while ((n = bip_tprobe(9)) < 0)
+		;
+	CHECK(n == 0, "probe of a zero-length message is 0, not %d", n);
+	node = -1;
+	CHECK(bip_tnrecvx(9, NULL, 0, &node) == 0 && node == 0, "nrecvx into no buffer");
+	v = 5;
+	CHECK(bip_trecv(9, &v, 1) == 0 && v == 5, "trecv: the buffer is untouched");
+	len = node = -1;
+	m = bip_tgetmsg(9, &len, &node);
+	CHECK(m != NULL && len == 0 && node == 0, "getmsg of zero words: %p %d %d", (void *)m,
+	      len, node);
+	bip_tfreemsg(9);
+	id = bip_tirecv(9, NULL, 0);
+	CHECK(id >= 0, "irecv with no buffer");
+	node = -1;
+	CHECK(bip_rwaitx(id, &node) == 0 && node == 0, "rwaitx");
+	for (n = 0; n < 50; n++)
+		CHECK(bip_trecv(9, NULL, 0) == 0, "message %d", n);
+	CHECK(bip_recvx(&v, 1, &node) == 0 && node == 0, "untagged");
+	v = 1;
+	CHECK(bip_send(0, &v, 1) == 0, "ack");
+}
+
 /* Start-up and crash behaviour, checked by the wrapper script. */
 static void t_noinit(void)
 {
@@ -661,7 +876,8 @@ static const struct {
 	{ "longblock", t_longblock, 0 }, { "untagged", t_untagged, 0 }, { "counters", t_counters, 0 },
 	{ "threads", t_threads, 0 },   { "gone", t_gone, 0 },         { "reorder", t_reorder, 0 },
 	{ "stream", t_stream, 0 },     { "claimrace", t_claimrace, 0 },
-	{ "bytes", t_bytes, 0 },   { "noinit", t_noinit, 1 },     { "crash", t_crash, 1 },
+	{ "bytes", t_bytes, 0 },       { "sources", t_sources, 0 },   { "exitflush", t_exitflush, 0 },
+	{ "zero", t_zero, 1 },         { "noinit", t_noinit, 1 },     { "crash", t_crash, 1 },
 };
 
 int main(int argc, char **argv)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Start-up failure and crash, seen from the user's side.
-# Usage: startup.sh noinit|crash BIPLOAD CONFORMANCE
+# Start-up failure, crash and error messages, seen from the user's side.
+# Usage: startup.sh noinit|crash|messages BIPLOAD PROG
 set -u
 what=$1
 bipload=$2
@@ -38,11 +38,28 @@ crash)
 	grep -q "bipload: stopped nodes 0 2 3" "$out" || fail "the other nodes were not stopped"
 	job=$(sed -n 's/^job //p' "$out")
 	[ -n "$job" ] || fail "node 0 did not print its job id"
-	left=$(ls /dev/shm | grep -- "-$job-" || true)
+	left=$(ls /dev/shm | grep "^bip-$(id -u)-" | grep -F -- "$job" || true)
 	[ -z "$left" ] || fail "shared memory left behind: $left"
 	;;
+messages)
+	# Misuse: each error counted by a node is one line on stderr naming the
+	# node and the call (PROG is the bad-input program).
+	"$bipload" -sz 2 --timeout 60 "$prog" >"$out" 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "exit status $rc"
+	for node in 0 1; do
+		want=$(sed -n "s/^node $node errors \([0-9]*\)\$/\1/p" "$out")
+		[ -n "$want" ] || fail "node $node did not print its error count"
+		got=$(grep -c "^bip: node $node: bip_[a-z_]*: ." "$out")
+		[ "$got" -eq "$want" ] ||
+			fail "node $node: $got error lines for $want errors counted"
+	done
+	# Before bip_init there is no node number yet; the call is still named.
+	grep -q "^bip: bip_tisend: called before bip_init\$" "$out" ||
+		fail "no message for a call before bip_init"
+	;;
 *)
-	echo "usage: startup.sh noinit|crash BIPLOAD PROG"
+	echo "usage: startup.sh noinit|crash|messages BIPLOAD PROG"
 	exit 2
 	;;
 esac
