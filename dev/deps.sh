@@ -4,7 +4,8 @@
 # Usage: dev/deps.sh [--bench]   (--bench adds Open MPI and MPICH for bench/compare.sh)
 set -eu
 
-pkgs="build-essential meson ninja-build pkg-config check libsubunit-dev python3"
+pkgs="build-essential meson ninja-build pkg-config check libsubunit-dev python3 g++
+      libfabric-dev libfabric-bin libpsm2-dev iproute2 procps"
 case "${1:-}" in
 --bench) pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev" ;;
 esac
