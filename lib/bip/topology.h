@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * topology.h - the cabling of a Myrinet network: which board is cabled to
+ * which port of which switch.  biproute computes the routes of the database
+ * from it; a simulated wire walks a route through it to find where a packet
+ * arrives, or why it cannot.
+ *
+ * File format (bipconf(5), "The topology"), one statement per line, blank
+ * lines and '#' comments ignored:
+ *
+ *   switch NAME PORTS              a switch with ports 0 .. PORTS-1 (1 .. 64)
+ *   link HOST SWITCH PORT          the board of HOST is cabled to PORT of SWITCH
+ *   link SWITCH PORT SWITCH PORT   two switches cabled together
+ *   direct HOST HOST               two boards cabled back to back (route 256)
+ *
+ * A switch is declared before a link names it.  A port holds at most one
+ * cable, a host has one board and so at most one cable, and a name is either
+ * a host or a switch.  Hosts are the names that links and directs give them.
+ *
+ * A route is what the configuration file holds: the output port taken at
+ * each switch crossed, in order (1 to 4 of them), or 256 alone when no switch
+ * is crossed (boards cabled back to back, or the route of a host to itself).
+ */
+#ifndef BIP_TOPOLOGY_H
+#define BIP_TOPOLOGY_H
+
+#include <stddef.h>
+
+#include "conf.h"
+
+#define BIP_ENV_TOPOLOGY "BIP_TOPOLOGY" /* topology file, else $HOME/.bip/biptopology */
+#define BIP_TOPOLOGY_MAXPORTS 64
+
+struct bip_topology;
+
+/*
+ * Read a topology.  On success return 0 and set *topo_p (free it with
+ * bip_topology_free).  On failure return a negative errno (-EINVAL for a
+ * malformed file, -ENOENT if it does not exist, ...) with "NAME:LINE: what is
+ * wrong" (or "NAME: reason") in err; *topo_p is untouched.
+ */
+int bip_topology_load(const char *path, struct bip_topology **topo_p, char *err, size_t errlen);
+/* The same from a text in memory; name stands for the file in messages. */
+int bip_topology_parse_string(const char *text, const char *name, struct bip_topology **topo_p,
+			      char *err, size_t errlen);
+
+/*
+ * Walk route from the board of from_host: each hop is the output port at the
+ * next switch.  Return 0 and set *to_host_p (a string owned by topo) to the
+ * host whose board the route reaches, or -EHOSTUNREACH with the reason in why
+ * (from_host has no cable, a port the switch does not have, no cable on that
+ * port, the route leaves a switch through the port it came in, the route
+ * reaches a host before its last hop or ends inside a switch, 256 where a
+ * switch is cabled, ...), or -ENOENT if from_host is not in the topology.
+ * A route of 256 alone reaches the board cabled back to back with from_host;
+ * the route of a host to itself never goes on the wire and is not walked.
+ */
+int bip_topology_follow(const struct bip_topology *topo, const char *from_host,
+			const struct bip_route *route, const char **to_host_p, char *why,
+			size_t whylen);
+
+/*
+ * A shortest route from one host to another, crossing at most
+ * BIP_CONF_MAXHOPS switches; among routes of the same length, the one taking
+ * the lowest port numbers first.  256 alone for the same host or boards cabled
+ * back to back.  Returns 0 and sets *route_p, -ENOENT if a host is not in the
+ * topology, -EHOSTUNREACH if no route crosses at most BIP_CONF_MAXHOPS
+ * switches (or none at all).
+ */
+int bip_topology_route(const struct bip_topology *topo, const char *from, const char *to,
+		       struct bip_route *route_p);
+
+/* 1 if host is a host of the topology (a switch is not), else 0. */
+int bip_topology_has_host(const struct bip_topology *topo, const char *host);
+/* The hosts, in the order the file first names them: 0 .. count-1. */
+int bip_topology_host_count(const struct bip_topology *topo);
+const char *bip_topology_host_name(const struct bip_topology *topo, int i);
+
+void bip_topology_free(struct bip_topology *topo);
+
+/*
+ * The topology file: $BIP_TOPOLOGY if set and not empty, else
+ * $HOME/.bip/biptopology.  Returns 0, -ENOENT (neither is set) or
+ * -ENAMETOOLONG.  The file itself may not exist.
+ */
+int bip_topology_default_path(char *buf, size_t len);
+
+/* Write a route as the configuration file does ("3 7", "256"). */
+int bip_route_format(const struct bip_route *route, char *buf, size_t len);
+
+#endif /* BIP_TOPOLOGY_H */
