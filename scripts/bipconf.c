@@ -6,7 +6,8 @@
  *
  * The order of the hosts gives the node numbers; a host may be named several
  * times.  Routes come from $HOME/.bip/bipdatabase (written by biproute) when
- * it exists; otherwise every route is direct (256).
+ * it exists, which must then hold every host; otherwise every route is
+ * direct (256), as between processes of one host.
  */
 #include <errno.h>
 #include <limits.h>
@@ -81,8 +82,11 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (db && !bip_database_has(db, host)) {
+			const char *topo = bip_database_topology(db);
+
 			fprintf(stderr, "bipconf: host %s is not in %s: run biproute with every host "
-				"first\n", host, dbpath);
+				"first%s%s%s\n", host, dbpath, topo ? " (the database was made from "
+				"the topology " : "", topo ? topo : "", topo ? ")" : "");
 			goto out;
 		}
 		snprintf(conf.nodes[i].host, sizeof(conf.nodes[i].host), "%s", host);
@@ -90,11 +94,16 @@ int main(int argc, char **argv)
 	for (i = 0; i < conf.n; i++)
 		for (j = 0; j < conf.n; j++) {
 			struct bip_route *r = &conf.routes[i * conf.n + j];
+			const char *from = conf.nodes[i].host, *to = conf.nodes[j].host;
 
-			if (i == j || !db ||
-			    bip_database_route(db, conf.nodes[i].host, conf.nodes[j].host, r) < 0) {
+			/* Nodes on one host talk without the network: no switch. */
+			if (!db || !strcmp(from, to)) {
 				r->nhops = 1;
 				r->hop[0] = BIP_ROUTE_DIRECT;
+			} else if (bip_database_route(db, from, to, r) < 0) {
+				fprintf(stderr, "bipconf: %s has no route from %s to %s: run biproute "
+					"with every host first\n", dbpath, from, to);
+				goto out;
 			}
 		}
 

@@ -3,6 +3,7 @@
  * bipdatabase.c - the routing database (see bipdatabase.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ struct db_route {
 };
 
 struct bip_database {
+	char *topology;               /* from "# topology: FILE", or NULL */
 	char (*hosts)[BIP_CONF_HOSTLEN];
 	int nhosts;
 	struct db_route *routes;
@@ -35,11 +37,30 @@ static int grow(void **p, int n, size_t size)
 	return 0;
 }
 
+#define TOPOLOGY_COMMENT "# topology: "
+
+static int set_topology(struct bip_database *db, const char *path)
+{
+	char *copy = strdup(path);
+
+	if (!copy)
+		return -ENOMEM;
+	free(db->topology);
+	db->topology = copy;
+	return 0;
+}
+
 static int parse_line(struct bip_database *db, char *line, const char *path, int lineno,
 		      char *err, size_t errlen)
 {
-	char *save = NULL, *kw = strtok_r(line, " \t\r\n", &save), *tok;
+	char *save = NULL, *kw, *tok;
 
+	if (!strncmp(line, TOPOLOGY_COMMENT, strlen(TOPOLOGY_COMMENT))) {
+		tok = line + strlen(TOPOLOGY_COMMENT);
+		tok[strcspn(tok, "\r\n")] = '\0';
+		return *tok ? set_topology(db, tok) : 0;
+	}
+	kw = strtok_r(line, " \t\r\n", &save);
 	if (!kw || kw[0] == '#')
 		return 0;
 	if (!strcmp(kw, "host")) {
@@ -47,10 +68,7 @@ static int parse_line(struct bip_database *db, char *line, const char *path, int
 
 		if (!name || strlen(name) >= BIP_CONF_HOSTLEN || strtok_r(NULL, " \t\r\n", &save))
 			goto bad;
-		if (grow((void **)&db->hosts, db->nhosts, sizeof(*db->hosts)) < 0)
-			return -ENOMEM;
-		snprintf(db->hosts[db->nhosts++], BIP_CONF_HOSTLEN, "%s", name);
-		return 0;
+		return bip_database_add_host(db, name);
 	}
 	if (!strcmp(kw, "route")) {
 		struct db_route r = { .route.nhops = 0 };
@@ -72,10 +90,7 @@ static int parse_line(struct bip_database *db, char *line, const char *path, int
 		}
 		if (!r.route.nhops || (r.route.nhops > 1 && r.route.hop[0] == BIP_ROUTE_DIRECT))
 			goto bad;
-		if (grow((void **)&db->routes, db->nroutes, sizeof(*db->routes)) < 0)
-			return -ENOMEM;
-		db->routes[db->nroutes++] = r;
-		return 0;
+		return bip_database_add_route(db, r.from, r.to, &r.route);
 	}
 	snprintf(err, errlen, "%s:%d: unknown keyword \"%s\" (expected host or route)", path,
 		 lineno, kw);
@@ -89,7 +104,7 @@ bad:
 int bip_database_load(const char *path, struct bip_database **db_p, char *err, size_t errlen)
 {
 	struct bip_database *db;
-	char line[1024];
+	char line[PATH_MAX + 64];
 	int lineno = 0, rc = 0;
 	FILE *f = fopen(path, "r");
 
@@ -106,6 +121,8 @@ int bip_database_load(const char *path, struct bip_database **db_p, char *err, s
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
 		rc = parse_line(db, line, path, lineno, err, errlen);
+		if (rc == -ENOMEM)
+			snprintf(err, errlen, "%s:%d: out of memory", path, lineno);
 		if (rc < 0)
 			break;
 	}
@@ -142,10 +159,81 @@ int bip_database_route(const struct bip_database *db, const char *from, const ch
 	return -ENOENT;
 }
 
+const char *bip_database_topology(const struct bip_database *db)
+{
+	return db->topology;
+}
+
+int bip_database_create(const char *topology, struct bip_database **db_p)
+{
+	struct bip_database *db = calloc(1, sizeof(*db));
+
+	if (!db)
+		return -ENOMEM;
+	if (topology && set_topology(db, topology) < 0) {
+		free(db);
+		return -ENOMEM;
+	}
+	*db_p = db;
+	return 0;
+}
+
+int bip_database_add_host(struct bip_database *db, const char *host)
+{
+	if (strlen(host) >= BIP_CONF_HOSTLEN || !*host || strpbrk(host, " \t\r\n#"))
+		return -EINVAL;
+	if (bip_database_has(db, host))
+		return 0;
+	if (grow((void **)&db->hosts, db->nhosts, sizeof(*db->hosts)) < 0)
+		return -ENOMEM;
+	snprintf(db->hosts[db->nhosts++], BIP_CONF_HOSTLEN, "%s", host);
+	return 0;
+}
+
+int bip_database_add_route(struct bip_database *db, const char *from, const char *to,
+			   const struct bip_route *route)
+{
+	struct db_route *r;
+
+	if (strlen(from) >= BIP_CONF_HOSTLEN || strlen(to) >= BIP_CONF_HOSTLEN ||
+	    route->nhops < 1 || route->nhops > BIP_CONF_MAXHOPS)
+		return -EINVAL;
+	if (grow((void **)&db->routes, db->nroutes, sizeof(*db->routes)) < 0)
+		return -ENOMEM;
+	r = &db->routes[db->nroutes++];
+	snprintf(r->from, sizeof(r->from), "%s", from);
+	snprintf(r->to, sizeof(r->to), "%s", to);
+	r->route = *route;
+	return 0;
+}
+
+int bip_database_write(FILE *f, const struct bip_database *db)
+{
+	int i, h;
+
+	fprintf(f, "# BIP routing database, written by biproute (format: bipconf(5))\n");
+	if (db->topology)
+		fprintf(f, TOPOLOGY_COMMENT "%s\n", db->topology);
+	else
+		fprintf(f, "# no topology: the hosts are on an IP network, every route is 256\n");
+	for (i = 0; i < db->nhosts; i++)
+		fprintf(f, "host %s\n", db->hosts[i]);
+	for (i = 0; i < db->nroutes; i++) {
+		const struct db_route *r = &db->routes[i];
+
+		fprintf(f, "route %s %s", r->from, r->to);
+		for (h = 0; h < r->route.nhops; h++)
+			fprintf(f, " %d", r->route.hop[h]);
+		fputc('\n', f);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
 void bip_database_free(struct bip_database *db)
 {
 	if (!db)
 		return;
+	free(db->topology);
 	free(db->hosts);
 	free(db->routes);
 	free(db);

@@ -6,11 +6,16 @@
  *   # comment
  *   host NAME                    a host of the network
  *   route FROM TO HOP [HOP...]   1 to 4 switch ports, or 256 alone (direct)
+ *
+ * A comment "# topology: FILE" records the topology the routes were computed
+ * from (none: the hosts are on an IP network and every route is 256).  It is
+ * a comment so that any reader of the format accepts the file.
  */
 #ifndef BIP_DATABASE_H
 #define BIP_DATABASE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "conf.h"
 
@@ -23,6 +28,18 @@ int bip_database_has(const struct bip_database *db, const char *host);
 /* The route from one host to another: 0, or -ENOENT if the database has none. */
 int bip_database_route(const struct bip_database *db, const char *from, const char *to,
 		       struct bip_route *route);
+/* The topology file recorded in the database, or NULL. */
+const char *bip_database_topology(const struct bip_database *db);
+
+/* An empty database; topology may be NULL. */
+int bip_database_create(const char *topology, struct bip_database **db_p);
+/* Add a host (once: a host already there is not added again), a route. */
+int bip_database_add_host(struct bip_database *db, const char *host);
+int bip_database_add_route(struct bip_database *db, const char *from, const char *to,
+			   const struct bip_route *route);
+/* Write db in the format above; 0 or a negative errno. */
+int bip_database_write(FILE *f, const struct bip_database *db);
+
 void bip_database_free(struct bip_database *db);
 
 #endif /* BIP_DATABASE_H */

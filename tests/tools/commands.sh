@@ -35,15 +35,101 @@ bipconf)
 	grep -q usage "$out" || fail "no usage message"
 	;;
 biproute)
-	"$biproute" a b c || fail "biproute"
-	grep -q '^route a c 256$' "$HOME/.bip/bipdatabase" || fail "no route a c"
-	"$bipconf" c a || fail "bipconf with a database"
-	[ "$(sed -n 2p "$HOME/.bip/bipconf")" = "c 0" ] || fail "bipconf ignored the order"
-	"$bipconf" a zz 2>"$out" && fail "a host missing from the database was accepted"
-	grep -q "host zz is not in" "$out" || fail "no message naming the missing host"
+	# Without a topology: hosts of an IP network, every route 256.
+	"$biproute" localhost 127.0.0.2 "$host" localhost || fail "biproute"
+	grep -q '^route localhost 127.0.0.2 256$' "$HOME/.bip/bipdatabase" || fail "no route"
+	[ "$(grep -c '^host localhost$' "$HOME/.bip/bipdatabase")" -eq 1 ] || fail "host twice"
+	"$bipconf" 127.0.0.2 localhost || fail "bipconf with a database"
+	[ "$(sed -n 2p "$HOME/.bip/bipconf")" = "127.0.0.2 0" ] || fail "bipconf ignored the order"
+	"$bipconf" localhost zz 2>"$out" && fail "a host missing from the database was accepted"
+	grep -q "host zz is not in .*bipdatabase: run biproute" "$out" || fail "missing host not named"
+	"$biproute" localhost no-such-host.invalid 127.0.0.2 2>"$out" &&
+		fail "a host that does not resolve was accepted"
+	grep -q "host no-such-host.invalid does not resolve" "$out" || fail "unresolved host not named"
+	grep -q "127.0.0.2 does not" "$out" && fail "a resolving host was blamed"
+	grep -q '^host 127.0.0.2$' "$HOME/.bip/bipdatabase" || fail "a failed biproute replaced the database"
+	"$biproute" -t 2>"$out" && fail "-t without a file accepted"
+	grep -q usage "$out" || fail "no usage message"
 	echo "bogus line" >>"$HOME/.bip/bipdatabase"
-	"$bipconf" a b 2>"$out" && fail "a malformed database was accepted"
+	"$bipconf" localhost 127.0.0.2 2>"$out" && fail "a malformed database was accepted"
 	grep -q "bipdatabase:[0-9]*: unknown keyword \"bogus\"" "$out" || fail "no file:line"
+	;;
+topology)
+	# Two switches, four hosts: the route from each to each, through bipconf.
+	[ "$host" = localhost ] && host=this-host
+	cat >"$HOME/net" <<-EOF
+	# two switches cabled by their ports 7 and 0
+	switch sw0 8
+	switch sw1 16
+	link sw0 7 sw1 0
+	link localhost sw0 1
+	link 127.0.0.2 sw0 2
+	link 127.0.0.3 sw1 3
+	link $host sw1 4
+	EOF
+	"$biproute" -t "$HOME/net" localhost 127.0.0.2 127.0.0.3 "$host" 2>"$out" || fail "biproute -t"
+	grep -q "^# topology: .*/net$" "$HOME/.bip/bipdatabase" || fail "topology not recorded"
+	grep -q "^route 127.0.0.3 localhost 0 1$" "$HOME/.bip/bipdatabase" || fail "no route of 2 hops"
+	"$bipconf" 127.0.0.3 localhost "$host" 127.0.0.2 localhost || fail "bipconf"
+	printf '%s\n' 5 \
+		"127.0.0.3 0" 256 "0 1" 4 "0 2" "0 1" \
+		"localhost 0" "7 3" 256 "7 4" 2 256 \
+		"$host 0" 3 "0 1" 256 "0 2" "0 1" \
+		"127.0.0.2 0" "7 3" 1 "7 4" 256 1 \
+		"localhost 0" "7 3" 256 "7 4" 2 256 >"$HOME/want"
+	diff "$HOME/want" "$HOME/.bip/bipconf" >"$out" || fail "unexpected routes in ~/.bip/bipconf"
+	# The same network as the default topology file.
+	mv "$HOME/net" "$HOME/.bip/biptopology"
+	rm "$HOME/.bip/bipdatabase"
+	"$biproute" 127.0.0.2 "$host" || fail "biproute with the default topology"
+	grep -q "^route 127.0.0.2 $host 7 4$" "$HOME/.bip/bipdatabase" || fail "default topology unused"
+	BIP_TOPOLOGY="$HOME/.bip/biptopology" "$biproute" localhost 127.0.0.3 "$host" ||
+		fail "biproute with \$BIP_TOPOLOGY"
+	grep -q "^route localhost 127.0.0.3 7 3$" "$HOME/.bip/bipdatabase" || fail "\$BIP_TOPOLOGY unused"
+	# A route the database lacks is not made up.
+	grep -v '^route localhost 127.0.0.3 ' "$HOME/.bip/bipdatabase" >"$HOME/db" &&
+		mv "$HOME/db" "$HOME/.bip/bipdatabase"
+	"$bipconf" 127.0.0.3 "$host" 2>"$out" || fail "other routes were lost"
+	"$bipconf" localhost 127.0.0.3 2>"$out" && fail "a missing route was accepted"
+	grep -q "no route from localhost to 127.0.0.3: run biproute" "$out" || fail "missing route not named"
+	;;
+routeerrors)
+	cat >"$HOME/net" <<-EOF
+	switch s0 8
+	switch s1 8
+	switch s2 8
+	switch s3 8
+	switch s4 8
+	link s0 1 s1 0
+	link s1 1 s2 0
+	link s2 1 s3 0
+	link s3 1 s4 0
+	link first s0 2
+	link fourth s3 2
+	link fifth s4 2
+	EOF
+	"$biproute" -t "$HOME/net" first fourth || fail "four switches apart"
+	grep -q "^route first fourth 1 1 1 2$" "$HOME/.bip/bipdatabase" || fail "route of 4 hops"
+	cp "$HOME/.bip/bipdatabase" "$HOME/before"
+	"$biproute" -t "$HOME/net" first nowhere fifth other 2>"$out" && fail "unknown hosts accepted"
+	grep -q "host nowhere is not in the topology $HOME/net$" "$out" || fail "unknown host not named"
+	grep -q "host other is not in the topology" "$out" || fail "second unknown host not named"
+	grep -q "hosts of the topology are: first fourth fifth$" "$out" || fail "hosts not listed"
+	"$biproute" -t "$HOME/net" first fifth 2>"$out" && fail "five switches apart accepted"
+	grep -q "no route from first to fifth crossing at most 4 switches" "$out" ||
+		fail "unroutable pair not named"
+	grep -q "no route from fifth to first" "$out" || fail "unroutable pair not named both ways"
+	cmp "$HOME/before" "$HOME/.bip/bipdatabase" || fail "a failed biproute replaced the database"
+	printf 'switch s0 8\n\n# comment\nlink a s0 8\n' >"$HOME/bad"
+	"$biproute" -t "$HOME/bad" a 2>"$out" && fail "malformed topology accepted"
+	grep -q "$HOME/bad:4: port \"8\" of switch s0: the ports are 0 to 7" "$out" || fail "no file:line"
+	BIP_TOPOLOGY="$HOME/missing" "$biproute" first 2>"$out" && fail "missing \$BIP_TOPOLOGY accepted"
+	grep -q "$HOME/missing: No such file" "$out" || fail "missing topology not named"
+	"$biproute" -t "$HOME/missing" first 2>"$out" && fail "missing -t file accepted"
+	grep -q "$HOME/missing" "$out" || fail "missing topology not named"
+	printf 'link a sw 0\n' >"$HOME/.bip/biptopology"
+	"$biproute" localhost 2>"$out" && fail "malformed default topology ignored"
+	grep -q "biptopology:1: unknown switch \"sw\"" "$out" || fail "default topology not named"
 	;;
 bipcc)
 	$bipcc -show "$src/examples/token.c" -o "$HOME/t" >"$out" || fail "bipcc -show"
