@@ -137,8 +137,8 @@ static int routes_from_topology(struct bip_database *db, const struct bip_topolo
 /* Hosts of an IP network: each must resolve; the fabric routes, so 256. */
 static int routes_on_ip(struct bip_database *db, char **hosts, int n)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-	struct bip_route direct = { .nhops = 1, .hop = { BIP_ROUTE_DIRECT } };
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+	struct bip_route direct = {.nhops = 1, .hop = {BIP_ROUTE_DIRECT}};
 	int i, j, bad = 0, rc;
 
 	for (i = 0; i < n; i++) {
@@ -227,8 +227,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "biproute: %s\n", strerror(-rc));
 		goto free_db;
 	}
-	rc = topo ? routes_from_topology(db, topo, topo_path, hosts, n)
-		  : routes_on_ip(db, hosts, n);
+	rc =
+	    topo ? routes_from_topology(db, topo, topo_path, hosts, n) : routes_on_ip(db, hosts, n);
 	if (rc < 0)
 		goto free_db;
 

@@ -19,9 +19,9 @@ enum topo_kind {
 /* The far end of a cable. */
 struct topo_end {
 	enum topo_kind kind;
-	int index;      /* into hosts[] or switches[] */
-	int port;       /* port of the switch (TOPO_SWITCH only) */
-	int line;       /* line of the file that laid the cable, for messages */
+	int index; /* into hosts[] or switches[] */
+	int port;  /* port of the switch (TOPO_SWITCH only) */
+	int line;  /* line of the file that laid the cable, for messages */
 };
 
 struct topo_host {
@@ -53,7 +53,7 @@ struct topo_reader {
 	int line;
 	char buf[1024];
 	char *field[TOPO_MAXFIELDS];
-	int nfields;      /* TOPO_MAXFIELDS + 1 means "more than that" */
+	int nfields; /* TOPO_MAXFIELDS + 1 means "more than that" */
 };
 
 static int next_statement(struct topo_reader *r)
@@ -70,7 +70,8 @@ static int next_statement(struct topo_reader *r)
 		r->p = end ? end + 1 : r->p + len;
 		r->line++;
 		r->nfields = 0;
-		for (tok = strtok_r(r->buf, " \t\r", &save); tok; tok = strtok_r(NULL, " \t\r", &save)) {
+		for (tok = strtok_r(r->buf, " \t\r", &save); tok;
+		     tok = strtok_r(NULL, " \t\r", &save)) {
 			if (tok[0] == '#')
 				break;
 			if (r->nfields == TOPO_MAXFIELDS) {
@@ -86,7 +87,7 @@ static int next_statement(struct topo_reader *r)
 }
 
 static int topo_fail(char *err, size_t errlen, const struct topo_reader *r, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static int topo_fail(char *err, size_t errlen, const struct topo_reader *r, const char *fmt, ...)
 {
@@ -138,8 +139,9 @@ static int check_name(struct topo_reader *r, const char *what, const char *name,
 		      size_t errlen)
 {
 	if (strlen(name) >= BIP_CONF_HOSTLEN)
-		return topo_fail(err, errlen, r, "%s name \"%.40s...\" is longer than %d characters",
-				 what, name, BIP_CONF_HOSTLEN - 1);
+		return topo_fail(err, errlen, r,
+				 "%s name \"%.40s...\" is longer than %d characters", what, name,
+				 BIP_CONF_HOSTLEN - 1);
 	return 0;
 }
 
@@ -159,8 +161,8 @@ static int parse_small(const char *s)
 }
 
 /* The host of that name, added if new; -EINVAL if the name is a switch's. */
-static int host_index(struct bip_topology *topo, struct topo_reader *r, const char *name,
-		      char *err, size_t errlen)
+static int host_index(struct bip_topology *topo, struct topo_reader *r, const char *name, char *err,
+		      size_t errlen)
 {
 	int i = find_host(topo, name), rc;
 
@@ -195,12 +197,14 @@ static int switch_port(struct bip_topology *topo, struct topo_reader *r, const c
 	s = &topo->switches[sw];
 	port = parse_small(port_s);
 	if (port < 0 || port >= s->nports)
-		return topo_fail(err, errlen, r,
-				 "port \"%s\" of switch %s: the ports are 0 to %d (declared line %d)",
-				 port_s, name, s->nports - 1, s->line);
+		return topo_fail(
+		    err, errlen, r,
+		    "port \"%s\" of switch %s: the ports are 0 to %d (declared line %d)", port_s,
+		    name, s->nports - 1, s->line);
 	if (s->port[port].kind != TOPO_NONE)
-		return topo_fail(err, errlen, r, "port %d of switch %s already has a cable (line %d)",
-				 port, name, s->port[port].line);
+		return topo_fail(err, errlen, r,
+				 "port %d of switch %s already has a cable (line %d)", port, name,
+				 s->port[port].line);
 	*sw_p = sw;
 	*port_p = port;
 	return 0;
@@ -218,8 +222,7 @@ static int host_free(struct bip_topology *topo, struct topo_reader *r, int h, ch
 	return 0;
 }
 
-static int parse_switch(struct bip_topology *topo, struct topo_reader *r, char *err,
-			size_t errlen)
+static int parse_switch(struct bip_topology *topo, struct topo_reader *r, char *err, size_t errlen)
 {
 	const char *name;
 	struct topo_switch *s;
@@ -267,8 +270,8 @@ static int parse_link(struct bip_topology *topo, struct topo_reader *r, char *er
 		rc = host_free(topo, r, h, err, errlen);
 		if (rc < 0)
 			return rc;
-		topo->hosts[h].cable = (struct topo_end){ TOPO_SWITCH, sw, port, r->line };
-		topo->switches[sw].port[port] = (struct topo_end){ TOPO_HOST, h, 0, r->line };
+		topo->hosts[h].cable = (struct topo_end){TOPO_SWITCH, sw, port, r->line};
+		topo->switches[sw].port[port] = (struct topo_end){TOPO_HOST, h, 0, r->line};
 		return 0;
 	}
 	if (r->nfields == 5) {
@@ -279,18 +282,17 @@ static int parse_link(struct bip_topology *topo, struct topo_reader *r, char *er
 		if (rc < 0)
 			return rc;
 		if (sw == sw2 && port == port2)
-			return topo_fail(err, errlen, r, "port %d of switch %s cabled to itself", port,
-					 topo->switches[sw].name);
-		topo->switches[sw].port[port] = (struct topo_end){ TOPO_SWITCH, sw2, port2, r->line };
-		topo->switches[sw2].port[port2] = (struct topo_end){ TOPO_SWITCH, sw, port, r->line };
+			return topo_fail(err, errlen, r, "port %d of switch %s cabled to itself",
+					 port, topo->switches[sw].name);
+		topo->switches[sw].port[port] = (struct topo_end){TOPO_SWITCH, sw2, port2, r->line};
+		topo->switches[sw2].port[port2] = (struct topo_end){TOPO_SWITCH, sw, port, r->line};
 		return 0;
 	}
 	return topo_fail(err, errlen, r,
 			 "expected \"link HOST SWITCH PORT\" or \"link SWITCH PORT SWITCH PORT\"");
 }
 
-static int parse_direct(struct bip_topology *topo, struct topo_reader *r, char *err,
-			size_t errlen)
+static int parse_direct(struct bip_topology *topo, struct topo_reader *r, char *err, size_t errlen)
 {
 	int a, b, rc;
 
@@ -310,15 +312,15 @@ static int parse_direct(struct bip_topology *topo, struct topo_reader *r, char *
 	rc = host_free(topo, r, b, err, errlen);
 	if (rc < 0)
 		return rc;
-	topo->hosts[a].cable = (struct topo_end){ TOPO_HOST, b, 0, r->line };
-	topo->hosts[b].cable = (struct topo_end){ TOPO_HOST, a, 0, r->line };
+	topo->hosts[a].cable = (struct topo_end){TOPO_HOST, b, 0, r->line};
+	topo->hosts[b].cable = (struct topo_end){TOPO_HOST, a, 0, r->line};
 	return 0;
 }
 
 int bip_topology_parse_string(const char *text, const char *name, struct bip_topology **topo_p,
 			      char *err, size_t errlen)
 {
-	struct topo_reader r = { .name = name, .p = text };
+	struct topo_reader r = {.name = name, .p = text};
 	struct bip_topology *topo = calloc(1, sizeof(*topo));
 	int rc = 0;
 
@@ -337,7 +339,8 @@ int bip_topology_parse_string(const char *text, const char *name, struct bip_top
 			rc = parse_direct(topo, &r, err, errlen);
 		else
 			rc = topo_fail(err, errlen, &r,
-				       "unknown keyword \"%s\" (expected switch, link or direct)", kw);
+				       "unknown keyword \"%s\" (expected switch, link or direct)",
+				       kw);
 		if (rc == -ENOMEM)
 			snprintf(err, errlen, "%s:%d: out of memory", name, r.line);
 		if (rc < 0)
@@ -438,7 +441,7 @@ int bip_route_format(const struct bip_route *route, char *buf, size_t len)
 }
 
 static int unreachable(char *why, size_t whylen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int unreachable(char *why, size_t whylen, const char *fmt, ...)
 {
@@ -487,10 +490,11 @@ int bip_topology_follow(const struct bip_topology *topo, const char *from_host,
 		return 0;
 	}
 	if (at.kind == TOPO_HOST)
-		return unreachable(why, whylen,
-				   "route \"%s\" from %s: %s is cabled back to back with %s, not to "
-				   "a switch (its route is 256)",
-				   text, from_host, from_host, topo->hosts[at.index].name);
+		return unreachable(
+		    why, whylen,
+		    "route \"%s\" from %s: %s is cabled back to back with %s, not to "
+		    "a switch (its route is 256)",
+		    text, from_host, from_host, topo->hosts[at.index].name);
 	for (i = 0; i < route->nhops; i++) {
 		const struct topo_switch *s = &topo->switches[at.index];
 		int out = route->hop[i];
@@ -517,7 +521,8 @@ int bip_topology_follow(const struct bip_topology *topo, const char *from_host,
 						   "route \"%s\" from %s: too long: hop %d reaches "
 						   "host %s, %d hop(s) remain",
 						   text, from_host, i + 1,
-						   topo->hosts[at.index].name, route->nhops - i - 1);
+						   topo->hosts[at.index].name,
+						   route->nhops - i - 1);
 			*to_host_p = topo->hosts[at.index].name;
 			return 0;
 		}
@@ -539,7 +544,7 @@ int bip_topology_route(const struct bip_topology *topo, const char *from, const 
 	int f = find_host(topo, from), t = find_host(topo, to);
 	int *prev, *prev_port, *depth, *queue;
 	int head = 0, tail = 0, src, dst, sw, p, n, rc = -EHOSTUNREACH;
-	struct bip_route route = { .nhops = 1, .hop = { BIP_ROUTE_DIRECT } };
+	struct bip_route route = {.nhops = 1, .hop = {BIP_ROUTE_DIRECT}};
 
 	if (f < 0 || t < 0)
 		return -ENOENT;

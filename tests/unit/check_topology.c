@@ -39,7 +39,7 @@ static void expect_error(const char *text, const char *where, const char *what)
 
 static struct bip_route mkroute(int n, int a, int b, int c, int d)
 {
-	struct bip_route r = { .nhops = n, .hop = { a, b, c, d } };
+	struct bip_route r = {.nhops = n, .hop = {a, b, c, d}};
 
 	return r;
 }
@@ -47,7 +47,7 @@ static struct bip_route mkroute(int n, int a, int b, int c, int d)
 static void expect_route(const struct bip_topology *topo, const char *from, const char *to,
 			 const char *want)
 {
-	struct bip_route r = { 0 };
+	struct bip_route r = {0};
 	char text[64];
 	int rc = bip_topology_route(topo, from, to, &r);
 
@@ -57,8 +57,8 @@ static void expect_route(const struct bip_topology *topo, const char *from, cons
 		      text, want);
 }
 
-static void expect_reaches(const struct bip_topology *topo, const char *from,
-			   struct bip_route r, const char *want)
+static void expect_reaches(const struct bip_topology *topo, const char *from, struct bip_route r,
+			   const char *want)
 {
 	const char *to = NULL;
 	char why[512] = "";
@@ -156,25 +156,26 @@ START_TEST(test_malformed)
 	expect_error("switch s 8\nlink h s 8\n", "test.topo:2:", "the ports are 0 to 7");
 	expect_error("switch s 8\nlink h s x\n", "test.topo:2:", "port \"x\"");
 	expect_error("switch s 8\nlink h s -1\n", "test.topo:2:", "port \"-1\"");
-	expect_error("switch s 8\nlink a s 3\nlink b s 3\n", "test.topo:3:",
-		     "port 3 of switch s already has a cable (line 2)");
-	expect_error("switch s 8\nlink a s 3\n# x\nlink a s 4\n", "test.topo:4:",
-		     "host a already has its cable (line 2)");
+	expect_error("switch s 8\nlink a s 3\nlink b s 3\n",
+		     "test.topo:3:", "port 3 of switch s already has a cable (line 2)");
+	expect_error("switch s 8\nlink a s 3\n# x\nlink a s 4\n",
+		     "test.topo:4:", "host a already has its cable (line 2)");
 	expect_error("switch s 8\nswitch t 8\nlink s s 0\n", "test.topo:3:", "\"s\" is a switch");
 	expect_error("switch s 8\nlink h s 0\nlink h 1 s 2\n", "test.topo:3:", "\"h\" is a host");
 	expect_error("switch s 8\nlink s 1 s 1\n", "test.topo:2:", "cabled to itself");
-	expect_error("switch s 8\nswitch t 8\nlink s 1 t 1\nlink t 1 s 2\n", "test.topo:4:",
-		     "port 1 of switch t already has a cable (line 3)");
-	expect_error("switch s 8\nswitch t 8\nlink s 1 t 9\n", "test.topo:3:",
-		     "the ports are 0 to 7");
-	expect_error("switch s 8\nlink h s\n", "test.topo:2:", "expected \"link HOST SWITCH PORT\"");
+	expect_error("switch s 8\nswitch t 8\nlink s 1 t 1\nlink t 1 s 2\n",
+		     "test.topo:4:", "port 1 of switch t already has a cable (line 3)");
+	expect_error("switch s 8\nswitch t 8\nlink s 1 t 9\n",
+		     "test.topo:3:", "the ports are 0 to 7");
+	expect_error("switch s 8\nlink h s\n",
+		     "test.topo:2:", "expected \"link HOST SWITCH PORT\"");
 	expect_error("link a\n", "test.topo:1:", "expected \"link HOST");
 	expect_error("switch s 8\nlink a 1 s 2 3\n", "test.topo:2:", "too many fields");
 	expect_error("direct a a\n", "test.topo:1:", "cabled to itself");
 	expect_error("direct a\n", "test.topo:1:", "expected \"direct HOST HOST\"");
 	expect_error("direct a b\ndirect b c\n", "test.topo:2:", "host b already has its cable");
-	expect_error("switch s 4\nlink a s 0\ndirect a b\n", "test.topo:3:",
-		     "host a already has its cable (line 2)");
+	expect_error("switch s 4\nlink a s 0\ndirect a b\n",
+		     "test.topo:3:", "host a already has its cable (line 2)");
 	expect_error("switch s 4\ndirect a s\n", "test.topo:2:", "\"s\" is a switch");
 
 	{
