@@ -24,6 +24,28 @@ static int write_conf(FILE *f, const void *conf)
 	return bip_conf_write(f, conf);
 }
 
+static int newer(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+/* The manual asks to run biproute again when the network changes: say so
+ * when its topology was modified after the database was written. */
+static void warn_if_stale(const struct bip_database *db, const char *dbpath)
+{
+	const char *topo = bip_database_topology(db);
+	struct stat t, d;
+
+	if (!topo || stat(dbpath, &d) < 0)
+		return;
+	if (stat(topo, &t) < 0)
+		fprintf(stderr, "bipconf: warning: %s, the topology of %s: %s\n", topo, dbpath,
+			strerror(errno));
+	else if (newer(&t.st_mtim, &d.st_mtim))
+		fprintf(stderr, "bipconf: warning: the topology %s changed after %s was written: "
+			"run biproute again\n", topo, dbpath);
+}
+
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout, "usage: bipconf [-f FILE] host...\n");
@@ -65,6 +87,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bipconf: %s\n", err);
 			return 1;
 		}
+		if (db)
+			warn_if_stale(db, dbpath);
 	}
 
 	conf.n = argc - first;

@@ -54,6 +54,8 @@ int bip_topology_parse_string(const char *text, const char *name, struct bip_top
  * switch is cabled, ...), or -ENOENT if from_host is not in the topology.
  * A route of 256 alone reaches the board cabled back to back with from_host;
  * the route of a host to itself never goes on the wire and is not walked.
+ * follow and route only read topo: threads may call them at once; follow
+ * allocates nothing.
  */
 int bip_topology_follow(const struct bip_topology *topo, const char *from_host,
 			const struct bip_route *route, const char **to_host_p, char *why,

@@ -78,6 +78,12 @@ topology)
 		"127.0.0.2 0" "7 3" 1 "7 4" 256 1 \
 		"localhost 0" "7 3" 256 "7 4" 2 256 >"$HOME/want"
 	diff "$HOME/want" "$HOME/.bip/bipconf" >"$out" || fail "unexpected routes in ~/.bip/bipconf"
+	"$bipconf" localhost 127.0.0.2 2>"$out" || fail "bipconf of two hosts"
+	[ -s "$out" ] && fail "bipconf warned with a fresh database"
+	touch -d "1 hour" "$HOME/net"
+	"$bipconf" localhost 127.0.0.2 2>"$out" || fail "a changed topology is only a warning"
+	grep -q "warning: the topology .*/net changed after .*bipdatabase was written: run biproute" \
+		"$out" || fail "no warning for a topology newer than the database"
 	# The same network as the default topology file.
 	mv "$HOME/net" "$HOME/.bip/biptopology"
 	rm "$HOME/.bip/bipdatabase"
