@@ -440,16 +440,23 @@ int bip_route_format(const struct bip_route *route, char *buf, size_t len)
 	return 0;
 }
 
-static int unreachable(char *why, size_t whylen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Why a route from a host reaches no host: "route \"7 3\" from a: ...". */
+static int unreachable(char *why, size_t whylen, const struct bip_route *route, const char *from,
+		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static int unreachable(char *why, size_t whylen, const char *fmt, ...)
+static int unreachable(char *why, size_t whylen, const struct bip_route *route, const char *from,
+		       const char *fmt, ...)
 {
+	char text[64], msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (bip_route_format(route, text, sizeof(text)) < 0)
+		snprintf(why, whylen, "route from %s: %s", from, msg);
+	else
+		snprintf(why, whylen, "route \"%s\" from %s: %s", text, from, msg);
 	return -EHOSTUNREACH;
 }
 
@@ -457,80 +464,67 @@ int bip_topology_follow(const struct bip_topology *topo, const char *from_host,
 			const struct bip_route *route, const char **to_host_p, char *why,
 			size_t whylen)
 {
-	const struct topo_host *from;
 	struct topo_end at;
-	char text[64];
 	int h = find_host(topo, from_host), i;
 
 	if (h < 0) {
 		snprintf(why, whylen, "host %s is not in the topology", from_host);
 		return -ENOENT;
 	}
-	from = &topo->hosts[h];
 	if (route->nhops < 1 || route->nhops > BIP_CONF_MAXHOPS)
-		return unreachable(why, whylen, "a route from %s has %d hops (1 to %d)", from_host,
+		return unreachable(why, whylen, route, from_host, "%d hops, not 1 to %d",
 				   route->nhops, BIP_CONF_MAXHOPS);
-	if (bip_route_format(route, text, sizeof(text)) < 0)
-		snprintf(text, sizeof(text), "?");
-	at = from->cable;
+	at = topo->hosts[h].cable;
 	if (at.kind == TOPO_NONE)
-		return unreachable(why, whylen, "route \"%s\" from %s: %s has no cable", text,
-				   from_host, from_host);
+		return unreachable(why, whylen, route, from_host, "%s has no cable", from_host);
 	if (route->hop[0] == BIP_ROUTE_DIRECT) {
 		if (route->nhops > 1)
-			return unreachable(why, whylen, "route \"%s\" from %s: 256 must be alone",
-					   text, from_host);
+			return unreachable(why, whylen, route, from_host, "256 must be alone");
 		if (at.kind == TOPO_SWITCH)
-			return unreachable(why, whylen,
-					   "route \"%s\" from %s: no switch on the way, but %s is "
-					   "cabled to port %d of switch %s",
-					   text, from_host, from_host, at.port,
-					   topo->switches[at.index].name);
+			return unreachable(why, whylen, route, from_host,
+					   "no switch on the way, but %s is cabled to port %d of "
+					   "switch %s",
+					   from_host, at.port, topo->switches[at.index].name);
 		*to_host_p = topo->hosts[at.index].name;
 		return 0;
 	}
 	if (at.kind == TOPO_HOST)
-		return unreachable(
-		    why, whylen,
-		    "route \"%s\" from %s: %s is cabled back to back with %s, not to "
-		    "a switch (its route is 256)",
-		    text, from_host, from_host, topo->hosts[at.index].name);
+		return unreachable(why, whylen, route, from_host,
+				   "%s is cabled back to back with %s, not to a switch (its route "
+				   "is 256)",
+				   from_host, topo->hosts[at.index].name);
 	for (i = 0; i < route->nhops; i++) {
 		const struct topo_switch *s = &topo->switches[at.index];
 		int out = route->hop[i];
 
 		if (out < 0 || out >= s->nports)
-			return unreachable(why, whylen,
-					   "route \"%s\" from %s: hop %d: switch %s has no port %d "
-					   "(ports 0 to %d)",
-					   text, from_host, i + 1, s->name, out, s->nports - 1);
+			return unreachable(why, whylen, route, from_host,
+					   "hop %d: switch %s has no port %d (ports 0 to %d)",
+					   i + 1, s->name, out, s->nports - 1);
 		if (out == at.port)
-			return unreachable(why, whylen,
-					   "route \"%s\" from %s: hop %d: leaves switch %s through "
-					   "port %d, the one it came in",
-					   text, from_host, i + 1, s->name, out);
+			return unreachable(why, whylen, route, from_host,
+					   "hop %d: leaves switch %s through port %d, the one it "
+					   "came in",
+					   i + 1, s->name, out);
 		if (s->port[out].kind == TOPO_NONE)
-			return unreachable(why, whylen,
-					   "route \"%s\" from %s: hop %d: no cable on port %d of "
-					   "switch %s",
-					   text, from_host, i + 1, out, s->name);
+			return unreachable(why, whylen, route, from_host,
+					   "hop %d: no cable on port %d of switch %s", i + 1, out,
+					   s->name);
 		at = s->port[out];
 		if (at.kind == TOPO_HOST) {
 			if (i + 1 < route->nhops)
-				return unreachable(why, whylen,
-						   "route \"%s\" from %s: too long: hop %d reaches "
-						   "host %s, %d hop(s) remain",
-						   text, from_host, i + 1,
-						   topo->hosts[at.index].name,
+				return unreachable(why, whylen, route, from_host,
+						   "too long: hop %d reaches host %s, %d hop(s) "
+						   "remain",
+						   i + 1, topo->hosts[at.index].name,
 						   route->nhops - i - 1);
 			*to_host_p = topo->hosts[at.index].name;
 			return 0;
 		}
 	}
-	return unreachable(why, whylen,
-			   "route \"%s\" from %s: too short: ends inside switch %s (came in "
-			   "through port %d)",
-			   text, from_host, topo->switches[at.index].name, at.port);
+	return unreachable(why, whylen, route, from_host,
+			   "too short: ends inside switch %s (came in through port %d)",
+			   topo->switches[at.index].name, at.port);
 }
 
 /*
