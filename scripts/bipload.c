@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bipload_lanai.h"
 #include "conf.h"
 
 #define LINE_MAX_FWD 65536
@@ -526,6 +527,13 @@ int main(int argc, char **argv)
 	if (!procs || !pfd)
 		die("out of memory");
 	info("%d node%s, job %s", nprocs, nprocs > 1 ? "s" : "", jobid);
+	{
+		char lerr[512];
+
+		/* The simulated board's firmware, if the job uses it; stopped at exit. */
+		if (bipload_lanai_start(conf, conf_path, jobid, opt.quiet, lerr, sizeof(lerr)) < 0)
+			die("%s", lerr);
+	}
 	for (i = 0; i < nprocs; i++)
 		start(i, conf_path, i == 0 ? stdin_pipe[0] : -1);
 	close(stdin_pipe[0]);
@@ -612,6 +620,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	bipload_lanai_stop();
 	remove_shm();
 	report(first_failed, timed_out, got_signal);
 	if (first_failed >= 0)

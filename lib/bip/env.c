@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * env.c - the drivers compiled in and the variables the library reads.
- * Keep bip_env_vars in step with bip(7) and bip_shm(7).
+ * Keep bip_env_vars in step with bip(7), bip_shm(7) and bip_lanai(7).
  */
 #include "env.h"
 
 const struct bip_nic_ops *const bip_drivers[] = {
 	&bip_shm_ops,
+	/* After shm: the simulated board serves only when asked (BIP_NIC=lanai). */
+	&bip_lanai_ops,
 };
 const size_t bip_ndrivers = sizeof(bip_drivers) / sizeof(bip_drivers[0]);
 
@@ -20,9 +22,20 @@ const struct bip_env_var bip_env_vars[] = {
 	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield), spin, yield" },
 	{ "BIP_SPIN", "2000 (50 with more local processes than processors)",
 	  "rounds of spinning before yielding, with BIP_WAIT=auto" },
-	{ "BIP_NIC", "(best available: shm)", "force a driver" },
+	{ "BIP_NIC", "(best available: shm)", "force a driver: shm or lanai" },
 	{ "BIP_SHM_CMA_MIN", "none", "shm: long messages from this size use process_vm_readv" },
 	{ "BIP_SHM_CMA", "1", "shm: 0 disables process_vm_readv" },
+	{ "BIP_LANAI_SIM", "lanai-sim beside bipload, else in PATH",
+	  "bipload: the firmware program of the simulated board" },
+	{ "BIP_LANAI_TRACE", "none", "lanai: log every packet sent and received to this file" },
+	{ "BIP_LANAI_LOSS", "0", "lanai: percentage of packets the wire loses" },
+	{ "BIP_LANAI_CORRUPT", "0", "lanai: percentage of packets with one bit flipped" },
+	{ "BIP_LANAI_DUPLICATE", "0", "lanai: percentage of packets delivered twice" },
+	{ "BIP_LANAI_REORDER", "0", "lanai: percentage of packets held behind the next one" },
+	{ "BIP_LANAI_DELAY", "0", "lanai: time every packet spends on the wire (10ms, 250us)" },
+	{ "BIP_LANAI_SEED", "1", "lanai: seed of the fault generator" },
+	{ "BIP_LANAI_LINK_DOWN", "none",
+	  "lanai: NODE@PACKETS or NODE@TIME: the link of NODE goes down then" },
 	{ "BIPLOAD_GRACE", "3", "bipload: seconds between SIGTERM and SIGKILL" },
 	{ "BIPCC_CC", "$CC, else cc", "bipcc: the C compiler" },
 };

@@ -89,6 +89,7 @@ struct bip_nic {
 
 /* The drivers compiled in. */
 extern const struct bip_nic_ops bip_shm_ops;
+extern const struct bip_nic_ops bip_lanai_ops;
 
 /*
  * Entry points of the core, called by drivers from poll (and only from poll).

@@ -1,0 +1,563 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lanai.c - the lanai driver: the host side of the simulated LANai board.
+ *
+ * The firmware (lanai-sim, one process per host) owns the boards; this
+ * driver maps the job's board segment, attaches to its node's board, and
+ * then talks to it only through the board's memory:
+ *
+ *  - a send is a descriptor written into the send ring and published by
+ *    its sequence number; the doorbell (a futex wake, the only system call)
+ *    is rung only when the firmware has said it sleeps (need_doorbell);
+ *  - a long send gives the firmware the address of the user's buffer: the
+ *    firmware reads it itself (process_vm_readv) when the receiver has
+ *    posted its buffer, and writes it straight there (process_vm_writev);
+ *  - everything that happens comes back as events in the event queue,
+ *    which poll hands to the core.
+ *
+ * A fault the board detects (corrupt, duplicated, lost or reordered
+ * packet, wrong route, link down) is fatal to this process: the driver
+ * prints the board's report and exits with status 1, so that bipload names
+ * the node and stops the job.  Recovering from faults is not done here;
+ * nothing corrupt, duplicated or out of order is ever handed to the core.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atomics.h"
+#include "conf.h"
+#include "core.h"
+#include "lanai.h"
+#include "lanai_board.h"
+#include "lanai_ring.h"
+
+/* Events of one peer kept while the core has no room for them (at most). */
+#define LANAI_DEFER_MAX 1024
+
+struct bip_lanai_deferred {
+	struct bip_lanai_event ev;
+	struct bip_lanai_deferred *next;
+};
+
+struct bip_lanai_peer {
+	struct bip_lanai_deferred *head, *tail;
+	int count;
+	const struct bip_lanai_regs *regs; /* the peer's board, for its state */
+};
+
+struct bip_lanai {
+	struct bip_nic nic;
+	int mynode, numnodes;
+	struct bip_lanai_fw *fw;
+	size_t fw_size;
+	struct bip_lanai_regs *regs;
+	struct bip_lanai_desc *send;
+	struct bip_lanai_event *events;
+	struct bip_lanai_lrecv *lrecv;
+	struct bip_lanai_post *post;
+	struct bip_lanai_prod sendp, postp;
+	uint32_t ev_cons, ev_published;
+	uint16_t lfree[BIP_LANAI_LRECV_SLOTS];
+	int nlfree;
+	struct bip_lanai_peer *peers;
+	int ndeferred;
+	int attached;
+};
+
+static inline struct bip_lanai *lanai_of(struct bip_nic *nic)
+{
+	return (struct bip_lanai *)nic;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void nap(void)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static bip_cold void ring_doorbell(struct bip_lanai *l)
+{
+	bip_store_relaxed(&l->regs->doorbells, bip_load_relaxed(&l->regs->doorbells) + 1);
+	__atomic_fetch_add(&l->fw->wake, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &l->fw->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* After publishing a slot: wake the firmware if it sleeps. */
+static inline void doorbell(struct bip_lanai *l)
+{
+	/* Orders the slot's publication before the read of need_doorbell; pairs
+	 * with the fence the firmware makes between setting need_doorbell and
+	 * looking at the rings once more before it sleeps. */
+	bip_fence();
+	if (bip_unlikely(bip_load_relaxed(&l->regs->need_doorbell)))
+		ring_doorbell(l);
+}
+
+static int lanai_available(char *why, size_t len)
+{
+	struct stat st;
+
+	if (stat("/dev/shm", &st) < 0) {
+		snprintf(why, len, "/dev/shm: %s", strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+/* Map the job's board segment; fails at once if no firmware serves the job. */
+static int map_segment(struct bip_lanai *l, const struct bip_nic_job *job)
+{
+	char name[128];
+	struct stat st;
+	double deadline = now_s() + 2.0;
+	void *p;
+	int fd, rc;
+
+	rc = bip_lanai_segment_name(name, sizeof(name), job->jobid);
+	if (rc < 0) {
+		snprintf(job->err, job->errlen, "lanai: job id %s too long", job->jobid);
+		return rc;
+	}
+	for (;;) {
+		fd = shm_open(name, O_RDWR, 0);
+		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(*l->fw))
+			break;
+		rc = fd < 0 ? -errno : -EAGAIN;
+		if (fd >= 0)
+			close(fd);
+		if (rc != -ENOENT && rc != -EAGAIN) {
+			snprintf(job->err, job->errlen, "lanai: cannot open the board segment "
+				 "%s: %s", name, strerror(-rc));
+			return rc;
+		}
+		if (now_s() > deadline) {
+			snprintf(job->err, job->errlen,
+				 "lanai: no simulated board: lanai-sim is not running for job %s "
+				 "on this host (no /dev/shm%s); run the program with bipload "
+				 "(BIP_NIC=lanai starts lanai-sim), or start 'lanai-sim -j %s "
+				 "-n %d' first", job->jobid, name, job->jobid, job->numnodes);
+			return -ENODEV;
+		}
+		nap();
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		rc = -errno;
+		snprintf(job->err, job->errlen, "lanai: cannot map %s: %s", name, strerror(-rc));
+		return rc;
+	}
+	l->fw = p;
+	l->fw_size = (size_t)st.st_size;
+	/* Pairs with the release of ready in the firmware. */
+	while (!bip_load_acquire(&l->fw->ready)) {
+		if (now_s() > deadline) {
+			snprintf(job->err, job->errlen, "lanai: the firmware (pid %d) did not "
+				 "make its boards ready", (int)l->fw->pid);
+			return -ETIMEDOUT;
+		}
+		nap();
+	}
+	if (l->fw->magic != BIP_LANAI_MAGIC || l->fw->version != BIP_LANAI_VERSION ||
+	    l->fw->size != (uint64_t)st.st_size) {
+		snprintf(job->err, job->errlen, "lanai: %s is not a board segment of version %d "
+			 "(magic 0x%x, version %u)", name, BIP_LANAI_VERSION, l->fw->magic,
+			 l->fw->version);
+		return -EPROTO;
+	}
+	if (l->fw->nboards != (uint32_t)job->numnodes) {
+		snprintf(job->err, job->errlen, "lanai: the firmware (pid %d) serves %u boards, "
+			 "the job has %d nodes", (int)l->fw->pid, l->fw->nboards, job->numnodes);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static struct bip_lanai_regs *board_of(struct bip_lanai_fw *fw, int node)
+{
+	return (struct bip_lanai_regs *)((char *)fw + fw->off_boards +
+					 (size_t)node * fw->board_size);
+}
+
+/* Attach to my board: reset it through the control register and wait until it runs. */
+static int attach_board(struct bip_lanai *l, const struct bip_nic_job *job)
+{
+	struct bip_lanai_regs *r = board_of(l->fw, l->mynode);
+	double deadline;
+	uint32_t state;
+
+	if (r->magic != BIP_LANAI_MAGIC || r->node != (uint32_t)l->mynode ||
+	    r->send_slots != BIP_LANAI_SEND_SLOTS || r->event_slots != BIP_LANAI_EVENT_SLOTS ||
+	    r->lrecv_slots != BIP_LANAI_LRECV_SLOTS || r->slot_size != BIP_LANAI_SLOT_SIZE) {
+		snprintf(job->err, job->errlen, "lanai: board %d has an unexpected layout",
+			 l->mynode);
+		return -EPROTO;
+	}
+	state = bip_load_acquire(&r->state);
+	if (state != BIP_LANAI_BOARD_READY) {
+		snprintf(job->err, job->errlen, "lanai: the board of node %d is %s (process %d): "
+			 "is another process of this job running as node %d?", l->mynode,
+			 state == BIP_LANAI_BOARD_RUNNING ? "in use" : "released",
+			 (int)r->host_pid, l->mynode);
+		return -EBUSY;
+	}
+	l->regs = r;
+	l->send = (struct bip_lanai_desc *)((char *)r + r->off_send);
+	l->events = (struct bip_lanai_event *)((char *)r + r->off_event);
+	l->lrecv = (struct bip_lanai_lrecv *)((char *)r + r->off_lrecv);
+	l->post = (struct bip_lanai_post *)((char *)r + r->off_post);
+	/* Let the firmware read and write this process's memory (its DMA). */
+	prctl(PR_SET_PTRACER, (unsigned long)l->fw->pid, 0, 0, 0);
+	r->host_pid = (int32_t)getpid();
+	/* Pairs with the acquire of control in the firmware. */
+	bip_store_release(&r->control, BIP_LANAI_CTL_ATTACH);
+	l->attached = 1;
+	ring_doorbell(l);
+	deadline = now_s() + 10.0;
+	/* Pairs with the release of state in the firmware. */
+	while (bip_load_acquire(&r->state) != BIP_LANAI_BOARD_RUNNING) {
+		if (now_s() > deadline || kill(l->fw->pid, 0) < 0) {
+			snprintf(job->err, job->errlen, "lanai: the firmware (lanai-sim, pid %d) "
+				 "did not start the board of node %d", (int)l->fw->pid, l->mynode);
+			return -ETIMEDOUT;
+		}
+		ring_doorbell(l);
+		nap();
+	}
+	return 0;
+}
+
+/* Wait until the board of every served peer has been attached by its process. */
+static int wait_for_peers(struct bip_lanai *l, const struct bip_nic_job *job)
+{
+	double deadline = now_s() + job->timeout;
+	int i, pending;
+
+	for (;;) {
+		pending = 0;
+		for (i = 0; i < l->numnodes; i++)
+			if (job->serve[i] &&
+			    bip_load_acquire(&l->peers[i].regs->state) < BIP_LANAI_BOARD_RUNNING)
+				pending = 1;
+		if (!pending)
+			return 0;
+		if (now_s() > deadline)
+			break;
+		if (kill(l->fw->pid, 0) < 0) {
+			snprintf(job->err, job->errlen, "lanai: the firmware (lanai-sim, pid %d) "
+				 "has ended", (int)l->fw->pid);
+			return -ENODEV;
+		}
+		nap();
+	}
+	{
+		size_t used = (size_t)snprintf(job->err, job->errlen,
+					       "timed out after %.0f s waiting for node",
+					       job->timeout);
+		int any = 0;
+
+		for (i = 0; i < l->numnodes && used < job->errlen; i++) {
+			if (!job->serve[i] ||
+			    bip_load_acquire(&l->peers[i].regs->state) >= BIP_LANAI_BOARD_RUNNING)
+				continue;
+			used += (size_t)snprintf(job->err + used, job->errlen - used, "%s %d (%s)",
+						 any ? "," : "", i, job->conf->nodes[i].host);
+			any = 1;
+		}
+		if (used < job->errlen)
+			snprintf(job->err + used, job->errlen - used,
+				 "; they never started bip_init, or started in another job");
+	}
+	return -ETIMEDOUT;
+}
+
+static void lanai_close(struct bip_nic *nic);
+
+static int lanai_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
+{
+	struct bip_lanai *l;
+	int i, rc;
+
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->nic.ops = &bip_lanai_ops;
+	l->nic.max_short = BIP_LANAI_SHORT_MAX;
+	l->mynode = job->mynode;
+	l->numnodes = job->numnodes;
+	for (i = BIP_LANAI_LRECV_SLOTS; i-- > 0;)
+		l->lfree[l->nlfree++] = (uint16_t)i;
+	l->peers = calloc((size_t)job->numnodes, sizeof(*l->peers));
+	if (!l->peers) {
+		rc = -ENOMEM;
+		goto undo;
+	}
+	rc = map_segment(l, job);
+	if (rc < 0)
+		goto undo;
+	for (i = 0; i < l->numnodes; i++)
+		l->peers[i].regs = board_of(l->fw, i);
+	rc = attach_board(l, job);
+	if (rc < 0)
+		goto undo;
+	rc = wait_for_peers(l, job);
+	if (rc < 0)
+		goto undo;
+	*nic_p = &l->nic;
+	return 0;
+
+undo:
+	lanai_close(&l->nic);
+	return rc;
+}
+
+static void lanai_close(struct bip_nic *nic)
+{
+	struct bip_lanai *l = lanai_of(nic);
+	int i;
+
+	if (l->attached) {
+		/* Pairs with the acquire of control in the firmware. */
+		bip_store_release(&l->regs->control, BIP_LANAI_CTL_RELEASE);
+		ring_doorbell(l);
+	}
+	if (l->fw)
+		munmap(l->fw, l->fw_size);
+	for (i = 0; l->peers && i < l->numnodes; i++) {
+		struct bip_lanai_deferred *d = l->peers[i].head, *next;
+
+		for (; d; d = next) {
+			next = d->next;
+			free(d);
+		}
+	}
+	free(l->peers);
+	free(l);
+}
+
+/* Write a descriptor into the send ring and publish it; 0 or -EAGAIN. */
+static inline int post_desc(struct bip_lanai *l, uint32_t kind, int dst, uint32_t tag,
+			    const void *buf, size_t len, uint64_t cookie)
+{
+	struct bip_lanai_desc *d;
+
+	if (!bip_lanai_ring_room(&l->sendp, &l->regs->send_cons, BIP_LANAI_SEND_SLOTS))
+		return -EAGAIN;
+	d = bip_lanai_slot(l->send, BIP_LANAI_SEND_SLOTS, sizeof(*d), l->sendp.prod);
+	d->kind = kind;
+	d->dst = (uint32_t)dst;
+	d->tag = tag;
+	d->len = len;
+	if (kind == BIP_LANAI_DESC_SHORT) {
+		memcpy(d->payload, buf, len);
+	} else {
+		d->addr = (uint64_t)(uintptr_t)buf;
+		d->cookie = cookie;
+	}
+	bip_lanai_ring_publish(&l->sendp, &d->seq);
+	doorbell(l);
+	return 0;
+}
+
+static int lanai_post_short(struct bip_nic *nic, int dst, uint32_t tag, const void *buf,
+			    size_t len)
+{
+	return post_desc(lanai_of(nic), BIP_LANAI_DESC_SHORT, dst, tag, buf, len, 0);
+}
+
+static int lanai_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf,
+			   size_t len, uint64_t cookie)
+{
+	return post_desc(lanai_of(nic), BIP_LANAI_DESC_LONG, dst, tag, buf, len, cookie);
+}
+
+static int lanai_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size_t len,
+				uint64_t cookie)
+{
+	struct bip_lanai *l = lanai_of(nic);
+	struct bip_lanai_lrecv *e;
+	struct bip_lanai_post *p;
+	uint16_t idx;
+
+	if ((handle >> 32) >= (uint64_t)l->numnodes)
+		return -EPROTO;
+	if (!l->nlfree)
+		return -ENOBUFS;
+	/* There is always room: at most BIP_LANAI_LRECV_SLOTS receives are
+	 * posted, and the firmware takes a post before it completes it. */
+	if (!bip_lanai_ring_room(&l->postp, &l->regs->post_cons, BIP_LANAI_LRECV_SLOTS))
+		return -ENOBUFS;
+	idx = l->lfree[--l->nlfree];
+	e = &l->lrecv[idx];
+	e->addr = (uint64_t)(uintptr_t)buf;
+	e->len = len;
+	e->handle = handle;
+	e->cookie = cookie;
+	p = bip_lanai_slot(l->post, BIP_LANAI_LRECV_SLOTS, sizeof(*p), l->postp.prod);
+	p->index = idx;
+	/* Publishes the table entry too. */
+	bip_lanai_ring_publish(&l->postp, &p->seq);
+	doorbell(l);
+	return 0;
+}
+
+/* A fault the board detected: report it and end this process. */
+static bip_cold __attribute__((noreturn)) void board_fault(struct bip_lanai *l,
+							   const struct bip_lanai_event *ev)
+{
+	char msg[BIP_LANAI_SHORT_MAX + 1];
+
+	memcpy(msg, ev->payload, BIP_LANAI_SHORT_MAX);
+	msg[BIP_LANAI_SHORT_MAX] = '\0';
+	bip_error_msg("lanai", msg);
+	fflush(NULL);
+	/* Not exit(): the atexit handler would wait for sends that cannot end. */
+	_exit(EXIT_FAILURE);
+}
+
+/* Hand an arrival to the core: 0, or -EAGAIN if it has no room. */
+static int arrival(const struct bip_lanai_event *ev)
+{
+	if (ev->kind == BIP_LANAI_EV_SHORT)
+		return bip_core_short_arrived((int)ev->src, ev->tag, ev->payload, (size_t)ev->len);
+	return bip_core_long_arrived((int)ev->src, ev->tag, (size_t)ev->len, ev->handle);
+}
+
+static int defer(struct bip_lanai *l, const struct bip_lanai_event *ev)
+{
+	struct bip_lanai_peer *p = &l->peers[ev->src];
+	struct bip_lanai_deferred *d;
+
+	if (p->count >= LANAI_DEFER_MAX)
+		return -EAGAIN;
+	d = malloc(sizeof(*d));
+	if (!d)
+		return -EAGAIN;
+	d->ev = *ev;
+	d->next = NULL;
+	if (p->tail)
+		p->tail->next = d;
+	else
+		p->head = d;
+	p->tail = d;
+	p->count++;
+	l->ndeferred++;
+	return 0;
+}
+
+/* Offer again the arrivals the core refused, in order, peer by peer. */
+static int retry_deferred(struct bip_lanai *l)
+{
+	int i, n = 0;
+
+	for (i = 0; i < l->numnodes && l->ndeferred; i++) {
+		struct bip_lanai_peer *p = &l->peers[i];
+		struct bip_lanai_deferred *d;
+
+		while ((d = p->head)) {
+			if (arrival(&d->ev) == -EAGAIN)
+				break;
+			p->head = d->next;
+			if (!p->head)
+				p->tail = NULL;
+			p->count--;
+			l->ndeferred--;
+			free(d);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Handle one event; 1 if it was taken, 0 if it must stay in the queue. */
+static int handle_event(struct bip_lanai *l, const struct bip_lanai_event *ev)
+{
+	switch (ev->kind) {
+	case BIP_LANAI_EV_SHORT:
+	case BIP_LANAI_EV_LONG:
+		if (bip_unlikely(ev->src >= (uint32_t)l->numnodes))
+			return 1;
+		if (bip_likely(!l->peers[ev->src].head) && arrival(ev) == 0)
+			return 1;
+		return defer(l, ev) == 0;
+	case BIP_LANAI_EV_SEND_DONE:
+		bip_core_send_done(ev->cookie, ev->status);
+		return 1;
+	case BIP_LANAI_EV_RECV_DONE:
+		if (ev->handle < BIP_LANAI_LRECV_SLOTS)
+			l->lfree[l->nlfree++] = (uint16_t)ev->handle;
+		bip_core_recv_done(ev->cookie, ev->status);
+		return 1;
+	case BIP_LANAI_EV_ERROR:
+		board_fault(l, ev);
+	default:
+		return 1;
+	}
+}
+
+static int lanai_poll(struct bip_nic *nic)
+{
+	struct bip_lanai *l = lanai_of(nic);
+	int n = 0;
+
+	if (bip_unlikely(l->ndeferred))
+		n += retry_deferred(l);
+	for (;;) {
+		struct bip_lanai_event *ev =
+			bip_lanai_slot(l->events, BIP_LANAI_EVENT_SLOTS, sizeof(*ev), l->ev_cons);
+
+		if (!bip_lanai_ring_ready(&ev->seq, l->ev_cons))
+			break;
+		if (!handle_event(l, ev))
+			break; /* the core has no room and too much is kept: later */
+		l->ev_cons++;
+		n++;
+	}
+	if (l->ev_cons != l->ev_published) {
+		l->ev_published = l->ev_cons;
+		bip_lanai_ring_release(&l->regs->event_cons, l->ev_cons);
+	}
+	return n;
+}
+
+/* A peer has ended once the firmware has marked its board released. */
+static int lanai_alive(struct bip_nic *nic, int node)
+{
+	struct bip_lanai *l = lanai_of(nic);
+
+	/* Pairs with the release of state in the firmware, made once all the
+	 * peer sent has reached its destination's event queue. */
+	return bip_load_acquire(&l->peers[node].regs->state) == BIP_LANAI_BOARD_RUNNING;
+}
+
+const struct bip_nic_ops bip_lanai_ops = {
+	.name = "lanai",
+	.available = lanai_available,
+	.open = lanai_open,
+	.post_short = lanai_post_short,
+	.post_long = lanai_post_long,
+	.post_long_recv = lanai_post_long_recv,
+	.poll = lanai_poll,
+	.alive = lanai_alive,
+	.close = lanai_close,
+};

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lanai_board.h - the simulated LANai board, as the host driver and the
+ * firmware (lanai-sim) both see it.  Documented register by register in
+ * bip_lanai(7); keep the two in step.
+ *
+ * The firmware of a host creates one shared-memory segment per job,
+ * "/bip-<uid>-<jobid>-lanai", and every host process of the job maps it:
+ *
+ *   struct bip_lanai_fw        firmware registers: identity, wake-up word,
+ *                              fault knobs and fault counters of the wire
+ *   boards[nboards]            one board per node, board_size bytes each,
+ *                              at off_boards + node * board_size
+ *
+ * A board is
+ *
+ *   register page (struct bip_lanai_regs, 4 KiB)
+ *   send ring      host writes descriptors, firmware reads   (off_send)
+ *   event queue    firmware writes events, host reads        (off_event)
+ *   long receives  table of posted long receives (host)      (off_lrecv)
+ *   post ring      indices of the table, in posting order    (off_post)
+ *
+ * The offsets of every part are published in the register page; a host
+ * finds its parts from them, never from sizeof.  Shared memory holds
+ * offsets, never pointers: the only addresses in it are the host's own
+ * buffers, which the firmware reads and writes with process_vm_readv and
+ * process_vm_writev (its DMA).
+ *
+ * Rings are power-of-two arrays with free-running counters.  Each slot
+ * starts with a sequence number, the producer's count after the slot (so
+ * the first slot written is published with seq 1): the slot is ready when
+ * seq is the value the consumer expects, so a slot of the previous lap
+ * never looks ready and slots are never cleared.  Each side writes only
+ * the cache lines it owns.
+ */
+#ifndef BIP_LANAI_BOARD_H
+#define BIP_LANAI_BOARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BIP_LANAI_MAGIC 0x4c414e41u /* "LANA" */
+#define BIP_LANAI_VERSION 1
+
+#define BIP_LANAI_SEND_SLOTS 128    /* power of two */
+#define BIP_LANAI_EVENT_SLOTS 256   /* power of two */
+#define BIP_LANAI_LRECV_SLOTS 512   /* power of two; more than the tags */
+#define BIP_LANAI_SLOT_SIZE 320
+#define BIP_LANAI_SHORT_MAX 256     /* payload of a slot: BIPSMALLSIZE words */
+
+/* Board state (regs.state), written by the firmware. */
+enum bip_lanai_state {
+	BIP_LANAI_BOARD_OFF = 0,      /* segment not initialised */
+	BIP_LANAI_BOARD_READY = 1,    /* reset, waiting for its host */
+	BIP_LANAI_BOARD_RUNNING = 2,  /* its host is attached */
+	BIP_LANAI_BOARD_DEAD = 3,     /* its host released it or ended; all it sent is delivered */
+};
+
+/* Host control (regs.control), written by the host. */
+enum bip_lanai_control {
+	BIP_LANAI_CTL_NONE = 0,
+	BIP_LANAI_CTL_ATTACH = 1,     /* host_pid is set: reset the board and run */
+	BIP_LANAI_CTL_RELEASE = 2,    /* the host is done with the board */
+};
+
+/* Send descriptors (host -> firmware). */
+enum bip_lanai_desc_kind {
+	BIP_LANAI_DESC_SHORT = 1,     /* payload: the message, len bytes */
+	BIP_LANAI_DESC_LONG = 2,      /* addr, len: the user's buffer; cookie for SEND_DONE */
+};
+
+/* Events (firmware -> host). */
+enum bip_lanai_event_kind {
+	BIP_LANAI_EV_SHORT = 1,       /* src, tag, len, payload */
+	BIP_LANAI_EV_LONG = 2,        /* src, tag, len, handle: a long message is announced */
+	BIP_LANAI_EV_SEND_DONE = 3,   /* cookie, status: the long send has landed */
+	BIP_LANAI_EV_RECV_DONE = 4,   /* cookie, status, index: the long receive is complete */
+	BIP_LANAI_EV_ERROR = 5,       /* fault: status, src, tag, pseq; payload: the report */
+};
+
+/* Fault kinds, for reports and counters (index into the counter arrays). */
+enum bip_lanai_fault {
+	BIP_LANAI_FAULT_LOSS = 0,
+	BIP_LANAI_FAULT_CORRUPT,
+	BIP_LANAI_FAULT_DUPLICATE,
+	BIP_LANAI_FAULT_DELAY,
+	BIP_LANAI_FAULT_REORDER,
+	BIP_LANAI_FAULT_LINKDOWN,
+	BIP_LANAI_NFAULTS
+};
+
+/* What a receiving board or the wire detects (index into detected[]). */
+enum bip_lanai_detect {
+	BIP_LANAI_DET_CRC = 0,        /* CRC32C mismatch */
+	BIP_LANAI_DET_DUPLICATE,      /* sequence number already received */
+	BIP_LANAI_DET_GAP,            /* sequence number beyond the next one */
+	BIP_LANAI_DET_ROUTE,          /* the route does not reach the destination */
+	BIP_LANAI_DET_LINKDOWN,       /* the link of the source or destination is down */
+	BIP_LANAI_NDETECT
+};
+
+/* A send descriptor: one ring slot. */
+struct bip_lanai_desc {
+	uint32_t seq;                 /* ready flag: descriptor number + 1 */
+	uint32_t kind;
+	uint32_t dst;                 /* destination node */
+	uint32_t tag;
+	uint64_t len;                 /* bytes of the message */
+	uint64_t addr;                /* LONG: the user's buffer, in the host's address space */
+	uint64_t cookie;              /* LONG: returned in SEND_DONE */
+	uint8_t pad[24];
+	uint8_t payload[BIP_LANAI_SHORT_MAX];
+};
+
+/* An event: one slot of the event queue. */
+struct bip_lanai_event {
+	uint32_t seq;                 /* ready flag: event number + 1 */
+	uint32_t kind;
+	uint32_t src;                 /* source node */
+	uint32_t tag;
+	uint64_t len;                 /* bytes of the message */
+	uint64_t handle;              /* LONG: for the long receive; RECV_DONE: table index */
+	uint64_t cookie;              /* SEND_DONE, RECV_DONE */
+	int32_t status;               /* 0 or -errno */
+	uint32_t pseq;                /* ERROR: the packet's sequence number */
+	uint32_t fault;               /* ERROR: enum bip_lanai_detect */
+	uint32_t dst;                 /* ERROR: destination node of the packet */
+	uint8_t pad[8];
+	uint8_t payload[BIP_LANAI_SHORT_MAX]; /* SHORT: the message; ERROR: the report */
+};
+
+/* A posted long receive: written by the host before it posts the index. */
+struct bip_lanai_lrecv {
+	uint64_t addr;                /* the user's buffer */
+	uint64_t len;                 /* bytes expected */
+	uint64_t handle;              /* from the LONG event */
+	uint64_t cookie;              /* returned in RECV_DONE */
+};
+
+/* The post ring: indices of the long-receive table, in posting order. */
+struct bip_lanai_post {
+	uint32_t seq;                 /* ready flag: post number + 1 */
+	uint32_t index;
+};
+
+/* The register page of a board. */
+struct bip_lanai_regs {
+	/* Identity and layout, written by the firmware before the segment is ready. */
+	uint32_t magic;
+	uint32_t version;
+	uint32_t node;
+	uint32_t send_slots, event_slots, lrecv_slots;
+	uint32_t slot_size;
+	uint32_t short_max;
+	uint64_t off_send;            /* offsets from the board's start */
+	uint64_t off_event;
+	uint64_t off_lrecv;
+	uint64_t off_post;
+	/* Board state, written by the firmware (release); enum bip_lanai_state. */
+	_Alignas(64) uint32_t state;
+	int32_t fw_pid;
+	/* Written by the host: control (release) after host_pid. */
+	_Alignas(64) uint32_t control;
+	int32_t host_pid;
+	/* Written by the host: doorbells rung (statistics). */
+	_Alignas(64) uint64_t doorbells;
+	/* Written by the host: events consumed (release), once per poll. */
+	_Alignas(64) uint32_t event_cons;
+	/* Written by the firmware: descriptors and posts consumed (release);
+	 * the host re-reads them only when its ring looks full. */
+	_Alignas(64) uint32_t send_cons;
+	uint32_t post_cons;
+	/* Written by the firmware: 1 while it sleeps, so the host must ring. */
+	_Alignas(64) uint32_t need_doorbell;
+	/* Counters, written by the firmware. */
+	_Alignas(64) uint64_t pkts_sent, pkts_received, bytes_sent, bytes_received;
+	uint64_t detected[BIP_LANAI_NDETECT];
+};
+
+/* The firmware registers at the start of the segment. */
+struct bip_lanai_fw {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t nboards;
+	int32_t pid;                  /* lanai-sim */
+	uint64_t size;                /* bytes of the segment */
+	uint64_t off_boards;
+	uint64_t board_size;
+	/* Set (release) once every board is reset and readable. */
+	_Alignas(64) uint32_t ready;
+	/* The firmware sleeps on this word (futex); a doorbell adds 1 and wakes it. */
+	_Alignas(64) uint32_t wake;
+	/* Fault knobs, written by the firmware at start (bip_lanai(7)). */
+	_Alignas(64) uint32_t knob_ppm[BIP_LANAI_NFAULTS]; /* per million; DELAY: unused */
+	uint32_t delay_us;
+	uint32_t linkdown_node;       /* 0xffffffff: none */
+	uint64_t linkdown_after;      /* packets, or microseconds if linkdown_in_time */
+	uint32_t linkdown_in_time;
+	uint32_t pad;
+	uint64_t seed;
+	/* Counters of the wire, written by the firmware. */
+	_Alignas(64) uint64_t injected[BIP_LANAI_NFAULTS];
+	uint64_t detected[BIP_LANAI_NDETECT];
+	uint64_t packets;             /* packets put on the wire */
+};
+
+#define BIP_LANAI_REGS_SIZE 4096
+
+_Static_assert(sizeof(struct bip_lanai_desc) == BIP_LANAI_SLOT_SIZE, "descriptor size");
+_Static_assert(sizeof(struct bip_lanai_event) == BIP_LANAI_SLOT_SIZE, "event size");
+_Static_assert(offsetof(struct bip_lanai_desc, payload) == 64, "descriptor payload offset");
+_Static_assert(offsetof(struct bip_lanai_event, payload) == 64, "event payload offset");
+_Static_assert(sizeof(struct bip_lanai_lrecv) == 32, "long receive entry size");
+_Static_assert(sizeof(struct bip_lanai_post) == 8, "post entry size");
+_Static_assert(offsetof(struct bip_lanai_regs, state) == 64, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, control) == 128, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, event_cons) == 256, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, send_cons) == 320, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, need_doorbell) == 384, "register page layout");
+_Static_assert(sizeof(struct bip_lanai_regs) <= BIP_LANAI_REGS_SIZE, "register page fits");
+_Static_assert(offsetof(struct bip_lanai_fw, wake) == 128, "firmware registers layout");
+_Static_assert((BIP_LANAI_SEND_SLOTS & (BIP_LANAI_SEND_SLOTS - 1)) == 0, "power of two");
+_Static_assert((BIP_LANAI_EVENT_SLOTS & (BIP_LANAI_EVENT_SLOTS - 1)) == 0, "power of two");
+_Static_assert((BIP_LANAI_LRECV_SLOTS & (BIP_LANAI_LRECV_SLOTS - 1)) == 0, "power of two");
+
+/* Board geometry: offsets of its parts from the board's start, and its size. */
+static inline uint64_t bip_lanai_board_layout(uint64_t *off_send, uint64_t *off_event,
+					       uint64_t *off_lrecv, uint64_t *off_post)
+{
+	uint64_t off = BIP_LANAI_REGS_SIZE;
+
+	*off_send = off;
+	off += (uint64_t)BIP_LANAI_SEND_SLOTS * BIP_LANAI_SLOT_SIZE;
+	*off_event = off;
+	off += (uint64_t)BIP_LANAI_EVENT_SLOTS * BIP_LANAI_SLOT_SIZE;
+	*off_lrecv = off;
+	off += (uint64_t)BIP_LANAI_LRECV_SLOTS * sizeof(struct bip_lanai_lrecv);
+	*off_post = off;
+	off += (uint64_t)BIP_LANAI_LRECV_SLOTS * sizeof(struct bip_lanai_post);
+	return (off + 4095) & ~(uint64_t)4095;
+}
+
+/* The handle of a long message: the source node and its send number at the source board. */
+static inline uint64_t bip_lanai_handle(uint32_t src, uint32_t lsend)
+{
+	return ((uint64_t)src << 32) | lsend;
+}
+
+#endif /* BIP_LANAI_BOARD_H */

@@ -1,0 +1,923 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lanai_sim.c - lanai-sim, the firmware of the simulated LANai boards of
+ * one host.
+ *
+ *   lanai-sim -j JOBID -n NODES [-f CONF] [-T TRACE] [-r FD] [-q]
+ *
+ * Creates the job's board segment (one board per node), then serves the
+ * boards whose hosts attach: it takes descriptors from their send rings,
+ * puts packets on the simulated wire, delivers arriving packets as events,
+ * and moves long messages itself between the processes' buffers
+ * (process_vm_readv / process_vm_writev: the DMA engine).
+ *
+ * It polls while there is work and sleeps on the wake word of the segment
+ * when idle (the hosts ring the doorbell only then).  It ends on SIGTERM,
+ * when its parent ends (bipload), or once every board has been attached and
+ * released (the job is over), and removes the segment as it goes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+#include "firmware.h"
+#include "lanai.h"
+#include "topology.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+		"usage: lanai-sim -j JOBID -n NODES [-f CONF] [-T TRACE] [-r FD] [-q]\n");
+	exit(status);
+}
+
+static struct lanai_board *board(struct lanai_fw *fw, int node)
+{
+	return &fw->boards[node];
+}
+
+/* --- the segment --- */
+
+static int create_segment(struct lanai_fw *fw, const char *jobid)
+{
+	uint64_t off_send, off_event, off_lrecv, off_post;
+	uint64_t bsize = bip_lanai_board_layout(&off_send, &off_event, &off_lrecv, &off_post);
+	uint64_t off_boards = (sizeof(struct bip_lanai_fw) + 4095) & ~(uint64_t)4095;
+	size_t size = off_boards + bsize * (uint64_t)fw->nboards;
+	struct bip_lanai_fw *seg;
+	int fd, i, rc;
+
+	if (bip_lanai_segment_name(fw->name, sizeof(fw->name), jobid) < 0) {
+		fprintf(stderr, "lanai-sim: job id %s too long\n", jobid);
+		return -ENAMETOOLONG;
+	}
+	fd = shm_open(fw->name, O_CREAT | O_EXCL | O_RDWR, 0600);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -EEXIST)
+			fprintf(stderr, "lanai-sim: /dev/shm%s exists: a firmware already serves "
+				"job %s (or one was killed: remove it if no job uses it)\n",
+				fw->name, jobid);
+		else
+			fprintf(stderr, "lanai-sim: cannot create /dev/shm%s: %s\n", fw->name,
+				strerror(-rc));
+		return rc;
+	}
+	fw->unlinked = 0;
+	rc = -posix_fallocate(fd, 0, (off_t)size);
+	if (rc < 0) {
+		fprintf(stderr, "lanai-sim: cannot reserve %zu KiB in /dev/shm: %s\n", size / 1024,
+			strerror(-rc));
+		close(fd);
+		return rc;
+	}
+	seg = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (seg == MAP_FAILED) {
+		rc = -errno;
+		fprintf(stderr, "lanai-sim: cannot map /dev/shm%s: %s\n", fw->name, strerror(-rc));
+		return rc;
+	}
+	fw->seg = seg;
+	fw->seg_size = size;
+	seg->magic = BIP_LANAI_MAGIC;
+	seg->version = BIP_LANAI_VERSION;
+	seg->nboards = (uint32_t)fw->nboards;
+	seg->pid = (int32_t)getpid();
+	seg->size = size;
+	seg->off_boards = off_boards;
+	seg->board_size = bsize;
+	for (i = 0; i < BIP_LANAI_NFAULTS; i++)
+		seg->knob_ppm[i] = fw->faults.ppm[i];
+	seg->delay_us = (uint32_t)fw->faults.delay_us;
+	seg->linkdown_node = fw->faults.linkdown_node < 0 ? 0xffffffffu
+							   : (uint32_t)fw->faults.linkdown_node;
+	seg->linkdown_after = fw->faults.linkdown_after;
+	seg->linkdown_in_time = (uint32_t)fw->faults.linkdown_in_time;
+	seg->seed = fw->faults.seed;
+	for (i = 0; i < fw->nboards; i++) {
+		struct bip_lanai_regs *r =
+			(struct bip_lanai_regs *)((char *)seg + off_boards + (uint64_t)i * bsize);
+		struct lanai_board *b = board(fw, i);
+
+		r->magic = BIP_LANAI_MAGIC;
+		r->version = BIP_LANAI_VERSION;
+		r->node = (uint32_t)i;
+		r->send_slots = BIP_LANAI_SEND_SLOTS;
+		r->event_slots = BIP_LANAI_EVENT_SLOTS;
+		r->lrecv_slots = BIP_LANAI_LRECV_SLOTS;
+		r->slot_size = BIP_LANAI_SLOT_SIZE;
+		r->short_max = BIP_LANAI_SHORT_MAX;
+		r->off_send = off_send;
+		r->off_event = off_event;
+		r->off_lrecv = off_lrecv;
+		r->off_post = off_post;
+		r->fw_pid = (int32_t)getpid();
+		r->state = BIP_LANAI_BOARD_READY;
+		b->regs = r;
+		b->send = (struct bip_lanai_desc *)((char *)r + off_send);
+		b->events = (struct bip_lanai_event *)((char *)r + off_event);
+		b->lrecv = (struct bip_lanai_lrecv *)((char *)r + off_lrecv);
+		b->post = (struct bip_lanai_post *)((char *)r + off_post);
+		b->state = BIP_LANAI_BOARD_READY;
+	}
+	/* Pairs with the acquire of ready in the host driver. */
+	bip_store_release(&seg->ready, 1);
+	return 0;
+}
+
+static int boards_init(struct lanai_fw *fw)
+{
+	int i, k;
+
+	fw->boards = calloc((size_t)fw->nboards, sizeof(*fw->boards));
+	fw->route_ok = calloc((size_t)fw->nboards * fw->nboards, 1);
+	fw->route_why = calloc((size_t)fw->nboards * fw->nboards, sizeof(char *));
+	if (!fw->boards || !fw->route_ok || !fw->route_why)
+		return -ENOMEM;
+	for (i = 0; i < fw->nboards; i++) {
+		struct lanai_board *b = board(fw, i);
+
+		b->node = i;
+		b->tx_seq = calloc((size_t)fw->nboards, sizeof(*b->tx_seq));
+		b->rx_seq = calloc((size_t)fw->nboards, sizeof(*b->rx_seq));
+		b->rx_failed = calloc((size_t)fw->nboards, 1);
+		b->lsend = calloc(LANAI_LSENDS, sizeof(*b->lsend));
+		b->lsfree = calloc(LANAI_LSENDS, sizeof(*b->lsfree));
+		if (!b->tx_seq || !b->rx_seq || !b->rx_failed || !b->lsend || !b->lsfree)
+			return -ENOMEM;
+		for (k = LANAI_LSENDS; k-- > 0;)
+			b->lsfree[b->nlsfree++] = (uint32_t)k;
+	}
+	return 0;
+}
+
+/* --- hosts --- */
+
+/* 0 once the process has ended (or is a zombie not yet reaped). */
+static int host_alive(pid_t pid)
+{
+	char path[64], stat[256], *state;
+	FILE *f;
+	size_t n;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	n = fread(stat, 1, sizeof(stat) - 1, f);
+	fclose(f);
+	stat[n] = '\0';
+	state = strrchr(stat, ')');
+	return !(state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'));
+}
+
+static void set_state(struct lanai_board *b, uint32_t state)
+{
+	b->state = state;
+	/* Pairs with the acquire of state in the host driver. */
+	bip_store_release(&b->regs->state, state);
+}
+
+/* A host asks for its board: reset it and let it run. */
+static int check_control(struct lanai_fw *fw, struct lanai_board *b)
+{
+	/* Pairs with the release of control in the host driver. */
+	uint32_t ctl = bip_load_acquire(&b->regs->control);
+
+	if (b->state == BIP_LANAI_BOARD_READY && ctl == BIP_LANAI_CTL_ATTACH) {
+		b->pid = b->regs->host_pid;
+		b->send_cons = b->post_cons = 0;
+		b->evp.prod = b->evp.cons_seen = 0;
+		set_state(b, BIP_LANAI_BOARD_RUNNING);
+		return 1;
+	}
+	if (b->state == BIP_LANAI_BOARD_RUNNING && ctl == BIP_LANAI_CTL_RELEASE && !b->releasing) {
+		b->releasing = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* --- long messages: the DMA --- */
+
+static int dma_read(pid_t pid, void *dst, uint64_t addr, size_t len)
+{
+	struct iovec local = { dst, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+static int dma_write(pid_t pid, uint64_t addr, const void *src, size_t len)
+{
+	struct iovec local = { (void *)src, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+static struct lanai_packet *control_packet(uint32_t kind, int src, int dst, uint32_t tag,
+					   uint64_t arg0, uint64_t arg1)
+{
+	struct lanai_packet *p = lanai_packet_new(0);
+
+	if (!p)
+		return NULL;
+	p->h.kind = (uint8_t)kind;
+	p->h.src = (uint32_t)src;
+	p->h.dst = (uint32_t)dst;
+	p->h.tag = tag;
+	p->h.arg0 = arg0;
+	p->h.arg1 = arg1;
+	return p;
+}
+
+static void send_control(struct lanai_fw *fw, uint32_t kind, int src, int dst, uint32_t tag,
+			 uint64_t arg0, uint64_t arg1)
+{
+	struct lanai_packet *p = control_packet(kind, src, dst, tag, arg0, arg1);
+
+	if (p)
+		lanai_wire_send(fw, p);
+}
+
+/* Push the data of board b's transfers while the receivers' queues have room. */
+static int pump_xfers(struct lanai_fw *fw, struct lanai_board *b)
+{
+	struct lanai_xfer **pp = &b->xfers, *x;
+	int n = 0;
+
+	while ((x = *pp)) {
+		struct lanai_lsend *ls = &b->lsend[x->lsend & (LANAI_LSENDS - 1)];
+		struct lanai_board *d = board(fw, (int)x->peer);
+
+		while (x->off < ls->len && d->in_count < 8) {
+			uint32_t chunk = ls->len - x->off < LANAI_DATA_CHUNK
+						 ? (uint32_t)(ls->len - x->off)
+						 : LANAI_DATA_CHUNK;
+			struct lanai_packet *p = lanai_packet_new(chunk);
+			int rc;
+
+			if (!p)
+				return n;
+			rc = dma_read(b->pid, p->payload, ls->addr + x->off, chunk);
+			if (rc < 0) {
+				struct bip_lanai_event ev = { .kind = BIP_LANAI_EV_SEND_DONE,
+							      .cookie = ls->cookie,
+							      .status = rc };
+
+				free(p);
+				send_control(fw, LANAI_PKT_ABORT, b->node, (int)x->peer, 0,
+					     x->rindex, (uint64_t)-rc);
+				lanai_event_put(b, &ev);
+				ls->active = 0;
+				b->lsfree[b->nlsfree++] = x->lsend & (LANAI_LSENDS - 1);
+				x->off = ls->len;
+				break;
+			}
+			p->h.kind = LANAI_PKT_DATA;
+			p->h.src = (uint32_t)b->node;
+			p->h.dst = x->peer;
+			p->h.arg0 = x->rindex;
+			p->h.arg1 = x->off;
+			x->off += chunk;
+			lanai_wire_send(fw, p);
+			n++;
+		}
+		if (x->off >= ls->len) {
+			*pp = x->next;
+			free(x);
+		} else {
+			pp = &x->next;
+		}
+	}
+	return n;
+}
+
+/* Take what board b's host posted: send descriptors and long receives. */
+static int take_descriptors(struct lanai_fw *fw, struct lanai_board *b)
+{
+	uint32_t start = b->send_cons, pstart = b->post_cons;
+	int n = 0;
+
+	for (;;) {
+		struct bip_lanai_desc *d = bip_lanai_slot(b->send, BIP_LANAI_SEND_SLOTS,
+							  sizeof(*d), b->send_cons);
+		struct lanai_packet *p;
+
+		if (!bip_lanai_ring_ready(&d->seq, b->send_cons))
+			break;
+		if (d->dst >= (uint32_t)fw->nboards || d->dst == (uint32_t)b->node ||
+		    (d->kind == BIP_LANAI_DESC_SHORT && d->len > BIP_LANAI_SHORT_MAX)) {
+			b->send_cons++; /* not from the driver: ignored */
+			continue;
+		}
+		if (board(fw, (int)d->dst)->in_count >= LANAI_INBOUND_MAX)
+			break; /* the destination is behind: the host waits */
+		if (d->kind == BIP_LANAI_DESC_SHORT) {
+			p = lanai_packet_new((uint32_t)d->len);
+			if (!p)
+				break;
+			p->h.kind = LANAI_PKT_SHORT;
+			memcpy(p->payload, d->payload, d->len);
+		} else {
+			struct lanai_lsend *ls;
+			uint32_t slot;
+
+			if (!b->nlsfree)
+				break;
+			p = lanai_packet_new(0);
+			if (!p)
+				break;
+			slot = b->lsfree[--b->nlsfree];
+			ls = &b->lsend[slot];
+			ls->gen = (ls->gen + 1) & 0xfffff;
+			ls->addr = d->addr;
+			ls->len = d->len;
+			ls->cookie = d->cookie;
+			ls->dst = d->dst;
+			ls->active = 1;
+			p->h.kind = LANAI_PKT_RTS;
+			p->h.arg0 = (uint64_t)(ls->gen << 12 | slot);
+			p->h.arg1 = d->len;
+		}
+		p->h.src = (uint32_t)b->node;
+		p->h.dst = d->dst;
+		p->h.tag = d->tag;
+		b->send_cons++;
+		lanai_wire_send(fw, p);
+		n++;
+	}
+	if (b->send_cons != start)
+		bip_lanai_ring_release(&b->regs->send_cons, b->send_cons);
+
+	for (;;) {
+		struct bip_lanai_post *po = bip_lanai_slot(b->post, BIP_LANAI_LRECV_SLOTS,
+							   sizeof(*po), b->post_cons);
+		struct lanai_lrecv_fw *lr;
+		uint32_t idx, src;
+
+		if (!bip_lanai_ring_ready(&po->seq, b->post_cons))
+			break;
+		b->post_cons++;
+		idx = po->index;
+		if (idx >= BIP_LANAI_LRECV_SLOTS)
+			continue;
+		lr = &b->lr[idx];
+		lr->e = b->lrecv[idx];
+		lr->got = 0;
+		lr->active = 1;
+		src = (uint32_t)(lr->e.handle >> 32);
+		if (src >= (uint32_t)fw->nboards) {
+			struct bip_lanai_event ev = { .kind = BIP_LANAI_EV_RECV_DONE,
+						      .cookie = lr->e.cookie, .handle = idx,
+						      .status = -EPROTO };
+
+			lr->active = 0;
+			lanai_event_put(b, &ev);
+			continue;
+		}
+		send_control(fw, LANAI_PKT_CTS, b->node, (int)src, 0, (uint32_t)lr->e.handle, idx);
+		n++;
+	}
+	if (b->post_cons != pstart)
+		bip_lanai_ring_release(&b->regs->post_cons, b->post_cons);
+	return n;
+}
+
+/* Act on a packet that passed the checks at board b. */
+static void deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_packet *p)
+{
+	const struct lanai_pkt_header *h = &p->h;
+	struct bip_lanai_event ev = { .src = h->src, .tag = h->tag };
+
+	switch (h->kind) {
+	case LANAI_PKT_SHORT:
+		ev.kind = BIP_LANAI_EV_SHORT;
+		ev.len = h->len;
+		memcpy(ev.payload, p->payload, h->len);
+		lanai_event_put(b, &ev);
+		break;
+	case LANAI_PKT_RTS:
+		ev.kind = BIP_LANAI_EV_LONG;
+		ev.len = h->arg1;
+		ev.handle = bip_lanai_handle(h->src, (uint32_t)h->arg0);
+		lanai_event_put(b, &ev);
+		break;
+	case LANAI_PKT_CTS: {
+		uint32_t slot = (uint32_t)h->arg0 & (LANAI_LSENDS - 1);
+		struct lanai_lsend *ls = &b->lsend[slot];
+		struct lanai_xfer *x;
+
+		if (!ls->active || ls->dst != h->src || (ls->gen << 12 | slot) != h->arg0)
+			break;
+		x = calloc(1, sizeof(*x));
+		if (!x)
+			break;
+		x->lsend = (uint32_t)h->arg0;
+		x->peer = h->src;
+		x->rindex = h->arg1;
+		x->next = b->xfers;
+		b->xfers = x;
+		break;
+	}
+	case LANAI_PKT_DATA:
+	case LANAI_PKT_ABORT: {
+		struct lanai_lrecv_fw *lr = &b->lr[h->arg0 & (BIP_LANAI_LRECV_SLOTS - 1)];
+		int rc = 0;
+
+		if (h->arg0 >= BIP_LANAI_LRECV_SLOTS || !lr->active ||
+		    (uint32_t)(lr->e.handle >> 32) != h->src)
+			break;
+		if (h->kind == LANAI_PKT_ABORT) {
+			rc = -(int)h->arg1;
+		} else if (h->arg1 + h->len > lr->e.len) {
+			rc = -EPROTO;
+		} else {
+			rc = dma_write(b->pid, lr->e.addr + h->arg1, p->payload, h->len);
+			lr->got += h->len;
+		}
+		if (rc == 0 && lr->got < lr->e.len)
+			break;
+		ev.kind = BIP_LANAI_EV_RECV_DONE;
+		ev.cookie = lr->e.cookie;
+		ev.handle = h->arg0;
+		ev.status = rc;
+		lr->active = 0;
+		lanai_event_put(b, &ev);
+		if (h->kind == LANAI_PKT_DATA)
+			send_control(fw, LANAI_PKT_ACK, b->node, (int)h->src, 0,
+				     (uint32_t)lr->e.handle, 0);
+		break;
+	}
+	case LANAI_PKT_ACK: {
+		uint32_t slot = (uint32_t)h->arg0 & (LANAI_LSENDS - 1);
+		struct lanai_lsend *ls = &b->lsend[slot];
+
+		if (!ls->active || (ls->gen << 12 | slot) != h->arg0)
+			break;
+		ev.kind = BIP_LANAI_EV_SEND_DONE;
+		ev.cookie = ls->cookie;
+		ls->active = 0;
+		b->lsfree[b->nlsfree++] = slot;
+		lanai_event_put(b, &ev);
+		break;
+	}
+	}
+}
+
+/* 1 if an event can be written to b's queue now. */
+static int event_room(struct lanai_board *b)
+{
+	return bip_lanai_ring_room(&b->evp, &b->regs->event_cons, BIP_LANAI_EVENT_SLOTS);
+}
+
+/* Deliver the packets that have reached board b. */
+static int deliver_inbound(struct lanai_fw *fw, struct lanai_board *b, uint64_t now)
+{
+	struct lanai_packet *p;
+	int n = 0;
+
+	if (b->has_pending_err && event_room(b) && lanai_event_put(b, &b->pending_err) == 0)
+		b->has_pending_err = 0;
+	while ((p = b->in_head)) {
+		if (p->deliver_at > now) {
+			if (!fw->next_due || p->deliver_at < fw->next_due)
+				fw->next_due = p->deliver_at;
+			break;
+		}
+		if (b->state == BIP_LANAI_BOARD_RUNNING && !event_room(b)) {
+			fw->blocked = 1;
+			break;
+		}
+		b->in_head = p->next;
+		if (!b->in_head)
+			b->in_tail = NULL;
+		b->in_count--;
+		if (b->state != BIP_LANAI_BOARD_RUNNING || b->releasing) {
+			lanai_trace(fw, "recv", b->node, &p->h, "dropped: its host has ended");
+		} else if (lanai_wire_check(fw, b, p) == 0) {
+			deliver(fw, b, p);
+		}
+		lanai_packet_drop(fw, p);
+		n++;
+	}
+	if (b->held && now >= b->held_since + 10000) {
+		/* Nothing came to pass it: it goes on, in order after all. */
+		struct lanai_packet *h = b->held;
+
+		b->held = NULL;
+		h->next = NULL;
+		if (b->in_tail)
+			b->in_tail->next = h;
+		else
+			b->in_head = h;
+		b->in_tail = h;
+		b->in_count++;
+		n++;
+	} else if (b->held && (!fw->next_due || b->held_since + 10000 < fw->next_due)) {
+		fw->next_due = b->held_since + 10000;
+	}
+	return n;
+}
+
+/* A board whose host is gone: released once all it sent has been delivered. */
+static void check_release(struct lanai_fw *fw, struct lanai_board *b)
+{
+	struct bip_lanai_desc *d = bip_lanai_slot(b->send, BIP_LANAI_SEND_SLOTS, sizeof(*d),
+						  b->send_cons);
+
+	if (!b->releasing || b->state != BIP_LANAI_BOARD_RUNNING || b->inflight || b->held ||
+	    bip_lanai_ring_ready(&d->seq, b->send_cons))
+		return;
+	set_state(b, BIP_LANAI_BOARD_DEAD);
+	while (b->xfers) {
+		struct lanai_xfer *x = b->xfers;
+
+		b->xfers = x->next;
+		free(x);
+	}
+	(void)fw;
+}
+
+/* One pass over every board; returns how much was done. */
+static int service(struct lanai_fw *fw, int check_hosts)
+{
+	uint64_t now = lanai_now_us();
+	int i, n = 0;
+
+	fw->blocked = 0;
+	fw->next_due = 0;
+	for (i = 0; i < fw->nboards; i++) {
+		struct lanai_board *b = board(fw, i);
+
+		if (b->state == BIP_LANAI_BOARD_READY || b->state == BIP_LANAI_BOARD_RUNNING)
+			n += check_control(fw, b);
+		if (b->state != BIP_LANAI_BOARD_RUNNING)
+			continue;
+		if (check_hosts && !b->releasing && !host_alive(b->pid))
+			b->releasing = 1;
+		n += take_descriptors(fw, b);
+		if (b->xfers)
+			n += pump_xfers(fw, b);
+	}
+	for (i = 0; i < fw->nboards; i++) {
+		struct lanai_board *b = board(fw, i);
+
+		if (b->in_head || b->held || b->has_pending_err)
+			n += deliver_inbound(fw, b, now);
+		if (b->releasing)
+			check_release(fw, b);
+	}
+	return n;
+}
+
+/* 1 once every board has been attached and released: the job is over. */
+static int all_released(struct lanai_fw *fw)
+{
+	int i;
+
+	for (i = 0; i < fw->nboards; i++)
+		if (board(fw, i)->state != BIP_LANAI_BOARD_DEAD)
+			return 0;
+	return 1;
+}
+
+/* 1 once every board has been attached. */
+static int all_attached(struct lanai_fw *fw)
+{
+	int i;
+
+	for (i = 0; i < fw->nboards; i++)
+		if (board(fw, i)->state == BIP_LANAI_BOARD_READY)
+			return 0;
+	return 1;
+}
+
+/* 1 if a host has posted something the firmware has not taken. */
+static int work_posted(struct lanai_fw *fw)
+{
+	int i;
+
+	for (i = 0; i < fw->nboards; i++) {
+		struct lanai_board *b = board(fw, i);
+		struct bip_lanai_desc *d;
+		struct bip_lanai_post *po;
+
+		if (bip_load_acquire(&b->regs->control) != BIP_LANAI_CTL_NONE &&
+		    b->state == BIP_LANAI_BOARD_READY)
+			return 1;
+		if (b->state != BIP_LANAI_BOARD_RUNNING)
+			continue;
+		if (bip_load_acquire(&b->regs->control) == BIP_LANAI_CTL_RELEASE && !b->releasing)
+			return 1;
+		d = bip_lanai_slot(b->send, BIP_LANAI_SEND_SLOTS, sizeof(*d), b->send_cons);
+		po = bip_lanai_slot(b->post, BIP_LANAI_LRECV_SLOTS, sizeof(*po), b->post_cons);
+		if (bip_lanai_ring_ready(&d->seq, b->send_cons) ||
+		    bip_lanai_ring_ready(&po->seq, b->post_cons))
+			return 1;
+	}
+	return 0;
+}
+
+static void set_need_doorbell(struct lanai_fw *fw, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < fw->nboards; i++)
+		bip_store_relaxed(&board(fw, i)->regs->need_doorbell, v);
+}
+
+/* Sleep until a doorbell, a delayed packet is due, or a host check is due. */
+static void sleep_idle(struct lanai_fw *fw)
+{
+	uint32_t w = bip_load_acquire(&fw->seg->wake);
+	uint64_t timeout = 100000, now;
+	struct timespec ts;
+
+	set_need_doorbell(fw, 1);
+	/* Orders need_doorbell before the last look at the rings; pairs with
+	 * the host's fence between publishing a slot and reading need_doorbell. */
+	bip_fence();
+	if (!work_posted(fw) && !stop_signal) {
+		now = lanai_now_us();
+		if (fw->blocked)
+			timeout = 1000; /* a host frees event slots without ringing */
+		if (fw->next_due)
+			timeout = fw->next_due > now ? (fw->next_due - now < timeout
+								 ? fw->next_due - now
+								 : timeout)
+						     : 0;
+		if (timeout) {
+			ts.tv_sec = (time_t)(timeout / 1000000u);
+			ts.tv_nsec = (long)(timeout % 1000000u) * 1000;
+			syscall(SYS_futex, &fw->seg->wake, FUTEX_WAIT, w, &ts, NULL, 0);
+		}
+	}
+	set_need_doorbell(fw, 0);
+}
+
+static void run(struct lanai_fw *fw)
+{
+	unsigned idle = 0;
+	uint64_t last_check = 0;
+
+	while (!stop_signal) {
+		uint64_t now = lanai_now_us();
+		int check = now - last_check > 50000;
+
+		if (check)
+			last_check = now;
+		if (service(fw, check)) {
+			idle = 0;
+			continue;
+		}
+		if (all_released(fw))
+			break;
+		if (!fw->unlinked && all_attached(fw)) {
+			/* Every host has mapped the segment: its name is no longer
+			 * needed, and nothing is left in /dev/shm even after kill -9. */
+			shm_unlink(fw->name);
+			fw->unlinked = 1;
+		}
+		if (++idle < 64) {
+			bip_cpu_relax();
+		} else if (idle < 256) {
+			sched_yield();
+		} else {
+			sleep_idle(fw);
+			idle = 200; /* look again for a while before sleeping again */
+		}
+	}
+}
+
+static void summary(struct lanai_fw *fw, int quiet)
+{
+	const struct bip_lanai_fw *s = fw->seg;
+	uint64_t any = 0;
+	int i;
+
+	for (i = 0; i < BIP_LANAI_NFAULTS; i++)
+		any |= s->injected[i] | s->knob_ppm[i];
+	for (i = 0; i < BIP_LANAI_NDETECT; i++)
+		any |= s->detected[i];
+	any |= fw->faults.linkdown_node >= 0 || fw->faults.delay_us;
+	if (quiet && !any)
+		return;
+	fprintf(stderr,
+		"lanai-sim: %llu packets; injected: loss %llu, corrupt %llu, duplicate %llu, "
+		"delay %llu, reorder %llu, link-down %llu; detected: crc %llu, duplicate %llu, "
+		"gap %llu, wrong-route %llu, link-down %llu\n",
+		(unsigned long long)s->packets,
+		(unsigned long long)s->injected[BIP_LANAI_FAULT_LOSS],
+		(unsigned long long)s->injected[BIP_LANAI_FAULT_CORRUPT],
+		(unsigned long long)s->injected[BIP_LANAI_FAULT_DUPLICATE],
+		(unsigned long long)s->injected[BIP_LANAI_FAULT_DELAY],
+		(unsigned long long)s->injected[BIP_LANAI_FAULT_REORDER],
+		(unsigned long long)s->injected[BIP_LANAI_FAULT_LINKDOWN],
+		(unsigned long long)s->detected[BIP_LANAI_DET_CRC],
+		(unsigned long long)s->detected[BIP_LANAI_DET_DUPLICATE],
+		(unsigned long long)s->detected[BIP_LANAI_DET_GAP],
+		(unsigned long long)s->detected[BIP_LANAI_DET_ROUTE],
+		(unsigned long long)s->detected[BIP_LANAI_DET_LINKDOWN]);
+}
+
+/* The configuration the processes will read: -f, $BIPCONF, ~/.bip/bipconf,
+ * else n nodes on this host. */
+static struct bip_conf *load_conf(const char *file, int n)
+{
+	char path[4096], err[512];
+	struct bip_conf *conf = NULL;
+	int rc;
+
+	if (!file && bip_conf_default_path(path, sizeof(path)) == 0 &&
+	    (getenv(BIP_ENV_CONF) || access(path, F_OK) == 0))
+		file = path;
+	if (file) {
+		rc = bip_conf_parse_file(file, &conf, err, sizeof(err));
+		if (rc < 0) {
+			fprintf(stderr, "lanai-sim: %s\n", err);
+			return NULL;
+		}
+		if (n > conf->n) {
+			fprintf(stderr, "lanai-sim: -n %d: the configuration %s has %d nodes\n", n,
+				file, conf->n);
+			bip_conf_free(conf);
+			return NULL;
+		}
+		bip_conf_truncate(conf, n);
+		return conf;
+	}
+	rc = bip_conf_local(n, &conf);
+	if (rc < 0) {
+		fprintf(stderr, "lanai-sim: cannot describe this host: %s\n", strerror(-rc));
+		return NULL;
+	}
+	return conf;
+}
+
+static int load_topology(struct lanai_fw *fw)
+{
+	struct bip_topology *topo = NULL;
+	char err[512];
+	int rc;
+
+	if (bip_topology_default_path(fw->topo_path, sizeof(fw->topo_path)) < 0 ||
+	    access(fw->topo_path, F_OK) < 0)
+		return 0; /* no topology: direct routes only */
+	rc = bip_topology_load(fw->topo_path, &topo, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "lanai-sim: %s\n", err);
+		return rc;
+	}
+	fw->topo = topo;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = { { "help", no_argument, NULL, 'h' },
+						  { NULL, 0, NULL, 0 } };
+	struct lanai_fw fw = { .unlinked = 1 };
+	const char *jobid = NULL, *conf_file = NULL, *trace = getenv("BIP_LANAI_TRACE");
+	struct sigaction sa = { .sa_handler = on_signal };
+	char err[512];
+	int c, ready_fd = -1, quiet = 0, n = 0, rc = EXIT_FAILURE, i;
+	pid_t parent = getppid();
+
+	while ((c = getopt_long(argc, argv, "j:n:f:T:r:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': jobid = optarg; break;
+		case 'n': n = atoi(optarg); break;
+		case 'f': conf_file = optarg; break;
+		case 'T': trace = optarg; break;
+		case 'r': ready_fd = atoi(optarg); break;
+		case 'q': quiet = 1; break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (!jobid || !bip_jobid_valid(jobid) || n < 1 || optind != argc) {
+		if (jobid && !bip_jobid_valid(jobid))
+			fprintf(stderr, "lanai-sim: -j %s: expected 1 to %d letters and digits\n",
+				jobid, BIP_JOBID_MAX);
+		if (n < 1)
+			fprintf(stderr, "lanai-sim: -n: expected a number of nodes >= 1\n");
+		usage(2);
+	}
+	/* Started by bipload: end with it, even if it is killed. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		return EXIT_FAILURE;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (lanai_faults_from_env(&fw.faults, err, sizeof(err)) < 0) {
+		fprintf(stderr, "lanai-sim: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	if (fw.faults.linkdown_node >= n) {
+		fprintf(stderr, "lanai-sim: BIP_LANAI_LINK_DOWN: node %d is not one of the %d nodes\n",
+			fw.faults.linkdown_node, n);
+		return EXIT_FAILURE;
+	}
+	fw.rng = fw.faults.seed;
+	fw.nboards = n;
+	fw.conf = load_conf(conf_file, n);
+	if (!fw.conf || load_topology(&fw) < 0)
+		return EXIT_FAILURE;
+	if (trace && *trace) {
+		fw.trace = fopen(trace, "w");
+		if (!fw.trace) {
+			fprintf(stderr, "lanai-sim: BIP_LANAI_TRACE=%s: %s\n", trace, strerror(errno));
+			return EXIT_FAILURE;
+		}
+		setvbuf(fw.trace, NULL, _IOLBF, 0);
+		fprintf(fw.trace, "# lanai-sim trace: job %s, %d boards, crc32c %s\n", jobid, n,
+			lanai_crc32c_hw() ? "sse4.2" : "table");
+	}
+	fw.t0 = lanai_now_us();
+	if (boards_init(&fw) < 0) {
+		fprintf(stderr, "lanai-sim: out of memory\n");
+		goto undo;
+	}
+	if (create_segment(&fw, jobid) < 0)
+		goto undo;
+	if (ready_fd >= 0) {
+		if (write(ready_fd, "ready\n", 6) != 6) {
+			/* bipload is gone: the death signal ends us */
+		}
+		close(ready_fd);
+	}
+	run(&fw);
+	summary(&fw, quiet);
+	rc = EXIT_SUCCESS;
+undo:
+	if (fw.seg) {
+		if (!fw.unlinked)
+			shm_unlink(fw.name);
+		munmap(fw.seg, fw.seg_size);
+	}
+	if (fw.trace)
+		fclose(fw.trace);
+	for (i = 0; fw.boards && i < fw.nboards; i++) {
+		struct lanai_board *b = board(&fw, i);
+		struct lanai_packet *p, *next;
+
+		for (p = b->in_head; p; p = next) {
+			next = p->next;
+			free(p);
+		}
+		free(b->held);
+		while (b->xfers) {
+			struct lanai_xfer *x = b->xfers;
+
+			b->xfers = x->next;
+			free(x);
+		}
+		free(b->tx_seq);
+		free(b->rx_seq);
+		free(b->rx_failed);
+		free(b->lsend);
+		free(b->lsfree);
+	}
+	for (i = 0; fw.route_why && i < fw.nboards * fw.nboards; i++)
+		free(fw.route_why[i]);
+	free(fw.route_why);
+	free(fw.route_ok);
+	free(fw.boards);
+	if (fw.topo)
+		bip_topology_free((struct bip_topology *)fw.topo);
+	bip_conf_free((struct bip_conf *)fw.conf);
+	return rc;
+}

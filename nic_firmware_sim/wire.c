@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wire.c - the simulated wire between the boards.
+ *
+ * A packet leaves its board with the configuration's route to its
+ * destination, the next sequence number of the link (source, destination)
+ * and a CRC32C over header and payload.  The wire walks the route through
+ * the simulated switches: a packet whose route does not land on the
+ * destination's host is dropped and reported to the sender, never
+ * delivered.  Then the fault knobs act on it (loss, corruption,
+ * duplication, reordering, delay, a link going down), with their own
+ * counters, and it is queued for the destination board.
+ *
+ * The receiving board checks the CRC and the sequence number before it
+ * delivers anything: a corrupt, duplicated or out-of-sequence packet (a
+ * loss shows as a gap at the next packet) is dropped and reported to its
+ * host, and nothing more is delivered from that link.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "crc32c.h"
+#include "firmware.h"
+
+static const char *const kind_names[] = {
+	[LANAI_PKT_SHORT] = "SHORT", [LANAI_PKT_RTS] = "RTS", [LANAI_PKT_CTS] = "CTS",
+	[LANAI_PKT_DATA] = "DATA",   [LANAI_PKT_ACK] = "ACK", [LANAI_PKT_ABORT] = "ABORT",
+};
+
+static const char *kind_name(unsigned kind)
+{
+	return kind < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[kind]
+		       ? kind_names[kind]
+		       : "?";
+}
+
+uint64_t lanai_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+struct lanai_packet *lanai_packet_new(uint32_t len)
+{
+	struct lanai_packet *p = calloc(1, sizeof(*p) + len);
+
+	if (p)
+		p->h.len = len;
+	return p;
+}
+
+/* --- fault knobs --- */
+
+/* "5", "5%", "0.5%": a probability in percent, as parts per million. */
+static int parse_percent(const char *name, const char *s, uint32_t *ppm, char *err, size_t errlen)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || (*end && strcmp(end, "%")) || v < 0 || v > 100) {
+		snprintf(err, errlen, "%s=%s: expected a percentage from 0 to 100 (e.g. 5%%)", name,
+			 s);
+		return -EINVAL;
+	}
+	*ppm = (uint32_t)(v * 10000.0 + 0.5);
+	return 0;
+}
+
+/* "10ms", "250us", "1s", "10" (milliseconds): microseconds. */
+static int parse_time(const char *s, uint64_t *us)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0)
+		return -EINVAL;
+	if (!*end || !strcmp(end, "ms"))
+		v *= 1000.0;
+	else if (!strcmp(end, "s"))
+		v *= 1e6;
+	else if (strcmp(end, "us"))
+		return -EINVAL;
+	*us = (uint64_t)v;
+	return 0;
+}
+
+int lanai_faults_from_env(struct lanai_faults *f, char *err, size_t errlen)
+{
+	static const char *const pct[] = {
+		[BIP_LANAI_FAULT_LOSS] = "BIP_LANAI_LOSS",
+		[BIP_LANAI_FAULT_CORRUPT] = "BIP_LANAI_CORRUPT",
+		[BIP_LANAI_FAULT_DUPLICATE] = "BIP_LANAI_DUPLICATE",
+		[BIP_LANAI_FAULT_REORDER] = "BIP_LANAI_REORDER",
+	};
+	const char *s;
+	size_t i;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	f->linkdown_node = -1;
+	f->seed = 1;
+	for (i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
+		if (!pct[i] || !(s = getenv(pct[i])) || !*s)
+			continue;
+		rc = parse_percent(pct[i], s, &f->ppm[i], err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	s = getenv("BIP_LANAI_DELAY");
+	if (s && *s && parse_time(s, &f->delay_us) < 0) {
+		snprintf(err, errlen, "BIP_LANAI_DELAY=%s: expected a time (10ms, 250us, 1s)", s);
+		return -EINVAL;
+	}
+	s = getenv("BIP_LANAI_SEED");
+	if (s && *s) {
+		char *end;
+
+		f->seed = strtoull(s, &end, 0);
+		if (*end) {
+			snprintf(err, errlen, "BIP_LANAI_SEED=%s: expected a number", s);
+			return -EINVAL;
+		}
+	}
+	s = getenv("BIP_LANAI_LINK_DOWN");
+	if (s && *s) {
+		char *end;
+		long node = strtol(s, &end, 10);
+		const char *after = end + 1;
+
+		if (end == s || *end != '@' || node < 0 || !*after) {
+			snprintf(err, errlen, "BIP_LANAI_LINK_DOWN=%s: expected NODE@PACKETS or "
+				 "NODE@TIME (e.g. 1@100, 1@50ms)", s);
+			return -EINVAL;
+		}
+		f->linkdown_node = (int)node;
+		f->linkdown_after = strtoull(after, &end, 10);
+		if (end == after || *end) {
+			f->linkdown_in_time = 1;
+			if (parse_time(after, &f->linkdown_after) < 0 ||
+			    !strpbrk(after, "su")) {
+				snprintf(err, errlen, "BIP_LANAI_LINK_DOWN=%s: after '@', a packet "
+					 "count or a time with its unit (50ms, 1s)", s);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+/* splitmix64: the fault generator, reproducible from BIP_LANAI_SEED. */
+static uint64_t rng_next(struct lanai_fw *fw)
+{
+	uint64_t z = (fw->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static int fault_hits(struct lanai_fw *fw, enum bip_lanai_fault f)
+{
+	return fw->faults.ppm[f] && rng_next(fw) % 1000000u < fw->faults.ppm[f];
+}
+
+/* --- trace --- */
+
+void lanai_trace(struct lanai_fw *fw, const char *dir, int board, const struct lanai_pkt_header *h,
+		 const char *verdict)
+{
+	char route[40];
+	size_t used = 0;
+	int i;
+
+	if (!fw->trace)
+		return;
+	route[0] = '\0';
+	for (i = 0; i < h->nhops && i < BIP_CONF_MAXHOPS && used < sizeof(route); i++)
+		used += (size_t)snprintf(route + used, sizeof(route) - used, "%s%u", i ? "," : "",
+					 h->hop[i]);
+	fprintf(fw->trace,
+		"%.6f board %d %s src %u dst %u route %s kind %s tag %u seq %u len %u "
+		"crc 0x%08x: %s\n",
+		(double)(lanai_now_us() - fw->t0) * 1e-6, board, dir, h->src, h->dst, route,
+		kind_name(h->kind), h->tag, h->seq, h->len, h->crc, verdict);
+}
+
+/* --- events to the host --- */
+
+int lanai_event_put(struct lanai_board *b, const struct bip_lanai_event *ev)
+{
+	struct bip_lanai_event *slot;
+
+	if (!bip_lanai_ring_room(&b->evp, &b->regs->event_cons, BIP_LANAI_EVENT_SLOTS))
+		return -EAGAIN;
+	slot = bip_lanai_slot(b->events, BIP_LANAI_EVENT_SLOTS, sizeof(*slot), b->evp.prod);
+	memcpy((char *)slot + sizeof(slot->seq), (const char *)ev + sizeof(ev->seq),
+	       sizeof(*ev) - sizeof(ev->seq));
+	bip_lanai_ring_publish(&b->evp, &slot->seq);
+	return 0;
+}
+
+void lanai_report(struct lanai_fw *fw, struct lanai_board *b, enum bip_lanai_detect what,
+		  const struct lanai_pkt_header *h, const char *fmt, ...)
+{
+	struct bip_lanai_event ev = {
+		.kind = BIP_LANAI_EV_ERROR,
+		.src = h->src,
+		.dst = h->dst,
+		.tag = h->tag,
+		.pseq = h->seq,
+		.fault = what,
+		.status = -EIO,
+	};
+	va_list ap;
+
+	fw->seg->detected[what]++;
+	b->regs->detected[what]++;
+	va_start(ap, fmt);
+	vsnprintf((char *)ev.payload, sizeof(ev.payload), fmt, ap);
+	va_end(ap);
+	if (b->has_pending_err)
+		return; /* its host has a report already; it ends at the first */
+	if (lanai_event_put(b, &ev) < 0) {
+		b->pending_err = ev;
+		b->has_pending_err = 1;
+	}
+}
+
+/* --- sending --- */
+
+static uint32_t packet_crc(const struct lanai_packet *p)
+{
+	struct lanai_pkt_header h = p->h;
+
+	h.crc = 0;
+	return lanai_crc32c(lanai_crc32c(0, &h, sizeof(h)), p->payload, p->h.len);
+}
+
+void lanai_packet_drop(struct lanai_fw *fw, struct lanai_packet *p)
+{
+	fw->boards[p->from].inflight--;
+	free(p);
+}
+
+static void enqueue(struct lanai_fw *fw, struct lanai_board *d, struct lanai_packet *p)
+{
+	p->next = NULL;
+	if (d->in_tail)
+		d->in_tail->next = p;
+	else
+		d->in_head = p;
+	d->in_tail = p;
+	d->in_count++;
+	if (p->deliver_at && (!fw->next_due || p->deliver_at < fw->next_due))
+		fw->next_due = p->deliver_at;
+}
+
+static int route_verdict(struct lanai_fw *fw, int src, int dst, const char **why)
+{
+	size_t k = (size_t)src * fw->nboards + dst;
+
+	if (!fw->route_ok[k]) {
+		char w[256];
+
+		if (lanai_route_check(fw->conf, fw->topo, src, dst, w, sizeof(w)) == 0) {
+			fw->route_ok[k] = 1;
+		} else {
+			fw->route_ok[k] = -1;
+			fw->route_why[k] = strdup(w);
+		}
+	}
+	*why = fw->route_why[k] ? fw->route_why[k] : "wrong route";
+	return fw->route_ok[k];
+}
+
+static int link_is_down(struct lanai_fw *fw, const struct lanai_pkt_header *h)
+{
+	const struct lanai_faults *f = &fw->faults;
+
+	if (f->linkdown_node < 0)
+		return 0;
+	if (!fw->linkdown) {
+		uint64_t now = f->linkdown_in_time ? lanai_now_us() - fw->t0 : fw->seg->packets;
+
+		if (now < f->linkdown_after)
+			return 0;
+		fw->linkdown = 1;
+		fw->linkdown_at = fw->seg->packets;
+		fw->seg->injected[BIP_LANAI_FAULT_LINKDOWN]++;
+	}
+	return h->src == (uint32_t)f->linkdown_node || h->dst == (uint32_t)f->linkdown_node;
+}
+
+void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
+{
+	struct lanai_board *s = &fw->boards[p->h.src], *d = &fw->boards[p->h.dst];
+	const struct bip_route *r = &fw->conf->routes[(size_t)p->h.src * fw->nboards + p->h.dst];
+	const char *why;
+	int i;
+
+	p->from = p->h.src;
+	p->h.nhops = (uint8_t)r->nhops;
+	for (i = 0; i < BIP_CONF_MAXHOPS; i++)
+		p->h.hop[i] = (uint16_t)(i < r->nhops ? r->hop[i] : 0);
+	p->h.seq = s->tx_seq[p->h.dst]++;
+	p->h.crc = 0;
+	p->h.crc = packet_crc(p);
+	p->deliver_at = 0;
+	fw->seg->packets++;
+	s->regs->pkts_sent++;
+	s->regs->bytes_sent += p->h.len;
+	s->inflight++;
+
+	if (link_is_down(fw, &p->h)) {
+		int down = fw->faults.linkdown_node;
+
+		lanai_trace(fw, "send", s->node, &p->h, "dropped: link down");
+		lanai_report(fw, s, BIP_LANAI_DET_LINKDOWN, &p->h,
+			     "link of node %d (host %s) is down since packet %llu of the wire: "
+			     "%s packet to node %u on tag %u, sequence %u not delivered",
+			     down, fw->conf->nodes[down].host, (unsigned long long)fw->linkdown_at,
+			     kind_name(p->h.kind), p->h.dst, p->h.tag, p->h.seq);
+		lanai_packet_drop(fw, p);
+		return;
+	}
+	if (route_verdict(fw, (int)p->h.src, (int)p->h.dst, &why) < 0) {
+		lanai_trace(fw, "send", s->node, &p->h, "dropped: wrong route");
+		lanai_report(fw, s, BIP_LANAI_DET_ROUTE, &p->h,
+			     "wrong route: %s; %s packet to node %u on tag %u, sequence %u "
+			     "dropped, not delivered",
+			     why, kind_name(p->h.kind), p->h.dst, p->h.tag, p->h.seq);
+		lanai_packet_drop(fw, p);
+		return;
+	}
+	if (fault_hits(fw, BIP_LANAI_FAULT_LOSS)) {
+		fw->seg->injected[BIP_LANAI_FAULT_LOSS]++;
+		lanai_trace(fw, "send", s->node, &p->h, "lost (injected)");
+		lanai_packet_drop(fw, p);
+		return;
+	}
+	if (fault_hits(fw, BIP_LANAI_FAULT_CORRUPT)) {
+		fw->seg->injected[BIP_LANAI_FAULT_CORRUPT]++;
+		lanai_trace(fw, "send", s->node, &p->h, "corrupted (injected)");
+		/* One bit, after the CRC: in the payload, else in an argument. */
+		if (p->h.len)
+			p->payload[rng_next(fw) % p->h.len] ^= (uint8_t)(1u << (rng_next(fw) % 8));
+		else
+			p->h.arg1 ^= 1ull << 63;
+	} else {
+		lanai_trace(fw, "send", s->node, &p->h, "sent");
+	}
+	if (fw->faults.delay_us) {
+		fw->seg->injected[BIP_LANAI_FAULT_DELAY]++;
+		p->deliver_at = lanai_now_us() + fw->faults.delay_us;
+	}
+	if (fault_hits(fw, BIP_LANAI_FAULT_DUPLICATE)) {
+		struct lanai_packet *c = lanai_packet_new(p->h.len);
+
+		if (c) {
+			memcpy(c, p, sizeof(*p) + p->h.len);
+			fw->seg->injected[BIP_LANAI_FAULT_DUPLICATE]++;
+			s->inflight++;
+			lanai_trace(fw, "send", s->node, &c->h, "duplicated (injected)");
+			enqueue(fw, d, p);
+			p = c;
+		}
+	}
+	if (!d->held && fault_hits(fw, BIP_LANAI_FAULT_REORDER)) {
+		/* Held back until the next packet for d has passed it. */
+		d->held = p;
+		d->held_since = lanai_now_us();
+		if (!fw->next_due || d->held_since + 10000 < fw->next_due)
+			fw->next_due = d->held_since + 10000;
+		return;
+	}
+	enqueue(fw, d, p);
+	if (d->held && d->held != p) {
+		struct lanai_packet *h = d->held;
+
+		d->held = NULL;
+		fw->seg->injected[BIP_LANAI_FAULT_REORDER]++;
+		lanai_trace(fw, "send", s->node, &h->h, "reordered (injected): after the next packet");
+		enqueue(fw, d, h);
+	}
+}
+
+/* --- receiving --- */
+
+int lanai_wire_check(struct lanai_fw *fw, struct lanai_board *b, struct lanai_packet *p)
+{
+	const struct lanai_pkt_header *h = &p->h;
+	uint32_t crc = packet_crc(p), expected;
+
+	if (crc != h->crc) {
+		lanai_trace(fw, "recv", b->node, h, "dropped: CRC32C mismatch");
+		if (h->src < (uint32_t)fw->nboards)
+			b->rx_failed[h->src] = 1;
+		lanai_report(fw, b, BIP_LANAI_DET_CRC, h,
+			     "corrupt packet: CRC32C mismatch (packet 0x%08x, computed 0x%08x) in "
+			     "the %s packet from node %u on tag %u, sequence %u: dropped, not "
+			     "delivered",
+			     h->crc, crc, kind_name(h->kind), h->src, h->tag, h->seq);
+		return -EBADMSG;
+	}
+	if (b->rx_failed[h->src]) {
+		lanai_trace(fw, "recv", b->node, h, "dropped: a fault was detected on this link");
+		return -EIO;
+	}
+	expected = b->rx_seq[h->src];
+	if (h->seq != expected) {
+		b->rx_failed[h->src] = 1;
+		if ((int32_t)(h->seq - expected) < 0) {
+			lanai_trace(fw, "recv", b->node, h, "dropped: duplicate");
+			lanai_report(fw, b, BIP_LANAI_DET_DUPLICATE, h,
+				     "duplicate packet: the %s packet from node %u on tag %u has "
+				     "sequence %u, already received (next expected %u): dropped, "
+				     "not delivered",
+				     kind_name(h->kind), h->src, h->tag, h->seq, expected);
+		} else {
+			lanai_trace(fw, "recv", b->node, h, "dropped: sequence gap");
+			lanai_report(fw, b, BIP_LANAI_DET_GAP, h,
+				     "sequence gap: the %s packet from node %u on tag %u has "
+				     "sequence %u where %u was expected: packet %u lost or "
+				     "reordered; nothing more from node %u is delivered",
+				     kind_name(h->kind), h->src, h->tag, h->seq, expected, expected,
+				     h->src);
+		}
+		return -EIO;
+	}
+	b->rx_seq[h->src] = expected + 1;
+	b->regs->pkts_received++;
+	b->regs->bytes_received += h->len;
+	lanai_trace(fw, "recv", b->node, h, "delivered");
+	return 0;
+}
