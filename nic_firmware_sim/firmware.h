@@ -26,7 +26,8 @@ struct bip_topology;
 enum lanai_pkt_kind {
 	LANAI_PKT_SHORT = 1,          /* payload: a short message */
 	LANAI_PKT_RTS = 2,            /* a long message: arg0 send number, arg1 length */
-	LANAI_PKT_CTS = 3,            /* receiver ready: arg0 send number, arg1 receive index */
+	LANAI_PKT_CTS = 3,            /* receiver ready: arg0 send number, arg1 receive index
+				       * (tag 0: the receiver's board does not know it) */
 	LANAI_PKT_DATA = 4,           /* arg0 receive index, arg1 offset; payload: the data */
 	LANAI_PKT_ACK = 5,            /* all data landed: arg0 send number */
 	LANAI_PKT_ABORT = 6,          /* the sender cannot read its data: arg0 receive index,
@@ -63,7 +64,7 @@ struct lanai_packet {
 
 struct lanai_lsend {
 	uint64_t addr, len, cookie;
-	uint32_t dst, gen;
+	uint32_t dst, gen, tag;
 	int active;
 };
 

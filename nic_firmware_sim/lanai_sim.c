@@ -294,7 +294,7 @@ static int pump_xfers(struct lanai_fw *fw, struct lanai_board *b)
 							      .status = rc };
 
 				free(p);
-				send_control(fw, LANAI_PKT_ABORT, b->node, (int)x->peer, 0,
+				send_control(fw, LANAI_PKT_ABORT, b->node, (int)x->peer, ls->tag,
 					     x->rindex, (uint64_t)-rc);
 				lanai_event_put(b, &ev);
 				ls->active = 0;
@@ -305,6 +305,7 @@ static int pump_xfers(struct lanai_fw *fw, struct lanai_board *b)
 			p->h.kind = LANAI_PKT_DATA;
 			p->h.src = (uint32_t)b->node;
 			p->h.dst = x->peer;
+			p->h.tag = ls->tag;
 			p->h.arg0 = x->rindex;
 			p->h.arg1 = x->off;
 			x->off += chunk;
@@ -363,6 +364,7 @@ static int take_descriptors(struct lanai_fw *fw, struct lanai_board *b)
 			ls->len = d->len;
 			ls->cookie = d->cookie;
 			ls->dst = d->dst;
+			ls->tag = d->tag;
 			ls->active = 1;
 			p->h.kind = LANAI_PKT_RTS;
 			p->h.arg0 = (uint64_t)(ls->gen << 12 | slot);
@@ -473,7 +475,7 @@ static void deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pac
 		lr->active = 0;
 		lanai_event_put(b, &ev);
 		if (h->kind == LANAI_PKT_DATA)
-			send_control(fw, LANAI_PKT_ACK, b->node, (int)h->src, 0,
+			send_control(fw, LANAI_PKT_ACK, b->node, (int)h->src, h->tag,
 				     (uint32_t)lr->e.handle, 0);
 		break;
 	}

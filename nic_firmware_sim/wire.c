@@ -286,12 +286,13 @@ static int link_is_down(struct lanai_fw *fw, const struct lanai_pkt_header *h)
 	if (f->linkdown_node < 0)
 		return 0;
 	if (!fw->linkdown) {
-		uint64_t now = f->linkdown_in_time ? lanai_now_us() - fw->t0 : fw->seg->packets;
+		/* Packets carried before this one, or microseconds since start. */
+		uint64_t now = f->linkdown_in_time ? lanai_now_us() - fw->t0 : fw->seg->packets - 1;
 
 		if (now < f->linkdown_after)
 			return 0;
 		fw->linkdown = 1;
-		fw->linkdown_at = fw->seg->packets;
+		fw->linkdown_at = fw->seg->packets - 1;
 		fw->seg->injected[BIP_LANAI_FAULT_LINKDOWN]++;
 	}
 	return h->src == (uint32_t)f->linkdown_node || h->dst == (uint32_t)f->linkdown_node;
@@ -322,7 +323,7 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 
 		lanai_trace(fw, "send", s->node, &p->h, "dropped: link down");
 		lanai_report(fw, s, BIP_LANAI_DET_LINKDOWN, &p->h,
-			     "link of node %d (host %s) is down since packet %llu of the wire: "
+			     "link of node %d (host %s) is down after %llu packets on the wire: "
 			     "%s packet to node %u on tag %u, sequence %u not delivered",
 			     down, fw->conf->nodes[down].host, (unsigned long long)fw->linkdown_at,
 			     kind_name(p->h.kind), p->h.dst, p->h.tag, p->h.seq);

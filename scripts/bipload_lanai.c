@@ -168,7 +168,8 @@ int bipload_lanai_start(const struct bip_conf *conf, const char *conf_path, cons
 	close(ready[0]);
 	if (got >= 6 && !memcmp(buf, "ready\n", 6))
 		return 0;
-	if (waitpid(pid, &status, WNOHANG) == pid) {
+	/* The pipe closed without "ready": the firmware is ending, wait for it. */
+	if (waitpid(pid, &status, got < 6 && now_s() <= deadline ? 0 : WNOHANG) == pid) {
 		fw_pid = 0;
 		if (WIFEXITED(status))
 			snprintf(err, errlen, "the board firmware %s did not start (exit status %d)",

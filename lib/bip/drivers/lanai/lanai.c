@@ -545,6 +545,9 @@ static int lanai_alive(struct bip_nic *nic, int node)
 {
 	struct bip_lanai *l = lanai_of(nic);
 
+	/* Without its firmware no board can deliver anything more. */
+	if (kill(l->fw->pid, 0) < 0 && errno == ESRCH)
+		return 0;
 	/* Pairs with the release of state in the firmware, made once all the
 	 * peer sent has reached its destination's event queue. */
 	return bip_load_acquire(&l->peers[node].regs->state) == BIP_LANAI_BOARD_RUNNING;
