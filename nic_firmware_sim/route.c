@@ -56,8 +56,7 @@ int lanai_route_check(const struct bip_conf *conf, const struct bip_topology *to
 		return -EHOSTUNREACH;
 	}
 	if (rc < 0) {
-		snprintf(why, whylen, "route %s from host %s to host %s goes nowhere: %s", rt, from,
-			 to, w);
+		snprintf(why, whylen, "%s, so it cannot reach host %s", w, to);
 		return -EHOSTUNREACH;
 	}
 	if (strcmp(landed, to)) {

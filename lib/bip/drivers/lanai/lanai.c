@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,6 +293,8 @@ static int wait_for_peers(struct bip_lanai *l, const struct bip_nic_job *job)
 }
 
 static void lanai_close(struct bip_nic *nic);
+static bip_cold __attribute__((noreturn)) void board_fault(struct bip_lanai *l,
+							   const struct bip_lanai_event *ev);
 
 static int lanai_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 {
@@ -331,11 +334,42 @@ undo:
 	return rc;
 }
 
+/*
+ * Before releasing the board: wait until the firmware has taken every
+ * descriptor (it routes a packet as it takes it), then look for a report
+ * among the events not yet read, so that a send that failed on the wire
+ * (wrong route, link down) is reported even by a process that ends at once.
+ */
+static void drain_errors(struct bip_lanai *l)
+{
+	double deadline = now_s() + 10.0;
+	uint32_t c;
+
+	/* Pairs with the release of send_cons in the firmware. */
+	while (bip_load_acquire(&l->regs->send_cons) != l->sendp.prod) {
+		if (now_s() > deadline || (kill(l->fw->pid, 0) < 0 && errno == ESRCH))
+			return;
+		ring_doorbell(l);
+		sched_yield();
+	}
+	for (c = l->ev_cons;; c++) {
+		struct bip_lanai_event *ev =
+			bip_lanai_slot(l->events, BIP_LANAI_EVENT_SLOTS, sizeof(*ev), c);
+
+		if (!bip_lanai_ring_ready(&ev->seq, c))
+			break;
+		if (ev->kind == BIP_LANAI_EV_ERROR)
+			board_fault(l, ev);
+	}
+}
+
 static void lanai_close(struct bip_nic *nic)
 {
 	struct bip_lanai *l = lanai_of(nic);
 	int i;
 
+	if (l->attached && bip_load_acquire(&l->regs->state) == BIP_LANAI_BOARD_RUNNING)
+		drain_errors(l);
 	if (l->attached) {
 		/* Pairs with the acquire of control in the firmware. */
 		bip_store_release(&l->regs->control, BIP_LANAI_CTL_RELEASE);
