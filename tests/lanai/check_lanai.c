@@ -1,0 +1,572 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the simulated LANai board: the rings of the board (send
+ * descriptors, events, posts), CRC32C against published vectors, the route
+ * walk, the wire's checks of what arrives, and the fault knobs.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crc32c.h"
+#include "firmware.h"
+#include "topology.h"
+
+/* --- rings --- */
+
+static struct bip_lanai_desc ring[BIP_LANAI_SEND_SLOTS];
+static uint32_t cons_reg;
+
+START_TEST(test_desc_ring_in_order_over_laps)
+{
+	struct bip_lanai_prod p = { 0 };
+	uint32_t cons = 0, i, published = 0, taken = 0;
+
+	memset(ring, 0, sizeof(ring));
+	cons_reg = 0;
+	/* Three laps, the consumer a few slots behind and releasing in batches. */
+	for (i = 0; i < 3 * BIP_LANAI_SEND_SLOTS; i++) {
+		struct bip_lanai_desc *d;
+
+		ck_assert_msg(bip_lanai_ring_room(&p, &cons_reg, BIP_LANAI_SEND_SLOTS),
+			      "no room at descriptor %u with %u taken", i, taken);
+		d = bip_lanai_slot(ring, BIP_LANAI_SEND_SLOTS, sizeof(*d), p.prod);
+		d->kind = BIP_LANAI_DESC_SHORT;
+		d->tag = i;
+		d->len = 4;
+		memcpy(d->payload, &i, 4);
+		bip_lanai_ring_publish(&p, &d->seq);
+		published++;
+		if (i % 5 == 4) {
+			for (;;) {
+				struct bip_lanai_desc *c =
+					bip_lanai_slot(ring, BIP_LANAI_SEND_SLOTS, sizeof(*c), cons);
+				uint32_t v;
+
+				if (!bip_lanai_ring_ready(&c->seq, cons))
+					break;
+				memcpy(&v, c->payload, 4);
+				ck_assert_uint_eq(v, cons);
+				ck_assert_uint_eq(c->tag, cons);
+				cons++;
+				taken++;
+			}
+			bip_lanai_ring_release(&cons_reg, cons);
+		}
+	}
+	ck_assert_uint_eq(published, 3 * BIP_LANAI_SEND_SLOTS);
+	ck_assert_uint_ge(taken, published - 5);
+}
+END_TEST
+
+START_TEST(test_desc_ring_full_then_room)
+{
+	struct bip_lanai_prod p = { 0 };
+	uint32_t i;
+
+	memset(ring, 0, sizeof(ring));
+	cons_reg = 0;
+	for (i = 0; i < BIP_LANAI_SEND_SLOTS; i++) {
+		struct bip_lanai_desc *d = bip_lanai_slot(ring, BIP_LANAI_SEND_SLOTS, sizeof(*d),
+							  p.prod);
+
+		ck_assert(bip_lanai_ring_room(&p, &cons_reg, BIP_LANAI_SEND_SLOTS));
+		bip_lanai_ring_publish(&p, &d->seq);
+	}
+	ck_assert_msg(!bip_lanai_ring_room(&p, &cons_reg, BIP_LANAI_SEND_SLOTS),
+		      "a full ring must have no room");
+	/* The consumer frees one slot: room for exactly one more. */
+	bip_lanai_ring_release(&cons_reg, 1);
+	ck_assert(bip_lanai_ring_room(&p, &cons_reg, BIP_LANAI_SEND_SLOTS));
+	bip_lanai_ring_publish(&p, &((struct bip_lanai_desc *)bip_lanai_slot(
+					     ring, BIP_LANAI_SEND_SLOTS, sizeof(ring[0]), p.prod))
+					    ->seq);
+	ck_assert(!bip_lanai_ring_room(&p, &cons_reg, BIP_LANAI_SEND_SLOTS));
+}
+END_TEST
+
+START_TEST(test_desc_stale_slot_not_ready)
+{
+	struct bip_lanai_prod p = { 0 };
+	struct bip_lanai_desc *d;
+	uint32_t i;
+
+	memset(ring, 0, sizeof(ring));
+	cons_reg = 0;
+	/* A cleared slot is not ready, and a slot written in lap 1 does not
+	 * look ready to a consumer expecting lap 2. */
+	ck_assert(!bip_lanai_ring_ready(&ring[0].seq, 0));
+	for (i = 0; i < BIP_LANAI_SEND_SLOTS; i++) {
+		d = bip_lanai_slot(ring, BIP_LANAI_SEND_SLOTS, sizeof(*d), p.prod);
+		bip_lanai_ring_publish(&p, &d->seq);
+	}
+	ck_assert(bip_lanai_ring_ready(&ring[0].seq, 0));
+	ck_assert(!bip_lanai_ring_ready(&ring[0].seq, BIP_LANAI_SEND_SLOTS));
+}
+END_TEST
+
+/* --- a firmware with n boards, in this process's memory --- */
+
+static struct lanai_fw fw;
+static void *board_mem;
+static struct bip_conf *conf;
+static struct bip_topology *topo;
+
+static void fw_setup(int n, const char *conf_text, const char *topo_text)
+{
+	uint64_t off_send, off_event, off_lrecv, off_post;
+	uint64_t bsize = bip_lanai_board_layout(&off_send, &off_event, &off_lrecv, &off_post);
+	char err[512];
+	int i;
+
+	memset(&fw, 0, sizeof(fw));
+	conf = NULL;
+	topo = NULL;
+	if (conf_text)
+		ck_assert_msg(bip_conf_parse_string(conf_text, "test.conf", &conf, err,
+						    sizeof(err)) == 0, "%s", err);
+	else
+		ck_assert_int_eq(bip_conf_local(n, &conf), 0);
+	if (topo_text)
+		ck_assert_msg(bip_topology_parse_string(topo_text, "test.topo", &topo, err,
+							sizeof(err)) == 0, "%s", err);
+	fw.conf = conf;
+	fw.topo = topo;
+	fw.nboards = n;
+	fw.seg = calloc(1, sizeof(*fw.seg));
+	fw.boards = calloc((size_t)n, sizeof(*fw.boards));
+	fw.route_ok = calloc((size_t)n * n, 1);
+	fw.route_why = calloc((size_t)n * n, sizeof(char *));
+	board_mem = aligned_alloc(4096, bsize * (uint64_t)n);
+	memset(board_mem, 0, bsize * (uint64_t)n);
+	fw.faults.linkdown_node = -1;
+	fw.t0 = lanai_now_us();
+	for (i = 0; i < n; i++) {
+		struct lanai_board *b = &fw.boards[i];
+		char *base = (char *)board_mem + bsize * (uint64_t)i;
+
+		b->node = i;
+		b->regs = (struct bip_lanai_regs *)base;
+		b->events = (struct bip_lanai_event *)(base + off_event);
+		b->state = BIP_LANAI_BOARD_RUNNING;
+		b->tx_seq = calloc((size_t)n, sizeof(uint32_t));
+		b->rx_seq = calloc((size_t)n, sizeof(uint32_t));
+		b->rx_failed = calloc((size_t)n, 1);
+	}
+}
+
+static void fw_teardown(void)
+{
+	int i;
+
+	for (i = 0; i < fw.nboards; i++) {
+		struct lanai_packet *p, *next;
+
+		for (p = fw.boards[i].in_head; p; p = next) {
+			next = p->next;
+			free(p);
+		}
+		free(fw.boards[i].held);
+		free(fw.boards[i].tx_seq);
+		free(fw.boards[i].rx_seq);
+		free(fw.boards[i].rx_failed);
+	}
+	for (i = 0; i < fw.nboards * fw.nboards; i++)
+		free(fw.route_why[i]);
+	free(fw.route_why);
+	free(fw.route_ok);
+	free(fw.boards);
+	free(fw.seg);
+	free(board_mem);
+	bip_conf_free(conf);
+	if (topo)
+		bip_topology_free(topo);
+}
+
+/* The events board b's host would read, from number *cons on. */
+static struct bip_lanai_event *next_event(int b, uint32_t *cons)
+{
+	struct bip_lanai_event *ev = bip_lanai_slot(fw.boards[b].events, BIP_LANAI_EVENT_SLOTS,
+						    sizeof(*ev), *cons);
+
+	if (!bip_lanai_ring_ready(&ev->seq, *cons))
+		return NULL;
+	(*cons)++;
+	return ev;
+}
+
+static struct lanai_packet *short_packet(int src, int dst, uint32_t tag, const char *text)
+{
+	struct lanai_packet *p = lanai_packet_new((uint32_t)strlen(text));
+
+	ck_assert_ptr_nonnull(p);
+	p->h.kind = LANAI_PKT_SHORT;
+	p->h.src = (uint32_t)src;
+	p->h.dst = (uint32_t)dst;
+	p->h.tag = tag;
+	memcpy(p->payload, text, strlen(text));
+	return p;
+}
+
+/* Take the next packet queued for board b off the wire. */
+static struct lanai_packet *pop(int b)
+{
+	struct lanai_board *d = &fw.boards[b];
+	struct lanai_packet *p = d->in_head;
+
+	if (p) {
+		d->in_head = p->next;
+		if (!d->in_head)
+			d->in_tail = NULL;
+		d->in_count--;
+	}
+	return p;
+}
+
+/* --- event queue --- */
+
+START_TEST(test_event_queue_full_and_freed)
+{
+	struct bip_lanai_event ev = { .kind = BIP_LANAI_EV_SHORT, .src = 1, .tag = 3, .len = 4 };
+	uint32_t i, cons = 0;
+
+	fw_setup(2, NULL, NULL);
+	for (i = 0; i < BIP_LANAI_EVENT_SLOTS; i++) {
+		memcpy(ev.payload, &i, 4);
+		ck_assert_int_eq(lanai_event_put(&fw.boards[0], &ev), 0);
+	}
+	ck_assert_int_eq(lanai_event_put(&fw.boards[0], &ev), -EAGAIN);
+	for (i = 0; i < 10; i++) {
+		struct bip_lanai_event *e = next_event(0, &cons);
+		uint32_t v;
+
+		ck_assert_ptr_nonnull(e);
+		memcpy(&v, e->payload, 4);
+		ck_assert_uint_eq(v, i);
+		ck_assert_uint_eq(e->kind, BIP_LANAI_EV_SHORT);
+		ck_assert_uint_eq(e->tag, 3);
+	}
+	/* Not released yet: still full.  Released: ten more fit. */
+	ck_assert_int_eq(lanai_event_put(&fw.boards[0], &ev), -EAGAIN);
+	bip_lanai_ring_release(&fw.boards[0].regs->event_cons, cons);
+	for (i = 0; i < 10; i++)
+		ck_assert_int_eq(lanai_event_put(&fw.boards[0], &ev), 0);
+	ck_assert_int_eq(lanai_event_put(&fw.boards[0], &ev), -EAGAIN);
+	fw_teardown();
+}
+END_TEST
+
+/* --- CRC32C --- */
+
+START_TEST(test_crc32c_vectors)
+{
+	/* "123456789", and the iSCSI vectors of RFC 3720, appendix B.4. */
+	static const uint8_t zeros[32], ones[32] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	};
+	uint8_t inc[32], dec[32];
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		inc[i] = (uint8_t)i;
+		dec[i] = (uint8_t)(31 - i);
+	}
+	ck_assert_uint_eq(lanai_crc32c(0, "123456789", 9), 0xe3069283u);
+	ck_assert_uint_eq(lanai_crc32c_table(0, "123456789", 9), 0xe3069283u);
+	ck_assert_uint_eq(lanai_crc32c(0, zeros, 32), 0x8a9136aau);
+	ck_assert_uint_eq(lanai_crc32c_table(0, zeros, 32), 0x8a9136aau);
+	ck_assert_uint_eq(lanai_crc32c(0, ones, 32), 0x62a8ab43u);
+	ck_assert_uint_eq(lanai_crc32c_table(0, ones, 32), 0x62a8ab43u);
+	ck_assert_uint_eq(lanai_crc32c(0, inc, 32), 0x46dd794eu);
+	ck_assert_uint_eq(lanai_crc32c(0, dec, 32), 0x113fdb5cu);
+	ck_assert_uint_eq(lanai_crc32c_table(0, dec, 32), 0x113fdb5cu);
+	ck_assert_uint_eq(lanai_crc32c(0, "", 0), 0);
+}
+END_TEST
+
+START_TEST(test_crc32c_chained_and_paths_agree)
+{
+	uint8_t buf[1000];
+	uint32_t one, two;
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		buf[i] = (uint8_t)(i * 31 + 7);
+	one = lanai_crc32c(0, buf, sizeof(buf));
+	/* Cut anywhere, including not on 8 bytes: the same CRC. */
+	for (i = 0; i <= 1000; i += 37) {
+		two = lanai_crc32c(lanai_crc32c(0, buf, (size_t)i), buf + i, sizeof(buf) - (size_t)i);
+		ck_assert_uint_eq(one, two);
+	}
+	ck_assert_uint_eq(one, lanai_crc32c_table(0, buf, sizeof(buf)));
+	buf[500] ^= 4;
+	ck_assert_uint_ne(one, lanai_crc32c(0, buf, sizeof(buf)));
+}
+END_TEST
+
+/* --- routes --- */
+
+static const char chain_topo[] = "switch s1 8\nswitch s2 8\nlink s1 7 s2 6\n"
+				 "link ha s1 0\nlink hb s1 1\nlink hc s2 0\n";
+/* Nodes: 0 on ha, 1 on hb, 2 on hc, 3 on ha again. */
+static const char chain_conf[] = "4\n"
+				 "ha 0\n256\n1\n7 0\n256\n"
+				 "hb 0\n0\n256\n7 0\n0\n"
+				 "hc 0\n6 0\n6 1\n256\n6 0\n"
+				 "ha 0\n256\n1\n7 0\n256\n";
+
+START_TEST(test_route_walk)
+{
+	char why[512];
+
+	fw_setup(4, chain_conf, chain_topo);
+	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 1, why, sizeof(why)), 0);
+	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 2, why, sizeof(why)), 0);
+	ck_assert_int_eq(lanai_route_check(conf, topo, 2, 1, why, sizeof(why)), 0);
+	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 3, why, sizeof(why)), 0);
+	ck_assert_int_eq(lanai_route_check(conf, topo, 3, 2, why, sizeof(why)), 0);
+	/* Lands elsewhere. */
+	conf->routes[0 * 4 + 2] = (struct bip_route){ .nhops = 1, .hop = { 1 } };
+	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 2, why, sizeof(why)), -EHOSTUNREACH);
+	ck_assert_str_eq(why, "route 1 from host ha lands on host hb, not on host hc");
+	/* Nowhere: an empty port. */
+	conf->routes[0 * 4 + 2] = (struct bip_route){ .nhops = 1, .hop = { 5 } };
+	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 2, why, sizeof(why)), -EHOSTUNREACH);
+	ck_assert_msg(strstr(why, "no cable on port 5 of switch s1") &&
+			      strstr(why, "so it cannot reach host hc"), "%s", why);
+	/* Two nodes of one host need no switch. */
+	conf->routes[0 * 4 + 3] = (struct bip_route){ .nhops = 1, .hop = { 1 } };
+	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 3, why, sizeof(why)), -EHOSTUNREACH);
+	ck_assert_str_eq(why, "route 1 from node 0 to node 3, both on host ha: nodes of one host "
+			      "need no switch (route 256)");
+	/* Without a topology, only direct routes. */
+	ck_assert_int_eq(lanai_route_check(conf, NULL, 0, 1, why, sizeof(why)), -EHOSTUNREACH);
+	ck_assert_msg(strstr(why, "only direct routes (256) exist"), "%s", why);
+	conf->routes[0 * 4 + 1] = (struct bip_route){ .nhops = 1, .hop = { 256 } };
+	ck_assert_int_eq(lanai_route_check(conf, NULL, 0, 1, why, sizeof(why)), 0);
+	fw_teardown();
+}
+END_TEST
+
+START_TEST(test_wire_wrong_route_never_queued)
+{
+	uint32_t cons = 0;
+	struct bip_lanai_event *ev;
+
+	fw_setup(4, chain_conf, chain_topo);
+	conf->routes[1 * 4 + 2] = (struct bip_route){ .nhops = 1, .hop = { 0 } };
+	lanai_wire_send(&fw, short_packet(1, 2, 9, "abcd"));
+	ck_assert_ptr_null(fw.boards[2].in_head);
+	ck_assert_ptr_null(fw.boards[0].in_head);
+	ck_assert_int_eq(fw.boards[1].inflight, 0);
+	ev = next_event(1, &cons);
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->kind, BIP_LANAI_EV_ERROR);
+	ck_assert_uint_eq(ev->fault, BIP_LANAI_DET_ROUTE);
+	ck_assert_str_eq((char *)ev->payload,
+			 "wrong route: route 0 from host hb lands on host ha, not on host hc; "
+			 "SHORT packet to node 2 on tag 9, sequence 0 dropped, not delivered");
+	ck_assert_uint_eq(fw.seg->detected[BIP_LANAI_DET_ROUTE], 1);
+	/* A good route: queued for node 2, with its route in the header. */
+	lanai_wire_send(&fw, short_packet(0, 2, 9, "abcd"));
+	ck_assert_ptr_nonnull(fw.boards[2].in_head);
+	ck_assert_uint_eq(fw.boards[2].in_head->h.nhops, 2);
+	ck_assert_uint_eq(fw.boards[2].in_head->h.hop[0], 7);
+	ck_assert_uint_eq(fw.boards[2].in_head->h.hop[1], 0);
+	fw_teardown();
+}
+END_TEST
+
+/* --- what the receiving board checks --- */
+
+START_TEST(test_wire_check_in_order)
+{
+	struct lanai_packet *p;
+	int i;
+
+	fw_setup(2, NULL, NULL);
+	for (i = 0; i < 3; i++)
+		lanai_wire_send(&fw, short_packet(0, 1, 4, "hello"));
+	for (i = 0; i < 3; i++) {
+		p = pop(1);
+		ck_assert_ptr_nonnull(p);
+		ck_assert_uint_eq(p->h.seq, (uint32_t)i);
+		ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[1], p), 0);
+		lanai_packet_drop(&fw, p);
+	}
+	ck_assert_int_eq(fw.boards[0].inflight, 0);
+	ck_assert_uint_eq(fw.boards[1].regs->pkts_received, 3);
+	fw_teardown();
+}
+END_TEST
+
+START_TEST(test_wire_check_corrupt)
+{
+	struct lanai_packet *p;
+	struct bip_lanai_event *ev;
+	uint32_t cons = 0;
+
+	fw_setup(2, NULL, NULL);
+	lanai_wire_send(&fw, short_packet(0, 1, 4, "hello"));
+	p = pop(1);
+	p->payload[2] ^= 0x10;
+	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[1], p), -EBADMSG);
+	ev = next_event(1, &cons);
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->fault, BIP_LANAI_DET_CRC);
+	ck_assert_uint_eq(ev->tag, 4);
+	ck_assert_msg(strstr((char *)ev->payload, "corrupt packet: CRC32C mismatch") &&
+			      strstr((char *)ev->payload, "from node 0 on tag 4, sequence 0"),
+		      "%s", (char *)ev->payload);
+	lanai_packet_drop(&fw, p);
+	/* Nothing more from that link is delivered, even a good packet. */
+	lanai_wire_send(&fw, short_packet(0, 1, 4, "hello"));
+	p = pop(1);
+	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[1], p), -EIO);
+	lanai_packet_drop(&fw, p);
+	/* A header bit flipped is caught too. */
+	lanai_wire_send(&fw, short_packet(1, 0, 4, "x"));
+	p = pop(0);
+	p->h.tag ^= 1;
+	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[0], p), -EBADMSG);
+	lanai_packet_drop(&fw, p);
+	fw_teardown();
+}
+END_TEST
+
+START_TEST(test_wire_check_duplicate_and_gap)
+{
+	struct lanai_packet *p, *q;
+	struct bip_lanai_event *ev;
+	uint32_t cons = 0;
+
+	fw_setup(3, NULL, NULL);
+	lanai_wire_send(&fw, short_packet(0, 1, 4, "one"));
+	p = pop(1);
+	q = lanai_packet_new(p->h.len);
+	memcpy(q, p, sizeof(*p) + p->h.len);
+	fw.boards[0].inflight++;
+	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[1], p), 0);
+	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[1], q), -EIO);
+	ev = next_event(1, &cons);
+	ck_assert_uint_eq(ev->fault, BIP_LANAI_DET_DUPLICATE);
+	ck_assert_str_eq((char *)ev->payload,
+			 "duplicate packet: the SHORT packet from node 0 on tag 4 has sequence 0, "
+			 "already received (next expected 1): dropped, not delivered");
+	lanai_packet_drop(&fw, p);
+	lanai_packet_drop(&fw, q);
+	/* Node 2 to node 1: the first packet is lost, the second shows the gap. */
+	lanai_wire_send(&fw, short_packet(2, 1, 6, "a"));
+	lanai_wire_send(&fw, short_packet(2, 1, 6, "b"));
+	lanai_packet_drop(&fw, pop(1));
+	p = pop(1);
+	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[1], p), -EIO);
+	lanai_packet_drop(&fw, p);
+	ck_assert_uint_eq(fw.seg->detected[BIP_LANAI_DET_GAP], 1);
+	ck_assert_uint_eq(fw.boards[1].regs->detected[BIP_LANAI_DET_DUPLICATE], 1);
+	fw_teardown();
+}
+END_TEST
+
+START_TEST(test_wire_faults_counted)
+{
+	int i, queued = 0;
+	struct lanai_packet *p;
+
+	fw_setup(2, NULL, NULL);
+	fw.faults.ppm[BIP_LANAI_FAULT_LOSS] = 500000; /* half */
+	fw.rng = 42;
+	for (i = 0; i < 100; i++)
+		lanai_wire_send(&fw, short_packet(0, 1, 1, "data"));
+	while ((p = pop(1))) {
+		queued++;
+		lanai_packet_drop(&fw, p);
+	}
+	ck_assert_uint_eq(fw.seg->injected[BIP_LANAI_FAULT_LOSS] + (uint64_t)queued, 100);
+	ck_assert_uint_gt(fw.seg->injected[BIP_LANAI_FAULT_LOSS], 0);
+	ck_assert_uint_gt(queued, 0);
+	ck_assert_int_eq(fw.boards[0].inflight, 0);
+	fw_teardown();
+}
+END_TEST
+
+/* --- knobs --- */
+
+START_TEST(test_fault_knobs_from_env)
+{
+	struct lanai_faults f;
+	char err[256];
+
+	setenv("BIP_LANAI_LOSS", "2.5%", 1);
+	setenv("BIP_LANAI_CORRUPT", "1", 1);
+	setenv("BIP_LANAI_DELAY", "250us", 1);
+	setenv("BIP_LANAI_SEED", "99", 1);
+	setenv("BIP_LANAI_LINK_DOWN", "3@50ms", 1);
+	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), 0);
+	ck_assert_uint_eq(f.ppm[BIP_LANAI_FAULT_LOSS], 25000);
+	ck_assert_uint_eq(f.ppm[BIP_LANAI_FAULT_CORRUPT], 10000);
+	ck_assert_uint_eq(f.delay_us, 250);
+	ck_assert_uint_eq(f.seed, 99);
+	ck_assert_int_eq(f.linkdown_node, 3);
+	ck_assert_int_eq(f.linkdown_in_time, 1);
+	ck_assert_uint_eq(f.linkdown_after, 50000);
+	setenv("BIP_LANAI_LINK_DOWN", "1@40", 1);
+	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), 0);
+	ck_assert_int_eq(f.linkdown_in_time, 0);
+	ck_assert_uint_eq(f.linkdown_after, 40);
+	setenv("BIP_LANAI_LINK_DOWN", "1@", 1);
+	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "BIP_LANAI_LINK_DOWN=1@: expected NODE@PACKETS"), "%s", err);
+	unsetenv("BIP_LANAI_LINK_DOWN");
+	setenv("BIP_LANAI_LOSS", "101", 1);
+	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "BIP_LANAI_LOSS=101: expected a percentage from 0 to 100 (e.g. 5%)");
+	unsetenv("BIP_LANAI_LOSS");
+	unsetenv("BIP_LANAI_CORRUPT");
+	unsetenv("BIP_LANAI_DELAY");
+	unsetenv("BIP_LANAI_SEED");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("lanai");
+	TCase *tc;
+	SRunner *sr;
+	int failed;
+
+	tc = tcase_create("descriptor ring");
+	tcase_add_test(tc, test_desc_ring_in_order_over_laps);
+	tcase_add_test(tc, test_desc_ring_full_then_room);
+	tcase_add_test(tc, test_desc_stale_slot_not_ready);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("event queue");
+	tcase_add_test(tc, test_event_queue_full_and_freed);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("crc32c");
+	tcase_add_test(tc, test_crc32c_vectors);
+	tcase_add_test(tc, test_crc32c_chained_and_paths_agree);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("routes");
+	tcase_add_test(tc, test_route_walk);
+	tcase_add_test(tc, test_wire_wrong_route_never_queued);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("wire checks");
+	tcase_add_test(tc, test_wire_check_in_order);
+	tcase_add_test(tc, test_wire_check_corrupt);
+	tcase_add_test(tc, test_wire_check_duplicate_and_gap);
+	tcase_add_test(tc, test_wire_faults_counted);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("fault knobs");
+	tcase_add_test(tc, test_fault_knobs_from_env);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
