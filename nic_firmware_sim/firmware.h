@@ -140,6 +140,7 @@ struct lanai_fw {
 	uint64_t linkdown_at;         /* packet count when it went down */
 	FILE *trace;
 	uint64_t t0;                  /* start, in microseconds */
+	int spin;                     /* it may spin when idle (enough processors) */
 	int blocked;                  /* a delivery waits for room in an event queue */
 	uint64_t next_due;            /* the earliest delayed or held packet */
 };

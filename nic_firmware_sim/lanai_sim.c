@@ -680,16 +680,28 @@ static void sleep_idle(struct lanai_fw *fw)
 		if (timeout) {
 			ts.tv_sec = (time_t)(timeout / 1000000u);
 			ts.tv_nsec = (long)(timeout % 1000000u) * 1000;
+			fw->seg->sleeps++;
 			syscall(SYS_futex, &fw->seg->wake, FUTEX_WAIT, w, &ts, NULL, 0);
 		}
 	}
 	set_need_doorbell(fw, 0);
 }
 
+/*
+ * Idle policy: for LANAI_SLEEP_US after the last work (a ping-pong's next
+ * message comes soon) look again at once, then sleep.  While spinning, the
+ * firmware spins only if it has a processor to itself; otherwise it yields at
+ * each pass, since the host it waits for may need that very processor.
+ */
+#define LANAI_SLEEP_US 2000
+
 static void run(struct lanai_fw *fw)
 {
-	unsigned idle = 0;
-	uint64_t last_check = 0;
+	uint64_t last_check = 0, last_work = lanai_now_us();
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	/* The hosts and the firmware each want a processor. */
+	fw->spin = ncpu > fw->nboards + 1;
 
 	while (!stop_signal) {
 		uint64_t now = lanai_now_us();
@@ -698,7 +710,7 @@ static void run(struct lanai_fw *fw)
 		if (check)
 			last_check = now;
 		if (service(fw, check)) {
-			idle = 0;
+			last_work = now;
 			continue;
 		}
 		if (all_released(fw))
@@ -709,13 +721,14 @@ static void run(struct lanai_fw *fw)
 			shm_unlink(fw->name);
 			fw->unlinked = 1;
 		}
-		if (++idle < 64) {
-			bip_cpu_relax();
-		} else if (idle < 256) {
-			sched_yield();
+		if (now - last_work < LANAI_SLEEP_US) {
+			if (fw->spin)
+				bip_cpu_relax();
+			else
+				sched_yield();
 		} else {
 			sleep_idle(fw);
-			idle = 200; /* look again for a while before sleeping again */
+			last_work = lanai_now_us();
 		}
 	}
 }
@@ -733,6 +746,14 @@ static void summary(struct lanai_fw *fw, int quiet)
 	any |= fw->faults.linkdown_node >= 0 || fw->faults.delay_us;
 	if (quiet && !any)
 		return;
+	if (!quiet) {
+		uint64_t rung = 0;
+
+		for (i = 0; i < fw->nboards; i++)
+			rung += fw->boards[i].regs->doorbells;
+		fprintf(stderr, "lanai-sim: %d boards, slept %llu times, %llu doorbells rung\n",
+			fw->nboards, (unsigned long long)s->sleeps, (unsigned long long)rung);
+	}
 	fprintf(stderr,
 		"lanai-sim: %llu packets; injected: loss %llu, corrupt %llu, duplicate %llu, "
 		"delay %llu, reorder %llu, link-down %llu; detected: crc %llu, duplicate %llu, "

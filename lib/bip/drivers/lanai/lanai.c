@@ -292,6 +292,26 @@ static int wait_for_peers(struct bip_lanai *l, const struct bip_nic_job *job)
 	return -ETIMEDOUT;
 }
 
+/*
+ * The firmware is one more process that must run for any message to move:
+ * when the job's local processes and it outnumber the processors, a waiting
+ * process spins only briefly before it yields, as bip_init does when the
+ * processes alone outnumber them (unless BIP_SPIN or BIP_WAIT says otherwise).
+ */
+static void adjust_spin(const struct bip_nic_job *job)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int i, nlocal = 0;
+	const char *spin = getenv("BIP_SPIN");
+
+	if (bip_state.wait_mode != BIP_WAIT_AUTO || (spin && *spin))
+		return;
+	for (i = 0; i < job->numnodes; i++)
+		nlocal += bip_host_is_local(job->conf->nodes[i].host);
+	if (ncpu > 0 && nlocal + 1 > ncpu && bip_state.spin_limit > 50)
+		bip_state.spin_limit = 50;
+}
+
 static void lanai_close(struct bip_nic *nic);
 static bip_cold __attribute__((noreturn)) void board_fault(struct bip_lanai *l,
 							   const struct bip_lanai_event *ev);
@@ -326,6 +346,7 @@ static int lanai_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	rc = wait_for_peers(l, job);
 	if (rc < 0)
 		goto undo;
+	adjust_spin(job);
 	*nic_p = &l->nic;
 	return 0;
 

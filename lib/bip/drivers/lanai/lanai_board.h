@@ -202,6 +202,7 @@ struct bip_lanai_fw {
 	_Alignas(64) uint64_t injected[BIP_LANAI_NFAULTS];
 	uint64_t detected[BIP_LANAI_NDETECT];
 	uint64_t packets;             /* packets put on the wire */
+	uint64_t sleeps;              /* times the firmware slept on wake */
 };
 
 #define BIP_LANAI_REGS_SIZE 4096
