@@ -173,7 +173,8 @@ struct bip_lanai_regs {
 	/* Written by the firmware: 1 while it sleeps, so the host must ring. */
 	_Alignas(64) uint32_t need_doorbell;
 	/* Counters, written by the firmware. */
-	_Alignas(64) uint64_t pkts_sent, pkts_received, bytes_sent, bytes_received;
+	_Alignas(64) uint64_t pkts_sent;
+	uint64_t pkts_received, bytes_sent, bytes_received;
 	uint64_t detected[BIP_LANAI_NDETECT];
 };
 
@@ -218,6 +219,7 @@ _Static_assert(offsetof(struct bip_lanai_regs, control) == 128, "register page l
 _Static_assert(offsetof(struct bip_lanai_regs, event_cons) == 256, "register page layout");
 _Static_assert(offsetof(struct bip_lanai_regs, send_cons) == 320, "register page layout");
 _Static_assert(offsetof(struct bip_lanai_regs, need_doorbell) == 384, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, detected) == 480, "register page layout");
 _Static_assert(sizeof(struct bip_lanai_regs) <= BIP_LANAI_REGS_SIZE, "register page fits");
 _Static_assert(offsetof(struct bip_lanai_fw, wake) == 128, "firmware registers layout");
 _Static_assert((BIP_LANAI_SEND_SLOTS & (BIP_LANAI_SEND_SLOTS - 1)) == 0, "power of two");
