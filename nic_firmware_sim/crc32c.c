@@ -45,8 +45,7 @@ uint32_t lanai_crc32c_table(uint32_t crc, const void *buf, size_t len)
 }
 
 #if defined(__x86_64__)
-__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const void *buf,
-							   size_t len)
+__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 	uint64_t c = ~crc;

@@ -24,27 +24,27 @@ struct bip_topology;
 
 /* Packet kinds on the wire. */
 enum lanai_pkt_kind {
-	LANAI_PKT_SHORT = 1,          /* payload: a short message */
-	LANAI_PKT_RTS = 2,            /* a long message: arg0 send number, arg1 length */
-	LANAI_PKT_CTS = 3,            /* receiver ready: arg0 send number, arg1 receive index
-				       * (tag 0: the receiver's board does not know it) */
-	LANAI_PKT_DATA = 4,           /* arg0 receive index, arg1 offset; payload: the data */
-	LANAI_PKT_ACK = 5,            /* all data landed: arg0 send number */
-	LANAI_PKT_ABORT = 6,          /* the sender cannot read its data: arg0 receive index,
-				       * arg1 errno */
+	LANAI_PKT_SHORT = 1, /* payload: a short message */
+	LANAI_PKT_RTS = 2,   /* a long message: arg0 send number, arg1 length */
+	LANAI_PKT_CTS = 3,   /* receiver ready: arg0 send number, arg1 receive index
+			      * (tag 0: the receiver's board does not know it) */
+	LANAI_PKT_DATA = 4,  /* arg0 receive index, arg1 offset; payload: the data */
+	LANAI_PKT_ACK = 5,   /* all data landed: arg0 send number */
+	LANAI_PKT_ABORT = 6, /* the sender cannot read its data: arg0 receive index,
+			      * arg1 errno */
 };
 
 /* The header of a packet, as it crosses the wire.  crc covers the header
  * (with crc set to 0) and the payload. */
 struct lanai_pkt_header {
-	uint32_t src, dst;            /* nodes */
+	uint32_t src, dst; /* nodes */
 	uint8_t kind;
-	uint8_t nhops;                /* route: 1 .. 4 hops; hop[0] == 256 for direct */
+	uint8_t nhops; /* route: 1 .. 4 hops; hop[0] == 256 for direct */
 	uint16_t hop[BIP_CONF_MAXHOPS];
 	uint16_t pad;
 	uint32_t tag;
-	uint32_t seq;                 /* per link (source, destination), from 0 */
-	uint32_t len;                 /* payload bytes */
+	uint32_t seq; /* per link (source, destination), from 0 */
+	uint32_t len; /* payload bytes */
 	uint64_t arg0, arg1;
 	uint32_t crc;
 	uint32_t pad2;
@@ -52,15 +52,15 @@ struct lanai_pkt_header {
 
 struct lanai_packet {
 	struct lanai_packet *next;
-	uint32_t from;                /* the sending board (bookkeeping, not on the wire) */
-	uint64_t deliver_at;          /* microseconds of the firmware's clock */
+	uint32_t from;	     /* the sending board (bookkeeping, not on the wire) */
+	uint64_t deliver_at; /* microseconds of the firmware's clock */
 	struct lanai_pkt_header h;
 	uint8_t payload[];
 };
 
-#define LANAI_DATA_CHUNK 65536        /* payload of a DATA packet */
-#define LANAI_LSENDS 4096             /* long sends in flight per board (power of two) */
-#define LANAI_INBOUND_MAX 256         /* packets queued for a board before senders wait */
+#define LANAI_DATA_CHUNK 65536 /* payload of a DATA packet */
+#define LANAI_LSENDS 4096      /* long sends in flight per board (power of two) */
+#define LANAI_INBOUND_MAX 256  /* packets queued for a board before senders wait */
 
 struct lanai_lsend {
 	uint64_t addr, len, cookie;
@@ -69,7 +69,7 @@ struct lanai_lsend {
 };
 
 struct lanai_lrecv_fw {
-	struct bip_lanai_lrecv e;     /* snapshot of the host's entry at posting */
+	struct bip_lanai_lrecv e; /* snapshot of the host's entry at posting */
 	uint64_t got;
 	int active;
 };
@@ -77,9 +77,9 @@ struct lanai_lrecv_fw {
 /* A long send being pushed: the receiver's CTS arrived. */
 struct lanai_xfer {
 	struct lanai_xfer *next;
-	uint32_t lsend;               /* send number */
+	uint32_t lsend; /* send number */
 	uint32_t peer;
-	uint64_t rindex;              /* the receiver's table index */
+	uint64_t rindex; /* the receiver's table index */
 	uint64_t off;
 };
 
@@ -90,22 +90,22 @@ struct lanai_board {
 	struct bip_lanai_event *events;
 	struct bip_lanai_lrecv *lrecv;
 	struct bip_lanai_post *post;
-	uint32_t state;               /* mirror of regs->state */
+	uint32_t state; /* mirror of regs->state */
 	pid_t pid;
-	int releasing;                /* the host released the board or ended */
+	int releasing; /* the host released the board or ended */
 	uint32_t send_cons, post_cons;
-	struct bip_lanai_prod evp;    /* event queue producer */
-	uint32_t *tx_seq;             /* [dst] next sequence number to send */
-	uint32_t *rx_seq;             /* [src] next sequence number expected */
-	uint8_t *rx_failed;           /* [src] a fault was detected on that link */
+	struct bip_lanai_prod evp;		/* event queue producer */
+	uint32_t *tx_seq;			/* [dst] next sequence number to send */
+	uint32_t *rx_seq;			/* [src] next sequence number expected */
+	uint8_t *rx_failed;			/* [src] a fault was detected on that link */
 	struct lanai_packet *in_head, *in_tail; /* the wire's packets for this board */
 	int in_count;
-	struct lanai_packet *held;    /* a packet held back by the reorder fault */
+	struct lanai_packet *held; /* a packet held back by the reorder fault */
 	uint64_t held_since;
-	int inflight;                 /* packets from this board not yet delivered */
+	int inflight;			    /* packets from this board not yet delivered */
 	struct bip_lanai_event pending_err; /* an error event waiting for room */
 	int has_pending_err;
-	struct lanai_lsend *lsend;    /* [LANAI_LSENDS] */
+	struct lanai_lsend *lsend; /* [LANAI_LSENDS] */
 	uint32_t *lsfree;
 	int nlsfree;
 	struct lanai_lrecv_fw lr[BIP_LANAI_LRECV_SLOTS];
@@ -115,8 +115,8 @@ struct lanai_board {
 struct lanai_faults {
 	uint32_t ppm[BIP_LANAI_NFAULTS]; /* probability per million, per packet */
 	uint64_t delay_us;
-	int linkdown_node;            /* -1: none */
-	uint64_t linkdown_after;      /* packets, or microseconds if in_time */
+	int linkdown_node;	 /* -1: none */
+	uint64_t linkdown_after; /* packets, or microseconds if in_time */
 	int linkdown_in_time;
 	uint64_t seed;
 };
@@ -129,20 +129,20 @@ struct lanai_fw {
 	int nboards;
 	struct lanai_board *boards;
 	const struct bip_conf *conf;
-	const struct bip_topology *topo;  /* NULL: only direct routes */
+	const struct bip_topology *topo; /* NULL: only direct routes */
 	char topo_path[512];
 	/* Route verdicts, computed at first use: [src * n + dst]. */
-	int8_t *route_ok;             /* 0 unknown, 1 good, -1 wrong */
+	int8_t *route_ok; /* 0 unknown, 1 good, -1 wrong */
 	char **route_why;
 	struct lanai_faults faults;
 	uint64_t rng;
-	int linkdown;                 /* the link is down now */
-	uint64_t linkdown_at;         /* packet count when it went down */
+	int linkdown;	      /* the link is down now */
+	uint64_t linkdown_at; /* packet count when it went down */
 	FILE *trace;
-	uint64_t t0;                  /* start, in microseconds */
-	int spin;                     /* it may spin when idle (enough processors) */
-	int blocked;                  /* a delivery waits for room in an event queue */
-	uint64_t next_due;            /* the earliest delayed or held packet */
+	uint64_t t0;	   /* start, in microseconds */
+	int spin;	   /* it may spin when idle (enough processors) */
+	int blocked;	   /* a delivery waits for room in an event queue */
+	uint64_t next_due; /* the earliest delayed or held packet */
 };
 
 /* Microseconds on the monotonic clock. */
@@ -166,12 +166,12 @@ int lanai_event_put(struct lanai_board *b, const struct bip_lanai_event *ev);
 /* Report a fault to b's host as an error event. */
 void lanai_report(struct lanai_fw *fw, struct lanai_board *b, enum bip_lanai_detect what,
 		  const struct lanai_pkt_header *h, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+    __attribute__((format(printf, 5, 6)));
 void lanai_packet_drop(struct lanai_fw *fw, struct lanai_packet *p);
 
 /* route.c: where the route of the configuration from node src to node dst
  * lands.  0 if at dst's host, else -EHOSTUNREACH with the reason in why. */
-int lanai_route_check(const struct bip_conf *conf, const struct bip_topology *topo,
-		      int src, int dst, char *why, size_t whylen);
+int lanai_route_check(const struct bip_conf *conf, const struct bip_topology *topo, int src,
+		      int dst, char *why, size_t whylen);
 
 #endif /* LANAI_FIRMWARE_H */

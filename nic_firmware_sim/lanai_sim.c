@@ -75,7 +75,8 @@ static int create_segment(struct lanai_fw *fw, const char *jobid)
 	if (fd < 0) {
 		rc = -errno;
 		if (rc == -EEXIST)
-			fprintf(stderr, "lanai-sim: /dev/shm%s exists: a firmware already serves "
+			fprintf(stderr,
+				"lanai-sim: /dev/shm%s exists: a firmware already serves "
 				"job %s (or one was killed: remove it if no job uses it)\n",
 				fw->name, jobid);
 		else
@@ -110,14 +111,14 @@ static int create_segment(struct lanai_fw *fw, const char *jobid)
 	for (i = 0; i < BIP_LANAI_NFAULTS; i++)
 		seg->knob_ppm[i] = fw->faults.ppm[i];
 	seg->delay_us = (uint32_t)fw->faults.delay_us;
-	seg->linkdown_node = fw->faults.linkdown_node < 0 ? 0xffffffffu
-							   : (uint32_t)fw->faults.linkdown_node;
+	seg->linkdown_node =
+	    fw->faults.linkdown_node < 0 ? 0xffffffffu : (uint32_t)fw->faults.linkdown_node;
 	seg->linkdown_after = fw->faults.linkdown_after;
 	seg->linkdown_in_time = (uint32_t)fw->faults.linkdown_in_time;
 	seg->seed = fw->faults.seed;
 	for (i = 0; i < fw->nboards; i++) {
 		struct bip_lanai_regs *r =
-			(struct bip_lanai_regs *)((char *)seg + off_boards + (uint64_t)i * bsize);
+		    (struct bip_lanai_regs *)((char *)seg + off_boards + (uint64_t)i * bsize);
 		struct lanai_board *b = board(fw, i);
 
 		r->magic = BIP_LANAI_MAGIC;
@@ -225,7 +226,7 @@ static int check_control(struct lanai_fw *fw, struct lanai_board *b)
 
 static int dma_read(pid_t pid, void *dst, uint64_t addr, size_t len)
 {
-	struct iovec local = { dst, len }, remote = { (void *)(uintptr_t)addr, len };
+	struct iovec local = {dst, len}, remote = {(void *)(uintptr_t)addr, len};
 	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 
 	if (n < 0)
@@ -235,7 +236,7 @@ static int dma_read(pid_t pid, void *dst, uint64_t addr, size_t len)
 
 static int dma_write(pid_t pid, uint64_t addr, const void *src, size_t len)
 {
-	struct iovec local = { (void *)src, len }, remote = { (void *)(uintptr_t)addr, len };
+	struct iovec local = {(void *)src, len}, remote = {(void *)(uintptr_t)addr, len};
 	ssize_t n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
 
 	if (n < 0)
@@ -280,8 +281,8 @@ static int pump_xfers(struct lanai_fw *fw, struct lanai_board *b)
 
 		while (x->off < ls->len && d->in_count < 8) {
 			uint32_t chunk = ls->len - x->off < LANAI_DATA_CHUNK
-						 ? (uint32_t)(ls->len - x->off)
-						 : LANAI_DATA_CHUNK;
+					     ? (uint32_t)(ls->len - x->off)
+					     : LANAI_DATA_CHUNK;
 			struct lanai_packet *p = lanai_packet_new(chunk);
 			int rc;
 
@@ -289,9 +290,9 @@ static int pump_xfers(struct lanai_fw *fw, struct lanai_board *b)
 				return n;
 			rc = dma_read(b->pid, p->payload, ls->addr + x->off, chunk);
 			if (rc < 0) {
-				struct bip_lanai_event ev = { .kind = BIP_LANAI_EV_SEND_DONE,
-							      .cookie = ls->cookie,
-							      .status = rc };
+				struct bip_lanai_event ev = {.kind = BIP_LANAI_EV_SEND_DONE,
+							     .cookie = ls->cookie,
+							     .status = rc};
 
 				free(p);
 				send_control(fw, LANAI_PKT_ABORT, b->node, (int)x->peer, ls->tag,
@@ -329,8 +330,8 @@ static int take_descriptors(struct lanai_fw *fw, struct lanai_board *b)
 	int n = 0;
 
 	for (;;) {
-		struct bip_lanai_desc *d = bip_lanai_slot(b->send, BIP_LANAI_SEND_SLOTS,
-							  sizeof(*d), b->send_cons);
+		struct bip_lanai_desc *d =
+		    bip_lanai_slot(b->send, BIP_LANAI_SEND_SLOTS, sizeof(*d), b->send_cons);
 		struct lanai_packet *p;
 
 		if (!bip_lanai_ring_ready(&d->seq, b->send_cons))
@@ -381,8 +382,8 @@ static int take_descriptors(struct lanai_fw *fw, struct lanai_board *b)
 		bip_lanai_ring_release(&b->regs->send_cons, b->send_cons);
 
 	for (;;) {
-		struct bip_lanai_post *po = bip_lanai_slot(b->post, BIP_LANAI_LRECV_SLOTS,
-							   sizeof(*po), b->post_cons);
+		struct bip_lanai_post *po =
+		    bip_lanai_slot(b->post, BIP_LANAI_LRECV_SLOTS, sizeof(*po), b->post_cons);
 		struct lanai_lrecv_fw *lr;
 		uint32_t idx, src;
 
@@ -398,9 +399,10 @@ static int take_descriptors(struct lanai_fw *fw, struct lanai_board *b)
 		lr->active = 1;
 		src = (uint32_t)(lr->e.handle >> 32);
 		if (src >= (uint32_t)fw->nboards) {
-			struct bip_lanai_event ev = { .kind = BIP_LANAI_EV_RECV_DONE,
-						      .cookie = lr->e.cookie, .handle = idx,
-						      .status = -EPROTO };
+			struct bip_lanai_event ev = {.kind = BIP_LANAI_EV_RECV_DONE,
+						     .cookie = lr->e.cookie,
+						     .handle = idx,
+						     .status = -EPROTO};
 
 			lr->active = 0;
 			lanai_event_put(b, &ev);
@@ -418,7 +420,7 @@ static int take_descriptors(struct lanai_fw *fw, struct lanai_board *b)
 static void deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_packet *p)
 {
 	const struct lanai_pkt_header *h = &p->h;
-	struct bip_lanai_event ev = { .src = h->src, .tag = h->tag };
+	struct bip_lanai_event ev = {.src = h->src, .tag = h->tag};
 
 	switch (h->kind) {
 	case LANAI_PKT_SHORT:
@@ -553,8 +555,8 @@ static int deliver_inbound(struct lanai_fw *fw, struct lanai_board *b, uint64_t 
 /* A board whose host is gone: released once all it sent has been delivered. */
 static void check_release(struct lanai_fw *fw, struct lanai_board *b)
 {
-	struct bip_lanai_desc *d = bip_lanai_slot(b->send, BIP_LANAI_SEND_SLOTS, sizeof(*d),
-						  b->send_cons);
+	struct bip_lanai_desc *d =
+	    bip_lanai_slot(b->send, BIP_LANAI_SEND_SLOTS, sizeof(*d), b->send_cons);
 
 	if (!b->releasing || b->state != BIP_LANAI_BOARD_RUNNING || b->inflight || b->held ||
 	    bip_lanai_ring_ready(&d->seq, b->send_cons))
@@ -673,10 +675,10 @@ static void sleep_idle(struct lanai_fw *fw)
 		if (fw->blocked)
 			timeout = 1000; /* a host frees event slots without ringing */
 		if (fw->next_due)
-			timeout = fw->next_due > now ? (fw->next_due - now < timeout
-								 ? fw->next_due - now
-								 : timeout)
-						     : 0;
+			timeout =
+			    fw->next_due > now
+				? (fw->next_due - now < timeout ? fw->next_due - now : timeout)
+				: 0;
 		if (timeout) {
 			ts.tv_sec = (time_t)(timeout / 1000000u);
 			ts.tv_nsec = (long)(timeout % 1000000u) * 1000;
@@ -826,25 +828,40 @@ static int load_topology(struct lanai_fw *fw)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = { { "help", no_argument, NULL, 'h' },
-						  { NULL, 0, NULL, 0 } };
-	struct lanai_fw fw = { .unlinked = 1 };
+	static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
+						 {NULL, 0, NULL, 0}};
+	struct lanai_fw fw = {.unlinked = 1};
 	const char *jobid = NULL, *conf_file = NULL, *trace = getenv("BIP_LANAI_TRACE");
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = {.sa_handler = on_signal};
 	char err[512];
 	int c, ready_fd = -1, quiet = 0, n = 0, rc = EXIT_FAILURE, i;
 	pid_t parent = getppid();
 
 	while ((c = getopt_long(argc, argv, "j:n:f:T:r:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'j': jobid = optarg; break;
-		case 'n': n = atoi(optarg); break;
-		case 'f': conf_file = optarg; break;
-		case 'T': trace = optarg; break;
-		case 'r': ready_fd = atoi(optarg); break;
-		case 'q': quiet = 1; break;
-		case 'h': usage(0); break;
-		default: usage(2);
+		case 'j':
+			jobid = optarg;
+			break;
+		case 'n':
+			n = atoi(optarg);
+			break;
+		case 'f':
+			conf_file = optarg;
+			break;
+		case 'T':
+			trace = optarg;
+			break;
+		case 'r':
+			ready_fd = atoi(optarg);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(0);
+			break;
+		default:
+			usage(2);
 		}
 	}
 	if (!jobid || !bip_jobid_valid(jobid) || n < 1 || optind != argc) {
@@ -870,7 +887,8 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	if (fw.faults.linkdown_node >= n) {
-		fprintf(stderr, "lanai-sim: BIP_LANAI_LINK_DOWN: node %d is not one of the %d nodes\n",
+		fprintf(stderr,
+			"lanai-sim: BIP_LANAI_LINK_DOWN: node %d is not one of the %d nodes\n",
 			fw.faults.linkdown_node, n);
 		return EXIT_FAILURE;
 	}
@@ -882,7 +900,8 @@ int main(int argc, char **argv)
 	if (trace && *trace) {
 		fw.trace = fopen(trace, "w");
 		if (!fw.trace) {
-			fprintf(stderr, "lanai-sim: BIP_LANAI_TRACE=%s: %s\n", trace, strerror(errno));
+			fprintf(stderr, "lanai-sim: BIP_LANAI_TRACE=%s: %s\n", trace,
+				strerror(errno));
 			return EXIT_FAILURE;
 		}
 		setvbuf(fw.trace, NULL, _IOLBF, 0);

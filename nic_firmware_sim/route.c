@@ -37,14 +37,17 @@ int lanai_route_check(const struct bip_conf *conf, const struct bip_topology *to
 	if (!strcmp(from, to)) {
 		if (direct)
 			return 0;
-		snprintf(why, whylen, "route %s from node %d to node %d, both on host %s: nodes "
-			 "of one host need no switch (route 256)", rt, src, dst, from);
+		snprintf(why, whylen,
+			 "route %s from node %d to node %d, both on host %s: nodes "
+			 "of one host need no switch (route 256)",
+			 rt, src, dst, from);
 		return -EHOSTUNREACH;
 	}
 	if (!topo) {
 		if (direct)
 			return 0;
-		snprintf(why, whylen, "route %s from host %s to host %s: there is no topology "
+		snprintf(why, whylen,
+			 "route %s from host %s to host %s: there is no topology "
 			 "(BIP_TOPOLOGY, ~/.bip/biptopology), so only direct routes (256) exist",
 			 rt, from, to);
 		return -EHOSTUNREACH;

@@ -27,15 +27,15 @@
 #include "firmware.h"
 
 static const char *const kind_names[] = {
-	[LANAI_PKT_SHORT] = "SHORT", [LANAI_PKT_RTS] = "RTS", [LANAI_PKT_CTS] = "CTS",
-	[LANAI_PKT_DATA] = "DATA",   [LANAI_PKT_ACK] = "ACK", [LANAI_PKT_ABORT] = "ABORT",
+    [LANAI_PKT_SHORT] = "SHORT", [LANAI_PKT_RTS] = "RTS", [LANAI_PKT_CTS] = "CTS",
+    [LANAI_PKT_DATA] = "DATA",	 [LANAI_PKT_ACK] = "ACK", [LANAI_PKT_ABORT] = "ABORT",
 };
 
 static const char *kind_name(unsigned kind)
 {
 	return kind < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[kind]
-		       ? kind_names[kind]
-		       : "?";
+		   ? kind_names[kind]
+		   : "?";
 }
 
 uint64_t lanai_now_us(void)
@@ -93,10 +93,10 @@ static int parse_time(const char *s, uint64_t *us)
 int lanai_faults_from_env(struct lanai_faults *f, char *err, size_t errlen)
 {
 	static const char *const pct[] = {
-		[BIP_LANAI_FAULT_LOSS] = "BIP_LANAI_LOSS",
-		[BIP_LANAI_FAULT_CORRUPT] = "BIP_LANAI_CORRUPT",
-		[BIP_LANAI_FAULT_DUPLICATE] = "BIP_LANAI_DUPLICATE",
-		[BIP_LANAI_FAULT_REORDER] = "BIP_LANAI_REORDER",
+	    [BIP_LANAI_FAULT_LOSS] = "BIP_LANAI_LOSS",
+	    [BIP_LANAI_FAULT_CORRUPT] = "BIP_LANAI_CORRUPT",
+	    [BIP_LANAI_FAULT_DUPLICATE] = "BIP_LANAI_DUPLICATE",
+	    [BIP_LANAI_FAULT_REORDER] = "BIP_LANAI_REORDER",
 	};
 	const char *s;
 	size_t i;
@@ -134,18 +134,21 @@ int lanai_faults_from_env(struct lanai_faults *f, char *err, size_t errlen)
 		const char *after = end + 1;
 
 		if (end == s || *end != '@' || node < 0 || !*after) {
-			snprintf(err, errlen, "BIP_LANAI_LINK_DOWN=%s: expected NODE@PACKETS or "
-				 "NODE@TIME (e.g. 1@100, 1@50ms)", s);
+			snprintf(err, errlen,
+				 "BIP_LANAI_LINK_DOWN=%s: expected NODE@PACKETS or "
+				 "NODE@TIME (e.g. 1@100, 1@50ms)",
+				 s);
 			return -EINVAL;
 		}
 		f->linkdown_node = (int)node;
 		f->linkdown_after = strtoull(after, &end, 10);
 		if (end == after || *end) {
 			f->linkdown_in_time = 1;
-			if (parse_time(after, &f->linkdown_after) < 0 ||
-			    !strpbrk(after, "su")) {
-				snprintf(err, errlen, "BIP_LANAI_LINK_DOWN=%s: after '@', a packet "
-					 "count or a time with its unit (50ms, 1s)", s);
+			if (parse_time(after, &f->linkdown_after) < 0 || !strpbrk(after, "su")) {
+				snprintf(err, errlen,
+					 "BIP_LANAI_LINK_DOWN=%s: after '@', a packet "
+					 "count or a time with its unit (50ms, 1s)",
+					 s);
 				return -EINVAL;
 			}
 		}
@@ -209,13 +212,13 @@ void lanai_report(struct lanai_fw *fw, struct lanai_board *b, enum bip_lanai_det
 		  const struct lanai_pkt_header *h, const char *fmt, ...)
 {
 	struct bip_lanai_event ev = {
-		.kind = BIP_LANAI_EV_ERROR,
-		.src = h->src,
-		.dst = h->dst,
-		.tag = h->tag,
-		.pseq = h->seq,
-		.fault = what,
-		.status = -EIO,
+	    .kind = BIP_LANAI_EV_ERROR,
+	    .src = h->src,
+	    .dst = h->dst,
+	    .tag = h->tag,
+	    .pseq = h->seq,
+	    .fault = what,
+	    .status = -EIO,
 	};
 	va_list ap;
 
@@ -386,7 +389,8 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 
 		d->held = NULL;
 		fw->seg->injected[BIP_LANAI_FAULT_REORDER]++;
-		lanai_trace(fw, "send", s->node, &h->h, "reordered (injected): after the next packet");
+		lanai_trace(fw, "send", s->node, &h->h,
+			    "reordered (injected): after the next packet");
 		enqueue(fw, d, h);
 	}
 }

@@ -59,7 +59,8 @@ static void find_firmware(char *buf, size_t len)
 			    access(buf, X_OK) == 0)
 				return;
 			/* In the build tree. */
-			if ((size_t)snprintf(buf, len, "%s/../nic_firmware_sim/lanai-sim", self) < len &&
+			if ((size_t)snprintf(buf, len, "%s/../nic_firmware_sim/lanai-sim", self) <
+				len &&
 			    access(buf, X_OK) == 0)
 				return;
 		}
@@ -112,7 +113,7 @@ int bipload_lanai_start(const struct bip_conf *conf, const char *conf_path, cons
 	if (pid == 0) {
 		char *argv[12];
 		int k = 0, in = open("/dev/null", O_RDONLY);
-		struct sigaction sa = { .sa_handler = SIG_DFL };
+		struct sigaction sa = {.sa_handler = SIG_DFL};
 
 		setpgid(0, 0);
 		sigaction(SIGINT, &sa, NULL);
@@ -140,8 +141,10 @@ int bipload_lanai_start(const struct bip_conf *conf, const char *conf_path, cons
 			argv[k++] = "-q";
 		argv[k] = NULL;
 		execvp(prog, argv);
-		fprintf(stderr, "bipload: cannot run the board firmware %s: %s (set "
-			"BIP_LANAI_SIM to its path)\n", prog, strerror(errno));
+		fprintf(stderr,
+			"bipload: cannot run the board firmware %s: %s (set "
+			"BIP_LANAI_SIM to its path)\n",
+			prog, strerror(errno));
 		_exit(127);
 	}
 	setpgid(pid, pid);
@@ -150,7 +153,7 @@ int bipload_lanai_start(const struct bip_conf *conf, const char *conf_path, cons
 	atexit(stop_at_exit);
 	deadline = now_s() + 20.0;
 	while (got < 6) {
-		struct pollfd pfd = { .fd = ready[0], .events = POLLIN };
+		struct pollfd pfd = {.fd = ready[0], .events = POLLIN};
 		ssize_t n;
 
 		if (poll(&pfd, 1, 200) < 0 && errno != EINTR)
@@ -172,14 +175,17 @@ int bipload_lanai_start(const struct bip_conf *conf, const char *conf_path, cons
 	if (waitpid(pid, &status, got < 6 && now_s() <= deadline ? 0 : WNOHANG) == pid) {
 		fw_pid = 0;
 		if (WIFEXITED(status))
-			snprintf(err, errlen, "the board firmware %s did not start (exit status %d)",
-				 prog, WEXITSTATUS(status));
+			snprintf(err, errlen,
+				 "the board firmware %s did not start (exit status %d)", prog,
+				 WEXITSTATUS(status));
 		else
 			snprintf(err, errlen, "the board firmware %s was killed by signal %d", prog,
 				 WTERMSIG(status));
 	} else {
-		snprintf(err, errlen, "the board firmware %s (pid %d) did not make its boards "
-			 "ready", prog, (int)pid);
+		snprintf(err, errlen,
+			 "the board firmware %s (pid %d) did not make its boards "
+			 "ready",
+			 prog, (int)pid);
 	}
 	return -1;
 }

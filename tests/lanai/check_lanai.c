@@ -21,7 +21,7 @@ static uint32_t cons_reg;
 
 START_TEST(test_desc_ring_in_order_over_laps)
 {
-	struct bip_lanai_prod p = { 0 };
+	struct bip_lanai_prod p = {0};
 	uint32_t cons = 0, i, published = 0, taken = 0;
 
 	memset(ring, 0, sizeof(ring));
@@ -42,7 +42,7 @@ START_TEST(test_desc_ring_in_order_over_laps)
 		if (i % 5 == 4) {
 			for (;;) {
 				struct bip_lanai_desc *c =
-					bip_lanai_slot(ring, BIP_LANAI_SEND_SLOTS, sizeof(*c), cons);
+				    bip_lanai_slot(ring, BIP_LANAI_SEND_SLOTS, sizeof(*c), cons);
 				uint32_t v;
 
 				if (!bip_lanai_ring_ready(&c->seq, cons))
@@ -63,14 +63,14 @@ END_TEST
 
 START_TEST(test_desc_ring_full_then_room)
 {
-	struct bip_lanai_prod p = { 0 };
+	struct bip_lanai_prod p = {0};
 	uint32_t i;
 
 	memset(ring, 0, sizeof(ring));
 	cons_reg = 0;
 	for (i = 0; i < BIP_LANAI_SEND_SLOTS; i++) {
-		struct bip_lanai_desc *d = bip_lanai_slot(ring, BIP_LANAI_SEND_SLOTS, sizeof(*d),
-							  p.prod);
+		struct bip_lanai_desc *d =
+		    bip_lanai_slot(ring, BIP_LANAI_SEND_SLOTS, sizeof(*d), p.prod);
 
 		ck_assert(bip_lanai_ring_room(&p, &cons_reg, BIP_LANAI_SEND_SLOTS));
 		bip_lanai_ring_publish(&p, &d->seq);
@@ -81,15 +81,15 @@ START_TEST(test_desc_ring_full_then_room)
 	bip_lanai_ring_release(&cons_reg, 1);
 	ck_assert(bip_lanai_ring_room(&p, &cons_reg, BIP_LANAI_SEND_SLOTS));
 	bip_lanai_ring_publish(&p, &((struct bip_lanai_desc *)bip_lanai_slot(
-					     ring, BIP_LANAI_SEND_SLOTS, sizeof(ring[0]), p.prod))
-					    ->seq);
+					 ring, BIP_LANAI_SEND_SLOTS, sizeof(ring[0]), p.prod))
+					->seq);
 	ck_assert(!bip_lanai_ring_room(&p, &cons_reg, BIP_LANAI_SEND_SLOTS));
 }
 END_TEST
 
 START_TEST(test_desc_stale_slot_not_ready)
 {
-	struct bip_lanai_prod p = { 0 };
+	struct bip_lanai_prod p = {0};
 	struct bip_lanai_desc *d;
 	uint32_t i;
 
@@ -125,13 +125,15 @@ static void fw_setup(int n, const char *conf_text, const char *topo_text)
 	conf = NULL;
 	topo = NULL;
 	if (conf_text)
-		ck_assert_msg(bip_conf_parse_string(conf_text, "test.conf", &conf, err,
-						    sizeof(err)) == 0, "%s", err);
+		ck_assert_msg(
+		    bip_conf_parse_string(conf_text, "test.conf", &conf, err, sizeof(err)) == 0,
+		    "%s", err);
 	else
 		ck_assert_int_eq(bip_conf_local(n, &conf), 0);
 	if (topo_text)
-		ck_assert_msg(bip_topology_parse_string(topo_text, "test.topo", &topo, err,
-							sizeof(err)) == 0, "%s", err);
+		ck_assert_msg(
+		    bip_topology_parse_string(topo_text, "test.topo", &topo, err, sizeof(err)) == 0,
+		    "%s", err);
 	fw.conf = conf;
 	fw.topo = topo;
 	fw.nboards = n;
@@ -188,8 +190,8 @@ static void fw_teardown(void)
 /* The events board b's host would read, from number *cons on. */
 static struct bip_lanai_event *next_event(int b, uint32_t *cons)
 {
-	struct bip_lanai_event *ev = bip_lanai_slot(fw.boards[b].events, BIP_LANAI_EVENT_SLOTS,
-						    sizeof(*ev), *cons);
+	struct bip_lanai_event *ev =
+	    bip_lanai_slot(fw.boards[b].events, BIP_LANAI_EVENT_SLOTS, sizeof(*ev), *cons);
 
 	if (!bip_lanai_ring_ready(&ev->seq, *cons))
 		return NULL;
@@ -229,7 +231,7 @@ static struct lanai_packet *pop(int b)
 
 START_TEST(test_event_queue_full_and_freed)
 {
-	struct bip_lanai_event ev = { .kind = BIP_LANAI_EV_SHORT, .src = 1, .tag = 3, .len = 4 };
+	struct bip_lanai_event ev = {.kind = BIP_LANAI_EV_SHORT, .src = 1, .tag = 3, .len = 4};
 	uint32_t i, cons = 0;
 
 	fw_setup(2, NULL, NULL);
@@ -263,11 +265,12 @@ END_TEST
 START_TEST(test_crc32c_vectors)
 {
 	/* "123456789", and the iSCSI vectors of RFC 3720, appendix B.4. */
-	static const uint8_t zeros[32], ones[32] = {
+	static const uint8_t zeros[32],
+	    ones[32] = {
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	};
+	    };
 	uint8_t inc[32], dec[32];
 	int i;
 
@@ -299,7 +302,8 @@ START_TEST(test_crc32c_chained_and_paths_agree)
 	one = lanai_crc32c(0, buf, sizeof(buf));
 	/* Cut anywhere, including not on 8 bytes: the same CRC. */
 	for (i = 0; i <= 1000; i += 37) {
-		two = lanai_crc32c(lanai_crc32c(0, buf, (size_t)i), buf + i, sizeof(buf) - (size_t)i);
+		two =
+		    lanai_crc32c(lanai_crc32c(0, buf, (size_t)i), buf + i, sizeof(buf) - (size_t)i);
 		ck_assert_uint_eq(one, two);
 	}
 	ck_assert_uint_eq(one, lanai_crc32c_table(0, buf, sizeof(buf)));
@@ -330,23 +334,24 @@ START_TEST(test_route_walk)
 	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 3, why, sizeof(why)), 0);
 	ck_assert_int_eq(lanai_route_check(conf, topo, 3, 2, why, sizeof(why)), 0);
 	/* Lands elsewhere. */
-	conf->routes[0 * 4 + 2] = (struct bip_route){ .nhops = 1, .hop = { 1 } };
+	conf->routes[0 * 4 + 2] = (struct bip_route){.nhops = 1, .hop = {1}};
 	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 2, why, sizeof(why)), -EHOSTUNREACH);
 	ck_assert_str_eq(why, "route 1 from host ha lands on host hb, not on host hc");
 	/* Nowhere: an empty port. */
-	conf->routes[0 * 4 + 2] = (struct bip_route){ .nhops = 1, .hop = { 5 } };
+	conf->routes[0 * 4 + 2] = (struct bip_route){.nhops = 1, .hop = {5}};
 	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 2, why, sizeof(why)), -EHOSTUNREACH);
 	ck_assert_msg(strstr(why, "no cable on port 5 of switch s1") &&
-			      strstr(why, "so it cannot reach host hc"), "%s", why);
+			  strstr(why, "so it cannot reach host hc"),
+		      "%s", why);
 	/* Two nodes of one host need no switch. */
-	conf->routes[0 * 4 + 3] = (struct bip_route){ .nhops = 1, .hop = { 1 } };
+	conf->routes[0 * 4 + 3] = (struct bip_route){.nhops = 1, .hop = {1}};
 	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 3, why, sizeof(why)), -EHOSTUNREACH);
 	ck_assert_str_eq(why, "route 1 from node 0 to node 3, both on host ha: nodes of one host "
 			      "need no switch (route 256)");
 	/* Without a topology, only direct routes. */
 	ck_assert_int_eq(lanai_route_check(conf, NULL, 0, 1, why, sizeof(why)), -EHOSTUNREACH);
 	ck_assert_msg(strstr(why, "only direct routes (256) exist"), "%s", why);
-	conf->routes[0 * 4 + 1] = (struct bip_route){ .nhops = 1, .hop = { 256 } };
+	conf->routes[0 * 4 + 1] = (struct bip_route){.nhops = 1, .hop = {256}};
 	ck_assert_int_eq(lanai_route_check(conf, NULL, 0, 1, why, sizeof(why)), 0);
 	fw_teardown();
 }
@@ -358,7 +363,7 @@ START_TEST(test_wire_wrong_route_never_queued)
 	struct bip_lanai_event *ev;
 
 	fw_setup(4, chain_conf, chain_topo);
-	conf->routes[1 * 4 + 2] = (struct bip_route){ .nhops = 1, .hop = { 0 } };
+	conf->routes[1 * 4 + 2] = (struct bip_route){.nhops = 1, .hop = {0}};
 	lanai_wire_send(&fw, short_packet(1, 2, 9, "abcd"));
 	ck_assert_ptr_null(fw.boards[2].in_head);
 	ck_assert_ptr_null(fw.boards[0].in_head);
@@ -420,7 +425,7 @@ START_TEST(test_wire_check_corrupt)
 	ck_assert_uint_eq(ev->fault, BIP_LANAI_DET_CRC);
 	ck_assert_uint_eq(ev->tag, 4);
 	ck_assert_msg(strstr((char *)ev->payload, "corrupt packet: CRC32C mismatch") &&
-			      strstr((char *)ev->payload, "from node 0 on tag 4, sequence 0"),
+			  strstr((char *)ev->payload, "from node 0 on tag 4, sequence 0"),
 		      "%s", (char *)ev->payload);
 	lanai_packet_drop(&fw, p);
 	/* Nothing more from that link is delivered, even a good packet. */

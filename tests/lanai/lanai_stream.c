@@ -38,7 +38,8 @@ static void verify(const int *w, int n, int i, int got)
 	}
 	for (k = 0; k < n; k++) {
 		if (w[k] != i * 1000003 + k * 7 + 1) {
-			fprintf(stderr, "node 1: WRONG DATA: message %d, word %d: %d\n", i, k, w[k]);
+			fprintf(stderr, "node 1: WRONG DATA: message %d, word %d: %d\n", i, k,
+				w[k]);
 			exit(3);
 		}
 	}
@@ -49,8 +50,8 @@ int main(int argc, char **argv)
 	static int buf[LONGW];
 	int count, i, n, words, is_long;
 
-	if (argc < 2 || (strcmp(argv[1], "short") && strcmp(argv[1], "long") &&
-			 strcmp(argv[1], "hang"))) {
+	if (argc < 2 ||
+	    (strcmp(argv[1], "short") && strcmp(argv[1], "long") && strcmp(argv[1], "hang"))) {
 		fprintf(stderr, "usage: lanai_stream short|long|hang [COUNT]\n");
 		return 2;
 	}

@@ -91,7 +91,7 @@ static double now_s(void)
 
 static void nap(void)
 {
-	struct timespec ts = { 0, 1000000 };
+	struct timespec ts = {0, 1000000};
 
 	nanosleep(&ts, NULL);
 }
@@ -147,8 +147,10 @@ static int map_segment(struct bip_lanai *l, const struct bip_nic_job *job)
 		if (fd >= 0)
 			close(fd);
 		if (rc != -ENOENT && rc != -EAGAIN) {
-			snprintf(job->err, job->errlen, "lanai: cannot open the board segment "
-				 "%s: %s", name, strerror(-rc));
+			snprintf(job->err, job->errlen,
+				 "lanai: cannot open the board segment "
+				 "%s: %s",
+				 name, strerror(-rc));
 			return rc;
 		}
 		if (now_s() > deadline) {
@@ -156,7 +158,8 @@ static int map_segment(struct bip_lanai *l, const struct bip_nic_job *job)
 				 "lanai: no simulated board: lanai-sim is not running for job %s "
 				 "on this host (no /dev/shm%s); run the program with bipload "
 				 "(BIP_NIC=lanai starts lanai-sim), or start 'lanai-sim -j %s "
-				 "-n %d' first", job->jobid, name, job->jobid, job->numnodes);
+				 "-n %d' first",
+				 job->jobid, name, job->jobid, job->numnodes);
 			return -ENODEV;
 		}
 		nap();
@@ -173,22 +176,27 @@ static int map_segment(struct bip_lanai *l, const struct bip_nic_job *job)
 	/* Pairs with the release of ready in the firmware. */
 	while (!bip_load_acquire(&l->fw->ready)) {
 		if (now_s() > deadline) {
-			snprintf(job->err, job->errlen, "lanai: the firmware (pid %d) did not "
-				 "make its boards ready", (int)l->fw->pid);
+			snprintf(job->err, job->errlen,
+				 "lanai: the firmware (pid %d) did not "
+				 "make its boards ready",
+				 (int)l->fw->pid);
 			return -ETIMEDOUT;
 		}
 		nap();
 	}
 	if (l->fw->magic != BIP_LANAI_MAGIC || l->fw->version != BIP_LANAI_VERSION ||
 	    l->fw->size != (uint64_t)st.st_size) {
-		snprintf(job->err, job->errlen, "lanai: %s is not a board segment of version %d "
-			 "(magic 0x%x, version %u)", name, BIP_LANAI_VERSION, l->fw->magic,
-			 l->fw->version);
+		snprintf(job->err, job->errlen,
+			 "lanai: %s is not a board segment of version %d "
+			 "(magic 0x%x, version %u)",
+			 name, BIP_LANAI_VERSION, l->fw->magic, l->fw->version);
 		return -EPROTO;
 	}
 	if (l->fw->nboards != (uint32_t)job->numnodes) {
-		snprintf(job->err, job->errlen, "lanai: the firmware (pid %d) serves %u boards, "
-			 "the job has %d nodes", (int)l->fw->pid, l->fw->nboards, job->numnodes);
+		snprintf(job->err, job->errlen,
+			 "lanai: the firmware (pid %d) serves %u boards, "
+			 "the job has %d nodes",
+			 (int)l->fw->pid, l->fw->nboards, job->numnodes);
 		return -EPROTO;
 	}
 	return 0;
@@ -216,9 +224,10 @@ static int attach_board(struct bip_lanai *l, const struct bip_nic_job *job)
 	}
 	state = bip_load_acquire(&r->state);
 	if (state != BIP_LANAI_BOARD_READY) {
-		snprintf(job->err, job->errlen, "lanai: the board of node %d is %s (process %d): "
-			 "is another process of this job running as node %d?", l->mynode,
-			 state == BIP_LANAI_BOARD_RUNNING ? "in use" : "released",
+		snprintf(job->err, job->errlen,
+			 "lanai: the board of node %d is %s (process %d): "
+			 "is another process of this job running as node %d?",
+			 l->mynode, state == BIP_LANAI_BOARD_RUNNING ? "in use" : "released",
 			 (int)r->host_pid, l->mynode);
 		return -EBUSY;
 	}
@@ -238,8 +247,10 @@ static int attach_board(struct bip_lanai *l, const struct bip_nic_job *job)
 	/* Pairs with the release of state in the firmware. */
 	while (bip_load_acquire(&r->state) != BIP_LANAI_BOARD_RUNNING) {
 		if (now_s() > deadline || kill(l->fw->pid, 0) < 0) {
-			snprintf(job->err, job->errlen, "lanai: the firmware (lanai-sim, pid %d) "
-				 "did not start the board of node %d", (int)l->fw->pid, l->mynode);
+			snprintf(job->err, job->errlen,
+				 "lanai: the firmware (lanai-sim, pid %d) "
+				 "did not start the board of node %d",
+				 (int)l->fw->pid, l->mynode);
 			return -ETIMEDOUT;
 		}
 		ring_doorbell(l);
@@ -265,16 +276,17 @@ static int wait_for_peers(struct bip_lanai *l, const struct bip_nic_job *job)
 		if (now_s() > deadline)
 			break;
 		if (kill(l->fw->pid, 0) < 0) {
-			snprintf(job->err, job->errlen, "lanai: the firmware (lanai-sim, pid %d) "
-				 "has ended", (int)l->fw->pid);
+			snprintf(job->err, job->errlen,
+				 "lanai: the firmware (lanai-sim, pid %d) "
+				 "has ended",
+				 (int)l->fw->pid);
 			return -ENODEV;
 		}
 		nap();
 	}
 	{
-		size_t used = (size_t)snprintf(job->err, job->errlen,
-					       "timed out after %.0f s waiting for node",
-					       job->timeout);
+		size_t used = (size_t)snprintf(
+		    job->err, job->errlen, "timed out after %.0f s waiting for node", job->timeout);
 		int any = 0;
 
 		for (i = 0; i < l->numnodes && used < job->errlen; i++) {
@@ -375,7 +387,7 @@ static void drain_errors(struct bip_lanai *l)
 	}
 	for (c = l->ev_cons;; c++) {
 		struct bip_lanai_event *ev =
-			bip_lanai_slot(l->events, BIP_LANAI_EVENT_SLOTS, sizeof(*ev), c);
+		    bip_lanai_slot(l->events, BIP_LANAI_EVENT_SLOTS, sizeof(*ev), c);
 
 		if (!bip_lanai_ring_ready(&ev->seq, c))
 			break;
@@ -434,14 +446,13 @@ static inline int post_desc(struct bip_lanai *l, uint32_t kind, int dst, uint32_
 	return 0;
 }
 
-static int lanai_post_short(struct bip_nic *nic, int dst, uint32_t tag, const void *buf,
-			    size_t len)
+static int lanai_post_short(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len)
 {
 	return post_desc(lanai_of(nic), BIP_LANAI_DESC_SHORT, dst, tag, buf, len, 0);
 }
 
-static int lanai_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf,
-			   size_t len, uint64_t cookie)
+static int lanai_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,
+			   uint64_t cookie)
 {
 	return post_desc(lanai_of(nic), BIP_LANAI_DESC_LONG, dst, tag, buf, len, cookie);
 }
@@ -579,7 +590,7 @@ static int lanai_poll(struct bip_nic *nic)
 		n += retry_deferred(l);
 	for (;;) {
 		struct bip_lanai_event *ev =
-			bip_lanai_slot(l->events, BIP_LANAI_EVENT_SLOTS, sizeof(*ev), l->ev_cons);
+		    bip_lanai_slot(l->events, BIP_LANAI_EVENT_SLOTS, sizeof(*ev), l->ev_cons);
 
 		if (!bip_lanai_ring_ready(&ev->seq, l->ev_cons))
 			break;
@@ -609,13 +620,13 @@ static int lanai_alive(struct bip_nic *nic, int node)
 }
 
 const struct bip_nic_ops bip_lanai_ops = {
-	.name = "lanai",
-	.available = lanai_available,
-	.open = lanai_open,
-	.post_short = lanai_post_short,
-	.post_long = lanai_post_long,
-	.post_long_recv = lanai_post_long_recv,
-	.poll = lanai_poll,
-	.alive = lanai_alive,
-	.close = lanai_close,
+    .name = "lanai",
+    .available = lanai_available,
+    .open = lanai_open,
+    .post_short = lanai_post_short,
+    .post_long = lanai_post_long,
+    .post_long_recv = lanai_post_long_recv,
+    .poll = lanai_poll,
+    .alive = lanai_alive,
+    .close = lanai_close,
 };

@@ -42,40 +42,40 @@
 #define BIP_LANAI_MAGIC 0x4c414e41u /* "LANA" */
 #define BIP_LANAI_VERSION 1
 
-#define BIP_LANAI_SEND_SLOTS 128    /* power of two */
-#define BIP_LANAI_EVENT_SLOTS 256   /* power of two */
-#define BIP_LANAI_LRECV_SLOTS 512   /* power of two; more than the tags */
+#define BIP_LANAI_SEND_SLOTS 128  /* power of two */
+#define BIP_LANAI_EVENT_SLOTS 256 /* power of two */
+#define BIP_LANAI_LRECV_SLOTS 512 /* power of two; more than the tags */
 #define BIP_LANAI_SLOT_SIZE 320
-#define BIP_LANAI_SHORT_MAX 256     /* payload of a slot: BIPSMALLSIZE words */
+#define BIP_LANAI_SHORT_MAX 256 /* payload of a slot: BIPSMALLSIZE words */
 
 /* Board state (regs.state), written by the firmware. */
 enum bip_lanai_state {
-	BIP_LANAI_BOARD_OFF = 0,      /* segment not initialised */
-	BIP_LANAI_BOARD_READY = 1,    /* reset, waiting for its host */
-	BIP_LANAI_BOARD_RUNNING = 2,  /* its host is attached */
-	BIP_LANAI_BOARD_DEAD = 3,     /* its host released it or ended; all it sent is delivered */
+	BIP_LANAI_BOARD_OFF = 0,     /* segment not initialised */
+	BIP_LANAI_BOARD_READY = 1,   /* reset, waiting for its host */
+	BIP_LANAI_BOARD_RUNNING = 2, /* its host is attached */
+	BIP_LANAI_BOARD_DEAD = 3,    /* its host released it or ended; all it sent is delivered */
 };
 
 /* Host control (regs.control), written by the host. */
 enum bip_lanai_control {
 	BIP_LANAI_CTL_NONE = 0,
-	BIP_LANAI_CTL_ATTACH = 1,     /* host_pid is set: reset the board and run */
-	BIP_LANAI_CTL_RELEASE = 2,    /* the host is done with the board */
+	BIP_LANAI_CTL_ATTACH = 1,  /* host_pid is set: reset the board and run */
+	BIP_LANAI_CTL_RELEASE = 2, /* the host is done with the board */
 };
 
 /* Send descriptors (host -> firmware). */
 enum bip_lanai_desc_kind {
-	BIP_LANAI_DESC_SHORT = 1,     /* payload: the message, len bytes */
-	BIP_LANAI_DESC_LONG = 2,      /* addr, len: the user's buffer; cookie for SEND_DONE */
+	BIP_LANAI_DESC_SHORT = 1, /* payload: the message, len bytes */
+	BIP_LANAI_DESC_LONG = 2,  /* addr, len: the user's buffer; cookie for SEND_DONE */
 };
 
 /* Events (firmware -> host). */
 enum bip_lanai_event_kind {
-	BIP_LANAI_EV_SHORT = 1,       /* src, tag, len, payload */
-	BIP_LANAI_EV_LONG = 2,        /* src, tag, len, handle: a long message is announced */
-	BIP_LANAI_EV_SEND_DONE = 3,   /* cookie, status: the long send has landed */
-	BIP_LANAI_EV_RECV_DONE = 4,   /* cookie, status, index: the long receive is complete */
-	BIP_LANAI_EV_ERROR = 5,       /* fault: status, src, tag, pseq; payload: the report */
+	BIP_LANAI_EV_SHORT = 1,	    /* src, tag, len, payload */
+	BIP_LANAI_EV_LONG = 2,	    /* src, tag, len, handle: a long message is announced */
+	BIP_LANAI_EV_SEND_DONE = 3, /* cookie, status: the long send has landed */
+	BIP_LANAI_EV_RECV_DONE = 4, /* cookie, status, index: the long receive is complete */
+	BIP_LANAI_EV_ERROR = 5,	    /* fault: status, src, tag, pseq; payload: the report */
 };
 
 /* Fault kinds, for reports and counters (index into the counter arrays). */
@@ -91,55 +91,55 @@ enum bip_lanai_fault {
 
 /* What a receiving board or the wire detects (index into detected[]). */
 enum bip_lanai_detect {
-	BIP_LANAI_DET_CRC = 0,        /* CRC32C mismatch */
-	BIP_LANAI_DET_DUPLICATE,      /* sequence number already received */
-	BIP_LANAI_DET_GAP,            /* sequence number beyond the next one */
-	BIP_LANAI_DET_ROUTE,          /* the route does not reach the destination */
-	BIP_LANAI_DET_LINKDOWN,       /* the link of the source or destination is down */
+	BIP_LANAI_DET_CRC = 0,	 /* CRC32C mismatch */
+	BIP_LANAI_DET_DUPLICATE, /* sequence number already received */
+	BIP_LANAI_DET_GAP,	 /* sequence number beyond the next one */
+	BIP_LANAI_DET_ROUTE,	 /* the route does not reach the destination */
+	BIP_LANAI_DET_LINKDOWN,	 /* the link of the source or destination is down */
 	BIP_LANAI_NDETECT
 };
 
 /* A send descriptor: one ring slot. */
 struct bip_lanai_desc {
-	uint32_t seq;                 /* ready flag: descriptor number + 1 */
+	uint32_t seq; /* ready flag: descriptor number + 1 */
 	uint32_t kind;
-	uint32_t dst;                 /* destination node */
+	uint32_t dst; /* destination node */
 	uint32_t tag;
-	uint64_t len;                 /* bytes of the message */
-	uint64_t addr;                /* LONG: the user's buffer, in the host's address space */
-	uint64_t cookie;              /* LONG: returned in SEND_DONE */
+	uint64_t len;	 /* bytes of the message */
+	uint64_t addr;	 /* LONG: the user's buffer, in the host's address space */
+	uint64_t cookie; /* LONG: returned in SEND_DONE */
 	uint8_t pad[24];
 	uint8_t payload[BIP_LANAI_SHORT_MAX];
 };
 
 /* An event: one slot of the event queue. */
 struct bip_lanai_event {
-	uint32_t seq;                 /* ready flag: event number + 1 */
+	uint32_t seq; /* ready flag: event number + 1 */
 	uint32_t kind;
-	uint32_t src;                 /* source node */
+	uint32_t src; /* source node */
 	uint32_t tag;
-	uint64_t len;                 /* bytes of the message */
-	uint64_t handle;              /* LONG: for the long receive; RECV_DONE: table index */
-	uint64_t cookie;              /* SEND_DONE, RECV_DONE */
-	int32_t status;               /* 0 or -errno */
-	uint32_t pseq;                /* ERROR: the packet's sequence number */
-	uint32_t fault;               /* ERROR: enum bip_lanai_detect */
-	uint32_t dst;                 /* ERROR: destination node of the packet */
+	uint64_t len;	 /* bytes of the message */
+	uint64_t handle; /* LONG: for the long receive; RECV_DONE: table index */
+	uint64_t cookie; /* SEND_DONE, RECV_DONE */
+	int32_t status;	 /* 0 or -errno */
+	uint32_t pseq;	 /* ERROR: the packet's sequence number */
+	uint32_t fault;	 /* ERROR: enum bip_lanai_detect */
+	uint32_t dst;	 /* ERROR: destination node of the packet */
 	uint8_t pad[8];
 	uint8_t payload[BIP_LANAI_SHORT_MAX]; /* SHORT: the message; ERROR: the report */
 };
 
 /* A posted long receive: written by the host before it posts the index. */
 struct bip_lanai_lrecv {
-	uint64_t addr;                /* the user's buffer */
-	uint64_t len;                 /* bytes expected */
-	uint64_t handle;              /* from the LONG event */
-	uint64_t cookie;              /* returned in RECV_DONE */
+	uint64_t addr;	 /* the user's buffer */
+	uint64_t len;	 /* bytes expected */
+	uint64_t handle; /* from the LONG event */
+	uint64_t cookie; /* returned in RECV_DONE */
 };
 
 /* The post ring: indices of the long-receive table, in posting order. */
 struct bip_lanai_post {
-	uint32_t seq;                 /* ready flag: post number + 1 */
+	uint32_t seq; /* ready flag: post number + 1 */
 	uint32_t index;
 };
 
@@ -152,7 +152,7 @@ struct bip_lanai_regs {
 	uint32_t send_slots, event_slots, lrecv_slots;
 	uint32_t slot_size;
 	uint32_t short_max;
-	uint64_t off_send;            /* offsets from the board's start */
+	uint64_t off_send; /* offsets from the board's start */
 	uint64_t off_event;
 	uint64_t off_lrecv;
 	uint64_t off_post;
@@ -183,8 +183,8 @@ struct bip_lanai_fw {
 	uint32_t magic;
 	uint32_t version;
 	uint32_t nboards;
-	int32_t pid;                  /* lanai-sim */
-	uint64_t size;                /* bytes of the segment */
+	int32_t pid;   /* lanai-sim */
+	uint64_t size; /* bytes of the segment */
 	uint64_t off_boards;
 	uint64_t board_size;
 	/* Set (release) once every board is reset and readable. */
@@ -194,16 +194,16 @@ struct bip_lanai_fw {
 	/* Fault knobs, written by the firmware at start (bip_lanai(7)). */
 	_Alignas(64) uint32_t knob_ppm[BIP_LANAI_NFAULTS]; /* per million; DELAY: unused */
 	uint32_t delay_us;
-	uint32_t linkdown_node;       /* 0xffffffff: none */
-	uint64_t linkdown_after;      /* packets, or microseconds if linkdown_in_time */
+	uint32_t linkdown_node;	 /* 0xffffffff: none */
+	uint64_t linkdown_after; /* packets, or microseconds if linkdown_in_time */
 	uint32_t linkdown_in_time;
 	uint32_t pad;
 	uint64_t seed;
 	/* Counters of the wire, written by the firmware. */
 	_Alignas(64) uint64_t injected[BIP_LANAI_NFAULTS];
 	uint64_t detected[BIP_LANAI_NDETECT];
-	uint64_t packets;             /* packets put on the wire */
-	uint64_t sleeps;              /* times the firmware slept on wake */
+	uint64_t packets; /* packets put on the wire */
+	uint64_t sleeps;  /* times the firmware slept on wake */
 };
 
 #define BIP_LANAI_REGS_SIZE 4096
@@ -228,7 +228,7 @@ _Static_assert((BIP_LANAI_LRECV_SLOTS & (BIP_LANAI_LRECV_SLOTS - 1)) == 0, "powe
 
 /* Board geometry: offsets of its parts from the board's start, and its size. */
 static inline uint64_t bip_lanai_board_layout(uint64_t *off_send, uint64_t *off_event,
-					       uint64_t *off_lrecv, uint64_t *off_post)
+					      uint64_t *off_lrecv, uint64_t *off_post)
 {
 	uint64_t off = BIP_LANAI_REGS_SIZE;
 

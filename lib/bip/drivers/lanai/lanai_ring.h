@@ -18,8 +18,8 @@
 #include "atomics.h"
 
 struct bip_lanai_prod {
-	uint32_t prod;                /* slots written */
-	uint32_t cons_seen;           /* last value read from the consumer's register */
+	uint32_t prod;	    /* slots written */
+	uint32_t cons_seen; /* last value read from the consumer's register */
 };
 
 /* Slot idx of a ring of nslots slots of size bytes. */
