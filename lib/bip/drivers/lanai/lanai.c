@@ -74,6 +74,7 @@ struct bip_lanai {
 	struct bip_lanai_peer *peers;
 	int ndeferred;
 	int attached;
+	int fw_gone_said;
 };
 
 static inline struct bip_lanai *lanai_of(struct bip_nic *nic)
@@ -436,7 +437,8 @@ static inline int post_desc(struct bip_lanai *l, uint32_t kind, int dst, uint32_
 	d->tag = tag;
 	d->len = len;
 	if (kind == BIP_LANAI_DESC_SHORT) {
-		memcpy(d->payload, buf, len);
+		if (len) /* a zero-length message may come with no buffer */
+			memcpy(d->payload, buf, len);
 	} else {
 		d->addr = (uint64_t)(uintptr_t)buf;
 		d->cookie = cookie;
@@ -612,8 +614,16 @@ static int lanai_alive(struct bip_nic *nic, int node)
 	struct bip_lanai *l = lanai_of(nic);
 
 	/* Without its firmware no board can deliver anything more. */
-	if (kill(l->fw->pid, 0) < 0 && errno == ESRCH)
+	if (kill(l->fw->pid, 0) < 0 && errno == ESRCH) {
+		if (!l->fw_gone_said) {
+			l->fw_gone_said = 1;
+			bip_error("lanai",
+				  "the firmware (lanai-sim, pid %d) has ended: no message "
+				  "can move any more",
+				  (int)l->fw->pid);
+		}
 		return 0;
+	}
 	/* Pairs with the release of state in the firmware, made once all the
 	 * peer sent has reached its destination's event queue. */
 	return bip_load_acquire(&l->peers[node].regs->state) == BIP_LANAI_BOARD_RUNNING;
