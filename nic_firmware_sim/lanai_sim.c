@@ -759,7 +759,7 @@ static void summary(struct lanai_fw *fw, int quiet)
 	fprintf(stderr,
 		"lanai-sim: %llu packets; injected: loss %llu, corrupt %llu, duplicate %llu, "
 		"delay %llu, reorder %llu, link-down %llu; detected: crc %llu, duplicate %llu, "
-		"gap %llu, wrong-route %llu, link-down %llu\n",
+		"gap %llu, reorder %llu, wrong-route %llu, link-down %llu\n",
 		(unsigned long long)s->packets,
 		(unsigned long long)s->injected[BIP_LANAI_FAULT_LOSS],
 		(unsigned long long)s->injected[BIP_LANAI_FAULT_CORRUPT],
@@ -770,6 +770,7 @@ static void summary(struct lanai_fw *fw, int quiet)
 		(unsigned long long)s->detected[BIP_LANAI_DET_CRC],
 		(unsigned long long)s->detected[BIP_LANAI_DET_DUPLICATE],
 		(unsigned long long)s->detected[BIP_LANAI_DET_GAP],
+		(unsigned long long)s->detected[BIP_LANAI_DET_REORDER],
 		(unsigned long long)s->detected[BIP_LANAI_DET_ROUTE],
 		(unsigned long long)s->detected[BIP_LANAI_DET_LINKDOWN]);
 }

@@ -397,6 +397,19 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 
 /* --- receiving --- */
 
+/* 1 if the packet seq of the link from src to b is still on the wire: it was
+ * overtaken (reordered), not lost.  Every packet on its way to b is in b's
+ * queue or held back there. */
+static int still_on_wire(const struct lanai_board *b, uint32_t src, uint32_t seq)
+{
+	const struct lanai_packet *q;
+
+	for (q = b->in_head; q; q = q->next)
+		if (q->h.src == src && q->h.seq == seq)
+			return 1;
+	return b->held && b->held->h.src == src && b->held->h.seq == seq;
+}
+
 int lanai_wire_check(struct lanai_fw *fw, struct lanai_board *b, struct lanai_packet *p)
 {
 	const struct lanai_pkt_header *h = &p->h;
@@ -427,12 +440,19 @@ int lanai_wire_check(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pa
 				     "sequence %u, already received (next expected %u): dropped, "
 				     "not delivered",
 				     kind_name(h->kind), h->src, h->tag, h->seq, expected);
+		} else if (still_on_wire(b, h->src, expected)) {
+			lanai_trace(fw, "recv", b->node, h, "dropped: reordered");
+			lanai_report(fw, b, BIP_LANAI_DET_REORDER, h,
+				     "reordered packets: the %s packet from node %u on tag %u has "
+				     "sequence %u, but sequence %u comes after it: dropped, not "
+				     "delivered; nothing more from node %u is delivered",
+				     kind_name(h->kind), h->src, h->tag, h->seq, expected, h->src);
 		} else {
 			lanai_trace(fw, "recv", b->node, h, "dropped: sequence gap");
 			lanai_report(fw, b, BIP_LANAI_DET_GAP, h,
 				     "sequence gap: the %s packet from node %u on tag %u has "
-				     "sequence %u where %u was expected: packet %u lost or "
-				     "reordered; nothing more from node %u is delivered",
+				     "sequence %u where %u was expected: packet %u was lost; "
+				     "nothing more from node %u is delivered",
 				     kind_name(h->kind), h->src, h->tag, h->seq, expected, expected,
 				     h->src);
 		}

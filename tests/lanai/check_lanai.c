@@ -470,9 +470,46 @@ START_TEST(test_wire_check_duplicate_and_gap)
 	lanai_packet_drop(&fw, pop(1));
 	p = pop(1);
 	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[1], p), -EIO);
+	ev = next_event(1, &cons);
+	ck_assert_uint_eq(ev->fault, BIP_LANAI_DET_GAP);
+	ck_assert_str_eq(
+	    (char *)ev->payload,
+	    "sequence gap: the SHORT packet from node 2 on tag 6 has sequence 1 where "
+	    "0 was expected: packet 0 was lost; nothing more from node 2 is delivered");
 	lanai_packet_drop(&fw, p);
 	ck_assert_uint_eq(fw.seg->detected[BIP_LANAI_DET_GAP], 1);
 	ck_assert_uint_eq(fw.boards[1].regs->detected[BIP_LANAI_DET_DUPLICATE], 1);
+	/* Node 0 to node 2: the second packet overtakes the first. */
+	lanai_wire_send(&fw, short_packet(0, 2, 7, "a"));
+	lanai_wire_send(&fw, short_packet(0, 2, 7, "b"));
+	q = pop(2);
+	p = pop(2);
+	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[2], p), -EIO);
+	cons = 0;
+	ev = next_event(2, &cons);
+	ck_assert_uint_eq(ev->fault, BIP_LANAI_DET_GAP);
+	lanai_packet_drop(&fw, p);
+	lanai_packet_drop(&fw, q);
+	fw_teardown();
+	fw_setup(3, NULL, NULL);
+	lanai_wire_send(&fw, short_packet(0, 2, 7, "a"));
+	lanai_wire_send(&fw, short_packet(0, 2, 7, "b"));
+	q = pop(2);
+	p = pop(2);
+	/* q (sequence 0) goes back on the wire behind p: reordered, not lost. */
+	fw.boards[2].in_head = fw.boards[2].in_tail = q;
+	q->next = NULL;
+	fw.boards[2].in_count = 1;
+	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[2], p), -EIO);
+	cons = 0;
+	ev = next_event(2, &cons);
+	ck_assert_uint_eq(ev->fault, BIP_LANAI_DET_REORDER);
+	ck_assert_str_eq((char *)ev->payload,
+			 "reordered packets: the SHORT packet from node 0 on tag 7 has sequence 1, "
+			 "but sequence 0 comes after it: dropped, not delivered; nothing more from "
+			 "node 0 is delivered");
+	lanai_packet_drop(&fw, p);
+	ck_assert_uint_eq(fw.boards[2].regs->detected[BIP_LANAI_DET_REORDER], 1);
 	fw_teardown();
 }
 END_TEST

@@ -36,7 +36,7 @@ good)
 		BIP_LANAI_TRACE=$trace "$bipload" -f "$dir/chain.conf" --timeout 60 "$prog" $t \
 			>"$out" 2>&1 || fail "conformance $t over the switched network"
 		has "bip: 6 nodes, driver lanai"
-		has_re "detected: crc 0, duplicate 0, gap 0, wrong-route 0, link-down 0\$"
+		has_re "detected: crc 0, duplicate 0, gap 0, reorder 0, wrong-route 0, link-down 0\$"
 	done
 	# The trace shows routes of every length, each delivered.
 	cat "$trace" >>"$out"
@@ -53,7 +53,7 @@ wrong)
 	[ "$rc" -eq 1 ] || fail "exit status $rc, expected 1"
 	has "bip: node 1: lanai: wrong route: route 0 from host 127.0.0.2 lands on host 127.0.0.1, not on host 127.0.0.3; SHORT packet to node 2 on tag 0, sequence 0 dropped, not delivered"
 	has_re "^bipload: node 1 \(host 127\.0\.0\.2, pid [0-9]+\) exited with status 1\$"
-	has_re "detected: crc 0, duplicate 0, gap 0, wrong-route 1, link-down 0\$"
+	has_re "detected: crc 0, duplicate 0, gap 0, reorder 0, wrong-route 1, link-down 0\$"
 	! grep -q "FAILED" "$out" || fail "a node received what it should not"
 	;;
 nowhere)

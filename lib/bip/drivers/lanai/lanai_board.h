@@ -93,7 +93,8 @@ enum bip_lanai_fault {
 enum bip_lanai_detect {
 	BIP_LANAI_DET_CRC = 0,	 /* CRC32C mismatch */
 	BIP_LANAI_DET_DUPLICATE, /* sequence number already received */
-	BIP_LANAI_DET_GAP,	 /* sequence number beyond the next one */
+	BIP_LANAI_DET_GAP,	 /* sequence number beyond the next one, which never came */
+	BIP_LANAI_DET_REORDER,	 /* sequence number beyond the next one, which comes after */
 	BIP_LANAI_DET_ROUTE,	 /* the route does not reach the destination */
 	BIP_LANAI_DET_LINKDOWN,	 /* the link of the source or destination is down */
 	BIP_LANAI_NDETECT
@@ -220,6 +221,7 @@ _Static_assert(offsetof(struct bip_lanai_regs, event_cons) == 256, "register pag
 _Static_assert(offsetof(struct bip_lanai_regs, send_cons) == 320, "register page layout");
 _Static_assert(offsetof(struct bip_lanai_regs, need_doorbell) == 384, "register page layout");
 _Static_assert(offsetof(struct bip_lanai_regs, detected) == 480, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_fw, packets) == 352, "firmware registers layout");
 _Static_assert(sizeof(struct bip_lanai_regs) <= BIP_LANAI_REGS_SIZE, "register page fits");
 _Static_assert(offsetof(struct bip_lanai_fw, wake) == 128, "firmware registers layout");
 _Static_assert((BIP_LANAI_SEND_SLOTS & (BIP_LANAI_SEND_SLOTS - 1)) == 0, "power of two");
