@@ -558,7 +558,7 @@ static void check_release(struct lanai_fw *fw, struct lanai_board *b)
 	struct bip_lanai_desc *d =
 	    bip_lanai_slot(b->send, BIP_LANAI_SEND_SLOTS, sizeof(*d), b->send_cons);
 
-	if (!b->releasing || b->state != BIP_LANAI_BOARD_RUNNING || b->inflight || b->held ||
+	if (!b->releasing || b->state != BIP_LANAI_BOARD_RUNNING || b->inflight ||
 	    bip_lanai_ring_ready(&d->seq, b->send_cons))
 		return;
 	set_state(b, BIP_LANAI_BOARD_DEAD);
