@@ -119,6 +119,7 @@ struct lanai_faults {
 	uint64_t linkdown_after; /* packets, or microseconds if in_time */
 	int linkdown_in_time;
 	uint64_t seed;
+	char trace[512]; /* the trace file, or "" */
 };
 
 struct lanai_fw {
@@ -149,6 +150,8 @@ struct lanai_fw {
 uint64_t lanai_now_us(void);
 
 /* wire.c */
+/* The knobs of the wire: the knob file ($BIP_LANAI_CONF, else
+ * $HOME/.bip/biplanai if it exists), then the BIP_LANAI_* variables. */
 int lanai_faults_from_env(struct lanai_faults *f, char *err, size_t errlen);
 /* Put a packet on the wire from board src (h.src, h.dst, kind, tag, len, args
  * and payload set): routes, sequences, CRCs, injects faults, queues it for

@@ -832,7 +832,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
 						 {NULL, 0, NULL, 0}};
 	struct lanai_fw fw = {.unlinked = 1};
-	const char *jobid = NULL, *conf_file = NULL, *trace = getenv("BIP_LANAI_TRACE");
+	const char *jobid = NULL, *conf_file = NULL, *trace = NULL;
 	struct sigaction sa = {.sa_handler = on_signal};
 	char err[512];
 	int c, ready_fd = -1, quiet = 0, n = 0, rc = EXIT_FAILURE, i;
@@ -894,6 +894,8 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	fw.rng = fw.faults.seed;
+	if (!trace)
+		trace = fw.faults.trace;
 	fw.nboards = n;
 	fw.conf = load_conf(conf_file, n);
 	if (!fw.conf || load_topology(&fw) < 0)
@@ -901,8 +903,7 @@ int main(int argc, char **argv)
 	if (trace && *trace) {
 		fw.trace = fopen(trace, "w");
 		if (!fw.trace) {
-			fprintf(stderr, "lanai-sim: BIP_LANAI_TRACE=%s: %s\n", trace,
-				strerror(errno));
+			fprintf(stderr, "lanai-sim: trace file %s: %s\n", trace, strerror(errno));
 			return EXIT_FAILURE;
 		}
 		setvbuf(fw.trace, NULL, _IOLBF, 0);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "crc32c.h"
 #include "firmware.h"
@@ -57,20 +58,30 @@ struct lanai_packet *lanai_packet_new(uint32_t len)
 
 /* --- fault knobs --- */
 
-/* "5", "5%", "0.5%": a probability in percent, as parts per million. */
-static int parse_percent(const char *name, const char *s, uint32_t *ppm, char *err, size_t errlen)
-{
-	char *end;
-	double v = strtod(s, &end);
+/*
+ * Each knob has a name in the knob file and a variable; the variable wins.
+ * what is how the user wrote the setting ("BIP_LANAI_LOSS=5" or
+ * "FILE:LINE: loss 5"), for messages.
+ */
+enum knob_type { KNOB_PERCENT, KNOB_TIME, KNOB_SEED, KNOB_LINKDOWN, KNOB_TRACE };
 
-	if (end == s || (*end && strcmp(end, "%")) || v < 0 || v > 100) {
-		snprintf(err, errlen, "%s=%s: expected a percentage from 0 to 100 (e.g. 5%%)", name,
-			 s);
-		return -EINVAL;
-	}
-	*ppm = (uint32_t)(v * 10000.0 + 0.5);
-	return 0;
-}
+static const struct knob {
+	const char *key;
+	const char *env;
+	enum knob_type type;
+	int fault;
+} knobs[] = {
+    {"loss", "BIP_LANAI_LOSS", KNOB_PERCENT, BIP_LANAI_FAULT_LOSS},
+    {"corrupt", "BIP_LANAI_CORRUPT", KNOB_PERCENT, BIP_LANAI_FAULT_CORRUPT},
+    {"duplicate", "BIP_LANAI_DUPLICATE", KNOB_PERCENT, BIP_LANAI_FAULT_DUPLICATE},
+    {"reorder", "BIP_LANAI_REORDER", KNOB_PERCENT, BIP_LANAI_FAULT_REORDER},
+    {"delay", "BIP_LANAI_DELAY", KNOB_TIME, BIP_LANAI_FAULT_DELAY},
+    {"seed", "BIP_LANAI_SEED", KNOB_SEED, 0},
+    {"link-down", "BIP_LANAI_LINK_DOWN", KNOB_LINKDOWN, BIP_LANAI_FAULT_LINKDOWN},
+    {"trace", "BIP_LANAI_TRACE", KNOB_TRACE, 0},
+};
+
+#define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
 
 /* "10ms", "250us", "1s", "10" (milliseconds): microseconds. */
 static int parse_time(const char *s, uint64_t *us)
@@ -90,68 +101,147 @@ static int parse_time(const char *s, uint64_t *us)
 	return 0;
 }
 
+static int knob_set(struct lanai_faults *f, const struct knob *k, const char *s, const char *what,
+		    char *err, size_t errlen)
+{
+	char *end;
+
+	switch (k->type) {
+	case KNOB_PERCENT: {
+		double v = strtod(s, &end);
+
+		if (end == s || (*end && strcmp(end, "%")) || v < 0 || v > 100) {
+			snprintf(err, errlen, "%s: expected a percentage from 0 to 100 (e.g. 5%%)",
+				 what);
+			return -EINVAL;
+		}
+		f->ppm[k->fault] = (uint32_t)(v * 10000.0 + 0.5);
+		return 0;
+	}
+	case KNOB_TIME:
+		if (parse_time(s, &f->delay_us) < 0) {
+			snprintf(err, errlen, "%s: expected a time (10ms, 250us, 1s)", what);
+			return -EINVAL;
+		}
+		return 0;
+	case KNOB_SEED:
+		f->seed = strtoull(s, &end, 0);
+		if (end == s || *end) {
+			snprintf(err, errlen, "%s: expected a number", what);
+			return -EINVAL;
+		}
+		return 0;
+	case KNOB_LINKDOWN: {
+		long node = strtol(s, &end, 10);
+		const char *after = end + 1;
+
+		if (end == s || *end != '@' || node < 0 || !*after) {
+			snprintf(err, errlen,
+				 "%s: expected NODE@PACKETS or NODE@TIME (e.g. 1@100, 1@50ms)",
+				 what);
+			return -EINVAL;
+		}
+		f->linkdown_node = (int)node;
+		f->linkdown_in_time = 0;
+		f->linkdown_after = strtoull(after, &end, 10);
+		if (end == after || *end) {
+			f->linkdown_in_time = 1;
+			if (parse_time(after, &f->linkdown_after) < 0 || !strpbrk(after, "su")) {
+				snprintf(err, errlen,
+					 "%s: after '@', a packet count or a time with its unit "
+					 "(50ms, 1s)",
+					 what);
+				return -EINVAL;
+			}
+		}
+		return 0;
+	}
+	case KNOB_TRACE:
+		if ((size_t)snprintf(f->trace, sizeof(f->trace), "%s", s) >= sizeof(f->trace)) {
+			snprintf(err, errlen, "%s: file name too long", what);
+			return -ENAMETOOLONG;
+		}
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* The knob file: "NAME VALUE" per line, blank lines and '#' comments ignored. */
+static int knobs_from_file(struct lanai_faults *f, const char *path, char *err, size_t errlen)
+{
+	char line[1024], what[1200];
+	FILE *in = fopen(path, "r");
+	int lineno = 0, rc = 0;
+
+	if (!in) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	while (rc == 0 && fgets(line, sizeof(line), in)) {
+		char *key, *val, *e;
+		size_t i;
+
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		key = line + strspn(line, " \t");
+		if (!*key || *key == '#')
+			continue;
+		val = key + strcspn(key, " \t");
+		if (*val)
+			*val++ = '\0';
+		val += strspn(val, " \t");
+		for (e = val + strlen(val); e > val && (e[-1] == ' ' || e[-1] == '\t');)
+			*--e = '\0';
+		snprintf(what, sizeof(what), "%s:%d: %s %s", path, lineno, key, val);
+		for (i = 0; i < NKNOBS && strcmp(key, knobs[i].key); i++)
+			;
+		if (i == NKNOBS) {
+			snprintf(err, errlen,
+				 "%s:%d: unknown knob '%s' (loss, corrupt, duplicate, reorder, "
+				 "delay, seed, link-down, trace)",
+				 path, lineno, key);
+			rc = -EINVAL;
+		} else if (!*val) {
+			snprintf(err, errlen, "%s:%d: %s needs a value", path, lineno, key);
+			rc = -EINVAL;
+		} else {
+			rc = knob_set(f, &knobs[i], val, what, err, errlen);
+		}
+	}
+	fclose(in);
+	return rc;
+}
+
 int lanai_faults_from_env(struct lanai_faults *f, char *err, size_t errlen)
 {
-	static const char *const pct[] = {
-	    [BIP_LANAI_FAULT_LOSS] = "BIP_LANAI_LOSS",
-	    [BIP_LANAI_FAULT_CORRUPT] = "BIP_LANAI_CORRUPT",
-	    [BIP_LANAI_FAULT_DUPLICATE] = "BIP_LANAI_DUPLICATE",
-	    [BIP_LANAI_FAULT_REORDER] = "BIP_LANAI_REORDER",
-	};
-	const char *s;
+	const char *conf = getenv("BIP_LANAI_CONF"), *home = getenv("HOME");
+	char path[4096], what[4200];
 	size_t i;
 	int rc;
 
 	memset(f, 0, sizeof(*f));
 	f->linkdown_node = -1;
 	f->seed = 1;
-	for (i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
-		if (!pct[i] || !(s = getenv(pct[i])) || !*s)
-			continue;
-		rc = parse_percent(pct[i], s, &f->ppm[i], err, errlen);
+	if (conf && *conf) {
+		rc = knobs_from_file(f, conf, err, errlen);
+		if (rc < 0)
+			return rc;
+	} else if (home &&
+		   (size_t)snprintf(path, sizeof(path), "%s/.bip/biplanai", home) < sizeof(path) &&
+		   access(path, F_OK) == 0) {
+		rc = knobs_from_file(f, path, err, errlen);
 		if (rc < 0)
 			return rc;
 	}
-	s = getenv("BIP_LANAI_DELAY");
-	if (s && *s && parse_time(s, &f->delay_us) < 0) {
-		snprintf(err, errlen, "BIP_LANAI_DELAY=%s: expected a time (10ms, 250us, 1s)", s);
-		return -EINVAL;
-	}
-	s = getenv("BIP_LANAI_SEED");
-	if (s && *s) {
-		char *end;
+	for (i = 0; i < NKNOBS; i++) {
+		const char *s = getenv(knobs[i].env);
 
-		f->seed = strtoull(s, &end, 0);
-		if (*end) {
-			snprintf(err, errlen, "BIP_LANAI_SEED=%s: expected a number", s);
-			return -EINVAL;
-		}
-	}
-	s = getenv("BIP_LANAI_LINK_DOWN");
-	if (s && *s) {
-		char *end;
-		long node = strtol(s, &end, 10);
-		const char *after = end + 1;
-
-		if (end == s || *end != '@' || node < 0 || !*after) {
-			snprintf(err, errlen,
-				 "BIP_LANAI_LINK_DOWN=%s: expected NODE@PACKETS or "
-				 "NODE@TIME (e.g. 1@100, 1@50ms)",
-				 s);
-			return -EINVAL;
-		}
-		f->linkdown_node = (int)node;
-		f->linkdown_after = strtoull(after, &end, 10);
-		if (end == after || *end) {
-			f->linkdown_in_time = 1;
-			if (parse_time(after, &f->linkdown_after) < 0 || !strpbrk(after, "su")) {
-				snprintf(err, errlen,
-					 "BIP_LANAI_LINK_DOWN=%s: after '@', a packet "
-					 "count or a time with its unit (50ms, 1s)",
-					 s);
-				return -EINVAL;
-			}
-		}
+		if (!s || !*s)
+			continue;
+		snprintf(what, sizeof(what), "%s=%s", knobs[i].env, s);
+		rc = knob_set(f, &knobs[i], s, what, err, errlen);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }

@@ -27,6 +27,8 @@ const struct bip_env_var bip_env_vars[] = {
 	{ "BIP_SHM_CMA", "1", "shm: 0 disables process_vm_readv" },
 	{ "BIP_LANAI_SIM", "lanai-sim beside bipload, else in PATH",
 	  "bipload: the firmware program of the simulated board" },
+	{ "BIP_LANAI_CONF", "$HOME/.bip/biplanai if it exists",
+	  "lanai: file of the wire's knobs (the variables below win)" },
 	{ "BIP_LANAI_TRACE", "none", "lanai: log every packet sent and received to this file" },
 	{ "BIP_LANAI_LOSS", "0", "lanai: percentage of packets the wire loses" },
 	{ "BIP_LANAI_CORRUPT", "0", "lanai: percentage of packets with one bit flipped" },

@@ -4,7 +4,8 @@
 # wrong data reaches the program.  With the seed fixed (BIP_LANAI_SEED,
 # default 1) and one sender, the wire sees the same packets in the same
 # order at every run, so each report is exact.
-# Usage: faults.sh loss|corrupt|corrupt-long|duplicate|reorder|delay|linkdown|trace|badknob BIPLOAD STREAM
+# Usage: faults.sh loss|corrupt|corrupt-long|duplicate|reorder|delay|linkdown|trace|knobfile|badknob
+#        BIPLOAD STREAM
 set -u
 what=$1
 bipload=$2
@@ -109,6 +110,30 @@ trace)
 	cat "$trace" >>"$out"
 	has_re "^[0-9.]+ board 0 send src 0 dst 1 route 256 kind SHORT tag 5 seq 59 len 16 crc 0x955ec329: corrupted \(injected\)\$"
 	has_re "^[0-9.]+ board 1 recv src 0 dst 1 route 256 kind SHORT tag 5 seq 59 len 16 crc 0x955ec329: dropped: CRC32C mismatch\$"
+	;;
+knobfile)
+	# The knobs from a file ($BIP_LANAI_CONF); the variables win over it.
+	knobs=$(mktemp)
+	printf '# a knob file\n\nduplicate 5%%\ntrace %s\n' "$trace" >"$knobs"
+	run short BIP_LANAI_CONF="$knobs"
+	node_failed 1
+	has "bip: node 1: lanai: duplicate packet: the SHORT packet from node 0 on tag 5 has sequence 59, already received (next expected 60): dropped, not delivered"
+	grep -q "seq 59 len 16 crc 0x[0-9a-f]*: duplicated (injected)\$" "$trace" ||
+		{ rm -f "$knobs"; fail "no trace from the knob file"; }
+	printf 'loss 5\n' >"$knobs"
+	run short BIP_LANAI_CONF="$knobs" BIP_LANAI_LOSS=0
+	[ "$rc" -eq 0 ] || { rm -f "$knobs"; fail "the variable did not win over the file"; }
+	has "node 1: 200 messages, every word right"
+	printf 'seed 3\nloss lots\n' >"$knobs"
+	run short BIP_LANAI_CONF="$knobs"
+	[ "$rc" -eq 1 ] || { rm -f "$knobs"; fail "exit status $rc"; }
+	has "lanai-sim: $knobs:2: loss lots: expected a percentage from 0 to 100 (e.g. 5%)"
+	printf 'jitter 3ms\n' >"$knobs"
+	run short BIP_LANAI_CONF="$knobs"
+	has "lanai-sim: $knobs:1: unknown knob 'jitter' (loss, corrupt, duplicate, reorder, delay, seed, link-down, trace)"
+	rm -f "$knobs"
+	run short BIP_LANAI_CONF="$knobs"
+	has "lanai-sim: $knobs: No such file or directory"
 	;;
 badknob)
 	run short BIP_LANAI_LOSS=lots
