@@ -1,10 +1,11 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: MIT
 # Packets follow the routes of the configuration through simulated switches.
 # The hosts of chain.topo are loopback addresses, so the whole switched
 # network runs on this machine: four switches in a chain, routes of 1 to 4
 # hops, and two nodes sharing host 127.0.0.1.
 # Usage: routes.sh good|wrong|nowhere|notopology BIPLOAD CONFORMANCE SRCDIR
+#        routes.sh tools BIPLOAD CONFORMANCE SRCDIR BIPROUTE BIPCONF
 set -u
 what=$1
 bipload=$2
@@ -61,6 +62,27 @@ nowhere)
 	rc=$?
 	[ "$rc" -eq 1 ] || fail "exit status $rc, expected 1"
 	has "bip: node 1: lanai: wrong route: route \"5\" from 127.0.0.2: hop 1: no cable on port 5 of switch s1, so it cannot reach host 127.0.0.3; SHORT packet to node 2 on tag 0, sequence 0 dropped, not delivered"
+	;;
+tools)
+	# biproute computes the routes of chain.topo, bipconf writes them: the
+	# same as chain.conf, and the job runs over them.
+	biproute=$5
+	bipconf=$6
+	home=$(mktemp -d)
+	HOME=$home "$biproute" -t "$dir/chain.topo" 127.0.0.1 127.0.0.2 127.0.0.3 127.0.0.4 \
+		127.0.0.5 >"$out" 2>&1 || { rm -rf "$home"; fail "biproute failed"; }
+	HOME=$home "$bipconf" -f "$home/conf" 127.0.0.1 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 \
+		127.0.0.1 >>"$out" 2>&1 || { rm -rf "$home"; fail "bipconf failed"; }
+	if ! grep -v '^#' "$home/conf" | cmp -s - <(grep -v '^#' "$dir/chain.conf"); then
+		cat "$home/conf" >>"$out"
+		rm -rf "$home"
+		fail "bipconf's routes differ from chain.conf"
+	fi
+	"$bipload" -f "$home/conf" --timeout 60 "$prog" alltoall >>"$out" 2>&1
+	rc=$?
+	rm -rf "$home"
+	[ "$rc" -eq 0 ] || fail "conformance alltoall over bipconf's routes"
+	has "bip: 6 nodes, driver lanai"
 	;;
 notopology)
 	# Without a topology only direct routes exist.
