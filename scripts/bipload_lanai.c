@@ -198,6 +198,13 @@ void bipload_lanai_stop(void)
 
 	if (!fw_pid)
 		return;
+	/* It may have ended with its job and been reaped with the processes:
+	 * then its pid is no longer ours to signal. */
+	r = waitpid(fw_pid, &status, WNOHANG);
+	if (r != 0) {
+		fw_pid = 0;
+		return;
+	}
 	kill(fw_pid, SIGTERM);
 	deadline = now_s() + 5.0;
 	for (;;) {
