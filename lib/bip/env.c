@@ -22,6 +22,8 @@ const struct bip_env_var bip_env_vars[] = {
 	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield), spin, yield" },
 	{ "BIP_SPIN", "2000 (50 with more local processes than processors)",
 	  "rounds of spinning before yielding, with BIP_WAIT=auto" },
+	{ "BIP_TOPOLOGY", "$HOME/.bip/biptopology",
+	  "biproute, lanai-sim: the cabling of the (simulated) network" },
 	{ "BIP_NIC", "(best available: shm)", "force a driver: shm or lanai" },
 	{ "BIP_SHM_CMA_MIN", "none", "shm: long messages from this size use process_vm_readv" },
 	{ "BIP_SHM_CMA", "1", "shm: 0 disables process_vm_readv" },
