@@ -385,7 +385,7 @@ static int tnrecv_checked(const char *call, int tag, int *buf, int maxlength, in
 			bip_error_msg(call, why ? why : "message longer than the buffer");
 			free(why);
 		} else {
-			memcpy(buf, bip_tagq_payload(e), e->len);
+			bip_copy(buf, bip_tagq_payload(e), e->len);
 			rc = (int)(e->len / 4);
 			if (node)
 				*node = e->src;

@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/single_threaded.h>
 
 #include "bip.h"
@@ -118,6 +119,14 @@ struct bip_state {
 };
 
 extern struct bip_state bip_state;
+
+/* memcpy of a message: a zero-length one may come with a NULL buffer, which
+ * memcpy itself does not allow. */
+static inline void bip_copy(void *dst, const void *src, size_t len)
+{
+	if (bip_likely(len))
+		memcpy(dst, src, len);
+}
 
 /* --- locking: only once the process has more than one thread --- */
 

@@ -278,7 +278,7 @@ void bip_recv_match(struct bip_tag *t, uint32_t tag)
 		return;
 	}
 	if (e->kind == BIP_TAGQ_SHORT) {
-		memcpy(t->buf, bip_tagq_payload(e), e->len);
+		bip_copy(t->buf, bip_tagq_payload(e), e->len);
 		recv_complete(t, e->src, e->len, 0);
 		bip_tagq_pop(&t->q);
 		return;
@@ -319,7 +319,7 @@ int bip_core_short_arrived(int src, uint32_t tag, const void *data, size_t len)
 		return 0;
 	if (t->state == BIP_RECV_POSTED && !t->q.nunread) {
 		if (bip_likely(len <= t->maxlen)) {
-			memcpy(t->buf, data, len);
+			bip_copy(t->buf, data, len);
 			recv_complete(t, src, len, 0);
 			return 0;
 		}
