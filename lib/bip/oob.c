@@ -290,9 +290,8 @@ static int oob_serve(const struct bip_oob_job *job, const void *blob, size_t len
 		double left = deadline - now_s();
 
 		if (left <= 0) {
-			size_t used = (size_t)snprintf(err, errlen, "%s: timed out after %.0f s "
-						       "waiting for node",
-						       job->what, job->timeout);
+			size_t used = (size_t)snprintf(err, errlen, "timed out after %.0f s "
+						       "waiting for node", job->timeout);
 			int any = 0;
 
 			for (i = 1; i < job->numnodes && used < errlen; i++) {
@@ -305,8 +304,9 @@ static int oob_serve(const struct bip_oob_job *job, const void *blob, size_t len
 			}
 			if (used < errlen)
 				snprintf(err + used, errlen - used, " to connect to node 0 (%s) on "
-					 "port %d; they never started bip_init, or cannot reach this "
-					 "host", job->conf->nodes[0].host, port);
+					 "port %d (%s address exchange); they never started bip_init, "
+					 "or cannot reach that host", job->conf->nodes[0].host, port,
+					 job->what);
 			fail_all(conns, job->numnodes, err);
 			rc = -ETIMEDOUT;
 			goto undo_listen;
@@ -442,7 +442,7 @@ static int oob_join(int fd, const struct bip_oob_job *job, const void *blob, siz
 			mlen = sizeof(msg) - 1;
 		rc = read_all(fd, msg, mlen, deadline + 3.0);
 		msg[rc == 0 ? mlen : 0] = '\0';
-		snprintf(err, errlen, "node 0 reports: %s", msg);
+		snprintf(err, errlen, "%s", msg); /* node 0's words: they name it */
 	} else {
 		snprintf(err, errlen, "%s: node 0 (%s) refused this node", job->what, host);
 	}

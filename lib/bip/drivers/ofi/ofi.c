@@ -30,7 +30,6 @@
 #include <unistd.h>
 
 #include <rdma/fi_cm.h>
-#include <rdma/fi_errno.h>
 
 #include "conf.h"
 #include "oob.h"
@@ -91,7 +90,7 @@ static int prov_matches(const char *want, const char *prov)
 /* Every provider entry with FI_EP_RDM and FI_TAGGED; NULL if none. */
 static struct fi_info *ofi_getinfo(int *rc_p)
 {
-	struct fi_info *hints = fi_allocinfo(), *list = NULL;
+	struct fi_info *hints = fi_dupinfo(NULL), *list = NULL;
 	int rc;
 
 	if (!hints) {
@@ -135,6 +134,8 @@ static int ofi_available(char *why, size_t len)
 	char names[200];
 	int rc;
 
+	if (bip_ofi_load(why, len) < 0)
+		return 0;
 	list = ofi_getinfo(&rc);
 	if (!list) {
 		snprintf(why, len, "no libfabric provider offers FI_EP_RDM with FI_TAGGED here (%s)",
@@ -270,6 +271,8 @@ static int ofi_choose(struct bip_ofi *ofi, const struct bip_nic_job *job)
 
 	if (want && !*want)
 		want = NULL;
+	if (bip_ofi_load(job->err, job->errlen) < 0)
+		return -ENODEV;
 	list = ofi_getinfo(&rc);
 	if (!list) {
 		snprintf(job->err, job->errlen, "ofi: no libfabric provider offers FI_EP_RDM with "

@@ -30,8 +30,32 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_tagged.h>
 
+#include <rdma/fi_errno.h>
+
 #include "atomics.h"
 #include "nic.h"
+
+/*
+ * libfabric's functions, found when it is loaded (ofi_dl.c); the calls
+ * through its objects' ops tables (fi_tsend, fi_cq_read, ...) need no symbol.
+ */
+struct bip_ofi_dl {
+	int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *,
+		       struct fi_info **);
+	void (*freeinfo)(struct fi_info *);
+	struct fi_info *(*dupinfo)(const struct fi_info *);
+	int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+	const char *(*strerror)(int);
+};
+extern struct bip_ofi_dl bip_ofi_dl;
+#define fi_getinfo bip_ofi_dl.getinfo
+#define fi_freeinfo bip_ofi_dl.freeinfo
+#define fi_dupinfo bip_ofi_dl.dupinfo
+#define fi_fabric bip_ofi_dl.fabric
+#define fi_strerror bip_ofi_dl.strerror
+
+/* Load libfabric once; 0, or -1 with the reason in why. */
+int bip_ofi_load(char *why, size_t len);
 
 enum bip_ofi_kind {
 	BIP_OFI_SHORT = 1, /* a short message (credited, sequenced) */

@@ -21,8 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rdma/fi_errno.h>
-
 #include "ofi.h"
 
 void bip_ofi_long_init(struct bip_ofi *ofi)
