@@ -457,7 +457,7 @@ static int oob_client(const struct bip_oob_job *job, const void *blob, size_t le
 	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
 	struct addrinfo *ai = NULL;
 	struct sockaddr_in addr;
-	int first, i, rc, last = 0;
+	int first, i, rc, last = -ETIMEDOUT, answered = 0;
 
 	first = bip_oob_port(job->jobid, err, errlen);
 	if (first < 0)
@@ -476,24 +476,28 @@ static int oob_client(const struct bip_oob_job *job, const void *blob, size_t le
 			int fd;
 
 			addr.sin_port = htons((uint16_t)(first + i));
+			if (now_s() >= deadline)
+				break;
 			fd = oob_connect(&addr, step < deadline ? step : deadline);
 			if (fd < 0) {
-				last = fd;
-				if (fd == -ECONNREFUSED)
+				if (fd == -ECONNREFUSED) {
+					answered = 1; /* the host is there, the port is not */
 					continue;
+				}
+				last = fd;
 				break; /* the host itself does not answer: wait, retry */
 			}
+			answered = 1;
 			rc = oob_join(fd, job, blob, len, all, deadline, err, errlen);
 			close(fd);
 			if (rc <= 0)
 				return rc;
-			last = -EPROTO;
 		}
 		if (now_s() >= deadline)
 			break;
 		nap_ms(50);
 	}
-	if (last == -ECONNREFUSED || last == -EPROTO)
+	if (answered)
 		snprintf(err, errlen, "%s: timed out after %.0f s: node 0 (host %s) never listened "
 			 "on ports %d .. %d; it did not start bip_init, or runs another job",
 			 job->what, job->timeout, host, first, first + BIP_OOB_PORTS - 1);
