@@ -567,7 +567,7 @@ static int ofi_transmit(struct bip_ofi *ofi, int dst, const struct bip_ofi_hdr *
 		memcpy(buf, h, sizeof(*h));
 		memcpy(buf + sizeof(*h), payload, plen);
 		rc = fi_tinject(ofi->ep, buf, len, p->addr, 0);
-		return rc == 0 ? 0 : rc == -FI_EAGAIN ? -EAGAIN : (int)rc;
+		return rc == 0 ? 0 : rc == -FI_EAGAIN ? -EAGAIN : rc > -FI_ERRNO_OFFSET ? (int)rc : -EIO;
 	}
 	s = tx_get(ofi);
 	if (!s)
@@ -578,7 +578,7 @@ static int ofi_transmit(struct bip_ofi *ofi, int dst, const struct bip_ofi_hdr *
 		      &s->ctx.fi);
 	if (rc) {
 		tx_put(ofi, s);
-		return rc == -FI_EAGAIN ? -EAGAIN : (int)rc;
+		return rc == -FI_EAGAIN ? -EAGAIN : rc > -FI_ERRNO_OFFSET ? (int)rc : -EIO;
 	}
 	s->dst = dst;
 	ofi->tx_out++;
@@ -827,7 +827,8 @@ static int cq_drain(struct bip_ofi *ofi)
 
 			if (fi_cq_readerr(ofi->cq, &e, 0) == 1 && e.op_context)
 				events += handle_completion(ofi, e.op_context, e.len,
-							    -(int)(e.err ? e.err : FI_EIO));
+							    e.err && e.err < FI_ERRNO_OFFSET ?
+							    -(int)e.err : -EIO);
 			continue;
 		}
 		if (n < 0) {

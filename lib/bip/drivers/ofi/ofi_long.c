@@ -56,9 +56,20 @@ void bip_ofi_long_fini(struct bip_ofi *ofi)
 
 /* --- registration cache --- */
 
+/* libfabric's own codes (256 and up) mean nothing to strerror: say what
+ * the provider said, and give the core a plain errno. */
+static int errno_of(struct bip_ofi *ofi, const char *what, int rc)
+{
+	if (rc > -FI_ERRNO_OFFSET)
+		return rc;
+	fprintf(stderr, "bip: node %d: ofi: %s: %s\n", ofi->mynode, what, fi_strerror(-rc));
+	return -EIO;
+}
+
 static int mr_register(struct bip_ofi *ofi, uintptr_t base, size_t len, struct bip_ofi_mr **mr_p)
 {
-	static uint64_t key;
+	/* Keys 0 and 1 are the receive and send buffers' (ofi.c). */
+	static uint64_t key = 1;
 	struct bip_ofi_mr *m = calloc(1, sizeof(*m));
 	int rc;
 
@@ -68,7 +79,7 @@ static int mr_register(struct bip_ofi *ofi, uintptr_t base, size_t len, struct b
 		       NULL);
 	if (rc) {
 		free(m);
-		return rc < 0 ? rc : -EIO;
+		return errno_of(ofi, "fi_mr_reg", rc < 0 ? rc : -EIO);
 	}
 	m->base = base;
 	m->len = len;
@@ -207,7 +218,7 @@ static int lsend_post(struct bip_ofi *ofi, struct bip_ofi_lsend *l)
 			return 0;
 		if (rc) {
 			/* The chunks not posted count as done, with the error. */
-			l->status = (int)rc;
+			l->status = errno_of(ofi, "fi_tsend", (int)rc);
 			l->done += l->nchunks - l->posted;
 			l->posted = l->nchunks;
 			if (l->done == l->nchunks)
@@ -265,7 +276,7 @@ static int lrecv_post(struct bip_ofi *ofi, struct bip_ofi_lrecv *r)
 		if (rc == -FI_EAGAIN)
 			return 0;
 		if (rc) {
-			r->status = (int)rc;
+			r->status = errno_of(ofi, "fi_trecv", (int)rc);
 			r->done += r->nchunks - r->posted;
 			r->posted = r->nchunks;
 			break;
