@@ -330,10 +330,11 @@ static int ofi_choose(struct bip_ofi *ofi, const struct bip_nic_job *job)
 	else if (want && !used)
 		snprintf(job->err, job->errlen, "ofi: BIP_OFI_PROVIDER=%s: no such provider here",
 			 want);
+	else if (used)
+		snprintf(job->err, job->errlen, "ofi: no provider could be opened%s", tried);
 	else
-		snprintf(job->err, job->errlen, "ofi: no provider could be opened%s%s",
-			 used ? tried : " (only shm, and peers are on other hosts)",
-			 used ? "" : "");
+		snprintf(job->err, job->errlen, "ofi: no provider but shm, and node %d is on "
+			 "host %s, another host", remote, job->conf->nodes[remote].host);
 	fi_freeinfo(list);
 	return -ENODEV;
 }
