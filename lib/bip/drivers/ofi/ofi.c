@@ -26,7 +26,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <poll.h>
 #include <sched.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <rdma/fi_cm.h>
@@ -418,6 +422,81 @@ static uint32_t env_credits(void)
 
 static void ofi_close(struct bip_nic *nic);
 
+/*
+ * Liveness across hosts.  A provider does not say when a peer's process
+ * has ended (tcp;ofi_rxm queues what is sent to it and reconnects), so each
+ * process listens on a TCP port of its own, given in the address exchange:
+ * once the process has gone, its host refuses connections to that port.
+ */
+static int live_listen(struct bip_ofi *ofi)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		return 0;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 64) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0) {
+		close(fd);
+		return 0;
+	}
+	ofi->live_fd = fd;
+	return ntohs(sa.sin_port);
+}
+
+/* Close the connections peers made to ask whether this process runs. */
+static void live_accept(struct bip_ofi *ofi)
+{
+	int fd;
+
+	while (ofi->live_fd >= 0 && (fd = accept4(ofi->live_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0)
+		close(fd);
+}
+
+static void live_resolve(struct bip_ofi_peer *p, const char *host, uint32_t port)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai;
+
+	if (!port || getaddrinfo(host, NULL, &hints, &ai) != 0)
+		return;
+	memcpy(&p->live_addr, ai->ai_addr, sizeof(p->live_addr));
+	p->live_addr.sin_port = htons((uint16_t)port);
+	p->live_ok = 1;
+	freeaddrinfo(ai);
+}
+
+/* One step of asking: never blocks; marks the peer dead when refused. */
+static void live_check(struct bip_ofi_peer *p)
+{
+	struct pollfd pfd;
+	socklen_t sl = sizeof(int);
+	int soerr = 0;
+
+	if (p->live_fd < 0) {
+		p->live_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (p->live_fd < 0)
+			return;
+		if (connect(p->live_fd, (struct sockaddr *)&p->live_addr, sizeof(p->live_addr)) == 0)
+			goto done;
+		if (errno != EINPROGRESS) {
+			soerr = errno;
+			goto done;
+		}
+		return; /* answered on a later call */
+	}
+	pfd = (struct pollfd){ .fd = p->live_fd, .events = POLLOUT };
+	if (poll(&pfd, 1, 0) <= 0)
+		return;
+	getsockopt(p->live_fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+done:
+	if (soerr == ECONNREFUSED)
+		p->dead = 1;
+	close(p->live_fd);
+	p->live_fd = -1;
+}
+
 /* Exchange addresses and fill the address vector. */
 static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 {
@@ -435,6 +514,7 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 	me.pidns = pid_ns();
 	me.pid = (uint32_t)getpid();
 	me.max_msg = ofi->chunk;
+	me.live_port = (uint32_t)live_listen(ofi);
 	rc = fi_getname(&ofi->ep->fid, me.addr, &alen);
 	if (rc) {
 		snprintf(job->err, job->errlen, "ofi: fi_getname (%s): %s%s", ofi->prov,
@@ -467,6 +547,8 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 		p->served = 1;
 		p->pid = (int)b->pid;
 		p->same_kernel = !strcmp(b->boot_id, me.boot_id) && b->pidns == me.pidns;
+		if (!p->same_kernel)
+			live_resolve(p, job->conf->nodes[i].host, b->live_port);
 		rc = fi_av_insert(ofi->av, b->addr, 1, &p->addr, 0, NULL);
 		if (rc != 1) {
 			snprintf(job->err, job->errlen, "ofi: cannot insert the address of node %d "
@@ -494,6 +576,7 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	ofi->nic.max_short = BIP_OFI_SLOT_SIZE - sizeof(struct bip_ofi_hdr);
 	ofi->mynode = job->mynode;
 	ofi->numnodes = job->numnodes;
+	ofi->live_fd = -1;
 	ofi->ncredits = env_credits();
 	ofi->mr_cache = !(getenv("BIP_OFI_MR_CACHE") && !strcmp(getenv("BIP_OFI_MR_CACHE"), "0"));
 	ofi->peers = calloc((size_t)job->numnodes, sizeof(*ofi->peers));
@@ -503,6 +586,7 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	}
 	bip_ofi_long_init(ofi);
 	for (i = 0; i < job->numnodes; i++) {
+		ofi->peers[i].live_fd = -1;
 		if (!job->serve[i])
 			continue;
 		nserved++;
@@ -876,8 +960,12 @@ static int ofi_alive(struct bip_nic *nic, int node)
 
 	if (p->dead)
 		return 0;
-	if (!p->same_kernel)
-		return 1; /* another host: only the provider's errors tell */
+	if (!p->same_kernel) {
+		live_accept(bip_ofi_of(nic));
+		if (p->live_ok)
+			live_check(p);
+		return !p->dead;
+	}
 	if (kill(p->pid, 0) < 0 && errno == ESRCH)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", p->pid);
@@ -954,8 +1042,13 @@ static void ofi_close(struct bip_nic *nic)
 	if (ofi->info)
 		fi_freeinfo(ofi->info);
 	if (ofi->peers)
-		for (i = 0; i < ofi->numnodes; i++)
+		for (i = 0; i < ofi->numnodes; i++) {
 			free(ofi->peers[i].held);
+			if (ofi->peers[i].live_fd >= 0)
+				close(ofi->peers[i].live_fd);
+		}
+	if (ofi->live_fd >= 0)
+		close(ofi->live_fd);
 	free(ofi->peers);
 	free(ofi->rx);
 	free(ofi->rx_mem);

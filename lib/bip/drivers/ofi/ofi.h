@@ -25,6 +25,7 @@
 #ifndef BIP_OFI_H
 #define BIP_OFI_H
 
+#include <netinet/in.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
@@ -160,6 +161,8 @@ struct bip_ofi_blob {
 	uint32_t pid;
 	uint32_t addrlen;
 	uint64_t max_msg;
+	uint32_t live_port;               /* TCP port of the liveness listener, 0: none */
+	uint32_t rsv;
 	uint8_t addr[160];
 };
 
@@ -170,6 +173,11 @@ struct bip_ofi_peer {
 	int pid;
 	int dead;                         /* the provider reported it unreachable */
 	int sent_any;                     /* close says goodbye to it */
+	/* another host: a connection to the peer's liveness listener, refused
+	 * once its process has gone */
+	int live_ok;                      /* the peer's host and port are known */
+	int live_fd;                      /* a connection attempt in progress, or -1 */
+	struct sockaddr_in live_addr;
 	/* sending to the peer */
 	uint32_t seq_out;
 	uint32_t credits;                 /* messages we may still send */
@@ -197,6 +205,7 @@ struct bip_ofi {
 	struct fid_ep *ep;
 	struct fid_cq *cq;
 	struct fid_av *av;
+	int live_fd;                      /* my liveness listener, or -1 */
 	int mr_local;                     /* user buffers must be registered */
 	size_t inject_size;
 	uint64_t chunk;
