@@ -271,7 +271,7 @@ static int ofi_choose(struct bip_ofi *ofi, const struct bip_nic_job *job)
 	size_t used = 0;
 	int remote = any_remote(job), rc;
 	unsigned char *done;
-	int n = 0, k;
+	int n = 0, k, bk;
 
 	if (want && !*want)
 		want = NULL;
@@ -294,7 +294,7 @@ static int ofi_choose(struct bip_ofi *ofi, const struct bip_nic_job *job)
 		/* The best entry not yet tried (the first of equal ones: libfabric
 		 * lists a provider's preferred interface first). */
 		best = NULL;
-		int bk = -1;
+		bk = -1;
 
 		for (i = list, k = 0; i; i = i->next, k++) {
 			const char *p = i->fabric_attr->prov_name;
