@@ -6,7 +6,8 @@
 # nodes on the same name talk through shm and the others through the
 # network driver (ofi), in one job.  The processes are started by hand,
 # without bipload, in reverse order, as a user may; BIP_HOST is set as
-# bipload sets it.
+# bipload sets it.  Then a node whose node 0 cannot be reached must fail
+# naming that host.
 # Usage: mix.sh BIPINFO PROGRAM TEST...
 set -u
 bipinfo=$1
@@ -56,6 +57,23 @@ for t in "$@"; do
 	grep -q "^bip: 4 nodes, driver shm + ofi (" "$dir/out0" ||
 		{ echo "FAIL: $t: node 0 does not use shm and ofi together"; exit 1; }
 done
+# A node whose node 0 is on a host that cannot be reached fails within its
+# start-up time-out, naming that host.
+{
+	echo 2
+	for h in no-such-host.invalid 127.0.0.1; do
+		echo "$h 0"
+		echo 256
+		echo 256
+	done
+} >"$dir/conf2"
+BIPCONF="$dir/conf2" BIP_NODE=1 BIP_JOBID=mix$$u BIP_HOST=127.0.0.1 BIP_INIT_TIMEOUT=3 \
+	BIP_NIC= BIP_OPTS= timeout 60 "$prog" token >"$dir/out" 2>&1
+rc=$?
+cat "$dir/out"
+[ "$rc" -eq 1 ] || { echo "FAIL: unreachable node 0: exit status $rc, expected 1"; exit 1; }
+grep -q "^bip: bip_init: ofi: .*host no-such-host.invalid (node 0)" "$dir/out" ||
+	{ echo "FAIL: unreachable node 0: the host is not named"; exit 1; }
 left=$(ls /dev/shm | grep "^bip-$(id -u)-mix$$" || true)
 [ -z "$left" ] || { echo "FAIL: shared memory left behind: $left"; exit 1; }
 echo PASS
