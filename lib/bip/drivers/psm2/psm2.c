@@ -195,6 +195,7 @@ struct bip_psm2 {
 		uint32_t id;
 	} *ctsq;                          /* clear-to-sends waiting for a send buffer */
 	int nctsq, ctsq_cap;
+	int credit_retry;                 /* a credit message found no send buffer */
 	struct bip_psm2_lsend lsend[PSM2_LSENDS];
 	uint16_t lfree[PSM2_LSENDS];
 	int nlfree;
@@ -463,8 +464,8 @@ static int deliver(struct bip_psm2 *p2, int src)
 				p2->mynode);
 		n++;
 	}
-	if (p->owed >= p2->ncredits / 2)
-		send_ctl(p2, src, PSM2K_CREDIT, 0); /* no buffer: returned later */
+	if (p->owed >= p2->ncredits / 2 && send_ctl(p2, src, PSM2K_CREDIT, 0) < 0)
+		p2->credit_retry = 1; /* no send buffer: poll tries again */
 	return n;
 }
 
@@ -542,6 +543,13 @@ static int bip_psm2_poll(struct bip_nic *nic)
 		for (i = 0; i < p2->numnodes && p2->nheld; i++)
 			if (p2->peers[i].nheld)
 				events += deliver(p2, i);
+	if (p2->credit_retry) {
+		p2->credit_retry = 0;
+		for (i = 0; i < p2->numnodes; i++)
+			if (p2->peers[i].served && p2->peers[i].owed >= p2->ncredits / 2 &&
+			    send_ctl(p2, i, PSM2K_CREDIT, 0) < 0)
+				p2->credit_retry = 1;
+	}
 	return events;
 }
 
