@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * env.c - the drivers compiled in and the variables the library reads.
- * Keep bip_env_vars in step with bip(7), bip_shm(7) and bip_lanai(7).
+ * Keep bip_env_vars in step with bip(7) and the drivers' pages: bip_shm(7),
+ * bip_lanai(7), bip_ofi(7), bip_psm2(7).
  */
 #include "env.h"
 
 const struct bip_nic_ops *const bip_drivers[] = {
 	&bip_shm_ops,
-	/* After shm: the simulated board serves only when asked (BIP_NIC=lanai). */
+#ifdef BIP_HAVE_OFI
+	&bip_ofi_ops,
+#endif
+#ifdef BIP_HAVE_PSM2
+	&bip_psm2_ops,
+#endif
+	/* Never chosen by itself: the simulated board serves when asked (BIP_NIC=lanai). */
 	&bip_lanai_ops,
 };
 const size_t bip_ndrivers = sizeof(bip_drivers) / sizeof(bip_drivers[0]);
@@ -24,9 +31,18 @@ const struct bip_env_var bip_env_vars[] = {
 	  "rounds of spinning before yielding, with BIP_WAIT=auto" },
 	{ "BIP_TOPOLOGY", "$HOME/.bip/biptopology",
 	  "biproute, lanai-sim: the cabling of the (simulated) network" },
-	{ "BIP_NIC", "(best available: shm)", "force a driver: shm or lanai" },
+	{ "BIP_NIC", "(shm on this host, else ofi, else psm2)",
+	  "force one driver for every peer: shm, lanai, ofi, psm2" },
 	{ "BIP_SHM_CMA_MIN", "none", "shm: long messages from this size use process_vm_readv" },
 	{ "BIP_SHM_CMA", "1", "shm: 0 disables process_vm_readv" },
+	{ "BIP_OFI_PROVIDER", "(best: verbs, efa, psm3, cxi, psm2 before tcp; never shm across "
+			      "hosts)", "ofi: the libfabric provider, e.g. tcp, shm, verbs" },
+	{ "BIP_OFI_CREDITS", "64", "ofi: short messages in flight per peer (a power of two)" },
+	{ "BIP_OFI_MR_CACHE", "1", "ofi: 0 registers each long message's buffer anew" },
+	{ "BIP_OFI_MR_LOCAL", "0", "ofi: 1 registers buffers even where the provider does not "
+				   "ask" },
+	{ "BIP_OOB_PORT", "(20000 .. 59999, from the job id)",
+	  "first TCP port of node 0 for the address exchange (the next 7 if busy)" },
 	{ "BIP_LANAI_SIM", "lanai-sim beside bipload, else in PATH",
 	  "bipload: the firmware program of the simulated board" },
 	{ "BIP_LANAI_CONF", "$HOME/.bip/biplanai if it exists",

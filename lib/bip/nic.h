@@ -65,6 +65,10 @@ struct bip_nic_job {
 
 struct bip_nic_ops {
 	const char *name;
+	/* 1: reaches peers on other hosts, and is chosen for them by itself
+	 * (in the order of the driver table); 0: serves only this host's peers,
+	 * or only when BIP_NIC asks for it. */
+	int network;
 	/* 1 if the driver can run on this machine; otherwise 0 and a reason. */
 	int (*available)(char *why, size_t len);
 	/* Attach to the served peers (waiting up to job->timeout for them). */
@@ -85,11 +89,19 @@ struct bip_nic_ops {
 struct bip_nic {
 	const struct bip_nic_ops *ops;
 	size_t max_short;             /* bytes; at least BIPSMALLSIZE * 4 */
+	const char *desc;             /* what bip_init prints, e.g. "ofi (tcp;ofi_rxm)";
+				       * NULL: the driver's name */
 };
 
 /* The drivers compiled in. */
 extern const struct bip_nic_ops bip_shm_ops;
 extern const struct bip_nic_ops bip_lanai_ops;
+extern const struct bip_nic_ops bip_ofi_ops;
+extern const struct bip_nic_ops bip_psm2_ops;
+
+/* 1 if nodes a and b of conf are on the same host: the same name in the
+ * configuration, or both names local to this machine (bip_host_is_local). */
+int bip_nic_same_host(const struct bip_conf *conf, int a, int b);
 
 /*
  * Entry points of the core, called by drivers from poll (and only from poll).
