@@ -158,10 +158,16 @@ void bip_push_queued(void)
  */
 int bip_send_post(int dst, uint32_t tag, const void *buf, size_t len)
 {
+	static const int empty;
 	struct bip_peer *p = &bip_state.peers[dst];
 	struct bip_sreq *r;
 	struct bip_wait w;
 	int rc;
+
+	/* An empty message may come with a NULL buffer: drivers always get
+	 * a valid one, so that none of them needs a case of its own. */
+	if (bip_unlikely(!buf))
+		buf = &empty;
 
 	if (bip_likely(len <= BIP_SHORT_MAX && !p->queued_head)) {
 		rc = p->nic->ops->post_short(p->nic, dst, tag, buf, len);
