@@ -270,6 +270,23 @@ static inline int mpi_shim_comm_ok(MPI_Comm comm)
 	return comm != MPI_COMM_NULL && comm->valid;
 }
 
+/* --- Between the parts of the library --- */
+
+/* comm.c: fill c (size members, world ranks owned by c), and release it. */
+int mpi_shim_comm_setup(struct mpi_shim_comm *c, int size, int *world, int rank, uint32_t ctx);
+void mpi_shim_comm_fini(struct mpi_shim_comm *c);
+/* env.c: the host index of a world rank (same index: same host). */
+int mpi_shim_host_of(int world_rank);
+/* errors.c */
+void mpi_shim_errhandler_release(struct mpi_shim_errhandler *eh);
+/* attr.c */
+int mpi_shim_attr_copy_all(MPI_Comm from, MPI_Comm to);
+void mpi_shim_attr_delete_all(MPI_Comm comm);
+void mpi_shim_attr_fini(void);
+/* p2p.c */
+int mpi_shim_p2p_init(void);
+void mpi_shim_p2p_fini(void);
+
 /* --- Operations (op.c) --- */
 
 /* struct mpi_shim_op is defined in op.c. */
