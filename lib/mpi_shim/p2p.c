@@ -116,6 +116,11 @@ static struct {
 	struct ack *acks_head, *acks_tail, *ack_free;
 	struct chunk *chunks;
 	int registered;
+	/* Progress-driven requests not yet complete: every progress call
+	 * advances them, so that a non-blocking collective moves on while
+	 * its process waits for something else. */
+	struct mpi_shim_request *driven;
+	int stepping; /* inside a progress callback: no nested steps */
 } p2p;
 
 /* --- pools --- */
@@ -272,8 +277,30 @@ static inline struct mpi_shim_request *match_posted(uint32_t ctx, int src, int t
 
 /* --- completion --- */
 
+static void driven_remove(struct mpi_shim_request *r)
+{
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		p2p.driven = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	r->next = r->prev = NULL;
+}
+
+void mpi_shim_progress_track(struct mpi_shim_request *r)
+{
+	r->prev = NULL;
+	r->next = p2p.driven;
+	if (p2p.driven)
+		p2p.driven->prev = r;
+	p2p.driven = r;
+}
+
 void mpi_shim_req_complete(struct mpi_shim_request *r, int err)
 {
+	if (r->kind == MPI_SHIM_REQ_PROGRESS)
+		driven_remove(r);
 	if (r->kind != MPI_SHIM_REQ_PROGRESS && mpi_shim_unlikely(!r->type->predefined))
 		mpi_shim_datatype_release(r->type);
 	if (r->kind == MPI_SHIM_REQ_SEND) {
@@ -588,22 +615,40 @@ static const struct bip_layer_ops p2p_layer_ops = {
 
 /* --- progress and waiting --- */
 
+/* One step of a progress-driven request, unless one is running already
+ * (its callback may test its own point-to-point requests, which polls). */
+void mpi_shim_progress_step(struct mpi_shim_request *r)
+{
+	int rc;
+
+	if (p2p.stepping || r->done)
+		return;
+	p2p.stepping = 1;
+	rc = r->progress(r);
+	p2p.stepping = 0;
+	if (rc == 1)
+		mpi_shim_req_complete(r, MPI_SUCCESS);
+	else if (rc < 0)
+		mpi_shim_req_complete(r, -rc);
+}
+
+mpi_shim_cold static void step_driven(void)
+{
+	struct mpi_shim_request *r, *next;
+
+	for (r = p2p.driven; r && !p2p.stepping; r = next) {
+		next = r->next; /* r leaves the list if it completes */
+		mpi_shim_progress_step(r);
+	}
+}
+
 void mpi_shim_progress(void)
 {
 	bip_layer_poll();
 	if (mpi_shim_unlikely(p2p.deferred_head || p2p.acks_head))
 		run_deferred();
-}
-
-/* One step of a progress-driven request. */
-static void progress_step(struct mpi_shim_request *r)
-{
-	int rc = r->progress(r);
-
-	if (rc == 1)
-		mpi_shim_req_complete(r, MPI_SUCCESS);
-	else if (rc < 0)
-		mpi_shim_req_complete(r, -rc);
+	if (mpi_shim_unlikely(p2p.driven != NULL))
+		step_driven();
 }
 
 int mpi_shim_request_test(MPI_Request r)
@@ -612,7 +657,7 @@ int mpi_shim_request_test(MPI_Request r)
 		return 1;
 	mpi_shim_progress();
 	if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
-		progress_step(r);
+		mpi_shim_progress_step(r);
 	return r->done;
 }
 
@@ -623,7 +668,7 @@ int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call)
 	while (!r->done) {
 		mpi_shim_progress();
 		if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
-			progress_step(r);
+			mpi_shim_progress_step(r);
 		if (r->done)
 			break;
 		if (bip_layer_wait(&w) < 0) {

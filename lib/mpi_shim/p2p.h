@@ -40,6 +40,11 @@ int mpi_shim_recv_cancel(struct mpi_shim_request *r);
  * status if found and returns 1. */
 int mpi_shim_probe_unexpected(uint32_t ctx, int src, int tag, MPI_Status *status);
 
+/* Progress-driven requests: advanced by every mpi_shim_progress until
+ * complete; one step now (not from inside another step). */
+void mpi_shim_progress_track(struct mpi_shim_request *r);
+void mpi_shim_progress_step(struct mpi_shim_request *r);
+
 /* Complete r: done, then released if the user freed it already. */
 void mpi_shim_req_complete(struct mpi_shim_request *r, int err);
 

@@ -52,6 +52,7 @@ int mpi_shim_request_progress_new(MPI_Comm comm, int (*progress)(struct mpi_shim
 	r->active = 1;
 	r->internal = 1;
 	mpi_shim_status_empty(&r->status);
+	mpi_shim_progress_track(r);
 	*req_p = r;
 	return MPI_SUCCESS;
 }
@@ -111,14 +112,8 @@ static int check_requests(int count, MPI_Request reqs[], const char *call)
 
 static void step(MPI_Request r)
 {
-	if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done) {
-		int rc = r->progress(r);
-
-		if (rc == 1)
-			mpi_shim_req_complete(r, MPI_SUCCESS);
-		else if (rc < 0)
-			mpi_shim_req_complete(r, -rc);
-	}
+	if (r->kind == MPI_SHIM_REQ_PROGRESS)
+		mpi_shim_progress_step(r);
 }
 
 int mpi_shim_request_wait(MPI_Request *req, MPI_Status *status)
