@@ -647,6 +647,16 @@ void mpi_shim_progress(void)
 	bip_layer_poll();
 	if (mpi_shim_unlikely(p2p.deferred_head || p2p.acks_head))
 		run_deferred();
+}
+
+/*
+ * The progress of the public calls: also a step of every progress-driven
+ * request.  Not the collectives' own waits and tests (mpi_shim_progress),
+ * which run inside such a step or build one.
+ */
+void mpi_shim_progress_all(void)
+{
+	mpi_shim_progress();
 	if (mpi_shim_unlikely(p2p.driven != NULL))
 		step_driven();
 }
@@ -661,12 +671,15 @@ int mpi_shim_request_test(MPI_Request r)
 	return r->done;
 }
 
-int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call)
+int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all)
 {
 	struct bip_layer_wait w = { 0, 0 };
 
 	while (!r->done) {
-		mpi_shim_progress();
+		if (all)
+			mpi_shim_progress_all();
+		else
+			mpi_shim_progress();
 		if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
 			mpi_shim_progress_step(r);
 		if (r->done)

@@ -29,8 +29,12 @@ int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, int count, MPI_Da
 			int src, int tag, MPI_Comm comm, uint32_t ctx);
 
 /* Wait until r is done (progress, then waiting steps).  MPI_SUCCESS, or
- * MPI_ERR_OTHER when nothing can complete it any more (reported). */
-int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call);
+ * MPI_ERR_OTHER when nothing can complete it any more (reported).  all:
+ * a public call's wait, which also advances progress-driven requests. */
+int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all);
+
+/* mpi_shim_progress, plus a step of every progress-driven request. */
+void mpi_shim_progress_all(void);
 
 /* Remove a receive from the posted queue if nothing matched it yet:
  * 1 if it was cancelled. */

@@ -68,7 +68,7 @@ static int send_blocking(const void *buf, int count, MPI_Datatype t, int dst, in
 		mpi_shim_req_free(r);
 		return failed_start(comm, rc, call, dst);
 	}
-	if (!r->done && (rc = mpi_shim_wait_done(r, call)))
+	if (!r->done && (rc = mpi_shim_wait_done(r, call, 1)))
 		return rc;
 	rc = r->error;
 	mpi_shim_req_free(r);
@@ -185,7 +185,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
 	if (mpi_shim_unlikely(!r))
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, "MPI_Recv", "no memory for a request");
 	mpi_shim_recv_start(r, buf, count, t, src, tag, comm, comm->ctx);
-	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Recv")))
+	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Recv", 1)))
 		return rc;
 	if (status && status != MPI_STATUS_IGNORE)
 		*status = r->status;
@@ -378,7 +378,7 @@ int PMPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 		status_proc_null(status);
 		return MPI_SUCCESS;
 	}
-	mpi_shim_progress();
+	mpi_shim_progress_all();
 	*flag = mpi_shim_probe_unexpected(comm->ctx, src, tag, status);
 	return MPI_SUCCESS;
 }
@@ -396,11 +396,11 @@ int PMPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	for (;;) {
-		mpi_shim_progress();
+		mpi_shim_progress_all();
 		if (mpi_shim_probe_unexpected(comm->ctx, src, tag, status))
 			return MPI_SUCCESS;
 		if (bip_layer_wait(&w) < 0) {
-			mpi_shim_progress();
+			mpi_shim_progress_all();
 			if (mpi_shim_probe_unexpected(comm->ctx, src, tag, status))
 				return MPI_SUCCESS;
 			return mpi_shim_err(comm, MPI_ERR_OTHER, "MPI_Probe",
