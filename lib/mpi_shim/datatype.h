@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * datatype.h - MPI datatypes inside the shim.
+ *
+ * A datatype describes count elements laid out from a buffer: size bytes
+ * of data per element, spaced by extent.  Point-to-point moves the packed
+ * form (the data bytes in order, size * count in all); a contiguous type
+ * is its own packed form at buf + true_lb, so it travels with no copy.
+ * datatype.c defines the predefined types and these calls; the layout of
+ * derived types is private to it (the layout pointer).
+ */
+#ifndef MPI_SHIM_DATATYPE_H
+#define MPI_SHIM_DATATYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpi.h"
+
+/* The basic C types, for reductions (op.c) and Get_elements. */
+enum mpi_shim_basic {
+	MPI_SHIM_BASIC_NONE, /* a mix of basic types, or a derived type */
+	MPI_SHIM_BASIC_CHAR,
+	MPI_SHIM_BASIC_SIGNED_CHAR,
+	MPI_SHIM_BASIC_UNSIGNED_CHAR,
+	MPI_SHIM_BASIC_BYTE,
+	MPI_SHIM_BASIC_PACKED,
+	MPI_SHIM_BASIC_WCHAR,
+	MPI_SHIM_BASIC_SHORT,
+	MPI_SHIM_BASIC_UNSIGNED_SHORT,
+	MPI_SHIM_BASIC_INT,
+	MPI_SHIM_BASIC_UNSIGNED,
+	MPI_SHIM_BASIC_LONG,
+	MPI_SHIM_BASIC_UNSIGNED_LONG,
+	MPI_SHIM_BASIC_LONG_LONG,
+	MPI_SHIM_BASIC_UNSIGNED_LONG_LONG,
+	MPI_SHIM_BASIC_FLOAT,
+	MPI_SHIM_BASIC_DOUBLE,
+	MPI_SHIM_BASIC_LONG_DOUBLE,
+	MPI_SHIM_BASIC_C_BOOL,
+	MPI_SHIM_BASIC_INT8_T,
+	MPI_SHIM_BASIC_INT16_T,
+	MPI_SHIM_BASIC_INT32_T,
+	MPI_SHIM_BASIC_INT64_T,
+	MPI_SHIM_BASIC_UINT8_T,
+	MPI_SHIM_BASIC_UINT16_T,
+	MPI_SHIM_BASIC_UINT32_T,
+	MPI_SHIM_BASIC_UINT64_T,
+	MPI_SHIM_BASIC_AINT,
+	MPI_SHIM_BASIC_OFFSET,
+	MPI_SHIM_BASIC_COUNT,
+	MPI_SHIM_BASIC_C_FLOAT_COMPLEX,
+	MPI_SHIM_BASIC_C_DOUBLE_COMPLEX,
+	MPI_SHIM_BASIC_C_LONG_DOUBLE_COMPLEX,
+	/* the pairs of MINLOC and MAXLOC: { value; int index; } */
+	MPI_SHIM_BASIC_FLOAT_INT,
+	MPI_SHIM_BASIC_DOUBLE_INT,
+	MPI_SHIM_BASIC_LONG_INT,
+	MPI_SHIM_BASIC_2INT,
+	MPI_SHIM_BASIC_SHORT_INT,
+	MPI_SHIM_BASIC_LONG_DOUBLE_INT,
+	MPI_SHIM_BASIC_COUNT_OF_KINDS
+};
+
+struct mpi_shim_type {
+	size_t size;          /* bytes of data in one element */
+	MPI_Aint lb, extent;  /* lower bound and extent (spacing of elements) */
+	MPI_Aint true_lb, true_extent; /* of the bytes actually touched */
+	uint8_t contiguous;   /* count elements are size * count bytes at buf + true_lb */
+	uint8_t committed;    /* usable for communication */
+	uint8_t predefined;   /* never freed */
+	/*
+	 * Every element is nbasic elements of basic (a predefined type,
+	 * itself for a predefined type), or basic is NULL when the type mixes
+	 * basic types.  Reductions apply to count * nbasic elements of basic.
+	 */
+	const struct mpi_shim_type *basic;
+	size_t nbasic;
+	enum mpi_shim_basic kind; /* for a predefined type; NONE otherwise */
+	int refcount;         /* the user's handle, plus types built on it */
+	void *layout;         /* private to datatype.c */
+	char name[MPI_MAX_OBJECT_NAME];
+};
+
+/* 1 if t is a datatype that may be used (not NULL, not freed). */
+int mpi_shim_datatype_ok(MPI_Datatype t);
+
+/*
+ * Keep t alive while a request uses it: MPI_Type_free on a type that a
+ * pending request still uses only drops the user's handle (no-ops on
+ * predefined types).  Every retain is matched by one release.
+ */
+void mpi_shim_datatype_retain(MPI_Datatype t);
+void mpi_shim_datatype_release(MPI_Datatype t);
+
+/*
+ * Copy bytes [offset, offset + len) of the packed form of count elements
+ * of t at buf to out; offset + len <= count * t->size.
+ */
+void mpi_shim_datatype_pack(const void *buf, int count, MPI_Datatype t, size_t offset,
+			    void *out, size_t len);
+
+/* The reverse: len bytes from in become bytes [offset, offset + len) of
+ * the packed form of count elements of t at buf. */
+void mpi_shim_datatype_unpack(const void *in, size_t len, void *buf, int count, MPI_Datatype t,
+			      size_t offset);
+
+/* The number of basic elements in the first bytes bytes of the packed form
+ * of elements of t, or MPI_UNDEFINED if bytes ends inside a basic element. */
+MPI_Count mpi_shim_datatype_elements(MPI_Datatype t, MPI_Count bytes);
+
+/* The reverse, for MPI_Status_set_elements: the bytes of the first
+ * `elements` basic elements of the packed form (a pair type is two basic
+ * elements, as Get_elements counts them). */
+MPI_Count mpi_shim_datatype_elements_bytes(MPI_Datatype t, MPI_Count elements);
+
+/* Where count elements of a contiguous type start. */
+static inline char *mpi_shim_datatype_start(const void *buf, MPI_Datatype t)
+{
+	return (char *)buf + t->true_lb;
+}
+
+#endif /* MPI_SHIM_DATATYPE_H */

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim.h - the inside of the MPI shim, shared by its parts.
+ *
+ * env.c        MPI_Init..MPI_Finalize, MPI_Abort, Wtime, processor name
+ * p2p.c        matching, eager and rendezvous protocols, progress (p2p.h)
+ * pt2pt.c      the point-to-point calls and their argument checks
+ * bsend.c      buffered sends and the attached buffer
+ * request.c    requests: Wait/Test families, persistent requests, Cancel
+ * comm.c       communicators, context ids, Comm_split_type
+ * group.c      groups
+ * attr.c       attributes and keyvals
+ * errors.c     error handlers, error strings, the argument checks
+ * datatype.c   datatypes (see datatype.h)
+ * coll*.c      collectives; nbc*.c non-blocking collectives; op.c operations
+ *
+ * Every MPI_ call is defined as PMPI_name and MPI_name is a weak alias of
+ * it (MPI_SHIM_ALIAS), so that a profiling tool can define MPI_name and
+ * call PMPI_name.  Inside the library, calls go to the PMPI_ names.
+ *
+ * Error convention: functions that return an int return an MPI error class
+ * (MPI_SUCCESS is 0).  A public call reports a misuse through mpi_shim_err,
+ * which applies the communicator's error handler.
+ */
+#ifndef MPI_SHIM_SHIM_H
+#define MPI_SHIM_SHIM_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpi.h"
+
+/* Defines MPI_name as a weak alias of PMPI_name (after PMPI_name is defined). */
+#define MPI_SHIM_ALIAS(name) \
+	extern __typeof__(P##name) name __attribute__((weak, alias("P" #name)))
+
+#define mpi_shim_likely(x) __builtin_expect(!!(x), 1)
+#define mpi_shim_unlikely(x) __builtin_expect(!!(x), 0)
+#define mpi_shim_cold __attribute__((cold, noinline))
+
+/* --- Global state (env.c) --- */
+
+struct mpi_shim_state {
+	int initialized;   /* MPI_Init has run */
+	int finalized;     /* MPI_Finalize has run */
+	int thread_level;  /* provided thread level */
+	int world_rank, world_size;
+	int nhosts;        /* distinct hosts of the job */
+	const char *const *hostnames; /* hostname of each host index */
+	uint32_t next_ctx; /* lowest context id this process has not used */
+};
+
+extern struct mpi_shim_state mpi_shim;
+
+/* --- Groups (group.c) --- */
+
+struct mpi_shim_group {
+	int refcount;
+	int predefined;    /* never freed */
+	int size;
+	int rank;          /* this process's rank, or MPI_UNDEFINED */
+	int *world;        /* world rank of each member */
+};
+
+/* A new group of n members (world ranks copied from world); refcount 1. */
+int mpi_shim_group_new(int n, const int *world, struct mpi_shim_group **group_p);
+void mpi_shim_group_release(struct mpi_shim_group *group);
+
+/* --- Error handlers (errors.c) --- */
+
+enum mpi_shim_errhandler_kind {
+	MPI_SHIM_ERRORS_FATAL,
+	MPI_SHIM_ERRORS_RETURN,
+	MPI_SHIM_ERRORS_USER,
+};
+
+struct mpi_shim_errhandler {
+	int refcount;
+	int predefined;
+	enum mpi_shim_errhandler_kind kind;
+	MPI_Comm_errhandler_function *fn;
+};
+
+/* --- Attributes (attr.c) --- */
+
+struct mpi_shim_attr {
+	int keyval;
+	void *value;
+	struct mpi_shim_attr *next;
+};
+
+/* --- Communicators (comm.c) --- */
+
+/*
+ * Context ids: each communicator has two, agreed by all its members when
+ * it is made: ctx for point-to-point, coll_ctx (= ctx + 1) for the
+ * collectives, so that a collective's messages never match a user's
+ * receive.  Messages match on (context, source rank in the communicator,
+ * tag).
+ */
+struct mpi_shim_comm {
+	int rank, size;
+	int *world;        /* world rank of each rank */
+	int *host;         /* host index of each rank: same index, same host */
+	int *rank_of_world; /* rank in this communicator of each world rank, or -1;
+			       NULL for MPI_COMM_WORLD (identity) */
+	uint32_t ctx;      /* point-to-point context */
+	uint32_t coll_ctx; /* collective context */
+	struct mpi_shim_errhandler *errhandler;
+	struct mpi_shim_attr *attrs;
+	struct mpi_shim_group *group;
+	int refcount;      /* the user's handle, plus requests in flight */
+	int predefined;    /* MPI_COMM_WORLD, MPI_COMM_SELF */
+	int valid;         /* 1 from creation until MPI_Comm_free */
+	/* For the collectives: a sequence number that the members advance
+	 * together (every member starts the same collectives in the same
+	 * order), so that concurrent non-blocking collectives use distinct
+	 * tags; and a place for their own state, freed by coll_free. */
+	unsigned coll_seq;
+	void *coll;
+	void (*coll_free)(struct mpi_shim_comm *comm);
+	char name[MPI_MAX_OBJECT_NAME];
+};
+
+/* The world rank of rank in comm. */
+static inline int mpi_shim_world_rank(MPI_Comm comm, int rank)
+{
+	return comm->world[rank];
+}
+
+/* --- Requests (request.c, p2p.c) --- */
+
+enum mpi_shim_request_kind {
+	MPI_SHIM_REQ_SEND,
+	MPI_SHIM_REQ_RECV,
+	/*
+	 * Driven by its progress callback (non-blocking collectives): Wait,
+	 * Test and their families call progress(req) until it returns 1
+	 * (complete; req->status may be set) or a negative MPI error class
+	 * (-MPI_ERR_x: complete with that error).  0: not yet.  When the
+	 * request is released, free_state(req) releases req->state.
+	 */
+	MPI_SHIM_REQ_PROGRESS,
+};
+
+enum mpi_shim_send_mode {
+	MPI_SHIM_MODE_STANDARD,
+	MPI_SHIM_MODE_BUFFERED,
+	MPI_SHIM_MODE_SYNC,
+	MPI_SHIM_MODE_READY,
+};
+
+struct mpi_shim_request {
+	uint8_t kind;        /* enum mpi_shim_request_kind */
+	uint8_t mode;        /* enum mpi_shim_send_mode, for sends */
+	uint8_t persistent;  /* made by *_init; Start re-activates it */
+	uint8_t active;      /* started and not yet completed-and-reported */
+	uint8_t done;        /* complete: status is final */
+	uint8_t freed;       /* MPI_Request_free before completion */
+	uint8_t internal;    /* on the collective context */
+	uint8_t cancelled;
+	MPI_Status status;
+	int error;           /* MPI error class of the completion */
+
+	/* the arguments of the call */
+	void *buf;
+	int count;
+	MPI_Datatype type;
+	int peer;            /* rank in comm, MPI_ANY_SOURCE or MPI_PROC_NULL */
+	int tag;
+	MPI_Comm comm;
+	uint32_t ctx;
+
+	/* progress-driven requests */
+	int (*progress)(struct mpi_shim_request *req);
+	void (*free_state)(struct mpi_shim_request *req);
+	void *state;
+
+	/* private to p2p.c and request.c */
+	void *packed;        /* packed copy, or a temporary receive buffer */
+	size_t bytes;        /* send: bytes to send; receive: room in bytes */
+	size_t len;          /* receive: bytes of the matched message */
+	uint64_t handle;     /* receive: the BIP handle of a long message */
+	int wpeer;           /* world rank of the matched source or destination */
+	unsigned flags;      /* protocol state */
+	void *bsend;         /* the region of the attached buffer of a Bsend */
+	struct mpi_shim_request *next, *prev;
+	uint64_t hdr[3];     /* the envelope, kept while the send may be queued */
+};
+
+/* A request driven by progress; refcount of comm taken.  Returns MPI_SUCCESS
+ * or MPI_ERR_NO_MEM (nothing is reported through the error handler). */
+int mpi_shim_request_progress_new(MPI_Comm comm, int (*progress)(struct mpi_shim_request *),
+				  void (*free_state)(struct mpi_shim_request *), void *state,
+				  MPI_Request *req_p);
+
+/* Poll BIP once: arrivals are matched and protocols advance. */
+void mpi_shim_progress(void);
+
+/* 1 if req is complete (after one mpi_shim_progress if it was not). */
+int mpi_shim_request_test(MPI_Request req);
+
+/* Wait for req and release it; returns its error class.  status may be
+ * MPI_STATUS_IGNORE.  The same as PMPI_Wait without the error handler. */
+int mpi_shim_request_wait(MPI_Request *req, MPI_Status *status);
+
+/* Release a request that is complete (or free a persistent one). */
+void mpi_shim_request_release(MPI_Request req);
+
+/*
+ * Point-to-point on the collective context of comm, for the collectives:
+ * no argument checks, no error handler; they return an MPI error class
+ * (MPI_ERR_TRUNCATE when a message is longer than the receive).  Any int
+ * is a valid tag.  MPI_PROC_NULL is accepted.  Completion through
+ * mpi_shim_request_test/wait or PMPI_Wait/Test.
+ */
+int mpi_shim_coll_isend(const void *buf, int count, MPI_Datatype t, int dst, int tag,
+			MPI_Comm comm, MPI_Request *req);
+int mpi_shim_coll_irecv(void *buf, int count, MPI_Datatype t, int src, int tag,
+			MPI_Comm comm, MPI_Request *req);
+int mpi_shim_coll_send(const void *buf, int count, MPI_Datatype t, int dst, int tag,
+		       MPI_Comm comm);
+int mpi_shim_coll_recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+		       MPI_Status *status);
+int mpi_shim_coll_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dst,
+			   int stag, void *rbuf, int rcount, MPI_Datatype rtype, int src,
+			   int rtag, MPI_Comm comm, MPI_Status *status);
+
+/*
+ * Tags on the collective context: the collectives use tags >= 0;
+ * negative tags are for communicator creation (comm.c).
+ */
+#define MPI_SHIM_TAG_COMM_CREATE (-1000)
+
+/* --- Errors (errors.c) --- */
+
+/*
+ * Report errclass raised by call on comm (MPI_COMM_NULL: MPI_COMM_WORLD's
+ * handler) and apply the handler: MPI_ERRORS_ARE_FATAL prints host, pid,
+ * rank, the call, the error name, the formatted detail and a hint, and
+ * stops the job; MPI_ERRORS_RETURN returns errclass; a user handler is
+ * called, then errclass is returned.
+ */
+mpi_shim_cold int mpi_shim_err(MPI_Comm comm, int errclass, const char *call, const char *fmt,
+			       ...) __attribute__((format(printf, 4, 5)));
+
+/* The name of an error class ("MPI_ERR_RANK"). */
+const char *mpi_shim_err_name(int errclass);
+
+/*
+ * Argument checks: MPI_SUCCESS, or the error class after reporting it
+ * through mpi_shim_err (so a caller does: if ((rc = check(...))) return rc;).
+ */
+int mpi_shim_check_init(const char *call);                          /* MPI_ERR_OTHER */
+int mpi_shim_check_comm(MPI_Comm comm, const char *call);           /* MPI_ERR_COMM */
+int mpi_shim_check_count(MPI_Comm comm, int count, const char *call); /* MPI_ERR_COUNT */
+int mpi_shim_check_type(MPI_Comm comm, MPI_Datatype t, const char *call); /* MPI_ERR_TYPE */
+int mpi_shim_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype t,
+		       const char *call);                           /* MPI_ERR_BUFFER */
+/* A destination (any_source 0) or source (1) rank; MPI_PROC_NULL is valid. */
+int mpi_shim_check_rank(MPI_Comm comm, int rank, int any_source, const char *call);
+int mpi_shim_check_root(MPI_Comm comm, int root, const char *call); /* MPI_ERR_ROOT */
+/* A send tag (any_tag 0) or receive tag (1). */
+int mpi_shim_check_tag(MPI_Comm comm, int tag, int any_tag, const char *call);
+/* MPI_ERR_OP: defined in op.c with the operations. */
+int mpi_shim_check_op(MPI_Comm comm, MPI_Op op, MPI_Datatype t, const char *call);
+
+/* 1 if comm is a communicator that may be used. */
+static inline int mpi_shim_comm_ok(MPI_Comm comm)
+{
+	return comm != MPI_COMM_NULL && comm->valid;
+}
+
+/* --- Between the parts of the library --- */
+
+/* comm.c: fill c (size members, world ranks owned by c), and release it. */
+int mpi_shim_comm_setup(struct mpi_shim_comm *c, int size, int *world, int rank, uint32_t ctx);
+void mpi_shim_comm_fini(struct mpi_shim_comm *c);
+/* Drop a reference (the user's handle, or a request's): the last one of a
+ * freed communicator releases it. */
+void mpi_shim_comm_release(struct mpi_shim_comm *c);
+/* env.c: the host index of a world rank (same index: same host). */
+int mpi_shim_host_of(int world_rank);
+/* errors.c */
+void mpi_shim_errhandler_release(struct mpi_shim_errhandler *eh);
+/* attr.c */
+int mpi_shim_attr_copy_all(MPI_Comm from, MPI_Comm to);
+void mpi_shim_attr_delete_all(MPI_Comm comm);
+void mpi_shim_attr_fini(void);
+/* p2p.c */
+int mpi_shim_p2p_init(void);
+void mpi_shim_p2p_fini(void);
+
+/* --- Operations (op.c) --- */
+
+/* struct mpi_shim_op is defined in op.c. */
+struct mpi_shim_op;
+
+/* inout[i] = in[i] op inout[i] for count elements of t. */
+void mpi_shim_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype t);
+/* MPI_SUCCESS if op applies to t, else MPI_ERR_OP (nothing reported). */
+int mpi_shim_op_valid(MPI_Op op, MPI_Datatype t);
+
+#endif /* MPI_SHIM_SHIM_H */

@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: MIT
+// header_cxx.cc - header.c compiled as C++.
+#include "header.c"
