@@ -86,6 +86,14 @@ struct mpi_shim_type {
 int mpi_shim_datatype_ok(MPI_Datatype t);
 
 /*
+ * Keep t alive while a request uses it: MPI_Type_free on a type that a
+ * pending request still uses only drops the user's handle (no-ops on
+ * predefined types).  Every retain is matched by one release.
+ */
+void mpi_shim_datatype_retain(MPI_Datatype t);
+void mpi_shim_datatype_release(MPI_Datatype t);
+
+/*
  * Copy bytes [offset, offset + len) of the packed form of count elements
  * of t at buf to out; offset + len <= count * t->size.
  */

@@ -96,8 +96,7 @@ static void layout_normalise(struct mpi_shim_layout *n)
 			folded = *x;
 			folded.disp += n->disp;
 			folded.pre = n->pre;
-		} else if (x->count == 1 ||
-			   n->stride == (int64_t)x->count * x->stride) {
+		} else if (x->count == 1 || n->stride == (int64_t)x->count * x->stride) {
 			folded = *x;
 			folded.disp += n->disp;
 			folded.pre = n->pre;
@@ -313,6 +312,20 @@ static void walk_children(const struct mpi_shim_layout *n, char *origin, uint64_
 {
 	uint32_t lo = 0, hi = n->nchild - 1, i;
 
+	if (!skip) {
+		/* From the start (every iteration but the first of a walk): the
+		 * single blocks among the children are copied here, the rest
+		 * recursively. */
+		for (i = 0; i < n->nchild && w->rem; i++) {
+			const struct mpi_shim_layout *c = &n->child[i];
+
+			if (!c->nchild && c->count == 1 && w->rem >= c->blen)
+				walk_copy(w, origin + c->disp, c->blen);
+			else
+				walk_node(c, origin, 0, w);
+		}
+		return;
+	}
 	/* The last child that starts at or before skip. */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo + 1) / 2;
@@ -359,7 +372,7 @@ static void walk_node(const struct mpi_shim_layout *n, char *base, uint64_t skip
 void mpi_shim_layout_copy_bytes(const struct mpi_shim_layout *n, uint64_t count, int64_t extent,
 				void *buf, uint64_t skip, void *packed, uint64_t len, int unpack)
 {
-	struct layout_walk w = { .packed = packed, .rem = len, .unpack = unpack };
+	struct layout_walk w = {.packed = packed, .rem = len, .unpack = unpack};
 	uint64_t one = mpi_shim_layout_bytes(n), it, off;
 	char *origin;
 

@@ -27,11 +27,11 @@
 #include <stddef.h>
 
 struct mpi_shim_layout {
-	int64_t disp;	/* from the origin of the parent's iteration */
-	uint64_t count; /* iterations */
-	int64_t stride; /* bytes between the origins of two iterations */
-	uint64_t blen;	/* packed bytes of one iteration (never 0 below the root) */
-	uint64_t pre;	/* packed bytes before this node in the parent's iteration */
+	int64_t disp;	 /* from the origin of the parent's iteration */
+	uint64_t count;	 /* iterations */
+	int64_t stride;	 /* bytes between the origins of two iterations */
+	uint64_t blen;	 /* packed bytes of one iteration (never 0 below the root) */
+	uint64_t pre;	 /* packed bytes before this node in the parent's iteration */
 	uint32_t nchild; /* 0: one iteration is one block of blen bytes */
 	struct mpi_shim_layout *child;
 };
@@ -57,8 +57,7 @@ int mpi_shim_layout_repeat(struct mpi_shim_layout *out, const struct mpi_shim_la
  * the result (the caller must not free it afterwards, even on failure: the
  * parts are always consumed).  The result is normalised.
  */
-int mpi_shim_layout_concat(struct mpi_shim_layout *out, struct mpi_shim_layout *parts,
-			   size_t n);
+int mpi_shim_layout_concat(struct mpi_shim_layout *out, struct mpi_shim_layout *parts, size_t n);
 
 /* Deep copy. */
 int mpi_shim_layout_copy(struct mpi_shim_layout *out, const struct mpi_shim_layout *src);
