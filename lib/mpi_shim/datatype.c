@@ -1279,3 +1279,47 @@ MPI_Count mpi_shim_datatype_elements(MPI_Datatype t, MPI_Count bytes)
 		return MPI_UNDEFINED;
 	return (MPI_Count)elems;
 }
+
+static uint64_t bytes_prefix(MPI_Datatype t, uint64_t elems);
+
+/* Bytes of the first `elems` basic elements of consecutive copies of t. */
+static uint64_t bytes_copies(MPI_Datatype t, uint64_t elems)
+{
+	uint64_t nelem = type_info(t)->nelem;
+
+	if (!nelem)
+		return 0;
+	return elems / nelem * t->size + bytes_prefix(t, elems % nelem);
+}
+
+/* Bytes of the first `elems` (< nelem) basic elements of one element of t. */
+static uint64_t bytes_prefix(MPI_Datatype t, uint64_t elems)
+{
+	struct type_info *info = type_info(t);
+	uint64_t acc = 0;
+	int i;
+
+	if (!elems)
+		return 0;
+	if (info->combiner == TYPE_PREDEFINED)
+		return info->pair_value; /* the value of a pair */
+	for (i = 0; i < info->nblocks && elems; i++) {
+		MPI_Datatype c = info->types[info->ntypes > 1 ? i : 0];
+		uint64_t belems = (uint64_t)info->blocklen[i] * type_info(c)->nelem;
+
+		if (elems >= belems) {
+			elems -= belems;
+			acc += (uint64_t)info->blocklen[i] * c->size;
+			continue;
+		}
+		return acc + bytes_copies(c, elems);
+	}
+	return acc;
+}
+
+MPI_Count mpi_shim_datatype_elements_bytes(MPI_Datatype t, MPI_Count elements)
+{
+	if (elements < 0)
+		return MPI_UNDEFINED;
+	return (MPI_Count)bytes_copies(t, (uint64_t)elements);
+}

@@ -109,6 +109,11 @@ void mpi_shim_datatype_unpack(const void *in, size_t len, void *buf, int count, 
  * of elements of t, or MPI_UNDEFINED if bytes ends inside a basic element. */
 MPI_Count mpi_shim_datatype_elements(MPI_Datatype t, MPI_Count bytes);
 
+/* The reverse, for MPI_Status_set_elements: the bytes of the first
+ * `elements` basic elements of the packed form (a pair type is two basic
+ * elements, as Get_elements counts them). */
+MPI_Count mpi_shim_datatype_elements_bytes(MPI_Datatype t, MPI_Count elements);
+
 /* Where count elements of a contiguous type start. */
 static inline char *mpi_shim_datatype_start(const void *buf, MPI_Datatype t)
 {

@@ -327,6 +327,55 @@ static void case_large(void)
 	free(a);
 }
 
+/* --- Derived types that are one block: sent from where the data starts --- */
+
+enum { NCONTIG = 70000 };
+
+static void case_contig(void)
+{
+	MPI_Datatype blk, two;
+	int bl = NCONTIG, *a = malloc(sizeof(int) * (2 * NCONTIG + 64)), k;
+	MPI_Aint disp = 16 * sizeof(int);
+
+	CHECK(a != NULL, "out of memory");
+	if (!a)
+		return;
+	/* One block 16 ints into the buffer: the copies abut (extent = size),
+	 * so count 2 is 2 * NCONTIG ints from a + 16. */
+	MPI_OK(MPI_Type_create_hindexed(1, &bl, &disp, MPI_INT, &blk));
+	MPI_OK(MPI_Type_commit(&blk));
+	/* A contiguous of it, for the nesting. */
+	MPI_OK(MPI_Type_contiguous(2, blk, &two));
+	MPI_OK(MPI_Type_commit(&two));
+	if (rank == 0) {
+		for (k = 0; k < 2 * NCONTIG + 64; k++)
+			a[k] = k * 3;
+		MPI_OK(MPI_Send(a, 2, blk, 1, 14, MPI_COMM_WORLD));
+		MPI_OK(MPI_Send(a, 1, two, 1, 15, MPI_COMM_WORLD));
+	} else if (rank == 1) {
+		int *want = malloc(sizeof(int) * (2 * NCONTIG + 64));
+
+		CHECK(want != NULL, "out of memory");
+		if (!want) {
+			free(a);
+			return;
+		}
+		memset(a, PATTERN, sizeof(int) * (2 * NCONTIG + 64));
+		memcpy(want, a, sizeof(int) * (2 * NCONTIG + 64));
+		for (k = 16; k < 16 + 2 * NCONTIG; k++)
+			want[k] = k * 3;
+		MPI_OK(MPI_Recv(a, 2, blk, 0, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		check_bytes(a, want, sizeof(int) * (2 * NCONTIG + 64), "one-block hindexed");
+		memset(a, PATTERN, sizeof(int) * (2 * NCONTIG + 64));
+		MPI_OK(MPI_Recv(a, 1, two, 0, 15, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		check_bytes(a, want, sizeof(int) * (2 * NCONTIG + 64), "contiguous of it");
+		free(want);
+	}
+	MPI_OK(MPI_Type_free(&two));
+	MPI_OK(MPI_Type_free(&blk));
+	free(a);
+}
+
 /* --- Element counts of a message shorter than the receive --- */
 
 static void case_elements(void)
@@ -540,9 +589,18 @@ static const struct {
 	const char *name;
 	void (*fn)(void);
 } cases[] = {
-    {"column", case_column},   {"struct", case_struct}, {"indexed", case_indexed},
-    {"resized", case_resized}, {"large", case_large},	{"elements", case_elements},
-    {"freed", case_freed},     {"errors", case_errors}, {"packed", case_packed},
+	/* clang-format off */
+	{ "column", case_column },
+	{ "struct", case_struct },
+	{ "indexed", case_indexed },
+	{ "resized", case_resized },
+	{ "large", case_large },
+	{ "elements", case_elements },
+	{ "freed", case_freed },
+	{ "errors", case_errors },
+	{ "packed", case_packed },
+	{ "contig", case_contig },
+	/* clang-format on */
 };
 
 int main(int argc, char **argv)

@@ -185,6 +185,11 @@ static void check_against(MPI_Datatype t, const struct ref *ref, int count)
 				}
 			if (at != b)
 				want = MPI_UNDEFINED;
+			else
+				ck_assert_msg(
+				    mpi_shim_datatype_elements_bytes(t, want) == (MPI_Count)b,
+				    "bytes of %lld elements: %lld, want %zu", (long long)want,
+				    (long long)mpi_shim_datatype_elements_bytes(t, want), b);
 			ck_assert_msg(mpi_shim_datatype_elements(t, (MPI_Count)b) == want,
 				      "elements in %zu bytes: %lld, want %lld", b,
 				      (long long)mpi_shim_datatype_elements(t, (MPI_Count)b),
