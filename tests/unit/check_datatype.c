@@ -14,6 +14,7 @@
  */
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -675,6 +676,184 @@ END_TEST
 
 /* --- Piecewise packing of a large vector, against an element copy --- */
 
+/* --- Random nestings of every constructor against their type maps --- */
+
+static uint32_t rnd_state = 12345;
+
+/* A deterministic generator: the same types on every run. */
+static int rnd(int lo, int hi)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return lo + (int)((rnd_state >> 8) % (uint32_t)(hi - lo + 1));
+}
+
+static const MPI_Datatype rnd_basics[] = {
+    MPI_CHAR, MPI_SHORT, MPI_INT, MPI_DOUBLE, MPI_SHORT_INT, MPI_DOUBLE_INT, MPI_LONG_DOUBLE_INT};
+
+static struct ref ref_of_basic(MPI_Datatype t)
+{
+	struct ref r = {0, NULL};
+
+	if (t == MPI_SHORT_INT) {
+		ref_add(&r, 0, sizeof(short));
+		ref_add(&r,
+			offsetof(
+			    struct {
+				    short v;
+				    int i;
+			    },
+			    i),
+			sizeof(int));
+	} else if (t == MPI_DOUBLE_INT) {
+		ref_add(&r, 0, sizeof(double));
+		ref_add(&r,
+			offsetof(
+			    struct {
+				    double v;
+				    int i;
+			    },
+			    i),
+			sizeof(int));
+	} else if (t == MPI_LONG_DOUBLE_INT) {
+		ref_add(&r, 0, sizeof(long double));
+		ref_add(&r,
+			offsetof(
+			    struct {
+				    long double v;
+				    int i;
+			    },
+			    i),
+			sizeof(int));
+	} else {
+		ref_add(&r, 0, (int)t->size);
+	}
+	return r;
+}
+
+/* A random type of nesting depth at most `depth`, and its type map. */
+static MPI_Datatype rnd_type(int depth, struct ref *ref)
+{
+	MPI_Datatype old, t, olds[3];
+	struct ref oref, orefs[3];
+	int bl[3], idisp[3], n, k, i, kind = depth ? rnd(0, 9) : 9;
+	MPI_Aint adisp[3], ext;
+
+	ref->n = 0;
+	ref->e = NULL;
+	if (kind == 9) {
+		t = rnd_basics[rnd(0, (int)(sizeof(rnd_basics) / sizeof(rnd_basics[0])) - 1)];
+		*ref = ref_of_basic(t);
+		return t;
+	}
+	if (kind == 7) {
+		/* A struct of random members. */
+		n = rnd(1, 3);
+		for (i = 0; i < n; i++) {
+			olds[i] = rnd_type(depth - 1, &orefs[i]);
+			bl[i] = rnd(0, 9) ? rnd(1, 2) : 0;
+			adisp[i] = rnd(-40, 40);
+		}
+		ck_assert_int_eq(MPI_Type_create_struct(n, bl, adisp, olds, &t), MPI_SUCCESS);
+		for (i = 0; i < n; i++) {
+			ref_append(ref, &orefs[i], bl[i], adisp[i], extent_of(olds[i]));
+			free(orefs[i].e);
+			if (!olds[i]->predefined)
+				release(&olds[i]);
+		}
+		return t;
+	}
+	old = rnd_type(depth - 1, &oref);
+	ext = extent_of(old);
+	/* Now and then an empty count or block: they must vanish. */
+	n = rnd(0, 9) ? rnd(1, 3) : 0;
+	for (i = 0; i < 3; i++) {
+		bl[i] = rnd(0, 9) ? rnd(1, 3) : 0;
+		idisp[i] = rnd(-5, 5);
+		adisp[i] = rnd(-50, 50);
+	}
+	switch (kind) {
+	case 0:
+		ck_assert_int_eq(MPI_Type_contiguous(n, old, &t), MPI_SUCCESS);
+		ref_append(ref, &oref, n, 0, ext);
+		break;
+	case 1:
+		ck_assert_int_eq(MPI_Type_vector(n, bl[0], idisp[0], old, &t), MPI_SUCCESS);
+		for (k = 0; k < n; k++)
+			ref_append(ref, &oref, bl[0], k * idisp[0] * ext, ext);
+		break;
+	case 2:
+		ck_assert_int_eq(MPI_Type_create_hvector(n, bl[0], adisp[0], old, &t), MPI_SUCCESS);
+		for (k = 0; k < n; k++)
+			ref_append(ref, &oref, bl[0], k * adisp[0], ext);
+		break;
+	case 3:
+		ck_assert_int_eq(MPI_Type_indexed(n, bl, idisp, old, &t), MPI_SUCCESS);
+		for (k = 0; k < n; k++)
+			ref_append(ref, &oref, bl[k], idisp[k] * ext, ext);
+		break;
+	case 4:
+		ck_assert_int_eq(MPI_Type_create_hindexed(n, bl, adisp, old, &t), MPI_SUCCESS);
+		for (k = 0; k < n; k++)
+			ref_append(ref, &oref, bl[k], adisp[k], ext);
+		break;
+	case 5:
+		ck_assert_int_eq(MPI_Type_create_indexed_block(n, bl[0], idisp, old, &t),
+				 MPI_SUCCESS);
+		for (k = 0; k < n; k++)
+			ref_append(ref, &oref, bl[0], idisp[k] * ext, ext);
+		break;
+	case 6:
+		ck_assert_int_eq(MPI_Type_create_resized(old, rnd(-20, 20), rnd(0, 80), &t),
+				 MPI_SUCCESS);
+		ref_append(ref, &oref, 1, 0, 0);
+		break;
+	default:
+		ck_assert_int_eq(MPI_Type_dup(old, &t), MPI_SUCCESS);
+		ref_append(ref, &oref, 1, 0, 0);
+		break;
+	}
+	free(oref.e);
+	if (!old->predefined)
+		release(&old);
+	return t;
+}
+
+START_TEST(test_random_nestings)
+{
+	int round, nonempty = 0, scattered = 0;
+
+	for (round = 0; round < 1500; round++) {
+		struct ref ref;
+		MPI_Datatype t = rnd_type(3, &ref);
+		MPI_Count elems = 0;
+		int i;
+
+		if (t->predefined) {
+			free(ref.e);
+			continue;
+		}
+		commit(&t);
+		if (ref.n) {
+			check_against(t, &ref, rnd(1, 3));
+			nonempty++;
+			scattered += !t->contiguous;
+		}
+		/* Get_elements of whole elements: the map's entries. */
+		for (i = 0; i < ref.n; i++)
+			elems++;
+		if (t->size)
+			ck_assert_int_eq(mpi_shim_datatype_elements(t, (MPI_Count)t->size), elems);
+		release(&t);
+		free(ref.e);
+	}
+	/* The generator must exercise something. */
+	fprintf(stderr, "random nestings: %d with data, %d of them not contiguous\n", nonempty,
+		scattered);
+	ck_assert_int_ge(nonempty, 900);
+	ck_assert_int_ge(scattered, 700);
+}
+END_TEST
+
 START_TEST(test_piecewise_large)
 {
 	enum { N = 100000 };
@@ -720,6 +899,7 @@ static Suite *datatype_suite(void)
 	tcase_add_test(tc, test_million_blocks_are_one_node);
 	tcase_add_test(tc, test_touching_blocks_merge);
 	tcase_add_test(tc, test_piecewise_large);
+	tcase_add_test(tc, test_random_nestings);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
