@@ -293,10 +293,11 @@ static int check_oldtype(MPI_Datatype t, const char *call, const char *what)
 /* t is usable to move data (packing, communication): valid and committed. */
 static int check_committed(MPI_Comm comm, MPI_Datatype t, const char *call)
 {
-	int rc = check_oldtype(t, call, "datatype");
-
-	if (rc)
-		return rc;
+	if (t == MPI_DATATYPE_NULL)
+		return mpi_shim_err(comm, MPI_ERR_TYPE, call, "datatype is MPI_DATATYPE_NULL");
+	if (!mpi_shim_datatype_ok(t))
+		return mpi_shim_err(comm, MPI_ERR_TYPE, call, "datatype %p has been freed",
+				    (void *)t);
 	if (!t->committed)
 		return mpi_shim_err(comm, MPI_ERR_TYPE, call,
 				    "datatype %s is not committed (MPI_Type_commit)",
