@@ -376,6 +376,85 @@ static void case_contig(void)
 	free(a);
 }
 
+/* --- Several derived-type requests in flight, to self, and replace --- */
+
+enum { NB = 6, NBLEN = 5000 };
+
+static void case_nonblocking(void)
+{
+	MPI_Datatype t[NB];
+	MPI_Request req[NB + 1];
+	static int a[NB][3 * NBLEN], want[NB][3 * NBLEN];
+	int k, j, self[40], selfwant[40], rep[30], repwant[30];
+	MPI_Datatype v;
+
+	/* Vectors of growing stride; the last ones go by rendezvous. */
+	for (k = 0; k < NB; k++) {
+		MPI_OK(MPI_Type_vector(k < 3 ? 50 : NBLEN, 1, 1 + k % 3, MPI_INT, &t[k]));
+		MPI_OK(MPI_Type_commit(&t[k]));
+	}
+	if (rank == 0) {
+		for (k = 0; k < NB; k++)
+			for (j = 0; j < 3 * NBLEN; j++)
+				a[k][j] = k * 100000 + j;
+		for (k = 0; k < NB; k++)
+			MPI_OK(MPI_Isend(a[k], 1, t[k], 1, 40 + k, MPI_COMM_WORLD, &req[k]));
+		MPI_OK(MPI_Waitall(NB, req, MPI_STATUSES_IGNORE));
+	} else if (rank == 1) {
+		memset(a, PATTERN, sizeof(a));
+		memcpy(want, a, sizeof(a));
+		for (k = 0; k < NB; k++) {
+			int n = k < 3 ? 50 : NBLEN, stride = 1 + k % 3;
+
+			for (j = 0; j < n; j++)
+				want[k][j * stride] = k * 100000 + j * stride;
+		}
+		/* Posted in reverse order of the sends. */
+		for (k = NB - 1; k >= 0; k--)
+			MPI_OK(MPI_Irecv(a[k], 1, t[k], 0, 40 + k, MPI_COMM_WORLD, &req[k]));
+		MPI_OK(MPI_Waitall(NB, req, MPI_STATUSES_IGNORE));
+		check_bytes(a, want, sizeof(a), "vectors received by Irecv and Waitall");
+	}
+
+	/* To self: 10 ints of a vector of stride 4 arrive as a contiguous 10. */
+	MPI_OK(MPI_Type_vector(10, 1, 4, MPI_INT, &v));
+	MPI_OK(MPI_Type_commit(&v));
+	for (k = 0; k < 40; k++)
+		self[k] = rank * 1000 + k;
+	memset(selfwant, PATTERN, sizeof(selfwant));
+	for (k = 0; k < 10; k++)
+		selfwant[k] = rank * 1000 + 4 * k;
+	{
+		int got[40];
+
+		memset(got, PATTERN, sizeof(got));
+		MPI_OK(MPI_Isend(self, 1, v, rank, 50, MPI_COMM_WORLD, &req[NB]));
+		MPI_OK(MPI_Recv(got, 10, MPI_INT, rank, 50, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		MPI_OK(MPI_Wait(&req[NB], MPI_STATUS_IGNORE));
+		check_bytes(got, selfwant, sizeof(got), "vector sent to self");
+	}
+
+	/* Sendrecv_replace on a vector: ranks 0 and 1 swap every third int. */
+	if (rank < 2) {
+		MPI_Datatype third;
+		int peer = 1 - rank;
+
+		MPI_OK(MPI_Type_vector(10, 1, 3, MPI_INT, &third));
+		MPI_OK(MPI_Type_commit(&third));
+		for (k = 0; k < 30; k++)
+			rep[k] = repwant[k] = rank * 1000 + k;
+		for (k = 0; k < 10; k++)
+			repwant[3 * k] = peer * 1000 + 3 * k;
+		MPI_OK(MPI_Sendrecv_replace(rep, 1, third, peer, 51, peer, 51, MPI_COMM_WORLD,
+					    MPI_STATUS_IGNORE));
+		check_bytes(rep, repwant, sizeof(rep), "Sendrecv_replace of a vector");
+		MPI_OK(MPI_Type_free(&third));
+	}
+	MPI_OK(MPI_Type_free(&v));
+	for (k = 0; k < NB; k++)
+		MPI_OK(MPI_Type_free(&t[k]));
+}
+
 /* --- Element counts of a message shorter than the receive --- */
 
 static void case_elements(void)
@@ -589,7 +668,7 @@ static const struct {
 	const char *name;
 	void (*fn)(void);
 } cases[] = {
-	/* clang-format off */
+    /* clang-format off */
 	{ "column", case_column },
 	{ "struct", case_struct },
 	{ "indexed", case_indexed },
@@ -600,7 +679,8 @@ static const struct {
 	{ "errors", case_errors },
 	{ "packed", case_packed },
 	{ "contig", case_contig },
-	/* clang-format on */
+	{ "nonblocking", case_nonblocking },
+    /* clang-format on */
 };
 
 int main(int argc, char **argv)
