@@ -2,10 +2,10 @@
 /*
  * types.c - derived datatypes through point-to-point, run with bipload:
  *
- *   bipload -sz 2 types CASE
+ *   bipload -sz 2 mpi_types CASE
  *
- * Rank 0 sends, rank 1 receives (other ranks only take part in MPI_Init
- * and MPI_Finalize).  Every receive buffer is first filled with a pattern;
+ * Mostly rank 0 sends and rank 1 receives (other ranks only take part in
+ * MPI_Init and MPI_Finalize, and in the sends to self).  Every receive buffer is first filled with a pattern;
  * after the receive, every byte is compared with what the type map says:
  * the type's bytes hold the sent values, every other byte (the gaps
  * between blocks, the padding of structs, what lies before and after) still
