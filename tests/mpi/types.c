@@ -5,12 +5,11 @@
  *   bipload -sz 2 mpi_types CASE
  *
  * Mostly rank 0 sends and rank 1 receives (other ranks only take part in
- * MPI_Init and MPI_Finalize, and in the sends to self).  Every receive buffer is first filled with a pattern;
- * after the receive, every byte is compared with what the type map says:
- * the type's bytes hold the sent values, every other byte (the gaps
- * between blocks, the padding of structs, what lies before and after) still
- * holds the pattern.  Errors are returned (MPI_ERRORS_RETURN) and checked
- * by class.
+ * MPI_Init and MPI_Finalize, and in the sends to self).  Every receive buffer is first filled with
+ * a pattern; after the receive, every byte is compared with what the type map says: the type's
+ * bytes hold the sent values, every other byte (the gaps between blocks, the padding of structs,
+ * what lies before and after) still holds the pattern.  Errors are returned (MPI_ERRORS_RETURN) and
+ * checked by class.
  */
 #include <mpi.h>
 
@@ -624,6 +623,27 @@ static void case_errors(void)
 	}
 	MPI_OK(MPI_Type_free(&u));
 	expect_class(MPI_Type_free(&u), MPI_ERR_TYPE, "freeing twice");
+
+	/* Sizes past an int: 2^33 bytes is a valid type (its layout is one
+	 * block, nothing is allocated), whose size an int cannot hold; 2^63
+	 * bytes is refused. */
+	{
+		MPI_Datatype big, huge = MPI_DATATYPE_NULL;
+		MPI_Count sx;
+		int si;
+
+		MPI_OK(MPI_Type_contiguous(1 << 30, MPI_DOUBLE, &big));
+		MPI_OK(MPI_Type_size_x(big, &sx));
+		CHECK(sx == (MPI_Count)1 << 33, "size_x of 2^30 doubles: %lld", (long long)sx);
+		MPI_OK(MPI_Type_size(big, &si));
+		CHECK(si == MPI_UNDEFINED, "size of 2^30 doubles: %d, want MPI_UNDEFINED", si);
+		expect_class(MPI_Pack_size(1, big, MPI_COMM_WORLD, &si), MPI_ERR_COUNT,
+			     "pack size of 2^33 bytes");
+		expect_class(MPI_Type_contiguous(1 << 30, big, &huge), MPI_ERR_COUNT,
+			     "a type of 2^63 bytes");
+		CHECK(huge == MPI_DATATYPE_NULL, "a refused type was returned");
+		MPI_OK(MPI_Type_free(&big));
+	}
 }
 
 /* --- Pack and Unpack of a struct, sent as MPI_PACKED --- */
