@@ -58,7 +58,45 @@ int mpi_shim_layout_copy(struct mpi_shim_layout *out, const struct mpi_shim_layo
 }
 
 /*
+ * A child that is a plain list (one iteration of several children) is
+ * replaced by its children, so that lists stay flat and blocks that touch
+ * across what were separate types can merge.  Without memory for the
+ * larger list, the node stays as it is (still correct, only less flat).
+ */
+static void layout_splice(struct mpi_shim_layout *n)
+{
+	struct mpi_shim_layout *list;
+	uint64_t total = 0;
+	uint32_t i, j, k = 0;
+
+	for (i = 0; i < n->nchild; i++)
+		total += n->child[i].count == 1 && n->child[i].nchild ? n->child[i].nchild : 1;
+	if (total == n->nchild || total > UINT32_MAX)
+		return;
+	list = calloc(total, sizeof(*list));
+	if (!list)
+		return;
+	for (i = 0; i < n->nchild; i++) {
+		struct mpi_shim_layout *c = &n->child[i];
+
+		if (c->count != 1 || !c->nchild) {
+			list[k++] = *c;
+			continue;
+		}
+		for (j = 0; j < c->nchild; j++) {
+			list[k] = c->child[j];
+			list[k++].disp += c->disp;
+		}
+		free(c->child);
+	}
+	free(n->child);
+	n->child = list;
+	n->nchild = k;
+}
+
+/*
  * Bring a node whose children are already normal into normal form:
+ * - children that are plain lists are spliced in (layout_splice);
  * - touching single blocks among the children are merged (the packed order
  *   is unchanged because they are consecutive in it);
  * - a node with one child is folded into it when their loops compose into
@@ -71,6 +109,8 @@ static void layout_normalise(struct mpi_shim_layout *n)
 	uint64_t pre = 0;
 	uint32_t i, k;
 
+	if (n->nchild)
+		layout_splice(n);
 	if (n->nchild) {
 		for (i = 1, k = 0; i < n->nchild; i++) {
 			struct mpi_shim_layout *a = &n->child[k], *b = &n->child[i];

@@ -674,6 +674,27 @@ START_TEST(test_touching_blocks_merge)
 }
 END_TEST
 
+/* Lists inside lists are flattened, and their blocks merge across. */
+START_TEST(test_nested_lists_flatten)
+{
+	int bl[2] = {1, 1};
+	MPI_Aint d1[2] = {0, 8}, d2[2] = {0, 12};
+	MPI_Datatype t1[2] = {MPI_INT, MPI_INT}, inner, outer, t2[2];
+	uint64_t nodes, blocks;
+
+	/* inner: [0,4) [8,12); outer: inner, then an int at 12. */
+	ck_assert_int_eq(MPI_Type_create_struct(2, bl, d1, t1, &inner), MPI_SUCCESS);
+	t2[0] = inner;
+	t2[1] = MPI_INT;
+	ck_assert_int_eq(MPI_Type_create_struct(2, bl, d2, t2, &outer), MPI_SUCCESS);
+	layout_stats(outer, &nodes, &blocks);
+	ck_assert_uint_eq(blocks, 2); /* [0,4) [8,16) */
+	ck_assert_uint_eq(nodes, 3);
+	release(&outer);
+	release(&inner);
+}
+END_TEST
+
 /* --- Piecewise packing of a large vector, against an element copy --- */
 
 /* --- Random nestings of every constructor against their type maps --- */
@@ -898,6 +919,7 @@ static Suite *datatype_suite(void)
 	tcase_add_test(tc, test_nested);
 	tcase_add_test(tc, test_million_blocks_are_one_node);
 	tcase_add_test(tc, test_touching_blocks_merge);
+	tcase_add_test(tc, test_nested_lists_flatten);
 	tcase_add_test(tc, test_piecewise_large);
 	tcase_add_test(tc, test_random_nestings);
 	tcase_set_timeout(tc, 60);
