@@ -1324,3 +1324,35 @@ MPI_Count mpi_shim_datatype_elements_bytes(MPI_Datatype t, MPI_Count elements)
 		return MPI_UNDEFINED;
 	return (MPI_Count)bytes_copies(t, (uint64_t)elements);
 }
+
+/* --- Pairs as C structs (reductions) --- */
+
+void mpi_shim_datatype_pairs_expand(const struct mpi_shim_type *pair, const void *packed,
+				    void *structs, size_t n)
+{
+	size_t value = ((const struct type_info *)pair->layout)->pair_value,
+	       index = (size_t)pair->true_extent - sizeof(int);
+	const char *p = packed;
+	char *s = structs;
+	size_t i;
+
+	for (i = 0; i < n; i++, p += pair->size, s += pair->extent) {
+		memcpy(s, p, value);
+		memcpy(s + index, p + value, sizeof(int));
+	}
+}
+
+void mpi_shim_datatype_pairs_compress(const struct mpi_shim_type *pair, const void *structs,
+				      void *packed, size_t n)
+{
+	size_t value = ((const struct type_info *)pair->layout)->pair_value,
+	       index = (size_t)pair->true_extent - sizeof(int);
+	const char *s = structs;
+	char *p = packed;
+	size_t i;
+
+	for (i = 0; i < n; i++, p += pair->size, s += pair->extent) {
+		memcpy(p, s, value);
+		memcpy(p + value, s + index, sizeof(int));
+	}
+}

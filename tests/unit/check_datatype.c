@@ -279,6 +279,36 @@ START_TEST(test_predefined)
 }
 END_TEST
 
+/* Packed pairs become C structs and back (the reductions' MINLOC/MAXLOC). */
+START_TEST(test_pairs_expand_compress)
+{
+	struct {
+		short v;
+		int i;
+	} s[3] = {{1, 10}, {-2, 20}, {3, 30}}, e[3];
+	struct {
+		long double v;
+		int i;
+	} l[2] = {{1.5L, 7}, {-2.5L, 8}}, le[2];
+	char packed[64], again[64];
+
+	mpi_shim_datatype_pack(s, 3, MPI_SHORT_INT, 0, packed, 3 * MPI_SHORT_INT->size);
+	memset(e, 0x5a, sizeof(e));
+	mpi_shim_datatype_pairs_expand(MPI_SHORT_INT, packed, e, 3);
+	ck_assert(e[0].v == 1 && e[0].i == 10 && e[1].v == -2 && e[1].i == 20 && e[2].v == 3 &&
+		  e[2].i == 30);
+	mpi_shim_datatype_pairs_compress(MPI_SHORT_INT, e, again, 3);
+	ck_assert(memcmp(packed, again, 3 * MPI_SHORT_INT->size) == 0);
+
+	mpi_shim_datatype_pack(l, 2, MPI_LONG_DOUBLE_INT, 0, packed, 2 * MPI_LONG_DOUBLE_INT->size);
+	memset(le, 0, sizeof(le));
+	mpi_shim_datatype_pairs_expand(MPI_LONG_DOUBLE_INT, packed, le, 2);
+	ck_assert(le[0].v == 1.5L && le[0].i == 7 && le[1].v == -2.5L && le[1].i == 8);
+	mpi_shim_datatype_pairs_compress(MPI_LONG_DOUBLE_INT, le, again, 2);
+	ck_assert(memcmp(packed, again, 2 * MPI_LONG_DOUBLE_INT->size) == 0);
+}
+END_TEST
+
 /* --- Constructors --- */
 
 START_TEST(test_contiguous)
@@ -908,6 +938,7 @@ static Suite *datatype_suite(void)
 	TCase *tc = tcase_create("datatype");
 
 	tcase_add_test(tc, test_predefined);
+	tcase_add_test(tc, test_pairs_expand_compress);
 	tcase_add_test(tc, test_contiguous);
 	tcase_add_test(tc, test_vector);
 	tcase_add_test(tc, test_hvector_of_struct);
