@@ -274,6 +274,8 @@ static inline struct mpi_shim_request *match_posted(uint32_t ctx, int src, int t
 
 void mpi_shim_req_complete(struct mpi_shim_request *r, int err)
 {
+	if (r->kind != MPI_SHIM_REQ_PROGRESS && mpi_shim_unlikely(!r->type->predefined))
+		mpi_shim_datatype_release(r->type);
 	if (r->kind == MPI_SHIM_REQ_SEND) {
 		if (r->packed) {
 			free(r->packed);
@@ -673,6 +675,16 @@ static int self_send(struct mpi_shim_request *r, const void *data, size_t bytes)
 	return MPI_SUCCESS;
 }
 
+/* A send that could not start: undo what send_start took. */
+static int send_failed(struct mpi_shim_request *r, int rc)
+{
+	free(r->packed);
+	r->packed = NULL;
+	if (!r->type->predefined)
+		mpi_shim_datatype_release(r->type);
+	return rc;
+}
+
 int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, MPI_Datatype t,
 			int dst, int tag, MPI_Comm comm, uint32_t ctx, int mode)
 {
@@ -686,6 +698,9 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, 
 	r->buf = (void *)buf;
 	r->count = count;
 	r->type = t;
+	/* Released at completion (mpi_shim_req_complete). */
+	if (mpi_shim_unlikely(!t->predefined))
+		mpi_shim_datatype_retain(t);
 	r->peer = dst;
 	r->tag = tag;
 	r->comm = comm;
@@ -705,7 +720,7 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, 
 	} else {
 		r->packed = malloc(bytes);
 		if (!r->packed)
-			return MPI_ERR_NO_MEM;
+			return send_failed(r, MPI_ERR_NO_MEM);
 		mpi_shim_datatype_pack(buf, count, t, 0, r->packed, bytes);
 		data = r->packed;
 	}
@@ -715,11 +730,7 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, 
 	h->src = comm->rank;
 	if (mpi_shim_unlikely(wdst == mpi_shim.world_rank)) {
 		rc = self_send(r, data, bytes);
-		if (rc && r->packed) {
-			free(r->packed);
-			r->packed = NULL;
-		}
-		return rc;
+		return rc ? send_failed(r, rc) : MPI_SUCCESS;
 	}
 	if (mpi_shim_likely(bytes <= EAGER_MAX && mode != MPI_SHIM_MODE_SYNC)) {
 		h->kind = HDR_EAGER;
@@ -738,11 +749,7 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, 
 	if (mpi_shim_likely(rc == 1)) {
 		send_local_done(r, MPI_SUCCESS);
 	} else if (rc < 0) {
-		if (r->packed) {
-			free(r->packed);
-			r->packed = NULL;
-		}
-		return MPI_ERR_OTHER;
+		return send_failed(r, MPI_ERR_OTHER);
 	}
 	return MPI_SUCCESS;
 }
@@ -796,6 +803,8 @@ int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, int count, MPI_Da
 	r->buf = buf;
 	r->count = count;
 	r->type = t;
+	if (mpi_shim_unlikely(!t->predefined))
+		mpi_shim_datatype_retain(t);
 	r->peer = src;
 	r->tag = tag;
 	r->comm = comm;

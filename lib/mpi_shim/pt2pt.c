@@ -297,6 +297,9 @@ static int init_request(const void *buf, int count, MPI_Datatype t, int peer, in
 	r->comm = comm;
 	r->ctx = comm->ctx;
 	mpi_shim_status_empty(&r->status);
+	/* The type stays while the request exists (released with it). */
+	if (!t->predefined)
+		mpi_shim_datatype_retain(t);
 	*req = r;
 	return MPI_SUCCESS;
 }
@@ -472,9 +475,7 @@ int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype t, int count)
 	if (count < 0)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, "MPI_Status_set_elements",
 				    "count %d is negative", count);
-	/* count basic elements of t: whole elements of t, as many bytes. */
-	status->mpi_shim_bytes = (MPI_Count)count *
-				 (MPI_Count)(t->nbasic ? t->size / t->nbasic : t->size);
+	status->mpi_shim_bytes = mpi_shim_datatype_elements_bytes(t, count);
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Status_set_elements);

@@ -30,6 +30,8 @@ void mpi_shim_request_release(MPI_Request r)
 		r->free_state(r);
 		r->free_state = NULL;
 	}
+	if (r->persistent && !r->type->predefined)
+		mpi_shim_datatype_release(r->type);
 	if (r->flags & MPI_SHIM_F_POOL)
 		mpi_shim_req_free(r);
 }

@@ -388,6 +388,34 @@ static void test_errhandler(void)
 	OK(MPI_Comm_free(&dup));
 }
 
+/* Run by hosts.sh with a configuration whose nodes name two hosts, in
+ * this order: A A B B ... (the first half on A).  MPI_COMM_TYPE_SHARED
+ * groups the processes by the host their node names. */
+static void test_hosts(void)
+{
+	MPI_Comm shared;
+	MPI_Group g, wg;
+	int n, r, i, ranks[64], out[64];
+
+	OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared));
+	OK(MPI_Comm_size(shared, &n));
+	OK(MPI_Comm_rank(shared, &r));
+	CHECK(n == size / 2, "%d processes share my host, expected %d", n, size / 2);
+	CHECK(r == rank % (size / 2), "rank %d on my host", r);
+	/* Its members are the world ranks of my half. */
+	OK(MPI_Comm_group(shared, &g));
+	OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+	for (i = 0; i < n; i++)
+		ranks[i] = i;
+	OK(MPI_Group_translate_ranks(g, n, ranks, wg, out));
+	for (i = 0; i < n; i++)
+		CHECK(out[i] == (rank / n) * n + i, "member %d is world rank %d", i, out[i]);
+	exchange(shared, 30);
+	OK(MPI_Group_free(&g));
+	OK(MPI_Group_free(&wg));
+	OK(MPI_Comm_free(&shared));
+}
+
 /* Stopped by the default handler; fatal.sh checks the message. */
 static void test_fatal(void)
 {
@@ -422,6 +450,7 @@ static const struct test tests[] = {
 	{ "attr", test_attr },
 	{ "errors", test_errors },
 	{ "errhandler", test_errhandler },
+	{ "hosts", test_hosts },
 	{ "fatal", test_fatal },
 	{ "abort", test_abort },
 };
