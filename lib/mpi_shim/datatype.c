@@ -499,7 +499,7 @@ static int64_t max64(int64_t a, int64_t b)
 	return a > b ? a : b;
 }
 
-/* The class of a failure of the building helpers. */
+/* The error class (reported) of a failure to build a layout or its sizes. */
 static int build_error(int err, const char *call)
 {
 	if (err == -ENOMEM)
