@@ -655,6 +655,45 @@ START_TEST(test_nested)
 }
 END_TEST
 
+/* The query calls and their _x forms agree; names; addresses. */
+START_TEST(test_queries)
+{
+	MPI_Datatype t;
+	MPI_Aint lb, ext, tlb, text, e2, a1, a2;
+	MPI_Count xlb, xext, xtlb, xtext, xsize;
+	char name[MPI_MAX_OBJECT_NAME];
+	int len, size;
+	double arr[4];
+
+	ck_assert_int_eq(MPI_Type_vector(3, 2, -4, MPI_SHORT, &t), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_get_extent(t, &lb, &ext), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_get_extent_x(t, &xlb, &xext), MPI_SUCCESS);
+	ck_assert(xlb == lb && xext == ext && lb == -16 && ext == 20);
+	ck_assert_int_eq(MPI_Type_get_true_extent(t, &tlb, &text), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_get_true_extent_x(t, &xtlb, &xtext), MPI_SUCCESS);
+	ck_assert(xtlb == tlb && xtext == text);
+	ck_assert_int_eq(MPI_Type_extent(t, &e2), MPI_SUCCESS);
+	ck_assert(e2 == ext);
+	ck_assert_int_eq(MPI_Type_size(t, &size), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_size_x(t, &xsize), MPI_SUCCESS);
+	ck_assert(size == 12 && xsize == 12);
+
+	ck_assert_int_eq(MPI_Type_get_name(MPI_DOUBLE_INT, name, &len), MPI_SUCCESS);
+	ck_assert_str_eq(name, "MPI_DOUBLE_INT");
+	ck_assert_int_eq(len, 14);
+	ck_assert_int_eq(MPI_Type_get_name(t, name, &len), MPI_SUCCESS);
+	ck_assert_int_eq(len, 0);
+	ck_assert_int_eq(MPI_Type_set_name(t, "every other pair"), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_get_name(t, name, &len), MPI_SUCCESS);
+	ck_assert_str_eq(name, "every other pair");
+	release(&t);
+
+	ck_assert_int_eq(MPI_Get_address(&arr[3], &a2), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Address(&arr[1], &a1), MPI_SUCCESS);
+	ck_assert_int_eq(a2 - a1, 2 * sizeof(double));
+}
+END_TEST
+
 /* --- Layout representation --- */
 
 START_TEST(test_million_blocks_are_one_node)
@@ -948,6 +987,7 @@ static Suite *datatype_suite(void)
 	tcase_add_test(tc, test_resized);
 	tcase_add_test(tc, test_dup_and_free_keep_components);
 	tcase_add_test(tc, test_nested);
+	tcase_add_test(tc, test_queries);
 	tcase_add_test(tc, test_million_blocks_are_one_node);
 	tcase_add_test(tc, test_touching_blocks_merge);
 	tcase_add_test(tc, test_nested_lists_flatten);
