@@ -1,144 +1,1358 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * datatype.c - the predefined datatypes and the packing of contiguous ones.
+ * datatype.c - MPI datatypes: the predefined types, the type constructors,
+ * their bounds, packing and element counts.
  *
- * The minimal form: every predefined type is contiguous, so packing is one
- * copy.  Derived types (MPI_Type_*) replace this file.
+ * A type's private part (struct type_info, behind mpi_shim_type.layout)
+ * holds its memory layout (type_layout.h), which packing walks, and the
+ * description it was built from (block lengths and component types), which
+ * only element counting reads.  Bounds follow the standard's type maps,
+ * including the "sticky" markers: the lower and upper bounds set by
+ * MPI_Type_create_resized stay the bounds of every type built on it, even
+ * when data lies beyond them; without markers, a struct's extent is padded
+ * to the alignment of its most aligned basic member, as a C compiler does.
+ *
+ * A derived type holds a reference on each of its component types (for
+ * Get_elements); the user's MPI_Type_free drops the handle's reference, so
+ * a type stays alive while types built on it or requests using it need it.
  */
+#include <errno.h>
+#include <limits.h>
+#include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
 #include "shim.h"
 #include "datatype.h"
+#include "type_layout.h"
 
-/* The pairs of MINLOC and MAXLOC. */
-struct mpi_shim_pair_float_int {
+enum type_combiner {
+	TYPE_PREDEFINED,
+	TYPE_CONTIGUOUS,
+	TYPE_VECTOR,
+	TYPE_INDEXED,
+	TYPE_STRUCT,
+	TYPE_RESIZED,
+	TYPE_DUP,
+};
+
+/*
+ * The private part.  The layout comes first: unit tests read it through
+ * mpi_shim_type.layout (see type_layout.h).
+ */
+struct type_info {
+	struct mpi_shim_layout layout;
+	enum type_combiner combiner;
+	uint8_t user_freed; /* MPI_Type_free was called on it */
+	uint8_t lb_marker;  /* lb was set explicitly (resized), and sticks */
+	uint8_t ub_marker;  /* the same for ub */
+	size_t align;	    /* strictest alignment of its basic members */
+	uint64_t nelem;	    /* basic elements in one element (a pair counts 2) */
+	size_t pair_value;  /* a pair type: bytes of the value before the int */
+	int nblocks;	    /* the description: block i is blocklen[i] */
+	int64_t *blocklen;  /* consecutive copies of types[ntypes > 1 ? i : 0] */
+	struct mpi_shim_type **types;
+	int ntypes;
+};
+
+_Static_assert(offsetof(struct type_info, layout) == 0, "the layout opens type_info");
+
+static inline struct type_info *type_info(MPI_Datatype t)
+{
+	return t->layout;
+}
+
+/* --- Predefined types --- */
+
+struct pair_float_int {
 	float value;
 	int index;
 };
-struct mpi_shim_pair_double_int {
+struct pair_double_int {
 	double value;
 	int index;
 };
-struct mpi_shim_pair_long_int {
+struct pair_long_int {
 	long value;
 	int index;
 };
-struct mpi_shim_pair_2int {
+struct pair_2int {
 	int value;
 	int index;
 };
-struct mpi_shim_pair_short_int {
+struct pair_short_int {
 	short value;
 	int index;
 };
-struct mpi_shim_pair_long_double_int {
+struct pair_long_double_int {
 	long double value;
 	int index;
 };
 
-/* A predefined type of one basic element of C type c. */
-#define MPI_SHIM_PREDEFINED(obj, c, k, mpiname)                                          \
-	struct mpi_shim_type obj = {                                                     \
-		.size = sizeof(c),                                                       \
-		.lb = 0,                                                                 \
-		.extent = sizeof(c),                                                     \
-		.true_lb = 0,                                                            \
-		.true_extent = sizeof(c),                                                \
-		.contiguous = 1,                                                         \
-		.committed = 1,                                                          \
-		.predefined = 1,                                                         \
-		.basic = &obj,                                                           \
-		.nbasic = 1,                                                             \
-		.kind = k,                                                               \
-		.refcount = 1,                                                           \
-		.name = mpiname,                                                         \
+/* clang-format off */
+/*
+ * A predefined type of one basic element of C type c.  Sizes, bounds and
+ * layouts are completed by datatype_init (pairs have holes).
+ */
+#define PREDEFINED(obj, c, k, mpiname)                                                             \
+	static struct type_info obj##_info = {                                                     \
+		.combiner = TYPE_PREDEFINED,                                                       \
+		.align = alignof(c),                                                               \
+		.nelem = 1,                                                                        \
+	};                                                                                         \
+	struct mpi_shim_type obj = {                                                               \
+		.size = sizeof(c),                                                                 \
+		.lb = 0,                                                                           \
+		.extent = sizeof(c),                                                               \
+		.true_lb = 0,                                                                      \
+		.true_extent = sizeof(c),                                                          \
+		.contiguous = 1,                                                                   \
+		.committed = 1,                                                                    \
+		.predefined = 1,                                                                   \
+		.basic = &obj,                                                                     \
+		.nbasic = 1,                                                                       \
+		.kind = k,                                                                         \
+		.refcount = 1,                                                                     \
+		.layout = &obj##_info,                                                             \
+		.name = mpiname,                                                                   \
 	}
 
-MPI_SHIM_PREDEFINED(mpi_shim_type_char, char, MPI_SHIM_BASIC_CHAR, "MPI_CHAR");
-MPI_SHIM_PREDEFINED(mpi_shim_type_signed_char, signed char, MPI_SHIM_BASIC_SIGNED_CHAR, "MPI_SIGNED_CHAR");
-MPI_SHIM_PREDEFINED(mpi_shim_type_unsigned_char, unsigned char, MPI_SHIM_BASIC_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR");
-MPI_SHIM_PREDEFINED(mpi_shim_type_byte, unsigned char, MPI_SHIM_BASIC_BYTE, "MPI_BYTE");
-MPI_SHIM_PREDEFINED(mpi_shim_type_packed, unsigned char, MPI_SHIM_BASIC_PACKED, "MPI_PACKED");
-MPI_SHIM_PREDEFINED(mpi_shim_type_wchar, wchar_t, MPI_SHIM_BASIC_WCHAR, "MPI_WCHAR");
-MPI_SHIM_PREDEFINED(mpi_shim_type_short, short, MPI_SHIM_BASIC_SHORT, "MPI_SHORT");
-MPI_SHIM_PREDEFINED(mpi_shim_type_unsigned_short, unsigned short, MPI_SHIM_BASIC_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT");
-MPI_SHIM_PREDEFINED(mpi_shim_type_int, int, MPI_SHIM_BASIC_INT, "MPI_INT");
-MPI_SHIM_PREDEFINED(mpi_shim_type_unsigned, unsigned, MPI_SHIM_BASIC_UNSIGNED, "MPI_UNSIGNED");
-MPI_SHIM_PREDEFINED(mpi_shim_type_long, long, MPI_SHIM_BASIC_LONG, "MPI_LONG");
-MPI_SHIM_PREDEFINED(mpi_shim_type_unsigned_long, unsigned long, MPI_SHIM_BASIC_UNSIGNED_LONG, "MPI_UNSIGNED_LONG");
-MPI_SHIM_PREDEFINED(mpi_shim_type_long_long, long long, MPI_SHIM_BASIC_LONG_LONG, "MPI_LONG_LONG");
-MPI_SHIM_PREDEFINED(mpi_shim_type_unsigned_long_long, unsigned long long, MPI_SHIM_BASIC_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG");
-MPI_SHIM_PREDEFINED(mpi_shim_type_float, float, MPI_SHIM_BASIC_FLOAT, "MPI_FLOAT");
-MPI_SHIM_PREDEFINED(mpi_shim_type_double, double, MPI_SHIM_BASIC_DOUBLE, "MPI_DOUBLE");
-MPI_SHIM_PREDEFINED(mpi_shim_type_long_double, long double, MPI_SHIM_BASIC_LONG_DOUBLE, "MPI_LONG_DOUBLE");
-MPI_SHIM_PREDEFINED(mpi_shim_type_c_bool, _Bool, MPI_SHIM_BASIC_C_BOOL, "MPI_C_BOOL");
-MPI_SHIM_PREDEFINED(mpi_shim_type_int8_t, int8_t, MPI_SHIM_BASIC_INT8_T, "MPI_INT8_T");
-MPI_SHIM_PREDEFINED(mpi_shim_type_int16_t, int16_t, MPI_SHIM_BASIC_INT16_T, "MPI_INT16_T");
-MPI_SHIM_PREDEFINED(mpi_shim_type_int32_t, int32_t, MPI_SHIM_BASIC_INT32_T, "MPI_INT32_T");
-MPI_SHIM_PREDEFINED(mpi_shim_type_int64_t, int64_t, MPI_SHIM_BASIC_INT64_T, "MPI_INT64_T");
-MPI_SHIM_PREDEFINED(mpi_shim_type_uint8_t, uint8_t, MPI_SHIM_BASIC_UINT8_T, "MPI_UINT8_T");
-MPI_SHIM_PREDEFINED(mpi_shim_type_uint16_t, uint16_t, MPI_SHIM_BASIC_UINT16_T, "MPI_UINT16_T");
-MPI_SHIM_PREDEFINED(mpi_shim_type_uint32_t, uint32_t, MPI_SHIM_BASIC_UINT32_T, "MPI_UINT32_T");
-MPI_SHIM_PREDEFINED(mpi_shim_type_uint64_t, uint64_t, MPI_SHIM_BASIC_UINT64_T, "MPI_UINT64_T");
-MPI_SHIM_PREDEFINED(mpi_shim_type_aint, MPI_Aint, MPI_SHIM_BASIC_AINT, "MPI_AINT");
-MPI_SHIM_PREDEFINED(mpi_shim_type_offset, MPI_Offset, MPI_SHIM_BASIC_OFFSET, "MPI_OFFSET");
-MPI_SHIM_PREDEFINED(mpi_shim_type_count, MPI_Count, MPI_SHIM_BASIC_COUNT, "MPI_COUNT");
-MPI_SHIM_PREDEFINED(mpi_shim_type_c_float_complex, float _Complex, MPI_SHIM_BASIC_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX");
-MPI_SHIM_PREDEFINED(mpi_shim_type_c_double_complex, double _Complex, MPI_SHIM_BASIC_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX");
-MPI_SHIM_PREDEFINED(mpi_shim_type_c_long_double_complex, long double _Complex, MPI_SHIM_BASIC_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX");
-MPI_SHIM_PREDEFINED(mpi_shim_type_float_int, struct mpi_shim_pair_float_int, MPI_SHIM_BASIC_FLOAT_INT, "MPI_FLOAT_INT");
-MPI_SHIM_PREDEFINED(mpi_shim_type_double_int, struct mpi_shim_pair_double_int, MPI_SHIM_BASIC_DOUBLE_INT, "MPI_DOUBLE_INT");
-MPI_SHIM_PREDEFINED(mpi_shim_type_long_int, struct mpi_shim_pair_long_int, MPI_SHIM_BASIC_LONG_INT, "MPI_LONG_INT");
-MPI_SHIM_PREDEFINED(mpi_shim_type_2int, struct mpi_shim_pair_2int, MPI_SHIM_BASIC_2INT, "MPI_2INT");
-MPI_SHIM_PREDEFINED(mpi_shim_type_short_int, struct mpi_shim_pair_short_int, MPI_SHIM_BASIC_SHORT_INT, "MPI_SHORT_INT");
-MPI_SHIM_PREDEFINED(mpi_shim_type_long_double_int, struct mpi_shim_pair_long_double_int, MPI_SHIM_BASIC_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT");
+PREDEFINED(mpi_shim_type_char, char, MPI_SHIM_BASIC_CHAR, "MPI_CHAR");
+PREDEFINED(mpi_shim_type_signed_char, signed char, MPI_SHIM_BASIC_SIGNED_CHAR, "MPI_SIGNED_CHAR");
+PREDEFINED(mpi_shim_type_unsigned_char, unsigned char, MPI_SHIM_BASIC_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR");
+PREDEFINED(mpi_shim_type_byte, unsigned char, MPI_SHIM_BASIC_BYTE, "MPI_BYTE");
+PREDEFINED(mpi_shim_type_packed, unsigned char, MPI_SHIM_BASIC_PACKED, "MPI_PACKED");
+PREDEFINED(mpi_shim_type_wchar, wchar_t, MPI_SHIM_BASIC_WCHAR, "MPI_WCHAR");
+PREDEFINED(mpi_shim_type_short, short, MPI_SHIM_BASIC_SHORT, "MPI_SHORT");
+PREDEFINED(mpi_shim_type_unsigned_short, unsigned short, MPI_SHIM_BASIC_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT");
+PREDEFINED(mpi_shim_type_int, int, MPI_SHIM_BASIC_INT, "MPI_INT");
+PREDEFINED(mpi_shim_type_unsigned, unsigned, MPI_SHIM_BASIC_UNSIGNED, "MPI_UNSIGNED");
+PREDEFINED(mpi_shim_type_long, long, MPI_SHIM_BASIC_LONG, "MPI_LONG");
+PREDEFINED(mpi_shim_type_unsigned_long, unsigned long, MPI_SHIM_BASIC_UNSIGNED_LONG, "MPI_UNSIGNED_LONG");
+PREDEFINED(mpi_shim_type_long_long, long long, MPI_SHIM_BASIC_LONG_LONG, "MPI_LONG_LONG");
+PREDEFINED(mpi_shim_type_unsigned_long_long, unsigned long long, MPI_SHIM_BASIC_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG");
+PREDEFINED(mpi_shim_type_float, float, MPI_SHIM_BASIC_FLOAT, "MPI_FLOAT");
+PREDEFINED(mpi_shim_type_double, double, MPI_SHIM_BASIC_DOUBLE, "MPI_DOUBLE");
+PREDEFINED(mpi_shim_type_long_double, long double, MPI_SHIM_BASIC_LONG_DOUBLE, "MPI_LONG_DOUBLE");
+PREDEFINED(mpi_shim_type_c_bool, _Bool, MPI_SHIM_BASIC_C_BOOL, "MPI_C_BOOL");
+PREDEFINED(mpi_shim_type_int8_t, int8_t, MPI_SHIM_BASIC_INT8_T, "MPI_INT8_T");
+PREDEFINED(mpi_shim_type_int16_t, int16_t, MPI_SHIM_BASIC_INT16_T, "MPI_INT16_T");
+PREDEFINED(mpi_shim_type_int32_t, int32_t, MPI_SHIM_BASIC_INT32_T, "MPI_INT32_T");
+PREDEFINED(mpi_shim_type_int64_t, int64_t, MPI_SHIM_BASIC_INT64_T, "MPI_INT64_T");
+PREDEFINED(mpi_shim_type_uint8_t, uint8_t, MPI_SHIM_BASIC_UINT8_T, "MPI_UINT8_T");
+PREDEFINED(mpi_shim_type_uint16_t, uint16_t, MPI_SHIM_BASIC_UINT16_T, "MPI_UINT16_T");
+PREDEFINED(mpi_shim_type_uint32_t, uint32_t, MPI_SHIM_BASIC_UINT32_T, "MPI_UINT32_T");
+PREDEFINED(mpi_shim_type_uint64_t, uint64_t, MPI_SHIM_BASIC_UINT64_T, "MPI_UINT64_T");
+PREDEFINED(mpi_shim_type_aint, MPI_Aint, MPI_SHIM_BASIC_AINT, "MPI_AINT");
+PREDEFINED(mpi_shim_type_offset, MPI_Offset, MPI_SHIM_BASIC_OFFSET, "MPI_OFFSET");
+PREDEFINED(mpi_shim_type_count, MPI_Count, MPI_SHIM_BASIC_COUNT, "MPI_COUNT");
+PREDEFINED(mpi_shim_type_c_float_complex, float _Complex, MPI_SHIM_BASIC_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX");
+PREDEFINED(mpi_shim_type_c_double_complex, double _Complex, MPI_SHIM_BASIC_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX");
+PREDEFINED(mpi_shim_type_c_long_double_complex, long double _Complex, MPI_SHIM_BASIC_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX");
+PREDEFINED(mpi_shim_type_float_int, struct pair_float_int, MPI_SHIM_BASIC_FLOAT_INT, "MPI_FLOAT_INT");
+PREDEFINED(mpi_shim_type_double_int, struct pair_double_int, MPI_SHIM_BASIC_DOUBLE_INT, "MPI_DOUBLE_INT");
+PREDEFINED(mpi_shim_type_long_int, struct pair_long_int, MPI_SHIM_BASIC_LONG_INT, "MPI_LONG_INT");
+PREDEFINED(mpi_shim_type_2int, struct pair_2int, MPI_SHIM_BASIC_2INT, "MPI_2INT");
+PREDEFINED(mpi_shim_type_short_int, struct pair_short_int, MPI_SHIM_BASIC_SHORT_INT, "MPI_SHORT_INT");
+PREDEFINED(mpi_shim_type_long_double_int, struct pair_long_double_int, MPI_SHIM_BASIC_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT");
+
+/* The pairs: the value's size and where the int index lies. */
+#define PAIR(obj, s) { &obj, sizeof(((struct s *)0)->value), offsetof(struct s, index) }
+static const struct {
+	struct mpi_shim_type *type;
+	size_t value_size, index_offset;
+} pairs[] = {
+	PAIR(mpi_shim_type_float_int, pair_float_int),
+	PAIR(mpi_shim_type_double_int, pair_double_int),
+	PAIR(mpi_shim_type_long_int, pair_long_int),
+	PAIR(mpi_shim_type_2int, pair_2int),
+	PAIR(mpi_shim_type_short_int, pair_short_int),
+	PAIR(mpi_shim_type_long_double_int, pair_long_double_int),
+};
+
+static struct mpi_shim_type *const basics[] = {
+	&mpi_shim_type_char,
+	&mpi_shim_type_signed_char,
+	&mpi_shim_type_unsigned_char,
+	&mpi_shim_type_byte,
+	&mpi_shim_type_packed,
+	&mpi_shim_type_wchar,
+	&mpi_shim_type_short,
+	&mpi_shim_type_unsigned_short,
+	&mpi_shim_type_int,
+	&mpi_shim_type_unsigned,
+	&mpi_shim_type_long,
+	&mpi_shim_type_unsigned_long,
+	&mpi_shim_type_long_long,
+	&mpi_shim_type_unsigned_long_long,
+	&mpi_shim_type_float,
+	&mpi_shim_type_double,
+	&mpi_shim_type_long_double,
+	&mpi_shim_type_c_bool,
+	&mpi_shim_type_int8_t,
+	&mpi_shim_type_int16_t,
+	&mpi_shim_type_int32_t,
+	&mpi_shim_type_int64_t,
+	&mpi_shim_type_uint8_t,
+	&mpi_shim_type_uint16_t,
+	&mpi_shim_type_uint32_t,
+	&mpi_shim_type_uint64_t,
+	&mpi_shim_type_aint,
+	&mpi_shim_type_offset,
+	&mpi_shim_type_count,
+	&mpi_shim_type_c_float_complex,
+	&mpi_shim_type_c_double_complex,
+	&mpi_shim_type_c_long_double_complex,
+};
+/* clang-format on */
+
+/*
+ * A pair is the struct { value; int index; } of C: its data are the value
+ * and the index (the padding between and after them is not), its extent
+ * the struct's size.  Built when the library is loaded, before any call.
+ */
+__attribute__((constructor)) static void datatype_init(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(basics) / sizeof(basics[0]); i++)
+		mpi_shim_layout_block(&type_info(basics[i])->layout, 0, basics[i]->size);
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		struct mpi_shim_type *t = pairs[i].type;
+		struct type_info *info = type_info(t);
+		struct mpi_shim_layout parts[2];
+
+		mpi_shim_layout_block(&parts[0], 0, pairs[i].value_size);
+		mpi_shim_layout_block(&parts[1], (int64_t)pairs[i].index_offset, sizeof(int));
+		/* Two blocks: only an allocation failure at load time can fail. */
+		if (mpi_shim_layout_concat(&info->layout, parts, 2) < 0)
+			abort();
+		t->size = pairs[i].value_size + sizeof(int);
+		t->true_extent = (MPI_Aint)(pairs[i].index_offset + sizeof(int));
+		t->contiguous = t->size == (size_t)t->extent;
+		info->nelem = 2;
+		info->pair_value = pairs[i].value_size;
+	}
+}
+
+/* --- Reference counts and validity --- */
 
 int mpi_shim_datatype_ok(MPI_Datatype t)
 {
-	return t != MPI_DATATYPE_NULL && t->refcount > 0;
+	return t != MPI_DATATYPE_NULL && t->refcount > 0 && !type_info(t)->user_freed;
 }
 
-/* Predefined types live as long as the library. */
 void mpi_shim_datatype_retain(MPI_Datatype t)
 {
+	if (!t->predefined)
+		__atomic_add_fetch(&t->refcount, 1, __ATOMIC_RELAXED);
 }
+
+static void type_destroy(struct mpi_shim_type *t);
 
 void mpi_shim_datatype_release(MPI_Datatype t)
 {
+	if (t->predefined)
+		return;
+	if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+		type_destroy(t);
 }
 
-void mpi_shim_datatype_pack(const void *buf, int count, MPI_Datatype t, size_t offset,
-			    void *out, size_t len)
+static void type_destroy(struct mpi_shim_type *t)
 {
-	(void)count;
-	memcpy(out, mpi_shim_datatype_start(buf, t) + offset, len);
+	struct type_info *info = type_info(t);
+	int i;
+
+	for (i = 0; i < info->ntypes; i++)
+		mpi_shim_datatype_release(info->types[i]);
+	mpi_shim_layout_free(&info->layout);
+	free(info->types);
+	free(info->blocklen);
+	free(info);
+	free(t);
+}
+
+/* --- Checks --- */
+
+/* oldtype (or a struct member type) is usable to build a new type. */
+static int check_oldtype(MPI_Datatype t, const char *call, const char *what)
+{
+	if (t == MPI_DATATYPE_NULL)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_TYPE, call, "%s is MPI_DATATYPE_NULL",
+				    what);
+	if (!mpi_shim_datatype_ok(t))
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_TYPE, call, "%s %p has been freed", what,
+				    (void *)t);
+	return MPI_SUCCESS;
+}
+
+/* t is usable to move data (packing, communication): valid and committed. */
+static int check_committed(MPI_Comm comm, MPI_Datatype t, const char *call)
+{
+	if (t == MPI_DATATYPE_NULL)
+		return mpi_shim_err(comm, MPI_ERR_TYPE, call, "datatype is MPI_DATATYPE_NULL");
+	if (!mpi_shim_datatype_ok(t))
+		return mpi_shim_err(comm, MPI_ERR_TYPE, call, "datatype %p has been freed",
+				    (void *)t);
+	if (!t->committed)
+		return mpi_shim_err(comm, MPI_ERR_TYPE, call,
+				    "datatype %s is not committed (MPI_Type_commit)",
+				    t->name[0] ? t->name : "(derived)");
+	return MPI_SUCCESS;
+}
+
+static int check_count(int count, const char *call, const char *what)
+{
+	if (count < 0)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, call, "%s %d is negative", what,
+				    count);
+	return MPI_SUCCESS;
+}
+
+static int check_newtype(MPI_Datatype *newtype, const char *call)
+{
+	if (!newtype)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "newtype is NULL");
+	return MPI_SUCCESS;
+}
+
+/* --- Building --- */
+
+/*
+ * The bounds of a type map being assembled from copies of component types.
+ * Data bounds and marker bounds are kept apart: markers, where any exist,
+ * decide (the standard's lb/ub of a type map with explicit markers).
+ */
+struct bounds {
+	int has_data, has_lb_marker, has_ub_marker;
+	int64_t data_lb, data_ub;     /* from types without markers */
+	int64_t marker_lb, marker_ub; /* from types with markers */
+	int64_t true_lb, true_ub;     /* the data bytes */
+	size_t align;
+	uint64_t size, nelem;
+	const struct mpi_shim_type *basic; /* common basic type, NULL if mixed */
+	int basic_set;
+	size_t nbasic;
+};
+
+static void bounds_init(struct bounds *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->data_lb = b->marker_lb = b->true_lb = INT64_MAX;
+	b->data_ub = b->marker_ub = b->true_ub = INT64_MIN;
+	b->align = 1;
+}
+
+/*
+ * `copies` copies of t placed at displacements between dmin and dmax (both
+ * used).  Returns -EOVERFLOW when the sizes do not fit.
+ */
+static int bounds_add(struct bounds *b, MPI_Datatype t, uint64_t copies, int64_t dmin, int64_t dmax)
+{
+	struct type_info *info = type_info(t);
+	uint64_t bytes, elems;
+
+	if (!copies)
+		return 0;
+	if (__builtin_mul_overflow(copies, (uint64_t)t->size, &bytes) ||
+	    __builtin_add_overflow(b->size, bytes, &b->size) || b->size > INT64_MAX)
+		return -EOVERFLOW;
+	if (__builtin_mul_overflow(copies, info->nelem, &elems) ||
+	    __builtin_add_overflow(b->nelem, elems, &b->nelem))
+		return -EOVERFLOW;
+	if (info->lb_marker) {
+		b->has_lb_marker = 1;
+		if (dmin + t->lb < b->marker_lb)
+			b->marker_lb = dmin + t->lb;
+	} else if (t->size) {
+		if (dmin + t->lb < b->data_lb)
+			b->data_lb = dmin + t->lb;
+	}
+	if (info->ub_marker) {
+		b->has_ub_marker = 1;
+		if (dmax + t->lb + t->extent > b->marker_ub)
+			b->marker_ub = dmax + t->lb + t->extent;
+	} else if (t->size) {
+		if (dmax + t->lb + t->extent > b->data_ub)
+			b->data_ub = dmax + t->lb + t->extent;
+	}
+	if (t->size) {
+		b->has_data = 1;
+		if (dmin + t->true_lb < b->true_lb)
+			b->true_lb = dmin + t->true_lb;
+		if (dmax + t->true_lb + t->true_extent > b->true_ub)
+			b->true_ub = dmax + t->true_lb + t->true_extent;
+		if (!b->basic_set) {
+			b->basic = t->basic;
+			b->basic_set = 1;
+		} else if (b->basic != t->basic) {
+			b->basic = NULL;
+		}
+		b->nbasic += copies * t->nbasic;
+	}
+	if (info->align > b->align)
+		b->align = info->align;
+	return 0;
+}
+
+/* Fill t's size and bounds; pad is set for a struct (C alignment rule). */
+static void bounds_finish(const struct bounds *b, struct mpi_shim_type *t, int pad)
+{
+	struct type_info *info = type_info(t);
+	int64_t lb, ub;
+
+	if (b->has_lb_marker)
+		lb = b->marker_lb;
+	else if (b->has_data)
+		lb = b->data_lb;
+	else
+		lb = 0;
+	if (b->has_ub_marker)
+		ub = b->marker_ub;
+	else if (b->has_data)
+		ub = b->data_ub;
+	else
+		ub = lb;
+	if (pad && !b->has_ub_marker && b->has_data && b->align > 1) {
+		int64_t ext = ub - lb, a = (int64_t)b->align;
+
+		if (ext % a)
+			ub += a - ext % a;
+	}
+	t->size = b->size;
+	t->lb = lb;
+	t->extent = ub - lb;
+	t->true_lb = b->has_data ? b->true_lb : 0;
+	t->true_extent = b->has_data ? b->true_ub - b->true_lb : 0;
+	t->basic = b->basic_set ? b->basic : NULL;
+	t->nbasic = t->basic ? b->nbasic : 0;
+	info->lb_marker = b->has_lb_marker;
+	info->ub_marker = b->has_ub_marker;
+	info->align = b->align;
+	info->nelem = b->nelem;
+}
+
+/* A contiguous type is its own packed form: one block, copies abutting. */
+static void type_set_contiguous(struct mpi_shim_type *t)
+{
+	const struct mpi_shim_layout *l = &type_info(t)->layout;
+
+	if (!t->size)
+		t->contiguous = t->extent == 0;
+	else
+		t->contiguous = !l->nchild && l->count == 1 && l->blen == t->size &&
+				(size_t)t->extent == t->size && l->disp == t->true_lb;
+}
+
+/* A new derived type with room for its description. */
+static int type_alloc(enum type_combiner combiner, int nblocks, int ntypes,
+		      struct mpi_shim_type **t_p)
+{
+	struct mpi_shim_type *t = calloc(1, sizeof(*t));
+	struct type_info *info = calloc(1, sizeof(*info));
+
+	if (!t || !info)
+		goto free_type;
+	info->combiner = combiner;
+	info->nblocks = nblocks;
+	info->blocklen = calloc(nblocks ? (size_t)nblocks : 1, sizeof(*info->blocklen));
+	info->types = calloc(ntypes ? (size_t)ntypes : 1, sizeof(*info->types));
+	if (!info->blocklen || !info->types)
+		goto free_arrays;
+	mpi_shim_layout_block(&info->layout, 0, 0);
+	t->refcount = 1;
+	t->layout = info;
+	t->kind = MPI_SHIM_BASIC_NONE;
+	*t_p = t;
+	return 0;
+
+free_arrays:
+	free(info->blocklen);
+	free(info->types);
+free_type:
+	free(info);
+	free(t);
+	return -ENOMEM;
+}
+
+/* Record component type i of a new type, holding a reference on it. */
+static void type_set_component(struct mpi_shim_type *t, int i, MPI_Datatype old)
+{
+	struct type_info *info = type_info(t);
+
+	mpi_shim_datatype_retain(old);
+	info->types[i] = old;
+	info->ntypes = i + 1 > info->ntypes ? i + 1 : info->ntypes;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* The error class (reported) of a failure to build a layout or its sizes. */
+static int build_error(int err, const char *call)
+{
+	if (err == -ENOMEM)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, call,
+				    "out of memory for the type's layout");
+	return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, call,
+			    "the type would hold more than 2^63 bytes");
+}
+
+/*
+ * The heart of every constructor but struct and resized: nblk blocks, block
+ * i being bl[i] consecutive copies of old at byte displacement disp[i]
+ * (each block's copies `extent` apart); repeated `reps` times `rstride`
+ * bytes apart (vectors: one block, reps = count).
+ */
+static int build_blocks(enum type_combiner combiner, int nblk, const int64_t *bl,
+			const int64_t *disp, uint64_t reps, int64_t rstride, MPI_Datatype old,
+			const char *call, MPI_Datatype *newtype)
+{
+	struct mpi_shim_type *t;
+	struct type_info *info;
+	struct mpi_shim_layout *parts = NULL, one;
+	const struct mpi_shim_layout *ol = &type_info(old)->layout;
+	struct bounds b;
+	int i, err;
+
+	err = type_alloc(combiner, nblk, 1, &t);
+	if (err)
+		return build_error(err, call);
+	info = type_info(t);
+	type_set_component(t, 0, old);
+	parts = calloc(nblk ? (size_t)nblk : 1, sizeof(*parts));
+	if (!parts) {
+		err = -ENOMEM;
+		goto free_type;
+	}
+	bounds_init(&b);
+	for (i = 0; i < nblk; i++) {
+		int64_t span = (bl[i] - 1) * (int64_t)old->extent;
+		int64_t rspan = reps ? (int64_t)(reps - 1) * rstride : 0;
+
+		info->blocklen[i] = bl[i] * (int64_t)reps;
+		if (bl[i] && reps) {
+			err = bounds_add(&b, old, (uint64_t)bl[i] * reps,
+					 disp[i] + min64(0, span) + min64(0, rspan),
+					 disp[i] + max64(0, span) + max64(0, rspan));
+			if (err)
+				goto free_parts;
+		}
+		err = mpi_shim_layout_repeat(&parts[i], ol, (uint64_t)bl[i], old->extent, disp[i]);
+		if (err) {
+			while (i--)
+				mpi_shim_layout_free(&parts[i]);
+			goto free_parts;
+		}
+	}
+	err = mpi_shim_layout_concat(&one, parts, (size_t)nblk);
+	if (err)
+		goto free_parts;
+	err = mpi_shim_layout_repeat(&info->layout, &one, reps, rstride, 0);
+	mpi_shim_layout_free(&one);
+	if (err)
+		goto free_parts;
+	free(parts);
+	bounds_finish(&b, t, 0);
+	type_set_contiguous(t);
+	*newtype = t;
+	return MPI_SUCCESS;
+
+free_parts:
+	free(parts);
+free_type:
+	mpi_shim_datatype_release(t);
+	return build_error(err, call);
+}
+
+/* --- Constructors --- */
+
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_contiguous";
+	int64_t bl = count, disp = 0;
+	int rc;
+
+	if ((rc = check_count(count, call, "count")) ||
+	    (rc = check_oldtype(oldtype, call, "oldtype")) || (rc = check_newtype(newtype, call)))
+		return rc;
+	return build_blocks(TYPE_CONTIGUOUS, 1, &bl, &disp, 1, 0, oldtype, call, newtype);
+}
+MPI_SHIM_ALIAS(MPI_Type_contiguous);
+
+static int hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+		   MPI_Datatype *newtype, const char *call)
+{
+	int64_t bl = blocklength, disp = 0;
+	int rc;
+
+	if ((rc = check_count(count, call, "count")) ||
+	    (rc = check_oldtype(oldtype, call, "oldtype")) || (rc = check_newtype(newtype, call)))
+		return rc;
+	if (blocklength < 0)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "blocklength %d is negative",
+				    blocklength);
+	return build_blocks(TYPE_VECTOR, 1, &bl, &disp, (uint64_t)count, stride, oldtype, call,
+			    newtype);
+}
+
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+		     MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_vector";
+	int rc = check_oldtype(oldtype, call, "oldtype");
+
+	if (rc)
+		return rc;
+	return hvector(count, blocklength, (MPI_Aint)stride * oldtype->extent, oldtype, newtype,
+		       call);
+}
+MPI_SHIM_ALIAS(MPI_Type_vector);
+
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+			     MPI_Datatype *newtype)
+{
+	return hvector(count, blocklength, stride, oldtype, newtype, "MPI_Type_create_hvector");
+}
+MPI_SHIM_ALIAS(MPI_Type_create_hvector);
+
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+		      MPI_Datatype *newtype)
+{
+	return hvector(count, blocklength, stride, oldtype, newtype, "MPI_Type_hvector");
+}
+MPI_SHIM_ALIAS(MPI_Type_hvector);
+
+/*
+ * The indexed family: block lengths from bls (or all blocklength when bls
+ * is NULL), displacements from idisp in units of the old extent or from
+ * adisp in bytes.
+ */
+static int indexed(int count, const int *bls, int blocklength, const int *idisp,
+		   const MPI_Aint *adisp, MPI_Datatype oldtype, MPI_Datatype *newtype,
+		   const char *call)
+{
+	int64_t *bl, *disp;
+	int i, rc;
+
+	if ((rc = check_count(count, call, "count")) ||
+	    (rc = check_oldtype(oldtype, call, "oldtype")) || (rc = check_newtype(newtype, call)))
+		return rc;
+	if (count > 0 && !idisp && !adisp)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+				    "array_of_displacements is NULL");
+	bl = calloc(count ? (size_t)count : 1, sizeof(*bl));
+	disp = calloc(count ? (size_t)count : 1, sizeof(*disp));
+	if (!bl || !disp) {
+		free(bl);
+		free(disp);
+		return build_error(-ENOMEM, call);
+	}
+	for (i = 0; i < count; i++) {
+		bl[i] = bls ? bls[i] : blocklength;
+		if (bl[i] < 0) {
+			rc = mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+					  "array_of_blocklengths[%d] = %d is negative", i,
+					  (int)bl[i]);
+			goto free_arrays;
+		}
+		disp[i] = idisp ? (int64_t)idisp[i] * oldtype->extent : adisp[i];
+	}
+	rc = build_blocks(TYPE_INDEXED, count, bl, disp, 1, 0, oldtype, call, newtype);
+free_arrays:
+	free(bl);
+	free(disp);
+	return rc;
+}
+
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+		      const int array_of_displacements[], MPI_Datatype oldtype,
+		      MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_indexed";
+
+	if (count > 0 && !array_of_blocklengths)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+				    "array_of_blocklengths is NULL");
+	return indexed(count, array_of_blocklengths, 0, array_of_displacements, NULL, oldtype,
+		       newtype, call);
+}
+MPI_SHIM_ALIAS(MPI_Type_indexed);
+
+static int hindexed(int count, const int *bls, const MPI_Aint *disps, MPI_Datatype oldtype,
+		    MPI_Datatype *newtype, const char *call)
+{
+	if (count > 0 && !bls)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+				    "array_of_blocklengths is NULL");
+	return indexed(count, bls, 0, NULL, disps, oldtype, newtype, call);
+}
+
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+			      const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+			      MPI_Datatype *newtype)
+{
+	return hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype,
+			"MPI_Type_create_hindexed");
+}
+MPI_SHIM_ALIAS(MPI_Type_create_hindexed);
+
+int PMPI_Type_hindexed(int count, const int array_of_blocklengths[],
+		       const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+		       MPI_Datatype *newtype)
+{
+	return hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype,
+			"MPI_Type_hindexed");
+}
+MPI_SHIM_ALIAS(MPI_Type_hindexed);
+
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+				   MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_create_indexed_block";
+
+	if (blocklength < 0)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "blocklength %d is negative",
+				    blocklength);
+	return indexed(count, NULL, blocklength, array_of_displacements, NULL, oldtype, newtype,
+		       call);
+}
+MPI_SHIM_ALIAS(MPI_Type_create_indexed_block);
+
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
+				    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+				    MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_create_hindexed_block";
+
+	if (blocklength < 0)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "blocklength %d is negative",
+				    blocklength);
+	return indexed(count, NULL, blocklength, NULL, array_of_displacements, oldtype, newtype,
+		       call);
+}
+MPI_SHIM_ALIAS(MPI_Type_create_hindexed_block);
+
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+			    const MPI_Aint array_of_displacements[],
+			    const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_create_struct";
+	struct mpi_shim_layout *parts;
+	struct mpi_shim_type *t;
+	struct type_info *info;
+	struct bounds b;
+	int i, rc, err;
+
+	if ((rc = check_count(count, call, "count")) || (rc = check_newtype(newtype, call)))
+		return rc;
+	if (count > 0 && (!array_of_blocklengths || !array_of_displacements || !array_of_types))
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "array_of_%s is NULL",
+				    !array_of_blocklengths    ? "blocklengths"
+				    : !array_of_displacements ? "displacements"
+							      : "types");
+	for (i = 0; i < count; i++) {
+		char what[48];
+
+		snprintf(what, sizeof(what), "array_of_types[%d]", i);
+		if ((rc = check_oldtype(array_of_types[i], call, what)))
+			return rc;
+		if (array_of_blocklengths[i] < 0)
+			return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+					    "array_of_blocklengths[%d] = %d is negative", i,
+					    array_of_blocklengths[i]);
+	}
+	err = type_alloc(TYPE_STRUCT, count, count, &t);
+	if (err)
+		return build_error(err, call);
+	info = type_info(t);
+	parts = calloc(count ? (size_t)count : 1, sizeof(*parts));
+	if (!parts) {
+		err = -ENOMEM;
+		goto free_type;
+	}
+	bounds_init(&b);
+	for (i = 0; i < count; i++) {
+		MPI_Datatype old = array_of_types[i];
+		int64_t bl = array_of_blocklengths[i], d = array_of_displacements[i];
+		int64_t span = (bl - 1) * (int64_t)old->extent;
+
+		type_set_component(t, i, old);
+		info->blocklen[i] = bl;
+		if (bl) {
+			err = bounds_add(&b, old, (uint64_t)bl, d + min64(0, span),
+					 d + max64(0, span));
+			if (err)
+				break;
+		}
+		err = mpi_shim_layout_repeat(&parts[i], &type_info(old)->layout, (uint64_t)bl,
+					     old->extent, d);
+		if (err)
+			break;
+	}
+	if (err) {
+		while (i--)
+			mpi_shim_layout_free(&parts[i]);
+		goto free_parts;
+	}
+	err = mpi_shim_layout_concat(&info->layout, parts, (size_t)count);
+	if (err)
+		goto free_parts;
+	free(parts);
+	bounds_finish(&b, t, 1);
+	type_set_contiguous(t);
+	*newtype = t;
+	return MPI_SUCCESS;
+
+free_parts:
+	free(parts);
+free_type:
+	mpi_shim_datatype_release(t);
+	return build_error(err, call);
+}
+MPI_SHIM_ALIAS(MPI_Type_create_struct);
+
+/* resized (markers set) and dup (everything kept): a copy of old's layout. */
+static int type_copy(enum type_combiner combiner, MPI_Datatype old, MPI_Datatype *newtype,
+		     const char *call)
+{
+	struct mpi_shim_type *t;
+	struct type_info *info, *oinfo = type_info(old);
+	int err;
+
+	err = type_alloc(combiner, 1, 1, &t);
+	if (err)
+		return build_error(err, call);
+	info = type_info(t);
+	err = mpi_shim_layout_copy(&info->layout, &oinfo->layout);
+	if (err) {
+		mpi_shim_datatype_release(t);
+		return build_error(err, call);
+	}
+	type_set_component(t, 0, old);
+	info->blocklen[0] = 1;
+	info->lb_marker = oinfo->lb_marker;
+	info->ub_marker = oinfo->ub_marker;
+	info->align = oinfo->align;
+	info->nelem = oinfo->nelem;
+	t->size = old->size;
+	t->lb = old->lb;
+	t->extent = old->extent;
+	t->true_lb = old->true_lb;
+	t->true_extent = old->true_extent;
+	t->basic = old->basic;
+	t->nbasic = old->nbasic;
+	*newtype = t;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+			     MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_create_resized";
+	MPI_Datatype t;
+	int rc;
+
+	if ((rc = check_oldtype(oldtype, call, "oldtype")) || (rc = check_newtype(newtype, call)))
+		return rc;
+	rc = type_copy(TYPE_RESIZED, oldtype, &t, call);
+	if (rc)
+		return rc;
+	t->lb = lb;
+	t->extent = extent;
+	type_info(t)->lb_marker = 1;
+	type_info(t)->ub_marker = 1;
+	type_set_contiguous(t);
+	*newtype = t;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_create_resized);
+
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_dup";
+	MPI_Datatype t;
+	int rc;
+
+	if ((rc = check_oldtype(oldtype, call, "oldtype")) || (rc = check_newtype(newtype, call)))
+		return rc;
+	rc = type_copy(TYPE_DUP, oldtype, &t, call);
+	if (rc)
+		return rc;
+	t->contiguous = oldtype->contiguous;
+	t->committed = oldtype->committed;
+	*newtype = t;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_dup);
+
+int PMPI_Type_commit(MPI_Datatype *datatype)
+{
+	static const char call[] = "MPI_Type_commit";
+	int rc;
+
+	if (!datatype)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "datatype is NULL");
+	if ((rc = check_oldtype(*datatype, call, "datatype")))
+		return rc;
+	/* The layout is normalised as it is built: nothing left to do. */
+	(*datatype)->committed = 1;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_commit);
+
+int PMPI_Type_free(MPI_Datatype *datatype)
+{
+	static const char call[] = "MPI_Type_free";
+	MPI_Datatype t;
+	int rc;
+
+	if (!datatype)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "datatype is NULL");
+	t = *datatype;
+	if ((rc = check_oldtype(t, call, "datatype")))
+		return rc;
+	if (t->predefined)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_TYPE, call,
+				    "%s is predefined and cannot be freed", t->name);
+	type_info(t)->user_freed = 1;
+	*datatype = MPI_DATATYPE_NULL;
+	mpi_shim_datatype_release(t);
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_free);
+
+/* --- Queries --- */
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+	static const char call[] = "MPI_Type_size_x";
+	int rc;
+
+	if ((rc = check_oldtype(datatype, call, "datatype")))
+		return rc;
+	if (!size)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "size is NULL");
+	*size = (MPI_Count)datatype->size;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_size_x);
+
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
+{
+	static const char call[] = "MPI_Type_size";
+	int rc;
+
+	if ((rc = check_oldtype(datatype, call, "datatype")))
+		return rc;
+	if (!size)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "size is NULL");
+	*size = datatype->size > INT_MAX ? MPI_UNDEFINED : (int)datatype->size;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_size);
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+	static const char call[] = "MPI_Type_get_extent";
+	int rc;
+
+	if ((rc = check_oldtype(datatype, call, "datatype")))
+		return rc;
+	if (!lb || !extent)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "%s is NULL",
+				    !lb ? "lb" : "extent");
+	*lb = datatype->lb;
+	*extent = datatype->extent;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_get_extent);
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+	MPI_Aint l, e;
+	int rc = PMPI_Type_get_extent(datatype, &l, &e);
+
+	if (rc)
+		return rc;
+	if (!lb || !extent)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Type_get_extent_x",
+				    "%s is NULL", !lb ? "lb" : "extent");
+	*lb = l;
+	*extent = e;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_get_extent_x);
+
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+{
+	static const char call[] = "MPI_Type_extent";
+	int rc;
+
+	if ((rc = check_oldtype(datatype, call, "datatype")))
+		return rc;
+	if (!extent)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "extent is NULL");
+	*extent = datatype->extent;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_extent);
+
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+	static const char call[] = "MPI_Type_get_true_extent";
+	int rc;
+
+	if ((rc = check_oldtype(datatype, call, "datatype")))
+		return rc;
+	if (!true_lb || !true_extent)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "%s is NULL",
+				    !true_lb ? "true_lb" : "true_extent");
+	*true_lb = datatype->true_lb;
+	*true_extent = datatype->true_extent;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_get_true_extent);
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+	MPI_Aint l, e;
+	int rc = PMPI_Type_get_true_extent(datatype, &l, &e);
+
+	if (rc)
+		return rc;
+	if (!true_lb || !true_extent)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Type_get_true_extent_x",
+				    "%s is NULL", !true_lb ? "true_lb" : "true_extent");
+	*true_lb = l;
+	*true_extent = e;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_get_true_extent_x);
+
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+	static const char call[] = "MPI_Type_set_name";
+	int rc;
+
+	if ((rc = check_oldtype(datatype, call, "datatype")))
+		return rc;
+	if (!type_name)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "type_name is NULL");
+	if (datatype->predefined)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_TYPE, call,
+				    "%s is predefined: its name cannot change", datatype->name);
+	snprintf(datatype->name, sizeof(datatype->name), "%s", type_name);
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_set_name);
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+	static const char call[] = "MPI_Type_get_name";
+	int rc;
+
+	if ((rc = check_oldtype(datatype, call, "datatype")))
+		return rc;
+	if (!type_name || !resultlen)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "%s is NULL",
+				    !type_name ? "type_name" : "resultlen");
+	snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", datatype->name);
+	*resultlen = (int)strlen(type_name);
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_get_name);
+
+int PMPI_Get_address(const void *location, MPI_Aint *address)
+{
+	if (!address)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_address",
+				    "address is NULL");
+	*address = (MPI_Aint)(uintptr_t)location;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Get_address);
+
+int PMPI_Address(void *location, MPI_Aint *address)
+{
+	if (!address)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Address", "address is NULL");
+	*address = (MPI_Aint)(uintptr_t)location;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Address);
+
+/* --- Packing --- */
+
+void mpi_shim_datatype_pack(const void *buf, int count, MPI_Datatype t, size_t offset, void *out,
+			    size_t len)
+{
+	if (t->contiguous) {
+		memcpy(out, mpi_shim_datatype_start(buf, t) + offset, len);
+		return;
+	}
+	mpi_shim_layout_copy_bytes(&type_info(t)->layout, (uint64_t)count, t->extent, (void *)buf,
+				   offset, out, len, 0);
 }
 
 void mpi_shim_datatype_unpack(const void *in, size_t len, void *buf, int count, MPI_Datatype t,
 			      size_t offset)
 {
-	(void)count;
-	memcpy(mpi_shim_datatype_start(buf, t) + offset, in, len);
+	if (t->contiguous) {
+		memcpy(mpi_shim_datatype_start(buf, t) + offset, in, len);
+		return;
+	}
+	mpi_shim_layout_copy_bytes(&type_info(t)->layout, (uint64_t)count, t->extent, buf, offset,
+				   (void *)in, len, 1);
+}
+
+/* The checks common to Pack and Unpack; the packed size in *bytes_p. */
+static int check_pack(int count, MPI_Datatype t, int size, const int *position, MPI_Comm comm,
+		      const char *call, const char *sizename, uint64_t *bytes_p)
+{
+	uint64_t bytes;
+	int rc;
+
+	if ((rc = mpi_shim_check_comm(comm, call)))
+		return rc;
+	if (count < 0)
+		return mpi_shim_err(comm, MPI_ERR_COUNT, call, "count %d is negative", count);
+	if ((rc = check_committed(comm, t, call)))
+		return rc;
+	if (!position)
+		return mpi_shim_err(comm, MPI_ERR_ARG, call, "position is NULL");
+	if (size < 0 || *position < 0 || *position > size)
+		return mpi_shim_err(comm, MPI_ERR_ARG, call, "position %d outside %s %d", *position,
+				    sizename, size);
+	bytes = (uint64_t)count * t->size;
+	if (bytes > (uint64_t)(size - *position))
+		return mpi_shim_err(comm, MPI_ERR_TRUNCATE, call,
+				    "%d elements of %zu bytes (%llu) do not fit in %s %d from "
+				    "position %d",
+				    count, t->size, (unsigned long long)bytes, sizename, size,
+				    *position);
+	*bytes_p = bytes;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+	      int *position, MPI_Comm comm)
+{
+	static const char call[] = "MPI_Pack";
+	uint64_t bytes;
+	int rc;
+
+	rc = check_pack(incount, datatype, outsize, position, comm, call, "outsize", &bytes);
+	if (rc)
+		return rc;
+	if (bytes && !outbuf)
+		return mpi_shim_err(comm, MPI_ERR_BUFFER, call, "outbuf is NULL");
+	mpi_shim_datatype_pack(inbuf, incount, datatype, 0, (char *)outbuf + *position, bytes);
+	*position += (int)bytes;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Pack);
+
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+		MPI_Datatype datatype, MPI_Comm comm)
+{
+	static const char call[] = "MPI_Unpack";
+	uint64_t bytes;
+	int rc;
+
+	rc = check_pack(outcount, datatype, insize, position, comm, call, "insize", &bytes);
+	if (rc)
+		return rc;
+	if (bytes && !inbuf)
+		return mpi_shim_err(comm, MPI_ERR_BUFFER, call, "inbuf is NULL");
+	mpi_shim_datatype_unpack((const char *)inbuf + *position, bytes, outbuf, outcount, datatype,
+				 0);
+	*position += (int)bytes;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Unpack);
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+	static const char call[] = "MPI_Pack_size";
+	uint64_t bytes;
+	int rc;
+
+	if ((rc = mpi_shim_check_comm(comm, call)))
+		return rc;
+	if (incount < 0)
+		return mpi_shim_err(comm, MPI_ERR_COUNT, call, "incount %d is negative", incount);
+	if ((rc = check_oldtype(datatype, call, "datatype")))
+		return rc;
+	if (!size)
+		return mpi_shim_err(comm, MPI_ERR_ARG, call, "size is NULL");
+	bytes = (uint64_t)incount * datatype->size;
+	if (bytes > INT_MAX)
+		return mpi_shim_err(comm, MPI_ERR_COUNT, call,
+				    "%d elements of %zu bytes exceed an int", incount,
+				    datatype->size);
+	*size = (int)bytes;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Pack_size);
+
+/* --- Element counts --- */
+
+static int elements_prefix(MPI_Datatype t, uint64_t bytes, uint64_t *elems);
+
+/* Basic elements in the first `bytes` bytes of consecutive copies of t. */
+static int elements_copies(MPI_Datatype t, uint64_t bytes, uint64_t *elems)
+{
+	uint64_t whole, part;
+
+	if (!t->size) {
+		*elems = 0;
+		return bytes == 0;
+	}
+	whole = bytes / t->size;
+	if (!elements_prefix(t, bytes % t->size, &part))
+		return 0;
+	*elems = whole * type_info(t)->nelem + part;
+	return 1;
+}
+
+/*
+ * Basic elements in the first `bytes` (< size) bytes of the packed form of
+ * one element of t; 0 when bytes ends inside a basic element.
+ */
+static int elements_prefix(MPI_Datatype t, uint64_t bytes, uint64_t *elems)
+{
+	struct type_info *info = type_info(t);
+	uint64_t acc = 0;
+	int i;
+
+	if (!bytes) {
+		*elems = 0;
+		return 1;
+	}
+	if (info->combiner == TYPE_PREDEFINED) {
+		/* Only a pair can end between its basic elements. */
+		if (info->pair_value && bytes == info->pair_value) {
+			*elems = 1;
+			return 1;
+		}
+		return 0;
+	}
+	for (i = 0; i < info->nblocks; i++) {
+		MPI_Datatype c = info->types[info->ntypes > 1 ? i : 0];
+		uint64_t bbytes = (uint64_t)info->blocklen[i] * c->size, part;
+
+		if (bytes >= bbytes) {
+			bytes -= bbytes;
+			acc += (uint64_t)info->blocklen[i] * type_info(c)->nelem;
+			if (!bytes)
+				break;
+			continue;
+		}
+		if (!elements_copies(c, bytes, &part))
+			return 0;
+		acc += part;
+		bytes = 0;
+		break;
+	}
+	if (bytes)
+		return 0;
+	*elems = acc;
+	return 1;
 }
 
 MPI_Count mpi_shim_datatype_elements(MPI_Datatype t, MPI_Count bytes)
 {
-	size_t esize;
+	uint64_t elems;
 
-	if (!t->basic)
+	if (bytes < 0 || !elements_copies(t, (uint64_t)bytes, &elems) || elems > LLONG_MAX)
 		return MPI_UNDEFINED;
-	esize = t->basic->size;
-	if (esize == 0)
+	return (MPI_Count)elems;
+}
+
+static uint64_t bytes_prefix(MPI_Datatype t, uint64_t elems);
+
+/* Bytes of the first `elems` basic elements of consecutive copies of t. */
+static uint64_t bytes_copies(MPI_Datatype t, uint64_t elems)
+{
+	uint64_t nelem = type_info(t)->nelem;
+
+	if (!nelem)
 		return 0;
-	if ((size_t)bytes % esize)
-		return MPI_UNDEFINED;
-	return (MPI_Count)((size_t)bytes / esize);
+	return elems / nelem * t->size + bytes_prefix(t, elems % nelem);
+}
+
+/* Bytes of the first `elems` (< nelem) basic elements of one element of t. */
+static uint64_t bytes_prefix(MPI_Datatype t, uint64_t elems)
+{
+	struct type_info *info = type_info(t);
+	uint64_t acc = 0;
+	int i;
+
+	if (!elems)
+		return 0;
+	if (info->combiner == TYPE_PREDEFINED)
+		return info->pair_value; /* the value of a pair */
+	for (i = 0; i < info->nblocks && elems; i++) {
+		MPI_Datatype c = info->types[info->ntypes > 1 ? i : 0];
+		uint64_t belems = (uint64_t)info->blocklen[i] * type_info(c)->nelem;
+
+		if (elems >= belems) {
+			elems -= belems;
+			acc += (uint64_t)info->blocklen[i] * c->size;
+			continue;
+		}
+		return acc + bytes_copies(c, elems);
+	}
+	return acc;
 }
 
 MPI_Count mpi_shim_datatype_elements_bytes(MPI_Datatype t, MPI_Count elements)
 {
-	return t->basic ? elements * (MPI_Count)t->basic->size : 0;
+	if (elements < 0)
+		return MPI_UNDEFINED;
+	return (MPI_Count)bytes_copies(t, (uint64_t)elements);
+}
+
+/* --- Pairs as C structs (reductions) --- */
+
+void mpi_shim_datatype_pairs_expand(const struct mpi_shim_type *pair, const void *packed,
+				    void *structs, size_t n)
+{
+	size_t value = ((const struct type_info *)pair->layout)->pair_value,
+	       index = (size_t)pair->true_extent - sizeof(int);
+	const char *p = packed;
+	char *s = structs;
+	size_t i;
+
+	for (i = 0; i < n; i++, p += pair->size, s += pair->extent) {
+		memcpy(s, p, value);
+		memcpy(s + index, p + value, sizeof(int));
+	}
+}
+
+void mpi_shim_datatype_pairs_compress(const struct mpi_shim_type *pair, const void *structs,
+				      void *packed, size_t n)
+{
+	size_t value = ((const struct type_info *)pair->layout)->pair_value,
+	       index = (size_t)pair->true_extent - sizeof(int);
+	const char *s = structs;
+	char *p = packed;
+	size_t i;
+
+	for (i = 0; i < n; i++, p += pair->size, s += pair->extent) {
+		memcpy(p, s, value);
+		memcpy(p + value, s + index, sizeof(int));
+	}
 }

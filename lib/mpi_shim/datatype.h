@@ -114,6 +114,19 @@ MPI_Count mpi_shim_datatype_elements(MPI_Datatype t, MPI_Count bytes);
  * elements, as Get_elements counts them). */
 MPI_Count mpi_shim_datatype_elements_bytes(MPI_Datatype t, MPI_Count elements);
 
+/*
+ * The pair types (MPI_DOUBLE_INT...) have holes: their packed form is the
+ * value then the int (pair->size bytes), their memory the C struct
+ * { value; int index; } (pair->extent bytes).  A reduction that works on
+ * the packed form of a non-contiguous type of pairs turns n packed pairs
+ * into n structs for the MINLOC/MAXLOC loops, and back.  pair is a
+ * predefined pair type (t->basic of a type of pairs).
+ */
+void mpi_shim_datatype_pairs_expand(const struct mpi_shim_type *pair, const void *packed,
+				    void *structs, size_t n);
+void mpi_shim_datatype_pairs_compress(const struct mpi_shim_type *pair, const void *structs,
+				      void *packed, size_t n);
+
 /* Where count elements of a contiguous type start. */
 static inline char *mpi_shim_datatype_start(const void *buf, MPI_Datatype t)
 {
