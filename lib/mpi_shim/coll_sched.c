@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: MIT
+/*
+ * coll_sched.c - building and running the schedules of the collectives
+ * (see coll.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+#include "datatype.h"
+#include "coll.h"
+
+int coll_sched_init(struct coll_sched *s, MPI_Comm comm, MPI_Op op)
+{
+	memset(s, 0, sizeof(*s));
+	s->comm = comm;
+	s->op = op;
+	/* Every member starts the same collectives in the same order. */
+	s->tag = (int)(comm->coll_seq++ & 0x3fffffff);
+	return 0;
+}
+
+void coll_sched_destroy(struct coll_sched *s)
+{
+	int i;
+
+	for (i = 0; i < s->ntmp; i++)
+		free(s->tmp[i]);
+	free(s->tmp);
+	free(s->steps);
+	free(s->reqs);
+	memset(s, 0, sizeof(*s));
+}
+
+static struct coll_step *coll_add(struct coll_sched *s, enum coll_step_kind kind)
+{
+	struct coll_step *st;
+
+	if (s->err)
+		return NULL;
+	if (s->nsteps == s->cap) {
+		int cap = s->cap ? 2 * s->cap : 16;
+		struct coll_step *n = realloc(s->steps, cap * sizeof(*n));
+
+		if (!n) {
+			s->err = MPI_ERR_NO_MEM;
+			return NULL;
+		}
+		s->steps = n;
+		s->cap = cap;
+	}
+	st = &s->steps[s->nsteps++];
+	memset(st, 0, sizeof(*st));
+	st->kind = kind;
+	return st;
+}
+
+void coll_send(struct coll_sched *s, const void *buf, int count, MPI_Datatype type, int peer)
+{
+	struct coll_step *st = coll_add(s, STEP_SEND);
+
+	if (st) {
+		st->src = buf;
+		st->count = count;
+		st->type = type;
+		st->peer = peer;
+	}
+}
+
+void coll_recv(struct coll_sched *s, void *buf, int count, MPI_Datatype type, int peer)
+{
+	struct coll_step *st = coll_add(s, STEP_RECV);
+
+	if (st) {
+		st->dst = buf;
+		st->count = count;
+		st->type = type;
+		st->peer = peer;
+	}
+}
+
+void coll_copy(struct coll_sched *s, const void *src, int scount, MPI_Datatype stype,
+	       void *dst, int dcount, MPI_Datatype dtype)
+{
+	struct coll_step *st;
+
+	if (src == dst && scount == dcount && stype == dtype)
+		return;
+	st = coll_add(s, STEP_COPY);
+	if (st) {
+		st->src = src;
+		st->count = scount;
+		st->type = stype;
+		st->dst = dst;
+		st->dcount = dcount;
+		st->dtype = dtype;
+	}
+}
+
+void coll_reduce(struct coll_sched *s, const void *in, void *inout, int count, MPI_Datatype type)
+{
+	struct coll_step *st = coll_add(s, STEP_REDUCE);
+
+	if (st) {
+		st->src = in;
+		st->dst = inout;
+		st->count = count;
+		st->type = type;
+	}
+}
+
+void coll_fence(struct coll_sched *s)
+{
+	/* Two fences in a row, or one at the start, wait for nothing. */
+	if (s->nsteps && s->steps[s->nsteps - 1].kind == STEP_FENCE)
+		return;
+	if (s->nsteps)
+		coll_add(s, STEP_FENCE);
+}
+
+/*
+ * A buffer for count elements of type, laid out as the user's buffers are
+ * (the same extent), so that the same datatype describes it.  Returns the
+ * address of element 0, true_lb bytes before the first byte touched.
+ */
+void *coll_tmp(struct coll_sched *s, int count, MPI_Datatype type)
+{
+	MPI_Aint extent = type->extent < 0 ? -type->extent : type->extent;
+	size_t bytes = 0;
+	char *p;
+
+	if (s->err)
+		return NULL;
+	if (count > 0)
+		bytes = (size_t)(count - 1) * (size_t)extent + (size_t)type->true_extent;
+	if (s->ntmp == s->captmp) {
+		int cap = s->captmp ? 2 * s->captmp : 8;
+		void **n = realloc(s->tmp, cap * sizeof(*n));
+
+		if (!n) {
+			s->err = MPI_ERR_NO_MEM;
+			return NULL;
+		}
+		s->tmp = n;
+		s->captmp = cap;
+	}
+	p = malloc(bytes ? bytes : 1);
+	if (!p) {
+		s->err = MPI_ERR_NO_MEM;
+		return NULL;
+	}
+	s->tmp[s->ntmp++] = p;
+	/* A negative extent lays elements downwards from element 0. */
+	if (type->extent < 0 && count > 1)
+		p += (size_t)(count - 1) * (size_t)extent;
+	return p - type->true_lb;
+}
+
+/* Bytes moved at a time by a copy between non-contiguous layouts. */
+#define COLL_COPY_CHUNK 65536
+
+/* A local copy between two typed buffers of the same type signature. */
+static int coll_do_copy(const struct coll_step *st)
+{
+	size_t sbytes = (size_t)st->count * st->type->size;
+	size_t dbytes = (size_t)st->dcount * st->dtype->size;
+	char bounce[4096], *chunk = bounce;
+	size_t chunk_len = sizeof(bounce), off;
+
+	if (sbytes > dbytes)
+		return MPI_ERR_TRUNCATE;
+	if (!sbytes)
+		return 0;
+	if (st->type->contiguous && st->dtype->contiguous) {
+		memmove(mpi_shim_datatype_start(st->dst, st->dtype),
+			mpi_shim_datatype_start(st->src, st->type), sbytes);
+		return 0;
+	}
+	if (st->type->contiguous) {
+		mpi_shim_datatype_unpack(mpi_shim_datatype_start(st->src, st->type), sbytes,
+					 st->dst, st->dcount, st->dtype, 0);
+		return 0;
+	}
+	if (st->dtype->contiguous) {
+		mpi_shim_datatype_pack(st->src, st->count, st->type, 0,
+				       mpi_shim_datatype_start(st->dst, st->dtype), sbytes);
+		return 0;
+	}
+	if (sbytes > sizeof(bounce)) {
+		chunk_len = COLL_COPY_CHUNK;
+		chunk = malloc(chunk_len);
+		if (!chunk)
+			return MPI_ERR_NO_MEM;
+	}
+	for (off = 0; off < sbytes; off += chunk_len) {
+		size_t len = sbytes - off < chunk_len ? sbytes - off : chunk_len;
+
+		mpi_shim_datatype_pack(st->src, st->count, st->type, off, chunk, len);
+		mpi_shim_datatype_unpack(chunk, len, st->dst, st->dcount, st->dtype, off);
+	}
+	if (chunk != bounce)
+		free(chunk);
+	return 0;
+}
+
+static int coll_add_req(struct coll_sched *s, MPI_Request r)
+{
+	if (s->nreqs == s->capreqs) {
+		int cap = s->capreqs ? 2 * s->capreqs : 8;
+		MPI_Request *n = realloc(s->reqs, cap * sizeof(*n));
+
+		if (!n)
+			return MPI_ERR_NO_MEM;
+		s->reqs = n;
+		s->capreqs = cap;
+	}
+	s->reqs[s->nreqs++] = r;
+	return 0;
+}
+
+/*
+ * Start the steps of the next round: local steps run at once, sends and
+ * receives are posted; stops after the fence that ends the round.
+ */
+static int coll_round_start(struct coll_sched *s)
+{
+	int rc = 0;
+
+	while (s->next < s->nsteps) {
+		const struct coll_step *st = &s->steps[s->next++];
+		MPI_Request r;
+
+		switch (st->kind) {
+		case STEP_SEND:
+			rc = mpi_shim_coll_isend(st->src, st->count, st->type, st->peer, s->tag,
+						 s->comm, &r);
+			if (!rc) {
+				rc = coll_add_req(s, r);
+				if (rc)
+					mpi_shim_request_wait(&r, MPI_STATUS_IGNORE);
+			}
+			break;
+		case STEP_RECV:
+			rc = mpi_shim_coll_irecv(st->dst, st->count, st->type, st->peer, s->tag,
+						 s->comm, &r);
+			if (!rc) {
+				rc = coll_add_req(s, r);
+				if (rc)
+					mpi_shim_request_wait(&r, MPI_STATUS_IGNORE);
+			}
+			break;
+		case STEP_COPY:
+			rc = coll_do_copy(st);
+			break;
+		case STEP_REDUCE:
+			mpi_shim_op_apply(s->op, st->src, st->dst, st->count, st->type);
+			break;
+		case STEP_FENCE:
+			return 0;
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Test the requests of the round, releasing those complete; *done when
+ * none is left.  The first error of a request is returned once all of
+ * them are complete, so that none outlives the schedule's buffers.
+ */
+static int coll_round_test(struct coll_sched *s, int *done)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->nreqs; i++) {
+		MPI_Request r = s->reqs[i];
+
+		if (mpi_shim_request_test(r)) {
+			int rc = mpi_shim_request_wait(&r, MPI_STATUS_IGNORE);
+
+			if (rc && !s->round_err)
+				s->round_err = rc;
+		} else {
+			s->reqs[n++] = r;
+		}
+	}
+	s->nreqs = n;
+	*done = n == 0;
+	if (*done && s->round_err)
+		return s->round_err;
+	return 0;
+}
+
+/* Wait for every request of the round. */
+static int coll_round_wait(struct coll_sched *s)
+{
+	int i;
+
+	for (i = 0; i < s->nreqs; i++) {
+		int rc = mpi_shim_request_wait(&s->reqs[i], MPI_STATUS_IGNORE);
+
+		if (rc && !s->round_err)
+			s->round_err = rc;
+	}
+	s->nreqs = 0;
+	return s->round_err;
+}
+
+/* Advance as far as possible without waiting; *done when finished. */
+int coll_sched_progress(struct coll_sched *s, int *done)
+{
+	int rc, round_done;
+
+	*done = 0;
+	if (s->err)
+		goto failed;
+	for (;;) {
+		rc = coll_round_test(s, &round_done);
+		if (rc)
+			goto failed;
+		if (!round_done)
+			return 0;
+		if (s->next == s->nsteps) {
+			*done = 1;
+			return 0;
+		}
+		rc = coll_round_start(s);
+		if (rc)
+			goto failed;
+	}
+failed:
+	if (!s->err)
+		s->err = rc;
+	/* Finish once the requests already started are complete. */
+	if (s->nreqs) {
+		coll_round_test(s, &round_done);
+		if (!round_done)
+			return 0;
+	}
+	*done = 1;
+	return s->err;
+}
+
+/* Run the schedule to the end, waiting (spin, then yield) for each round. */
+int coll_sched_run(struct coll_sched *s)
+{
+	int rc;
+
+	if (s->err)
+		return s->err;
+	for (;;) {
+		rc = coll_round_wait(s);
+		if (rc)
+			break;
+		if (s->next == s->nsteps)
+			return 0;
+		rc = coll_round_start(s);
+		if (rc)
+			break;
+	}
+	coll_round_wait(s);
+	return s->err = rc;
+}
