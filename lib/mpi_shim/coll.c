@@ -867,6 +867,16 @@ int coll_check(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a, co
 /* The blocking calls                                                  */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A call refused by its checks still takes its sequence number: when only
+ * some ranks refuse (a root-only argument), the others go on in step.
+ */
+void coll_skip(MPI_Comm comm)
+{
+	if (mpi_shim_comm_ok(comm))
+		comm->coll_seq++;
+}
+
 int coll_blocking(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a,
 		  const char *call)
 {
@@ -874,8 +884,10 @@ int coll_blocking(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a,
 	int rc;
 
 	rc = coll_check(kind, comm, a, call);
-	if (rc)
+	if (rc) {
+		coll_skip(comm);
 		return rc;
+	}
 	coll_sched_init(&s, comm, a->op);
 	rc = coll_build(kind, &s, a);
 	if (!rc)

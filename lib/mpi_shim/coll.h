@@ -55,8 +55,8 @@ struct coll_sched {
 	int nreqs, capreqs;
 	void **tmp;          /* temporary buffers, freed with the schedule */
 	int ntmp, captmp;
-	int err;             /* the first error (an MPI error class), or 0 */
-	int round_err;       /* the first error of a request of the round */
+	int err;             /* an error building the schedule: it never runs */
+	int run_err;         /* the first error of a step run */
 };
 
 /* op.c: what the collectives need of an operation besides shim.h's. */
@@ -125,6 +125,7 @@ enum coll_kind {
 /* Reports a bad argument through mpi_shim_err, naming call. */
 int coll_check(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a, const char *call);
 int coll_build(enum coll_kind kind, struct coll_sched *s, const struct coll_args *a);
+void coll_skip(MPI_Comm comm);
 int coll_blocking(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a,
 		  const char *call);
 

@@ -218,147 +218,110 @@ static int coll_add_req(struct coll_sched *s, MPI_Request r)
 	return 0;
 }
 
+/* Remember the first error of the run; the schedule goes on regardless. */
+static void coll_failed(struct coll_sched *s, int rc)
+{
+	if (rc && !s->run_err)
+		s->run_err = rc;
+}
+
 /*
  * Start the steps of the next round: local steps run at once, sends and
  * receives are posted; stops after the fence that ends the round.
  */
-static int coll_round_start(struct coll_sched *s)
+static void coll_round_start(struct coll_sched *s)
 {
-	int rc = 0;
-
 	while (s->next < s->nsteps) {
 		const struct coll_step *st = &s->steps[s->next++];
 		MPI_Request r;
+		int rc = 0;
 
 		switch (st->kind) {
 		case STEP_SEND:
 			rc = mpi_shim_coll_isend(st->src, st->count, st->type, st->peer, s->tag,
 						 s->comm, &r);
-			if (!rc) {
-				rc = coll_add_req(s, r);
-				if (rc)
-					mpi_shim_request_wait(&r, MPI_STATUS_IGNORE);
-			}
 			break;
 		case STEP_RECV:
 			rc = mpi_shim_coll_irecv(st->dst, st->count, st->type, st->peer, s->tag,
 						 s->comm, &r);
-			if (!rc) {
-				rc = coll_add_req(s, r);
-				if (rc)
-					mpi_shim_request_wait(&r, MPI_STATUS_IGNORE);
-			}
 			break;
 		case STEP_COPY:
-			rc = coll_do_copy(st);
-			break;
+			coll_failed(s, coll_do_copy(st));
+			continue;
 		case STEP_REDUCE:
 			mpi_shim_op_apply(s->op, st->src, st->dst, st->count, st->type);
-			break;
+			continue;
 		case STEP_FENCE:
-			return 0;
+			return;
 		}
-		if (rc)
-			return rc;
+		if (!rc) {
+			rc = coll_add_req(s, r);
+			if (rc)
+				mpi_shim_request_wait(&r, MPI_STATUS_IGNORE);
+		}
+		coll_failed(s, rc);
 	}
-	return 0;
 }
 
-/*
- * Test the requests of the round, releasing those complete; *done when
- * none is left.  The first error of a request is returned once all of
- * them are complete, so that none outlives the schedule's buffers.
- */
-static int coll_round_test(struct coll_sched *s, int *done)
+/* Test the requests of the round, releasing those complete; 1 when none is left. */
+static int coll_round_test(struct coll_sched *s)
 {
 	int i, n = 0;
 
 	for (i = 0; i < s->nreqs; i++) {
 		MPI_Request r = s->reqs[i];
 
-		if (mpi_shim_request_test(r)) {
-			int rc = mpi_shim_request_wait(&r, MPI_STATUS_IGNORE);
-
-			if (rc && !s->round_err)
-				s->round_err = rc;
-		} else {
+		if (mpi_shim_request_test(r))
+			coll_failed(s, mpi_shim_request_wait(&r, MPI_STATUS_IGNORE));
+		else
 			s->reqs[n++] = r;
-		}
 	}
 	s->nreqs = n;
-	*done = n == 0;
-	if (*done && s->round_err)
-		return s->round_err;
-	return 0;
+	return n == 0;
 }
 
 /* Wait for every request of the round. */
-static int coll_round_wait(struct coll_sched *s)
+static void coll_round_wait(struct coll_sched *s)
 {
 	int i;
 
-	for (i = 0; i < s->nreqs; i++) {
-		int rc = mpi_shim_request_wait(&s->reqs[i], MPI_STATUS_IGNORE);
-
-		if (rc && !s->round_err)
-			s->round_err = rc;
-	}
+	for (i = 0; i < s->nreqs; i++)
+		coll_failed(s, mpi_shim_request_wait(&s->reqs[i], MPI_STATUS_IGNORE));
 	s->nreqs = 0;
-	return s->round_err;
 }
 
-/* Advance as far as possible without waiting; *done when finished. */
+/*
+ * Advance as far as possible without waiting; *done when finished.  A
+ * failed step (a message longer than its receive buffer, say) does not
+ * stop the schedule: the other processes wait for its later messages, so
+ * it runs to the end and then reports the first error.
+ */
 int coll_sched_progress(struct coll_sched *s, int *done)
 {
-	int rc, round_done;
-
 	*done = 0;
-	if (s->err)
-		goto failed;
-	for (;;) {
-		rc = coll_round_test(s, &round_done);
-		if (rc)
-			goto failed;
-		if (!round_done)
-			return 0;
+	if (s->err) {
+		*done = 1;
+		return s->err;
+	}
+	while (coll_round_test(s)) {
 		if (s->next == s->nsteps) {
 			*done = 1;
-			return 0;
+			return s->run_err;
 		}
-		rc = coll_round_start(s);
-		if (rc)
-			goto failed;
+		coll_round_start(s);
 	}
-failed:
-	if (!s->err)
-		s->err = rc;
-	/* Finish once the requests already started are complete. */
-	if (s->nreqs) {
-		coll_round_test(s, &round_done);
-		if (!round_done)
-			return 0;
-	}
-	*done = 1;
-	return s->err;
+	return 0;
 }
 
 /* Run the schedule to the end, waiting (spin, then yield) for each round. */
 int coll_sched_run(struct coll_sched *s)
 {
-	int rc;
-
 	if (s->err)
 		return s->err;
 	for (;;) {
-		rc = coll_round_wait(s);
-		if (rc)
-			break;
+		coll_round_wait(s);
 		if (s->next == s->nsteps)
-			return 0;
-		rc = coll_round_start(s);
-		if (rc)
-			break;
+			return s->run_err;
+		coll_round_start(s);
 	}
-	coll_round_wait(s);
-	return s->err = rc;
 }

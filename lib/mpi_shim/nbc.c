@@ -45,10 +45,12 @@ static int nbc_start(enum coll_kind kind, MPI_Comm comm, const struct coll_args 
 	int rc, done;
 
 	rc = coll_check(kind, comm, a, call);
-	if (rc)
+	if (!rc && !request)
+		rc = mpi_shim_err(comm, MPI_ERR_ARG, call, "the request pointer is NULL");
+	if (rc) {
+		coll_skip(comm);
 		return rc;
-	if (!request)
-		return mpi_shim_err(comm, MPI_ERR_ARG, call, "the request pointer is NULL");
+	}
 	s = malloc(sizeof(*s));
 	if (!s)
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for a schedule");
