@@ -47,10 +47,82 @@ static void build_barrier(struct coll_sched *s)
 	}
 }
 
+/* From this many bytes on, a Bcast to 3 or more ranks scatters then gathers. */
+#define COLL_BCAST_LONG 65536
+
+/*
+ * Bcast of a long contiguous message (van de Geijn): a binomial scatter
+ * gives rank vr (relative to the root) the vr-th of p pieces, then a ring
+ * allgather passes the pieces around.  Each rank sends about 2 * bytes in
+ * all, the root no more than the others, where the binomial tree has the
+ * root send bytes * log2(p).
+ */
+/* The bytes of pieces [a, b) of a message cut in pieces, clipped to its end. */
+struct pieces {
+	char *buf;
+	size_t bytes, piece;
+};
+
+static char *piece_at(const struct pieces *m, int a)
+{
+	size_t at = (size_t)a * m->piece;
+
+	return m->buf + (at < m->bytes ? at : m->bytes);
+}
+
+static int piece_len(const struct pieces *m, int a, int b)
+{
+	return (int)(piece_at(m, b) - piece_at(m, a));
+}
+
+static void bcast_scatter_ring(struct coll_sched *s, char *buf, size_t bytes, int root)
+{
+	int p = s->comm->size, r = s->comm->rank;
+	int vr = (r - root + p) % p, mask = 1, k;
+	struct pieces m = { buf, bytes, (bytes + p - 1) / p };
+
+	/* Scatter: receive the pieces of the subtree from the parent. */
+	while (mask < p) {
+		if (vr & mask) {
+			int end = vr + mask < p ? vr + mask : p;
+
+			coll_recv(s, piece_at(&m, vr), piece_len(&m, vr, end), MPI_BYTE,
+				  (vr - mask + root) % p);
+			coll_fence(s);
+			break;
+		}
+		mask <<= 1;
+	}
+	for (mask >>= 1; mask > 0; mask >>= 1) {
+		if (vr + mask < p) {
+			int from = vr + mask, end = vr + 2 * mask < p ? vr + 2 * mask : p;
+
+			coll_send(s, piece_at(&m, from), piece_len(&m, from, end), MPI_BYTE,
+				  (from + root) % p);
+		}
+	}
+	coll_fence(s);
+	/* Ring: at step k, pass on the piece received at step k - 1. */
+	for (k = 0; k < p - 1; k++) {
+		int sp = (vr - k + p) % p, rp = (vr - k - 1 + p) % p;
+
+		coll_send(s, piece_at(&m, sp), piece_len(&m, sp, sp + 1), MPI_BYTE, (r + 1) % p);
+		coll_recv(s, piece_at(&m, rp), piece_len(&m, rp, rp + 1), MPI_BYTE,
+			  (r - 1 + p) % p);
+		coll_fence(s);
+	}
+}
+
 static void build_bcast(struct coll_sched *s, void *buf, int count, MPI_Datatype type, int root)
 {
 	int p = s->comm->size, r = s->comm->rank;
 	int vr = (r - root + p) % p, mask = 1;
+	size_t bytes = (size_t)count * type->size;
+
+	if (p > 2 && type->contiguous && bytes >= COLL_BCAST_LONG && bytes <= 0x7fffffff) {
+		bcast_scatter_ring(s, mpi_shim_datatype_start(buf, type), bytes, root);
+		return;
+	}
 
 	/* Receive from the parent: vr without its lowest set bit. */
 	while (mask < p) {
@@ -116,12 +188,118 @@ static void build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, int
 	}
 }
 
+/* Above this many bytes a commutative Allreduce scatters the work (Rabenseifner). */
+#define COLL_ALLREDUCE_LONG 8192
+
+/* The real rank of rank newrank among the pof2 that remain after the fold. */
+static int allreduce_real(int newrank, int rem)
+{
+	return newrank < rem ? newrank * 2 + 1 : newrank + rem;
+}
+
+/* Recursive doubling: log2(pof2) exchanges of the whole vector. */
+static void allreduce_doubling(struct coll_sched *s, void *rbuf, void *tmp, int count,
+			       MPI_Datatype type, int newrank, int pof2, int rem, int commute)
+{
+	int r = s->comm->rank, mask;
+
+	for (mask = 1; mask < pof2; mask <<= 1) {
+		int dst = allreduce_real(newrank ^ mask, rem);
+
+		coll_send(s, rbuf, count, type, dst);
+		coll_recv(s, tmp, count, type, dst);
+		coll_fence(s);
+		/* The partner's ranks are all below or all above ours. */
+		if (dst < r || commute) {
+			coll_reduce(s, tmp, rbuf, count, type);
+		} else {
+			coll_reduce(s, rbuf, tmp, count, type);
+			coll_copy(s, tmp, count, type, rbuf, count, type);
+		}
+	}
+}
+
+static int sum_counts(const int *cnts, int from, int to)
+{
+	int n = 0;
+
+	for (; from < to; from++)
+		n += cnts[from];
+	return n;
+}
+
+/*
+ * Rabenseifner, for commutative operations on long vectors: a reduce-scatter
+ * by recursive halving (each exchange halves the part a rank is responsible
+ * for), then an allgather by recursive doubling of the reduced parts.  Each
+ * rank sends and receives about 2 * count elements in all, instead of
+ * count * log2(p).
+ */
+static void allreduce_rsag(struct coll_sched *s, void *rbuf, void *tmp, int count,
+			   MPI_Datatype type, int newrank, int pof2, int rem)
+{
+	int *cnts, *disps, i, mask, send_idx = 0, recv_idx = 0, last_idx = pof2;
+
+	cnts = malloc(2 * pof2 * sizeof(*cnts));
+	if (!cnts) {
+		s->err = MPI_ERR_NO_MEM;
+		return;
+	}
+	disps = cnts + pof2;
+	for (i = 0; i < pof2; i++) {
+		cnts[i] = count / pof2 + (i < count % pof2);
+		disps[i] = i ? disps[i - 1] + cnts[i - 1] : 0;
+	}
+	for (mask = 1; mask < pof2; mask <<= 1) {
+		int nd = newrank ^ mask, dst = allreduce_real(nd, rem), scnt, rcnt;
+
+		if (newrank < nd) {
+			send_idx = recv_idx + pof2 / (mask * 2);
+			scnt = sum_counts(cnts, send_idx, last_idx);
+			rcnt = sum_counts(cnts, recv_idx, send_idx);
+		} else {
+			recv_idx = send_idx + pof2 / (mask * 2);
+			scnt = sum_counts(cnts, send_idx, recv_idx);
+			rcnt = sum_counts(cnts, recv_idx, last_idx);
+		}
+		coll_send(s, coll_at(rbuf, disps[send_idx], type), scnt, type, dst);
+		coll_recv(s, coll_at(tmp, disps[recv_idx], type), rcnt, type, dst);
+		coll_fence(s);
+		coll_reduce(s, coll_at(tmp, disps[recv_idx], type),
+			    coll_at(rbuf, disps[recv_idx], type), rcnt, type);
+		send_idx = recv_idx;
+		if (mask * 2 < pof2)
+			last_idx = recv_idx + pof2 / (mask * 2);
+	}
+	for (mask = pof2 >> 1; mask > 0; mask >>= 1) {
+		int nd = newrank ^ mask, dst = allreduce_real(nd, rem), scnt, rcnt;
+
+		if (newrank < nd) {
+			if (mask != pof2 / 2)
+				last_idx = last_idx + pof2 / (mask * 2);
+			recv_idx = send_idx + pof2 / (mask * 2);
+			scnt = sum_counts(cnts, send_idx, recv_idx);
+			rcnt = sum_counts(cnts, recv_idx, last_idx);
+		} else {
+			recv_idx = send_idx - pof2 / (mask * 2);
+			scnt = sum_counts(cnts, send_idx, last_idx);
+			rcnt = sum_counts(cnts, recv_idx, send_idx);
+		}
+		coll_send(s, coll_at(rbuf, disps[send_idx], type), scnt, type, dst);
+		coll_recv(s, coll_at(rbuf, disps[recv_idx], type), rcnt, type, dst);
+		coll_fence(s);
+		if (newrank > nd)
+			send_idx = recv_idx;
+	}
+	free(cnts);
+}
+
 static void build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, int count,
 			    MPI_Datatype type)
 {
 	int p = s->comm->size, r = s->comm->rank;
 	int commute = mpi_shim_op_commutative(s->op);
-	int pof2 = 1, rem, newrank, mask;
+	int pof2 = 1, rem, newrank;
 	void *tmp;
 
 	if (sbuf != MPI_IN_PLACE)
@@ -150,21 +328,11 @@ static void build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, 
 	}
 
 	if (newrank >= 0) {
-		for (mask = 1; mask < pof2; mask <<= 1) {
-			int nd = newrank ^ mask;
-			int dst = nd < rem ? nd * 2 + 1 : nd + rem;
-
-			coll_send(s, rbuf, count, type, dst);
-			coll_recv(s, tmp, count, type, dst);
-			coll_fence(s);
-			/* The partner's ranks are all below or all above ours. */
-			if (dst < r || commute) {
-				coll_reduce(s, tmp, rbuf, count, type);
-			} else {
-				coll_reduce(s, rbuf, tmp, count, type);
-				coll_copy(s, tmp, count, type, rbuf, count, type);
-			}
-		}
+		if (commute && count >= pof2 &&
+		    (size_t)count * type->size >= COLL_ALLREDUCE_LONG)
+			allreduce_rsag(s, rbuf, tmp, count, type, newrank, pof2, rem);
+		else
+			allreduce_doubling(s, rbuf, tmp, count, type, newrank, pof2, rem, commute);
 	}
 
 	/* Unfold: the even ranks of the pairs get the result. */
