@@ -112,6 +112,74 @@ int bip_tirecv_bytes(int tag, void *buf, size_t maxlen);
 long bip_rwait_bytes(int id, int *node);
 long bip_rtest_bytes(int id, int *node);
 
+/*
+ * For layers built on BIP (bip_layer(3)).
+ *
+ * A layer (the MPI shim) registers callbacks on one of the reserved tags;
+ * from then on, what arrives on that tag goes to the callbacks as it comes
+ * out of the NIC, instead of into the tag's queue.  The layer matches
+ * messages itself and places long ones where it wants, in any order, by
+ * the handle their announcement carries.  Callbacks run inside BIP's
+ * progress (from any BIP call that polls) and must not call BIP; they
+ * record what to do and the layer does it after bip_layer_poll returns.
+ * Messages between two nodes arrive in the order they were sent.
+ */
+struct bip_layer_ops {
+	/* A short message: data is valid only during the call.  Return 0
+	 * (taken) or -EAGAIN (no room now: it is offered again later, and
+	 * nothing from src arrives before it). */
+	int (*short_arrived)(int src, int tag, const void *data, size_t len);
+	/* The announcement of a long message of len bytes; the layer receives
+	 * it with bip_layer_recv_long(src, handle, ...).  0 or -EAGAIN. */
+	int (*long_arrived)(int src, int tag, size_t len, uint64_t handle);
+	/* A send that did not complete at once has completed (status 0 or
+	 * -errno): its buffers may be reused. */
+	void (*send_done)(uint64_t cookie, int status);
+	/* A long receive that did not complete at once has completed. */
+	void (*recv_done)(uint64_t cookie, int status);
+};
+
+/* Cookies are below 2^56. */
+#define BIP_LAYER_COOKIE_MAX ((1ull << 56) - 1)
+
+/* Initialise BIP if the program has not: returns 1 if this call did, 0 if
+ * it already was.  Exits like bip_init when start-up fails. */
+int bip_layer_init(void);
+
+/* Route tag (NTAGS .. NTAGS + BIP_RESERVED_TAGS - 1) to ops; NULL ops
+ * gives the tag back.  0 or -1 (bad tag, tag busy). */
+int bip_layer_register(int tag, const struct bip_layer_ops *ops);
+
+/*
+ * Send hdr (hlen bytes) and buf (len bytes) to dst on a registered tag.
+ * If hlen + len <= BIPSMALLSIZE * 4 they travel as one short message,
+ * arriving as hdr then buf; otherwise hdr travels as a short message
+ * (hlen at most BIPSMALLSIZE * 4) immediately followed by buf as a long
+ * message, whatever its length (buf must then not be empty).  Returns 1 if the send is complete (hdr and buf may be reused),
+ * 0 if send_done(cookie) will tell, or -1.
+ */
+int bip_layer_send(int dst, int tag, const void *hdr, size_t hlen, const void *buf, size_t len,
+		   uint64_t cookie);
+
+/* Receive the long message of handle (announced by src, len bytes, exactly
+ * the announced length) into buf.  1 if complete now, 0 if recv_done(cookie)
+ * will tell, or -1. */
+int bip_layer_recv_long(int src, uint64_t handle, void *buf, size_t len, uint64_t cookie);
+
+/* Poll the NICs once; callbacks run.  The number of events, or -1. */
+int bip_layer_poll(void);
+
+/* One step of waiting: spin briefly, then yield.  0, or -1 once every
+ * other node has ended (nothing more can arrive). */
+struct bip_layer_wait {
+	unsigned spins;
+	unsigned yields;
+};
+int bip_layer_wait(struct bip_layer_wait *w);
+
+/* The host name of node in the configuration ("" if out of range). */
+const char *bip_layer_host(int node);
+
 #ifdef __cplusplus
 }
 #endif

@@ -56,8 +56,8 @@ typedef struct MPI_Status {
 	MPI_Count mpi_shim_bytes; /* bytes received */
 } MPI_Status;
 
-#define MPI_STATUS_IGNORE ((MPI_Status *)1)
-#define MPI_STATUSES_IGNORE ((MPI_Status *)1)
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 
 /* --- Special values --- */
 #define MPI_ANY_SOURCE (-1)

@@ -83,11 +83,16 @@ enum bip_send_state {
 
 struct bip_sreq {
 	uint8_t state;
+	uint8_t layer;           /* a layer's send: tell it at completion */
+	uint8_t force_long;      /* long whatever its length */
 	uint32_t gen;
 	int dst;
 	uint32_t tag;
+	uint32_t hlen;           /* a short message is hdr (hlen bytes) then buf */
+	const void *hdr;
 	const void *buf;
 	size_t len;
+	uint64_t cookie;         /* the layer's cookie */
 	struct bip_sreq *next;   /* peer queue, or free list */
 };
 
@@ -115,6 +120,8 @@ struct bip_state {
 	pthread_mutex_t lock;
 	enum bip_wait_mode wait_mode;
 	unsigned spin_limit;
+	/* the layers registered on reserved tags (bip_layer_register) */
+	const struct bip_layer_ops *layer[BIP_INTERNAL_TAGS];
 };
 
 extern struct bip_state bip_state;
@@ -186,6 +193,17 @@ static inline int bip_wait_step(struct bip_wait *w)
 /* --- protocol (proto.c) --- */
 
 int bip_send_post(int dst, uint32_t tag, const void *buf, size_t len);
+/*
+ * The same with a header sent before buf in one short message (hlen + len
+ * at most BIP_SHORT_MAX), or none.  Flags: BIP_SEND_LAYER, a layer's send,
+ * reports its completion to the layer of tag with cookie unless it
+ * completes at once; BIP_SEND_FORCE_LONG sends buf (no header) as a long
+ * message whatever its length.
+ */
+#define BIP_SEND_LAYER 1u
+#define BIP_SEND_FORCE_LONG 2u
+int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const void *buf,
+		      size_t len, unsigned flags, uint64_t cookie);
 void bip_push_queued(void);
 struct bip_sreq *bip_sreq_lookup(int id);
 int bip_recv_post(uint32_t tag, void *buf, size_t maxlen);
@@ -193,6 +211,19 @@ int bip_recv_post(uint32_t tag, void *buf, size_t maxlen);
 void bip_recv_match(struct bip_tag *t, uint32_t tag);
 int bip_sreq_table_init(void);
 void bip_sreq_table_free(void);
+
+/*
+ * Cookies of a layer's long receives carry BIP_LAYER_RECV and the index of
+ * the reserved tag above the layer's own 56 bits, so that the NIC's
+ * completion finds its way back.
+ */
+#define BIP_LAYER_RECV (1ull << 63)
+#define BIP_LAYER_TAG_SHIFT 56
+
+static inline const struct bip_layer_ops *bip_layer_of(uint32_t tag)
+{
+	return tag >= NTAGS && tag < BIP_ALL_TAGS ? bip_state.layer[tag - NTAGS] : NULL;
+}
 
 static inline int bip_recv_id(uint32_t tag, uint32_t gen)
 {

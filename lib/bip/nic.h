@@ -14,6 +14,10 @@
  *    send is complete at once.  -EAGAIN when the NIC has no room now; the
  *    core keeps the message and posts it again later, in order.
  *
+ *  - post_short2: the same for a message in two pieces (a layer's header,
+ *    then its data), copied one after the other.  Optional: NULL when the
+ *    driver has no such path; the core then assembles the message itself.
+ *
  *  - post_long: announce a long message.  The NIC tells the receiver (an
  *    arrival of kind long) and moves the data only when the receiver posts
  *    the buffer, from the user's buffer straight into the user's buffer.
@@ -39,7 +43,7 @@
  * and long announcements alike.  Ops are called with the core's lock held
  * (when the process has threads), so a driver needs no lock of its own.
  * An operation a driver does not support is set to a function returning
- * -ENOSYS, never left NULL.
+ * -ENOSYS, never left NULL (post_short2 excepted, see above).
  */
 #ifndef BIP_NIC_H
 #define BIP_NIC_H
@@ -70,6 +74,8 @@ struct bip_nic_ops {
 	/* Attach to the served peers (waiting up to job->timeout for them). */
 	int (*open)(const struct bip_nic_job *job, struct bip_nic **nic_p);
 	int (*post_short)(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len);
+	int (*post_short2)(struct bip_nic *nic, int dst, uint32_t tag, const void *hdr, size_t hlen,
+			   const void *buf, size_t len);
 	int (*post_long)(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,
 			 uint64_t cookie);
 	int (*post_long_recv)(struct bip_nic *nic, uint64_t handle, void *buf, size_t len,

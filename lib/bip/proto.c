@@ -59,6 +59,10 @@ static struct bip_sreq *sreq_alloc(void)
 	bip_state.sfree = r->next;
 	r->gen = r->gen >= BIP_SEND_GEN_MAX ? 1 : r->gen + 1;
 	r->next = NULL;
+	r->layer = 0;
+	r->force_long = 0;
+	r->hdr = NULL;
+	r->hlen = 0;
 	bip_state.inflight_sends++;
 	return r;
 }
@@ -85,6 +89,36 @@ struct bip_sreq *bip_sreq_lookup(int id)
 	return r;
 }
 
+/* The send of r has completed: tell its layer, if it belongs to one. */
+static void sreq_complete(struct bip_sreq *r, int status)
+{
+	const struct bip_layer_ops *ops = r->layer ? bip_layer_of(r->tag) : NULL;
+	uint64_t cookie = r->cookie;
+
+	sreq_free(r);
+	if (ops)
+		ops->send_done(cookie, status);
+}
+
+/*
+ * Hand a short message (hdr then buf) to a NIC.  A NIC that cannot gather
+ * the two pieces gets them assembled here.
+ */
+static int post_short_msg(struct bip_nic *nic, int dst, uint32_t tag, const void *hdr,
+			  size_t hlen, const void *buf, size_t len)
+{
+	unsigned char msg[BIP_SHORT_MAX];
+
+	if (bip_likely(!hlen))
+		return nic->ops->post_short(nic, dst, tag, buf, len);
+	if (nic->ops->post_short2)
+		return nic->ops->post_short2(nic, dst, tag, hdr, hlen, buf, len);
+	memcpy(msg, hdr, hlen);
+	if (len)
+		memcpy(msg + hlen, buf, len);
+	return nic->ops->post_short(nic, dst, tag, msg, hlen + len);
+}
+
 static void count_sent(size_t len, int is_long)
 {
 	if (is_long)
@@ -100,10 +134,10 @@ static int sreq_post(struct bip_sreq *r)
 	struct bip_nic *nic = bip_state.peers[r->dst].nic;
 	int rc;
 
-	if (r->len <= BIP_SHORT_MAX) {
-		rc = nic->ops->post_short(nic, r->dst, r->tag, r->buf, r->len);
+	if (!r->force_long && r->hlen + r->len <= BIP_SHORT_MAX) {
+		rc = post_short_msg(nic, r->dst, r->tag, r->hdr, r->hlen, r->buf, r->len);
 		if (rc == 0)
-			count_sent(r->len, 0);
+			count_sent(r->hlen + r->len, 0);
 		return rc;
 	}
 	rc = nic->ops->post_long(nic, r->dst, r->tag, r->buf, r->len, (uint64_t)sreq_id(r));
@@ -144,9 +178,9 @@ void bip_push_queued(void)
 			if (rc < 0) {
 				bip_error("bip_tisend", "sending %zu bytes to node %d on tag %u failed: %s",
 					  r->len, r->dst, r->tag, strerror(-rc));
-				sreq_free(r);
+				sreq_complete(r, rc);
 			} else if (r->state != BIP_SEND_LONG) {
-				sreq_free(r);
+				sreq_complete(r, 0);
 			}
 		}
 	}
@@ -158,15 +192,22 @@ void bip_push_queued(void)
  */
 int bip_send_post(int dst, uint32_t tag, const void *buf, size_t len)
 {
+	return bip_send_post_hdr(dst, tag, NULL, 0, buf, len, 0, 0);
+}
+
+int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const void *buf,
+		      size_t len, unsigned flags, uint64_t cookie)
+{
+	int is_short = hlen + len <= BIP_SHORT_MAX && !(flags & BIP_SEND_FORCE_LONG);
 	struct bip_peer *p = &bip_state.peers[dst];
 	struct bip_sreq *r;
 	struct bip_wait w;
 	int rc;
 
-	if (bip_likely(len <= BIP_SHORT_MAX && !p->queued_head)) {
-		rc = p->nic->ops->post_short(p->nic, dst, tag, buf, len);
+	if (bip_likely(is_short && !p->queued_head)) {
+		rc = post_short_msg(p->nic, dst, tag, hdr, hlen, buf, len);
 		if (bip_likely(rc == 0)) {
-			count_sent(len, 0);
+			count_sent(hlen + len, 0);
 			return 0;
 		}
 		if (rc != -EAGAIN)
@@ -184,9 +225,14 @@ int bip_send_post(int dst, uint32_t tag, const void *buf, size_t len)
 	r = sreq_alloc();
 	r->dst = dst;
 	r->tag = tag;
+	r->hdr = hdr;
+	r->hlen = (uint32_t)hlen;
 	r->buf = buf;
 	r->len = len;
-	if (p->queued_head || len <= BIP_SHORT_MAX) {
+	r->layer = !!(flags & BIP_SEND_LAYER);
+	r->force_long = !!(flags & BIP_SEND_FORCE_LONG);
+	r->cookie = cookie;
+	if (p->queued_head || is_short) {
 		peer_enqueue(p, r);
 		return sreq_id(r);
 	}
@@ -215,7 +261,7 @@ void bip_core_send_done(uint64_t cookie, int status)
 			  r->len, r->dst, r->tag, strerror(-status));
 	else
 		count_sent(r->len, 1);
-	sreq_free(r);
+	sreq_complete(r, status);
 }
 
 /* --- receives --- */
@@ -313,8 +359,12 @@ static struct bip_tag *arrival_tag(uint32_t tag, int src)
 
 int bip_core_short_arrived(int src, uint32_t tag, const void *data, size_t len)
 {
-	struct bip_tag *t = arrival_tag(tag, src);
+	const struct bip_layer_ops *ops = bip_layer_of(tag);
+	struct bip_tag *t;
 
+	if (ops)
+		return ops->short_arrived(src, (int)tag, data, len);
+	t = arrival_tag(tag, src);
 	if (!t)
 		return 0;
 	if (t->state == BIP_RECV_POSTED && !t->q.nunread) {
@@ -330,8 +380,12 @@ int bip_core_short_arrived(int src, uint32_t tag, const void *data, size_t len)
 
 int bip_core_long_arrived(int src, uint32_t tag, size_t len, uint64_t handle)
 {
-	struct bip_tag *t = arrival_tag(tag, src);
+	const struct bip_layer_ops *ops = bip_layer_of(tag);
+	struct bip_tag *t;
 
+	if (ops)
+		return ops->long_arrived(src, (int)tag, len, handle);
+	t = arrival_tag(tag, src);
 	if (!t)
 		return 0;
 	if (t->state == BIP_RECV_POSTED && !t->q.nunread) {
@@ -349,6 +403,18 @@ void bip_core_recv_done(uint64_t cookie, int status)
 	uint32_t tag = (uint32_t)cookie & ((1u << BIP_RECV_TAG_BITS) - 1);
 	uint32_t gen = (uint32_t)cookie >> BIP_RECV_TAG_BITS;
 	struct bip_tag *t;
+
+	if (cookie & BIP_LAYER_RECV) {
+		uint32_t ltag = NTAGS + (uint32_t)((cookie & ~BIP_LAYER_RECV) >> BIP_LAYER_TAG_SHIFT);
+		const struct bip_layer_ops *ops = bip_layer_of(ltag);
+
+		if (ops)
+			ops->recv_done(cookie & BIP_LAYER_COOKIE_MAX, status);
+		else
+			bip_error("bip_progress", "NIC reported completion of a receive for tag %u, "
+				  "which no layer holds", ltag);
+		return;
+	}
 
 	if (tag >= BIP_ALL_TAGS || bip_state.tags[tag].gen != gen ||
 	    bip_state.tags[tag].state != BIP_RECV_LONG) {

@@ -175,12 +175,16 @@ struct mpi_shim_request {
 	void (*free_state)(struct mpi_shim_request *req);
 	void *state;
 
-	/* private to p2p.c */
-	void *packed;        /* packed copy of a non-contiguous buffer */
-	size_t bytes;        /* bytes of data (packed size) */
-	uint64_t proto;      /* protocol state */
-	int bip_id;          /* BIP send or receive id */
+	/* private to p2p.c and request.c */
+	void *packed;        /* packed copy, or a temporary receive buffer */
+	size_t bytes;        /* send: bytes to send; receive: room in bytes */
+	size_t len;          /* receive: bytes of the matched message */
+	uint64_t handle;     /* receive: the BIP handle of a long message */
+	int wpeer;           /* world rank of the matched source or destination */
+	unsigned flags;      /* protocol state */
+	void *bsend;         /* the region of the attached buffer of a Bsend */
 	struct mpi_shim_request *next, *prev;
+	uint64_t hdr[3];     /* the envelope, kept while the send may be queued */
 };
 
 /* A request driven by progress; refcount of comm taken.  Returns MPI_SUCCESS
@@ -221,6 +225,12 @@ int mpi_shim_coll_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int
 			   int stag, void *rbuf, int rcount, MPI_Datatype rtype, int src,
 			   int rtag, MPI_Comm comm, MPI_Status *status);
 
+/*
+ * Tags on the collective context: the collectives use tags >= 0;
+ * negative tags are for communicator creation (comm.c).
+ */
+#define MPI_SHIM_TAG_COMM_CREATE (-1000)
+
 /* --- Errors (errors.c) --- */
 
 /*
@@ -251,13 +261,31 @@ int mpi_shim_check_rank(MPI_Comm comm, int rank, int any_source, const char *cal
 int mpi_shim_check_root(MPI_Comm comm, int root, const char *call); /* MPI_ERR_ROOT */
 /* A send tag (any_tag 0) or receive tag (1). */
 int mpi_shim_check_tag(MPI_Comm comm, int tag, int any_tag, const char *call);
-int mpi_shim_check_op(MPI_Comm comm, MPI_Op op, MPI_Datatype t, const char *call); /* MPI_ERR_OP */
+/* MPI_ERR_OP: defined in op.c with the operations. */
+int mpi_shim_check_op(MPI_Comm comm, MPI_Op op, MPI_Datatype t, const char *call);
 
 /* 1 if comm is a communicator that may be used. */
 static inline int mpi_shim_comm_ok(MPI_Comm comm)
 {
 	return comm != MPI_COMM_NULL && comm->valid;
 }
+
+/* --- Between the parts of the library --- */
+
+/* comm.c: fill c (size members, world ranks owned by c), and release it. */
+int mpi_shim_comm_setup(struct mpi_shim_comm *c, int size, int *world, int rank, uint32_t ctx);
+void mpi_shim_comm_fini(struct mpi_shim_comm *c);
+/* env.c: the host index of a world rank (same index: same host). */
+int mpi_shim_host_of(int world_rank);
+/* errors.c */
+void mpi_shim_errhandler_release(struct mpi_shim_errhandler *eh);
+/* attr.c */
+int mpi_shim_attr_copy_all(MPI_Comm from, MPI_Comm to);
+void mpi_shim_attr_delete_all(MPI_Comm comm);
+void mpi_shim_attr_fini(void);
+/* p2p.c */
+int mpi_shim_p2p_init(void);
+void mpi_shim_p2p_fini(void);
 
 /* --- Operations (op.c) --- */
 

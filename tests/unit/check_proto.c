@@ -299,6 +299,187 @@ START_TEST(test_misuse_is_reported)
 }
 END_TEST
 
+
+/* --- the calls for layers built on BIP (layer.c) --- */
+
+static struct {
+	int nshort, nlong, nsent, nrecvd, refuse;
+	int src, tag;
+	size_t len;
+	unsigned char data[BIP_SHORT_MAX];
+	uint64_t handle, cookie;
+	int status;
+} lay;
+
+static int lay_short(int src, int tag, const void *data, size_t len)
+{
+	if (lay.refuse)
+		return -EAGAIN;
+	lay.nshort++;
+	lay.src = src;
+	lay.tag = tag;
+	lay.len = len;
+	memcpy(lay.data, data, len);
+	return 0;
+}
+
+static int lay_long(int src, int tag, size_t len, uint64_t handle)
+{
+	lay.nlong++;
+	lay.src = src;
+	lay.tag = tag;
+	lay.len = len;
+	lay.handle = handle;
+	return 0;
+}
+
+static void lay_send_done(uint64_t cookie, int status)
+{
+	lay.nsent++;
+	lay.cookie = cookie;
+	lay.status = status;
+}
+
+static void lay_recv_done(uint64_t cookie, int status)
+{
+	lay.nrecvd++;
+	lay.cookie = cookie;
+	lay.status = status;
+}
+
+static const struct bip_layer_ops lay_ops = {
+	.short_arrived = lay_short,
+	.long_arrived = lay_long,
+	.send_done = lay_send_done,
+	.recv_done = lay_recv_done,
+};
+
+static void layer_setup(void)
+{
+	setup();
+	memset(&lay, 0, sizeof(lay));
+	ck_assert_int_eq(bip_layer_register(NTAGS + 1, &lay_ops), 0);
+}
+
+static void layer_teardown(void)
+{
+	memset(bip_state.layer, 0, sizeof(bip_state.layer));
+	teardown();
+}
+
+START_TEST(test_layer_register_checks)
+{
+	ck_assert_int_eq(bip_layer_register(NTAGS - 1, &lay_ops), -1);
+	ck_assert_ptr_nonnull(strstr(bip_error_string(), "not a reserved tag"));
+	ck_assert_int_eq(bip_layer_register(NTAGS + BIP_RESERVED_TAGS, &lay_ops), -1);
+	ck_assert_int_eq(bip_layer_register(NTAGS + 1, &lay_ops), -1);
+	ck_assert_ptr_nonnull(strstr(bip_error_string(), "already registered"));
+	/* The byte-length calls cannot take a layer's tag. */
+	ck_assert_int_eq(bip_tirecv_bytes(NTAGS + 1, lay.data, 4), -1);
+	ck_assert_ptr_nonnull(strstr(bip_error_string(), "belongs to a layer"));
+	/* Given back, then taken again. */
+	ck_assert_int_eq(bip_layer_register(NTAGS + 1, NULL), 0);
+	ck_assert_int_eq(bip_layer_register(NTAGS + 1, &lay_ops), 0);
+	ck_assert_int_eq(bip_layer_send(1, NTAGS + 2, "h", 1, NULL, 0, 1), -1);
+	ck_assert_ptr_nonnull(strstr(bip_error_string(), "no layer is registered on tag"));
+	ck_assert_int_eq(bip_layer_send(3, NTAGS + 1, "h", 1, NULL, 0, 1), -1);
+	ck_assert_int_eq(bip_layer_send(1, NTAGS + 1, "h", 1, NULL, 0, BIP_LAYER_COOKIE_MAX + 1),
+			 -1);
+}
+END_TEST
+
+/* Arrivals on a registered tag go to the layer, not to the tag's queue. */
+START_TEST(test_layer_arrivals_go_to_the_layer)
+{
+	int v = 77;
+
+	ck_assert_int_eq(bip_core_short_arrived(2, NTAGS + 1, &v, 4), 0);
+	ck_assert_int_eq(lay.nshort, 1);
+	ck_assert_int_eq(lay.src, 2);
+	ck_assert_int_eq(lay.tag, NTAGS + 1);
+	ck_assert_uint_eq(lay.len, 4);
+	ck_assert_uint_eq(bip_state.tags[NTAGS + 1].q.nunread, 0);
+	ck_assert_int_eq(bip_core_long_arrived(1, NTAGS + 1, 5000, 0x1234ull), 0);
+	ck_assert_int_eq(lay.nlong, 1);
+	ck_assert(lay.handle == 0x1234ull);
+	ck_assert_uint_eq(lay.len, 5000);
+	/* The layer's refusal reaches the driver. */
+	lay.refuse = 1;
+	ck_assert_int_eq(bip_core_short_arrived(2, NTAGS + 1, &v, 4), -EAGAIN);
+	/* Another reserved tag still queues as before. */
+	ck_assert_int_eq(bip_core_short_arrived(2, NTAGS + 2, &v, 4), 0);
+	ck_assert_uint_eq(bip_state.tags[NTAGS + 2].q.nunread, 1);
+}
+END_TEST
+
+/* A header and data travel as one short message, in that order. */
+START_TEST(test_layer_short_send_gathers)
+{
+	char hdr[4] = { 'h', 'd', 'r', '!' }, data[3] = { 'a', 'b', 'c' };
+
+	ck_assert_int_eq(bip_layer_send(2, NTAGS + 1, hdr, 4, data, 3, 9), 1);
+	ck_assert_int_eq(mock.nshort, 1);
+	ck_assert_uint_eq(mock.last_tag, NTAGS + 1);
+	ck_assert_uint_eq(mock.last_len, 7);
+	ck_assert_mem_eq(mock.last_data, "hdr!abc", 7);
+	ck_assert_int_eq(lay.nsent, 0);
+}
+END_TEST
+
+/* Refused by the NIC: queued, and the layer hears when it has left. */
+START_TEST(test_layer_queued_send_reports)
+{
+	char hdr[2] = { 'x', 'y' };
+
+	mock.refuse = 1;
+	ck_assert_int_eq(bip_layer_send(1, NTAGS + 1, hdr, 2, NULL, 0, 1234), 0);
+	ck_assert_int_eq(bip_layer_poll(), 0);
+	ck_assert_int_eq(lay.nsent, 0);
+	mock.refuse = 0;
+	ck_assert_int_ge(bip_layer_poll(), 0);
+	ck_assert_int_eq(lay.nsent, 1);
+	ck_assert(lay.cookie == 1234);
+	ck_assert_int_eq(lay.status, 0);
+	ck_assert_mem_eq(mock.last_data, "xy", 2);
+}
+END_TEST
+
+/* Too big for one short message: the header, then the data as a long
+ * message, even when the data alone would fit a short one. */
+START_TEST(test_layer_long_send)
+{
+	static char big[BIP_SHORT_MAX];
+	char hdr[16] = "envelope";
+
+	ck_assert_int_eq(bip_layer_send(1, NTAGS + 1, hdr, 16, big, sizeof(big), 55), 0);
+	ck_assert_int_eq(mock.nshort, 1);
+	ck_assert_int_eq(mock.nlong, 1);
+	ck_assert_uint_eq(mock.last_len, sizeof(big));
+	ck_assert_int_eq(lay.nsent, 0);
+	bip_core_send_done(mock.last_cookie, 0);
+	ck_assert_int_eq(lay.nsent, 1);
+	ck_assert(lay.cookie == 55);
+}
+END_TEST
+
+/* A long message is received by its handle; completion finds the layer. */
+START_TEST(test_layer_recv_long_by_handle)
+{
+	static char buf[5000];
+
+	ck_assert_int_eq(bip_core_long_arrived(2, NTAGS + 1, 5000, 0x77ull), 0);
+	ck_assert_int_eq(bip_layer_recv_long(2, 0x77ull, buf, 5000, 4242), 0);
+	ck_assert_int_eq(mock.nlrecv, 1);
+	ck_assert(mock.last_handle == 0x77ull);
+	ck_assert_ptr_eq(mock.last_buf, buf);
+	ck_assert_int_eq(lay.nrecvd, 0);
+	bip_core_recv_done(mock.last_cookie, 0);
+	ck_assert_int_eq(lay.nrecvd, 1);
+	ck_assert(lay.cookie == 4242);
+	ck_assert_int_eq(bip_layer_recv_long(5, 0x77ull, buf, 5000, 1), -1);
+}
+END_TEST
+
 static Suite *proto_suite(void)
 {
 	Suite *s = suite_create("proto");
@@ -315,6 +496,16 @@ static Suite *proto_suite(void)
 	tcase_add_test(tc, test_long_arrival_needs_a_receive);
 	tcase_add_test(tc, test_getmsg_holds_until_freed);
 	tcase_add_test(tc, test_misuse_is_reported);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("layer");
+	tcase_add_checked_fixture(tc, layer_setup, layer_teardown);
+	tcase_add_test(tc, test_layer_register_checks);
+	tcase_add_test(tc, test_layer_arrivals_go_to_the_layer);
+	tcase_add_test(tc, test_layer_short_send_gathers);
+	tcase_add_test(tc, test_layer_queued_send_reports);
+	tcase_add_test(tc, test_layer_long_send);
+	tcase_add_test(tc, test_layer_recv_long_by_handle);
 	suite_add_tcase(s, tc);
 	return s;
 }

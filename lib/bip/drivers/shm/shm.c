@@ -427,6 +427,29 @@ static int shm_post_short(struct bip_nic *nic, int dst, uint32_t tag, const void
 	return bip_shm_ring_post(bip_shm_of(nic), dst, BIP_SHM_SHORT, tag, buf, len, len);
 }
 
+/* A layer's header and data, copied one after the other into one slot. */
+static int shm_post_short2(struct bip_nic *nic, int dst, uint32_t tag, const void *hdr,
+			   size_t hlen, const void *buf, size_t len)
+{
+	struct bip_shm *shm = bip_shm_of(nic);
+	struct bip_shm_peer *p = &shm->peers[dst];
+	struct bip_shm_slot *slot;
+
+	if (!bip_shm_ring_room(shm, dst))
+		return -EAGAIN;
+	slot = &p->ring_out->slots[p->prod & (BIP_SHM_RING_SLOTS - 1)];
+	slot->kind = BIP_SHM_SHORT;
+	slot->tag = tag;
+	slot->len = (uint32_t)(hlen + len);
+	memcpy(slot->payload, hdr, hlen);
+	if (len)
+		memcpy(slot->payload + hlen, buf, len);
+	p->prod++;
+	/* Publish the slot; pairs with the acquire of seq in drain_ring. */
+	bip_store_release(&slot->seq, p->prod);
+	return 0;
+}
+
 /* Deliver what the ring from p holds; returns the number of messages. */
 static int drain_ring(struct bip_shm_peer *p)
 {
@@ -504,6 +527,7 @@ const struct bip_nic_ops bip_shm_ops = {
 	.available = shm_available,
 	.open = shm_open_nic,
 	.post_short = shm_post_short,
+	.post_short2 = shm_post_short2,
 	.post_long = bip_shm_post_long,
 	.post_long_recv = bip_shm_post_long_recv,
 	.poll = shm_poll,

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * layer.c - the calls for layers built on BIP (bip_layer(3)).
+ *
+ * A layer owns some of the reserved tags: their arrivals go to its
+ * callbacks straight from the NIC (proto.c, bip_core_*_arrived), it sends
+ * with a header gathered in front of its data, and it receives a long
+ * message by the handle of its announcement, in any order.  Nothing here
+ * changes how the manual's calls behave on the other tags.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core.h"
+#include "conf.h"
+
+static int check_layer_tag(const char *call, int tag)
+{
+	if (tag < NTAGS || tag >= BIP_ALL_TAGS) {
+		bip_error(call, "tag %d is not a reserved tag (%d to %d)", tag, NTAGS,
+			  BIP_ALL_TAGS - 1);
+		return 0;
+	}
+	return 1;
+}
+
+static int check_registered(const char *call, int tag)
+{
+	if (!check_layer_tag(call, tag))
+		return 0;
+	if (!bip_state.layer[tag - NTAGS]) {
+		bip_error(call, "no layer is registered on tag %d", tag);
+		return 0;
+	}
+	return 1;
+}
+
+static int check_node(const char *call, int node)
+{
+	if (node < 0 || node >= bip_state.numnodes) {
+		bip_error(call, "node %d does not exist (nodes 0 to %d)", node,
+			  bip_state.numnodes - 1);
+		return 0;
+	}
+	return 1;
+}
+
+BIP_EXPORT int bip_layer_init(void)
+{
+	if (bip_state.initialized)
+		return 0;
+	bip_init();
+	return 1;
+}
+
+BIP_EXPORT int bip_layer_register(int tag, const struct bip_layer_ops *ops)
+{
+	const char *call = "bip_layer_register";
+	struct bip_tag *t;
+	int locked;
+
+	if (!bip_check_init(call) || !check_layer_tag(call, tag))
+		return -1;
+	if (ops && (!ops->short_arrived || !ops->long_arrived || !ops->send_done ||
+		    !ops->recv_done)) {
+		bip_error(call, "tag %d: every callback must be given", tag);
+		return -1;
+	}
+	t = &bip_state.tags[tag];
+	locked = bip_lock();
+	if (ops && bip_state.layer[tag - NTAGS]) {
+		bip_unlock(locked);
+		bip_error(call, "tag %d is already registered by a layer", tag);
+		return -1;
+	}
+	if (ops && (t->state == BIP_RECV_POSTED || t->state == BIP_RECV_LONG ||
+		    t->q.nunread)) {
+		bip_unlock(locked);
+		bip_error(call, "tag %d is in use by byte-length calls (a receive is posted or "
+			  "messages are queued)", tag);
+		return -1;
+	}
+	bip_state.layer[tag - NTAGS] = ops;
+	bip_unlock(locked);
+	return 0;
+}
+
+BIP_EXPORT int bip_layer_send(int dst, int tag, const void *hdr, size_t hlen, const void *buf,
+			      size_t len, uint64_t cookie)
+{
+	const char *call = "bip_layer_send";
+	int locked, id;
+
+	if (bip_unlikely(!bip_state.initialized || dst < 0 || dst >= bip_state.numnodes ||
+			 !bip_layer_of((uint32_t)tag) || hlen > BIP_SHORT_MAX ||
+			 (hlen && !hdr) || (len && !buf) || len > BIP_MAX_MESSAGE ||
+			 cookie > BIP_LAYER_COOKIE_MAX)) {
+		if (bip_check_init(call) && check_node(call, dst) && check_registered(call, tag))
+			bip_error(call, "bad arguments: header %p of %zu bytes (at most %d), "
+				  "buffer %p of %zu bytes, cookie %llu",
+				  hdr, hlen, BIP_SHORT_MAX, buf, len, (unsigned long long)cookie);
+		return -1;
+	}
+	locked = bip_lock();
+	if (hlen + len <= BIP_SHORT_MAX) {
+		id = bip_send_post_hdr(dst, (uint32_t)tag, hdr, hlen, buf, len, BIP_SEND_LAYER,
+				       cookie);
+	} else {
+		/* The header first, then the data as a long message right
+		 * behind it: nothing from this node can come between them. */
+		id = bip_send_post_hdr(dst, (uint32_t)tag, hdr, hlen, NULL, 0, 0, 0);
+		if (id >= 0)
+			id = bip_send_post_hdr(dst, (uint32_t)tag, NULL, 0, buf, len,
+					       BIP_SEND_LAYER | BIP_SEND_FORCE_LONG, cookie);
+		/* A long send never completes at once. */
+		if (id == 0)
+			id = 1;
+	}
+	bip_unlock(locked);
+	if (bip_unlikely(id < 0)) {
+		bip_error(call, "sending %zu + %zu bytes to node %d on tag %d failed: %s", hlen, len,
+			  dst, tag, strerror(-id));
+		return -1;
+	}
+	return id == 0;
+}
+
+BIP_EXPORT int bip_layer_recv_long(int src, uint64_t handle, void *buf, size_t len,
+				   uint64_t cookie)
+{
+	const char *call = "bip_layer_recv_long";
+	struct bip_nic *nic;
+	int locked, rc;
+
+	if (!bip_check_init(call) || !check_node(call, src))
+		return -1;
+	if ((len && !buf) || cookie > BIP_LAYER_COOKIE_MAX) {
+		bip_error(call, "bad arguments: buffer %p of %zu bytes, cookie %llu", buf, len,
+			  (unsigned long long)cookie);
+		return -1;
+	}
+	/* The cookie names the layer; any registered tag will do, since the
+	 * completion goes to the same callbacks. */
+	for (rc = 0; rc < BIP_INTERNAL_TAGS && !bip_state.layer[rc]; rc++)
+		;
+	if (rc == BIP_INTERNAL_TAGS) {
+		bip_error(call, "no layer is registered");
+		return -1;
+	}
+	cookie |= BIP_LAYER_RECV | ((uint64_t)rc << BIP_LAYER_TAG_SHIFT);
+	nic = bip_state.peers[src].nic;
+	locked = bip_lock();
+	rc = nic->ops->post_long_recv(nic, handle, buf, len, cookie);
+	if (rc == 1) {
+		bip_state.counters.long_received++;
+		bip_state.counters.bytes_received += len;
+	}
+	bip_unlock(locked);
+	if (rc < 0) {
+		bip_error(call, "receiving %zu bytes from node %d failed: %s", len, src,
+			  strerror(-rc));
+		return -1;
+	}
+	return rc;
+}
+
+BIP_EXPORT int bip_layer_poll(void)
+{
+	int locked, rc;
+
+	if (!bip_check_init("bip_layer_poll"))
+		return -1;
+	locked = bip_lock();
+	rc = bip_progress();
+	bip_unlock(locked);
+	if (rc < 0) {
+		bip_error("bip_layer_poll", "the NIC failed: %s", strerror(-rc));
+		return -1;
+	}
+	return rc;
+}
+
+BIP_EXPORT int bip_layer_wait(struct bip_layer_wait *w)
+{
+	struct bip_wait bw = { .spins = w->spins, .yields = w->yields };
+	int rc = bip_wait_step(&bw);
+
+	w->spins = bw.spins;
+	w->yields = bw.yields;
+	return rc < 0 ? -1 : 0;
+}
+
+BIP_EXPORT const char *bip_layer_host(int node)
+{
+	if (!bip_state.initialized || !bip_state.conf || node < 0 || node >= bip_state.conf->n)
+		return "";
+	return bip_state.conf->nodes[node].host;
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bsend.c - buffered sends: MPI_Buffer_attach, MPI_Buffer_detach, and the
+ * copy of a buffered send into the attached buffer.
+ *
+ * Each buffered message takes a region of the attached buffer (its packed
+ * data plus MPI_BSEND_OVERHEAD bytes, the room the user is told to
+ * provide), then leaves as a standard send from there; the region is free
+ * again when that send completes.  Regions are kept in address order in a
+ * list of their own, so the user's buffer holds only data.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bip.h"
+#include "shim.h"
+#include "datatype.h"
+#include "p2p.h"
+
+struct region {
+	size_t off, len;
+	struct region *next;
+};
+
+static struct {
+	char *buf;
+	size_t size;
+	struct region *used; /* by offset */
+	int pending;         /* buffered sends not complete */
+} bs;
+
+/* A free region of len bytes, first fit; NULL if none. */
+static struct region *region_take(size_t len)
+{
+	struct region **pp = &bs.used, *r;
+	size_t off = 0;
+
+	for (;;) {
+		size_t end = *pp ? (*pp)->off : bs.size;
+
+		if (end >= off && end - off >= len)
+			break;
+		if (!*pp)
+			return NULL;
+		off = (*pp)->off + (*pp)->len;
+		pp = &(*pp)->next;
+	}
+	r = malloc(sizeof(*r));
+	if (!r)
+		return NULL;
+	r->off = off;
+	r->len = len;
+	r->next = *pp;
+	*pp = r;
+	return r;
+}
+
+void mpi_shim_bsend_release(struct mpi_shim_request *req)
+{
+	struct region **pp, *r = req->bsend;
+
+	for (pp = &bs.used; *pp; pp = &(*pp)->next) {
+		if (*pp == r) {
+			*pp = r->next;
+			free(r);
+			break;
+		}
+	}
+	req->bsend = NULL;
+	bs.pending--;
+}
+
+int mpi_shim_bsend_start(const void *buf, int count, MPI_Datatype t, int dst, int tag,
+			 MPI_Comm comm, const char *call)
+{
+	size_t bytes = (size_t)count * t->size, need = bytes + MPI_BSEND_OVERHEAD;
+	struct mpi_shim_request *r;
+	struct region *reg;
+	void *copy;
+	int rc;
+
+	if (dst == MPI_PROC_NULL)
+		return MPI_SUCCESS;
+	reg = region_take(need);
+	if (!reg && bs.pending) {
+		/* Room may come back as earlier buffered sends complete. */
+		mpi_shim_progress();
+		reg = region_take(need);
+	}
+	if (!reg)
+		return mpi_shim_err(comm, MPI_ERR_BUFFER, call,
+				    "no room for %zu bytes (+%d overhead) in the attached buffer "
+				    "(%zu bytes%s)",
+				    bytes, MPI_BSEND_OVERHEAD, bs.size,
+				    bs.buf ? ", partly in use by earlier buffered sends" :
+					     "; none attached: use MPI_Buffer_attach");
+	copy = bs.buf + reg->off;
+	if (bytes)
+		mpi_shim_datatype_pack(buf, count, t, 0, copy, bytes);
+	r = mpi_shim_req_alloc();
+	if (!r) {
+		struct mpi_shim_request tmp = { .bsend = reg };
+
+		bs.pending++;
+		mpi_shim_bsend_release(&tmp);
+		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
+	}
+	r->bsend = reg;
+	r->freed = 1; /* nobody waits for it: released when complete */
+	bs.pending++;
+	rc = mpi_shim_send_start(r, copy, (int)bytes, MPI_BYTE, dst, tag, comm, comm->ctx,
+				 MPI_SHIM_MODE_STANDARD);
+	if (rc) {
+		mpi_shim_bsend_release(r);
+		mpi_shim_req_free(r);
+		return mpi_shim_err(comm, rc, call, "sending to rank %d failed: %s", dst,
+				    bip_error_string());
+	}
+	return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Buffer_attach")))
+		return rc;
+	if (bs.buf)
+		return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_BUFFER, "MPI_Buffer_attach",
+				    "a buffer (%zu bytes) is already attached; detach it first",
+				    bs.size);
+	if (size < 0 || (!buffer && size > 0))
+		return mpi_shim_err(MPI_COMM_WORLD, size < 0 ? MPI_ERR_COUNT : MPI_ERR_BUFFER,
+				    "MPI_Buffer_attach", "buffer %p of %d bytes", buffer, size);
+	bs.buf = buffer;
+	bs.size = (size_t)size;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Buffer_attach);
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+	struct bip_layer_wait w = { 0, 0 };
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Buffer_detach")))
+		return rc;
+	if (!buffer_addr || !size)
+		return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Buffer_detach",
+				    "buffer address or size is NULL");
+	/* The buffered messages leave first. */
+	while (bs.pending) {
+		mpi_shim_progress();
+		if (bs.pending && bip_layer_wait(&w) < 0)
+			return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Buffer_detach",
+					    "every other process has ended: %d buffered send(s) "
+					    "cannot complete", bs.pending);
+	}
+	*(void **)buffer_addr = bs.buf;
+	*size = (int)bs.size;
+	bs.buf = NULL;
+	bs.size = 0;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Buffer_detach);

@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * env.c - the environment: MPI_Init and MPI_Finalize, thread levels,
+ * MPI_Abort, the clock, the processor name and the versions.
+ *
+ * MPI_Init starts BIP unless the program did (a program may mix BIP and
+ * MPI calls), claims the shim's reserved tag and builds MPI_COMM_WORLD
+ * (node i of the configuration is rank i) and MPI_COMM_SELF.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bip.h"
+#include "shim.h"
+#include "p2p.h"
+
+struct mpi_shim_state mpi_shim;
+
+struct mpi_shim_comm mpi_shim_comm_world, mpi_shim_comm_self;
+struct mpi_shim_group mpi_shim_group_empty = {
+	.refcount = 1,
+	.predefined = 1,
+	.size = 0,
+	.rank = MPI_UNDEFINED,
+};
+
+/* What BIP provides: its lock is taken once the process has threads, but
+ * the shim's queues are not locked, so one thread at a time may call. */
+#define PROVIDED_THREAD_LEVEL MPI_THREAD_SERIALIZED
+
+static struct {
+	int bip_started; /* MPI_Init started BIP, so MPI_Finalize ends it */
+	pthread_t main_thread;
+	struct timespec t0;
+	const char **hosts;
+} env;
+
+static int *host_index;
+
+static void env_fini_comms(void)
+{
+	mpi_shim_comm_fini(&mpi_shim_comm_self);
+	mpi_shim_comm_fini(&mpi_shim_comm_world);
+}
+
+/* Host index of each node: nodes with the same host name share one. */
+static int hosts_init(int n)
+{
+	int i, j;
+
+	host_index = malloc((size_t)n * sizeof(*host_index));
+	env.hosts = malloc((size_t)n * sizeof(*env.hosts));
+	if (!host_index || !env.hosts)
+		return -1;
+	mpi_shim.nhosts = 0;
+	for (i = 0; i < n; i++) {
+		const char *h = bip_layer_host(i);
+
+		for (j = 0; j < mpi_shim.nhosts; j++)
+			if (strcmp(env.hosts[j], h) == 0)
+				break;
+		if (j == mpi_shim.nhosts)
+			env.hosts[mpi_shim.nhosts++] = h;
+		host_index[i] = j;
+	}
+	mpi_shim.hostnames = env.hosts;
+	return 0;
+}
+
+static int init(int required, int *provided, const char *call)
+{
+	int n, me, i, rc;
+	int *world = NULL, *self = NULL;
+
+	if (mpi_shim.initialized || mpi_shim.finalized)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_OTHER, call, "%s",
+				    mpi_shim.finalized ? "MPI cannot start again after MPI_Finalize" :
+							 "MPI is already initialised");
+	clock_gettime(CLOCK_MONOTONIC, &env.t0);
+	env.bip_started = bip_layer_init();
+	env.main_thread = pthread_self();
+	n = bip_numnodes;
+	me = bip_mynode;
+	mpi_shim.world_rank = me;
+	mpi_shim.world_size = n;
+	mpi_shim.thread_level = required < PROVIDED_THREAD_LEVEL ? required : PROVIDED_THREAD_LEVEL;
+	if (mpi_shim.thread_level < MPI_THREAD_SINGLE)
+		mpi_shim.thread_level = MPI_THREAD_SINGLE;
+	if (provided)
+		*provided = mpi_shim.thread_level;
+	if (hosts_init(n) < 0)
+		goto no_memory;
+	world = malloc((size_t)n * sizeof(*world));
+	self = malloc(sizeof(*self));
+	if (!world || !self)
+		goto no_memory;
+	for (i = 0; i < n; i++)
+		world[i] = i;
+	self[0] = me;
+	/* Context ids 0/1 and 2/3: the same on every process. */
+	mpi_shim.next_ctx = 4;
+	rc = mpi_shim_comm_setup(&mpi_shim_comm_world, n, world, me, 0);
+	if (rc == MPI_SUCCESS)
+		rc = mpi_shim_comm_setup(&mpi_shim_comm_self, 1, self, 0, 2);
+	world = self = NULL; /* owned by the communicators now */
+	if (rc)
+		goto no_memory;
+	mpi_shim_comm_world.predefined = 1;
+	mpi_shim_comm_self.predefined = 1;
+	strcpy(mpi_shim_comm_world.name, "MPI_COMM_WORLD");
+	strcpy(mpi_shim_comm_self.name, "MPI_COMM_SELF");
+	rc = mpi_shim_p2p_init();
+	if (rc) {
+		fprintf(stderr, "mpi: rank %d: %s: cannot claim BIP tag %d for MPI: %s\n", me, call,
+			MPI_SHIM_BIP_TAG, bip_error_string());
+		env_fini_comms();
+		exit(EXIT_FAILURE);
+	}
+	mpi_shim.initialized = 1;
+	return MPI_SUCCESS;
+
+no_memory:
+	free(world);
+	free(self);
+	fprintf(stderr, "mpi: rank %d: %s: out of memory\n", me, call);
+	exit(EXIT_FAILURE);
+}
+
+int PMPI_Init(int *argc, char ***argv)
+{
+	return init(MPI_THREAD_SINGLE, NULL, "MPI_Init");
+}
+MPI_SHIM_ALIAS(MPI_Init);
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	if (!provided)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Init_thread",
+				    "provided is NULL");
+	return init(required, provided, "MPI_Init_thread");
+}
+MPI_SHIM_ALIAS(MPI_Init_thread);
+
+int PMPI_Query_thread(int *provided)
+{
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Query_thread")))
+		return rc;
+	if (!provided)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Query_thread",
+				    "provided is NULL");
+	*provided = mpi_shim.thread_level;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Query_thread);
+
+int PMPI_Is_thread_main(int *flag)
+{
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Is_thread_main")))
+		return rc;
+	if (!flag)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Is_thread_main",
+				    "flag is NULL");
+	*flag = pthread_equal(pthread_self(), env.main_thread) != 0;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Is_thread_main);
+
+int PMPI_Finalize(void)
+{
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Finalize")))
+		return rc;
+	/* What this process owes others (acknowledgements) leaves now; BIP
+	 * then waits for its sends to be taken. */
+	mpi_shim_progress();
+	mpi_shim_attr_fini();
+	mpi_shim_p2p_fini();
+	env_fini_comms();
+	free(host_index);
+	host_index = NULL;
+	free(env.hosts);
+	env.hosts = NULL;
+	mpi_shim.finalized = 1;
+	if (env.bip_started)
+		bip_finalize();
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Finalize);
+
+int PMPI_Initialized(int *flag)
+{
+	if (!flag)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Initialized", "flag is NULL");
+	*flag = mpi_shim.initialized;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Initialized);
+
+int PMPI_Finalized(int *flag)
+{
+	if (!flag)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Finalized", "flag is NULL");
+	*flag = mpi_shim.finalized;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Finalized);
+
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+	char host[256] = "";
+
+	gethostname(host, sizeof(host) - 1);
+	fflush(stdout);
+	fprintf(stderr, "mpi: host %s, pid %d, rank %d: MPI_Abort called with error code %d: "
+		"stopping the job\n", host, (int)getpid(),
+		mpi_shim.initialized ? mpi_shim.world_rank : -1, errorcode);
+	fflush(stderr);
+	/* A failing exit status makes bipload stop every other process. */
+	_exit(errorcode > 0 && errorcode < 256 ? errorcode : 1);
+}
+MPI_SHIM_ALIAS(MPI_Abort);
+
+double PMPI_Wtime(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - env.t0.tv_sec) + (double)(t.tv_nsec - env.t0.tv_nsec) * 1e-9;
+}
+MPI_SHIM_ALIAS(MPI_Wtime);
+
+double PMPI_Wtick(void)
+{
+	struct timespec res;
+
+	if (clock_getres(CLOCK_MONOTONIC, &res) < 0)
+		return 1e-9;
+	return (double)res.tv_sec + (double)res.tv_nsec * 1e-9;
+}
+MPI_SHIM_ALIAS(MPI_Wtick);
+
+int PMPI_Get_processor_name(char *name, int *resultlen)
+{
+	struct utsname u;
+
+	if (!name || !resultlen)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_processor_name",
+				    "name or resultlen is NULL");
+	if (uname(&u) < 0)
+		strcpy(u.nodename, "unknown");
+	snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", u.nodename);
+	*resultlen = (int)strlen(name);
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Get_processor_name);
+
+int PMPI_Get_version(int *version, int *subversion)
+{
+	if (!version || !subversion)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_version",
+				    "version or subversion is NULL");
+	*version = MPI_VERSION;
+	*subversion = MPI_SUBVERSION;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Get_version);
+
+int PMPI_Get_library_version(char *version, int *resultlen)
+{
+	int n;
+
+	if (!version || !resultlen)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_library_version",
+				    "version or resultlen is NULL");
+	n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+		     "MPI shim %d.%d over BIP %d.%d: MPI %d.%d point-to-point, collectives, "
+		     "groups, communicators, datatypes; thread level %s; see mpi_shim(7)",
+		     MPI_SHIM_VERSION_MAJOR, MPI_SHIM_VERSION_MINOR, BIP_VERSION_MAJOR,
+		     BIP_VERSION_MINOR, MPI_VERSION, MPI_SUBVERSION, "MPI_THREAD_SERIALIZED");
+	*resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Get_library_version);
+
+int PMPI_Pcontrol(const int level, ...)
+{
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Pcontrol);
+
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+	void *p;
+
+	if (size < 0 || !baseptr)
+		return mpi_shim_err(MPI_COMM_WORLD, size < 0 ? MPI_ERR_SIZE : MPI_ERR_ARG,
+				    "MPI_Alloc_mem", "size %ld, baseptr %p", (long)size, baseptr);
+	p = malloc(size ? (size_t)size : 1);
+	if (!p)
+		return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI_Alloc_mem",
+				    "cannot allocate %ld bytes", (long)size);
+	*(void **)baseptr = p;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Alloc_mem);
+
+int PMPI_Free_mem(void *base)
+{
+	free(base);
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Free_mem);
+
+/* The host index of a world rank (MPI_Comm_split_type). */
+int mpi_shim_host_of(int world_rank)
+{
+	return host_index[world_rank];
+}

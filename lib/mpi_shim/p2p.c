@@ -1,0 +1,982 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * p2p.c - MPI matching and the eager and rendezvous protocols over BIP.
+ *
+ * Every message of the shim travels on one reserved BIP tag, whose
+ * arrivals BIP hands to the callbacks below as they come out of the NIC
+ * (bip_layer(3)); matching happens right there, in arrival order:
+ *
+ *  - eager: a message of at most EAGER_MAX bytes goes as one short BIP
+ *    message, the envelope (context, tag, source rank, kind) then the data.
+ *    An arrival that matches a posted receive is copied straight into the
+ *    user's buffer; otherwise into an unexpected entry, until a receive
+ *    takes it.
+ *  - synchronous eager (MPI_Ssend of a small message): the envelope also
+ *    carries the sender's cookie, and the receiver acknowledges it when a
+ *    receive matches it.
+ *  - rendezvous: a larger message goes as an envelope (with its length)
+ *    immediately followed by the data as a BIP long message on the same
+ *    tag.  The envelope is matched like an eager one; the long message's
+ *    announcement, right behind it from the same node, carries the handle
+ *    by which the receiver has BIP move the data straight into the user's
+ *    buffer once a receive matches.  The sender's request completes when
+ *    the receiver has the data, so a rendezvous send is also synchronous.
+ *
+ * Per-sender order is BIP's, and receives are matched in the order they
+ * were posted, so the non-overtaking rule holds.  Messages to oneself never
+ * touch BIP.  Callbacks must not call BIP: what they cannot finish (start a
+ * long receive, send an acknowledgement) waits in a deferred list that
+ * mpi_shim_progress runs after polling.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bip.h"
+#include "shim.h"
+#include "datatype.h"
+#include "p2p.h"
+
+enum hdr_kind {
+	HDR_EAGER,
+	HDR_EAGER_SYNC, /* aux: the sender's cookie */
+	HDR_RTS,        /* aux: bytes of the long message that follows */
+	HDR_ACK,        /* aux: the cookie of the synchronous send */
+};
+
+/* The envelope; eager messages send only the part before aux. */
+struct hdr {
+	uint32_t ctx;
+	int32_t tag;
+	int32_t src;  /* the sender's rank in the communicator */
+	uint32_t kind;
+	uint64_t aux;
+};
+
+#define HDR_BASE offsetof(struct hdr, aux)
+#define HDR_FULL sizeof(struct hdr)
+#define SHORT_BYTES ((size_t)BIPSMALLSIZE * 4)
+#define EAGER_MAX (SHORT_BYTES - HDR_BASE)
+#define EAGER_SYNC_MAX (SHORT_BYTES - HDR_FULL)
+
+_Static_assert(HDR_BASE == 16 && HDR_FULL == 24, "envelope layout");
+_Static_assert(sizeof(((struct mpi_shim_request *)0)->hdr) >= HDR_FULL, "envelope fits");
+
+enum unexp_kind {
+	U_EAGER,
+	U_EAGER_SYNC,
+	U_RTS,       /* data still at the sender; ready once its handle came */
+	U_SELF_COPY, /* a small message to oneself, copied */
+	U_SELF_REF,  /* a message to oneself, still in the sender's buffer */
+};
+
+struct unexp {
+	struct unexp *next, *prev;
+	uint32_t ctx;
+	int tag;
+	int src;           /* rank in the communicator */
+	int wsrc;          /* world rank */
+	uint8_t kind;
+	uint8_t ready;
+	size_t len;
+	uint64_t aux;
+	uint64_t handle;
+	struct mpi_shim_request *sender; /* U_SELF_REF */
+	const void *sdata;
+	unsigned char data[EAGER_MAX];
+};
+
+/* The envelope of a rendezvous waits here for the announcement behind it. */
+struct pending_rts {
+	struct mpi_shim_request *req; /* matched at arrival */
+	struct unexp *u;              /* or not */
+};
+
+/* An acknowledgement to send; kept until BIP has sent it. */
+struct ack {
+	struct ack *next;
+	int dst;
+	struct hdr hdr;
+};
+
+#define POOL_CHUNK 64
+
+struct chunk {
+	struct chunk *next;
+};
+
+static struct {
+	struct mpi_shim_request *posted_head, *posted_tail;
+	struct unexp *unexp_head, *unexp_tail;
+	struct unexp *unexp_free;
+	struct mpi_shim_request *req_free;
+	struct pending_rts *rts;
+	struct mpi_shim_request *deferred_head, *deferred_tail;
+	struct ack *acks_head, *acks_tail, *ack_free;
+	struct chunk *chunks;
+	int registered;
+} p2p;
+
+/* --- pools --- */
+
+/* Memory handed out in chunks, released at MPI_Finalize. */
+static void *chunk_alloc(size_t each, size_t n)
+{
+	struct chunk *c = calloc(1, sizeof(struct chunk) + 64 + each * n);
+
+	if (!c)
+		return NULL;
+	c->next = p2p.chunks;
+	p2p.chunks = c;
+	return (char *)c + 64;
+}
+
+mpi_shim_cold static int req_grow(void)
+{
+	struct mpi_shim_request *rs = chunk_alloc(sizeof(*rs), POOL_CHUNK);
+	int i;
+
+	if (!rs)
+		return -1;
+	for (i = 0; i < POOL_CHUNK; i++) {
+		rs[i].next = p2p.req_free;
+		p2p.req_free = &rs[i];
+	}
+	return 0;
+}
+
+struct mpi_shim_request *mpi_shim_req_alloc(void)
+{
+	struct mpi_shim_request *r = p2p.req_free;
+
+	if (mpi_shim_unlikely(!r)) {
+		if (req_grow() < 0)
+			return NULL;
+		r = p2p.req_free;
+	}
+	p2p.req_free = r->next;
+	memset(r, 0, offsetof(struct mpi_shim_request, hdr));
+	r->flags = MPI_SHIM_F_POOL;
+	return r;
+}
+
+void mpi_shim_req_free(struct mpi_shim_request *r)
+{
+	r->kind = 0xff; /* a stale handle shows as an invalid request */
+	r->next = p2p.req_free;
+	p2p.req_free = r;
+}
+
+mpi_shim_cold static struct unexp *unexp_grow(void)
+{
+	struct unexp *us = chunk_alloc(sizeof(*us), POOL_CHUNK);
+	int i;
+
+	if (!us)
+		return NULL;
+	for (i = 0; i < POOL_CHUNK; i++) {
+		us[i].next = p2p.unexp_free;
+		p2p.unexp_free = &us[i];
+	}
+	return p2p.unexp_free;
+}
+
+static struct unexp *unexp_alloc(void)
+{
+	struct unexp *u = p2p.unexp_free;
+
+	if (mpi_shim_unlikely(!u) && !(u = unexp_grow()))
+		return NULL;
+	p2p.unexp_free = u->next;
+	u->ready = 0;
+	u->sender = NULL;
+	return u;
+}
+
+static void unexp_release(struct unexp *u)
+{
+	u->next = p2p.unexp_free;
+	p2p.unexp_free = u;
+}
+
+/* --- queues --- */
+
+static void posted_append(struct mpi_shim_request *r)
+{
+	r->next = NULL;
+	r->prev = p2p.posted_tail;
+	if (p2p.posted_tail)
+		p2p.posted_tail->next = r;
+	else
+		p2p.posted_head = r;
+	p2p.posted_tail = r;
+	r->flags |= MPI_SHIM_F_POSTED;
+}
+
+static void posted_remove(struct mpi_shim_request *r)
+{
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		p2p.posted_head = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	else
+		p2p.posted_tail = r->prev;
+	r->flags &= ~MPI_SHIM_F_POSTED;
+}
+
+static void unexp_append(struct unexp *u)
+{
+	u->next = NULL;
+	u->prev = p2p.unexp_tail;
+	if (p2p.unexp_tail)
+		p2p.unexp_tail->next = u;
+	else
+		p2p.unexp_head = u;
+	p2p.unexp_tail = u;
+}
+
+static void unexp_remove(struct unexp *u)
+{
+	if (u->prev)
+		u->prev->next = u->next;
+	else
+		p2p.unexp_head = u->next;
+	if (u->next)
+		u->next->prev = u->prev;
+	else
+		p2p.unexp_tail = u->prev;
+}
+
+static inline int matches(const struct mpi_shim_request *r, uint32_t ctx, int src, int tag)
+{
+	return r->ctx == ctx && (r->peer == src || r->peer == MPI_ANY_SOURCE) &&
+	       (r->tag == tag || r->tag == MPI_ANY_TAG);
+}
+
+/* The first posted receive that matches, taken out of the queue. */
+static inline struct mpi_shim_request *match_posted(uint32_t ctx, int src, int tag)
+{
+	struct mpi_shim_request *r;
+
+	for (r = p2p.posted_head; r; r = r->next) {
+		if (matches(r, ctx, src, tag)) {
+			posted_remove(r);
+			return r;
+		}
+	}
+	return NULL;
+}
+
+/* --- completion --- */
+
+void mpi_shim_req_complete(struct mpi_shim_request *r, int err)
+{
+	if (r->kind == MPI_SHIM_REQ_SEND) {
+		if (r->packed) {
+			free(r->packed);
+			r->packed = NULL;
+		}
+		if (r->bsend)
+			mpi_shim_bsend_release(r);
+	}
+	r->error = err;
+	r->status.MPI_ERROR = err;
+	r->done = 1;
+	if (r->freed)
+		mpi_shim_request_release(r);
+}
+
+static void send_local_done(struct mpi_shim_request *r, int err)
+{
+	r->flags |= MPI_SHIM_F_LOCAL_DONE;
+	if (err || !(r->flags & MPI_SHIM_F_SYNC) || (r->flags & MPI_SHIM_F_ACKED))
+		mpi_shim_req_complete(r, err);
+}
+
+/* An eager message (or one to oneself) into the receive r. */
+static void recv_deliver(struct mpi_shim_request *r, int src, int tag, const void *data,
+			 size_t len)
+{
+	int err = MPI_SUCCESS;
+
+	r->status.MPI_SOURCE = src;
+	r->status.MPI_TAG = tag;
+	r->len = len;
+	if (mpi_shim_unlikely(len > r->bytes)) {
+		len = r->bytes;
+		err = MPI_ERR_TRUNCATE;
+		r->flags |= MPI_SHIM_F_TRUNC;
+	}
+	if (len) {
+		if (mpi_shim_likely(r->type->contiguous))
+			memcpy(mpi_shim_datatype_start(r->buf, r->type), data, len);
+		else
+			mpi_shim_datatype_unpack(data, len, r->buf, r->count, r->type, 0);
+	}
+	r->status.mpi_shim_bytes = (MPI_Count)len;
+	mpi_shim_req_complete(r, err);
+}
+
+static void recv_long_finish(struct mpi_shim_request *r, int status)
+{
+	size_t n = r->len;
+	int err = status < 0 ? MPI_ERR_OTHER : MPI_SUCCESS;
+
+	if (n > r->bytes) {
+		n = r->bytes;
+		r->flags |= MPI_SHIM_F_TRUNC;
+		if (!err)
+			err = MPI_ERR_TRUNCATE;
+	}
+	if (r->packed) {
+		if (n) {
+			if (r->type->contiguous)
+				memcpy(mpi_shim_datatype_start(r->buf, r->type), r->packed, n);
+			else
+				mpi_shim_datatype_unpack(r->packed, n, r->buf, r->count, r->type,
+							 0);
+		}
+		free(r->packed);
+		r->packed = NULL;
+	}
+	r->status.mpi_shim_bytes = (MPI_Count)n;
+	mpi_shim_req_complete(r, err);
+}
+
+/* Have BIP move the long message of r (its handle known) into place.
+ * Not from a callback. */
+static void recv_long_start(struct mpi_shim_request *r)
+{
+	void *dst;
+	int rc;
+
+	if (r->type->contiguous && r->len <= r->bytes) {
+		dst = mpi_shim_datatype_start(r->buf, r->type);
+	} else {
+		/* Truncated, or not contiguous: through a buffer of the full
+		 * length, since BIP moves the whole message. */
+		r->packed = malloc(r->len);
+		if (!r->packed) {
+			mpi_shim_err(r->comm, MPI_ERR_NO_MEM, "MPI_Recv",
+				     "no memory for a %zu-byte receive buffer", r->len);
+			return;
+		}
+		dst = r->packed;
+	}
+	rc = bip_layer_recv_long(r->wpeer, r->handle, dst, r->len, (uint64_t)(uintptr_t)r);
+	if (rc == 1) {
+		recv_long_finish(r, 0);
+	} else if (rc < 0) {
+		free(r->packed);
+		r->packed = NULL;
+		mpi_shim_req_complete(r, MPI_ERR_OTHER);
+	}
+}
+
+/* --- acknowledgements of synchronous sends --- */
+
+static struct ack *ack_new(int dst, uint64_t cookie)
+{
+	struct ack *a = p2p.ack_free;
+
+	if (a)
+		p2p.ack_free = a->next;
+	else if (!(a = malloc(sizeof(*a))))
+		return NULL;
+	memset(&a->hdr, 0, sizeof(a->hdr));
+	a->dst = dst;
+	a->hdr.kind = HDR_ACK;
+	a->hdr.aux = cookie;
+	a->next = NULL;
+	return a;
+}
+
+static void ack_release(struct ack *a)
+{
+	a->next = p2p.ack_free;
+	p2p.ack_free = a;
+}
+
+/* Not from a callback.  Cookies of acknowledgements are odd. */
+static void ack_send(struct ack *a)
+{
+	int rc = bip_layer_send(a->dst, MPI_SHIM_BIP_TAG, &a->hdr, HDR_FULL, NULL, 0,
+				(uint64_t)(uintptr_t)a | 1);
+
+	if (rc != 0)
+		ack_release(a);
+	if (rc < 0)
+		fprintf(stderr, "mpi: rank %d: acknowledging a synchronous send to rank %d "
+			"failed: %s\n", mpi_shim.world_rank, a->dst, bip_error_string());
+}
+
+/* From a callback: send it after the poll. */
+static int ack_defer(int dst, uint64_t cookie)
+{
+	struct ack *a = ack_new(dst, cookie);
+
+	if (!a)
+		return -1;
+	if (p2p.acks_tail)
+		p2p.acks_tail->next = a;
+	else
+		p2p.acks_head = a;
+	p2p.acks_tail = a;
+	return 0;
+}
+
+static void deferred_append(struct mpi_shim_request *r)
+{
+	r->next = NULL;
+	if (p2p.deferred_tail)
+		p2p.deferred_tail->next = r;
+	else
+		p2p.deferred_head = r;
+	p2p.deferred_tail = r;
+}
+
+mpi_shim_cold static void run_deferred(void)
+{
+	while (p2p.acks_head) {
+		struct ack *a = p2p.acks_head;
+
+		p2p.acks_head = a->next;
+		if (!p2p.acks_head)
+			p2p.acks_tail = NULL;
+		ack_send(a);
+	}
+	while (p2p.deferred_head) {
+		struct mpi_shim_request *r = p2p.deferred_head;
+
+		p2p.deferred_head = r->next;
+		if (!p2p.deferred_head)
+			p2p.deferred_tail = NULL;
+		recv_long_start(r);
+	}
+}
+
+/* --- the callbacks, called from BIP's progress --- */
+
+static int on_short(int src, int tag, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	struct mpi_shim_request *r;
+	struct unexp *u;
+	struct hdr h;
+
+	memcpy(&h, p, HDR_BASE);
+	if (mpi_shim_likely(h.kind == HDR_EAGER)) {
+		r = match_posted(h.ctx, h.src, h.tag);
+		if (mpi_shim_likely(r != NULL)) {
+			recv_deliver(r, h.src, h.tag, p + HDR_BASE, len - HDR_BASE);
+			return 0;
+		}
+		u = unexp_alloc();
+		if (!u)
+			return -EAGAIN;
+		u->kind = U_EAGER;
+		u->len = len - HDR_BASE;
+		memcpy(u->data, p + HDR_BASE, u->len);
+		goto queue;
+	}
+	memcpy(&h.aux, p + HDR_BASE, sizeof(h.aux));
+	switch (h.kind) {
+	case HDR_EAGER_SYNC:
+		r = match_posted(h.ctx, h.src, h.tag);
+		if (r) {
+			if (ack_defer(src, h.aux) < 0) {
+				posted_append(r); /* back where it was: try again later */
+				return -EAGAIN;
+			}
+			recv_deliver(r, h.src, h.tag, p + HDR_FULL, len - HDR_FULL);
+			return 0;
+		}
+		u = unexp_alloc();
+		if (!u)
+			return -EAGAIN;
+		u->kind = U_EAGER_SYNC;
+		u->aux = h.aux;
+		u->len = len - HDR_FULL;
+		memcpy(u->data, p + HDR_FULL, u->len);
+		goto queue;
+	case HDR_RTS:
+		r = match_posted(h.ctx, h.src, h.tag);
+		if (r) {
+			r->status.MPI_SOURCE = h.src;
+			r->status.MPI_TAG = h.tag;
+			r->len = (size_t)h.aux;
+			r->wpeer = src;
+			p2p.rts[src].req = r;
+			return 0;
+		}
+		u = unexp_alloc();
+		if (!u)
+			return -EAGAIN;
+		u->kind = U_RTS;
+		u->len = (size_t)h.aux;
+		p2p.rts[src].u = u;
+		goto queue;
+	case HDR_ACK:
+		r = (struct mpi_shim_request *)(uintptr_t)h.aux;
+		r->flags |= MPI_SHIM_F_ACKED;
+		if (r->flags & MPI_SHIM_F_LOCAL_DONE)
+			mpi_shim_req_complete(r, MPI_SUCCESS);
+		return 0;
+	default:
+		fprintf(stderr, "mpi: rank %d: message of unknown kind %u from rank %d dropped\n",
+			mpi_shim.world_rank, h.kind, src);
+		return 0;
+	}
+queue:
+	u->ctx = h.ctx;
+	u->tag = h.tag;
+	u->src = h.src;
+	u->wsrc = src;
+	unexp_append(u);
+	return 0;
+}
+
+static int on_long(int src, int tag, size_t len, uint64_t handle)
+{
+	struct pending_rts *p = &p2p.rts[src];
+
+	if (p->req) {
+		struct mpi_shim_request *r = p->req;
+
+		p->req = NULL;
+		r->handle = handle;
+		r->len = len;
+		deferred_append(r);
+	} else if (p->u) {
+		p->u->handle = handle;
+		p->u->len = len;
+		p->u->ready = 1;
+		p->u = NULL;
+	} else {
+		fprintf(stderr, "mpi: rank %d: long message of %zu bytes from rank %d without "
+			"its envelope\n", mpi_shim.world_rank, len, src);
+	}
+	return 0;
+}
+
+static void on_send_done(uint64_t cookie, int status)
+{
+	if (cookie & 1) {
+		ack_release((struct ack *)(uintptr_t)(cookie & ~(uint64_t)1));
+		return;
+	}
+	send_local_done((struct mpi_shim_request *)(uintptr_t)cookie,
+			status < 0 ? MPI_ERR_OTHER : MPI_SUCCESS);
+}
+
+static void on_recv_done(uint64_t cookie, int status)
+{
+	recv_long_finish((struct mpi_shim_request *)(uintptr_t)cookie, status);
+}
+
+static const struct bip_layer_ops p2p_layer_ops = {
+	.short_arrived = on_short,
+	.long_arrived = on_long,
+	.send_done = on_send_done,
+	.recv_done = on_recv_done,
+};
+
+/* --- progress and waiting --- */
+
+void mpi_shim_progress(void)
+{
+	bip_layer_poll();
+	if (mpi_shim_unlikely(p2p.deferred_head || p2p.acks_head))
+		run_deferred();
+}
+
+/* One step of a progress-driven request. */
+static void progress_step(struct mpi_shim_request *r)
+{
+	int rc = r->progress(r);
+
+	if (rc == 1)
+		mpi_shim_req_complete(r, MPI_SUCCESS);
+	else if (rc < 0)
+		mpi_shim_req_complete(r, -rc);
+}
+
+int mpi_shim_request_test(MPI_Request r)
+{
+	if (r->done)
+		return 1;
+	mpi_shim_progress();
+	if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
+		progress_step(r);
+	return r->done;
+}
+
+int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call)
+{
+	struct bip_layer_wait w = { 0, 0 };
+
+	while (!r->done) {
+		mpi_shim_progress();
+		if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
+			progress_step(r);
+		if (r->done)
+			break;
+		if (bip_layer_wait(&w) < 0) {
+			mpi_shim_progress();
+			if (r->done)
+				break;
+			return mpi_shim_err(r->comm, MPI_ERR_OTHER, call,
+					    "every other process has ended: this %s cannot complete",
+					    r->kind == MPI_SHIM_REQ_RECV ? "receive" : "request");
+		}
+	}
+	return MPI_SUCCESS;
+}
+
+/* --- starting sends and receives --- */
+
+static int self_send(struct mpi_shim_request *r, const void *data, size_t bytes)
+{
+	const struct hdr *h = (const struct hdr *)r->hdr;
+	struct mpi_shim_request *q = match_posted(h->ctx, h->src, h->tag);
+	struct unexp *u;
+
+	if (q) {
+		recv_deliver(q, h->src, h->tag, data, bytes);
+		send_local_done(r, MPI_SUCCESS);
+		return MPI_SUCCESS;
+	}
+	u = unexp_alloc();
+	if (!u)
+		return MPI_ERR_NO_MEM;
+	u->ctx = h->ctx;
+	u->tag = h->tag;
+	u->src = h->src;
+	u->wsrc = mpi_shim.world_rank;
+	u->len = bytes;
+	if (bytes <= EAGER_MAX && r->mode != MPI_SHIM_MODE_SYNC) {
+		u->kind = U_SELF_COPY;
+		if (bytes)
+			memcpy(u->data, data, bytes);
+		unexp_append(u);
+		send_local_done(r, MPI_SUCCESS);
+	} else {
+		/* Completes when a receive takes it, like a rendezvous. */
+		u->kind = U_SELF_REF;
+		u->sender = r;
+		u->sdata = data;
+		unexp_append(u);
+	}
+	return MPI_SUCCESS;
+}
+
+int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, MPI_Datatype t,
+			int dst, int tag, MPI_Comm comm, uint32_t ctx, int mode)
+{
+	struct hdr *h = (struct hdr *)r->hdr;
+	const void *data;
+	size_t bytes, hlen;
+	int wdst, rc;
+
+	r->kind = MPI_SHIM_REQ_SEND;
+	r->mode = (uint8_t)mode;
+	r->buf = (void *)buf;
+	r->count = count;
+	r->type = t;
+	r->peer = dst;
+	r->tag = tag;
+	r->comm = comm;
+	r->ctx = ctx;
+	r->done = 0;
+	r->error = MPI_SUCCESS;
+	r->flags &= MPI_SHIM_F_POOL;
+	r->packed = NULL;
+	if (mpi_shim_unlikely(dst == MPI_PROC_NULL)) {
+		mpi_shim_req_complete(r, MPI_SUCCESS);
+		return MPI_SUCCESS;
+	}
+	bytes = (size_t)count * t->size;
+	r->bytes = bytes;
+	if (mpi_shim_likely(t->contiguous || !bytes)) {
+		data = mpi_shim_datatype_start(buf, t);
+	} else {
+		r->packed = malloc(bytes);
+		if (!r->packed)
+			return MPI_ERR_NO_MEM;
+		mpi_shim_datatype_pack(buf, count, t, 0, r->packed, bytes);
+		data = r->packed;
+	}
+	r->wpeer = wdst = comm->world[dst];
+	h->ctx = ctx;
+	h->tag = tag;
+	h->src = comm->rank;
+	if (mpi_shim_unlikely(wdst == mpi_shim.world_rank)) {
+		rc = self_send(r, data, bytes);
+		if (rc && r->packed) {
+			free(r->packed);
+			r->packed = NULL;
+		}
+		return rc;
+	}
+	if (mpi_shim_likely(bytes <= EAGER_MAX && mode != MPI_SHIM_MODE_SYNC)) {
+		h->kind = HDR_EAGER;
+		hlen = HDR_BASE;
+	} else if (mode == MPI_SHIM_MODE_SYNC && bytes <= EAGER_SYNC_MAX) {
+		h->kind = HDR_EAGER_SYNC;
+		h->aux = (uint64_t)(uintptr_t)r;
+		hlen = HDR_FULL;
+		r->flags |= MPI_SHIM_F_SYNC;
+	} else {
+		h->kind = HDR_RTS;
+		h->aux = bytes;
+		hlen = HDR_FULL;
+	}
+	rc = bip_layer_send(wdst, MPI_SHIM_BIP_TAG, h, hlen, data, bytes, (uint64_t)(uintptr_t)r);
+	if (mpi_shim_likely(rc == 1)) {
+		send_local_done(r, MPI_SUCCESS);
+	} else if (rc < 0) {
+		if (r->packed) {
+			free(r->packed);
+			r->packed = NULL;
+		}
+		return MPI_ERR_OTHER;
+	}
+	return MPI_SUCCESS;
+}
+
+/* A receive takes the unexpected message u. */
+static void take_unexpected(struct mpi_shim_request *r, struct unexp *u)
+{
+	struct ack *a;
+
+	switch (u->kind) {
+	case U_EAGER:
+	case U_SELF_COPY:
+		recv_deliver(r, u->src, u->tag, u->data, u->len);
+		break;
+	case U_EAGER_SYNC:
+		recv_deliver(r, u->src, u->tag, u->data, u->len);
+		a = ack_new(u->wsrc, u->aux);
+		if (a)
+			ack_send(a);
+		else
+			ack_defer(u->wsrc, u->aux);
+		break;
+	case U_SELF_REF:
+		recv_deliver(r, u->src, u->tag, u->sdata, u->len);
+		send_local_done(u->sender, MPI_SUCCESS);
+		break;
+	case U_RTS:
+		r->status.MPI_SOURCE = u->src;
+		r->status.MPI_TAG = u->tag;
+		r->len = u->len;
+		r->wpeer = u->wsrc;
+		if (u->ready) {
+			r->handle = u->handle;
+			recv_long_start(r);
+		} else {
+			/* Its announcement is still on the way. */
+			p2p.rts[u->wsrc].u = NULL;
+			p2p.rts[u->wsrc].req = r;
+		}
+		break;
+	}
+	unexp_release(u);
+}
+
+int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, int count, MPI_Datatype t,
+			int src, int tag, MPI_Comm comm, uint32_t ctx)
+{
+	struct unexp *u;
+
+	r->kind = MPI_SHIM_REQ_RECV;
+	r->buf = buf;
+	r->count = count;
+	r->type = t;
+	r->peer = src;
+	r->tag = tag;
+	r->comm = comm;
+	r->ctx = ctx;
+	r->done = 0;
+	r->cancelled = 0;
+	r->error = MPI_SUCCESS;
+	r->flags &= MPI_SHIM_F_POOL;
+	r->packed = NULL;
+	r->bytes = (size_t)count * t->size;
+	r->len = 0;
+	r->status.mpi_shim_cancelled = 0;
+	if (mpi_shim_unlikely(src == MPI_PROC_NULL)) {
+		r->status.MPI_SOURCE = MPI_PROC_NULL;
+		r->status.MPI_TAG = MPI_ANY_TAG;
+		r->status.mpi_shim_bytes = 0;
+		mpi_shim_req_complete(r, MPI_SUCCESS);
+		return MPI_SUCCESS;
+	}
+	for (u = p2p.unexp_head; u; u = u->next) {
+		if (matches(r, u->ctx, u->src, u->tag)) {
+			unexp_remove(u);
+			take_unexpected(r, u);
+			return MPI_SUCCESS;
+		}
+	}
+	posted_append(r);
+	return MPI_SUCCESS;
+}
+
+int mpi_shim_recv_cancel(struct mpi_shim_request *r)
+{
+	if (!(r->flags & MPI_SHIM_F_POSTED))
+		return 0;
+	posted_remove(r);
+	r->status.mpi_shim_cancelled = 1;
+	r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+	r->status.MPI_TAG = MPI_ANY_TAG;
+	r->status.mpi_shim_bytes = 0;
+	r->cancelled = 1;
+	mpi_shim_req_complete(r, MPI_SUCCESS);
+	return 1;
+}
+
+int mpi_shim_probe_unexpected(uint32_t ctx, int src, int tag, MPI_Status *status)
+{
+	struct unexp *u;
+
+	for (u = p2p.unexp_head; u; u = u->next) {
+		if (u->ctx == ctx && (src == MPI_ANY_SOURCE || u->src == src) &&
+		    (tag == MPI_ANY_TAG || u->tag == tag)) {
+			if (status != MPI_STATUS_IGNORE && status) {
+				status->MPI_SOURCE = u->src;
+				status->MPI_TAG = u->tag;
+				status->MPI_ERROR = MPI_SUCCESS;
+				status->mpi_shim_cancelled = 0;
+				status->mpi_shim_bytes = (MPI_Count)u->len;
+			}
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* --- set-up --- */
+
+int mpi_shim_p2p_init(void)
+{
+	p2p.rts = calloc((size_t)mpi_shim.world_size, sizeof(*p2p.rts));
+	if (!p2p.rts)
+		return MPI_ERR_NO_MEM;
+	if (bip_layer_register(MPI_SHIM_BIP_TAG, &p2p_layer_ops) < 0) {
+		free(p2p.rts);
+		p2p.rts = NULL;
+		return MPI_ERR_OTHER;
+	}
+	p2p.registered = 1;
+	return MPI_SUCCESS;
+}
+
+/* After the last MPI call: every request is gone with its memory. */
+void mpi_shim_p2p_fini(void)
+{
+	struct ack *a;
+
+	/* Acknowledgements still owed are sent before leaving. */
+	if (p2p.acks_head || p2p.deferred_head)
+		run_deferred();
+	if (p2p.registered)
+		bip_layer_register(MPI_SHIM_BIP_TAG, NULL);
+	p2p.registered = 0;
+	free(p2p.rts);
+	p2p.rts = NULL;
+	while ((a = p2p.ack_free)) {
+		p2p.ack_free = a->next;
+		free(a);
+	}
+	while (p2p.chunks) {
+		struct chunk *c = p2p.chunks;
+
+		p2p.chunks = c->next;
+		free(c);
+	}
+	memset(&p2p, 0, sizeof(p2p));
+}
+
+/* --- point-to-point on the collective context --- */
+
+int mpi_shim_coll_isend(const void *buf, int count, MPI_Datatype t, int dst, int tag,
+			MPI_Comm comm, MPI_Request *req)
+{
+	struct mpi_shim_request *r = mpi_shim_req_alloc();
+	int rc;
+
+	if (!r)
+		return MPI_ERR_NO_MEM;
+	r->internal = 1;
+	rc = mpi_shim_send_start(r, buf, count, t, dst, tag, comm, comm->coll_ctx,
+				 MPI_SHIM_MODE_STANDARD);
+	if (rc) {
+		mpi_shim_req_free(r);
+		return rc;
+	}
+	r->active = 1;
+	*req = r;
+	return MPI_SUCCESS;
+}
+
+int mpi_shim_coll_irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+			MPI_Request *req)
+{
+	struct mpi_shim_request *r = mpi_shim_req_alloc();
+
+	if (!r)
+		return MPI_ERR_NO_MEM;
+	r->internal = 1;
+	mpi_shim_recv_start(r, buf, count, t, src, tag, comm, comm->coll_ctx);
+	r->active = 1;
+	*req = r;
+	return MPI_SUCCESS;
+}
+
+int mpi_shim_coll_send(const void *buf, int count, MPI_Datatype t, int dst, int tag,
+		       MPI_Comm comm)
+{
+	MPI_Request r;
+	int rc = mpi_shim_coll_isend(buf, count, t, dst, tag, comm, &r);
+
+	if (rc)
+		return rc;
+	return mpi_shim_request_wait(&r, MPI_STATUS_IGNORE);
+}
+
+int mpi_shim_coll_recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+		       MPI_Status *status)
+{
+	MPI_Request r;
+	int rc = mpi_shim_coll_irecv(buf, count, t, src, tag, comm, &r);
+
+	if (rc)
+		return rc;
+	return mpi_shim_request_wait(&r, status);
+}
+
+int mpi_shim_coll_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dst,
+			   int stag, void *rbuf, int rcount, MPI_Datatype rtype, int src,
+			   int rtag, MPI_Comm comm, MPI_Status *status)
+{
+	MPI_Request rr, sr;
+	int rc, rc2;
+
+	rc = mpi_shim_coll_irecv(rbuf, rcount, rtype, src, rtag, comm, &rr);
+	if (rc)
+		return rc;
+	rc = mpi_shim_coll_isend(sbuf, scount, stype, dst, stag, comm, &sr);
+	if (rc) {
+		if (mpi_shim_recv_cancel(rr))
+			mpi_shim_request_release(rr);
+		return rc;
+	}
+	rc = mpi_shim_request_wait(&sr, MPI_STATUS_IGNORE);
+	rc2 = mpi_shim_request_wait(&rr, status);
+	return rc ? rc : rc2;
+}

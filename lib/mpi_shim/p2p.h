@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * p2p.h - point-to-point inside the shim, between p2p.c and request.c.
+ */
+#ifndef MPI_SHIM_P2P_H
+#define MPI_SHIM_P2P_H
+
+#include "shim.h"
+
+/* The reserved BIP tag that carries every message of the shim. */
+#define MPI_SHIM_BIP_TAG NTAGS
+
+/* Request flags (struct mpi_shim_request.flags) */
+#define MPI_SHIM_F_LOCAL_DONE 1u /* send: BIP has taken the data */
+#define MPI_SHIM_F_ACKED 2u      /* synchronous send: the receiver matched it */
+#define MPI_SHIM_F_SYNC 4u       /* synchronous send waiting for its ack */
+#define MPI_SHIM_F_POSTED 8u     /* receive: in the posted queue */
+#define MPI_SHIM_F_TRUNC 16u     /* receive: message longer than the buffer */
+#define MPI_SHIM_F_POOL 32u      /* from the pool (not on a caller's stack) */
+
+/* Requests: a pool without malloc per message. */
+struct mpi_shim_request *mpi_shim_req_alloc(void);
+void mpi_shim_req_free(struct mpi_shim_request *r);
+
+/* Start a send or a receive on request r (fields set by these calls). */
+int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, MPI_Datatype t,
+			int dst, int tag, MPI_Comm comm, uint32_t ctx, int mode);
+int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, int count, MPI_Datatype t,
+			int src, int tag, MPI_Comm comm, uint32_t ctx);
+
+/* Wait until r is done (progress, then waiting steps).  MPI_SUCCESS, or
+ * MPI_ERR_OTHER when nothing can complete it any more (reported). */
+int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call);
+
+/* Remove a receive from the posted queue if nothing matched it yet:
+ * 1 if it was cancelled. */
+int mpi_shim_recv_cancel(struct mpi_shim_request *r);
+
+/* Look for a message that a receive (ctx, src, tag) would match; fills
+ * status if found and returns 1. */
+int mpi_shim_probe_unexpected(uint32_t ctx, int src, int tag, MPI_Status *status);
+
+/* Complete r: done, then released if the user freed it already. */
+void mpi_shim_req_complete(struct mpi_shim_request *r, int err);
+
+/* Fill an empty status (a null or inactive request, MPI_PROC_NULL). */
+static inline void mpi_shim_status_empty(MPI_Status *st)
+{
+	st->MPI_SOURCE = MPI_ANY_SOURCE;
+	st->MPI_TAG = MPI_ANY_TAG;
+	st->MPI_ERROR = MPI_SUCCESS;
+	st->mpi_shim_cancelled = 0;
+	st->mpi_shim_bytes = 0;
+}
+
+/* Start a persistent request (request.c); reported errors. */
+int mpi_shim_start(MPI_Request r, const char *call);
+
+/* Buffered sends (bsend.c) */
+int mpi_shim_bsend_start(const void *buf, int count, MPI_Datatype t, int dst, int tag,
+			 MPI_Comm comm, const char *call);
+void mpi_shim_bsend_release(struct mpi_shim_request *r);
+
+#endif /* MPI_SHIM_P2P_H */

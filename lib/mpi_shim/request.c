@@ -1,0 +1,588 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * request.c - requests: the Wait and Test families, Request_free, Cancel,
+ * persistent requests (Start, Startall) and requests driven by a progress
+ * callback (the non-blocking collectives).
+ *
+ * A request is done when its operation has completed; Wait or Test then
+ * reports it and releases it (a persistent one becomes inactive instead).
+ * A request the user freed before completion is released when it
+ * completes (mpi_shim_req_complete).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bip.h"
+#include "shim.h"
+#include "datatype.h"
+#include "p2p.h"
+
+#define REQ_INVALID 0xff
+
+static int active(MPI_Request r)
+{
+	return r != MPI_REQUEST_NULL && (!r->persistent || r->active);
+}
+
+void mpi_shim_request_release(MPI_Request r)
+{
+	if (r->kind == MPI_SHIM_REQ_PROGRESS && r->free_state) {
+		r->free_state(r);
+		r->free_state = NULL;
+	}
+	if (r->flags & MPI_SHIM_F_POOL)
+		mpi_shim_req_free(r);
+}
+
+int mpi_shim_request_progress_new(MPI_Comm comm, int (*progress)(struct mpi_shim_request *),
+				  void (*free_state)(struct mpi_shim_request *), void *state,
+				  MPI_Request *req_p)
+{
+	struct mpi_shim_request *r = mpi_shim_req_alloc();
+
+	if (!r)
+		return MPI_ERR_NO_MEM;
+	r->kind = MPI_SHIM_REQ_PROGRESS;
+	r->comm = comm;
+	r->progress = progress;
+	r->free_state = free_state;
+	r->state = state;
+	r->active = 1;
+	r->internal = 1;
+	mpi_shim_status_empty(&r->status);
+	*req_p = r;
+	return MPI_SUCCESS;
+}
+
+/* The error class of a complete request, reported on its communicator. */
+static int report(MPI_Request r, const char *call)
+{
+	int err = r->error;
+
+	if (!err)
+		return MPI_SUCCESS;
+	if (err == MPI_ERR_TRUNCATE)
+		return mpi_shim_err(r->comm, err, call,
+				    "message of %zu bytes from rank %d with tag %d is longer than "
+				    "the receive buffer (%zu bytes)",
+				    r->len, r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes);
+	return mpi_shim_err(r->comm, err, call, "the request failed: %s", bip_error_string());
+}
+
+/*
+ * Report the complete request *rp in st and release it (persistent: make
+ * it inactive).  Returns its error class, not yet reported.
+ */
+static int finish(MPI_Request *rp, MPI_Status *st)
+{
+	MPI_Request r = *rp;
+	int err = r->error;
+
+	if (st && st != MPI_STATUS_IGNORE)
+		*st = r->status;
+	if (r->persistent) {
+		r->active = 0;
+	} else {
+		*rp = MPI_REQUEST_NULL;
+		mpi_shim_request_release(r);
+	}
+	return err;
+}
+
+/* The checks of a request array; MPI_SUCCESS or the reported error. */
+static int check_requests(int count, MPI_Request reqs[], const char *call)
+{
+	int i;
+
+	if (count < 0)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, call,
+				    "count %d is negative", count);
+	if (count > 0 && !reqs)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
+				    "the array of requests is NULL");
+	for (i = 0; i < count; i++)
+		if (reqs[i] != MPI_REQUEST_NULL && reqs[i]->kind == REQ_INVALID)
+			return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
+					    "request %d was already freed", i);
+	return MPI_SUCCESS;
+}
+
+static void step(MPI_Request r)
+{
+	if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done) {
+		int rc = r->progress(r);
+
+		if (rc == 1)
+			mpi_shim_req_complete(r, MPI_SUCCESS);
+		else if (rc < 0)
+			mpi_shim_req_complete(r, -rc);
+	}
+}
+
+int mpi_shim_request_wait(MPI_Request *req, MPI_Status *status)
+{
+	int rc;
+
+	if (!active(*req)) {
+		if (status && status != MPI_STATUS_IGNORE)
+			mpi_shim_status_empty(status);
+		return MPI_SUCCESS;
+	}
+	rc = mpi_shim_wait_done(*req, "MPI_Wait");
+	if (rc)
+		return rc;
+	return finish(req, status);
+}
+
+int PMPI_Wait(MPI_Request *req, MPI_Status *status)
+{
+	MPI_Request r;
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Wait")))
+		return rc;
+	if (!req || (*req && (*req)->kind == REQ_INVALID))
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Wait",
+				    "invalid request (NULL pointer or already freed)");
+	r = *req;
+	if (!active(r)) {
+		if (status && status != MPI_STATUS_IGNORE)
+			mpi_shim_status_empty(status);
+		return MPI_SUCCESS;
+	}
+	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Wait")))
+		return rc;
+	if (r->error) {
+		/* Report before the request (and what the message needs) goes. */
+		rc = report(r, "MPI_Wait");
+		finish(req, status);
+		return rc;
+	}
+	finish(req, status);
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Wait);
+
+int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
+{
+	MPI_Request r;
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Test")))
+		return rc;
+	if (!req || !flag || (*req && (*req)->kind == REQ_INVALID))
+		return mpi_shim_err(MPI_COMM_NULL, !flag ? MPI_ERR_ARG : MPI_ERR_REQUEST,
+				    "MPI_Test", "invalid request or flag (NULL or freed)");
+	r = *req;
+	if (!active(r)) {
+		*flag = 1;
+		if (status && status != MPI_STATUS_IGNORE)
+			mpi_shim_status_empty(status);
+		return MPI_SUCCESS;
+	}
+	if (!r->done) {
+		mpi_shim_progress();
+		step(r);
+	}
+	if (!r->done) {
+		*flag = 0;
+		return MPI_SUCCESS;
+	}
+	*flag = 1;
+	rc = r->error ? report(r, "MPI_Test") : MPI_SUCCESS;
+	finish(req, status);
+	return rc;
+}
+MPI_SHIM_ALIAS(MPI_Test);
+
+/* Statuses of an array, or MPI_STATUSES_IGNORE. */
+static MPI_Status *nth(MPI_Status *sts, int i)
+{
+	return sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[i];
+}
+
+/* Finish every done request of reqs[]; MPI_ERR_IN_STATUS if one failed. */
+static int finish_all(int count, MPI_Request reqs[], MPI_Status sts[], const char *call)
+{
+	MPI_Comm failed = MPI_COMM_NULL;
+	int i, nfailed = 0, first = -1, err;
+
+	for (i = 0; i < count; i++) {
+		MPI_Status *st = nth(sts, i);
+
+		if (!active(reqs[i])) {
+			if (st != MPI_STATUS_IGNORE)
+				mpi_shim_status_empty(st);
+			continue;
+		}
+		if (reqs[i]->error && nfailed++ == 0) {
+			first = reqs[i]->error;
+			failed = reqs[i]->comm;
+		}
+		err = finish(&reqs[i], st);
+		if (st != MPI_STATUS_IGNORE)
+			st->MPI_ERROR = err;
+	}
+	if (!nfailed)
+		return MPI_SUCCESS;
+	return mpi_shim_err(failed, MPI_ERR_IN_STATUS, call,
+			    "%d request(s) failed, the first with %s", nfailed,
+			    mpi_shim_err_name(first));
+}
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
+{
+	int i, rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Waitall")) ||
+	    (rc = check_requests(count, reqs, "MPI_Waitall")))
+		return rc;
+	for (i = 0; i < count; i++) {
+		if (active(reqs[i]) && !reqs[i]->done &&
+		    (rc = mpi_shim_wait_done(reqs[i], "MPI_Waitall")))
+			return rc;
+	}
+	return finish_all(count, reqs, sts, "MPI_Waitall");
+}
+MPI_SHIM_ALIAS(MPI_Waitall);
+
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+	int i, rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Testall")) ||
+	    (rc = check_requests(count, reqs, "MPI_Testall")))
+		return rc;
+	if (!flag)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testall", "flag is NULL");
+	mpi_shim_progress();
+	for (i = 0; i < count; i++) {
+		if (active(reqs[i]))
+			step(reqs[i]);
+		if (active(reqs[i]) && !reqs[i]->done) {
+			*flag = 0;
+			return MPI_SUCCESS;
+		}
+	}
+	*flag = 1;
+	return finish_all(count, reqs, sts, "MPI_Testall");
+}
+MPI_SHIM_ALIAS(MPI_Testall);
+
+/* The index of a done request, -1 if none, MPI_UNDEFINED if none is active. */
+static int find_done(int count, MPI_Request reqs[])
+{
+	int i, nactive = 0;
+
+	for (i = 0; i < count; i++) {
+		if (!active(reqs[i]))
+			continue;
+		nactive++;
+		step(reqs[i]);
+		if (reqs[i]->done)
+			return i;
+	}
+	return nactive ? -1 : MPI_UNDEFINED;
+}
+
+static int finish_one(MPI_Request reqs[], int i, MPI_Status *st, const char *call)
+{
+	int rc = reqs[i]->error ? report(reqs[i], call) : MPI_SUCCESS;
+
+	finish(&reqs[i], st);
+	return rc;
+}
+
+int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+	struct bip_layer_wait w = { 0, 0 };
+	int i, rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Waitany")) ||
+	    (rc = check_requests(count, reqs, "MPI_Waitany")))
+		return rc;
+	if (!index)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Waitany", "index is NULL");
+	for (;;) {
+		i = find_done(count, reqs);
+		if (i == MPI_UNDEFINED) {
+			*index = MPI_UNDEFINED;
+			if (status && status != MPI_STATUS_IGNORE)
+				mpi_shim_status_empty(status);
+			return MPI_SUCCESS;
+		}
+		if (i >= 0)
+			break;
+		mpi_shim_progress();
+		if ((i = find_done(count, reqs)) >= 0)
+			break;
+		if (bip_layer_wait(&w) < 0)
+			return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Waitany",
+					    "every other process has ended: no request can complete");
+	}
+	*index = i;
+	return finish_one(reqs, i, status, "MPI_Waitany");
+}
+MPI_SHIM_ALIAS(MPI_Waitany);
+
+int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+	int i, rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Testany")) ||
+	    (rc = check_requests(count, reqs, "MPI_Testany")))
+		return rc;
+	if (!index || !flag)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testany",
+				    "index or flag is NULL");
+	mpi_shim_progress();
+	i = find_done(count, reqs);
+	if (i == MPI_UNDEFINED || i < 0) {
+		*flag = i == MPI_UNDEFINED;
+		*index = MPI_UNDEFINED;
+		if (*flag && status && status != MPI_STATUS_IGNORE)
+			mpi_shim_status_empty(status);
+		return MPI_SUCCESS;
+	}
+	*flag = 1;
+	*index = i;
+	return finish_one(reqs, i, status, "MPI_Testany");
+}
+MPI_SHIM_ALIAS(MPI_Testany);
+
+/* Finish every done request; the count, or MPI_UNDEFINED if none is active. */
+static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[],
+		const char *call)
+{
+	int i, n = 0, nactive = 0, nfailed = 0, first = MPI_SUCCESS;
+	MPI_Comm failed = MPI_COMM_NULL;
+
+	for (i = 0; i < count; i++) {
+		if (!active(reqs[i]))
+			continue;
+		nactive++;
+		step(reqs[i]);
+		if (!reqs[i]->done)
+			continue;
+		if (reqs[i]->error && nfailed++ == 0) {
+			first = reqs[i]->error;
+			failed = reqs[i]->comm;
+		}
+		indices[n] = i;
+		{
+			MPI_Status *st = nth(sts, n);
+			int err = finish(&reqs[i], st);
+
+			if (st != MPI_STATUS_IGNORE)
+				st->MPI_ERROR = err;
+		}
+		n++;
+	}
+	*outcount = nactive ? n : MPI_UNDEFINED;
+	if (nfailed)
+		return mpi_shim_err(failed, MPI_ERR_IN_STATUS, call,
+				    "%d request(s) failed, the first with %s", nfailed,
+				    mpi_shim_err_name(first));
+	return MPI_SUCCESS;
+}
+
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+		  MPI_Status sts[])
+{
+	struct bip_layer_wait w = { 0, 0 };
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Waitsome")) ||
+	    (rc = check_requests(incount, reqs, "MPI_Waitsome")))
+		return rc;
+	if (!outcount || (incount > 0 && !indices))
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Waitsome",
+				    "outcount or indices is NULL");
+	for (;;) {
+		int i = find_done(incount, reqs);
+
+		if (i != -1)
+			break;
+		mpi_shim_progress();
+		if (find_done(incount, reqs) != -1)
+			break;
+		if (bip_layer_wait(&w) < 0)
+			return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Waitsome",
+					    "every other process has ended: no request can complete");
+	}
+	return some(incount, reqs, outcount, indices, sts, "MPI_Waitsome");
+}
+MPI_SHIM_ALIAS(MPI_Waitsome);
+
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+		  MPI_Status sts[])
+{
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Testsome")) ||
+	    (rc = check_requests(incount, reqs, "MPI_Testsome")))
+		return rc;
+	if (!outcount || (incount > 0 && !indices))
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testsome",
+				    "outcount or indices is NULL");
+	mpi_shim_progress();
+	return some(incount, reqs, outcount, indices, sts, "MPI_Testsome");
+}
+MPI_SHIM_ALIAS(MPI_Testsome);
+
+int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
+{
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Request_get_status")))
+		return rc;
+	if (!flag || (req && req->kind == REQ_INVALID))
+		return mpi_shim_err(MPI_COMM_NULL, !flag ? MPI_ERR_ARG : MPI_ERR_REQUEST,
+				    "MPI_Request_get_status", "invalid request or flag");
+	if (!active(req)) {
+		*flag = 1;
+		if (status && status != MPI_STATUS_IGNORE)
+			mpi_shim_status_empty(status);
+		return MPI_SUCCESS;
+	}
+	if (!req->done) {
+		mpi_shim_progress();
+		step(req);
+	}
+	*flag = req->done;
+	if (req->done && status && status != MPI_STATUS_IGNORE)
+		*status = req->status;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Request_get_status);
+
+int PMPI_Request_free(MPI_Request *req)
+{
+	MPI_Request r;
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Request_free")))
+		return rc;
+	if (!req || !*req || (*req)->kind == REQ_INVALID)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Request_free",
+				    "invalid request (NULL, MPI_REQUEST_NULL or already freed)");
+	r = *req;
+	*req = MPI_REQUEST_NULL;
+	if (r->done || (r->persistent && !r->active)) {
+		mpi_shim_request_release(r);
+	} else {
+		/* Released when it completes. */
+		r->freed = 1;
+	}
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Request_free);
+
+int PMPI_Cancel(MPI_Request *req)
+{
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Cancel")))
+		return rc;
+	if (!req || !*req || (*req)->kind == REQ_INVALID)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Cancel",
+				    "invalid request (NULL, MPI_REQUEST_NULL or already freed)");
+	/* A receive not yet matched is cancelled; anything else completes
+	 * normally (MPI_Test_cancelled then says false). */
+	if ((*req)->kind == MPI_SHIM_REQ_RECV && active(*req))
+		mpi_shim_recv_cancel(*req);
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Cancel);
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+	if (!status || status == MPI_STATUS_IGNORE || !flag)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Test_cancelled",
+				    "status or flag is NULL or MPI_STATUS_IGNORE");
+	*flag = status->mpi_shim_cancelled;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Test_cancelled);
+
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+	if (!status || status == MPI_STATUS_IGNORE)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled",
+				    "status is NULL or MPI_STATUS_IGNORE");
+	status->mpi_shim_cancelled = !!flag;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Status_set_cancelled);
+
+/* --- persistent requests --- */
+
+int mpi_shim_start(MPI_Request r, const char *call)
+{
+	int rc;
+
+	r->freed = 0;
+	if (r->kind == MPI_SHIM_REQ_RECV) {
+		rc = mpi_shim_recv_start(r, r->buf, r->count, r->type, r->peer, r->tag, r->comm,
+					 r->ctx);
+	} else if (r->mode == MPI_SHIM_MODE_BUFFERED) {
+		rc = mpi_shim_bsend_start(r->buf, r->count, r->type, r->peer, r->tag, r->comm,
+					  call);
+		if (rc)
+			return rc; /* reported */
+		r->done = 1;
+		r->error = MPI_SUCCESS;
+	} else {
+		rc = mpi_shim_send_start(r, r->buf, r->count, r->type, r->peer, r->tag, r->comm,
+					 r->ctx, r->mode);
+	}
+	if (rc)
+		return mpi_shim_err(r->comm, rc, call, "starting the request failed: %s",
+				    bip_error_string());
+	r->active = 1;
+	return MPI_SUCCESS;
+}
+
+static int check_startable(MPI_Request r, const char *call)
+{
+	if (!r || r->kind == REQ_INVALID || !r->persistent)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
+				    "not a persistent request (from MPI_Send_init, "
+				    "MPI_Recv_init...)");
+	if (r->active)
+		return mpi_shim_err(r->comm, MPI_ERR_REQUEST, call,
+				    "the request is already active (started and not completed)");
+	return MPI_SUCCESS;
+}
+
+int PMPI_Start(MPI_Request *req)
+{
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Start")))
+		return rc;
+	if (!req)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Start",
+				    "request pointer is NULL");
+	if ((rc = check_startable(*req, "MPI_Start")))
+		return rc;
+	return mpi_shim_start(*req, "MPI_Start");
+}
+MPI_SHIM_ALIAS(MPI_Start);
+
+int PMPI_Startall(int count, MPI_Request reqs[])
+{
+	int i, rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Startall")) ||
+	    (rc = check_requests(count, reqs, "MPI_Startall")))
+		return rc;
+	for (i = 0; i < count; i++)
+		if ((rc = check_startable(reqs[i], "MPI_Startall")))
+			return rc;
+	for (i = 0; i < count; i++)
+		if ((rc = mpi_shim_start(reqs[i], "MPI_Startall")))
+			return rc;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Startall);

@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * p2p.c - point-to-point tests of the MPI shim, run through bipload:
+ *   bipload -sz N p2p TEST
+ * Each test checks the data and the statuses it gets.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <bip.h>
+#include <mpi.h>
+
+#include "mpicheck.h"
+
+static int rank, size;
+
+#define TAG_SYNC 32000
+
+/* A barrier made of point-to-point messages (the test must not depend on
+ * the collectives). */
+static void sync_all(void)
+{
+	int i, x = 0;
+
+	if (rank == 0) {
+		for (i = 1; i < size; i++)
+			OK(MPI_Recv(&x, 1, MPI_INT, i, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		for (i = 1; i < size; i++)
+			OK(MPI_Send(&x, 1, MPI_INT, i, TAG_SYNC, MPI_COMM_WORLD));
+	} else {
+		OK(MPI_Send(&x, 1, MPI_INT, 0, TAG_SYNC, MPI_COMM_WORLD));
+		OK(MPI_Recv(&x, 1, MPI_INT, 0, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	}
+}
+
+/* The byte at position i of a message from src with sequence seq. */
+static unsigned char pattern(int src, int seq, size_t i)
+{
+	return (unsigned char)(src * 31 + seq * 7 + i * 13 + (i >> 8));
+}
+
+static void fill(unsigned char *b, size_t n, int src, int seq)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = pattern(src, seq, i);
+}
+
+static void expect_data(const unsigned char *b, size_t n, int src, int seq)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		CHECK(b[i] == pattern(src, seq, i),
+		      "byte %zu of %zu from rank %d (message %d) is %u, expected %u", i, n, src,
+		      seq, b[i], pattern(src, seq, i));
+}
+
+static void expect_status(const MPI_Status *st, int src, int tag, int bytes)
+{
+	int n = -1;
+
+	CHECK(st->MPI_SOURCE == src, "source %d, expected %d", st->MPI_SOURCE, src);
+	CHECK(st->MPI_TAG == tag, "tag %d, expected %d", st->MPI_TAG, tag);
+	OK(MPI_Get_count(st, MPI_BYTE, &n));
+	CHECK(n == bytes, "count %d bytes, expected %d", n, bytes);
+}
+
+/* Sizes around every protocol boundary: eager (up to 240 bytes with the
+ * envelope), rendezvous with data that alone would fit a short message,
+ * medium and large long messages. */
+static const int sizes[] = { 0, 1, 4, 200, 232, 233, 240, 241, 256, 257, 1000, 4096, 65536,
+			     1 << 20, 4 << 20 };
+#define NSIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
+
+/* Each rank sends to the next around the ring, every size. */
+static void test_ring(void)
+{
+	int next = (rank + 1) % size, prev = (rank + size - 1) % size, i;
+	unsigned char *s = malloc(4 << 20), *r = malloc(4 << 20);
+	MPI_Status st;
+	MPI_Request req;
+
+	for (i = 0; i < NSIZES; i++) {
+		fill(s, (size_t)sizes[i], rank, i);
+		memset(r, 0, (size_t)sizes[i] + 1);
+		OK(MPI_Irecv(r, sizes[i], MPI_BYTE, prev, i, MPI_COMM_WORLD, &req));
+		OK(MPI_Send(s, sizes[i], MPI_BYTE, next, i, MPI_COMM_WORLD));
+		OK(MPI_Wait(&req, &st));
+		CHECK(req == MPI_REQUEST_NULL, "the request is not freed");
+		expect_status(&st, prev, i, sizes[i]);
+		expect_data(r, (size_t)sizes[i], prev, i);
+		CHECK(sizes[i] == 0 || r[sizes[i]] == 0, "wrote past the message");
+	}
+	/* Blocking receives posted after the send arrived (unexpected). */
+	for (i = 0; i < NSIZES; i++) {
+		fill(s, (size_t)sizes[i], rank, i);
+		OK(MPI_Isend(s, sizes[i], MPI_BYTE, next, 100 + i, MPI_COMM_WORLD, &req));
+		sync_all();
+		OK(MPI_Recv(r, sizes[i], MPI_BYTE, prev, 100 + i, MPI_COMM_WORLD, &st));
+		expect_status(&st, prev, 100 + i, sizes[i]);
+		expect_data(r, (size_t)sizes[i], prev, i);
+		OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+	}
+	free(s);
+	free(r);
+}
+
+/* Rank 0 receives everything with wildcards; each source's messages
+ * arrive in the order they were sent (non-overtaking), whatever their
+ * tags and protocols. */
+#define NMSG 40
+static void test_order(void)
+{
+	static unsigned char buf[8192];
+	int i, seq[64] = { 0 };
+	MPI_Status st;
+
+	if (rank != 0) {
+		MPI_Request reqs[NMSG];
+		static unsigned char out[NMSG][8192];
+
+		for (i = 0; i < NMSG; i++) {
+			int len = (i % 3 == 0) ? 5000 : (i % 3 == 1) ? 8 : 240;
+
+			fill(out[i], (size_t)len, rank, i);
+			OK(MPI_Isend(out[i], len, MPI_BYTE, 0, i % 5, MPI_COMM_WORLD, &reqs[i]));
+		}
+		OK(MPI_Waitall(NMSG, reqs, MPI_STATUSES_IGNORE));
+		return;
+	}
+	for (i = 0; i < NMSG * (size - 1); i++) {
+		int src, len;
+
+		OK(MPI_Recv(buf, sizeof(buf), MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+			    &st));
+		src = st.MPI_SOURCE;
+		CHECK(src > 0 && src < size, "source %d", src);
+		len = (seq[src] % 3 == 0) ? 5000 : (seq[src] % 3 == 1) ? 8 : 240;
+		expect_status(&st, src, seq[src] % 5, len);
+		expect_data(buf, (size_t)len, src, seq[src]);
+		seq[src]++;
+	}
+}
+
+static void test_order_tag(void)
+{
+	int i, v;
+	MPI_Status st;
+
+	if (rank == 1) {
+		for (i = 0; i < 10; i++)
+			OK(MPI_Send(&i, 1, MPI_INT, 0, i % 2, MPI_COMM_WORLD));
+	} else if (rank == 0) {
+		/* The odd ones first (tag 1), then the even ones. */
+		for (i = 1; i < 10; i += 2) {
+			OK(MPI_Recv(&v, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, &st));
+			CHECK(v == i, "tag 1: got %d, expected %d", v, i);
+		}
+		for (i = 0; i < 10; i += 2) {
+			OK(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+				    &st));
+			CHECK(v == i && st.MPI_TAG == 0, "got %d tag %d, expected %d tag 0", v,
+			      st.MPI_TAG, i);
+		}
+	}
+}
+
+/* Many receives posted on one buffer, as benchmarks do; every completion
+ * function in turn. */
+#define WIN 64
+static void test_window(void)
+{
+	static unsigned char buf[WIN * 300];
+	MPI_Request reqs[WIN];
+	MPI_Status sts[WIN];
+	int round, i, n, idx[WIN], flag;
+
+	for (round = 0; round < 6; round++) {
+		int len = round % 2 ? 300 : 16;
+
+		if (rank == 0) {
+			for (i = 0; i < WIN; i++) {
+				fill(buf + i * 300, (size_t)len, 0, i);
+				OK(MPI_Isend(buf + i * 300, len, MPI_BYTE, 1, 7, MPI_COMM_WORLD,
+					     &reqs[i]));
+			}
+			OK(MPI_Waitall(WIN, reqs, MPI_STATUSES_IGNORE));
+			OK(MPI_Recv(&flag, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+			continue;
+		}
+		if (rank != 1)
+			continue;
+		for (i = 0; i < WIN; i++)
+			OK(MPI_Irecv(buf, len, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &reqs[i]));
+		switch (round) {
+		case 0:
+		case 1:
+			OK(MPI_Waitall(WIN, reqs, sts));
+			for (i = 0; i < WIN; i++)
+				expect_status(&sts[i], 0, 7, len);
+			break;
+		case 2:
+			for (n = 0; n < WIN; n++) {
+				OK(MPI_Waitany(WIN, reqs, &i, &sts[0]));
+				CHECK(i >= 0 && i < WIN && reqs[i] == MPI_REQUEST_NULL, "index %d", i);
+				expect_status(&sts[0], 0, 7, len);
+			}
+			OK(MPI_Waitany(WIN, reqs, &i, &sts[0]));
+			CHECK(i == MPI_UNDEFINED, "all null: index %d", i);
+			break;
+		case 3:
+			for (n = 0; n < WIN;) {
+				int out;
+
+				OK(MPI_Waitsome(WIN, reqs, &out, idx, sts));
+				CHECK(out >= 1, "outcount %d", out);
+				n += out;
+			}
+			OK(MPI_Waitsome(WIN, reqs, &n, idx, sts));
+			CHECK(n == MPI_UNDEFINED, "all null: outcount %d", n);
+			break;
+		case 4:
+			for (n = 0; n < WIN;) {
+				OK(MPI_Testany(WIN, reqs, &i, &flag, &sts[0]));
+				if (flag)
+					n++;
+			}
+			OK(MPI_Testany(WIN, reqs, &i, &flag, &sts[0]));
+			CHECK(flag && i == MPI_UNDEFINED, "all null: flag %d index %d", flag, i);
+			break;
+		case 5:
+			do
+				OK(MPI_Testall(WIN, reqs, &flag, sts));
+			while (!flag);
+			for (i = 0; i < WIN; i++)
+				CHECK(reqs[i] == MPI_REQUEST_NULL, "request %d not freed", i);
+			OK(MPI_Testsome(WIN, reqs, &n, idx, sts));
+			CHECK(n == MPI_UNDEFINED, "all null: outcount %d", n);
+			break;
+		}
+		/* The last message is what the buffer holds. */
+		expect_data(buf, (size_t)len, 0, WIN - 1);
+		OK(MPI_Send(&flag, 1, MPI_INT, 0, 8, MPI_COMM_WORLD));
+	}
+}
+
+static void test_persistent(void)
+{
+	int peer = rank ^ 1, i, in = -1, out;
+	MPI_Request reqs[2];
+	MPI_Status sts[2];
+	static unsigned char big_in[100000], big_out[100000];
+
+	if (peer >= size)
+		return;
+	OK(MPI_Recv_init(&in, 1, MPI_INT, peer, 3, MPI_COMM_WORLD, &reqs[0]));
+	OK(MPI_Send_init(&out, 1, MPI_INT, peer, 3, MPI_COMM_WORLD, &reqs[1]));
+	for (i = 0; i < 20; i++) {
+		out = rank * 1000 + i;
+		OK(MPI_Startall(2, reqs));
+		OK(MPI_Waitall(2, reqs, sts));
+		CHECK(reqs[0] != MPI_REQUEST_NULL && reqs[1] != MPI_REQUEST_NULL,
+		      "persistent requests stay");
+		CHECK(in == peer * 1000 + i, "round %d: got %d", i, in);
+		expect_status(&sts[0], peer, 3, 4);
+	}
+	/* Waiting on an inactive persistent request returns at once. */
+	OK(MPI_Wait(&reqs[0], &sts[0]));
+	CHECK(sts[0].MPI_SOURCE == MPI_ANY_SOURCE && sts[0].MPI_TAG == MPI_ANY_TAG,
+	      "empty status");
+	OK(MPI_Request_free(&reqs[0]));
+	OK(MPI_Request_free(&reqs[1]));
+	CHECK(reqs[0] == MPI_REQUEST_NULL, "freed");
+	/* Rendezvous and synchronous persistent sends, started one by one. */
+	OK(MPI_Recv_init(big_in, sizeof(big_in), MPI_BYTE, peer, 4, MPI_COMM_WORLD, &reqs[0]));
+	OK(MPI_Ssend_init(big_out, sizeof(big_out), MPI_BYTE, peer, 4, MPI_COMM_WORLD, &reqs[1]));
+	for (i = 0; i < 3; i++) {
+		fill(big_out, sizeof(big_out), rank, i);
+		OK(MPI_Start(&reqs[0]));
+		OK(MPI_Start(&reqs[1]));
+		OK(MPI_Wait(&reqs[1], MPI_STATUS_IGNORE));
+		OK(MPI_Wait(&reqs[0], &sts[0]));
+		expect_data(big_in, sizeof(big_in), peer, i);
+	}
+	OK(MPI_Request_free(&reqs[0]));
+	OK(MPI_Request_free(&reqs[1]));
+}
+
+/* A synchronous send completes only once the receive has matched it. */
+static void test_ssend(void)
+{
+	static unsigned char big[300000];
+	int i, flag, go = 1, lens[3] = { 0, 8, (int)sizeof(big) }, k;
+	MPI_Request req;
+
+	for (k = 0; k < 3; k++) {
+		if (rank == 0) {
+			fill(big, (size_t)lens[k], 0, k);
+			OK(MPI_Issend(big, lens[k], MPI_BYTE, 1, 11, MPI_COMM_WORLD, &req));
+			for (i = 0; i < 2000; i++) {
+				OK(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+				CHECK(!flag, "MPI_Issend of %d bytes completed before any receive",
+				      lens[k]);
+			}
+			OK(MPI_Send(&go, 1, MPI_INT, 1, 12, MPI_COMM_WORLD));
+			OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+		} else if (rank == 1) {
+			static unsigned char in[300000];
+			MPI_Status st;
+
+			/* Only after rank 0 has seen its send incomplete. */
+			OK(MPI_Recv(&go, 1, MPI_INT, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+			OK(MPI_Recv(in, sizeof(in), MPI_BYTE, 0, 11, MPI_COMM_WORLD, &st));
+			expect_status(&st, 0, 11, lens[k]);
+			expect_data(in, (size_t)lens[k], 0, k);
+		}
+	}
+	/* Blocking Ssend and Rsend against a posted receive. */
+	if (rank == 0) {
+		OK(MPI_Recv(&go, 1, MPI_INT, 1, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		OK(MPI_Ssend(&go, 1, MPI_INT, 1, 14, MPI_COMM_WORLD));
+		OK(MPI_Rsend(&go, 1, MPI_INT, 1, 15, MPI_COMM_WORLD));
+	} else if (rank == 1) {
+		MPI_Request r[2];
+
+		OK(MPI_Irecv(&i, 1, MPI_INT, 0, 14, MPI_COMM_WORLD, &r[0]));
+		OK(MPI_Irecv(&flag, 1, MPI_INT, 0, 15, MPI_COMM_WORLD, &r[1]));
+		OK(MPI_Send(&go, 1, MPI_INT, 0, 13, MPI_COMM_WORLD));
+		OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+		CHECK(i == 1 && flag == 1, "got %d and %d", i, flag);
+	}
+}
+
+static void test_bsend(void)
+{
+	int bufsize = 2 * (100 + MPI_BSEND_OVERHEAD), rc, n, v[25], i;
+	void *buf = malloc((size_t)bufsize), *back;
+	MPI_Request req;
+
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+	if (rank == 0) {
+		for (i = 0; i < 25; i++)
+			v[i] = i;
+		/* Nothing attached. */
+		rc = MPI_Bsend(v, 25, MPI_INT, 1, 21, MPI_COMM_WORLD);
+		CHECK(rc == MPI_ERR_BUFFER, "Bsend without a buffer returned %d", rc);
+		OK(MPI_Buffer_attach(buf, bufsize));
+		rc = MPI_Buffer_attach(buf, bufsize);
+		CHECK(rc == MPI_ERR_BUFFER, "second attach returned %d", rc);
+		/* Room for two messages of 100 bytes; the receiver is not there
+		 * yet, so the third finds no room. */
+		OK(MPI_Bsend(v, 25, MPI_INT, 1, 21, MPI_COMM_WORLD));
+		OK(MPI_Ibsend(v, 25, MPI_INT, 1, 21, MPI_COMM_WORLD, &req));
+		OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+		rc = MPI_Bsend(v, 200, MPI_INT, 1, 21, MPI_COMM_WORLD);
+		CHECK(rc == MPI_ERR_BUFFER, "Bsend too big for the buffer returned %d", rc);
+		OK(MPI_Send(v, 1, MPI_INT, 1, 22, MPI_COMM_WORLD));
+		/* Detach waits until the buffered messages are delivered. */
+		OK(MPI_Buffer_detach(&back, &n));
+		CHECK(back == buf && n == bufsize, "detach gave %p/%d", back, n);
+	} else if (rank == 1) {
+		MPI_Status st;
+
+		OK(MPI_Recv(v, 1, MPI_INT, 0, 22, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		for (n = 0; n < 2; n++) {
+			memset(v, 0xff, sizeof(v));
+			OK(MPI_Recv(v, 25, MPI_INT, 0, 21, MPI_COMM_WORLD, &st));
+			for (i = 0; i < 25; i++)
+				CHECK(v[i] == i, "buffered message %d: v[%d] = %d", n, i, v[i]);
+		}
+	}
+	free(buf);
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
+/* An unmatched receive is cancelled; a completed one is not. */
+static void test_cancel(void)
+{
+	MPI_Request req;
+	MPI_Status st;
+	int v = 0, x = 5, flag = -1;
+
+	/* Nothing will ever match tag 77. */
+	OK(MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 77, MPI_COMM_WORLD, &req));
+	OK(MPI_Cancel(&req));
+	OK(MPI_Wait(&req, &st));
+	OK(MPI_Test_cancelled(&st, &flag));
+	CHECK(flag == 1, "cancelled receive: Test_cancelled says %d", flag);
+	CHECK(req == MPI_REQUEST_NULL, "request not freed");
+	/* Cancelled, then freed without waiting. */
+	OK(MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 77, MPI_COMM_WORLD, &req));
+	OK(MPI_Cancel(&req));
+	OK(MPI_Request_free(&req));
+	if (size < 2 || rank >= 2)
+		return;
+	OK(MPI_Irecv(&v, 1, MPI_INT, 1 - rank, 90, MPI_COMM_WORLD, &req));
+	OK(MPI_Send(&x, 1, MPI_INT, 1 - rank, 90, MPI_COMM_WORLD));
+	OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+	/* req is MPI_REQUEST_NULL now; a fresh one completes, then cancel. */
+	OK(MPI_Irecv(&v, 1, MPI_INT, 1 - rank, 91, MPI_COMM_WORLD, &req));
+	OK(MPI_Send(&x, 1, MPI_INT, 1 - rank, 91, MPI_COMM_WORLD));
+	do
+		OK(MPI_Request_get_status(req, &flag, &st));
+	while (!flag);
+	OK(MPI_Cancel(&req));
+	OK(MPI_Wait(&req, &st));
+	OK(MPI_Test_cancelled(&st, &flag));
+	CHECK(flag == 0, "a completed receive reads as cancelled");
+	CHECK(v == 5, "value %d", v);
+}
+
+static void test_zero(void)
+{
+	MPI_Status st;
+	MPI_Request req;
+	int n = -1, flag = 0, peer = rank ^ 1;
+
+	/* MPI_PROC_NULL: complete at once, empty. */
+	OK(MPI_Send(NULL, 10, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD));
+	OK(MPI_Recv(NULL, 10, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st));
+	CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG, "PROC_NULL status");
+	OK(MPI_Get_count(&st, MPI_INT, &n));
+	CHECK(n == 0, "PROC_NULL count %d", n);
+	OK(MPI_Irecv(NULL, 10, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &req));
+	OK(MPI_Test(&req, &flag, &st));
+	CHECK(flag && req == MPI_REQUEST_NULL, "PROC_NULL Irecv done at once");
+	OK(MPI_Probe(MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st));
+	CHECK(st.MPI_SOURCE == MPI_PROC_NULL, "probe of PROC_NULL");
+	if (peer >= size)
+		return;
+	/* Zero bytes with a NULL buffer, every mode. */
+	OK(MPI_Irecv(NULL, 0, MPI_INT, peer, 2, MPI_COMM_WORLD, &req));
+	OK(MPI_Send(NULL, 0, MPI_INT, peer, 2, MPI_COMM_WORLD));
+	OK(MPI_Wait(&req, &st));
+	expect_status(&st, peer, 2, 0);
+	OK(MPI_Irecv(NULL, 0, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &req));
+	OK(MPI_Ssend(NULL, 0, MPI_BYTE, peer, 3, MPI_COMM_WORLD));
+	OK(MPI_Wait(&req, &st));
+	expect_status(&st, peer, 3, 0);
+}
+
+static void test_probe(void)
+{
+	int lens[] = { 16, 100000 }, k, n;
+	MPI_Status st;
+	int flag;
+
+	if (size < 2 || rank >= 2)
+		return;
+	for (k = 0; k < 2; k++) {
+		if (rank == 0) {
+			unsigned char *b = malloc((size_t)lens[k]);
+
+			fill(b, (size_t)lens[k], 0, k);
+			OK(MPI_Send(b, lens[k], MPI_BYTE, 1, 40 + k, MPI_COMM_WORLD));
+			free(b);
+		} else {
+			unsigned char *b;
+
+			OK(MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+			expect_status(&st, 0, 40 + k, lens[k]);
+			OK(MPI_Iprobe(MPI_ANY_SOURCE, 40 + k, MPI_COMM_WORLD, &flag, &st));
+			CHECK(flag, "Iprobe after Probe found nothing");
+			OK(MPI_Get_count(&st, MPI_BYTE, &n));
+			OK(MPI_Get_elements(&st, MPI_BYTE, &n));
+			CHECK(n == lens[k], "elements %d", n);
+			OK(MPI_Get_count(&st, MPI_INT, &n));
+			CHECK(n == lens[k] / 4, "count in ints %d", n);
+			b = malloc((size_t)lens[k]);
+			OK(MPI_Recv(b, lens[k], MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
+				    &st));
+			expect_data(b, (size_t)lens[k], 0, k);
+			free(b);
+			OK(MPI_Iprobe(0, 40 + k, MPI_COMM_WORLD, &flag, &st));
+			CHECK(!flag, "the message is still there after its receive");
+		}
+	}
+	/* A count in a type that does not divide the message. */
+	if (rank == 0) {
+		char c[3] = { 1, 2, 3 };
+
+		OK(MPI_Send(c, 3, MPI_CHAR, 1, 50, MPI_COMM_WORLD));
+	} else {
+		char c[3];
+
+		OK(MPI_Recv(c, 3, MPI_CHAR, 0, 50, MPI_COMM_WORLD, &st));
+		OK(MPI_Get_count(&st, MPI_INT, &n));
+		CHECK(n == MPI_UNDEFINED, "3 bytes as ints: %d", n);
+	}
+}
+
+static void test_sendrecv(void)
+{
+	int next = (rank + 1) % size, prev = (rank + size - 1) % size, v, w;
+	static unsigned char s[50000], r[50000];
+	MPI_Status st;
+
+	v = rank;
+	OK(MPI_Sendrecv(&v, 1, MPI_INT, next, 60, &w, 1, MPI_INT, prev, 60, MPI_COMM_WORLD, &st));
+	CHECK(w == prev, "sendrecv got %d", w);
+	expect_status(&st, prev, 60, 4);
+	fill(s, sizeof(s), rank, 1);
+	OK(MPI_Sendrecv(s, sizeof(s), MPI_BYTE, next, 61, r, sizeof(r), MPI_BYTE, prev, 61,
+			MPI_COMM_WORLD, &st));
+	expect_data(r, sizeof(r), prev, 1);
+	fill(s, sizeof(s), rank, 2);
+	OK(MPI_Sendrecv_replace(s, sizeof(s), MPI_BYTE, next, 62, prev, 62, MPI_COMM_WORLD, &st));
+	expect_data(s, sizeof(s), prev, 2);
+	expect_status(&st, prev, 62, (int)sizeof(s));
+	v = rank;
+	OK(MPI_Sendrecv_replace(&v, 1, MPI_INT, next, 63, MPI_ANY_SOURCE, MPI_ANY_TAG,
+				MPI_COMM_WORLD, &st));
+	CHECK(v == prev && st.MPI_SOURCE == prev, "replace got %d from %d", v, st.MPI_SOURCE);
+}
+
+/* Messages to oneself, small and large, on MPI_COMM_WORLD and MPI_COMM_SELF. */
+static void test_self(void)
+{
+	static unsigned char s[200000], r[200000];
+	MPI_Request req;
+	MPI_Status st;
+	int n;
+
+	fill(s, 100, rank, 1);
+	OK(MPI_Send(s, 100, MPI_BYTE, rank, 1, MPI_COMM_WORLD));
+	OK(MPI_Recv(r, sizeof(r), MPI_BYTE, rank, 1, MPI_COMM_WORLD, &st));
+	expect_status(&st, rank, 1, 100);
+	expect_data(r, 100, rank, 1);
+	fill(s, sizeof(s), rank, 2);
+	OK(MPI_Isend(s, sizeof(s), MPI_BYTE, 0, 2, MPI_COMM_SELF, &req));
+	OK(MPI_Recv(r, sizeof(r), MPI_BYTE, MPI_ANY_SOURCE, 2, MPI_COMM_SELF, &st));
+	OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+	expect_status(&st, 0, 2, (int)sizeof(s));
+	expect_data(r, sizeof(r), rank, 2);
+	OK(MPI_Comm_size(MPI_COMM_SELF, &n));
+	CHECK(n == 1, "MPI_COMM_SELF has %d processes", n);
+	OK(MPI_Comm_rank(MPI_COMM_SELF, &n));
+	CHECK(n == 0, "rank in MPI_COMM_SELF is %d", n);
+	/* Posted first, then sent. */
+	OK(MPI_Irecv(r, 10, MPI_BYTE, 0, 3, MPI_COMM_SELF, &req));
+	fill(s, 10, rank, 3);
+	OK(MPI_Ssend(s, 10, MPI_BYTE, 0, 3, MPI_COMM_SELF));
+	OK(MPI_Wait(&req, &st));
+	expect_data(r, 10, rank, 3);
+}
+
+/* A program may use BIP and MPI together: BIP's own tags are untouched. */
+static void test_mix(void)
+{
+	int peer = rank ^ 1, i, v[4], w = -1, node = -1;
+	static unsigned char big[70000];
+
+	if (peer >= size)
+		return;
+	CHECK(bip_mynode == rank && bip_numnodes == size, "BIP node %d of %d", bip_mynode,
+	      bip_numnodes);
+	for (i = 0; i < 10; i++) {
+		if (rank < peer) {
+			v[0] = i;
+			CHECK(bip_tsend(peer, 5, v, 1) >= 0, "bip_tsend: %s", bip_error_string());
+			OK(MPI_Send(&i, 1, MPI_INT, peer, 5, MPI_COMM_WORLD));
+			fill(big, sizeof(big), rank, i);
+			OK(MPI_Send(big, sizeof(big), MPI_BYTE, peer, 6, MPI_COMM_WORLD));
+		} else {
+			OK(MPI_Recv(&w, 1, MPI_INT, peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+			CHECK(w == i, "MPI got %d, expected %d", w, i);
+			CHECK(bip_trecvx(5, v, 4, &node) == 1, "bip_trecv: %s", bip_error_string());
+			CHECK(v[0] == i && node == peer, "BIP got %d from %d", v[0], node);
+			OK(MPI_Recv(big, sizeof(big), MPI_BYTE, peer, 6, MPI_COMM_WORLD,
+				    MPI_STATUS_IGNORE));
+			expect_data(big, sizeof(big), peer, i);
+		}
+	}
+}
+
+struct test {
+	const char *name;
+	void (*fn)(void);
+	int min;
+};
+
+static const struct test tests[] = {
+	{ "ring", test_ring, 1 },
+	{ "order", test_order, 2 },
+	{ "ordertag", test_order_tag, 2 },
+	{ "window", test_window, 2 },
+	{ "persistent", test_persistent, 2 },
+	{ "ssend", test_ssend, 2 },
+	{ "bsend", test_bsend, 2 },
+	{ "cancel", test_cancel, 1 },
+	{ "zero", test_zero, 1 },
+	{ "probe", test_probe, 2 },
+	{ "sendrecv", test_sendrecv, 1 },
+	{ "self", test_self, 1 },
+	{ "mix", test_mix, 2 },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	OK(MPI_Init(&argc, &argv));
+	OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+	OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+	check_rank = rank;
+	if (argc != 2) {
+		fprintf(stderr, "usage: p2p TEST\n");
+		return 2;
+	}
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (strcmp(argv[1], tests[i].name))
+			continue;
+		if (size < tests[i].min) {
+			printf("p2p %s needs %d processes\n", argv[1], tests[i].min);
+			MPI_Finalize();
+			return 77;
+		}
+		tests[i].fn();
+		sync_all();
+		OK(MPI_Finalize());
+		return 0;
+	}
+	fprintf(stderr, "p2p: no test %s\n", argv[1]);
+	return 2;
+}
