@@ -327,6 +327,22 @@ int mpi_shim_op_valid(MPI_Op op, MPI_Datatype t)
 	return op_loop_of(op, t) ? MPI_SUCCESS : MPI_ERR_OP;
 }
 
+/* The argument check of shim.h: the operation, and whether it applies to t. */
+int mpi_shim_check_op(MPI_Comm comm, MPI_Op op, MPI_Datatype t, const char *call)
+{
+	if (op == MPI_OP_NULL)
+		return mpi_shim_err(comm, MPI_ERR_OP, call, "the operation is MPI_OP_NULL");
+	if (op->id == OP_REPLACE || op->id == OP_NO_OP)
+		return mpi_shim_err(comm, MPI_ERR_OP, call,
+				    "%s is for one-sided accumulate only, not for reductions",
+				    op->name);
+	if (mpi_shim_op_valid(op, t))
+		return mpi_shim_err(comm, MPI_ERR_OP, call, "%s is not defined on %s%s", op->name,
+				    t->name[0] ? t->name : "this datatype",
+				    t->basic ? "" : " (a derived type of several basic types)");
+	return MPI_SUCCESS;
+}
+
 /* Bytes of a non-contiguous buffer reduced at a time. */
 #define OP_CHUNK 4096
 

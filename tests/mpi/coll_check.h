@@ -41,7 +41,7 @@ static inline int coll_val(int t, int r, int i)
 	return (t + 1) * 1000003 + r * 10007 + i * 7;
 }
 
-static void *coll_alloc(size_t bytes)
+static inline void *coll_alloc(size_t bytes)
 {
 	void *p = malloc(bytes ? bytes : 1);
 
@@ -56,7 +56,7 @@ static void *coll_alloc(size_t bytes)
  */
 #define COLL_NCOMMS 3
 
-static MPI_Comm coll_comm(int k, const char **name)
+static inline MPI_Comm coll_comm(int k, const char **name)
 {
 	MPI_Comm c = MPI_COMM_NULL;
 	int r, p;
@@ -78,13 +78,13 @@ static MPI_Comm coll_comm(int k, const char **name)
 	}
 }
 
-static void coll_comm_done(MPI_Comm *c)
+static inline void coll_comm_done(MPI_Comm *c)
 {
 	if (*c != MPI_COMM_WORLD)
 		OK(MPI_Comm_free(c));
 }
 
-static void coll_init(int *argc, char ***argv)
+static inline void coll_init(int *argc, char ***argv)
 {
 	OK(MPI_Init(argc, argv));
 	MPI_Comm_rank(MPI_COMM_WORLD, &coll_world_rank);

@@ -356,6 +356,8 @@ static void test_invalid(MPI_Comm c)
 
 	MPI_Comm_rank(c, &r);
 	OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+	/* MPI_Reduce_local has no communicator: MPI_COMM_WORLD's handler applies. */
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 	for (ti = 0; ti < NTYPES; ti++) {
 		for (oi = 0; oi < NOPS; oi++) {
 			if (defined(ops[oi].id, types[ti].cat))
@@ -380,6 +382,7 @@ static void test_invalid(MPI_Comm c)
 	x[0] = r + 1;
 	OK(MPI_Allreduce(x, y, 1, MPI_INT, MPI_SUM, c));
 	OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_ARE_FATAL));
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
 /*
@@ -517,8 +520,12 @@ static void test_user(MPI_Comm c)
 			CHECK(y[2 * i] == want && y[2 * i + 1] == p, "sum of squares [%d] = %d/%d", i,
 			      y[2 * i], y[2 * i + 1]);
 		}
-		if (p > 1)
-			CHECK(user_calls > 0, "the user function was never called");
+		if (p > 1) {
+			int calls = user_calls, all;
+
+			OK(MPI_Allreduce(&calls, &all, 1, MPI_INT, MPI_SUM, c));
+			CHECK(all > 0, "the user function was never called");
+		}
 	}
 
 	/* Op_free: predefined ones refuse; a freed handle becomes MPI_OP_NULL. */
