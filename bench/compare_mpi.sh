@@ -73,8 +73,11 @@ bench_tmpdir "$keep"
 read -r -a coll_args <<<"$coll_opts"
 read -r -a pp_args <<<"$pp_opts"
 
+# The build tree keeps the shim in its own directory, next to libbip's.
+shim_lib=$build/lib/mpi_shim
 for b in mpi_coll mpi_pingpong; do
-	sh "$bipcc" -O2 -I"$here" -o "$tmp/$b.shim" "$here/$b.c" -lmpi ||
+	sh "$bipcc" -O2 -I"$here" -o "$tmp/$b.shim" "$here/$b.c" \
+		-L"$shim_lib" -Wl,-rpath,"$shim_lib" -lmpi ||
 		bench_die "build of $b.c with the shim (bipcc -lmpi) failed"
 	bench_build_peers "$here/$b.c" "$b"
 done

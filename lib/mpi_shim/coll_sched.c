@@ -280,13 +280,20 @@ static int coll_round_test(struct coll_sched *s)
 	return n == 0;
 }
 
-/* Wait for every request of the round. */
+/*
+ * Wait for every request of the round: the receives first, since a send
+ * may complete only once its peer has taken something (an eager slot, a
+ * rendezvous), which the peer does while it waits for its own receives.
+ */
 static void coll_round_wait(struct coll_sched *s)
 {
-	int i;
+	int i, pass;
 
-	for (i = 0; i < s->nreqs; i++)
-		coll_failed(s, mpi_shim_request_wait(&s->reqs[i], MPI_STATUS_IGNORE));
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < s->nreqs; i++)
+			if (s->reqs[i] && (pass || s->reqs[i]->kind == MPI_SHIM_REQ_RECV))
+				coll_failed(s, mpi_shim_request_wait(&s->reqs[i],
+								     MPI_STATUS_IGNORE));
 	s->nreqs = 0;
 }
 
