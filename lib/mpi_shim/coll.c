@@ -143,18 +143,27 @@ static void build_bcast(struct coll_sched *s, void *buf, int count, MPI_Datatype
 /*
  * The running result acc is never written: each combination goes into the
  * buffer that just received (in = acc op in), which then becomes acc.  That
- * keeps the user's send buffer read-only, needs no copy, and combines in
- * rank order (acc covers the lower ranks) for non-commutative operations.
+ * keeps the user's send buffer read-only and combines in rank order (acc
+ * covers the lower ranks) for non-commutative operations.  Receives
+ * alternate between two buffers; at the root, one is the receive buffer,
+ * chosen so that the last combination lands there with no copy.
  */
 static void build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, int count,
 			 MPI_Datatype type, int root)
 {
 	int p = s->comm->size, r = s->comm->rank;
 	int lroot = mpi_shim_op_commutative(s->op) ? root : 0;
-	int vr = (r - lroot + p) % p, mask;
+	int vr = (r - lroot + p) % p, mask, children = 0, next = 0;
 	const void *acc = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-	void *t[2] = { NULL, NULL };
+	void *bufs[2] = { NULL, NULL };
 
+	for (mask = 1; mask < p && !(vr & mask); mask <<= 1)
+		children += (vr | mask) < p;
+	if (r == root && lroot == root) {
+		bufs[0] = rbuf;
+		/* In place, rbuf is acc and cannot receive first. */
+		next = acc == rbuf || children % 2 == 0;
+	}
 	for (mask = 1; mask < p; mask <<= 1) {
 		void *in;
 
@@ -165,11 +174,10 @@ static void build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, int
 		}
 		if ((vr | mask) >= p)
 			continue;
-		if (!t[0]) {
-			t[0] = coll_tmp(s, count, type);
-			t[1] = coll_tmp(s, count, type);
-		}
-		in = acc == t[0] ? t[1] : t[0];
+		if (!bufs[next])
+			bufs[next] = coll_tmp(s, count, type);
+		in = bufs[next];
+		next ^= 1;
 		coll_recv(s, in, count, type, ((vr | mask) + lroot) % p);
 		coll_fence(s);
 		coll_reduce(s, acc, in, count, type);

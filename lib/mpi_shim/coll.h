@@ -44,6 +44,11 @@ struct coll_step {
 	MPI_Datatype dtype;
 };
 
+struct coll_buf {
+	void *p;
+	size_t cap;
+};
+
 struct coll_sched {
 	MPI_Comm comm;
 	int tag;
@@ -53,7 +58,7 @@ struct coll_sched {
 	int next;            /* the first step not yet started */
 	MPI_Request *reqs;   /* requests of the round in progress */
 	int nreqs, capreqs;
-	void **tmp;          /* temporary buffers, freed with the schedule */
+	struct coll_buf *tmp; /* temporary buffers, released with the schedule */
 	int ntmp, captmp;
 	int err;             /* an error building the schedule: it never runs */
 	int run_err;         /* the first error of a step run */

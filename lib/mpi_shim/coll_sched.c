@@ -3,12 +3,74 @@
  * coll_sched.c - building and running the schedules of the collectives
  * (see coll.h).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shim.h"
 #include "datatype.h"
 #include "coll.h"
+
+/*
+ * Temporary buffers of finished collectives, kept for the next ones: a
+ * long vector's buffer would otherwise be mapped, faulted in page by page
+ * and unmapped again by every call.  A few buffers, up to a size.
+ */
+#define COLL_CACHE_SLOTS 4
+#define COLL_CACHE_MAX (64u << 20)
+
+static struct coll_buf coll_cache[COLL_CACHE_SLOTS];
+static pthread_mutex_t coll_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A buffer of at least bytes: the smallest cached one that fits, or a new one. */
+static int coll_buf_get(struct coll_buf *b, size_t bytes)
+{
+	int i, best = -1;
+
+	pthread_mutex_lock(&coll_cache_lock);
+	for (i = 0; i < COLL_CACHE_SLOTS; i++)
+		if (coll_cache[i].p && coll_cache[i].cap >= bytes &&
+		    (best < 0 || coll_cache[i].cap < coll_cache[best].cap))
+			best = i;
+	if (best >= 0) {
+		*b = coll_cache[best];
+		coll_cache[best].p = NULL;
+	}
+	pthread_mutex_unlock(&coll_cache_lock);
+	if (best >= 0)
+		return 0;
+	b->p = malloc(bytes ? bytes : 1);
+	b->cap = bytes;
+	return b->p ? 0 : MPI_ERR_NO_MEM;
+}
+
+/* Keep b for later in a free slot or in place of a smaller one, else free it. */
+static void coll_buf_put(struct coll_buf *b)
+{
+	int i, victim = -1;
+
+	if (b->cap <= COLL_CACHE_MAX) {
+		pthread_mutex_lock(&coll_cache_lock);
+		for (i = 0; i < COLL_CACHE_SLOTS; i++) {
+			if (!coll_cache[i].p) {
+				victim = i;
+				break;
+			}
+			if (coll_cache[i].cap < b->cap &&
+			    (victim < 0 || coll_cache[i].cap < coll_cache[victim].cap))
+				victim = i;
+		}
+		if (victim >= 0) {
+			struct coll_buf old = coll_cache[victim];
+
+			coll_cache[victim] = *b;
+			*b = old;
+		}
+		pthread_mutex_unlock(&coll_cache_lock);
+	}
+	free(b->p);
+	b->p = NULL;
+}
 
 int coll_sched_init(struct coll_sched *s, MPI_Comm comm, MPI_Op op)
 {
@@ -25,7 +87,7 @@ void coll_sched_destroy(struct coll_sched *s)
 	int i;
 
 	for (i = 0; i < s->ntmp; i++)
-		free(s->tmp[i]);
+		coll_buf_put(&s->tmp[i]);
 	free(s->tmp);
 	free(s->steps);
 	free(s->reqs);
@@ -135,7 +197,7 @@ void *coll_tmp(struct coll_sched *s, int count, MPI_Datatype type)
 		bytes = (size_t)(count - 1) * (size_t)extent + (size_t)type->true_extent;
 	if (s->ntmp == s->captmp) {
 		int cap = s->captmp ? 2 * s->captmp : 8;
-		void **n = realloc(s->tmp, cap * sizeof(*n));
+		struct coll_buf *n = realloc(s->tmp, cap * sizeof(*n));
 
 		if (!n) {
 			s->err = MPI_ERR_NO_MEM;
@@ -144,12 +206,11 @@ void *coll_tmp(struct coll_sched *s, int count, MPI_Datatype type)
 		s->tmp = n;
 		s->captmp = cap;
 	}
-	p = malloc(bytes ? bytes : 1);
-	if (!p) {
+	if (coll_buf_get(&s->tmp[s->ntmp], bytes)) {
 		s->err = MPI_ERR_NO_MEM;
 		return NULL;
 	}
-	s->tmp[s->ntmp++] = p;
+	p = s->tmp[s->ntmp++].p;
 	/* A negative extent lays elements downwards from element 0. */
 	if (type->extent < 0 && count > 1)
 		p += (size_t)(count - 1) * (size_t)extent;
