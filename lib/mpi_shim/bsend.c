@@ -84,7 +84,7 @@ int mpi_shim_bsend_start(const void *buf, int count, MPI_Datatype t, int dst, in
 	reg = region_take(need);
 	if (!reg && bs.pending) {
 		/* Room may come back as earlier buffered sends complete. */
-		mpi_shim_progress();
+		mpi_shim_progress_all();
 		reg = region_take(need);
 	}
 	if (!reg)
@@ -150,7 +150,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 				    "buffer address or size is NULL");
 	/* The buffered messages leave first. */
 	while (bs.pending) {
-		mpi_shim_progress();
+		mpi_shim_progress_all();
 		if (bs.pending && bip_layer_wait(&w) < 0)
 			return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Buffer_detach",
 					    "every other process has ended: %d buffered send(s) "

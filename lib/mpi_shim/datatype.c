@@ -101,6 +101,15 @@ int mpi_shim_datatype_ok(MPI_Datatype t)
 	return t != MPI_DATATYPE_NULL && t->refcount > 0;
 }
 
+/* Predefined types live as long as the library. */
+void mpi_shim_datatype_retain(MPI_Datatype t)
+{
+}
+
+void mpi_shim_datatype_release(MPI_Datatype t)
+{
+}
+
 void mpi_shim_datatype_pack(const void *buf, int count, MPI_Datatype t, size_t offset,
 			    void *out, size_t len)
 {
@@ -127,4 +136,9 @@ MPI_Count mpi_shim_datatype_elements(MPI_Datatype t, MPI_Count bytes)
 	if ((size_t)bytes % esize)
 		return MPI_UNDEFINED;
 	return (MPI_Count)((size_t)bytes / esize);
+}
+
+MPI_Count mpi_shim_datatype_elements_bytes(MPI_Datatype t, MPI_Count elements)
+{
+	return t->basic ? elements * (MPI_Count)t->basic->size : 0;
 }

@@ -86,6 +86,14 @@ struct mpi_shim_type {
 int mpi_shim_datatype_ok(MPI_Datatype t);
 
 /*
+ * Keep t alive while a request uses it: MPI_Type_free on a type that a
+ * pending request still uses only drops the user's handle (no-ops on
+ * predefined types).  Every retain is matched by one release.
+ */
+void mpi_shim_datatype_retain(MPI_Datatype t);
+void mpi_shim_datatype_release(MPI_Datatype t);
+
+/*
  * Copy bytes [offset, offset + len) of the packed form of count elements
  * of t at buf to out; offset + len <= count * t->size.
  */
@@ -100,6 +108,11 @@ void mpi_shim_datatype_unpack(const void *in, size_t len, void *buf, int count, 
 /* The number of basic elements in the first bytes bytes of the packed form
  * of elements of t, or MPI_UNDEFINED if bytes ends inside a basic element. */
 MPI_Count mpi_shim_datatype_elements(MPI_Datatype t, MPI_Count bytes);
+
+/* The reverse, for MPI_Status_set_elements: the bytes of the first
+ * `elements` basic elements of the packed form (a pair type is two basic
+ * elements, as Get_elements counts them). */
+MPI_Count mpi_shim_datatype_elements_bytes(MPI_Datatype t, MPI_Count elements);
 
 /* Where count elements of a contiguous type start. */
 static inline char *mpi_shim_datatype_start(const void *buf, MPI_Datatype t)

@@ -116,6 +116,11 @@ static struct {
 	struct ack *acks_head, *acks_tail, *ack_free;
 	struct chunk *chunks;
 	int registered;
+	/* Progress-driven requests not yet complete: every progress call
+	 * advances them, so that a non-blocking collective moves on while
+	 * its process waits for something else. */
+	struct mpi_shim_request *driven;
+	int stepping; /* inside a progress callback: no nested steps */
 } p2p;
 
 /* --- pools --- */
@@ -272,8 +277,32 @@ static inline struct mpi_shim_request *match_posted(uint32_t ctx, int src, int t
 
 /* --- completion --- */
 
+static void driven_remove(struct mpi_shim_request *r)
+{
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		p2p.driven = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	r->next = r->prev = NULL;
+}
+
+void mpi_shim_progress_track(struct mpi_shim_request *r)
+{
+	r->prev = NULL;
+	r->next = p2p.driven;
+	if (p2p.driven)
+		p2p.driven->prev = r;
+	p2p.driven = r;
+}
+
 void mpi_shim_req_complete(struct mpi_shim_request *r, int err)
 {
+	if (r->kind == MPI_SHIM_REQ_PROGRESS)
+		driven_remove(r);
+	if (r->kind != MPI_SHIM_REQ_PROGRESS && mpi_shim_unlikely(!r->type->predefined))
+		mpi_shim_datatype_release(r->type);
 	if (r->kind == MPI_SHIM_REQ_SEND) {
 		if (r->packed) {
 			free(r->packed);
@@ -586,6 +615,33 @@ static const struct bip_layer_ops p2p_layer_ops = {
 
 /* --- progress and waiting --- */
 
+/* One step of a progress-driven request, unless one is running already
+ * (its callback may test its own point-to-point requests, which polls). */
+void mpi_shim_progress_step(struct mpi_shim_request *r)
+{
+	int rc;
+
+	if (p2p.stepping || r->done)
+		return;
+	p2p.stepping = 1;
+	rc = r->progress(r);
+	p2p.stepping = 0;
+	if (rc == 1)
+		mpi_shim_req_complete(r, MPI_SUCCESS);
+	else if (rc < 0)
+		mpi_shim_req_complete(r, -rc);
+}
+
+mpi_shim_cold static void step_driven(void)
+{
+	struct mpi_shim_request *r, *next;
+
+	for (r = p2p.driven; r && !p2p.stepping; r = next) {
+		next = r->next; /* r leaves the list if it completes */
+		mpi_shim_progress_step(r);
+	}
+}
+
 void mpi_shim_progress(void)
 {
 	bip_layer_poll();
@@ -593,15 +649,16 @@ void mpi_shim_progress(void)
 		run_deferred();
 }
 
-/* One step of a progress-driven request. */
-static void progress_step(struct mpi_shim_request *r)
+/*
+ * The progress of the public calls: also a step of every progress-driven
+ * request.  Not the collectives' own waits and tests (mpi_shim_progress),
+ * which run inside such a step or build one.
+ */
+void mpi_shim_progress_all(void)
 {
-	int rc = r->progress(r);
-
-	if (rc == 1)
-		mpi_shim_req_complete(r, MPI_SUCCESS);
-	else if (rc < 0)
-		mpi_shim_req_complete(r, -rc);
+	mpi_shim_progress();
+	if (mpi_shim_unlikely(p2p.driven != NULL))
+		step_driven();
 }
 
 int mpi_shim_request_test(MPI_Request r)
@@ -610,18 +667,21 @@ int mpi_shim_request_test(MPI_Request r)
 		return 1;
 	mpi_shim_progress();
 	if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
-		progress_step(r);
+		mpi_shim_progress_step(r);
 	return r->done;
 }
 
-int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call)
+int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all)
 {
 	struct bip_layer_wait w = { 0, 0 };
 
 	while (!r->done) {
-		mpi_shim_progress();
+		if (all)
+			mpi_shim_progress_all();
+		else
+			mpi_shim_progress();
 		if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
-			progress_step(r);
+			mpi_shim_progress_step(r);
 		if (r->done)
 			break;
 		if (bip_layer_wait(&w) < 0) {
@@ -673,6 +733,16 @@ static int self_send(struct mpi_shim_request *r, const void *data, size_t bytes)
 	return MPI_SUCCESS;
 }
 
+/* A send that could not start: undo what send_start took. */
+static int send_failed(struct mpi_shim_request *r, int rc)
+{
+	free(r->packed);
+	r->packed = NULL;
+	if (!r->type->predefined)
+		mpi_shim_datatype_release(r->type);
+	return rc;
+}
+
 int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, MPI_Datatype t,
 			int dst, int tag, MPI_Comm comm, uint32_t ctx, int mode)
 {
@@ -686,6 +756,9 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, 
 	r->buf = (void *)buf;
 	r->count = count;
 	r->type = t;
+	/* Released at completion (mpi_shim_req_complete). */
+	if (mpi_shim_unlikely(!t->predefined))
+		mpi_shim_datatype_retain(t);
 	r->peer = dst;
 	r->tag = tag;
 	r->comm = comm;
@@ -705,7 +778,7 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, 
 	} else {
 		r->packed = malloc(bytes);
 		if (!r->packed)
-			return MPI_ERR_NO_MEM;
+			return send_failed(r, MPI_ERR_NO_MEM);
 		mpi_shim_datatype_pack(buf, count, t, 0, r->packed, bytes);
 		data = r->packed;
 	}
@@ -715,11 +788,7 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, 
 	h->src = comm->rank;
 	if (mpi_shim_unlikely(wdst == mpi_shim.world_rank)) {
 		rc = self_send(r, data, bytes);
-		if (rc && r->packed) {
-			free(r->packed);
-			r->packed = NULL;
-		}
-		return rc;
+		return rc ? send_failed(r, rc) : MPI_SUCCESS;
 	}
 	if (mpi_shim_likely(bytes <= EAGER_MAX && mode != MPI_SHIM_MODE_SYNC)) {
 		h->kind = HDR_EAGER;
@@ -738,11 +807,7 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, 
 	if (mpi_shim_likely(rc == 1)) {
 		send_local_done(r, MPI_SUCCESS);
 	} else if (rc < 0) {
-		if (r->packed) {
-			free(r->packed);
-			r->packed = NULL;
-		}
-		return MPI_ERR_OTHER;
+		return send_failed(r, MPI_ERR_OTHER);
 	}
 	return MPI_SUCCESS;
 }
@@ -796,6 +861,8 @@ int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, int count, MPI_Da
 	r->buf = buf;
 	r->count = count;
 	r->type = t;
+	if (mpi_shim_unlikely(!t->predefined))
+		mpi_shim_datatype_retain(t);
 	r->peer = src;
 	r->tag = tag;
 	r->comm = comm;

@@ -29,8 +29,12 @@ int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, int count, MPI_Da
 			int src, int tag, MPI_Comm comm, uint32_t ctx);
 
 /* Wait until r is done (progress, then waiting steps).  MPI_SUCCESS, or
- * MPI_ERR_OTHER when nothing can complete it any more (reported). */
-int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call);
+ * MPI_ERR_OTHER when nothing can complete it any more (reported).  all:
+ * a public call's wait, which also advances progress-driven requests. */
+int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all);
+
+/* mpi_shim_progress, plus a step of every progress-driven request. */
+void mpi_shim_progress_all(void);
 
 /* Remove a receive from the posted queue if nothing matched it yet:
  * 1 if it was cancelled. */
@@ -39,6 +43,11 @@ int mpi_shim_recv_cancel(struct mpi_shim_request *r);
 /* Look for a message that a receive (ctx, src, tag) would match; fills
  * status if found and returns 1. */
 int mpi_shim_probe_unexpected(uint32_t ctx, int src, int tag, MPI_Status *status);
+
+/* Progress-driven requests: advanced by every mpi_shim_progress until
+ * complete; one step now (not from inside another step). */
+void mpi_shim_progress_track(struct mpi_shim_request *r);
+void mpi_shim_progress_step(struct mpi_shim_request *r);
 
 /* Complete r: done, then released if the user freed it already. */
 void mpi_shim_req_complete(struct mpi_shim_request *r, int err);

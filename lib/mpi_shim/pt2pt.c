@@ -68,7 +68,7 @@ static int send_blocking(const void *buf, int count, MPI_Datatype t, int dst, in
 		mpi_shim_req_free(r);
 		return failed_start(comm, rc, call, dst);
 	}
-	if (!r->done && (rc = mpi_shim_wait_done(r, call)))
+	if (!r->done && (rc = mpi_shim_wait_done(r, call, 1)))
 		return rc;
 	rc = r->error;
 	mpi_shim_req_free(r);
@@ -185,7 +185,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
 	if (mpi_shim_unlikely(!r))
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, "MPI_Recv", "no memory for a request");
 	mpi_shim_recv_start(r, buf, count, t, src, tag, comm, comm->ctx);
-	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Recv")))
+	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Recv", 1)))
 		return rc;
 	if (status && status != MPI_STATUS_IGNORE)
 		*status = r->status;
@@ -297,6 +297,9 @@ static int init_request(const void *buf, int count, MPI_Datatype t, int peer, in
 	r->comm = comm;
 	r->ctx = comm->ctx;
 	mpi_shim_status_empty(&r->status);
+	/* The type stays while the request exists (released with it). */
+	if (!t->predefined)
+		mpi_shim_datatype_retain(t);
 	*req = r;
 	return MPI_SUCCESS;
 }
@@ -375,7 +378,7 @@ int PMPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 		status_proc_null(status);
 		return MPI_SUCCESS;
 	}
-	mpi_shim_progress();
+	mpi_shim_progress_all();
 	*flag = mpi_shim_probe_unexpected(comm->ctx, src, tag, status);
 	return MPI_SUCCESS;
 }
@@ -393,11 +396,11 @@ int PMPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	for (;;) {
-		mpi_shim_progress();
+		mpi_shim_progress_all();
 		if (mpi_shim_probe_unexpected(comm->ctx, src, tag, status))
 			return MPI_SUCCESS;
 		if (bip_layer_wait(&w) < 0) {
-			mpi_shim_progress();
+			mpi_shim_progress_all();
 			if (mpi_shim_probe_unexpected(comm->ctx, src, tag, status))
 				return MPI_SUCCESS;
 			return mpi_shim_err(comm, MPI_ERR_OTHER, "MPI_Probe",
@@ -472,9 +475,7 @@ int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype t, int count)
 	if (count < 0)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, "MPI_Status_set_elements",
 				    "count %d is negative", count);
-	/* count basic elements of t: whole elements of t, as many bytes. */
-	status->mpi_shim_bytes = (MPI_Count)count *
-				 (MPI_Count)(t->nbasic ? t->size / t->nbasic : t->size);
+	status->mpi_shim_bytes = mpi_shim_datatype_elements_bytes(t, count);
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Status_set_elements);

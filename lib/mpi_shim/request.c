@@ -30,6 +30,8 @@ void mpi_shim_request_release(MPI_Request r)
 		r->free_state(r);
 		r->free_state = NULL;
 	}
+	if (r->persistent && !r->type->predefined)
+		mpi_shim_datatype_release(r->type);
 	if (r->flags & MPI_SHIM_F_POOL)
 		mpi_shim_req_free(r);
 }
@@ -50,6 +52,7 @@ int mpi_shim_request_progress_new(MPI_Comm comm, int (*progress)(struct mpi_shim
 	r->active = 1;
 	r->internal = 1;
 	mpi_shim_status_empty(&r->status);
+	mpi_shim_progress_track(r);
 	*req_p = r;
 	return MPI_SUCCESS;
 }
@@ -109,14 +112,8 @@ static int check_requests(int count, MPI_Request reqs[], const char *call)
 
 static void step(MPI_Request r)
 {
-	if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done) {
-		int rc = r->progress(r);
-
-		if (rc == 1)
-			mpi_shim_req_complete(r, MPI_SUCCESS);
-		else if (rc < 0)
-			mpi_shim_req_complete(r, -rc);
-	}
+	if (r->kind == MPI_SHIM_REQ_PROGRESS)
+		mpi_shim_progress_step(r);
 }
 
 int mpi_shim_request_wait(MPI_Request *req, MPI_Status *status)
@@ -128,7 +125,7 @@ int mpi_shim_request_wait(MPI_Request *req, MPI_Status *status)
 			mpi_shim_status_empty(status);
 		return MPI_SUCCESS;
 	}
-	rc = mpi_shim_wait_done(*req, "MPI_Wait");
+	rc = mpi_shim_wait_done(*req, "MPI_Wait", 0);
 	if (rc)
 		return rc;
 	return finish(req, status);
@@ -150,7 +147,7 @@ int PMPI_Wait(MPI_Request *req, MPI_Status *status)
 			mpi_shim_status_empty(status);
 		return MPI_SUCCESS;
 	}
-	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Wait")))
+	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Wait", 1)))
 		return rc;
 	if (r->error) {
 		/* Report before the request (and what the message needs) goes. */
@@ -181,7 +178,7 @@ int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	if (!r->done) {
-		mpi_shim_progress();
+		mpi_shim_progress_all();
 		step(r);
 	}
 	if (!r->done) {
@@ -239,7 +236,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
 		return rc;
 	for (i = 0; i < count; i++) {
 		if (active(reqs[i]) && !reqs[i]->done &&
-		    (rc = mpi_shim_wait_done(reqs[i], "MPI_Waitall")))
+		    (rc = mpi_shim_wait_done(reqs[i], "MPI_Waitall", 1)))
 			return rc;
 	}
 	return finish_all(count, reqs, sts, "MPI_Waitall");
@@ -255,7 +252,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
 		return rc;
 	if (!flag)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testall", "flag is NULL");
-	mpi_shim_progress();
+	mpi_shim_progress_all();
 	for (i = 0; i < count; i++) {
 		if (active(reqs[i]))
 			step(reqs[i]);
@@ -313,7 +310,7 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 		}
 		if (i >= 0)
 			break;
-		mpi_shim_progress();
+		mpi_shim_progress_all();
 		if ((i = find_done(count, reqs)) >= 0)
 			break;
 		if (bip_layer_wait(&w) < 0)
@@ -335,7 +332,7 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Statu
 	if (!index || !flag)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testany",
 				    "index or flag is NULL");
-	mpi_shim_progress();
+	mpi_shim_progress_all();
 	i = find_done(count, reqs);
 	if (i == MPI_UNDEFINED || i < 0) {
 		*flag = i == MPI_UNDEFINED;
@@ -403,7 +400,7 @@ int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
 
 		if (i != -1)
 			break;
-		mpi_shim_progress();
+		mpi_shim_progress_all();
 		if (find_done(incount, reqs) != -1)
 			break;
 		if (bip_layer_wait(&w) < 0)
@@ -425,7 +422,7 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
 	if (!outcount || (incount > 0 && !indices))
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testsome",
 				    "outcount or indices is NULL");
-	mpi_shim_progress();
+	mpi_shim_progress_all();
 	return some(incount, reqs, outcount, indices, sts, "MPI_Testsome");
 }
 MPI_SHIM_ALIAS(MPI_Testsome);
@@ -446,7 +443,7 @@ int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	if (!req->done) {
-		mpi_shim_progress();
+		mpi_shim_progress_all();
 		step(req);
 	}
 	*flag = req->done;

@@ -13,6 +13,9 @@
 #include "mpicheck.h"
 
 static int rank, size;
+/* The barrier's own communicator: its messages never match the tests'
+ * wildcard receives. */
+static MPI_Comm sync_comm;
 
 #define TAG_SYNC 32000
 
@@ -24,12 +27,12 @@ static void sync_all(void)
 
 	if (rank == 0) {
 		for (i = 1; i < size; i++)
-			OK(MPI_Recv(&x, 1, MPI_INT, i, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+			OK(MPI_Recv(&x, 1, MPI_INT, i, TAG_SYNC, sync_comm, MPI_STATUS_IGNORE));
 		for (i = 1; i < size; i++)
-			OK(MPI_Send(&x, 1, MPI_INT, i, TAG_SYNC, MPI_COMM_WORLD));
+			OK(MPI_Send(&x, 1, MPI_INT, i, TAG_SYNC, sync_comm));
 	} else {
-		OK(MPI_Send(&x, 1, MPI_INT, 0, TAG_SYNC, MPI_COMM_WORLD));
-		OK(MPI_Recv(&x, 1, MPI_INT, 0, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		OK(MPI_Send(&x, 1, MPI_INT, 0, TAG_SYNC, sync_comm));
+		OK(MPI_Recv(&x, 1, MPI_INT, 0, TAG_SYNC, sync_comm, MPI_STATUS_IGNORE));
 	}
 }
 
@@ -78,7 +81,8 @@ static const int sizes[] = { 0, 1, 4, 200, 232, 233, 240, 241, 256, 257, 1000, 4
 static void test_ring(void)
 {
 	int next = (rank + 1) % size, prev = (rank + size - 1) % size, i;
-	unsigned char *s = malloc(4 << 20), *r = malloc(4 << 20);
+	/* One byte more than the largest message: nothing is written past it. */
+	unsigned char *s = malloc((4 << 20) + 1), *r = malloc((4 << 20) + 1);
 	MPI_Status st;
 	MPI_Request req;
 
@@ -510,8 +514,9 @@ static void test_sendrecv(void)
 	expect_data(s, sizeof(s), prev, 2);
 	expect_status(&st, prev, 62, (int)sizeof(s));
 	v = rank;
-	OK(MPI_Sendrecv_replace(&v, 1, MPI_INT, next, 63, MPI_ANY_SOURCE, MPI_ANY_TAG,
-				MPI_COMM_WORLD, &st));
+	/* (Not MPI_ANY_TAG: ranks that are done already send to rank 0.) */
+	OK(MPI_Sendrecv_replace(&v, 1, MPI_INT, next, 63, MPI_ANY_SOURCE, 63, MPI_COMM_WORLD,
+				&st));
 	CHECK(v == prev && st.MPI_SOURCE == prev, "replace got %d from %d", v, st.MPI_SOURCE);
 }
 
@@ -597,14 +602,53 @@ static const struct test tests[] = {
 	{ "mix", test_mix, 2 },
 };
 
-int main(int argc, char **argv)
+/* BIP started by the program before MPI, and still usable after it. */
+static int bip_first(int argc, char **argv)
 {
-	size_t i;
+	int v[1], node = -1, peer, x;
+	MPI_Status st;
 
+	bip_init();
+	peer = bip_mynode ^ 1;
+	if (peer < bip_numnodes) {
+		v[0] = 100 + bip_mynode;
+		CHECK(bip_tsend(peer, 3, v, 1) >= 0, "bip_tsend before MPI: %s", bip_error_string());
+		CHECK(bip_trecvx(3, v, 1, &node) == 1 && v[0] == 100 + peer && node == peer,
+		      "bip_trecv before MPI");
+	}
 	OK(MPI_Init(&argc, &argv));
 	OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
 	OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
 	check_rank = rank;
+	CHECK(rank == bip_mynode && size == bip_numnodes, "MPI rank %d of %d, BIP node %d of %d",
+	      rank, size, bip_mynode, bip_numnodes);
+	if (peer < size) {
+		x = rank;
+		OK(MPI_Sendrecv_replace(&x, 1, MPI_INT, peer, 1, peer, 1, MPI_COMM_WORLD, &st));
+		CHECK(x == peer, "MPI got %d", x);
+	}
+	OK(MPI_Finalize());
+	/* BIP belongs to the program: MPI_Finalize left it running. */
+	if (peer < bip_numnodes) {
+		v[0] = 200 + bip_mynode;
+		CHECK(bip_tsend(peer, 4, v, 1) >= 0, "bip_tsend after MPI: %s", bip_error_string());
+		CHECK(bip_trecv(4, v, 1) == 1 && v[0] == 200 + peer, "bip_trecv after MPI");
+	}
+	CHECK(bip_finalize() == 0, "bip_finalize");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc == 2 && strcmp(argv[1], "bipfirst") == 0)
+		return bip_first(argc, argv);
+	OK(MPI_Init(&argc, &argv));
+	OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+	OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+	check_rank = rank;
+	OK(MPI_Comm_dup(MPI_COMM_WORLD, &sync_comm));
 	if (argc != 2) {
 		fprintf(stderr, "usage: p2p TEST\n");
 		return 2;
@@ -619,6 +663,7 @@ int main(int argc, char **argv)
 		}
 		tests[i].fn();
 		sync_all();
+		OK(MPI_Comm_free(&sync_comm));
 		OK(MPI_Finalize());
 		return 0;
 	}

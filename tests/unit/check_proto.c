@@ -388,6 +388,26 @@ START_TEST(test_layer_register_checks)
 }
 END_TEST
 
+/* What arrived before the layer registered reaches it first, in order. */
+START_TEST(test_layer_gets_what_was_queued)
+{
+	int a = 1, b = 2;
+
+	ck_assert_int_eq(bip_layer_register(NTAGS + 1, NULL), 0);
+	ck_assert_int_eq(bip_core_short_arrived(2, NTAGS + 1, &a, 4), 0);
+	ck_assert_int_eq(bip_core_long_arrived(1, NTAGS + 1, 6000, 0x99ull), 0);
+	ck_assert_int_eq(bip_core_short_arrived(2, NTAGS + 1, &b, 4), 0);
+	ck_assert_uint_eq(bip_state.tags[NTAGS + 1].q.nunread, 3);
+	ck_assert_int_eq(lay.nshort, 0);
+	ck_assert_int_eq(bip_layer_register(NTAGS + 1, &lay_ops), 0);
+	ck_assert_uint_eq(bip_state.tags[NTAGS + 1].q.nunread, 0);
+	ck_assert_int_eq(lay.nshort, 2);
+	ck_assert_int_eq(lay.nlong, 1);
+	ck_assert(lay.handle == 0x99ull);
+	ck_assert_int_eq(lay.data[0], 2); /* b came last */
+}
+END_TEST
+
 /* Arrivals on a registered tag go to the layer, not to the tag's queue. */
 START_TEST(test_layer_arrivals_go_to_the_layer)
 {
@@ -502,6 +522,7 @@ static Suite *proto_suite(void)
 	tcase_add_checked_fixture(tc, layer_setup, layer_teardown);
 	tcase_add_test(tc, test_layer_register_checks);
 	tcase_add_test(tc, test_layer_arrivals_go_to_the_layer);
+	tcase_add_test(tc, test_layer_gets_what_was_queued);
 	tcase_add_test(tc, test_layer_short_send_gathers);
 	tcase_add_test(tc, test_layer_queued_send_reports);
 	tcase_add_test(tc, test_layer_long_send);

@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * comm.c - tests of the MPI shim's environment, communicators, groups,
+ * attributes and errors, run through bipload:
+ *   bipload -sz N comm TEST
+ * The tests "fatal" and "abort" end the job on purpose; fatal.sh checks
+ * what they print.
+ */
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "mpicheck.h"
+
+static int rank, size;
+
+/* Send one int to every other rank of comm, receive theirs: the
+ * communicator works and its ranks are what they say. */
+static void exchange(MPI_Comm comm, int tag)
+{
+	int r, n, i, v;
+
+	OK(MPI_Comm_rank(comm, &r));
+	OK(MPI_Comm_size(comm, &n));
+	for (i = 0; i < n; i++) {
+		MPI_Request req;
+		MPI_Status st;
+		int out = r * 100 + i;
+
+		OK(MPI_Irecv(&v, 1, MPI_INT, i, tag, comm, &req));
+		OK(MPI_Send(&out, 1, MPI_INT, i, tag, comm));
+		OK(MPI_Wait(&req, &st));
+		CHECK(v == i * 100 + r && st.MPI_SOURCE == i, "from rank %d got %d", i, v);
+	}
+}
+
+static void test_env(void)
+{
+	int flag = 0, v, sv, len, provided = -1;
+	char name[MPI_MAX_PROCESSOR_NAME], lib[MPI_MAX_LIBRARY_VERSION_STRING];
+	double t0, t1;
+
+	OK(MPI_Initialized(&flag));
+	CHECK(flag == 1, "Initialized says %d", flag);
+	OK(MPI_Finalized(&flag));
+	CHECK(flag == 0, "Finalized says %d", flag);
+	OK(MPI_Get_version(&v, &sv));
+	CHECK(v == MPI_VERSION && sv == MPI_SUBVERSION, "version %d.%d", v, sv);
+	OK(MPI_Get_library_version(lib, &len));
+	CHECK(len > 0 && (int)strlen(lib) == len && strstr(lib, "BIP"), "library version '%s'",
+	      lib);
+	OK(MPI_Get_processor_name(name, &len));
+	CHECK(len > 0 && (int)strlen(name) == len, "processor name '%s'", name);
+	t0 = MPI_Wtime();
+	t1 = MPI_Wtime();
+	CHECK(t1 >= t0 && MPI_Wtick() > 0 && MPI_Wtick() < 1, "Wtime %g %g tick %g", t0, t1,
+	      MPI_Wtick());
+	OK(MPI_Query_thread(&provided));
+	CHECK(provided == MPI_THREAD_SERIALIZED, "provided %d", provided);
+	OK(MPI_Is_thread_main(&flag));
+	CHECK(flag == 1, "Is_thread_main %d", flag);
+	CHECK(PMPI_Wtime() >= t1, "PMPI_Wtime");
+}
+
+static void test_split(void)
+{
+	MPI_Comm half, rev, dup, shared, none, world2;
+	int r, n, result, i;
+
+	/* Even and odd ranks, ordered by descending world rank. */
+	OK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &half));
+	OK(MPI_Comm_rank(half, &r));
+	OK(MPI_Comm_size(half, &n));
+	CHECK(n == (size + 1 - rank % 2) / 2, "size %d", n);
+	CHECK(r == n - 1 - rank / 2, "rank %d in half of %d (world %d)", r, n, rank);
+	exchange(half, 1);
+	/* Same key: ordered by world rank. */
+	OK(MPI_Comm_split(MPI_COMM_WORLD, 0, 0, &rev));
+	OK(MPI_Comm_rank(rev, &r));
+	CHECK(r == rank, "equal keys: rank %d", r);
+	OK(MPI_Comm_compare(rev, MPI_COMM_WORLD, &result));
+	CHECK(result == MPI_CONGRUENT, "split of all: %d", result);
+	/* MPI_UNDEFINED: no communicator. */
+	OK(MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? MPI_UNDEFINED : 1, 0, &none));
+	CHECK((rank == 0) == (none == MPI_COMM_NULL), "undefined color");
+	if (none != MPI_COMM_NULL) {
+		exchange(none, 2);
+		OK(MPI_Comm_free(&none));
+	}
+	/* Dup: congruent, and its messages never match the original's. */
+	OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+	OK(MPI_Comm_compare(dup, MPI_COMM_WORLD, &result));
+	CHECK(result == MPI_CONGRUENT, "dup compares %d", result);
+	OK(MPI_Comm_compare(dup, dup, &result));
+	CHECK(result == MPI_IDENT, "self compares %d", result);
+	if (size > 1 && rank < 2) {
+		int a = 1, b = 2, x;
+
+		if (rank == 0) {
+			OK(MPI_Send(&a, 1, MPI_INT, 1, 5, dup));
+			OK(MPI_Send(&b, 1, MPI_INT, 1, 5, MPI_COMM_WORLD));
+		} else {
+			OK(MPI_Recv(&x, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+			CHECK(x == 2, "world receive got the dup's message (%d)", x);
+			OK(MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, dup,
+				    MPI_STATUS_IGNORE));
+			CHECK(x == 1, "dup receive got %d", x);
+		}
+	}
+	OK(MPI_Comm_dup(dup, &world2));
+	exchange(world2, 3);
+	/* Every process of this job runs on this host. */
+	OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
+			       &shared));
+	OK(MPI_Comm_size(shared, &n));
+	CHECK(n == size, "shared communicator of %d processes, %d expected", n, size);
+	exchange(shared, 4);
+	OK(MPI_Comm_split_type(half, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &none));
+	OK(MPI_Comm_compare(none, half, &result));
+	CHECK(result == MPI_CONGRUENT, "split_type of half: %d", result);
+	OK(MPI_Comm_free(&none));
+	OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &none));
+	CHECK(none == MPI_COMM_NULL, "split_type MPI_UNDEFINED");
+	/* Many communicators at once keep distinct contexts. */
+	{
+		MPI_Comm cs[10];
+
+		for (i = 0; i < 10; i++)
+			OK(MPI_Comm_dup(i % 2 ? half : MPI_COMM_WORLD, &cs[i]));
+		for (i = 0; i < 10; i++)
+			exchange(cs[i], 10 + i);
+		for (i = 0; i < 10; i++)
+			OK(MPI_Comm_free(&cs[i]));
+	}
+	OK(MPI_Comm_free(&half));
+	OK(MPI_Comm_free(&rev));
+	OK(MPI_Comm_free(&dup));
+	OK(MPI_Comm_free(&world2));
+	OK(MPI_Comm_free(&shared));
+	CHECK(shared == MPI_COMM_NULL, "freed handle not null");
+}
+
+static void test_group(void)
+{
+	MPI_Group world, evens, odds, u, in, diff, g, back;
+	MPI_Comm comm;
+	int n, r, result, i, ranks[64], out[64], ranges[1][3];
+
+	OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+	OK(MPI_Group_size(world, &n));
+	CHECK(n == size, "group size %d", n);
+	OK(MPI_Group_rank(world, &r));
+	CHECK(r == rank, "group rank %d", r);
+	ranges[0][0] = 0;
+	ranges[0][1] = size - 1;
+	ranges[0][2] = 2;
+	OK(MPI_Group_range_incl(world, 1, ranges, &evens));
+	OK(MPI_Group_range_excl(world, 1, ranges, &odds));
+	OK(MPI_Group_size(evens, &n));
+	CHECK(n == (size + 1) / 2, "evens %d", n);
+	OK(MPI_Group_rank(odds, &r));
+	CHECK(r == (rank % 2 ? rank / 2 : MPI_UNDEFINED), "rank in odds %d", r);
+	OK(MPI_Group_union(odds, evens, &u));
+	OK(MPI_Group_compare(u, world, &result));
+	CHECK(result == (size > 1 ? MPI_SIMILAR : MPI_IDENT),
+	      "union compares %d", result);
+	OK(MPI_Group_intersection(evens, odds, &in));
+	CHECK(in == MPI_GROUP_EMPTY, "intersection of evens and odds not empty");
+	OK(MPI_Group_difference(world, odds, &diff));
+	OK(MPI_Group_compare(diff, evens, &result));
+	CHECK(result == MPI_IDENT, "world - odds compares %d with evens", result);
+	/* Reversed order: translate ranks. */
+	for (i = 0; i < size; i++)
+		ranks[i] = size - 1 - i;
+	OK(MPI_Group_incl(world, size, ranks, &g));
+	for (i = 0; i < size; i++)
+		ranks[i] = i;
+	OK(MPI_Group_translate_ranks(world, size, ranks, g, out));
+	for (i = 0; i < size; i++)
+		CHECK(out[i] == size - 1 - i, "translate %d -> %d", i, out[i]);
+	OK(MPI_Group_translate_ranks(world, size, ranks, odds, out));
+	for (i = 0; i < size; i++)
+		CHECK(out[i] == (i % 2 ? i / 2 : MPI_UNDEFINED), "to odds %d -> %d", i, out[i]);
+	OK(MPI_Group_excl(world, 1, ranks, &back));
+	OK(MPI_Group_size(back, &n));
+	CHECK(n == size - 1, "excl size %d", n);
+	/* A communicator of the reversed group. */
+	OK(MPI_Comm_create(MPI_COMM_WORLD, g, &comm));
+	OK(MPI_Comm_rank(comm, &r));
+	CHECK(r == size - 1 - rank, "rank in reversed %d", r);
+	exchange(comm, 7);
+	OK(MPI_Comm_free(&comm));
+	OK(MPI_Comm_create(MPI_COMM_WORLD, odds, &comm));
+	CHECK((comm == MPI_COMM_NULL) == (rank % 2 == 0), "comm of odds");
+	if (comm != MPI_COMM_NULL) {
+		exchange(comm, 8);
+		OK(MPI_Comm_free(&comm));
+	}
+	OK(MPI_Group_free(&world));
+	OK(MPI_Group_free(&evens));
+	OK(MPI_Group_free(&odds));
+	OK(MPI_Group_free(&u));
+	OK(MPI_Group_free(&in));
+	OK(MPI_Group_free(&diff));
+	OK(MPI_Group_free(&g));
+	OK(MPI_Group_free(&back));
+	CHECK(g == MPI_GROUP_NULL, "freed group not null");
+}
+
+static int deleted;
+
+static int count_delete(MPI_Comm comm, int key, void *value, void *extra)
+{
+	deleted += *(int *)extra;
+	return MPI_SUCCESS;
+}
+
+static void test_attr(void)
+{
+	int *v, flag = 0, key, key2, extra = 1, value = 42, *got;
+	MPI_Comm dup;
+
+	OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag));
+	CHECK(flag && *v >= 32767, "MPI_TAG_UB %d", flag ? *v : -1);
+	OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &v, &flag));
+	CHECK(flag && (*v == 0 || *v == 1), "MPI_WTIME_IS_GLOBAL");
+	OK(MPI_Attr_get(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &v, &flag));
+	CHECK(flag && *v == size, "MPI_UNIVERSE_SIZE %d", *v);
+	OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_HOST, &v, &flag));
+	CHECK(flag, "MPI_HOST");
+	/* A key copied by dup, and one that is not. */
+	OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, count_delete, &key, &extra));
+	OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &key2, NULL));
+	OK(MPI_Comm_set_attr(MPI_COMM_WORLD, key, &value));
+	OK(MPI_Comm_set_attr(MPI_COMM_WORLD, key2, &value));
+	OK(MPI_Comm_get_attr(MPI_COMM_WORLD, key, &got, &flag));
+	CHECK(flag && got == &value, "get after set");
+	OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+	OK(MPI_Comm_get_attr(dup, key, &got, &flag));
+	CHECK(flag && got == &value, "copied by MPI_COMM_DUP_FN");
+	OK(MPI_Comm_get_attr(dup, key2, &got, &flag));
+	CHECK(!flag, "not copied by MPI_COMM_NULL_COPY_FN");
+	OK(MPI_Comm_free(&dup));
+	CHECK(deleted == 1, "delete callback ran %d times on free", deleted);
+	OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, key));
+	CHECK(deleted == 2, "delete callback ran %d times", deleted);
+	OK(MPI_Comm_get_attr(MPI_COMM_WORLD, key, &got, &flag));
+	CHECK(!flag, "deleted attribute still there");
+	OK(MPI_Comm_free_keyval(&key));
+	CHECK(key == MPI_KEYVAL_INVALID, "freed key");
+	OK(MPI_Comm_free_keyval(&key2));
+}
+
+/* Every misuse returns its class under MPI_ERRORS_RETURN. */
+#define EXPECT(cls, call)                                                                    \
+	do {                                                                                 \
+		int rc_ = (call);                                                            \
+		CHECK(rc_ == (cls), "%s returned %d (%s), expected %s", #call, rc_,          \
+		      errname(rc_), #cls);                                                   \
+	} while (0)
+
+static const char *errname(int code)
+{
+	static char s[MPI_MAX_ERROR_STRING];
+	int len;
+
+	if (MPI_Error_string(code, s, &len) != MPI_SUCCESS)
+		return "?";
+	return s;
+}
+
+static void test_errors(void)
+{
+	int v[4] = { 0 }, flag, cls, len, peer = size > 1 ? 1 - (rank & 1) : 0;
+	char s[MPI_MAX_ERROR_STRING];
+	MPI_Request req = MPI_REQUEST_NULL;
+	MPI_Group g, g2;
+	MPI_Comm c;
+	MPI_Errhandler eh;
+
+	OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
+	CHECK(eh == MPI_ERRORS_ARE_FATAL, "default handler is not MPI_ERRORS_ARE_FATAL");
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+	OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+	EXPECT(MPI_ERR_RANK, MPI_Send(v, 1, MPI_INT, size, 0, MPI_COMM_WORLD));
+	EXPECT(MPI_ERR_RANK, MPI_Send(v, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD));
+	EXPECT(MPI_ERR_RANK, MPI_Recv(v, 1, MPI_INT, -7, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	EXPECT(MPI_ERR_TAG, MPI_Send(v, 1, MPI_INT, 0, -5, MPI_COMM_WORLD));
+	EXPECT(MPI_ERR_TAG, MPI_Send(v, 1, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD));
+	EXPECT(MPI_ERR_TAG, MPI_Irecv(v, 1, MPI_INT, 0, -5, MPI_COMM_WORLD, &req));
+	EXPECT(MPI_ERR_COUNT, MPI_Send(v, -1, MPI_INT, 0, 0, MPI_COMM_WORLD));
+	EXPECT(MPI_ERR_COUNT, MPI_Irecv(v, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, &req));
+	EXPECT(MPI_ERR_TYPE, MPI_Send(v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD));
+	EXPECT(MPI_ERR_COMM, MPI_Send(v, 1, MPI_INT, 0, 0, MPI_COMM_NULL));
+	EXPECT(MPI_ERR_COMM, MPI_Comm_size(MPI_COMM_NULL, &len));
+	c = MPI_COMM_WORLD;
+	EXPECT(MPI_ERR_COMM, MPI_Comm_free(&c));
+	EXPECT(MPI_ERR_BUFFER, MPI_Send(NULL, 1, MPI_INT, 0, 0, MPI_COMM_WORLD));
+	EXPECT(MPI_ERR_REQUEST, MPI_Wait(NULL, MPI_STATUS_IGNORE));
+	EXPECT(MPI_ERR_REQUEST, MPI_Start(&req));
+	EXPECT(MPI_ERR_REQUEST, MPI_Request_free(&req));
+	EXPECT(MPI_ERR_ARG, MPI_Comm_split_type(MPI_COMM_WORLD, 99, 0, MPI_INFO_NULL, &c));
+	EXPECT(MPI_ERR_GROUP, MPI_Group_size(MPI_GROUP_NULL, &len));
+	OK(MPI_Comm_group(MPI_COMM_WORLD, &g));
+	EXPECT(MPI_ERR_RANK, MPI_Group_incl(g, 1, &size, &g2));
+	v[0] = v[1] = 0;
+	EXPECT(MPI_ERR_RANK, MPI_Group_incl(g, size > 1 ? 2 : 1, size > 1 ? v : &size, &g2));
+	OK(MPI_Group_free(&g));
+	EXPECT(MPI_ERR_KEYVAL, MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_TAG_UB, v));
+	EXPECT(MPI_ERR_KEYVAL, MPI_Comm_get_attr(MPI_COMM_WORLD, 12345, v, &flag));
+	EXPECT(MPI_ERR_ARG, MPI_Error_string(MPI_ERR_LASTCODE + 1, s, &len));
+	/* Classes and strings. */
+	for (cls = MPI_SUCCESS; cls <= MPI_ERR_LASTCODE; cls++) {
+		int c2 = -1;
+
+		OK(MPI_Error_class(cls, &c2));
+		CHECK(c2 == cls, "class of %d is %d", cls, c2);
+		OK(MPI_Error_string(cls, s, &len));
+		CHECK(len > 0 && len < MPI_MAX_ERROR_STRING && (int)strlen(s) == len,
+		      "string of %d", cls);
+	}
+	OK(MPI_Error_string(MPI_ERR_TRUNCATE, s, &len));
+	CHECK(strstr(s, "MPI_ERR_TRUNCATE") != NULL, "'%s'", s);
+	/* Truncation: the receive reports it; the message is consumed. */
+	if (size > 1 && rank < 2) {
+		int big[100], small[2], i;
+		static int huge[50000], hsmall[10];
+		MPI_Status st;
+
+		for (i = 0; i < 100; i++)
+			big[i] = i;
+		OK(MPI_Irecv(small, 2, MPI_INT, peer, 9, MPI_COMM_WORLD, &req));
+		OK(MPI_Send(big, 10, MPI_INT, peer, 9, MPI_COMM_WORLD));
+		EXPECT(MPI_ERR_TRUNCATE, MPI_Wait(&req, &st));
+		CHECK(small[0] == 0 && small[1] == 1, "truncated data %d %d", small[0], small[1]);
+		OK(MPI_Isend(huge, 50000, MPI_INT, peer, 10, MPI_COMM_WORLD, &req));
+		EXPECT(MPI_ERR_TRUNCATE,
+		       MPI_Recv(hsmall, 10, MPI_INT, peer, 10, MPI_COMM_WORLD, &st));
+		OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+		CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == 10, "status of a truncated message");
+		/* The link still works. */
+		OK(MPI_Sendrecv(big, 1, MPI_INT, peer, 11, small, 1, MPI_INT, peer, 11,
+				MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	}
+	/* Calls after the error handler is restored still work. */
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+	OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
+	CHECK(eh == MPI_ERRORS_ARE_FATAL, "handler not restored");
+}
+
+static int handler_calls, handler_code;
+
+static void my_handler(MPI_Comm *comm, int *code, ...)
+{
+	handler_calls++;
+	handler_code = *code;
+}
+
+static void test_errhandler(void)
+{
+	MPI_Errhandler eh, got;
+	MPI_Comm dup;
+	int v = 0, rc;
+
+	OK(MPI_Comm_create_errhandler(my_handler, &eh));
+	OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+	OK(MPI_Comm_set_errhandler(dup, eh));
+	OK(MPI_Comm_get_errhandler(dup, &got));
+	CHECK(got == eh, "handler read back");
+	OK(MPI_Errhandler_free(&got));
+	OK(MPI_Errhandler_free(&eh));
+	rc = MPI_Send(&v, 1, MPI_INT, size + 3, 0, dup);
+	CHECK(rc == MPI_ERR_RANK && handler_calls == 1 && handler_code == MPI_ERR_RANK,
+	      "user handler: rc %d, %d calls, code %d", rc, handler_calls, handler_code);
+	OK(MPI_Comm_call_errhandler(dup, MPI_ERR_OTHER));
+	CHECK(handler_calls == 2 && handler_code == MPI_ERR_OTHER, "call_errhandler");
+	/* A communicator made from dup inherits its handler. */
+	{
+		MPI_Comm d2;
+
+		OK(MPI_Comm_dup(dup, &d2));
+		rc = MPI_Send(&v, 1, MPI_INT, 0, -1, d2);
+		CHECK(rc == MPI_ERR_TAG && handler_calls == 3, "inherited handler");
+		OK(MPI_Comm_free(&d2));
+	}
+	OK(MPI_Comm_free(&dup));
+}
+
+/* Run by hosts.sh with a configuration whose nodes name two hosts, in
+ * this order: A A B B ... (the first half on A).  MPI_COMM_TYPE_SHARED
+ * groups the processes by the host their node names. */
+static void test_hosts(void)
+{
+	MPI_Comm shared;
+	MPI_Group g, wg;
+	int n, r, i, ranks[64], out[64];
+
+	OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared));
+	OK(MPI_Comm_size(shared, &n));
+	OK(MPI_Comm_rank(shared, &r));
+	CHECK(n == size / 2, "%d processes share my host, expected %d", n, size / 2);
+	CHECK(r == rank % (size / 2), "rank %d on my host", r);
+	/* Its members are the world ranks of my half. */
+	OK(MPI_Comm_group(shared, &g));
+	OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+	for (i = 0; i < n; i++)
+		ranks[i] = i;
+	OK(MPI_Group_translate_ranks(g, n, ranks, wg, out));
+	for (i = 0; i < n; i++)
+		CHECK(out[i] == (rank / n) * n + i, "member %d is world rank %d", i, out[i]);
+	exchange(shared, 30);
+	OK(MPI_Group_free(&g));
+	OK(MPI_Group_free(&wg));
+	OK(MPI_Comm_free(&shared));
+}
+
+/* Stopped by the default handler; fatal.sh checks the message. */
+static void test_fatal(void)
+{
+	int v = 0;
+
+	if (rank == size - 1)
+		MPI_Send(&v, 1, MPI_INT, size + 5, 0, MPI_COMM_WORLD);
+	/* The others wait for a message that never comes; bipload stops them. */
+	MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	CHECK(0, "the fatal handler did not stop the job");
+}
+
+static void test_abort(void)
+{
+	int v = 0;
+
+	if (rank == 0)
+		MPI_Abort(MPI_COMM_WORLD, 7);
+	MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	CHECK(0, "MPI_Abort did not stop the job");
+}
+
+struct test {
+	const char *name;
+	void (*fn)(void);
+};
+
+static const struct test tests[] = {
+	{ "env", test_env },
+	{ "split", test_split },
+	{ "group", test_group },
+	{ "attr", test_attr },
+	{ "errors", test_errors },
+	{ "errhandler", test_errhandler },
+	{ "hosts", test_hosts },
+	{ "fatal", test_fatal },
+	{ "abort", test_abort },
+};
+
+int main(int argc, char **argv)
+{
+	int provided = -1, flag = 1;
+	size_t i;
+
+	OK(MPI_Initialized(&flag));
+	CHECK(flag == 0, "Initialized before MPI_Init");
+	/* More than is provided: the answer says what is. */
+	OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+	OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+	OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+	check_rank = rank;
+	CHECK(provided == MPI_THREAD_SERIALIZED, "provided %d", provided);
+	if (argc != 2) {
+		fprintf(stderr, "usage: comm TEST\n");
+		return 2;
+	}
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (strcmp(argv[1], tests[i].name))
+			continue;
+		tests[i].fn();
+		OK(MPI_Finalize());
+		OK(MPI_Finalized(&flag));
+		CHECK(flag == 1, "Finalized after MPI_Finalize");
+		return 0;
+	}
+	fprintf(stderr, "comm: no test %s\n", argv[1]);
+	return 2;
+}

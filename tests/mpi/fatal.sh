@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# fatal.sh BIPLOAD PROGRAM WHAT NP - a job stopped by MPI_ERRORS_ARE_FATAL
+# (WHAT=fatal) or by MPI_Abort (WHAT=abort): bipload fails, and the message
+# names the host, the pid, the rank, the call, the error and a hint.
+set -u
+bipload=$1 prog=$2 what=$3 np=$4
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
+
+"$bipload" -q -sz "$np" --timeout 60 "$prog" "$what" 2>"$err" >/dev/null
+rc=$?
+fail() {
+	echo "fatal.sh: $what: $1" >&2
+	echo "--- stderr ---" >&2
+	cat "$err" >&2
+	exit 1
+}
+[ "$rc" -ne 0 ] || fail "bipload succeeded"
+grep -q "FAILED" "$err" && fail "a process went on after the error"
+host=$(uname -n)
+case "$what" in
+fatal)
+	last=$((np - 1))
+	grep -q "^mpi: host $host, pid [0-9]*, rank $last: MPI_Send: MPI_ERR_RANK: rank $((np + 5)) is not in the communicator (size $np)" "$err" ||
+		fail "no message naming host, pid, rank, call, error and values"
+	grep -q "^mpi: hint: ranks are 0 to" "$err" || fail "no hint"
+	grep -q "MPI_ERRORS_ARE_FATAL" "$err" || fail "the handler is not named"
+	;;
+abort)
+	grep -q "^mpi: host $host, pid [0-9]*, rank 0: MPI_Abort called with error code 7" "$err" ||
+		fail "no message naming host, pid, rank and the code"
+	[ "$rc" -eq 7 ] || fail "exit status $rc, expected 7"
+	;;
+esac
+echo "fatal.sh: $what on $np processes: stopped, status $rc, message as expected"
