@@ -6,6 +6,9 @@
  * messages, even with MPI_ANY_SOURCE and MPI_ANY_TAG), completed by
  * MPI_Waitall, by MPI_Wait in reverse order and by polling MPI_Test; small
  * and large (rendezvous) buffers; every result checked.
+ * A collective in flight also moves on while its process waits for
+ * something else: rank 0 blocks in MPI_Recv for a message that rank 1 sends
+ * only once its MPI_Ialltoall, which needs rank 0's later steps, is over.
  *
  *   bipload -sz N coll_nbc
  */
@@ -241,6 +244,35 @@ static void round_of_all(MPI_Comm c, int n, int salt, int how)
 		verify(c, k, n, salt, &b[k]);
 }
 
+/* Progress of a pending collective while rank 0 waits in a receive. */
+static void progress_while_blocked(MPI_Comm c)
+{
+	int r, p, i, n = 64, x = -1;
+	int *s, *d;
+	MPI_Request req;
+
+	MPI_Comm_rank(c, &r);
+	MPI_Comm_size(c, &p);
+	s = coll_alloc((size_t)n * p * sizeof(int));
+	d = coll_alloc((size_t)n * p * sizeof(int));
+	for (i = 0; i < n * p; i++)
+		s[i] = v(40, r, i);
+	OK(MPI_Ialltoall(s, n, MPI_INT, d, n, MPI_INT, c, &req));
+	if (r == 0 && p > 1) {
+		OK(MPI_Recv(&x, 1, MPI_INT, 1, 9, c, MPI_STATUS_IGNORE));
+		CHECK(x == 4242, "got %d", x);
+	}
+	OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+	if (r == 1) {
+		x = 4242;
+		OK(MPI_Send(&x, 1, MPI_INT, 0, 9, c));
+	}
+	for (i = 0; i < n * p; i++)
+		CHECK(d[i] == v(40, i / n, r * n + i % n), "MPI_Ialltoall: [%d] = %d", i, d[i]);
+	free(s);
+	free(d);
+}
+
 int main(int argc, char **argv)
 {
 	static const int sizes[] = { 1, 3, 300, 9000 };
@@ -251,6 +283,8 @@ int main(int argc, char **argv)
 		const char *cname;
 		MPI_Comm c = coll_comm(k, &cname);
 
+		coll_where = "progress while rank 0 waits in MPI_Recv";
+		progress_while_blocked(c);
 		for (z = 0; z < (int)(sizeof(sizes) / sizeof(sizes[0])); z++) {
 			for (how = 0; how < 3; how++) {
 				char where[128];
