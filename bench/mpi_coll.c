@@ -9,7 +9,9 @@
  * For each collective: one checked call, one untimed warm-up batch, then
  * BATCHES timed batches of ITERS calls each, every batch starting from a
  * barrier.  A batch's value is the slowest rank's time divided by ITERS,
- * in microseconds; the median of the batches is printed.
+ * in microseconds; the median of the batches is printed.  A batch is cut
+ * to about SECONDS (-t) when ITERS calls would take longer, as they do
+ * with more processes than cores, so that every run ends in bounded time.
  *
  *   barrier     MPI_Barrier
  *   allreduce   MPI_Allreduce of BYTES (8: one double), MPI_SUM
@@ -26,6 +28,7 @@
 
 struct opts {
 	long iters;
+	double batch_time; /* seconds a batch should take at most, about */
 	int batches;
 	int bytes; /* a multiple of 8: doubles */
 	int csv;
@@ -36,8 +39,9 @@ static int rank, size;
 static void usage(const char *prog, FILE *f)
 {
 	fprintf(f,
-		"usage: %s [-i ITERS] [-b BATCHES] [-B BYTES] [--csv]\n"
+		"usage: %s [-i ITERS] [-t SECONDS] [-b BATCHES] [-B BYTES] [--csv]\n"
 		"  -i ITERS    calls per batch (default 2000)\n"
+		"  -t SECONDS  fewer calls per batch if ITERS would take longer (default 0.2)\n"
 		"  -b BATCHES  timed batches; the median is printed (default 7)\n"
 		"  -B BYTES    data per collective, a multiple of 8 (default 8)\n"
 		"  --csv       print comma-separated values\n",
@@ -63,6 +67,7 @@ static void parse(int argc, char **argv, struct opts *o)
 	int i;
 
 	o->iters = 2000;
+	o->batch_time = 0.2;
 	o->batches = 7;
 	o->bytes = 8;
 	o->csv = 0;
@@ -71,6 +76,17 @@ static void parse(int argc, char **argv, struct opts *o)
 
 		if (!strcmp(a, "-i")) {
 			o->iters = number(argv[0], a, next);
+			i++;
+		} else if (!strcmp(a, "-t")) {
+			char *end;
+
+			o->batch_time = strtod(next ? next : "", &end);
+			if (!next || *end || o->batch_time <= 0) {
+				if (rank == 0)
+					fprintf(stderr, "%s: -t needs a positive number\n", argv[0]);
+				MPI_Finalize();
+				exit(2);
+			}
 			i++;
 		} else if (!strcmp(a, "-b")) {
 			o->batches = (int)number(argv[0], a, next);
@@ -186,24 +202,39 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The slowest rank's time for iters calls, in seconds. */
+static double batch(enum coll c, double *s, double *d, int n, long iters)
+{
+	double t0, dt, slowest;
+	long i;
+
+	MPI_Barrier(MPI_COMM_WORLD);
+	t0 = MPI_Wtime();
+	for (i = 0; i < iters; i++)
+		call(c, s, d, n);
+	dt = MPI_Wtime() - t0;
+	MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	return slowest;
+}
+
 /* Microseconds per call: the median over batches of the slowest rank. */
 static double measure(const struct opts *o, enum coll c, double *s, double *d, int n)
 {
-	double *t = calloc(o->batches, sizeof(*t)), med;
+	double *t = calloc(o->batches, sizeof(*t)), med, probe;
+	long iters = o->iters;
 	int b;
-	long i;
 
+	/* Every rank gets the same probe time, so they agree on iters. */
+	probe = batch(c, s, d, n, 10) / 10;
+	if (probe * iters > o->batch_time)
+		iters = (long)(o->batch_time / probe);
+	if (iters < 10)
+		iters = 10;
 	for (b = -1; b < o->batches; b++) {
-		double t0, dt, slowest;
+		double dt = batch(c, s, d, n, iters);
 
-		MPI_Barrier(MPI_COMM_WORLD);
-		t0 = MPI_Wtime();
-		for (i = 0; i < o->iters; i++)
-			call(c, s, d, n);
-		dt = MPI_Wtime() - t0;
-		MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 		if (b >= 0)
-			t[b] = slowest / o->iters * 1e6;
+			t[b] = dt / iters * 1e6;
 	}
 	qsort(t, o->batches, sizeof(*t), cmp);
 	med = o->batches % 2 ? t[o->batches / 2] :
@@ -233,9 +264,10 @@ int main(int argc, char **argv)
 		if (o.csv)
 			printf("collective,bytes,procs,latency_us\n");
 		else
-			printf("# MPI collectives, %d processes, %ld calls per batch, median of %d "
-			       "batches\n# %-10s %8s %12s\n",
-			       size, o.iters, o.batches, "collective", "bytes", "latency_us");
+			printf("# MPI collectives, %d processes, up to %ld calls per batch (about "
+			       "%.2f s at most), median of %d batches\n# %-10s %8s %12s\n",
+			       size, o.iters, o.batch_time, o.batches, "collective", "bytes",
+			       "latency_us");
 		fflush(stdout);
 	}
 	for (c = 0; c < NCOLL; c++) {
