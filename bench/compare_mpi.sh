@@ -9,13 +9,16 @@
 # the two others.
 #
 # usage: compare_mpi.sh --build DIR [-r ROUNDS] [-n "NP..."] [--timeout SEC]
-#                       [--coll-opts "OPTIONS"] [--pp-opts "OPTIONS"] [--keep]
+#                       [--shim-env VAR=VALUE]... [--coll-opts "OPTIONS"]
+#                       [--pp-opts "OPTIONS"] [--keep]
 #
 #   --build DIR          BIP build directory (DIR/scripts/bipload, and
 #                        DIR/scripts/bipcc-uninstalled to build with the shim)
 #   -r, --rounds R       rounds (default 5)
 #   -n, --procs "NP..."  process counts of the collectives (default "2 4")
 #   --timeout SEC        limit of one run (default 120)
+#   --shim-env V=X       extra environment of the shim's runs (repeatable),
+#                        e.g. BIP_WAIT=spin
 #   --coll-opts OPTS     options of mpi_coll (default "-i 2000 -b 5")
 #   --pp-opts OPTS       options of mpi_pingpong (default "-S 1048576 -b 5")
 #   --keep               keep the temporary directory (raw CSV of every run)
@@ -33,6 +36,7 @@ timeout_s=120
 coll_opts="-i 2000 -b 5"
 pp_opts="-S 1048576 -b 5"
 keep=0
+shim_env=()
 
 usage() {
 	sed -n '/^# usage:/,/^# *--keep/s/^# \{0,1\}//p' "$0"
@@ -48,6 +52,8 @@ while [ $# -gt 0 ]; do
 	-n | --procs) [ $# -ge 2 ] || usage; nps=$2; shift 2 ;;
 	--procs=*) nps=${1#*=}; shift ;;
 	--timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift 2 ;;
+	--shim-env) [ $# -ge 2 ] || usage; shim_env+=("$2"); shift 2 ;;
+	--shim-env=*) shim_env+=("${1#*=}"); shift ;;
 	--coll-opts) [ $# -ge 2 ] || usage; coll_opts=$2; shift 2 ;;
 	--pp-opts) [ $# -ge 2 ] || usage; pp_opts=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
@@ -60,6 +66,9 @@ done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || bench_die "ROUNDS must be a positive number"
 for np in $nps; do
 	[[ $np =~ ^[1-9][0-9]*$ ]] || bench_die "'$np' is not a process count"
+done
+for e in "${shim_env[@]}"; do
+	[[ $e =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || bench_die "'$e' is not VAR=VALUE"
 done
 
 build=$(cd "$build" 2>/dev/null && pwd) || bench_die "no build directory '$build'"
@@ -87,7 +96,7 @@ run() {
 	local impl=$1 np=$2 exe=$3
 	shift 3
 	case $impl in
-	Shim) timeout "$timeout_s" "$bipload" -sz "$np" "$tmp/$exe.shim" "$@" ;;
+	Shim) env "${shim_env[@]}" timeout "$timeout_s" "$bipload" -sz "$np" "$tmp/$exe.shim" "$@" ;;
 	OpenMPI) bench_run_openmpi "$timeout_s" "$np" "$tmp/$exe.openmpi" "$@" ;;
 	MPICH) bench_run_mpich "$timeout_s" "$np" "$tmp/$exe.mpich" "$@" ;;
 	esac
@@ -95,7 +104,7 @@ run() {
 
 impls=(Shim OpenMPI MPICH)
 bench_header
-echo "# the shim from $build, started by bipload"
+echo "# the shim from $build, started by bipload; environment: ${shim_env[*]:-(none)}"
 echo "# mpi_coll ${coll_opts} on ${nps// /, } processes; mpi_pingpong ${pp_opts} on 2;" \
 	"$rounds rounds, interleaved"
 
