@@ -49,6 +49,16 @@ struct coll_buf {
 	size_t cap;
 };
 
+/*
+ * What a small collective needs lives in the schedule itself, so that a
+ * blocking one allocates nothing: the steps, the requests of a round, the
+ * temporary buffers (their list) and two small temporary buffers.
+ */
+#define COLL_INLINE_STEPS 32
+#define COLL_INLINE_REQS 16
+#define COLL_INLINE_TMP 4
+#define COLL_SCRATCH_BYTES 256
+
 struct coll_sched {
 	MPI_Comm comm;
 	int tag;
@@ -62,6 +72,14 @@ struct coll_sched {
 	int ntmp, captmp;
 	int err;             /* an error building the schedule: it never runs */
 	int run_err;         /* the first error of a step run */
+	int nscratch;        /* scratch buffers in use */
+	struct coll_step inline_steps[COLL_INLINE_STEPS];
+	MPI_Request inline_reqs[COLL_INLINE_REQS];
+	struct coll_buf inline_tmp[COLL_INLINE_TMP];
+	union {
+		long double align;
+		char bytes[COLL_SCRATCH_BYTES];
+	} scratch[2];
 };
 
 /* op.c: what the collectives need of an operation besides shim.h's. */

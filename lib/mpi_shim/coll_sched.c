@@ -72,11 +72,39 @@ static void coll_buf_put(struct coll_buf *b)
 	b->p = NULL;
 }
 
+/*
+ * Room for one more element in an array that starts as the inline one:
+ * the first growth moves it to the heap.  Returns the array, or NULL
+ * (the old one unchanged) when there is no memory.
+ */
+static void *coll_grow(void *arr, const void *inline_arr, int *cap, size_t elem)
+{
+	void *n;
+
+	if (arr == inline_arr) {
+		n = malloc(2 * (size_t)*cap * elem);
+		if (n)
+			memcpy(n, arr, (size_t)*cap * elem);
+	} else {
+		n = realloc(arr, 2 * (size_t)*cap * elem);
+	}
+	if (n)
+		*cap *= 2;
+	return n;
+}
+
 int coll_sched_init(struct coll_sched *s, MPI_Comm comm, MPI_Op op)
 {
-	memset(s, 0, sizeof(*s));
 	s->comm = comm;
 	s->op = op;
+	s->nsteps = s->next = s->nreqs = s->ntmp = s->nscratch = 0;
+	s->err = s->run_err = 0;
+	s->steps = s->inline_steps;
+	s->cap = COLL_INLINE_STEPS;
+	s->reqs = s->inline_reqs;
+	s->capreqs = COLL_INLINE_REQS;
+	s->tmp = s->inline_tmp;
+	s->captmp = COLL_INLINE_TMP;
 	/* Every member starts the same collectives in the same order. */
 	s->tag = (int)(comm->coll_seq++ & 0x3fffffff);
 	return 0;
@@ -88,10 +116,16 @@ void coll_sched_destroy(struct coll_sched *s)
 
 	for (i = 0; i < s->ntmp; i++)
 		coll_buf_put(&s->tmp[i]);
-	free(s->tmp);
-	free(s->steps);
-	free(s->reqs);
-	memset(s, 0, sizeof(*s));
+	if (s->tmp != s->inline_tmp)
+		free(s->tmp);
+	if (s->steps != s->inline_steps)
+		free(s->steps);
+	if (s->reqs != s->inline_reqs)
+		free(s->reqs);
+	s->tmp = NULL;
+	s->steps = NULL;
+	s->reqs = NULL;
+	s->ntmp = s->nsteps = s->nreqs = 0;
 }
 
 static struct coll_step *coll_add(struct coll_sched *s, enum coll_step_kind kind)
@@ -101,15 +135,13 @@ static struct coll_step *coll_add(struct coll_sched *s, enum coll_step_kind kind
 	if (s->err)
 		return NULL;
 	if (s->nsteps == s->cap) {
-		int cap = s->cap ? 2 * s->cap : 16;
-		struct coll_step *n = realloc(s->steps, cap * sizeof(*n));
+		struct coll_step *n = coll_grow(s->steps, s->inline_steps, &s->cap, sizeof(*n));
 
 		if (!n) {
 			s->err = MPI_ERR_NO_MEM;
 			return NULL;
 		}
 		s->steps = n;
-		s->cap = cap;
 	}
 	st = &s->steps[s->nsteps++];
 	memset(st, 0, sizeof(*st));
@@ -195,22 +227,25 @@ void *coll_tmp(struct coll_sched *s, int count, MPI_Datatype type)
 		return NULL;
 	if (count > 0)
 		bytes = (size_t)(count - 1) * (size_t)extent + (size_t)type->true_extent;
-	if (s->ntmp == s->captmp) {
-		int cap = s->captmp ? 2 * s->captmp : 8;
-		struct coll_buf *n = realloc(s->tmp, cap * sizeof(*n));
+	if (bytes <= COLL_SCRATCH_BYTES && s->nscratch < 2) {
+		p = s->scratch[s->nscratch++].bytes;
+	} else {
+		if (s->ntmp == s->captmp) {
+			struct coll_buf *n = coll_grow(s->tmp, s->inline_tmp, &s->captmp,
+						       sizeof(*n));
 
-		if (!n) {
+			if (!n) {
+				s->err = MPI_ERR_NO_MEM;
+				return NULL;
+			}
+			s->tmp = n;
+		}
+		if (coll_buf_get(&s->tmp[s->ntmp], bytes)) {
 			s->err = MPI_ERR_NO_MEM;
 			return NULL;
 		}
-		s->tmp = n;
-		s->captmp = cap;
+		p = s->tmp[s->ntmp++].p;
 	}
-	if (coll_buf_get(&s->tmp[s->ntmp], bytes)) {
-		s->err = MPI_ERR_NO_MEM;
-		return NULL;
-	}
-	p = s->tmp[s->ntmp++].p;
 	/* A negative extent lays elements downwards from element 0. */
 	if (type->extent < 0 && count > 1)
 		p += (size_t)(count - 1) * (size_t)extent;
@@ -267,13 +302,11 @@ static int coll_do_copy(const struct coll_step *st)
 static int coll_add_req(struct coll_sched *s, MPI_Request r)
 {
 	if (s->nreqs == s->capreqs) {
-		int cap = s->capreqs ? 2 * s->capreqs : 8;
-		MPI_Request *n = realloc(s->reqs, cap * sizeof(*n));
+		MPI_Request *n = coll_grow(s->reqs, s->inline_reqs, &s->capreqs, sizeof(*n));
 
 		if (!n)
 			return MPI_ERR_NO_MEM;
 		s->reqs = n;
-		s->capreqs = cap;
 	}
 	s->reqs[s->nreqs++] = r;
 	return 0;
