@@ -16,8 +16,9 @@
  *   Allreduce       recursive doubling; with p not a power of two, the first
  *                   2 * (p - 2^k) ranks fold pairwise first and get the
  *                   result back at the end
- *   Gather(v),      the root posts every receive (or send) at once: one
- *   Scatter(v)      round, the root's p - 1 messages are the least it can do
+ *   Gather,         binomial tree of packed blocks up to 16 KiB in all (the
+ *   Scatter         root handles log2(p) messages); above, and for the v
+ *                   forms, the root posts every receive (or send) at once
  *   Allgather       recursive doubling for p a power of two, Bruck otherwise:
  *                   ceil(log2 p) rounds
  *   Allgatherv      ring: p - 1 rounds
@@ -353,9 +354,99 @@ static void build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, 
 	}
 }
 
+/* Up to this many bytes in all, Gather and Scatter go through a binomial tree. */
+#define COLL_GATHER_SHORT 16384
+
+/* The ranks of vr's subtree in a binomial tree of p: [vr, vr + size). */
+static int subtree_size(int vr, int p)
+{
+	int size = vr ? (vr & -vr) : p;
+
+	return size < p - vr ? size : p - vr;
+}
+
+/*
+ * Gather of short blocks: each rank collects the blocks of its subtree,
+ * packed, in rank order relative to the root, and passes them to its
+ * parent; the root unpacks them.  ceil(log2 p) rounds, and the root takes
+ * ceil(log2 p) messages instead of p - 1.
+ */
+static void gather_binomial(struct coll_sched *s, const struct coll_args *a, size_t blk)
+{
+	int p = s->comm->size, r = s->comm->rank, root = a->root, i, mask;
+	int vr = (r - root + p) % p, size = subtree_size(vr, p);
+	int parent = (vr - (vr & -vr) + root) % p;
+	char *tmp;
+
+	if (size == 1) {
+		coll_send(s, a->sbuf, a->scount, a->stype, parent);
+		coll_fence(s);
+		return;
+	}
+	tmp = coll_tmp(s, (int)(size * blk), MPI_BYTE);
+	if (a->sbuf == MPI_IN_PLACE)
+		coll_copy(s, coll_at(a->rbuf, (MPI_Aint)r * a->rcount, a->rtype), a->rcount,
+			  a->rtype, tmp, (int)blk, MPI_BYTE);
+	else
+		coll_copy(s, a->sbuf, a->scount, a->stype, tmp, (int)blk, MPI_BYTE);
+	for (mask = 1; mask < size; mask <<= 1) {
+		int n = mask < p - (vr + mask) ? mask : p - (vr + mask);
+
+		coll_recv(s, tmp + mask * blk, (int)(n * blk), MPI_BYTE, (vr + mask + root) % p);
+	}
+	coll_fence(s);
+	if (vr) {
+		coll_send(s, tmp, (int)(size * blk), MPI_BYTE, parent);
+		coll_fence(s);
+		return;
+	}
+	for (i = a->sbuf == MPI_IN_PLACE; i < p; i++)
+		coll_copy(s, tmp + i * blk, (int)blk, MPI_BYTE,
+			  coll_at(a->rbuf, (MPI_Aint)((i + root) % p) * a->rcount, a->rtype),
+			  a->rcount, a->rtype);
+}
+
+/* Scatter of short blocks: the reverse of gather_binomial. */
+static void scatter_binomial(struct coll_sched *s, const struct coll_args *a, size_t blk)
+{
+	int p = s->comm->size, r = s->comm->rank, root = a->root, i, mask;
+	int vr = (r - root + p) % p, size = subtree_size(vr, p);
+	char *tmp;
+
+	if (size == 1) {
+		coll_recv(s, a->rbuf, a->rcount, a->rtype, (vr - (vr & -vr) + root) % p);
+		coll_fence(s);
+		return;
+	}
+	tmp = coll_tmp(s, (int)(size * blk), MPI_BYTE);
+	if (vr) {
+		coll_recv(s, tmp, (int)(size * blk), MPI_BYTE, (vr - (vr & -vr) + root) % p);
+		coll_fence(s);
+	} else {
+		for (i = 0; i < p; i++)
+			coll_copy(s, coll_at(a->sbuf, (MPI_Aint)((i + root) % p) * a->scount, a->stype),
+				  a->scount, a->stype, tmp + i * blk, (int)blk, MPI_BYTE);
+	}
+	for (mask = 1; mask < size; mask <<= 1) {
+		int n = mask < p - (vr + mask) ? mask : p - (vr + mask);
+
+		coll_send(s, tmp + mask * blk, (int)(n * blk), MPI_BYTE, (vr + mask + root) % p);
+	}
+	if (a->rbuf != MPI_IN_PLACE)
+		coll_copy(s, tmp, (int)blk, MPI_BYTE, a->rbuf, a->rcount, a->rtype);
+	coll_fence(s);
+}
+
 static void build_gatherv(struct coll_sched *s, const struct coll_args *a, int regular)
 {
 	int p = s->comm->size, r = s->comm->rank, i;
+	size_t blk = r == a->root ? (size_t)a->rcount * a->rtype->size :
+				    (size_t)a->scount * a->stype->size;
+
+	if (regular && p > 2 && blk * p <= COLL_GATHER_SHORT) {
+		gather_binomial(s, a, blk);
+		return;
+	}
 
 	if (r != a->root) {
 		coll_send(s, a->sbuf, a->scount, a->stype, a->root);
@@ -378,6 +469,13 @@ static void build_gatherv(struct coll_sched *s, const struct coll_args *a, int r
 static void build_scatterv(struct coll_sched *s, const struct coll_args *a, int regular)
 {
 	int p = s->comm->size, r = s->comm->rank, i;
+	size_t blk = r == a->root ? (size_t)a->scount * a->stype->size :
+				    (size_t)a->rcount * a->rtype->size;
+
+	if (regular && p > 2 && blk * p <= COLL_GATHER_SHORT) {
+		scatter_binomial(s, a, blk);
+		return;
+	}
 
 	if (r != a->root) {
 		coll_recv(s, a->rbuf, a->rcount, a->rtype, a->root);
