@@ -150,12 +150,17 @@ int bip_layer_init(void);
  * gives the tag back.  0 or -1 (bad tag, tag busy). */
 int bip_layer_register(int tag, const struct bip_layer_ops *ops);
 
+/* The most bytes (header and data) that travel to node as one short
+ * message of bip_layer_send: at least BIPSMALLSIZE * 4, more where the
+ * NIC's short messages are larger.  0 for a bad node. */
+size_t bip_layer_short_max(int node);
+
 /*
  * Send hdr (hlen bytes) and buf (len bytes) to dst on a registered tag.
- * If hlen + len <= BIPSMALLSIZE * 4 they travel as one short message,
- * arriving as hdr then buf; otherwise hdr travels as a short message
- * (hlen at most BIPSMALLSIZE * 4) immediately followed by buf as a long
- * message, whatever its length (buf must then not be empty).  Returns 1 if the send is complete (hdr and buf may be reused),
+ * If hlen + len <= bip_layer_short_max(dst) they travel as one short
+ * message, arriving as hdr then buf; otherwise hdr travels as a short
+ * message (hlen at most BIPSMALLSIZE * 4) immediately followed by buf as a
+ * long message, whatever its length (buf must then not be empty).  Returns 1 if the send is complete (hdr and buf may be reused),
  * 0 if send_done(cookie) will tell, or -1.
  */
 int bip_layer_send(int dst, int tag, const void *hdr, size_t hlen, const void *buf, size_t len,

@@ -220,6 +220,17 @@ void bip_sreq_table_free(void);
 #define BIP_LAYER_RECV (1ull << 63)
 #define BIP_LAYER_TAG_SHIFT 56
 
+/*
+ * The largest short message of a layer (header and data) to a peer: what
+ * its NIC takes when it gathers the two pieces itself, else BIP's short
+ * size (the core then assembles them in a buffer of that size).
+ */
+static inline size_t bip_layer_short_limit(const struct bip_nic *nic)
+{
+	return nic->ops->post_short2 && nic->max_short > BIP_SHORT_MAX ? nic->max_short :
+									BIP_SHORT_MAX;
+}
+
 static inline const struct bip_layer_ops *bip_layer_of(uint32_t tag)
 {
 	return tag >= NTAGS && tag < BIP_ALL_TAGS ? bip_state.layer[tag - NTAGS] : NULL;

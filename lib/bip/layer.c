@@ -122,7 +122,7 @@ BIP_EXPORT int bip_layer_send(int dst, int tag, const void *hdr, size_t hlen, co
 		return -1;
 	}
 	locked = bip_lock();
-	if (hlen + len <= BIP_SHORT_MAX) {
+	if (hlen + len <= bip_layer_short_limit(bip_state.peers[dst].nic)) {
 		id = bip_send_post_hdr(dst, (uint32_t)tag, hdr, hlen, buf, len, BIP_SEND_LAYER,
 				       cookie);
 	} else {
@@ -208,6 +208,13 @@ BIP_EXPORT int bip_layer_wait(struct bip_layer_wait *w)
 	w->spins = bw.spins;
 	w->yields = bw.yields;
 	return rc < 0 ? -1 : 0;
+}
+
+BIP_EXPORT size_t bip_layer_short_max(int node)
+{
+	if (!bip_check_init("bip_layer_short_max") || !check_node("bip_layer_short_max", node))
+		return 0;
+	return bip_layer_short_limit(bip_state.peers[node].nic);
 }
 
 BIP_EXPORT const char *bip_layer_host(int node)

@@ -134,7 +134,8 @@ static int sreq_post(struct bip_sreq *r)
 	struct bip_nic *nic = bip_state.peers[r->dst].nic;
 	int rc;
 
-	if (!r->force_long && r->hlen + r->len <= BIP_SHORT_MAX) {
+	if (!r->force_long && r->hlen + r->len <= (r->layer ? bip_layer_short_limit(nic) :
+								   BIP_SHORT_MAX)) {
 		rc = post_short_msg(nic, r->dst, r->tag, r->hdr, r->hlen, r->buf, r->len);
 		if (rc == 0)
 			count_sent(r->hlen + r->len, 0);
@@ -198,8 +199,9 @@ int bip_send_post(int dst, uint32_t tag, const void *buf, size_t len)
 int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const void *buf,
 		      size_t len, unsigned flags, uint64_t cookie)
 {
-	int is_short = hlen + len <= BIP_SHORT_MAX && !(flags & BIP_SEND_FORCE_LONG);
 	struct bip_peer *p = &bip_state.peers[dst];
+	size_t limit = (flags & BIP_SEND_LAYER) ? bip_layer_short_limit(p->nic) : BIP_SHORT_MAX;
+	int is_short = hlen + len <= limit && !(flags & BIP_SEND_FORCE_LONG);
 	struct bip_sreq *r;
 	struct bip_wait w;
 	int rc;

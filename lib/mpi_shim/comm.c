@@ -453,10 +453,11 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_get_name")) ||
-	    (rc = mpi_shim_check_comm(comm, "MPI_Comm_get_name")) ||
-	    (rc = check_out(comm, name, "MPI_Comm_get_name")) ||
-	    (rc = check_out(comm, resultlen, "MPI_Comm_get_name")))
+	    (rc = mpi_shim_check_comm(comm, "MPI_Comm_get_name")))
 		return rc;
+	if (!name || !resultlen)
+		return mpi_shim_err(comm, MPI_ERR_ARG, "MPI_Comm_get_name",
+				    "name or resultlen is NULL");
 	snprintf(name, MPI_MAX_OBJECT_NAME, "%s", comm->name);
 	*resultlen = (int)strlen(name);
 	return MPI_SUCCESS;

@@ -183,6 +183,7 @@ int PMPI_Finalize(void)
 	/* What this process owes others (acknowledgements) leaves now; BIP
 	 * then waits for its sends to be taken. */
 	mpi_shim_progress();
+	mpi_shim_bsend_flush();
 	mpi_shim_attr_fini();
 	mpi_shim_p2p_fini();
 	env_fini_comms();

@@ -6,8 +6,9 @@
  * arrivals BIP hands to the callbacks below as they come out of the NIC
  * (bip_layer(3)); matching happens right there, in arrival order:
  *
- *  - eager: a message of at most EAGER_MAX bytes goes as one short BIP
- *    message, the envelope (context, tag, source rank, kind) then the data.
+ *  - eager: a message that fits one short BIP message with its envelope
+ *    (context, tag, source rank, kind) goes as one: 240 bytes of data at
+ *    least, 288 over shm (bip_layer_short_max), at most EAGER_CAP.
  *    An arrival that matches a posted receive is copied straight into the
  *    user's buffer; otherwise into an unexpected entry, until a receive
  *    takes it.
@@ -56,9 +57,10 @@ struct hdr {
 
 #define HDR_BASE offsetof(struct hdr, aux)
 #define HDR_FULL sizeof(struct hdr)
-#define SHORT_BYTES ((size_t)BIPSMALLSIZE * 4)
-#define EAGER_MAX (SHORT_BYTES - HDR_BASE)
-#define EAGER_SYNC_MAX (SHORT_BYTES - HDR_FULL)
+/* The most data an eager message carries, whatever the NIC. */
+#define EAGER_CAP ((size_t)1024 - HDR_BASE)
+/* Messages to oneself up to this size are copied (sent eagerly). */
+#define SELF_EAGER ((size_t)BIPSMALLSIZE * 4 - HDR_BASE)
 
 _Static_assert(HDR_BASE == 16 && HDR_FULL == 24, "envelope layout");
 _Static_assert(sizeof(((struct mpi_shim_request *)0)->hdr) >= HDR_FULL, "envelope fits");
@@ -84,7 +86,7 @@ struct unexp {
 	uint64_t handle;
 	struct mpi_shim_request *sender; /* U_SELF_REF */
 	const void *sdata;
-	unsigned char data[EAGER_MAX];
+	unsigned char data[EAGER_CAP];
 };
 
 /* The envelope of a rendezvous waits here for the announcement behind it. */
@@ -116,6 +118,7 @@ static struct {
 	struct ack *acks_head, *acks_tail, *ack_free;
 	struct chunk *chunks;
 	int registered;
+	size_t *eager;  /* the most eager data to each world rank */
 	/* Progress-driven requests not yet complete: every progress call
 	 * advances them, so that a non-blocking collective moves on while
 	 * its process waits for something else. */
@@ -503,6 +506,8 @@ static int on_short(int src, int tag, const void *data, size_t len)
 			recv_deliver(r, h.src, h.tag, p + HDR_BASE, len - HDR_BASE);
 			return 0;
 		}
+		if (mpi_shim_unlikely(len - HDR_BASE > EAGER_CAP))
+			goto too_long;
 		u = unexp_alloc();
 		if (!u)
 			return -EAGAIN;
@@ -523,6 +528,8 @@ static int on_short(int src, int tag, const void *data, size_t len)
 			recv_deliver(r, h.src, h.tag, p + HDR_FULL, len - HDR_FULL);
 			return 0;
 		}
+		if (mpi_shim_unlikely(len - HDR_FULL > EAGER_CAP))
+			goto too_long;
 		u = unexp_alloc();
 		if (!u)
 			return -EAGAIN;
@@ -559,6 +566,11 @@ static int on_short(int src, int tag, const void *data, size_t len)
 			mpi_shim.world_rank, h.kind, src);
 		return 0;
 	}
+too_long:
+	/* Only a sender with a larger EAGER_CAP sends this. */
+	fprintf(stderr, "mpi: rank %d: eager message of %zu bytes from rank %d is over %zu: "
+		"dropped\n", mpi_shim.world_rank, len, src, EAGER_CAP);
+	return 0;
 queue:
 	u->ctx = h.ctx;
 	u->tag = h.tag;
@@ -717,7 +729,7 @@ static int self_send(struct mpi_shim_request *r, const void *data, size_t bytes)
 	u->src = h->src;
 	u->wsrc = mpi_shim.world_rank;
 	u->len = bytes;
-	if (bytes <= EAGER_MAX && r->mode != MPI_SHIM_MODE_SYNC) {
+	if (bytes <= SELF_EAGER && r->mode != MPI_SHIM_MODE_SYNC) {
 		u->kind = U_SELF_COPY;
 		if (bytes)
 			memcpy(u->data, data, bytes);
@@ -790,10 +802,10 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, 
 		rc = self_send(r, data, bytes);
 		return rc ? send_failed(r, rc) : MPI_SUCCESS;
 	}
-	if (mpi_shim_likely(bytes <= EAGER_MAX && mode != MPI_SHIM_MODE_SYNC)) {
+	if (mpi_shim_likely(bytes <= p2p.eager[wdst] && mode != MPI_SHIM_MODE_SYNC)) {
 		h->kind = HDR_EAGER;
 		hlen = HDR_BASE;
-	} else if (mode == MPI_SHIM_MODE_SYNC && bytes <= EAGER_SYNC_MAX) {
+	} else if (mode == MPI_SHIM_MODE_SYNC && bytes + sizeof(h->aux) <= p2p.eager[wdst]) {
 		h->kind = HDR_EAGER_SYNC;
 		h->aux = (uint64_t)(uintptr_t)r;
 		hlen = HDR_FULL;
@@ -931,12 +943,27 @@ int mpi_shim_probe_unexpected(uint32_t ctx, int src, int tag, MPI_Status *status
 
 int mpi_shim_p2p_init(void)
 {
+	int i;
+
 	p2p.rts = calloc((size_t)mpi_shim.world_size, sizeof(*p2p.rts));
-	if (!p2p.rts)
+	p2p.eager = calloc((size_t)mpi_shim.world_size, sizeof(*p2p.eager));
+	if (!p2p.rts || !p2p.eager) {
+		free(p2p.rts);
+		free(p2p.eager);
 		return MPI_ERR_NO_MEM;
+	}
+	for (i = 0; i < mpi_shim.world_size; i++) {
+		size_t m = i == mpi_shim.world_rank ? 0 : bip_layer_short_max(i);
+
+		p2p.eager[i] = m > HDR_BASE ? m - HDR_BASE : 0;
+		if (p2p.eager[i] > EAGER_CAP)
+			p2p.eager[i] = EAGER_CAP;
+	}
 	if (bip_layer_register(MPI_SHIM_BIP_TAG, &p2p_layer_ops) < 0) {
 		free(p2p.rts);
+		free(p2p.eager);
 		p2p.rts = NULL;
+		p2p.eager = NULL;
 		return MPI_ERR_OTHER;
 	}
 	p2p.registered = 1;
@@ -955,6 +982,7 @@ void mpi_shim_p2p_fini(void)
 		bip_layer_register(MPI_SHIM_BIP_TAG, NULL);
 	p2p.registered = 0;
 	free(p2p.rts);
+	free(p2p.eager);
 	p2p.rts = NULL;
 	while ((a = p2p.ack_free)) {
 		p2p.ack_free = a->next;

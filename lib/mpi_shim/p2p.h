@@ -69,5 +69,6 @@ int mpi_shim_start(MPI_Request r, const char *call);
 int mpi_shim_bsend_start(const void *buf, int count, MPI_Datatype t, int dst, int tag,
 			 MPI_Comm comm, const char *call);
 void mpi_shim_bsend_release(struct mpi_shim_request *r);
+void mpi_shim_bsend_flush(void);
 
 #endif /* MPI_SHIM_P2P_H */

@@ -3,7 +3,9 @@
  * shim.h - the inside of the MPI shim, shared by its parts.
  *
  * env.c        MPI_Init..MPI_Finalize, MPI_Abort, Wtime, processor name
- * p2p.c        matching, eager and rendezvous protocols, the send modes
+ * p2p.c        matching, eager and rendezvous protocols, progress (p2p.h)
+ * pt2pt.c      the point-to-point calls and their argument checks
+ * bsend.c      buffered sends and the attached buffer
  * request.c    requests: Wait/Test families, persistent requests, Cancel
  * comm.c       communicators, context ids, Comm_split_type
  * group.c      groups

@@ -25,4 +25,18 @@ if command -v c++ >/dev/null 2>&1; then
 		fail "bipcc could not build a C++ MPI program"
 	"$build/scripts/bipload" -q -sz 2 --timeout 60 "$dir/x" || fail "the C++ program failed"
 fi
+# The installed bipcc too: the program finds the shim, and the shim finds
+# libbip, wherever the tree is installed.
+if command -v meson >/dev/null 2>&1 &&
+	DESTDIR="$dir/inst" meson install -C "$build" --no-rebuild --quiet >/dev/null 2>&1; then
+	ibipcc=$(find "$dir/inst" -path '*/bin/bipcc' | head -1)
+	[ -n "$ibipcc" ] || fail "no bipcc installed"
+	# profile.c calls no BIP function: libbip is the shim's dependency only.
+	BIPCC_CC="cc ${BIP_TEST_CFLAGS:-}" sh "$ibipcc" "$src/tests/mpi/profile.c" \
+		-o "$dir/profile-inst" -lmpi || fail "the installed bipcc could not build an MPI program"
+	env -u LD_LIBRARY_PATH "$build/scripts/bipload" -q -sz 2 --timeout 60 "$dir/profile-inst" ||
+		fail "the program built by the installed bipcc did not run"
+else
+	echo "bipcc.sh: meson install into a temporary directory failed: installed bipcc not checked"
+fi
 echo "bipcc.sh: MPI programs in C and C++ built with bipcc -lmpi and run"

@@ -7,6 +7,7 @@
  * what they print.
  */
 #include <limits.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -416,6 +417,62 @@ static void test_hosts(void)
 	OK(MPI_Comm_free(&shared));
 }
 
+/* MPI_THREAD_SERIALIZED: another thread calls MPI, one thread at a time. */
+static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *thread_main(void *arg)
+{
+	int peer = *(int *)arg, i, v, flag = -1;
+
+	pthread_mutex_lock(&mpi_lock);
+	OK(MPI_Is_thread_main(&flag));
+	pthread_mutex_unlock(&mpi_lock);
+	CHECK(flag == 0, "Is_thread_main in another thread says %d", flag);
+	for (i = 0; i < 50; i++) {
+		MPI_Request req;
+		int done = 0;
+
+		pthread_mutex_lock(&mpi_lock);
+		OK(MPI_Irecv(&v, 1, MPI_INT, peer, 70, MPI_COMM_WORLD, &req));
+		OK(MPI_Send(&i, 1, MPI_INT, peer, 70, MPI_COMM_WORLD));
+		pthread_mutex_unlock(&mpi_lock);
+		while (!done) {
+			pthread_mutex_lock(&mpi_lock);
+			OK(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+			pthread_mutex_unlock(&mpi_lock);
+		}
+		CHECK(v == i, "thread got %d, expected %d", v, i);
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	int peer = rank ^ 1, i, v;
+	pthread_t th;
+
+	if (peer >= size)
+		peer = rank;
+	CHECK(pthread_create(&th, NULL, thread_main, &peer) == 0, "pthread_create");
+	/* The main thread talks on another tag meanwhile. */
+	for (i = 0; i < 50; i++) {
+		MPI_Request req;
+		int done = 0;
+
+		pthread_mutex_lock(&mpi_lock);
+		OK(MPI_Irecv(&v, 1, MPI_INT, peer, 71, MPI_COMM_WORLD, &req));
+		OK(MPI_Send(&i, 1, MPI_INT, peer, 71, MPI_COMM_WORLD));
+		pthread_mutex_unlock(&mpi_lock);
+		while (!done) {
+			pthread_mutex_lock(&mpi_lock);
+			OK(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+			pthread_mutex_unlock(&mpi_lock);
+		}
+		CHECK(v == i, "main thread got %d, expected %d", v, i);
+	}
+	CHECK(pthread_join(th, NULL) == 0, "pthread_join");
+}
+
 /* Stopped by the default handler; fatal.sh checks the message. */
 static void test_fatal(void)
 {
@@ -451,6 +508,7 @@ static const struct test tests[] = {
 	{ "errors", test_errors },
 	{ "errhandler", test_errhandler },
 	{ "hosts", test_hosts },
+	{ "threads", test_threads },
 	{ "fatal", test_fatal },
 	{ "abort", test_abort },
 };

@@ -70,10 +70,12 @@ static void expect_status(const MPI_Status *st, int src, int tag, int bytes)
 	CHECK(n == bytes, "count %d bytes, expected %d", n, bytes);
 }
 
-/* Sizes around every protocol boundary: eager (up to 240 bytes with the
- * envelope), rendezvous with data that alone would fit a short message,
- * medium and large long messages. */
-static const int sizes[] = { 0, 1, 4, 200, 232, 233, 240, 241, 256, 257, 1000, 4096, 65536,
+/* Sizes around every protocol boundary: eager (240 bytes of data with the
+ * envelope in BIP's short message, 288 in shm's; 232 and 280 for a
+ * synchronous send), rendezvous with data that alone would fit a short
+ * message, medium and large long messages. */
+static const int sizes[] = { 0, 1, 4, 200, 232, 233, 240, 241, 256, 257, 280, 281, 288, 289,
+			     304, 1000, 4096, 65536,
 			     1 << 20, 4 << 20 };
 #define NSIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
 
@@ -296,10 +298,12 @@ static void test_persistent(void)
 static void test_ssend(void)
 {
 	static unsigned char big[300000];
-	int i, flag, go = 1, lens[3] = { 0, 8, (int)sizeof(big) }, k;
+	int i, flag, go = 1, lens[5] = { 0, 8, 280, 281, (int)sizeof(big) }, k;
 	MPI_Request req;
 
-	for (k = 0; k < 3; k++) {
+	/* Acknowledged eager messages (up to 280 bytes over shm), then
+	 * rendezvous ones. */
+	for (k = 0; k < 5; k++) {
 		if (rank == 0) {
 			fill(big, (size_t)lens[k], 0, k);
 			OK(MPI_Issend(big, lens[k], MPI_BYTE, 1, 11, MPI_COMM_WORLD, &req));

@@ -482,6 +482,51 @@ START_TEST(test_layer_long_send)
 }
 END_TEST
 
+static int mock_short2(struct bip_nic *nic, int dst, uint32_t tag, const void *hdr, size_t hlen,
+		       const void *buf, size_t len)
+{
+	mock.nshort++;
+	mock.last_dst = dst;
+	mock.last_tag = tag;
+	mock.last_len = hlen + len;
+	return 0;
+}
+
+/* A NIC that gathers, with larger short messages: layers get them whole. */
+START_TEST(test_layer_short_max_follows_the_nic)
+{
+	static const struct bip_nic_ops gather_ops = {
+		.name = "mock-gather",
+		.post_short = mock_short,
+		.post_short2 = mock_short2,
+		.post_long = mock_long,
+		.post_long_recv = mock_long_recv,
+		.poll = mock_poll,
+		.alive = mock_alive,
+	};
+	static char data[500];
+	char hdr[16] = "h";
+
+	ck_assert_uint_eq(bip_layer_short_max(1), BIP_SHORT_MAX);
+	mock.nic.ops = &gather_ops;
+	mock.nic.max_short = 512;
+	ck_assert_uint_eq(bip_layer_short_max(1), 512);
+	ck_assert_int_eq(bip_layer_send(1, NTAGS + 1, hdr, 16, data, 400, 1), 1);
+	ck_assert_int_eq(mock.nshort, 1);
+	ck_assert_int_eq(mock.nlong, 0);
+	ck_assert_uint_eq(mock.last_len, 416);
+	/* Beyond it: the header, then the data as a long message. */
+	ck_assert_int_eq(bip_layer_send(1, NTAGS + 1, hdr, 16, data, 497, 2), 0);
+	ck_assert_int_eq(mock.nshort, 2);
+	ck_assert_int_eq(mock.nlong, 1);
+	/* The manual's calls keep BIP's short size. */
+	ck_assert_int_gt(bip_tisend(1, 0, (int *)data, 100), 0);
+	ck_assert_int_eq(mock.nlong, 2);
+	bip_core_send_done(mock.last_cookie, 0);
+	mock.nic.ops = &mock_ops;
+}
+END_TEST
+
 /* A long message is received by its handle; completion finds the layer. */
 START_TEST(test_layer_recv_long_by_handle)
 {
@@ -526,6 +571,7 @@ static Suite *proto_suite(void)
 	tcase_add_test(tc, test_layer_short_send_gathers);
 	tcase_add_test(tc, test_layer_queued_send_reports);
 	tcase_add_test(tc, test_layer_long_send);
+	tcase_add_test(tc, test_layer_short_max_follows_the_nic);
 	tcase_add_test(tc, test_layer_recv_long_by_handle);
 	suite_add_tcase(s, tc);
 	return s;
