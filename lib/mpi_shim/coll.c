@@ -8,14 +8,17 @@
  * communicator, r the caller's rank.
  *
  *   Barrier         dissemination: ceil(log2 p) rounds of one empty message
- *   Bcast           binomial tree from the root
+ *   Bcast           binomial tree from the root; from 64 KiB on, to 3 ranks
+ *                   or more, binomial scatter then ring allgather
  *   Reduce          binomial tree towards the root; for a non-commutative
  *                   operation the tree is rooted at rank 0, so that every
  *                   combination is of neighbouring rank ranges in rank order,
  *                   and rank 0 forwards the result to the root
- *   Allreduce       recursive doubling; with p not a power of two, the first
- *                   2 * (p - 2^k) ranks fold pairwise first and get the
- *                   result back at the end
+ *   Allreduce       recursive doubling; from 8 KiB on, for a commutative
+ *                   operation, Rabenseifner (reduce-scatter by recursive
+ *                   halving, allgather by recursive doubling); with p not a
+ *                   power of two, the first 2 * (p - 2^k) ranks fold
+ *                   pairwise first and get the result back at the end
  *   Gather,         binomial tree of packed blocks up to 16 KiB in all (the
  *   Scatter         root handles log2(p) messages); above, and for the v
  *                   forms, the root posts every receive (or send) at once
