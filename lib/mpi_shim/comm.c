@@ -55,7 +55,7 @@ no_memory:
 
 void mpi_shim_comm_fini(struct mpi_shim_comm *c)
 {
-	if (!c->valid)
+	if (!c->world)
 		return;
 	mpi_shim_attr_delete_all(c);
 	if (c->coll_free)
@@ -72,6 +72,14 @@ void mpi_shim_comm_fini(struct mpi_shim_comm *c)
 	c->world = NULL;
 	c->host = NULL;
 	c->valid = 0;
+}
+
+void mpi_shim_comm_release(struct mpi_shim_comm *c)
+{
+	if (--c->refcount > 0 || c->predefined)
+		return;
+	mpi_shim_comm_fini(c);
+	free(c);
 }
 
 /* --- small collectives for communicator creation (binomial trees) --- */
@@ -379,9 +387,12 @@ int PMPI_Comm_free(MPI_Comm *comm)
 	if ((*comm)->predefined)
 		return mpi_shim_err(*comm, MPI_ERR_COMM, "MPI_Comm_free",
 				    "%s cannot be freed", (*comm)->name);
-	mpi_shim_comm_fini(*comm);
-	/* Stale handles then look freed (valid 0) rather than reused. */
-	free(*comm);
+	/* The handle is gone now (attributes deleted, as the standard says);
+	 * what is still in flight on it completes, then the last request
+	 * releases it. */
+	mpi_shim_attr_delete_all(*comm);
+	(*comm)->valid = 0;
+	mpi_shim_comm_release(*comm);
 	*comm = MPI_COMM_NULL;
 	return MPI_SUCCESS;
 }

@@ -169,8 +169,21 @@ struct mpi_shim_request *mpi_shim_req_alloc(void)
 	return r;
 }
 
+/* A request keeps its communicator alive until the request is gone. */
+static inline void hold_comm(struct mpi_shim_request *r)
+{
+	if (!(r->flags & MPI_SHIM_F_COMM)) {
+		r->comm->refcount++;
+		r->flags |= MPI_SHIM_F_COMM;
+	}
+}
+
 void mpi_shim_req_free(struct mpi_shim_request *r)
 {
+	if (r->flags & MPI_SHIM_F_COMM) {
+		r->flags &= ~MPI_SHIM_F_COMM;
+		mpi_shim_comm_release(r->comm);
+	}
 	r->kind = 0xff; /* a stale handle shows as an invalid request */
 	r->next = p2p.req_free;
 	p2p.req_free = r;
@@ -777,8 +790,9 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, 
 	r->ctx = ctx;
 	r->done = 0;
 	r->error = MPI_SUCCESS;
-	r->flags &= MPI_SHIM_F_POOL;
+	r->flags &= MPI_SHIM_F_KEEP;
 	r->packed = NULL;
+	hold_comm(r);
 	if (mpi_shim_unlikely(dst == MPI_PROC_NULL)) {
 		mpi_shim_req_complete(r, MPI_SUCCESS);
 		return MPI_SUCCESS;
@@ -882,7 +896,8 @@ int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, int count, MPI_Da
 	r->done = 0;
 	r->cancelled = 0;
 	r->error = MPI_SUCCESS;
-	r->flags &= MPI_SHIM_F_POOL;
+	r->flags &= MPI_SHIM_F_KEEP;
+	hold_comm(r);
 	r->packed = NULL;
 	r->bytes = (size_t)count * t->size;
 	r->len = 0;

@@ -17,6 +17,9 @@
 #define MPI_SHIM_F_POSTED 8u     /* receive: in the posted queue */
 #define MPI_SHIM_F_TRUNC 16u     /* receive: message longer than the buffer */
 #define MPI_SHIM_F_POOL 32u      /* from the pool (not on a caller's stack) */
+#define MPI_SHIM_F_COMM 64u      /* holds a reference on comm */
+/* Flags that stay from one start of a request to the next. */
+#define MPI_SHIM_F_KEEP (MPI_SHIM_F_POOL | MPI_SHIM_F_COMM)
 
 /* Requests: a pool without malloc per message. */
 struct mpi_shim_request *mpi_shim_req_alloc(void);

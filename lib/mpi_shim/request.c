@@ -52,6 +52,8 @@ int mpi_shim_request_progress_new(MPI_Comm comm, int (*progress)(struct mpi_shim
 	r->active = 1;
 	r->internal = 1;
 	mpi_shim_status_empty(&r->status);
+	comm->refcount++;
+	r->flags |= MPI_SHIM_F_COMM;
 	mpi_shim_progress_track(r);
 	*req_p = r;
 	return MPI_SUCCESS;

@@ -277,6 +277,9 @@ static inline int mpi_shim_comm_ok(MPI_Comm comm)
 /* comm.c: fill c (size members, world ranks owned by c), and release it. */
 int mpi_shim_comm_setup(struct mpi_shim_comm *c, int size, int *world, int rank, uint32_t ctx);
 void mpi_shim_comm_fini(struct mpi_shim_comm *c);
+/* Drop a reference (the user's handle, or a request's): the last one of a
+ * freed communicator releases it. */
+void mpi_shim_comm_release(struct mpi_shim_comm *c);
 /* env.c: the host index of a world rank (same index: same host). */
 int mpi_shim_host_of(int world_rank);
 /* errors.c */

@@ -417,6 +417,47 @@ static void test_hosts(void)
 	OK(MPI_Comm_free(&shared));
 }
 
+/* A communicator freed while requests on it are in flight: they complete
+ * normally (the standard's deferred deallocation). */
+static int freed_deletes;
+
+static int note_delete(MPI_Comm comm, int key, void *value, void *extra)
+{
+	freed_deletes++;
+	return MPI_SUCCESS;
+}
+
+static void test_freecomm(void)
+{
+	int peer = rank ^ 1, v, w = rank, key, i;
+	static unsigned char big[200000], in[200000];
+	MPI_Request reqs[4];
+	MPI_Comm dup;
+
+	if (peer >= size)
+		peer = rank;
+	OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, note_delete, &key, NULL));
+	for (i = 0; i < 3; i++) {
+		v = -1;
+		big[i] = (unsigned char)(rank + i);
+		OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+		OK(MPI_Comm_set_attr(dup, key, &v));
+		OK(MPI_Irecv(&v, 1, MPI_INT, peer, 1, dup, &reqs[0]));
+		OK(MPI_Irecv(in, sizeof(in), MPI_BYTE, peer, 2, dup, &reqs[1]));
+		OK(MPI_Isend(&w, 1, MPI_INT, peer, 1, dup, &reqs[2]));
+		OK(MPI_Isend(big, sizeof(big), MPI_BYTE, peer, 2, dup, &reqs[3]));
+		OK(MPI_Comm_free(&dup));
+		CHECK(dup == MPI_COMM_NULL && freed_deletes == i + 1,
+		      "attributes deleted when the handle is freed (%d)", freed_deletes);
+		/* Another communicator meanwhile: a context of its own. */
+		OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+		OK(MPI_Comm_free(&dup));
+		OK(MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE));
+		CHECK(v == peer && in[i] == (unsigned char)(peer + i), "got %d and %u", v, in[i]);
+	}
+	OK(MPI_Comm_free_keyval(&key));
+}
+
 /* MPI_THREAD_SERIALIZED: another thread calls MPI, one thread at a time. */
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -509,6 +550,7 @@ static const struct test tests[] = {
 	{ "errhandler", test_errhandler },
 	{ "hosts", test_hosts },
 	{ "threads", test_threads },
+	{ "freecomm", test_freecomm },
 	{ "fatal", test_fatal },
 	{ "abort", test_abort },
 };
