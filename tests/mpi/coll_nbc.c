@@ -6,6 +6,7 @@
  * messages, even with MPI_ANY_SOURCE and MPI_ANY_TAG), completed by
  * MPI_Waitall, by MPI_Wait in reverse order and by polling MPI_Test; small
  * and large (rendezvous) buffers; every result checked.
+ * A user operation freed while a collective uses it stays valid for it.
  * A collective in flight also moves on while its process waits for
  * something else: rank 0 blocks in MPI_Recv for a message that rank 1 sends
  * only once its MPI_Ialltoall, which needs rank 0's later steps, is over.
@@ -244,6 +245,51 @@ static void round_of_all(MPI_Comm c, int n, int salt, int how)
 		verify(c, k, n, salt, &b[k]);
 }
 
+/*
+ * Affine maps x -> m x + c as pairs (m, c); in op inout is "in, then
+ * inout": associative, not commutative, so a wrong order shows.
+ */
+static void affine_op(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+	long *f = in, *g = inout;
+	int i;
+
+	(void)type;
+	for (i = 0; i + 1 < *len; i += 2) {
+		g[i + 1] = f[i + 1] * g[i] + g[i + 1];
+		g[i] = f[i] * g[i];
+	}
+}
+
+/*
+ * A user operation freed while a collective that uses it is in flight: the
+ * collective goes on with it (MPI_Op_free only marks it for freeing).
+ */
+static void op_freed_in_flight(MPI_Comm c)
+{
+	int r, p, k;
+	long x[2], y[2] = { -1, -1 }, m = 1, off = 0;
+	MPI_Op op;
+	MPI_Request req;
+
+	MPI_Comm_rank(c, &r);
+	MPI_Comm_size(c, &p);
+	OK(MPI_Op_create(affine_op, 0, &op));
+	x[0] = r % 2 + 1;
+	x[1] = r + 1;
+	OK(MPI_Iallreduce(x, y, 2, MPI_LONG, op, c, &req));
+	OK(MPI_Op_free(&op));
+	CHECK(op == MPI_OP_NULL, "the freed handle is not MPI_OP_NULL");
+	OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+	/* The maps of ranks 0, 1, ..., p - 1 applied in that order. */
+	for (k = 0; k < p; k++) {
+		m *= k % 2 + 1;
+		off = off * (k % 2 + 1) + k + 1;
+	}
+	CHECK(y[0] == m && y[1] == off, "MPI_Iallreduce with a freed operation gave (%ld, %ld), "
+	      "want (%ld, %ld)", y[0], y[1], m, off);
+}
+
 /* Progress of a pending collective while rank 0 waits in a receive. */
 static void progress_while_blocked(MPI_Comm c)
 {
@@ -285,6 +331,8 @@ int main(int argc, char **argv)
 
 		coll_where = "progress while rank 0 waits in MPI_Recv";
 		progress_while_blocked(c);
+		coll_where = "a user operation freed in flight";
+		op_freed_in_flight(c);
 		for (z = 0; z < (int)(sizeof(sizes) / sizeof(sizes[0])); z++) {
 			for (how = 0; how < 3; how++) {
 				char where[128];
