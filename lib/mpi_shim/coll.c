@@ -10,10 +10,12 @@
  *   Barrier         dissemination: ceil(log2 p) rounds of one empty message
  *   Bcast           binomial tree from the root; from 64 KiB on, to 3 ranks
  *                   or more, binomial scatter then ring allgather
- *   Reduce          binomial tree towards the root; for a non-commutative
- *                   operation the tree is rooted at rank 0, so that every
- *                   combination is of neighbouring rank ranges in rank order,
- *                   and rank 0 forwards the result to the root
+ *   Reduce          binomial tree towards the root (from 8 ranks on, a power
+ *                   of two, 8 KiB and a commutative operation: Rabenseifner's
+ *                   reduce-scatter, then a gather to the root); for a
+ *                   non-commutative operation the tree is rooted at rank 0,
+ *                   so that every combination is of neighbouring rank ranges
+ *                   in rank order, and rank 0 forwards the result to the root
  *   Allreduce       recursive doubling; from 8 KiB on, for a commutative
  *                   operation, Rabenseifner (reduce-scatter by recursive
  *                   halving, allgather by recursive doubling); with p not a
@@ -144,64 +146,10 @@ static void build_bcast(struct coll_sched *s, void *buf, int count, MPI_Datatype
 	coll_fence(s);
 }
 
-/*
- * The running result acc is never written: each combination goes into the
- * buffer that just received (in = acc op in), which then becomes acc.  That
- * keeps the user's send buffer read-only and combines in rank order (acc
- * covers the lower ranks) for non-commutative operations.  Receives
- * alternate between two buffers; at the root, one is the receive buffer,
- * chosen so that the last combination lands there with no copy.
- */
-static void build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, int count,
-			 MPI_Datatype type, int root)
-{
-	int p = s->comm->size, r = s->comm->rank;
-	int lroot = mpi_shim_op_commutative(s->op) ? root : 0;
-	int vr = (r - lroot + p) % p, mask, children = 0, next = 0;
-	const void *acc = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-	void *bufs[2] = { NULL, NULL };
-
-	for (mask = 1; mask < p && !(vr & mask); mask <<= 1)
-		children += (vr | mask) < p;
-	if (r == root && lroot == root) {
-		bufs[0] = rbuf;
-		/* In place, rbuf is acc and cannot receive first. */
-		next = acc == rbuf || children % 2 == 0;
-	}
-	for (mask = 1; mask < p; mask <<= 1) {
-		void *in;
-
-		if (vr & mask) {
-			coll_send(s, acc, count, type, ((vr & ~mask) + lroot) % p);
-			coll_fence(s);
-			break;
-		}
-		if ((vr | mask) >= p)
-			continue;
-		if (!bufs[next])
-			bufs[next] = coll_tmp(s, count, type);
-		in = bufs[next];
-		next ^= 1;
-		coll_recv(s, in, count, type, ((vr | mask) + lroot) % p);
-		coll_fence(s);
-		coll_reduce(s, acc, in, count, type);
-		acc = in;
-	}
-	if (r == lroot) {
-		if (lroot == root) {
-			coll_copy(s, acc, count, type, rbuf, count, type);
-		} else {
-			coll_send(s, acc, count, type, root);
-			coll_fence(s);
-		}
-	} else if (r == root) {
-		coll_recv(s, rbuf, count, type, lroot);
-		coll_fence(s);
-	}
-}
-
 /* Above this many bytes a commutative Allreduce scatters the work (Rabenseifner). */
 #define COLL_ALLREDUCE_LONG 8192
+/* Reduce does the same from this many ranks on. */
+#define COLL_REDUCE_RSAG_MIN 8
 
 /* The real rank of rank newrank among the pof2 that remain after the fold. */
 static int allreduce_real(int newrank, int rem)
@@ -247,8 +195,23 @@ static int sum_counts(const int *cnts, int from, int to)
  * rank sends and receives about 2 * count elements in all, instead of
  * count * log2(p).
  */
-static void allreduce_rsag(struct coll_sched *s, void *rbuf, void *tmp, int count,
-			   MPI_Datatype type, int newrank, int pof2, int rem)
+/*
+ * The real rank of rank nd of the power-of-two set: after the fold of
+ * Allreduce (xor_root < 0), or relabelled by an exclusive or with the root
+ * (Reduce, whose root is then rank 0 of the set).
+ */
+static int rsag_real(int nd, int rem, int xor_root)
+{
+	return xor_root >= 0 ? nd ^ xor_root : allreduce_real(nd, rem);
+}
+
+/*
+ * With to_root (Reduce), the second phase only gathers: of each pair, the
+ * rank farther from rank 0 of the set sends its part and is done, and
+ * rank 0 ends with the whole result.
+ */
+static void rsag(struct coll_sched *s, void *rbuf, void *tmp, int count, MPI_Datatype type,
+		 int newrank, int pof2, int rem, int xor_root, int to_root)
 {
 	int *cnts, *disps, i, mask, send_idx = 0, recv_idx = 0, last_idx = pof2;
 
@@ -263,7 +226,7 @@ static void allreduce_rsag(struct coll_sched *s, void *rbuf, void *tmp, int coun
 		disps[i] = i ? disps[i - 1] + cnts[i - 1] : 0;
 	}
 	for (mask = 1; mask < pof2; mask <<= 1) {
-		int nd = newrank ^ mask, dst = allreduce_real(nd, rem), scnt, rcnt;
+		int nd = newrank ^ mask, dst = rsag_real(nd, rem, xor_root), scnt, rcnt;
 
 		if (newrank < nd) {
 			send_idx = recv_idx + pof2 / (mask * 2);
@@ -284,7 +247,7 @@ static void allreduce_rsag(struct coll_sched *s, void *rbuf, void *tmp, int coun
 			last_idx = recv_idx + pof2 / (mask * 2);
 	}
 	for (mask = pof2 >> 1; mask > 0; mask >>= 1) {
-		int nd = newrank ^ mask, dst = allreduce_real(nd, rem), scnt, rcnt;
+		int nd = newrank ^ mask, dst = rsag_real(nd, rem, xor_root), scnt, rcnt;
 
 		if (newrank < nd) {
 			if (mask != pof2 / 2)
@@ -297,13 +260,88 @@ static void allreduce_rsag(struct coll_sched *s, void *rbuf, void *tmp, int coun
 			scnt = sum_counts(cnts, send_idx, last_idx);
 			rcnt = sum_counts(cnts, recv_idx, send_idx);
 		}
-		coll_send(s, coll_at(rbuf, disps[send_idx], type), scnt, type, dst);
-		coll_recv(s, coll_at(rbuf, disps[recv_idx], type), rcnt, type, dst);
+		if (!to_root || newrank > nd)
+			coll_send(s, coll_at(rbuf, disps[send_idx], type), scnt, type, dst);
+		if (!to_root || newrank < nd)
+			coll_recv(s, coll_at(rbuf, disps[recv_idx], type), rcnt, type, dst);
 		coll_fence(s);
+		if (to_root && newrank > nd)
+			break;
 		if (newrank > nd)
 			send_idx = recv_idx;
 	}
 	free(cnts);
+}
+
+/*
+ * The running result acc is never written: each combination goes into the
+ * buffer that just received (in = acc op in), which then becomes acc.  That
+ * keeps the user's send buffer read-only and combines in rank order (acc
+ * covers the lower ranks) for non-commutative operations.  Receives
+ * alternate between two buffers; at the root, one is the receive buffer,
+ * chosen so that the last combination lands there with no copy.
+ */
+static void build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, int count,
+			 MPI_Datatype type, int root)
+{
+	int p = s->comm->size, r = s->comm->rank;
+	int lroot = mpi_shim_op_commutative(s->op) ? root : 0;
+	int vr = (r - lroot + p) % p, mask, children = 0, next = 0;
+	const void *acc = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+	void *bufs[2] = { NULL, NULL };
+
+	/*
+	 * Long vectors, a commutative operation and p a power of two from 8
+	 * on: Rabenseifner's reduce-scatter, then a gather of the parts to
+	 * the root, which moves about 2 * count elements per rank, not
+	 * count * log2(p) at the root.  On fewer ranks the tree wins: it
+	 * copies nothing, where every rank here first copies its vector.
+	 */
+	if (lroot == root && p >= COLL_REDUCE_RSAG_MIN && (p & (p - 1)) == 0 && count >= p &&
+	    (size_t)count * type->size >= COLL_ALLREDUCE_LONG) {
+		void *work = r == root ? rbuf : coll_tmp(s, count, type);
+
+		coll_copy(s, acc, count, type, work, count, type);
+		rsag(s, work, coll_tmp(s, count, type), count, type, r ^ root, p, 0, root, 1);
+		return;
+	}
+	for (mask = 1; mask < p && !(vr & mask); mask <<= 1)
+		children += (vr | mask) < p;
+	if (r == root && lroot == root) {
+		bufs[0] = rbuf;
+		/* In place, rbuf is acc and cannot receive first. */
+		next = acc == rbuf || children % 2 == 0;
+	}
+	for (mask = 1; mask < p; mask <<= 1) {
+		void *in;
+
+		if (vr & mask) {
+			coll_send(s, acc, count, type, ((vr & ~mask) + lroot) % p);
+			coll_fence(s);
+			break;
+		}
+		if ((vr | mask) >= p)
+			continue;
+		if (!bufs[next])
+			bufs[next] = coll_tmp(s, count, type);
+		in = bufs[next];
+		next ^= 1;
+		coll_recv(s, in, count, type, ((vr | mask) + lroot) % p);
+		coll_fence(s);
+		coll_reduce(s, acc, in, count, type);
+		acc = in;
+	}
+	if (r == lroot) {
+		if (lroot == root) {
+			coll_copy(s, acc, count, type, rbuf, count, type);
+		} else {
+			coll_send(s, acc, count, type, root);
+			coll_fence(s);
+		}
+	} else if (r == root) {
+		coll_recv(s, rbuf, count, type, lroot);
+		coll_fence(s);
+	}
 }
 
 static void build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, int count,
@@ -342,7 +380,7 @@ static void build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, 
 	if (newrank >= 0) {
 		if (commute && count >= pof2 &&
 		    (size_t)count * type->size >= COLL_ALLREDUCE_LONG)
-			allreduce_rsag(s, rbuf, tmp, count, type, newrank, pof2, rem);
+			rsag(s, rbuf, tmp, count, type, newrank, pof2, rem, -1, 0);
 		else
 			allreduce_doubling(s, rbuf, tmp, count, type, newrank, pof2, rem, commute);
 	}
