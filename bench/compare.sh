@@ -26,6 +26,7 @@ set -u -o pipefail
 
 prog=${0##*/}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/bench_common.sh"
 build=
 rounds=5
 timeout_s=120
@@ -38,11 +39,6 @@ bench_opts=()
 usage() {
 	sed -n '/^# usage:/,/^# *-- BENCH/s/^# \{0,1\}//p' "$0"
 	exit "${1:-2}"
-}
-
-die() {
-	echo "$prog: $*" >&2
-	exit 1
 }
 
 while [ $# -gt 0 ]; do
@@ -64,31 +60,19 @@ while [ $# -gt 0 ]; do
 done
 
 [ -n "$build" ] || { echo "$prog: --build DIR is required" >&2; usage; }
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive number"
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || bench_die "ROUNDS must be a positive number"
 for e in "${bip_env[@]}" "${bip2_env[@]}"; do
-	[[ $e =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "'$e' is not VAR=VALUE"
+	[[ $e =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || bench_die "'$e' is not VAR=VALUE"
 done
 
-build=$(cd "$build" 2>/dev/null && pwd) || die "no build directory '$build'"
+build=$(cd "$build" 2>/dev/null && pwd) || bench_die "no build directory '$build'"
 bipload=$build/scripts/bipload
 bip_exe=$build/bench/bip_pingpong
-[ -x "$bip_exe" ] || die "$bip_exe not found (ninja -C $build bench/bip_pingpong)"
-[ -f "$here/mpi_pingpong.c" ] || die "mpi_pingpong.c not found next to $prog"
-for t in mpicc.openmpi mpicc.mpich mpirun.openmpi mpiexec.mpich; do
-	command -v "$t" >/dev/null || die "$t not found"
-done
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/bip-compare.XXXXXX") || die "mktemp failed"
-if [ "$keep" = 1 ]; then
-	trap 'echo "# raw results kept in $tmp" >&2' EXIT
-else
-	trap 'rm -rf "$tmp"' EXIT
-fi
-
-mpicc.openmpi -O2 -I"$here" -o "$tmp/mpi_pingpong.openmpi" "$here/mpi_pingpong.c" ||
-	die "build with mpicc.openmpi failed"
-mpicc.mpich -O2 -I"$here" -o "$tmp/mpi_pingpong.mpich" "$here/mpi_pingpong.c" ||
-	die "build with mpicc.mpich failed"
+[ -x "$bip_exe" ] || bench_die "$bip_exe not found (ninja -C $build bench/bip_pingpong)"
+[ -f "$here/mpi_pingpong.c" ] || bench_die "mpi_pingpong.c not found next to $prog"
+bench_need_peers
+bench_tmpdir "$keep"
+bench_build_peers "$here/mpi_pingpong.c" mpi_pingpong
 
 # Start the BIP pair: with bipload if it is there, by hand otherwise.
 run_bip() {
@@ -112,25 +96,19 @@ run_bip() {
 }
 
 run_openmpi() {
-	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-		timeout "$timeout_s" mpirun.openmpi --oversubscribe --mca btl self,vader \
-		-n 2 "$tmp/mpi_pingpong.openmpi" --csv "${bench_opts[@]}"
+	bench_run_openmpi "$timeout_s" 2 "$tmp/mpi_pingpong.openmpi" --csv "${bench_opts[@]}"
 }
 
 run_mpich() {
-	timeout "$timeout_s" mpiexec.mpich -n 2 "$tmp/mpi_pingpong.mpich" --csv "${bench_opts[@]}"
+	bench_run_mpich "$timeout_s" 2 "$tmp/mpi_pingpong.mpich" --csv "${bench_opts[@]}"
 }
 
 impls=(BIP)
 [ "$have_bip2" = 1 ] && impls+=(BIP2)
 impls+=(OpenMPI MPICH)
 
-cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
-[ -n "$cpu" ] || cpu=$(uname -m)
-echo "# CPU: $cpu; $(nproc) cores online; Linux $(uname -r)"
-echo "# Open MPI $(mpirun.openmpi --version 2>/dev/null | awk 'NR == 1 { print $NF }')," \
-	"MPICH $(mpiexec.mpich --version 2>/dev/null | awk '/^ *Version:/ { print $2; exit }')," \
-	"BIP from $build ($([ -x "$bipload" ] && echo bipload || echo "started by hand"))"
+bench_header
+echo "# BIP from $build ($([ -x "$bipload" ] && echo bipload || echo "started by hand"))"
 echo "# BIP env: ${bip_env[*]:-(none)}"
 [ "$have_bip2" = 1 ] && echo "# BIP2 env: ${bip2_env[*]}"
 echo "# benchmark options: --csv ${bench_opts[*]}; $rounds rounds, interleaved"
@@ -157,17 +135,7 @@ for ((r = 1; r <= rounds; r++)); do
 done
 
 # Medians over the rounds, per implementation and size.
-(cd "$tmp" && awk -F, -v impls="${impls[*]}" -v rounds="$rounds" '
-function median(s,    a, n, i, j, t) {
-	n = split(s, a, " ")
-	if (n == 0)
-		return -1
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
-			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-		}
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+(cd "$tmp" && awk -F, -v impls="${impls[*]}" -v rounds="$rounds" "$bench_awk_median"'
 FNR == 1 { split(FILENAME, f, "."); impl = f[1]; next }
 /^[0-9]/ {
 	if (!($1 in seen)) { seen[$1] = 1; sizes[++nsizes] = $1 }
