@@ -351,8 +351,9 @@ void mpi_shim_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Da
 	union {
 		long double align;
 		char c[OP_CHUNK];
-	} a, b;
+	} a, b, sa, sb;
 	size_t n, bytes, off, esize, step;
+	int pairs;
 	op_loop loop;
 
 	if (count <= 0)
@@ -368,23 +369,35 @@ void mpi_shim_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Da
 	if (!loop)
 		return; /* refused by mpi_shim_op_valid before */
 	n = (size_t)count * t->nbasic;
-	if (t->contiguous) {
+	/* A predefined pair type has holes but lies in memory as the C struct
+	 * the MINLOC/MAXLOC loops expect. */
+	if (t->contiguous || t == t->basic) {
 		loop(mpi_shim_datatype_start(in, t), mpi_shim_datatype_start(inout, t), n);
 		return;
 	}
 	/*
 	 * A derived type of one basic type with gaps: reduce its packed form
 	 * a chunk at a time (a whole number of basic elements per chunk).
+	 * Packed pairs lose their padding: they are expanded back into
+	 * structs for the loop, and compressed again after it.
 	 */
 	esize = t->basic->size;
+	pairs = t->basic->size != t->basic->extent;
 	bytes = n * esize;
-	step = OP_CHUNK - OP_CHUNK % esize;
+	step = pairs ? OP_CHUNK / t->basic->extent * esize : OP_CHUNK - OP_CHUNK % esize;
 	for (off = 0; off < bytes; off += step) {
 		size_t len = bytes - off < step ? bytes - off : step;
 
 		mpi_shim_datatype_pack(in, count, t, off, a.c, len);
 		mpi_shim_datatype_pack(inout, count, t, off, b.c, len);
-		loop(a.c, b.c, len / esize);
+		if (pairs) {
+			mpi_shim_datatype_pairs_expand(t->basic, a.c, sa.c, len / esize);
+			mpi_shim_datatype_pairs_expand(t->basic, b.c, sb.c, len / esize);
+			loop(sa.c, sb.c, len / esize);
+			mpi_shim_datatype_pairs_compress(t->basic, sb.c, b.c, len / esize);
+		} else {
+			loop(a.c, b.c, len / esize);
+		}
 		mpi_shim_datatype_unpack(b.c, len, inout, count, t, off);
 	}
 }

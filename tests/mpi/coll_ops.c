@@ -5,9 +5,10 @@
  * result compared with the same reduction computed here; MPI_ERR_OP for
  * every pair the standard does not define; user operations, commutative
  * and not, through every reducing collective, a non-commutative one
- * checking that the ranks are combined in rank order.
+ * checking that the ranks are combined in rank order; MINLOC and MAXLOC
+ * on a derived type of pairs with gaps.
  *
- *   bipload -sz N coll_ops [predefined | invalid | user]
+ *   bipload -sz N coll_ops [predefined | invalid | user | pairs]
  */
 #include <complex.h>
 #include <stdbool.h>
@@ -542,6 +543,56 @@ static void test_user(MPI_Comm c)
 	CHECK(range == MPI_OP_NULL && sumsq == MPI_OP_NULL, "freed handles are not MPI_OP_NULL");
 }
 
+/*
+ * MINLOC and MAXLOC through a derived type with gaps: every other element
+ * of an array of MPI_DOUBLE_INT (a vector).  The reduction works on the
+ * packed form, whose pairs have lost their padding; the elements between
+ * the vector's blocks stay as they were.
+ */
+static void test_pairs(MPI_Comm c)
+{
+	enum { NP = 700 }; /* pairs reduced: more than one chunk of the reduction */
+	struct di {
+		double v;
+		int i;
+	} *in = coll_alloc(2 * NP * sizeof(*in)), *out = coll_alloc(2 * NP * sizeof(*out));
+	MPI_Datatype every_other;
+	int r, p, k, op;
+
+	MPI_Comm_rank(c, &r);
+	MPI_Comm_size(c, &p);
+	OK(MPI_Type_vector(NP, 1, 2, MPI_DOUBLE_INT, &every_other));
+	OK(MPI_Type_commit(&every_other));
+	for (op = 0; op < 2; op++) {
+		for (k = 0; k < 2 * NP; k++) {
+			/* Rank (k + op) % p holds the extreme of element k; ties
+			 * elsewhere go to the lower index. */
+			in[k].v = (k + op) % p == r ? (op ? 1e6 + k : -1e6 - k) : (double)(k % 5);
+			in[k].i = r;
+			out[k].v = -7.0;
+			out[k].i = -7;
+		}
+		OK(MPI_Allreduce(in, out, 1, every_other, op ? MPI_MAXLOC : MPI_MINLOC, c));
+		for (k = 0; k < 2 * NP; k++) {
+			if (k % 2) {
+				CHECK(out[k].v == -7.0 && out[k].i == -7,
+				      "element %d between the blocks was written", k);
+				continue;
+			}
+			if (p == 1) {
+				CHECK(out[k].v == in[k].v && out[k].i == 0, "element %d", k);
+				continue;
+			}
+			CHECK(out[k].v == (op ? 1e6 + k : -1e6 - k) && out[k].i == (k + op) % p,
+			      "%s element %d: %g at %d", op ? "MAXLOC" : "MINLOC", k, out[k].v,
+			      out[k].i);
+		}
+	}
+	OK(MPI_Type_free(&every_other));
+	free(in);
+	free(out);
+}
+
 int main(int argc, char **argv)
 {
 	const char *only = argc > 1 ? argv[1] : NULL;
@@ -549,7 +600,7 @@ int main(int argc, char **argv)
 
 	coll_init(&argc, &argv);
 	CHECK(!only || !strcmp(only, "predefined") || !strcmp(only, "invalid") ||
-		      !strcmp(only, "user"),
+		      !strcmp(only, "user") || !strcmp(only, "pairs"),
 	      "no test named '%s'", only);
 	for (k = 0; k < COLL_NCOMMS; k++) {
 		const char *cname;
@@ -564,6 +615,8 @@ int main(int argc, char **argv)
 			test_invalid(c);
 		if (!only || !strcmp(only, "user"))
 			test_user(c);
+		if (!only || !strcmp(only, "pairs"))
+			test_pairs(c);
 		coll_comm_done(&c);
 	}
 	coll_where = "finalize";
