@@ -145,6 +145,9 @@ bipcc)
 	grep -q -- "-lbip" "$out" && fail "-lbip when only compiling"
 	$bipcc -show x.o -lmpi >"$out"
 	grep -q -- "-lmpi_shim -lbip" "$out" || fail "-lmpi not translated"
+	# Configure scripts run as CC=bipcc: bipcc must not call itself.
+	CC="$build/scripts/bipcc-uninstalled" timeout 20 $bipcc -show -c x.c >"$out" 2>&1 || fail "CC=bipcc: status $?"
+	grep -q -- "^cc " "$out" || fail "CC=bipcc does not compile with cc: $(cat "$out")"
 	# In a sanitizer build the program needs the sanitizer too.
 	BIPCC_CC="cc ${BIP_TEST_CFLAGS:-}" $bipcc "$src/examples/token.c" -o "$HOME/token" ||
 		fail "bipcc could not build token.c"
