@@ -650,7 +650,8 @@ static int ofi_transmit(struct bip_ofi *ofi, int dst, const struct bip_ofi_hdr *
 		uint8_t buf[BIP_OFI_SLOT_SIZE];
 
 		memcpy(buf, h, sizeof(*h));
-		memcpy(buf + sizeof(*h), payload, plen);
+		if (plen) /* control messages have no payload, and may pass NULL */
+			memcpy(buf + sizeof(*h), payload, plen);
 		rc = fi_tinject(ofi->ep, buf, len, p->addr, 0);
 		return rc == 0 ? 0 : rc == -FI_EAGAIN ? -EAGAIN : rc > -FI_ERRNO_OFFSET ? (int)rc : -EIO;
 	}
@@ -658,7 +659,8 @@ static int ofi_transmit(struct bip_ofi *ofi, int dst, const struct bip_ofi_hdr *
 	if (!s)
 		return -EAGAIN;
 	memcpy(s->buf, h, sizeof(*h));
-	memcpy(s->buf + sizeof(*h), payload, plen);
+	if (plen)
+		memcpy(s->buf + sizeof(*h), payload, plen);
 	rc = fi_tsend(ofi->ep, s->buf, len, ofi->tx_mr ? fi_mr_desc(ofi->tx_mr) : NULL, p->addr, 0,
 		      &s->ctx.fi);
 	if (rc) {
