@@ -678,6 +678,7 @@ static void t_gone(void)
 static void t_sources(void)
 {
 	int v[2], n, node, len, id, src, k, *m;
+	int go = 1;
 	int *next;
 
 	if (bip_mynode != 0) {
@@ -695,9 +696,13 @@ static void t_sources(void)
 	CHECK(bip_rtest(id) == -1, "rtest before anything was sent");
 	CHECK(bip_rtestx(id, &node) == -1, "rtestx before anything was sent");
 	CHECK(bip_tprobe(1) == -1, "probe before anything was sent");
-	v[0] = 1;
+	/* The go is sent from a buffer of its own, not from v: v belongs to
+	 * the receive posted above until it completes, and a message on tag 1
+	 * may land in it while a go is still being sent (a send the driver
+	 * cannot take at once, e.g. before its first contact with a peer, is
+	 * queued and its words are read when it leaves). */
 	for (src = 1; src < bip_numnodes; src++)
-		CHECK(bip_tsend(src, 2, v, 1) == 0, "go to %d", src);
+		CHECK(bip_tsend(src, 2, &go, 1) == 0, "go to %d", src);
 	next = calloc((size_t)bip_numnodes, sizeof(int));
 	/* Each receiving call in turn takes N - 1 messages; each node's rounds
 	 * arrive in the order it sent them. */
