@@ -109,7 +109,9 @@ struct lanai_board {
 	uint32_t *lsfree;
 	int nlsfree;
 	struct lanai_lrecv_fw lr[BIP_LANAI_LRECV_SLOTS];
-	struct lanai_xfer *xfers;
+	/* Transfers in the order their CTS came, which is the order the
+	 * receiver posted its long receives (pump_xfers keeps it). */
+	struct lanai_xfer *xfers, **xfers_tail;
 };
 
 struct lanai_faults {

@@ -169,6 +169,7 @@ static int boards_init(struct lanai_fw *fw)
 			return -ENOMEM;
 		for (k = LANAI_LSENDS; k-- > 0;)
 			b->lsfree[b->nlsfree++] = (uint32_t)k;
+		b->xfers_tail = &b->xfers;
 	}
 	return 0;
 }
@@ -269,7 +270,16 @@ static void send_control(struct lanai_fw *fw, uint32_t kind, int src, int dst, u
 		lanai_wire_send(fw, p);
 }
 
-/* Push the data of board b's transfers while the receivers' queues have room. */
+/*
+ * Push the data of board b's transfers while the receivers' queues have room.
+ * The list is first come, first served: a transfer's data goes out only once
+ * every earlier transfer to the same receiver has gone out, so the data of
+ * one link lands in the order the receiver asked for it.  Receives posted on
+ * one buffer (a window of receives, as benchmarks post) then end up holding
+ * the last message, as over every other driver; pushing the newest transfer
+ * first (as this once did, the list being a stack) landed the data of a batch
+ * of CTSs last sent first and left the oldest message in such a buffer.
+ */
 static int pump_xfers(struct lanai_fw *fw, struct lanai_board *b)
 {
 	struct lanai_xfer **pp = &b->xfers, *x;
@@ -315,6 +325,8 @@ static int pump_xfers(struct lanai_fw *fw, struct lanai_board *b)
 		}
 		if (x->off >= ls->len) {
 			*pp = x->next;
+			if (!*pp)
+				b->xfers_tail = pp;
 			free(x);
 		} else {
 			pp = &x->next;
@@ -448,8 +460,9 @@ static void deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pac
 		x->lsend = (uint32_t)h->arg0;
 		x->peer = h->src;
 		x->rindex = h->arg1;
-		x->next = b->xfers;
-		b->xfers = x;
+		/* At the tail: pump_xfers serves transfers in CTS order. */
+		*b->xfers_tail = x;
+		b->xfers_tail = &x->next;
 		break;
 	}
 	case LANAI_PKT_DATA:
@@ -568,6 +581,7 @@ static void check_release(struct lanai_fw *fw, struct lanai_board *b)
 		b->xfers = x->next;
 		free(x);
 	}
+	b->xfers_tail = &b->xfers;
 	(void)fw;
 }
 

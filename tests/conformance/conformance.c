@@ -609,6 +609,46 @@ static void t_claimrace(void)
 	}
 }
 
+/* Many long receives posted at once on one buffer, as benchmarks do: the
+ * messages of one sender land in the order it sent them, so once every
+ * receive is complete the buffer holds the last message.  Sizes of one
+ * packet and of several; the receiver waits for them last sent first. */
+static void t_window(void)
+{
+	enum { WIN = 64, MAXW = 40000 };
+	static const int sizes[] = { 75, 1000, MAXW };
+	static int sbuf[WIN][MAXW], rbuf[MAXW];
+	int id[WIN], s, i, v = 0, node;
+
+	for (s = 0; s < (int)(sizeof(sizes) / sizeof(sizes[0])); s++) {
+		int len = sizes[s];
+
+		if (bip_mynode == 0) {
+			CHECK(bip_trecv(0, &v, 1) == 1, "ready %d", s);
+			for (i = 0; i < WIN; i++) {
+				fill(sbuf[i], len, 0, s * WIN + i);
+				id[i] = bip_tisend(1, i + 1, sbuf[i], len);
+				CHECK(id[i] >= 0, "send %d of %d words", i, len);
+			}
+			for (i = 0; i < WIN; i++)
+				bip_swait(id[i]);
+		} else if (bip_mynode == 1) {
+			memset(rbuf, 0, sizeof(rbuf));
+			for (i = 0; i < WIN; i++) {
+				id[i] = bip_tirecv(i + 1, rbuf, len);
+				CHECK(id[i] >= 0, "receive %d", i);
+			}
+			CHECK(bip_tsend(0, 0, &v, 1) == 0, "ready %d", s);
+			for (i = WIN; i-- > 0;) {
+				node = -1;
+				CHECK(bip_rwaitx(id[i], &node) == len && node == 0,
+				      "receive %d of %d words from %d", i, len, node);
+			}
+			check_data(rbuf, len, 0, s * WIN + WIN - 1);
+		}
+	}
+}
+
 /* Byte-length forms: any byte count, short and long, on normal and reserved tags. */
 static void t_bytes(void)
 {
@@ -880,7 +920,7 @@ static const struct {
 	{ "getmsg", t_getmsg, 0 },     { "probe", t_probe, 0 },       { "late", t_late, 0 },
 	{ "longblock", t_longblock, 0 }, { "untagged", t_untagged, 0 }, { "counters", t_counters, 0 },
 	{ "threads", t_threads, 0 },   { "gone", t_gone, 0 },         { "reorder", t_reorder, 0 },
-	{ "stream", t_stream, 0 },     { "claimrace", t_claimrace, 0 },
+	{ "stream", t_stream, 0 },     { "claimrace", t_claimrace, 0 }, { "window", t_window, 0 },
 	{ "bytes", t_bytes, 0 },       { "sources", t_sources, 0 },   { "exitflush", t_exitflush, 0 },
 	{ "zero", t_zero, 1 },         { "noinit", t_noinit, 1 },     { "crash", t_crash, 1 },
 };
