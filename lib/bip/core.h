@@ -94,6 +94,7 @@ struct bip_sreq {
 	const void *buf;
 	size_t len;
 	uint64_t cookie;         /* the layer's cookie */
+	void *copy;              /* a queued short message: the copy buf points to */
 	struct bip_sreq *next;   /* peer queue, or free list */
 };
 

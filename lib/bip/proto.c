@@ -40,6 +40,11 @@ int bip_sreq_table_init(void)
 
 void bip_sreq_table_free(void)
 {
+	unsigned i;
+
+	/* Sends that never left (bip_finalize gave up on them) */
+	for (i = 0; bip_state.sreqs && i < BIP_MAX_SENDS; i++)
+		free(bip_state.sreqs[i].copy);
 	free(bip_state.sreqs);
 	bip_state.sreqs = NULL;
 	bip_state.sfree = NULL;
@@ -69,6 +74,8 @@ static struct bip_sreq *sreq_alloc(void)
 
 static void sreq_free(struct bip_sreq *r)
 {
+	free(r->copy);
+	r->copy = NULL;
 	r->state = BIP_SEND_FREE;
 	r->next = bip_state.sfree;
 	bip_state.sfree = r;
@@ -188,6 +195,30 @@ void bip_push_queued(void)
 }
 
 /*
+ * A short message that must wait for room at the NIC is copied (header and
+ * data joined), as the NIC would have copied it: the caller may reuse or
+ * drop its buffers as soon as the send call returns, which the layers
+ * above rely on for their headers.  This is the stall path, not the fast
+ * one, so a malloc is affordable here.
+ */
+static int sreq_keep_short(struct bip_sreq *r)
+{
+	unsigned char *c = malloc(r->hlen + r->len ? r->hlen + r->len : 1);
+
+	if (!c)
+		return -ENOMEM;
+	if (r->hlen)
+		memcpy(c, r->hdr, r->hlen);
+	bip_copy(c + r->hlen, r->buf, r->len);
+	r->copy = c;
+	r->buf = c;
+	r->len += r->hlen;
+	r->hdr = NULL;
+	r->hlen = 0;
+	return 0;
+}
+
+/*
  * Post a send.  Returns the send id (0 if already complete) or a negative
  * errno.  Arguments are checked by the caller.
  */
@@ -240,6 +271,13 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
 	r->layer = !!(flags & BIP_SEND_LAYER);
 	r->force_long = !!(flags & BIP_SEND_FORCE_LONG);
 	r->cookie = cookie;
+	if (is_short) {
+		rc = sreq_keep_short(r);
+		if (rc < 0) {
+			sreq_free(r);
+			return rc;
+		}
+	}
 	if (p->queued_head || is_short) {
 		peer_enqueue(p, r);
 		return sreq_id(r);
