@@ -16,6 +16,7 @@ const struct bip_env_var bip_env_vars[] = {
 			   "q: quiet" },
 	{ "BIP_NODE", "(from the host name)", "this process's node, set by bipload" },
 	{ "BIP_JOBID", "(from the configuration)", "job id naming shared memory, set by bipload" },
+	{ "BIP_HOST", "(the kernel's host name)", "this host's name in the configuration, set by bipload" },
 	{ "BIP_INIT_TIMEOUT", "10 + 2 per node", "seconds bip_init waits for the other nodes" },
 	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield), spin, yield" },
 	{ "BIP_SPIN", "2000 (50 with more local processes than processors)",
