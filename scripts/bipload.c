@@ -468,13 +468,14 @@ static char *remote_script(int node, const char *conf_path, const char *cwd)
 		sb_quote(&b, opt.argv[i]);
 	}
 	sb_add(&b, " </dev/null 3<&- & p=$!; echo \"%sstarted $p\" >&2;"
-		   " setsid sh -c 'while read -r _; do :; done;"
-		   " kill -s TERM -- -$0 $0; sleep $1; kill -s KILL -- -$0 $0' $p %s"
+		   " setsid sh -c 'while read -r _; do :; done; kill -s TERM -- -$0 $0; n=0;"
+		   " while kill -0 $0 && [ $n -lt $1 ]; do sleep 0.1; n=$((n+1)); done;"
+		   " kill -s KILL -- -$0 $0' $p %d"
 		   " <&3 >/dev/null 2>&1 & w=$!; exec 3<&-;"
 		   " wait $p; s=$?; { kill -s KILL -- -$w $w; wait $w; } 2>/dev/null;"
 		   " [ $s -eq 0 ] || rm -f /dev/shm/bip-$(id -u)-%s-%d;"
 		   " echo \"%sstatus $s\" >&2; exit $s",
-	       mark, grace_str, jobid, node, mark);
+	       mark, (int)(atof(grace_str) * 10 + 0.5), jobid, node, mark);
 	return b.p;
 }
 

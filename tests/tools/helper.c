@@ -63,6 +63,12 @@ int main(int argc, char **argv)
 		if (node == 2)
 			raise(atoi(argv[2]));
 		sleep(30);
+	} else if (!strcmp(what, "stubborn")) {
+		/* Ignores SIGTERM: only SIGKILL stops it. */
+		signal(SIGTERM, SIG_IGN);
+		if (node == 1)
+			exit(atoi(argv[2]));
+		sleep(30);
 	} else if (!strcmp(what, "sleep")) {
 		sleep(30);
 	}
