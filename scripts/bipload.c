@@ -407,7 +407,7 @@ static int carried(const char *name, size_t len)
 	return 0;
 }
 
-/* "export NAME='value'" for name=value, unless the node's own values replace it. */
+/* " NAME='value'": one more word of the script's export command. */
 static void sb_export(struct sbuf *b, const char *name, size_t len, const char *value)
 {
 	sb_add(b, " %.*s=", (int)len, name);
