@@ -31,6 +31,7 @@ fi
 
 tmp=$(mktemp -d)
 out="$tmp/out"
+ns_watch "$out"
 fail() {
 	[ -f "$out" ] && cat "$out"
 	echo "FAIL: $*"

@@ -16,14 +16,16 @@
 #
 # ns_cleanup (on EXIT, INT and TERM) kills what still runs in the hosts and
 # removes the namespaces, their /etc/netns entries and the shared memory of
-# the jobs named in $ns_jobs.  Without root, or when ip netns add fails, the
-# test is skipped (exit 77) with the reason.
+# the jobs noted with ns_note_job or found in the files given to ns_watch.
+# Without root, or when ip netns add fails, the test is skipped (exit 77)
+# with the reason.
 
 ns_prefix="bipns$$"
 ns_net=10.254.77
 ns_hosts=""
 ns_made=""
 ns_jobs=""
+ns_outputs=""
 
 ns_skip() {
 	echo "SKIP: $*"
@@ -40,6 +42,9 @@ ns_cleanup() {
 	ns_made=""
 	# /etc/netns goes too once no test uses it (ns_setup retries its mkdir).
 	rmdir /etc/netns 2>/dev/null
+	for f in $ns_outputs; do
+		[ -f "$f" ] && ns_note_job "$f"
+	done
 	for job in $ns_jobs; do
 		rm -f /dev/shm/bip-*-"$job"-*
 	done
@@ -51,6 +56,12 @@ ns_cleanup() {
 ns_note_job() {
 	job=$(sed -n 's/^bipload: [0-9]* nodes*, job \([A-Za-z0-9]*\)$/\1/p' "$1" | head -1)
 	[ -n "$job" ] && ns_jobs="$ns_jobs $job"
+}
+
+# Files that bipload's output goes to: the cleanup finds the jobs there too,
+# should the test end before it noted them.
+ns_watch() {
+	ns_outputs="$ns_outputs $*"
 }
 
 ns_add() {

@@ -14,6 +14,7 @@ helper="$build/tests/tools/helper"
 
 tmp=$(mktemp -d)
 out="$tmp/out"
+ns_watch "$out"
 unset BIPCONF BIP_OPTS BIP_NODE BIP_JOBID BIP_HOST BIP_RSH
 fail() {
 	[ -f "$out" ] && cat "$out"
@@ -222,6 +223,46 @@ unreachable)
 	grep -q "^bipload: node [0-5]: the remote shell could not start the process on host $ns_prefix-[0-2] (exit status 127)" "$out" ||
 		fail "missing program not reported"
 	no_leftovers
+	;;
+cleanup)
+	# A test killed in the middle of a job: its hosts, its processes, its
+	# /etc/netns entries and its job's shared memory go all the same.
+	cat >"$tmp/killed.sh" <<'EOF'
+. "$1/tests/netns/hosts.sh"
+ns_setup 2
+echo "$ns_prefix" >"$2/prefix"
+ns_watch "$2/job.out"
+set -- "$@" $ns_hosts
+"$3" -f "$2/two" "$5" "$6" >/dev/null
+"$4" -f "$2/two" --rsh "ip netns exec" "$2/helper" sleep >"$2/job.out" 2>&1 &
+k=0
+until [ -n "$(ip netns pids "$6")" ] && grep -q ', job ' "$2/job.out"; do
+	k=$((k + 1))
+	[ "$k" -lt 300 ] || exit 3
+	sleep 0.1
+done
+job=$(sed -n 's/^bipload: .*, job \([A-Za-z0-9]*\)$/\1/p' "$2/job.out")
+: >"/dev/shm/bip-$(id -u)-$job-7"
+echo "$job" >"$2/job"
+kill -s TERM $$
+sleep 30
+EOF
+	# A copy of the helper that no other test runs: a leftover is ours.
+	cp "$helper" "$tmp/helper"
+	sh "$tmp/killed.sh" "$src" "$tmp" "$bipconf" "$bipload"
+	rc=$?
+	[ "$rc" -eq 143 ] || fail "the killed test ended with status $rc, expected 143"
+	prefix=$(cat "$tmp/prefix")
+	job=$(cat "$tmp/job")
+	ip netns list | grep -q "^$prefix-" && fail "namespaces left: $(ip netns list | grep "^$prefix-")"
+	ls -d /etc/netns/"$prefix"-* 2>/dev/null && fail "/etc/netns entries left"
+	ls /dev/shm | grep -q -- "-$job-" && fail "shared memory of job $job left"
+	n=0
+	while pgrep -f "^$tmp/helper" >/dev/null && [ "$n" -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	pgrep -fa "^$tmp/helper" && fail "processes left"
 	;;
 *)
 	echo "unknown check $check"
