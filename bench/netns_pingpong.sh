@@ -128,7 +128,7 @@ echo "# CPU: $(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo); $(
 echo "# two network namespaces joined by veth pairs and a bridge; libfabric $(fi_info --version 2>/dev/null | awk '/libfabric:/ { print $2 }'), provider tcp"
 echo "# BIP: BIP_NIC=ofi BIP_OFI_PROVIDER=tcp bipload --rsh 'ip netns exec' bip_pingpong -i $iters"
 echo "# fi_pingpong -p tcp -e rdm -m tagged -I $iters (fewer above 64 KiB); $rounds rounds, interleaved"
-echo "# load average at the start: $(cut -d" " -f1-3 /proc/loadavg) (both sides suffer from other load alike only if they wait alike)"
+echo "# load average at the start: $(cut -d" " -f1-3 /proc/loadavg)"
 
 failed=0
 for ((r = 1; r <= rounds; r++)); do
