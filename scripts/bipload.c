@@ -64,7 +64,7 @@ struct proc {
 	int remote_status;      /* its status as its host tells, -1 until told */
 	char **rargv;           /* the remote shell's command: words of */
 	char *rwords, *rscript; /* these two strings */
-	char *cmd;              /* the same, quoted for messages */
+	char *cmd;              /* the command, quoted, for messages */
 };
 
 static struct {
@@ -84,7 +84,7 @@ static struct proc *procs;
 static int nprocs;
 static char jobid[BIP_JOBID_MAX + 1];
 static int sig_pipe[2] = { -1, -1 };
-static char grace_str[32] = "3";
+static double grace = 3.0;            /* seconds from SIGTERM to SIGKILL (BIPLOAD_GRACE) */
 static char mark[BIP_JOBID_MAX + 16];  /* "bipload-<jobid>: " */
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -475,7 +475,7 @@ static char *remote_script(int node, const char *conf_path, const char *cwd)
 		   " wait $p; s=$?; { kill -s KILL -- -$w $w; wait $w; } 2>/dev/null;"
 		   " [ $s -eq 0 ] || rm -f /dev/shm/bip-$(id -u)-%s-%d;"
 		   " echo \"%sstatus $s\" >&2; exit $s",
-	       mark, (int)(atof(grace_str) * 10 + 0.5), jobid, node, mark);
+	       mark, (int)(grace * 10 + 0.5), jobid, node, mark);
 	return b.p;
 }
 
@@ -718,7 +718,7 @@ static void signal_all(int sig)
 			continue;
 		if (p->remote) {
 			if (!p->stopped)
-				p->kill_at = now + 2 * atof(grace_str) + REMOTE_SLACK;
+				p->kill_at = now + 2 * grace + REMOTE_SLACK;
 			p->stopped = 1;
 			close_stdin(p);
 			if (sig != SIGKILL || now < p->kill_at)
@@ -884,7 +884,7 @@ int main(int argc, char **argv)
 	char conf_path[PATH_MAX], cwd[PATH_MAX];
 	int stdin_pipe[2] = { -1, -1 }, stdin_open;
 	int first_failed = -1, timed_out = 0, got_signal = 0, nlocal = 0, i, rc = 0;
-	double start_time, stop_deadline = 0, grace = 3.0;
+	double start_time, stop_deadline = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *g = getenv("BIPLOAD_GRACE");
 	struct pollfd *pfd;
@@ -896,7 +896,6 @@ int main(int argc, char **argv)
 		grace = strtod(g, &end);
 		if (*end || grace < 0)
 			die("BIPLOAD_GRACE=%s: expected a number of seconds", g);
-		snprintf(grace_str, sizeof(grace_str), "%g", grace);
 	}
 	load_conf(conf_path);
 	make_jobid();
