@@ -61,6 +61,7 @@ struct proc {
 	int stdin_fd;           /* our end of the remote shell's stdin, or -1 */
 	double kill_at;         /* when stopped: kill the remote shell after this */
 	long remote_pid;        /* the process's pid on its host, 0 until told */
+	int start_late;         /* not started within start_limit: a failure */
 	int remote_status;      /* its status as its host tells, -1 until told */
 	char **rargv;           /* the remote shell's command: words of */
 	char *rwords, *rscript; /* these two strings */
@@ -85,6 +86,7 @@ static int nprocs;
 static char jobid[BIP_JOBID_MAX + 1];
 static int sig_pipe[2] = { -1, -1 };
 static double grace = 3.0;            /* seconds from SIGTERM to SIGKILL (BIPLOAD_GRACE) */
+static double start_limit = 60.0;     /* seconds for a remote shell to start its process */
 static char mark[BIP_JOBID_MAX + 16];  /* "bipload-<jobid>: " */
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -732,6 +734,8 @@ static void signal_all(int sig)
 
 static int failed(const struct proc *p)
 {
+	if (p->start_late)
+		return 1;
 	if (p->stopped)
 		return 0;
 	if (p->remote)
@@ -752,6 +756,25 @@ static void reap(void)
 			procs[i].status = status;
 			/* its wrapper, if it still runs somewhere, stops the process */
 			close_stdin(&procs[i]);
+		}
+	}
+}
+
+/* A remote shell still starting its process after start_limit: a failure
+ * (a host that accepts the connection and then hangs), not a hang. */
+static void check_started(double since, int *first_failed)
+{
+	int i;
+
+	if (now_s() - since < start_limit)
+		return;
+	for (i = 0; i < nprocs; i++) {
+		struct proc *p = &procs[i];
+
+		if (p->remote && p->pid && !p->remote_pid && !p->stopped && !p->start_late) {
+			p->start_late = 1;
+			if (*first_failed < 0)
+				*first_failed = i;
 		}
 	}
 }
@@ -799,6 +822,8 @@ static void remove_shm(void)
 
 static int exit_code(const struct proc *p)
 {
+	if (p->start_late)
+		return 255;
 	if (p->remote && p->remote_status >= 0)
 		return p->remote_status;
 	if (WIFSIGNALED(p->status))
@@ -822,7 +847,11 @@ static void report_remote(const struct proc *p, const char *host)
 	char rsh[64];
 
 	how(rsh, sizeof(rsh), p->status);
-	if (s > 128 && s < 128 + 65 && sigabbrev_np(s - 128))
+	if (p->start_late)
+		fprintf(stderr, "bipload: node %d: the remote shell has not started the process on "
+			"host %s after %g s; the command was: %s\n", p->node, host, start_limit,
+			p->cmd);
+	else if (s > 128 && s < 128 + 65 && sigabbrev_np(s - 128))
 		fprintf(stderr, "bipload: node %d (host %s, pid %ld there) killed by signal SIG%s\n",
 			p->node, host, p->remote_pid, sigabbrev_np(s - 128));
 	else if (s >= 0)
@@ -865,7 +894,7 @@ static void report(int first_failed, int timed_out, int got_signal)
 	}
 	stopped[0] = '\0';
 	for (i = 0; i < nprocs && used < sizeof(stopped) - 8; i++)
-		if (procs[i].stopped)
+		if (procs[i].stopped && !procs[i].start_late)
 			used += (size_t)snprintf(stopped + used, sizeof(stopped) - used, " %d", i);
 	if (used) {
 		if (timed_out)
@@ -896,6 +925,14 @@ int main(int argc, char **argv)
 		grace = strtod(g, &end);
 		if (*end || grace < 0)
 			die("BIPLOAD_GRACE=%s: expected a number of seconds", g);
+	}
+	g = getenv("BIPLOAD_START_TIMEOUT");
+	if (g && *g) {
+		char *end;
+
+		start_limit = strtod(g, &end);
+		if (*end || start_limit <= 0)
+			die("BIPLOAD_START_TIMEOUT=%s: expected a positive number of seconds", g);
 	}
 	load_conf(conf_path);
 	make_jobid();
@@ -989,6 +1026,7 @@ int main(int argc, char **argv)
 					pump(&procs[i], &procs[i].s[k]);
 		}
 		judge(&first_failed);
+		check_started(start_time, &first_failed);
 		if (first_failed >= 0 && !stop_deadline && running()) {
 			signal_all(SIGTERM);
 			stop_deadline = now_s() + grace;

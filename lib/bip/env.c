@@ -25,6 +25,7 @@ const struct bip_env_var bip_env_vars[] = {
 	{ "BIP_SHM_CMA_MIN", "none", "shm: long messages from this size use process_vm_readv" },
 	{ "BIP_SHM_CMA", "1", "shm: 0 disables process_vm_readv" },
 	{ "BIPLOAD_GRACE", "3", "bipload: seconds between SIGTERM and SIGKILL" },
+	{ "BIPLOAD_START_TIMEOUT", "60", "bipload: seconds a remote shell has to start its process" },
 	{ "BIPCC_CC", "$CC, else cc", "bipcc: the C compiler" },
 };
 const size_t bip_nenv_vars = sizeof(bip_env_vars) / sizeof(bip_env_vars[0]);

@@ -214,6 +214,16 @@ unreachable)
 	[ "$rc" -eq 1 ] || fail "exit status $rc, expected 1"
 	grep -q "^bipload: node \([0-5]\): the remote shell could not start the process on host \($ns_prefix-[0-2]\) (exit status 1); the command was: env false \2 sh -c 'cd .*BIP_NODE='\\\\''\1'\\\\''" "$out" ||
 		fail "failing remote shell not reported"
+	# A remote shell that hangs without starting its process.
+	printf '#!/bin/sh\nexec sleep 297.5\n' >"$tmp/hang"
+	chmod +x "$tmp/hang"
+	BIPLOAD_START_TIMEOUT=1 BIPLOAD_GRACE=0.5 "$bipload" -f "$conf" --rsh "$tmp/hang" \
+		"$helper" sleep >"$out" 2>&1
+	rc=$?
+	[ "$rc" -eq 255 ] || fail "exit status $rc with a hanging remote shell, expected 255"
+	grep -q "^bipload: node [0-5]: the remote shell has not started the process on host $ns_prefix-[0-2] after 1 s; the command was: $tmp/hang $ns_prefix-[0-2] sh -c 'cd " "$out" ||
+		fail "hanging remote shell not reported"
+	pgrep -fa "^sleep 297.5" && fail "hanging remote shells left"
 	# A program missing on the remote host.
 	"$bipload" -f "$conf" --rsh "ip netns exec" "$tmp/no-such-program" >"$out" 2>&1 &&
 		fail "a missing program was run"
