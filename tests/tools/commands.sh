@@ -172,6 +172,16 @@ bipinfo)
 	BIPCONF="$HOME/c" "$bipinfo" --parsable >"$out" || fail "bipinfo with a file"
 	grep -q "^conf.file=$HOME/c$" "$out" || fail "file not shown"
 	grep -q '^conf.node.1=far.invalid unit 0$' "$out" || fail "remote node"
+	# BIP_HOST names this process's host: alone when the kernel does not
+	# know it as this machine, with this machine's other names otherwise.
+	BIP_HOST=far.invalid BIPCONF="$HOME/c" "$bipinfo" --parsable >"$out" || fail "BIP_HOST"
+	grep -q '^conf.node.1=far.invalid unit 0 (this host)$' "$out" || fail "BIP_HOST not this host"
+	grep -q "^conf.node.0=$host unit 0$" "$out" || fail "the kernel's name still local"
+	"$bipconf" -f "$HOME/c3" "$host" localhost far.invalid
+	BIP_HOST=localhost BIPCONF="$HOME/c3" "$bipinfo" --parsable >"$out" || fail "BIP_HOST=localhost"
+	grep -q "^conf.node.0=$host unit 0 (this host)$" "$out" || fail "$host not local"
+	grep -q '^conf.node.1=localhost unit 0 (this host)$' "$out" || fail "localhost not local"
+	grep -q '^conf.node.2=far.invalid unit 0$' "$out" || fail "far.invalid local"
 	printf '1\nx\n' >"$HOME/bad"
 	BIPCONF="$HOME/bad" "$bipinfo" --parsable >"$out" && fail "bad file accepted"
 	grep -q "^conf.error=$HOME/bad:2:" "$out" || fail "no file:line"
