@@ -111,7 +111,9 @@ run_fi_size() {
 	out=$(ip netns exec "$h1" timeout "$timeout_s" fi_pingpong -p tcp -e rdm -m tagged \
 		-I "$n" -S "$size" -P "$fi_port" "${ns_net}.1" 2>&1) || { wait "$spid"; return 1; }
 	wait "$spid" || return 1
-	awk -v s="$size" '$1 == s && NF >= 8 { printf "%d,%s,%.1f\n", s, $7, s / $7 }' <<<"$out"
+	# its sizes read "1k", "64k", "1m": take the row under the header
+	awk -v s="$size" '$1 != "bytes" && NF >= 8 && $7 + 0 > 0 { lat = $7 }
+		END { if (lat) printf "%d,%s,%.1f\n", s, lat, s / lat; else exit 1 }' <<<"$out"
 }
 
 run_fi() {
