@@ -114,6 +114,16 @@ output)
 	echo hello | "$bipload" -q -f "$conf" --rsh "ip netns exec" "$helper" stdin >"$out" 2>&1 ||
 		fail "bipload with stdin"
 	grep -q "read" "$out" && fail "a remote process read our stdin"
+	# Node 0 on this host, the others on test hosts: node 0 has our stdin.
+	"$bipconf" -f "$tmp/mixed" "$(uname -n)" "$h1" "$h2" >/dev/null
+	echo hello | "$bipload" -q -f "$tmp/mixed" --rsh "ip netns exec" "$helper" stdin >"$out" 2>&1 ||
+		fail "bipload with a local node 0"
+	grep -q "^node 0 read hello$" "$out" || fail "stdin did not reach the local node 0"
+	"$bipload" -f "$tmp/mixed" --rsh "ip netns exec" "$helper" where >"$out" 2>&1 ||
+		fail "bipload where with a local node 0"
+	ns_note_job "$out"
+	grep -qF "node 0 net $(readlink /proc/self/ns/net) " "$out" || fail "node 0 not on this host"
+	grep -qF "node 2 net $(net_of "$h2") " "$out" || fail "node 2 not on $h2"
 	no_leftovers
 	;;
 identity)
