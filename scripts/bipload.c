@@ -474,7 +474,7 @@ static char *remote_script(int node, const char *conf_path, const char *cwd)
 		   " while kill -0 $0 && [ $n -lt $1 ]; do sleep 0.1; n=$((n+1)); done;"
 		   " kill -s KILL -- -$0 $0' $p %d"
 		   " <&3 >/dev/null 2>&1 & w=$!; exec 3<&-;"
-		   " wait $p; s=$?; { kill -s KILL -- -$w $w; wait $w; } 2>/dev/null;"
+		   " wait $p 2>/dev/null; s=$?; { kill -s KILL -- -$w $w; wait $w; } 2>/dev/null;"
 		   " [ $s -eq 0 ] || rm -f /dev/shm/bip-$(id -u)-%s-%d;"
 		   " echo \"%sstatus $s\" >&2; exit $s",
 	       mark, (int)(grace * 10 + 0.5), jobid, node, mark);
