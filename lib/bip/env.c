@@ -26,6 +26,8 @@ const struct bip_env_var bip_env_vars[] = {
 	{ "BIP_SHM_CMA", "1", "shm: 0 disables process_vm_readv" },
 	{ "BIPLOAD_GRACE", "3", "bipload: seconds between SIGTERM and SIGKILL" },
 	{ "BIPLOAD_START_TIMEOUT", "60", "bipload: seconds a remote shell has to start its process" },
+	{ "BIP_RSH", "ssh -o BatchMode=yes -o ConnectTimeout=10",
+	  "bipload: the remote shell that starts processes on other hosts" },
 	{ "BIPCC_CC", "$CC, else cc", "bipcc: the C compiler" },
 };
 const size_t bip_nenv_vars = sizeof(bip_env_vars) / sizeof(bip_env_vars[0]);
