@@ -52,7 +52,9 @@ static void show_drivers(void)
 		why[0] = '\0';
 		ok = ops->available(why, sizeof(why));
 		snprintf(key, sizeof(key), "driver.%s", ops->name);
-		if (ok)
+		if (ok && why[0])
+			fact(key, "available (%s)", why);
+		else if (ok)
 			fact(key, "available");
 		else
 			fact(key, "unavailable: %s", why);

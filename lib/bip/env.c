@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * env.c - the drivers compiled in and the variables the library reads.
- * Keep bip_env_vars in step with bip(7) and bip_shm(7).
+ * Keep bip_env_vars in step with bip(7), bip_shm(7), bip_ofi(7) and bip_psm2(7).
  */
 #include "env.h"
 
 const struct bip_nic_ops *const bip_drivers[] = {
 	&bip_shm_ops,
+#ifdef BIP_HAVE_OFI
+	&bip_ofi_ops,
+#endif
+#ifdef BIP_HAVE_PSM2
+	&bip_psm2_ops,
+#endif
 };
 const size_t bip_ndrivers = sizeof(bip_drivers) / sizeof(bip_drivers[0]);
 
@@ -21,9 +27,18 @@ const struct bip_env_var bip_env_vars[] = {
 	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield), spin, yield" },
 	{ "BIP_SPIN", "2000 (50 with more local processes than processors)",
 	  "rounds of spinning before yielding, with BIP_WAIT=auto" },
-	{ "BIP_NIC", "(best available: shm)", "force a driver" },
+	{ "BIP_NIC", "(shm on this host, else ofi, else psm2)",
+	  "force one driver for every peer: shm, ofi, psm2" },
 	{ "BIP_SHM_CMA_MIN", "none", "shm: long messages from this size use process_vm_readv" },
 	{ "BIP_SHM_CMA", "1", "shm: 0 disables process_vm_readv" },
+	{ "BIP_OFI_PROVIDER", "(best: verbs, efa, psm3, cxi, psm2 before tcp; never shm across "
+			      "hosts)", "ofi: the libfabric provider, e.g. tcp, shm, verbs" },
+	{ "BIP_OFI_CREDITS", "64", "ofi: short messages in flight per peer (a power of two)" },
+	{ "BIP_OFI_MR_CACHE", "1", "ofi: 0 registers each long message's buffer anew" },
+	{ "BIP_OFI_MR_LOCAL", "0", "ofi: 1 registers buffers even where the provider does not "
+				   "ask" },
+	{ "BIP_OOB_PORT", "(20000 .. 59999, from the job id)",
+	  "first TCP port of node 0 for the address exchange (the next 7 if busy)" },
 	{ "BIPLOAD_GRACE", "3", "bipload: seconds between SIGTERM and SIGKILL" },
 	{ "BIPLOAD_START_TIMEOUT", "60", "bipload: seconds a remote shell has to start its process" },
 	{ "BIP_RSH", "ssh -o BatchMode=yes -o ConnectTimeout=10",

@@ -5,7 +5,8 @@
  * Start-up: read BIP_OPTS and the configuration ($BIPCONF, else
  * $HOME/.bip/bipconf, else BIP_OPTS's n<k> nodes on this host), find this
  * process's node (BIP_NODE, set by bipload, else its host in the
- * configuration), size the tag queues, and open a NIC driver for the peers.
+ * configuration), size the tag queues, and open the NIC drivers: shm for
+ * the peers on this host, a network driver (ofi, psm2) for the others.
  * The drivers wait for the peers, so processes may start in any order and
  * with any delay.
  */
@@ -236,82 +237,166 @@ static int find_jobid(char *out, size_t len, char *err)
 	return 0;
 }
 
-static const struct bip_nic_ops *pick_driver(char *err)
+int bip_nic_same_host(const struct bip_conf *conf, int a, int b)
 {
-	const char *want = getenv("BIP_NIC");
-	char why[256];
+	const char *ha = conf->nodes[a].host, *hb = conf->nodes[b].host;
+
+	return a == b || !strcmp(ha, hb) || (bip_host_is_local(ha) && bip_host_is_local(hb));
+}
+
+static const struct bip_nic_ops *find_driver(const char *name)
+{
 	size_t i;
+
+	for (i = 0; i < bip_ndrivers; i++)
+		if (!strcmp(bip_drivers[i]->name, name))
+			return bip_drivers[i];
+	return NULL;
+}
+
+static void no_such_driver(const char *want, char *err)
+{
+	int n = snprintf(err, BIP_ERR, "BIP_NIC=%s: no such driver (compiled in:", want);
+	size_t i;
+
+	for (i = 0; i < bip_ndrivers && n > 0 && n < BIP_ERR; i++)
+		n += snprintf(err + n, (size_t)(BIP_ERR - n), " %s", bip_drivers[i]->name);
+	if (n > 0 && n < BIP_ERR)
+		snprintf(err + n, (size_t)(BIP_ERR - n), ")");
+}
+
+/*
+ * The driver for the peers on other hosts: the first network driver of the
+ * table (in order of preference) that can run here.  err says why none can,
+ * naming a peer that needs one.
+ */
+static const struct bip_nic_ops *pick_network(int remote, char *err)
+{
+	const struct bip_conf *conf = bip_state.conf;
+	char why[256], all[400] = "";
+	size_t i, used = 0;
 
 	for (i = 0; i < bip_ndrivers; i++) {
 		const struct bip_nic_ops *ops = bip_drivers[i];
 
-		if (want && *want && strcmp(want, ops->name))
+		if (!strcmp(ops->name, "shm"))
 			continue;
+		why[0] = '\0';
 		if (ops->available(why, sizeof(why)))
 			return ops;
-		if (want && *want) {
-			snprintf(err, BIP_ERR, "BIP_NIC=%s: driver cannot run here: %s", want, why);
-			return NULL;
-		}
+		if (used < sizeof(all))
+			used += (size_t)snprintf(all + used, sizeof(all) - used, "; %s: %s",
+						 ops->name, why);
 	}
-	if (want && *want) {
-		int n = snprintf(err, BIP_ERR, "BIP_NIC=%s: no such driver (compiled in:", want);
-
-		for (i = 0; i < bip_ndrivers && n > 0 && n < BIP_ERR; i++)
-			n += snprintf(err + n, (size_t)(BIP_ERR - n), " %s", bip_drivers[i]->name);
-		if (n > 0 && n < BIP_ERR)
-			snprintf(err + n, (size_t)(BIP_ERR - n), ")");
-	} else
-		snprintf(err, BIP_ERR, "no NIC driver can run here");
+	snprintf(err, BIP_ERR, "node %d is on host %s, another host, and no network driver can "
+		 "run here%s", remote, conf->nodes[remote].host,
+		 used ? all : " (none compiled in)");
 	return NULL;
 }
 
+/*
+ * Choose a driver for each peer: peers on this host use shm, peers on other
+ * hosts the best network driver; BIP_NIC forces one driver for every peer
+ * (so that a network driver can be tested on one host).  Then open each
+ * driver chosen, shm first, with the set of peers it serves.  Every node
+ * opens its drivers in the same order, so their start-up waits interlock.
+ */
 static int open_nics(const struct bip_opts *opts, const char *jobid, char *err)
 {
 	const struct bip_conf *conf = bip_state.conf;
-	const struct bip_nic_ops *ops;
+	const char *want = getenv("BIP_NIC");
+	const struct bip_nic_ops *choice[2] = { NULL, NULL }; /* [0] this host, [1] others */
 	struct bip_nic_job job;
 	unsigned char *serve;
 	double timeout = 10.0 + 2.0 * conf->n;
-	struct bip_nic *nic;
-	int i, rc;
+	char why[256];
+	int i, k, rc, remote = -1, local = 0;
 
 	rc = env_double("BIP_INIT_TIMEOUT", &timeout, err);
 	if (rc < 0)
 		return rc;
 	for (i = 0; i < conf->n; i++) {
-		if (i != bip_state.mynode && !bip_host_is_local(conf->nodes[i].host)) {
-			snprintf(err, BIP_ERR, "node %d is on host %s: this build reaches only peers "
-				 "on this host", i, conf->nodes[i].host);
-			return -ENOSYS;
+		if (i == bip_state.mynode)
+			continue;
+		if (bip_nic_same_host(conf, bip_state.mynode, i))
+			local = 1;
+		else if (remote < 0)
+			remote = i;
+	}
+	if (want && *want) {
+		const struct bip_nic_ops *ops = find_driver(want);
+
+		if (!ops) {
+			no_such_driver(want, err);
+			return -ENODEV;
+		}
+		why[0] = '\0';
+		if (!ops->available(why, sizeof(why))) {
+			snprintf(err, BIP_ERR, "BIP_NIC=%s: driver cannot run here: %s", want, why);
+			return -ENODEV;
+		}
+		if (remote >= 0 && !strcmp(ops->name, "shm")) {
+			snprintf(err, BIP_ERR, "BIP_NIC=shm: node %d is on host %s, another host",
+				 remote, conf->nodes[remote].host);
+			return -EINVAL;
+		}
+		choice[0] = choice[1] = ops;
+	} else {
+		if (local || remote < 0) {
+			choice[0] = find_driver("shm");
+			why[0] = '\0';
+			if (!choice[0] || !choice[0]->available(why, sizeof(why))) {
+				snprintf(err, BIP_ERR, "the shm driver cannot run here: %s",
+					 choice[0] ? why : "not compiled in");
+				return -ENODEV;
+			}
+		}
+		if (remote >= 0) {
+			choice[1] = pick_network(remote, err);
+			if (!choice[1])
+				return -ENODEV;
 		}
 	}
-	ops = pick_driver(err);
-	if (!ops)
-		return -ENODEV;
 	serve = calloc((size_t)conf->n, 1);
 	if (!serve)
 		return -ENOMEM;
-	for (i = 0; i < conf->n; i++)
-		serve[i] = i != bip_state.mynode;
-	job = (struct bip_nic_job){
-		.mynode = bip_state.mynode,
-		.numnodes = conf->n,
-		.conf = conf,
-		.serve = serve,
-		.jobid = jobid,
-		.timeout = timeout,
-		.quiet = opts->quiet,
-		.err = err,
-		.errlen = BIP_ERR,
-	};
-	rc = ops->open(&job, &nic);
+	for (k = 0; k < 2; k++) {
+		struct bip_nic *nic;
+		int any = 0;
+
+		if (!choice[k] || (k == 1 && choice[1] == choice[0]))
+			continue;
+		for (i = 0; i < conf->n; i++) {
+			int same = bip_nic_same_host(conf, bip_state.mynode, i);
+
+			serve[i] = i != bip_state.mynode &&
+				   (choice[0] == choice[1] || same == (k == 0));
+			any |= serve[i];
+		}
+		if (!any && bip_state.nnics)
+			continue;
+		job = (struct bip_nic_job){
+			.mynode = bip_state.mynode,
+			.numnodes = conf->n,
+			.conf = conf,
+			.serve = serve,
+			.jobid = jobid,
+			.timeout = timeout,
+			.quiet = opts->quiet,
+			.err = err,
+			.errlen = BIP_ERR,
+		};
+		rc = choice[k]->open(&job, &nic);
+		if (rc < 0) {
+			free(serve);
+			return rc;
+		}
+		bip_state.nics[bip_state.nnics++] = nic;
+		for (i = 0; i < conf->n; i++)
+			if (serve[i] || (i == bip_state.mynode && bip_state.nnics == 1))
+				bip_state.peers[i].nic = nic;
+	}
 	free(serve);
-	if (rc < 0)
-		return rc;
-	bip_state.nics[bip_state.nnics++] = nic;
-	for (i = 0; i < conf->n; i++)
-		bip_state.peers[i].nic = nic;
 	return 0;
 }
 
@@ -416,9 +501,22 @@ BIP_EXPORT void bip_init(void)
 		atexit(finalize_at_exit);
 		atexit_done = 1;
 	}
-	if (!bip_state.quiet && bip_mynode == 0)
+	if (!bip_state.quiet && bip_mynode == 0) {
+		char what[256];
+		size_t used = 0;
+		int i;
+
+		what[0] = '\0';
+		for (i = 0; i < bip_state.nnics && used < sizeof(what); i++) {
+			const struct bip_nic *nic = bip_state.nics[i];
+
+			used += (size_t)snprintf(what + used, sizeof(what) - used, "%s%s",
+						 i ? " + " : "",
+						 nic->desc ? nic->desc : nic->ops->name);
+		}
 		fprintf(stderr, "bip: %d node%s, driver %s\n", bip_numnodes,
-			bip_numnodes > 1 ? "s" : "", bip_state.nics[0]->ops->name);
+			bip_numnodes > 1 ? "s" : "", what);
+	}
 }
 
 /* Seconds bip_finalize waits for sends the receivers have not taken. */

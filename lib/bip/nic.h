@@ -85,10 +85,18 @@ struct bip_nic_ops {
 struct bip_nic {
 	const struct bip_nic_ops *ops;
 	size_t max_short;             /* bytes; at least BIPSMALLSIZE * 4 */
+	const char *desc;             /* what bip_init prints, e.g. "ofi (tcp;ofi_rxm)";
+				       * NULL: the driver's name */
 };
 
 /* The drivers compiled in. */
 extern const struct bip_nic_ops bip_shm_ops;
+extern const struct bip_nic_ops bip_ofi_ops;
+extern const struct bip_nic_ops bip_psm2_ops;
+
+/* 1 if nodes a and b of conf are on the same host: the same name in the
+ * configuration, or both names local to this machine (bip_host_is_local). */
+int bip_nic_same_host(const struct bip_conf *conf, int a, int b);
 
 /*
  * Entry points of the core, called by drivers from poll (and only from poll).

@@ -1,0 +1,1071 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ofi.c - the ofi driver: peers through libfabric (FI_EP_RDM, FI_TAGGED).
+ *
+ * Provider: BIP_OFI_PROVIDER names one (its first component is enough:
+ * "tcp" for "tcp;ofi_rxm"); otherwise the best that offers reliable
+ * datagrams with tagged messages, high-speed networks first, and never shm
+ * when a peer is on another host.  A provider that fails to open is passed
+ * over with its reason.  Every node must end up with the same provider:
+ * the address exchange checks it.
+ *
+ * Start-up: open the endpoint, post the receive pool, then exchange the
+ * endpoint addresses through the out-of-band all-gather (oob.h) and insert
+ * them in the address vector.
+ *
+ * Short messages: header and payload are copied into the provider (an
+ * inject, which copies before returning) or into a send buffer of the
+ * driver, so the send is complete at once; they land in the receiver's
+ * pre-posted pool buffers and are offered to the core in sequence order.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rdma/fi_cm.h>
+
+#include "conf.h"
+#include "oob.h"
+#include "ofi.h"
+
+#define OFI_VERSION FI_VERSION(1, 9)
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* --- providers --- */
+
+static const struct {
+	const char *name;
+	int score;
+} ofi_ranking[] = {
+	{ "cxi", 100 }, { "efa", 95 }, { "opx", 92 },  { "psm3", 90 },    { "psm2", 85 },
+	{ "verbs", 80 }, { "tcp", 50 }, { "net", 45 },  { "sockets", 30 }, { "udp", 20 },
+	{ "shm", 10 },
+};
+
+/* The provider's own name: "tcp" of "tcp;ofi_rxm". */
+static size_t core_len(const char *prov)
+{
+	const char *semi = strchr(prov, ';');
+
+	return semi ? (size_t)(semi - prov) : strlen(prov);
+}
+
+static int prov_score(const char *prov)
+{
+	size_t i, n = core_len(prov);
+
+	for (i = 0; i < sizeof(ofi_ranking) / sizeof(ofi_ranking[0]); i++)
+		if (strlen(ofi_ranking[i].name) == n && !strncmp(prov, ofi_ranking[i].name, n))
+			return ofi_ranking[i].score;
+	return 5;
+}
+
+static int prov_is_shm(const char *prov)
+{
+	return core_len(prov) == 3 && !strncmp(prov, "shm", 3);
+}
+
+/* want names prov: the whole name, or its first component. */
+static int prov_matches(const char *want, const char *prov)
+{
+	size_t n = strlen(want);
+
+	return !strcmp(want, prov) || (n == core_len(prov) && !strncmp(want, prov, n));
+}
+
+/* Every provider entry with FI_EP_RDM and FI_TAGGED; NULL if none. */
+static struct fi_info *ofi_getinfo(int *rc_p)
+{
+	struct fi_info *hints = fi_dupinfo(NULL), *list = NULL;
+	int rc;
+
+	if (!hints) {
+		*rc_p = -ENOMEM;
+		return NULL;
+	}
+	hints->caps = FI_TAGGED;
+	hints->mode = FI_CONTEXT | FI_CONTEXT2;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+				      FI_MR_PROV_KEY;
+	hints->domain_attr->threading = FI_THREAD_DOMAIN;
+	rc = fi_getinfo(OFI_VERSION, NULL, NULL, 0, hints, &list);
+	fi_freeinfo(hints);
+	*rc_p = rc;
+	return rc == 0 ? list : NULL;
+}
+
+/* "tcp;ofi_rxm, shm": each provider once, in the order libfabric gives. */
+static void prov_list(const struct fi_info *list, char *out, size_t len)
+{
+	const struct fi_info *i, *j;
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (i = list; i && used < len; i = i->next) {
+		for (j = list; j != i; j = j->next)
+			if (!strcmp(j->fabric_attr->prov_name, i->fabric_attr->prov_name))
+				break;
+		if (j != i)
+			continue;
+		used += (size_t)snprintf(out + used, len - used, "%s%s", used ? ", " : "",
+					 i->fabric_attr->prov_name);
+	}
+}
+
+static int ofi_available(char *why, size_t len)
+{
+	const char *want = getenv("BIP_OFI_PROVIDER");
+	struct fi_info *list, *i;
+	char names[200];
+	int rc;
+
+	if (bip_ofi_load(why, len) < 0)
+		return 0;
+	list = ofi_getinfo(&rc);
+	if (!list) {
+		snprintf(why, len, "no libfabric provider offers FI_EP_RDM with FI_TAGGED here (%s)",
+			 fi_strerror(-rc));
+		return 0;
+	}
+	prov_list(list, names, sizeof(names));
+	if (want && *want) {
+		for (i = list; i; i = i->next)
+			if (prov_matches(want, i->fabric_attr->prov_name))
+				break;
+		if (!i) {
+			snprintf(why, len, "BIP_OFI_PROVIDER=%s: no such provider here (found: %s)",
+				 want, names);
+			fi_freeinfo(list);
+			return 0;
+		}
+	}
+	snprintf(why, len, "providers: %s", names);
+	fi_freeinfo(list);
+	return 1;
+}
+
+/* --- endpoint --- */
+
+static void ofi_close_endpoint(struct bip_ofi *ofi)
+{
+	if (ofi->ep)
+		fi_close(&ofi->ep->fid);
+	if (ofi->av)
+		fi_close(&ofi->av->fid);
+	if (ofi->cq)
+		fi_close(&ofi->cq->fid);
+	if (ofi->rx_mr)
+		fi_close(&ofi->rx_mr->fid);
+	if (ofi->tx_mr)
+		fi_close(&ofi->tx_mr->fid);
+	bip_ofi_long_fini(ofi);
+	if (ofi->domain)
+		fi_close(&ofi->domain->fid);
+	if (ofi->fabric)
+		fi_close(&ofi->fabric->fid);
+	ofi->ep = NULL;
+	ofi->av = NULL;
+	ofi->cq = NULL;
+	ofi->rx_mr = ofi->tx_mr = NULL;
+	ofi->domain = NULL;
+	ofi->fabric = NULL;
+}
+
+static int post_rx(struct bip_ofi *ofi, struct bip_ofi_slot *s)
+{
+	void *desc = ofi->rx_mr ? fi_mr_desc(ofi->rx_mr) : NULL;
+
+	return (int)fi_trecv(ofi->ep, s->buf, BIP_OFI_SLOT_SIZE, desc, FI_ADDR_UNSPEC, 0, 0,
+			     &s->ctx.fi);
+}
+
+/* Open fabric, domain, completion queue, address vector and endpoint on info. */
+static int ofi_open_endpoint(struct bip_ofi *ofi, struct fi_info *info, char *why, size_t len)
+{
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED, .size = 0 };
+	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+	const char *what;
+	int rc;
+
+	what = "fi_fabric";
+	rc = fi_fabric(info->fabric_attr, &ofi->fabric, NULL);
+	if (rc)
+		goto fail;
+	what = "fi_domain";
+	rc = fi_domain(ofi->fabric, info, &ofi->domain, NULL);
+	if (rc)
+		goto fail;
+	what = "fi_cq_open";
+	rc = fi_cq_open(ofi->domain, &cq_attr, &ofi->cq, NULL);
+	if (rc)
+		goto fail;
+	what = "fi_av_open";
+	rc = fi_av_open(ofi->domain, &av_attr, &ofi->av, NULL);
+	if (rc)
+		goto fail;
+	what = "fi_endpoint";
+	rc = fi_endpoint(ofi->domain, info, &ofi->ep, NULL);
+	if (rc)
+		goto fail;
+	what = "fi_ep_bind";
+	rc = fi_ep_bind(ofi->ep, &ofi->cq->fid, FI_TRANSMIT | FI_RECV);
+	if (!rc)
+		rc = fi_ep_bind(ofi->ep, &ofi->av->fid, 0);
+	if (rc)
+		goto fail;
+	what = "fi_enable";
+	rc = fi_enable(ofi->ep);
+	if (rc)
+		goto fail;
+	ofi->mr_local = !!(info->domain_attr->mr_mode & FI_MR_LOCAL);
+	if (getenv("BIP_OFI_MR_LOCAL") && !strcmp(getenv("BIP_OFI_MR_LOCAL"), "1"))
+		ofi->mr_local = 1; /* register even where the provider does not ask */
+	ofi->inject_size = info->tx_attr->inject_size;
+	ofi->chunk = info->ep_attr->max_msg_size;
+	if (ofi->chunk > BIP_OFI_CHUNK_MAX)
+		ofi->chunk = BIP_OFI_CHUNK_MAX;
+	return 0;
+
+fail:
+	snprintf(why, len, "%s: %s", what, fi_strerror(-rc));
+	ofi_close_endpoint(ofi);
+	return rc < 0 ? rc : -EIO;
+}
+
+/* Same host, by the configuration's names (see bip_nic_same_host). */
+static int any_remote(const struct bip_nic_job *job)
+{
+	int i;
+
+	for (i = 0; i < job->numnodes; i++)
+		if (job->serve[i] && !bip_nic_same_host(job->conf, job->mynode, i))
+			return i;
+	return -1;
+}
+
+/* Try the providers in order of preference; on success ofi->info is set. */
+static int ofi_choose(struct bip_ofi *ofi, const struct bip_nic_job *job)
+{
+	const char *want = getenv("BIP_OFI_PROVIDER");
+	struct fi_info *list, *i, *best;
+	char tried[400] = "", why[160];
+	size_t used = 0;
+	int remote = any_remote(job), rc;
+	unsigned char *done;
+	int n = 0, k, bk;
+
+	if (want && !*want)
+		want = NULL;
+	if (bip_ofi_load(job->err, job->errlen) < 0)
+		return -ENODEV;
+	list = ofi_getinfo(&rc);
+	if (!list) {
+		snprintf(job->err, job->errlen, "ofi: no libfabric provider offers FI_EP_RDM with "
+			 "FI_TAGGED (%s)", fi_strerror(-rc));
+		return -ENODEV;
+	}
+	for (i = list; i; i = i->next)
+		n++;
+	done = calloc((size_t)n, 1);
+	if (!done) {
+		fi_freeinfo(list);
+		return -ENOMEM;
+	}
+	for (;;) {
+		/* The best entry not yet tried (the first of equal ones: libfabric
+		 * lists a provider's preferred interface first). */
+		best = NULL;
+		bk = -1;
+
+		for (i = list, k = 0; i; i = i->next, k++) {
+			const char *p = i->fabric_attr->prov_name;
+
+			if (done[k] || (want && !prov_matches(want, p)))
+				continue;
+			if (remote >= 0 && prov_is_shm(p))
+				continue;
+			if (!best || prov_score(p) > prov_score(best->fabric_attr->prov_name)) {
+				best = i;
+				bk = k;
+			}
+		}
+		if (!best)
+			break;
+		/* Skip the other entries of a provider that failed to open. */
+		for (i = list, k = 0; i; i = i->next, k++)
+			if (!strcmp(i->fabric_attr->prov_name, best->fabric_attr->prov_name))
+				done[k] = 1;
+		done[bk] = 1;
+		rc = ofi_open_endpoint(ofi, best, why, sizeof(why));
+		if (rc == 0) {
+			ofi->info = fi_dupinfo(best);
+			snprintf(ofi->prov, sizeof(ofi->prov), "%s", best->fabric_attr->prov_name);
+			free(done);
+			fi_freeinfo(list);
+			return ofi->info ? 0 : -ENOMEM;
+		}
+		if (used < sizeof(tried))
+			used += (size_t)snprintf(tried + used, sizeof(tried) - used, "; %s: %s",
+						 best->fabric_attr->prov_name, why);
+	}
+	free(done);
+	if (want && remote >= 0 && prov_is_shm(want))
+		snprintf(job->err, job->errlen, "ofi: BIP_OFI_PROVIDER=%s cannot reach node %d on "
+			 "host %s (another host)", want, remote, job->conf->nodes[remote].host);
+	else if (want && !used)
+		snprintf(job->err, job->errlen, "ofi: BIP_OFI_PROVIDER=%s: no such provider here",
+			 want);
+	else if (used)
+		snprintf(job->err, job->errlen, "ofi: no provider could be opened%s", tried);
+	else
+		snprintf(job->err, job->errlen, "ofi: no provider but shm, and node %d is on "
+			 "host %s, another host", remote, job->conf->nodes[remote].host);
+	fi_freeinfo(list);
+	return -ENODEV;
+}
+
+static int alloc_pools(struct bip_ofi *ofi, int nserved)
+{
+	int i, rc;
+
+	ofi->nrx = nserved * (int)ofi->ncredits + 64;
+	ofi->rx_mem = aligned_alloc(4096, ((size_t)ofi->nrx * BIP_OFI_SLOT_SIZE + 4095) & ~4095ul);
+	ofi->rx = calloc((size_t)ofi->nrx, sizeof(*ofi->rx));
+	ofi->tx_mem = aligned_alloc(4096, (size_t)BIP_OFI_TXSLOTS * BIP_OFI_SLOT_SIZE);
+	ofi->tx = calloc(BIP_OFI_TXSLOTS, sizeof(*ofi->tx));
+	if (!ofi->rx_mem || !ofi->rx || !ofi->tx_mem || !ofi->tx)
+		return -ENOMEM;
+	if (ofi->mr_local) {
+		rc = fi_mr_reg(ofi->domain, ofi->rx_mem, (size_t)ofi->nrx * BIP_OFI_SLOT_SIZE,
+			       FI_RECV, 0, 0, 0, &ofi->rx_mr, NULL);
+		if (!rc)
+			rc = fi_mr_reg(ofi->domain, ofi->tx_mem,
+				       (size_t)BIP_OFI_TXSLOTS * BIP_OFI_SLOT_SIZE, FI_SEND, 0, 1, 0,
+				       &ofi->tx_mr, NULL);
+		if (rc)
+			return rc < 0 ? rc : -EIO;
+	}
+	for (i = 0; i < BIP_OFI_TXSLOTS; i++) {
+		ofi->tx[i].ctx.kind = BIP_OFI_CTX_TX;
+		ofi->tx[i].buf = ofi->tx_mem + (size_t)i * BIP_OFI_SLOT_SIZE;
+		ofi->tx[i].next = ofi->tx_free;
+		ofi->tx_free = &ofi->tx[i];
+	}
+	for (i = 0; i < ofi->nrx; i++) {
+		struct bip_ofi_slot *s = &ofi->rx[i];
+
+		s->ctx.kind = BIP_OFI_CTX_RX;
+		s->buf = ofi->rx_mem + (size_t)i * BIP_OFI_SLOT_SIZE;
+		rc = post_rx(ofi, s);
+		if (rc == -FI_EAGAIN) {
+			s->next = ofi->repost;
+			ofi->repost = s;
+		} else if (rc) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static void read_boot_id(char *out, size_t len)
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, out, len - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	out[n > 0 ? n : 0] = '\0';
+}
+
+static uint64_t pid_ns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+static uint32_t env_credits(void)
+{
+	const char *s = getenv("BIP_OFI_CREDITS");
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return 64;
+	v = strtoul(s, &end, 10);
+	if (*end || v < 2 || v > 4096 || (v & (v - 1))) {
+		fprintf(stderr, "bip: BIP_OFI_CREDITS=%s is not a power of two in 2 .. 4096; "
+			"using 64\n", s);
+		return 64;
+	}
+	return (uint32_t)v;
+}
+
+static void ofi_close(struct bip_nic *nic);
+
+/*
+ * Liveness across hosts.  A provider does not say when a peer's process
+ * has ended (tcp;ofi_rxm queues what is sent to it and reconnects), so each
+ * process listens on a TCP port of its own, given in the address exchange:
+ * once the process has gone, its host refuses connections to that port.
+ */
+static int live_listen(struct bip_ofi *ofi)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		return 0;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 64) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0) {
+		close(fd);
+		return 0;
+	}
+	ofi->live_fd = fd;
+	return ntohs(sa.sin_port);
+}
+
+/* Close the connections peers made to ask whether this process runs. */
+static void live_accept(struct bip_ofi *ofi)
+{
+	int fd;
+
+	while (ofi->live_fd >= 0 && (fd = accept4(ofi->live_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0)
+		close(fd);
+}
+
+static void live_resolve(struct bip_ofi_peer *p, const char *host, uint32_t port)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai;
+
+	if (!port || getaddrinfo(host, NULL, &hints, &ai) != 0)
+		return;
+	memcpy(&p->live_addr, ai->ai_addr, sizeof(p->live_addr));
+	p->live_addr.sin_port = htons((uint16_t)port);
+	p->live_ok = 1;
+	freeaddrinfo(ai);
+}
+
+/* One step of asking: never blocks; marks the peer dead when refused. */
+static void live_check(struct bip_ofi_peer *p)
+{
+	struct pollfd pfd;
+	socklen_t sl = sizeof(int);
+	int soerr = 0;
+
+	if (p->live_fd < 0) {
+		p->live_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (p->live_fd < 0)
+			return;
+		if (connect(p->live_fd, (struct sockaddr *)&p->live_addr, sizeof(p->live_addr)) == 0)
+			goto done;
+		if (errno != EINPROGRESS) {
+			soerr = errno;
+			goto done;
+		}
+		return; /* answered on a later call */
+	}
+	pfd = (struct pollfd){ .fd = p->live_fd, .events = POLLOUT };
+	if (poll(&pfd, 1, 0) <= 0)
+		return;
+	getsockopt(p->live_fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+done:
+	if (soerr == ECONNREFUSED)
+		p->dead = 1;
+	close(p->live_fd);
+	p->live_fd = -1;
+}
+
+/* Exchange addresses and fill the address vector. */
+static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
+{
+	struct bip_ofi_blob me, *all;
+	struct bip_oob_job oj = {
+		.mynode = job->mynode, .numnodes = job->numnodes, .conf = job->conf,
+		.jobid = job->jobid, .what = "ofi", .timeout = job->timeout,
+	};
+	size_t alen = sizeof(me.addr);
+	int i, rc;
+
+	memset(&me, 0, sizeof(me));
+	snprintf(me.prov, sizeof(me.prov), "%s", ofi->prov);
+	read_boot_id(me.boot_id, sizeof(me.boot_id));
+	me.pidns = pid_ns();
+	me.pid = (uint32_t)getpid();
+	me.max_msg = ofi->chunk;
+	me.live_port = (uint32_t)live_listen(ofi);
+	rc = fi_getname(&ofi->ep->fid, me.addr, &alen);
+	if (rc) {
+		snprintf(job->err, job->errlen, "ofi: fi_getname (%s): %s%s", ofi->prov,
+			 fi_strerror(-rc), rc == -FI_ETOOSMALL ? " (address too long)" : "");
+		return -EIO;
+	}
+	me.addrlen = (uint32_t)alen;
+	all = calloc((size_t)job->numnodes, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	rc = bip_oob_allgather(&oj, &me, sizeof(me), all, job->err, job->errlen);
+	if (rc < 0)
+		goto undo_all;
+	for (i = 0; i < job->numnodes; i++) {
+		struct bip_ofi_peer *p = &ofi->peers[i];
+		struct bip_ofi_blob *b = &all[i];
+
+		if (strncmp(b->prov, me.prov, sizeof(me.prov))) {
+			snprintf(job->err, job->errlen, "ofi: node %d (%s) uses provider %.64s, node "
+				 "%d (%s) uses %s: set BIP_OFI_PROVIDER to one that both hosts "
+				 "have", i, job->conf->nodes[i].host, b->prov, job->mynode,
+				 job->conf->nodes[job->mynode].host, me.prov);
+			rc = -EPROTO;
+			goto undo_all;
+		}
+		if (b->max_msg < ofi->chunk)
+			ofi->chunk = b->max_msg;
+		if (!job->serve[i])
+			continue;
+		p->served = 1;
+		p->pid = (int)b->pid;
+		p->same_kernel = !strcmp(b->boot_id, me.boot_id) && b->pidns == me.pidns;
+		if (!p->same_kernel)
+			live_resolve(p, job->conf->nodes[i].host, b->live_port);
+		rc = fi_av_insert(ofi->av, b->addr, 1, &p->addr, 0, NULL);
+		if (rc != 1) {
+			snprintf(job->err, job->errlen, "ofi: cannot insert the address of node %d "
+				 "(%s) (%s): %s", i, job->conf->nodes[i].host, ofi->prov,
+				 fi_strerror(rc < 0 ? -rc : FI_EINVAL));
+			rc = -EIO;
+			goto undo_all;
+		}
+	}
+	rc = 0;
+undo_all:
+	free(all);
+	return rc;
+}
+
+static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
+{
+	struct bip_ofi *ofi;
+	int i, rc, nserved = 0;
+
+	ofi = calloc(1, sizeof(*ofi));
+	if (!ofi)
+		return -ENOMEM;
+	ofi->nic.ops = &bip_ofi_ops;
+	ofi->nic.max_short = BIP_OFI_SLOT_SIZE - sizeof(struct bip_ofi_hdr);
+	ofi->mynode = job->mynode;
+	ofi->numnodes = job->numnodes;
+	ofi->live_fd = -1;
+	ofi->ncredits = env_credits();
+	ofi->mr_cache = !(getenv("BIP_OFI_MR_CACHE") && !strcmp(getenv("BIP_OFI_MR_CACHE"), "0"));
+	ofi->peers = calloc((size_t)job->numnodes, sizeof(*ofi->peers));
+	if (!ofi->peers) {
+		rc = -ENOMEM;
+		goto undo;
+	}
+	bip_ofi_long_init(ofi);
+	for (i = 0; i < job->numnodes; i++) {
+		ofi->peers[i].live_fd = -1;
+		if (!job->serve[i])
+			continue;
+		nserved++;
+		ofi->peers[i].credits = ofi->ncredits;
+		ofi->peers[i].held = calloc(ofi->ncredits, sizeof(*ofi->peers[i].held));
+		if (!ofi->peers[i].held) {
+			rc = -ENOMEM;
+			goto undo;
+		}
+	}
+	rc = ofi_choose(ofi, job);
+	if (rc < 0)
+		goto undo;
+	rc = alloc_pools(ofi, nserved);
+	if (rc < 0) {
+		snprintf(job->err, job->errlen, "ofi (%s): cannot set up the receive buffers: %s",
+			 ofi->prov, rc == -ENOMEM ? "out of memory" : fi_strerror(-rc));
+		goto undo;
+	}
+	rc = ofi_connect(ofi, job);
+	if (rc < 0)
+		goto undo;
+	snprintf(ofi->desc, sizeof(ofi->desc), "ofi (%s)", ofi->prov);
+	ofi->nic.desc = ofi->desc;
+	*nic_p = &ofi->nic;
+	return 0;
+
+undo:
+	ofi_close(&ofi->nic);
+	return rc;
+}
+
+/* --- sending --- */
+
+static struct bip_ofi_slot *tx_get(struct bip_ofi *ofi)
+{
+	struct bip_ofi_slot *s = ofi->tx_free;
+
+	if (s)
+		ofi->tx_free = s->next;
+	return s;
+}
+
+static void tx_put(struct bip_ofi *ofi, struct bip_ofi_slot *s)
+{
+	s->next = ofi->tx_free;
+	ofi->tx_free = s;
+}
+
+/* Send header + payload to dst: 0, -EAGAIN, or -errno. */
+static int ofi_transmit(struct bip_ofi *ofi, int dst, const struct bip_ofi_hdr *h,
+			const void *payload, size_t plen)
+{
+	struct bip_ofi_peer *p = &ofi->peers[dst];
+	size_t len = sizeof(*h) + plen;
+	struct bip_ofi_slot *s;
+	ssize_t rc;
+
+	p->sent_any = 1;
+	if (len <= ofi->inject_size) {
+		uint8_t buf[BIP_OFI_SLOT_SIZE];
+
+		memcpy(buf, h, sizeof(*h));
+		memcpy(buf + sizeof(*h), payload, plen);
+		rc = fi_tinject(ofi->ep, buf, len, p->addr, 0);
+		return rc == 0 ? 0 : rc == -FI_EAGAIN ? -EAGAIN : rc > -FI_ERRNO_OFFSET ? (int)rc : -EIO;
+	}
+	s = tx_get(ofi);
+	if (!s)
+		return -EAGAIN;
+	memcpy(s->buf, h, sizeof(*h));
+	memcpy(s->buf + sizeof(*h), payload, plen);
+	rc = fi_tsend(ofi->ep, s->buf, len, ofi->tx_mr ? fi_mr_desc(ofi->tx_mr) : NULL, p->addr, 0,
+		      &s->ctx.fi);
+	if (rc) {
+		tx_put(ofi, s);
+		return rc == -FI_EAGAIN ? -EAGAIN : rc > -FI_ERRNO_OFFSET ? (int)rc : -EIO;
+	}
+	s->dst = dst;
+	ofi->tx_out++;
+	return 0;
+}
+
+static uint16_t take_owed(struct bip_ofi_peer *p)
+{
+	uint16_t c = p->owed > 0xffff ? 0xffff : (uint16_t)p->owed;
+
+	p->owed -= c;
+	return c;
+}
+
+int bip_ofi_post_msg(struct bip_ofi *ofi, int dst, uint8_t kind, uint32_t tag, uint32_t len,
+		     uint32_t id, const void *payload, size_t plen)
+{
+	struct bip_ofi_peer *p = &ofi->peers[dst];
+	struct bip_ofi_hdr h;
+	int rc;
+
+	if (!p->credits)
+		return -EAGAIN; /* the receiver has not taken what we sent */
+	h = (struct bip_ofi_hdr){
+		.kind = kind, .credits = take_owed(p), .src = (uint32_t)ofi->mynode,
+		.tag = tag, .len = len, .seq = p->seq_out, .id = id,
+	};
+	rc = ofi_transmit(ofi, dst, &h, payload, plen);
+	if (rc < 0) {
+		p->owed += h.credits;
+		return rc;
+	}
+	p->seq_out++;
+	p->credits--;
+	return 0;
+}
+
+/* 0 sent (or nothing to send), -EAGAIN no room, -errno failure. */
+static int ctl_transmit(struct bip_ofi *ofi, const struct bip_ofi_ctl *c)
+{
+	struct bip_ofi_peer *p = &ofi->peers[c->dst];
+	struct bip_ofi_hdr h;
+	int rc;
+
+	if (c->kind == BIP_OFI_CREDIT && !p->owed)
+		return 0; /* returned meanwhile with another message */
+	h = (struct bip_ofi_hdr){
+		.kind = c->kind, .credits = take_owed(p), .src = (uint32_t)ofi->mynode,
+		.id = c->id,
+	};
+	rc = ofi_transmit(ofi, c->dst, &h, NULL, 0);
+	if (rc < 0)
+		p->owed += h.credits;
+	return rc;
+}
+
+static void ctl_failed(struct bip_ofi *ofi, const struct bip_ofi_ctl *c, int rc)
+{
+	fprintf(stderr, "bip: node %d: ofi: control message to node %d failed: %s\n", ofi->mynode,
+		c->dst, fi_strerror(-rc));
+	ofi->peers[c->dst].dead = 1;
+}
+
+void bip_ofi_send_ctl(struct bip_ofi *ofi, int dst, uint8_t kind, uint32_t id)
+{
+	struct bip_ofi_ctl c = { .dst = dst, .kind = kind, .id = id };
+	int rc = -EAGAIN;
+
+	if (!ofi->nctl)
+		rc = ctl_transmit(ofi, &c);
+	if (rc == 0)
+		return;
+	if (rc != -EAGAIN) {
+		ctl_failed(ofi, &c, rc);
+		return;
+	}
+	if (ofi->nctl == ofi->ctl_cap) {
+		int cap = ofi->ctl_cap ? ofi->ctl_cap * 2 : 64;
+		struct bip_ofi_ctl *n = realloc(ofi->ctl, (size_t)cap * sizeof(*n));
+
+		if (!n) {
+			ctl_failed(ofi, &c, -ENOMEM);
+			return;
+		}
+		ofi->ctl = n;
+		ofi->ctl_cap = cap;
+	}
+	ofi->ctl[ofi->nctl++] = c;
+}
+
+static void ctl_flush(struct bip_ofi *ofi)
+{
+	int i, rc;
+
+	for (i = 0; i < ofi->nctl; i++) {
+		rc = ctl_transmit(ofi, &ofi->ctl[i]);
+		if (rc == -EAGAIN)
+			break;
+		if (rc < 0)
+			ctl_failed(ofi, &ofi->ctl[i], rc);
+	}
+	memmove(ofi->ctl, ofi->ctl + i, (size_t)(ofi->nctl - i) * sizeof(*ofi->ctl));
+	ofi->nctl -= i;
+}
+
+static int ofi_post_short(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len)
+{
+	return bip_ofi_post_msg(bip_ofi_of(nic), dst, BIP_OFI_SHORT, tag, (uint32_t)len, 0, buf,
+				len);
+}
+
+/* --- receiving --- */
+
+static void rx_repost(struct bip_ofi *ofi, struct bip_ofi_slot *s)
+{
+	if (!ofi->repost && post_rx(ofi, s) == 0)
+		return;
+	s->next = ofi->repost;
+	ofi->repost = s;
+}
+
+static void repost_flush(struct bip_ofi *ofi)
+{
+	struct bip_ofi_slot *s;
+
+	while ((s = ofi->repost)) {
+		if (post_rx(ofi, s))
+			break;
+		ofi->repost = s->next;
+	}
+}
+
+/* Offer what arrived from src, in sequence order, while the core takes it. */
+static int deliver(struct bip_ofi *ofi, int src)
+{
+	struct bip_ofi_peer *p = &ofi->peers[src];
+	uint32_t mask = ofi->ncredits - 1;
+	struct bip_ofi_slot *s;
+	int n = 0, rc;
+
+	while ((s = p->held[p->expect & mask])) {
+		const struct bip_ofi_hdr *h = (const struct bip_ofi_hdr *)s->buf;
+
+		if (h->kind == BIP_OFI_SHORT)
+			rc = bip_core_short_arrived(src, h->tag, s->buf + sizeof(*h), h->len);
+		else
+			rc = bip_core_long_arrived(src, h->tag, h->len,
+						   ((uint64_t)src << 32) | h->id);
+		if (rc == -EAGAIN)
+			break; /* the tag's queue is full: keep this and what follows */
+		p->held[p->expect & mask] = NULL;
+		p->nheld--;
+		ofi->nheld--;
+		p->expect++;
+		p->owed++;
+		rx_repost(ofi, s);
+		n++;
+	}
+	if (p->owed >= ofi->ncredits / 2)
+		bip_ofi_send_ctl(ofi, src, BIP_OFI_CREDIT, 0);
+	return n;
+}
+
+static void protocol_error(struct bip_ofi *ofi, const struct bip_ofi_hdr *h, size_t len)
+{
+	fprintf(stderr, "bip: node %d: ofi: dropped a malformed message (%zu bytes, kind %u, "
+		"from node %u, seq %u)\n", ofi->mynode, len, h->kind, h->src, h->seq);
+}
+
+static int handle_rx(struct bip_ofi *ofi, struct bip_ofi_slot *s, size_t len)
+{
+	const struct bip_ofi_hdr *h = (const struct bip_ofi_hdr *)s->buf;
+	struct bip_ofi_peer *p;
+
+	if (len < sizeof(*h) || h->src >= (uint32_t)ofi->numnodes || !ofi->peers[h->src].served)
+		goto bad;
+	p = &ofi->peers[h->src];
+	p->credits += h->credits;
+	switch (h->kind) {
+	case BIP_OFI_SHORT:
+	case BIP_OFI_RTS:
+		if (h->seq - p->expect >= ofi->ncredits || p->held[h->seq & (ofi->ncredits - 1)] ||
+		    (h->kind == BIP_OFI_SHORT && h->len != len - sizeof(*h)))
+			goto bad;
+		p->held[h->seq & (ofi->ncredits - 1)] = s;
+		p->nheld++;
+		ofi->nheld++;
+		return deliver(ofi, (int)h->src);
+	case BIP_OFI_CTS:
+		bip_ofi_cts(ofi, (int)h->src, h->id);
+		break;
+	case BIP_OFI_CREDIT:
+		break;
+	default:
+		goto bad;
+	}
+	rx_repost(ofi, s);
+	return 0;
+bad:
+	protocol_error(ofi, h, len);
+	rx_repost(ofi, s);
+	return 0;
+}
+
+static int handle_completion(struct bip_ofi *ofi, struct bip_ofi_ctx *ctx, size_t len, int status)
+{
+	struct bip_ofi_slot *s = (struct bip_ofi_slot *)ctx;
+
+	switch (ctx->kind) {
+	case BIP_OFI_CTX_RX:
+		if (status == 0)
+			return handle_rx(ofi, s, len);
+		if (status != -FI_ECANCELED) {
+			fprintf(stderr, "bip: node %d: ofi: receive failed: %s\n", ofi->mynode,
+				fi_strerror(-status));
+			rx_repost(ofi, s);
+		}
+		return 0;
+	case BIP_OFI_CTX_TX:
+		if (status) {
+			fprintf(stderr, "bip: node %d: ofi: send to node %d failed: %s\n",
+				ofi->mynode, s->dst, fi_strerror(-status));
+			ofi->peers[s->dst].dead = 1;
+		}
+		ofi->tx_out--;
+		tx_put(ofi, s);
+		return 0;
+	default:
+		return bip_ofi_chunk_done(ofi, (struct bip_ofi_chunk *)ctx, status);
+	}
+}
+
+/* Read the completion queue; returns events or a negative errno. */
+static int cq_drain(struct bip_ofi *ofi)
+{
+	struct fi_cq_tagged_entry ent[16];
+	int events = 0, i;
+	ssize_t n;
+
+	for (;;) {
+		n = fi_cq_read(ofi->cq, ent, 16);
+		if (n == -FI_EAGAIN)
+			break;
+		if (n == -FI_EAVAIL) {
+			struct fi_cq_err_entry e = { 0 };
+
+			if (fi_cq_readerr(ofi->cq, &e, 0) == 1 && e.op_context)
+				events += handle_completion(ofi, e.op_context, e.len,
+							    e.err && e.err < FI_ERRNO_OFFSET ?
+							    -(int)e.err : -EIO);
+			continue;
+		}
+		if (n < 0) {
+			fprintf(stderr, "bip: node %d: ofi: fi_cq_read: %s\n", ofi->mynode,
+				fi_strerror((int)-n));
+			return (int)n;
+		}
+		for (i = 0; i < n; i++)
+			events += handle_completion(ofi, ent[i].op_context, ent[i].len, 0);
+		if (n < 16)
+			break;
+	}
+	return events;
+}
+
+static int ofi_poll(struct bip_nic *nic)
+{
+	struct bip_ofi *ofi = bip_ofi_of(nic);
+	int events = 0, i, rc;
+
+	if (bip_unlikely(ofi->nctl))
+		ctl_flush(ofi);
+	if (bip_unlikely(ofi->repost != NULL))
+		repost_flush(ofi);
+	if (bip_unlikely(ofi->lsend_pending || ofi->lrecv_pending))
+		events += bip_ofi_long_progress(ofi);
+	rc = cq_drain(ofi);
+	if (rc < 0)
+		return rc;
+	events += rc;
+	if (bip_unlikely(ofi->nheld))
+		for (i = 0; i < ofi->numnodes && ofi->nheld; i++)
+			if (ofi->peers[i].nheld)
+				events += deliver(ofi, i);
+	return events;
+}
+
+static int ofi_alive(struct bip_nic *nic, int node)
+{
+	struct bip_ofi_peer *p = &bip_ofi_of(nic)->peers[node];
+	char path[64], stat[256], *state;
+	size_t n;
+	FILE *f;
+
+	if (p->dead)
+		return 0;
+	if (!p->same_kernel) {
+		live_accept(bip_ofi_of(nic));
+		if (p->live_ok)
+			live_check(p);
+		return !p->dead;
+	}
+	if (kill(p->pid, 0) < 0 && errno == ESRCH)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", p->pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	n = fread(stat, 1, sizeof(stat) - 1, f);
+	fclose(f);
+	stat[n] = '\0';
+	state = strrchr(stat, ')');
+	return !(state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'));
+}
+
+/* A credit message through a send buffer, so that it has a completion. */
+static void goodbye(struct bip_ofi *ofi, int dst)
+{
+	struct bip_ofi_slot *s = tx_get(ofi);
+	struct bip_ofi_hdr h = {
+		.kind = BIP_OFI_CREDIT, .src = (uint32_t)ofi->mynode,
+	};
+
+	if (!s)
+		return;
+	memcpy(s->buf, &h, sizeof(h));
+	if (fi_tsend(ofi->ep, s->buf, sizeof(h), ofi->tx_mr ? fi_mr_desc(ofi->tx_mr) : NULL,
+		     ofi->peers[dst].addr, 0, &s->ctx.fi)) {
+		tx_put(ofi, s);
+		return;
+	}
+	s->dst = dst;
+	ofi->tx_out++;
+}
+
+/* Seconds close waits for the provider to send what it holds. */
+#define OFI_DRAIN 5.0
+
+static void ofi_close(struct bip_nic *nic)
+{
+	struct bip_ofi *ofi = bip_ofi_of(nic);
+	double end = now_s() + OFI_DRAIN;
+	int i;
+
+	/* An inject is complete for us at once but may still sit in the
+	 * provider.  A last message with a completion to every peer we sent
+	 * to follows it on the same path (tagged sends to a peer are ordered):
+	 * once those complete, everything before them has left. */
+	if (ofi->cq)
+		for (i = 0; i < ofi->numnodes; i++)
+			if (ofi->peers[i].sent_any)
+				goodbye(ofi, i);
+	while (ofi->cq && (ofi->tx_out || ofi->nctl) && now_s() < end) {
+		struct fi_cq_tagged_entry ent[16];
+		ssize_t n;
+
+		if (ofi->nctl)
+			ctl_flush(ofi);
+		n = fi_cq_read(ofi->cq, ent, 16);
+		if (n == -FI_EAVAIL) {
+			struct fi_cq_err_entry e = { 0 };
+
+			fi_cq_readerr(ofi->cq, &e, 0);
+			if (e.op_context && ((struct bip_ofi_ctx *)e.op_context)->kind ==
+						    BIP_OFI_CTX_TX)
+				ofi->tx_out--;
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			if (((struct bip_ofi_ctx *)ent[i].op_context)->kind == BIP_OFI_CTX_TX)
+				ofi->tx_out--;
+		if (n <= 0)
+			sched_yield();
+	}
+	ofi_close_endpoint(ofi);
+	if (ofi->info)
+		fi_freeinfo(ofi->info);
+	if (ofi->peers)
+		for (i = 0; i < ofi->numnodes; i++) {
+			free(ofi->peers[i].held);
+			if (ofi->peers[i].live_fd >= 0)
+				close(ofi->peers[i].live_fd);
+		}
+	if (ofi->live_fd >= 0)
+		close(ofi->live_fd);
+	free(ofi->peers);
+	free(ofi->rx);
+	free(ofi->rx_mem);
+	free(ofi->tx);
+	free(ofi->tx_mem);
+	free(ofi->ctl);
+	free(ofi);
+}
+
+const struct bip_nic_ops bip_ofi_ops = {
+	.name = "ofi",
+	.available = ofi_available,
+	.open = ofi_open,
+	.post_short = ofi_post_short,
+	.post_long = bip_ofi_post_long,
+	.post_long_recv = bip_ofi_post_long_recv,
+	.poll = ofi_poll,
+	.alive = ofi_alive,
+	.close = ofi_close,
+};

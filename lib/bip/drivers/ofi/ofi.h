@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ofi.h - the ofi driver's private state: peers through libfabric
+ * (FI_EP_RDM endpoints, tagged messages).
+ *
+ * ofi.c       provider choice, start-up (address exchange), short
+ *             messages, credits, polling
+ * ofi_long.c  long messages (rendezvous into the posted user buffer) and
+ *             the memory registration cache
+ *
+ * Wire tags (64 bits):
+ *   bit 63 = 0           a control message into a pre-posted buffer of the
+ *                        receiver's pool: struct bip_ofi_hdr, then the payload
+ *   bit 63 = 1           data of a long message, straight into the user's
+ *                        buffer: sender node (bits 40..62), the sender's long
+ *                        send id (bits 16..39), chunk (bits 0..15)
+ *
+ * Short messages and long announcements (RTS) carry a per-peer sequence
+ * number and use a credit: a sender has BIP_OFI_CREDITS messages in flight
+ * per peer at most, so the receiver's pool never overflows and a full tag
+ * queue makes the sender wait (as shm's ring does).  The receiver returns
+ * credits as the core takes the messages, on any message back or in a
+ * credit message.
+ */
+#ifndef BIP_OFI_H
+#define BIP_OFI_H
+
+#include <netinet/in.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_tagged.h>
+
+#include <rdma/fi_errno.h>
+
+#include "atomics.h"
+#include "nic.h"
+
+/*
+ * libfabric's functions, found when it is loaded (ofi_dl.c); the calls
+ * through its objects' ops tables (fi_tsend, fi_cq_read, ...) need no symbol.
+ */
+struct bip_ofi_dl {
+	int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *,
+		       struct fi_info **);
+	void (*freeinfo)(struct fi_info *);
+	struct fi_info *(*dupinfo)(const struct fi_info *);
+	int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+	const char *(*strerror)(int);
+};
+extern struct bip_ofi_dl bip_ofi_dl;
+#define fi_getinfo bip_ofi_dl.getinfo
+#define fi_freeinfo bip_ofi_dl.freeinfo
+#define fi_dupinfo bip_ofi_dl.dupinfo
+#define fi_fabric bip_ofi_dl.fabric
+#define fi_strerror bip_ofi_dl.strerror
+
+/* Load libfabric once; 0, or -1 with the reason in why. */
+int bip_ofi_load(char *why, size_t len);
+
+enum bip_ofi_kind {
+	BIP_OFI_SHORT = 1, /* a short message (credited, sequenced) */
+	BIP_OFI_RTS,       /* a long message is ready (credited, sequenced) */
+	BIP_OFI_CTS,       /* the receiver has posted the buffer of long send id */
+	BIP_OFI_CREDIT,    /* credits only */
+};
+
+struct bip_ofi_hdr {
+	uint8_t kind;
+	uint8_t rsv;
+	uint16_t credits;                 /* credits returned to the receiver of this */
+	uint32_t src;
+	uint32_t tag;
+	uint32_t len;                     /* payload bytes, or the long message's length */
+	uint32_t seq;                     /* SHORT, RTS */
+	uint32_t id;                      /* RTS, CTS: the sender's long send id */
+};
+_Static_assert(sizeof(struct bip_ofi_hdr) == 24, "ofi header layout");
+
+#define BIP_OFI_DATA_BIT (1ull << 63)
+#define BIP_OFI_SLOT_SIZE 320            /* header + BIP_SHORT_MAX, rounded up */
+#define BIP_OFI_LSENDS 4096              /* long sends in flight (id: 12 bits index) */
+#define BIP_OFI_CHUNK_MAX (1ull << 30)   /* largest single data transfer */
+#define BIP_OFI_TXSLOTS 256
+
+static inline uint64_t bip_ofi_data_tag(int src, uint32_t id, unsigned chunk)
+{
+	return BIP_OFI_DATA_BIT | ((uint64_t)src << 40) | ((uint64_t)(id & 0xffffff) << 16) | chunk;
+}
+
+enum bip_ofi_ctx_kind {
+	BIP_OFI_CTX_RX,      /* a pool buffer */
+	BIP_OFI_CTX_TX,      /* a send buffer */
+	BIP_OFI_CTX_LSEND,   /* a chunk of a long send */
+	BIP_OFI_CTX_LRECV,   /* a chunk of a long receive */
+};
+
+/* Every operation's context starts with this (FI_CONTEXT2 mode). */
+struct bip_ofi_ctx {
+	struct fi_context2 fi;
+	uint8_t kind;
+};
+
+struct bip_ofi_slot {
+	struct bip_ofi_ctx ctx;
+	struct bip_ofi_slot *next;        /* free list, or repost list */
+	uint8_t *buf;                     /* BIP_OFI_SLOT_SIZE bytes */
+	int dst;                          /* send buffers: the peer */
+};
+
+/* A registration of user memory (providers with FI_MR_LOCAL). */
+struct bip_ofi_mr {
+	uintptr_t base;
+	size_t len;
+	struct fid_mr *mr;
+	int refs;
+	int cached;                       /* in the cache (else freed at its last put) */
+	uint64_t used;                    /* for eviction: least recently used goes */
+};
+
+#define BIP_OFI_MR_CACHE 64
+
+struct bip_ofi_chunk {
+	struct bip_ofi_ctx ctx;
+	void *owner;                      /* the lsend or lrecv */
+};
+
+struct bip_ofi_lsend {
+	uint32_t gen;                     /* 0: free */
+	int dst;
+	const uint8_t *buf;
+	size_t len;
+	uint64_t cookie;
+	unsigned nchunks, posted, done;
+	int cts;                          /* the receiver asked for the data */
+	int status;
+	struct bip_ofi_mr *mr;
+	struct bip_ofi_chunk *chunks;
+	struct bip_ofi_lsend *next_pending;
+};
+
+struct bip_ofi_lrecv {
+	int src;
+	uint32_t id;
+	uint8_t *buf;
+	size_t len;
+	uint64_t cookie;
+	unsigned nchunks, posted, done;
+	int cts_sent;
+	int status;
+	struct bip_ofi_mr *mr;
+	struct bip_ofi_chunk *chunks;
+	struct bip_ofi_lrecv *next_pending;
+};
+
+/* What a node publishes at start-up (the address exchange blob). */
+struct bip_ofi_blob {
+	char prov[64];
+	char boot_id[40];
+	uint64_t pidns;
+	uint32_t pid;
+	uint32_t addrlen;
+	uint64_t max_msg;
+	uint32_t live_port;               /* TCP port of the liveness listener, 0: none */
+	uint32_t rsv;
+	uint8_t addr[160];
+};
+
+struct bip_ofi_peer {
+	int served;
+	fi_addr_t addr;
+	int same_kernel;                  /* pid is meaningful here */
+	int pid;
+	int dead;                         /* the provider reported it unreachable */
+	int sent_any;                     /* close says goodbye to it */
+	/* another host: a connection to the peer's liveness listener, refused
+	 * once its process has gone */
+	int live_ok;                      /* the peer's host and port are known */
+	int live_fd;                      /* a connection attempt in progress, or -1 */
+	struct sockaddr_in live_addr;
+	/* sending to the peer */
+	uint32_t seq_out;
+	uint32_t credits;                 /* messages we may still send */
+	/* receiving from the peer */
+	uint32_t expect;                  /* next sequence number to deliver */
+	uint32_t owed;                    /* credits to return */
+	struct bip_ofi_slot **held;       /* arrived, not yet taken: [seq & mask] */
+	int nheld;
+};
+
+struct bip_ofi_ctl {
+	int dst;
+	uint8_t kind;
+	uint32_t id;
+};
+
+struct bip_ofi {
+	struct bip_nic nic;
+	int mynode, numnodes;
+	char prov[64];
+	char desc[96];
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_ep *ep;
+	struct fid_cq *cq;
+	struct fid_av *av;
+	int live_fd;                      /* my liveness listener, or -1 */
+	int mr_local;                     /* user buffers must be registered */
+	size_t inject_size;
+	uint64_t chunk;
+	uint32_t ncredits;                /* per peer, a power of two */
+	struct bip_ofi_peer *peers;
+	/* receive pool */
+	uint8_t *rx_mem;
+	struct bip_ofi_slot *rx;
+	int nrx;
+	struct fid_mr *rx_mr;
+	struct bip_ofi_slot *repost;      /* buffers to post again */
+	int nheld;                        /* arrivals held in all peers */
+	/* send buffers */
+	uint8_t *tx_mem;
+	struct bip_ofi_slot *tx, *tx_free;
+	struct fid_mr *tx_mr;
+	int tx_out;                       /* sends not completed */
+	/* control messages waiting for room */
+	struct bip_ofi_ctl *ctl;
+	int nctl, ctl_cap;
+	/* long messages */
+	struct bip_ofi_lsend lsend[BIP_OFI_LSENDS];
+	uint16_t lfree[BIP_OFI_LSENDS];
+	int nlfree;
+	int long_out;                     /* data transfers posted, not completed */
+	struct bip_ofi_lsend *lsend_pending;
+	struct bip_ofi_lrecv *lrecv_pending;
+	/* registration cache */
+	struct bip_ofi_mr *mrs[BIP_OFI_MR_CACHE];
+	int nmrs;
+	uint64_t mr_clock;
+	int mr_cache;                     /* 0: register each message */
+};
+
+static inline struct bip_ofi *bip_ofi_of(struct bip_nic *nic)
+{
+	return (struct bip_ofi *)nic;
+}
+
+/* ofi.c */
+/* Queue (or send at once) a control message without payload. */
+void bip_ofi_send_ctl(struct bip_ofi *ofi, int dst, uint8_t kind, uint32_t id);
+/* Post a sequenced, credited message; 0, -EAGAIN or -errno. */
+int bip_ofi_post_msg(struct bip_ofi *ofi, int dst, uint8_t kind, uint32_t tag, uint32_t len,
+		     uint32_t id, const void *payload, size_t plen);
+
+/* ofi_long.c */
+int bip_ofi_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,
+		      uint64_t cookie);
+int bip_ofi_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size_t len,
+			   uint64_t cookie);
+void bip_ofi_long_init(struct bip_ofi *ofi);
+void bip_ofi_long_fini(struct bip_ofi *ofi);
+/* The receiver asked for long send id. */
+void bip_ofi_cts(struct bip_ofi *ofi, int src, uint32_t id);
+/* Post what waits for room; returns the number of transfers posted. */
+int bip_ofi_long_progress(struct bip_ofi *ofi);
+/* A data chunk completed (status 0 or -errno); returns 1 when it ended a message. */
+int bip_ofi_chunk_done(struct bip_ofi *ofi, struct bip_ofi_chunk *c, int status);
+/* Registration of [buf, buf + len) through the cache; NULL on failure (errno set). */
+struct bip_ofi_mr *bip_ofi_mr_get(struct bip_ofi *ofi, const void *buf, size_t len);
+void bip_ofi_mr_put(struct bip_ofi *ofi, struct bip_ofi_mr *mr);
+
+#endif /* BIP_OFI_H */

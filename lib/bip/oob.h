@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * oob.h - the out-of-band address exchange of the network drivers.
+ *
+ * At start-up every node gives a small blob (a driver's endpoint address)
+ * and gets every node's blob back: an all-gather over TCP, independent of
+ * bipload, so that processes may also be started by hand and in any order.
+ *
+ * Node 0 listens on a port derived from the job id (BIP_OOB_PORT sets the
+ * port instead); when that port is busy it takes the next free one of a
+ * short fixed sequence (BIP_OOB_PORTS ports), which the other nodes try in
+ * the same order.  Both sides check the job id, the node count and the blob
+ * size in a handshake, so a listener of another job or program is passed
+ * over.  The others connect to node 0's host (from the configuration),
+ * retrying until the start-up timeout.  On a timeout the error names the
+ * nodes that never connected (node 0's view, which it also sends to the
+ * nodes that did connect) or the host that could not be reached.
+ *
+ * Only the network drivers use it: a job whose peers are all on one host
+ * (shm) never opens a socket.
+ */
+#ifndef BIP_OOB_H
+#define BIP_OOB_H
+
+#include <stddef.h>
+
+struct bip_conf;
+
+/* Ports tried after the first, in order, when it is busy. */
+#define BIP_OOB_PORTS 8
+/* Largest blob a node may give. */
+#define BIP_OOB_BLOB_MAX 4096
+
+struct bip_oob_job {
+	int mynode;
+	int numnodes;
+	const struct bip_conf *conf;  /* node 0's host name */
+	const char *jobid;
+	const char *what;             /* who exchanges, for messages (e.g. "ofi") */
+	double timeout;               /* seconds */
+};
+
+/*
+ * The first port of the job: BIP_OOB_PORT if set (checked), else one derived
+ * from the job id in 20000 .. 59999.  Returns the port or a negative errno
+ * with a message in err.
+ */
+int bip_oob_port(const char *jobid, char *err, size_t errlen);
+
+/*
+ * Exchange blobs: every node gives len bytes (the same len on every node,
+ * 1 .. BIP_OOB_BLOB_MAX); on success all (numnodes * len bytes) holds node
+ * i's blob at i * len and 0 is returned.  On failure a negative errno and a
+ * message in err; all is untouched.
+ */
+int bip_oob_allgather(const struct bip_oob_job *job, const void *blob, size_t len, void *all,
+		      char *err, size_t errlen);
+
+#endif /* BIP_OOB_H */
