@@ -2,10 +2,19 @@
 /*
  * bipload - run a BIP program on the nodes of a configuration (manual 4.8).
  *
- *   bipload [-sz N | -np N] [-f CONF] [-q] [--tag-output] [--timeout S] prog [args...]
+ *   bipload [-sz N | -np N] [-f CONF] [-q] [--tag-output] [--timeout S]
+ *           [--rsh CMD] [-x VAR[=value]]... prog [args...]
  *
- * Starts one process per node, forwards their output line by line, and
- * when one fails stops the others and says which node failed and how.
+ * Starts one process per node, on the node's host: on this host directly,
+ * on another through a remote shell (ssh, or BIP_RSH / --rsh).  Forwards
+ * their output line by line, and when one fails stops the others and says
+ * which node failed and how.
+ *
+ * A remote process runs under a small sh wrapper (remote_script) that tells
+ * its pid and its status on stderr, in lines marked with the job id which
+ * bipload removes, and that stops the process when its stdin reaches end of
+ * file: bipload stops a remote process by closing the remote shell's stdin,
+ * and a remote shell that dies, or a bipload that dies, closes it too.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,6 +35,12 @@
 #include "conf.h"
 
 #define LINE_MAX_FWD 65536
+#define DEFAULT_RSH "ssh -o BatchMode=yes -o ConnectTimeout=10"
+/* Seconds a stopped remote process's shell gets beyond the grace period
+ * before bipload kills the remote shell itself. */
+#define REMOTE_SLACK 10.0
+
+extern char **environ;
 
 struct stream {
 	int fd;                 /* -1 at EOF */
@@ -40,7 +55,18 @@ struct proc {
 	pid_t started;          /* its pid, for the report */
 	int status;
 	int stopped;            /* bipload sent it a signal */
+	int judged;             /* its end was taken into account */
 	struct stream s[2];     /* stdout, stderr */
+	/* Remote processes: pid and started are those of the remote shell. */
+	int remote;
+	int stdin_fd;           /* our end of the remote shell's stdin, or -1 */
+	double kill_at;         /* when stopped: kill the remote shell after this */
+	long remote_pid;        /* the process's pid on its host, 0 until told */
+	int start_late;         /* not started within start_limit: a failure */
+	int remote_status;      /* its status as its host tells, -1 until told */
+	char **rargv;           /* the remote shell's command: words of */
+	char *rwords, *rscript; /* these two strings */
+	char *cmd;              /* the command, quoted, for messages */
 };
 
 static struct {
@@ -49,6 +75,9 @@ static struct {
 	int quiet;
 	int tag_output;
 	double timeout;
+	const char *rsh;        /* --rsh, else BIP_RSH, else DEFAULT_RSH */
+	const char **xvars;     /* -x: names carried to remote hosts */
+	int nxvars;
 	char **argv;
 } opt;
 
@@ -57,6 +86,9 @@ static struct proc *procs;
 static int nprocs;
 static char jobid[BIP_JOBID_MAX + 1];
 static int sig_pipe[2] = { -1, -1 };
+static double grace = 3.0;            /* seconds from SIGTERM to SIGKILL (BIPLOAD_GRACE) */
+static double start_limit = 60.0;     /* seconds for a remote shell to start its process */
+static char mark[BIP_JOBID_MAX + 16];  /* "bipload-<jobid>: " */
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
@@ -98,8 +130,8 @@ static double now_s(void)
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: bipload [-sz N | -np N] [-f CONF] [-q] [--tag-output] [--timeout SECONDS] "
-		"prog [args...]\n");
+		"usage: bipload [-sz N | -np N] [-f CONF] [-q] [--tag-output] [--timeout SECONDS]\n"
+		"               [--rsh COMMAND] [-x VAR[=value]]... prog [args...]\n");
 	exit(status);
 }
 
@@ -111,6 +143,41 @@ static int parse_count(const char *s, const char *what)
 	if (*end || v < 1 || v > 65535)
 		die("%s %s: expected a number of nodes (1 .. 65535)", what, s);
 	return (int)v;
+}
+
+static int valid_name(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return 0;
+	return 1;
+}
+
+/* -x VAR=value sets VAR here too; -x VAR carries VAR's value here. */
+static void add_xvar(const char *a)
+{
+	const char *eq = strchr(a, '=');
+	size_t len = eq ? (size_t)(eq - a) : strlen(a);
+	const char **v;
+	char *name;
+
+	if (!valid_name(a, len))
+		die("-x %s: expected VAR or VAR=value, VAR made of letters, digits and _", a);
+	name = strndup(a, len);
+	v = realloc(opt.xvars, (size_t)(opt.nxvars + 1) * sizeof(*v));
+	if (!name || !v)
+		die("out of memory");
+	if (eq)
+		setenv(name, eq + 1, 1);
+	else if (!getenv(name))
+		die("-x %s: %s is not set here (give -x %s=value)", a, name, name);
+	opt.xvars = v;
+	opt.xvars[opt.nxvars++] = name;
 }
 
 static void parse_args(int argc, char **argv)
@@ -140,6 +207,14 @@ static void parse_args(int argc, char **argv)
 			opt.timeout = strtod(argv[i], &end);
 			if (*end || opt.timeout <= 0)
 				die("--timeout %s: expected a positive number of seconds", argv[i]);
+		} else if (!strcmp(a, "--rsh")) {
+			if (++i == argc)
+				usage(2);
+			opt.rsh = argv[i];
+		} else if (!strcmp(a, "-x")) {
+			if (++i == argc)
+				usage(2);
+			add_xvar(argv[i]);
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(0);
 		} else if (!strcmp(a, "--")) {
@@ -157,6 +232,10 @@ static void parse_args(int argc, char **argv)
 		usage(2);
 	}
 	opt.argv = argv + i;
+	if (!opt.rsh)
+		opt.rsh = getenv("BIP_RSH");
+	if (!opt.rsh || !*opt.rsh)
+		opt.rsh = DEFAULT_RSH;
 }
 
 /* Find the configuration; sets conf and the absolute path in path (or ""). */
@@ -254,6 +333,7 @@ static void child_env(int node, const char *conf_path)
 	snprintf(v, sizeof(v), "%d", node);
 	setenv(BIP_ENV_NODE, v, 1);
 	setenv(BIP_ENV_JOBID, jobid, 1);
+	setenv(BIP_ENV_HOST, conf->nodes[node].host, 1);
 	snprintf(v, sizeof(v), "n%d%s", conf->n, opt.quiet ? "q" : "");
 	setenv(BIP_ENV_OPTS, v, 1);
 	if (conf_path[0])
@@ -262,19 +342,212 @@ static void child_env(int node, const char *conf_path)
 		unsetenv(BIP_ENV_CONF);
 }
 
+/* A growing string. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static void sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void sb_add(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			die("out of memory");
+		if ((size_t)n < b->cap - b->len)
+			break;
+		b->cap = 2 * b->cap + (size_t)n + 256;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p)
+			die("out of memory");
+	}
+	b->len += (size_t)n;
+}
+
+/* s as one word for sh: 'it'\''s' */
+static void sb_quote(struct sbuf *b, const char *s)
+{
+	sb_add(b, "'");
+	for (; *s; s++) {
+		if (*s == '\'')
+			sb_add(b, "'\\''");
+		else
+			sb_add(b, "%c", *s);
+	}
+	sb_add(b, "'");
+}
+
+/* Words without characters special to sh are shown as they are. */
+static void sb_word(struct sbuf *b, const char *s)
+{
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "_@%+=:,./-") == strlen(s))
+		sb_add(b, "%s", s);
+	else
+		sb_quote(b, s);
+}
+
+static int carried(const char *name, size_t len)
+{
+	static const char *const always[] = { "BIPCONF", "PATH", "LD_LIBRARY_PATH" };
+	size_t i;
+
+	if (len > 4 && !strncmp(name, "BIP_", 4))
+		return 1;
+	for (i = 0; i < sizeof(always) / sizeof(always[0]); i++)
+		if (strlen(always[i]) == len && !strncmp(name, always[i], len))
+			return 1;
+	for (i = 0; i < (size_t)opt.nxvars; i++)
+		if (strlen(opt.xvars[i]) == len && !strncmp(name, opt.xvars[i], len))
+			return 1;
+	return 0;
+}
+
+/* " NAME='value'": one more word of the script's export command. */
+static void sb_export(struct sbuf *b, const char *name, size_t len, const char *value)
+{
+	sb_add(b, " %.*s=", (int)len, name);
+	sb_quote(b, value);
+}
+
+/*
+ * The sh script that runs node's process on its host: go to our directory,
+ * set the environment that matters, start the program in a session of its
+ * own, say its pid, stop it (SIGTERM, then SIGKILL after the grace period)
+ * when stdin reaches end of file, and say its status.  One line, for the
+ * login shells that ssh hands it to.
+ */
+static char *remote_script(int node, const char *conf_path, const char *cwd)
+{
+	static const char *const own[] = { BIP_ENV_NODE, BIP_ENV_JOBID, BIP_ENV_HOST,
+					   BIP_ENV_OPTS, BIP_ENV_CONF };
+	const char *host = conf->nodes[node].host;
+	struct sbuf b = { 0 };
+	char v[64];
+	char **e;
+	size_t k;
+	int i;
+
+	sb_add(&b, "cd ");
+	sb_quote(&b, cwd);
+	sb_add(&b, " || exit 126; export");
+	for (e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		size_t len = eq ? (size_t)(eq - *e) : 0;
+		int mine = 0;
+
+		if (!eq || !valid_name(*e, len) || !carried(*e, len))
+			continue;
+		for (k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+			mine |= strlen(own[k]) == len && !strncmp(*e, own[k], len);
+		if (!mine)
+			sb_export(&b, *e, len, eq + 1);
+	}
+	snprintf(v, sizeof(v), "%d", node);
+	sb_export(&b, BIP_ENV_NODE, strlen(BIP_ENV_NODE), v);
+	sb_export(&b, BIP_ENV_JOBID, strlen(BIP_ENV_JOBID), jobid);
+	sb_export(&b, BIP_ENV_HOST, strlen(BIP_ENV_HOST), host);
+	snprintf(v, sizeof(v), "n%d%s", conf->n, opt.quiet ? "q" : "");
+	sb_export(&b, BIP_ENV_OPTS, strlen(BIP_ENV_OPTS), v);
+	sb_export(&b, BIP_ENV_CONF, strlen(BIP_ENV_CONF), conf_path);
+	sb_add(&b, "; for c in setsid ");
+	sb_quote(&b, opt.argv[0]);
+	sb_add(&b, "; do command -v \"$c\" >/dev/null || { echo \"bipload: host ");
+	/* inside double quotes: the host name is letters, digits, dots and dashes */
+	for (k = 0; host[k]; k++)
+		if (!strchr("\"\\$`", host[k]))
+			sb_add(&b, "%c", host[k]);
+	sb_add(&b, ": $c: program not found (PATH=$PATH)\" >&2; exit 127; }; done;"
+		   " exec 3<&0; setsid");
+	for (i = 0; opt.argv[i]; i++) {
+		sb_add(&b, " ");
+		sb_quote(&b, opt.argv[i]);
+	}
+	sb_add(&b, " </dev/null 3<&- & p=$!; echo \"%sstarted $p\" >&2;"
+		   " setsid sh -c 'while read -r _; do :; done; kill -s TERM -- -$0 $0; n=0;"
+		   " while kill -0 $0 && [ $n -lt $1 ]; do sleep 0.1; n=$((n+1)); done;"
+		   " kill -s KILL -- -$0 $0' $p %d"
+		   " <&3 >/dev/null 2>&1 & w=$!; exec 3<&-;"
+		   " wait $p 2>/dev/null; s=$?; { kill -s KILL -- -$w $w; wait $w; } 2>/dev/null;"
+		   " [ $s -eq 0 ] || rm -f /dev/shm/bip-$(id -u)-%s-%d;"
+		   " echo \"%sstatus $s\" >&2; exit $s",
+	       mark, (int)(grace * 10 + 0.5), jobid, node, mark);
+	return b.p;
+}
+
+/* ssh and rsh hand their words, joined, to the remote user's shell; other
+ * remote shells (ip netns exec, env, srun) run their arguments. */
+static int rsh_joins_words(const char *word0)
+{
+	const char *base = strrchr(word0, '/');
+	size_t n;
+
+	base = base ? base + 1 : word0;
+	n = strlen(base);
+	return (n >= 3 && !strcmp(base + n - 3, "ssh")) || (n >= 3 && !strcmp(base + n - 3, "rsh")) ||
+	       !strcmp(base, "remsh");
+}
+
+/* The remote shell's command for node: RSH HOST sh -c SCRIPT. */
+static void prepare_remote(struct proc *p, int node, const char *conf_path, const char *cwd)
+{
+	char *script = remote_script(node, conf_path, cwd);
+	char *words = strdup(opt.rsh), *save = NULL, *w;
+	struct sbuf cmd = { 0 };
+	int n = 0, i;
+
+	p->rargv = calloc(strlen(opt.rsh) + 5, sizeof(char *));
+	if (!words || !p->rargv)
+		die("out of memory");
+	for (w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		p->rargv[n++] = w;
+	if (!n)
+		die("the remote shell (--rsh or BIP_RSH) is empty");
+	p->rargv[n++] = conf->nodes[node].host;
+	if (rsh_joins_words(p->rargv[0])) {
+		struct sbuf line = { 0 };
+
+		sb_add(&line, "sh -c ");
+		sb_quote(&line, script);
+		free(script);
+		script = line.p;
+		p->rargv[n++] = script;
+	} else {
+		p->rargv[n++] = "sh";
+		p->rargv[n++] = "-c";
+		p->rargv[n++] = script;
+	}
+	for (i = 0; i < n; i++) {
+		if (i)
+			sb_add(&cmd, " ");
+		sb_word(&cmd, p->rargv[i]);
+	}
+	p->remote = 1;
+	p->cmd = cmd.p;
+	p->rwords = words;
+	p->rscript = script;
+}
+
 static void start(int node, const char *conf_path, int stdin_fd)
 {
 	struct proc *p = &procs[node];
-	int out[2], err[2], i;
+	int out[2], err[2], in[2] = { -1, -1 }, i;
 	pid_t pid;
 
-	if (pipe(out) < 0 || pipe(err) < 0)
+	if (pipe(out) < 0 || pipe(err) < 0 || (p->remote && pipe(in) < 0))
 		die("pipe: %s", strerror(errno));
 	pid = fork();
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
 	if (pid == 0) {
-		int in = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY);
+		int fd0 = p->remote ? in[0] : stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY);
 		struct sigaction sa = { .sa_handler = SIG_DFL };
 
 		setpgid(0, 0);
@@ -283,11 +556,17 @@ static void start(int node, const char *conf_path, int stdin_fd)
 		sigaction(SIGHUP, &sa, NULL);
 		sigaction(SIGCHLD, &sa, NULL);
 		sigaction(SIGPIPE, &sa, NULL);
-		dup2(in, 0);
+		dup2(fd0, 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
 		for (i = 3; i < 1024; i++)
 			close(i);
+		if (p->remote) {
+			execvp(p->rargv[0], p->rargv);
+			fprintf(stderr, "bipload: node %d: cannot run the remote shell %s: %s\n",
+				node, p->rargv[0], strerror(errno));
+			_exit(127);
+		}
 		child_env(node, conf_path);
 		execvp(opt.argv[0], opt.argv);
 		fprintf(stderr, "bipload: node %d: cannot run %s: %s\n", node, opt.argv[0],
@@ -297,6 +576,12 @@ static void start(int node, const char *conf_path, int stdin_fd)
 	setpgid(pid, pid);
 	close(out[1]);
 	close(err[1]);
+	p->stdin_fd = -1;
+	if (p->remote) {
+		close(in[0]);
+		p->stdin_fd = in[1];
+		fcntl(in[1], F_SETFD, FD_CLOEXEC);
+	}
 	p->node = node;
 	p->pid = pid;
 	p->started = pid;
@@ -342,6 +627,35 @@ static void emit(int node, int out, const char *line, size_t len, int newline)
 	write_all(out, buf, n);
 }
 
+/*
+ * A line of a process: forward it, except the lines of a remote wrapper
+ * (marked with the job id), which tell the process's pid and status.  A
+ * mark may follow an unfinished last line of the process.
+ */
+static void deliver(struct proc *p, struct stream *s, const char *line, size_t len, int newline)
+{
+	size_t mlen = strlen(mark);
+	const char *m = p->remote && s->out == 2 ? memmem(line, len, mark, mlen) : NULL;
+	char word[16], rest[32];
+	long v;
+
+	if (!m) {
+		emit(p->node, s->out, line, len, newline);
+		return;
+	}
+	if (m > line)
+		emit(p->node, s->out, line, (size_t)(m - line), 1);
+	len -= (size_t)(m - line) + mlen;
+	snprintf(rest, sizeof(rest), "%.*s", (int)(len < sizeof(rest) ? len : sizeof(rest) - 1),
+		 m + mlen);
+	if (sscanf(rest, "%15s %ld", word, &v) != 2)
+		return;
+	if (!strcmp(word, "started"))
+		p->remote_pid = v;
+	else if (!strcmp(word, "status"))
+		p->remote_status = (int)(v & 255);
+}
+
 /* Read what a stream has; forward its complete lines.  Returns 0 at EOF. */
 static int pump(struct proc *p, struct stream *s)
 {
@@ -353,7 +667,7 @@ static int pump(struct proc *p, struct stream *s)
 		return errno == EAGAIN || errno == EINTR;
 	if (n == 0) {
 		if (s->len)
-			emit(p->node, s->out, s->buf, s->len, 1);
+			deliver(p, s, s->buf, s->len, 1);
 		s->len = 0;
 		close(s->fd);
 		s->fd = -1;
@@ -363,12 +677,12 @@ static int pump(struct proc *p, struct stream *s)
 	while ((nl = memchr(s->buf, '\n', s->len))) {
 		size_t l = (size_t)(nl - s->buf);
 
-		emit(p->node, s->out, s->buf, l, 1);
+		deliver(p, s, s->buf, l, 1);
 		memmove(s->buf, nl + 1, s->len - l - 1);
 		s->len -= l + 1;
 	}
 	if (s->len == sizeof(s->buf)) {
-		emit(p->node, s->out, s->buf, s->len, 1);
+		deliver(p, s, s->buf, s->len, 1);
 		s->len = 0;
 	}
 	return 1;
@@ -383,25 +697,54 @@ static int running(void)
 	return n;
 }
 
+static void close_stdin(struct proc *p)
+{
+	if (p->stdin_fd >= 0)
+		close(p->stdin_fd);
+	p->stdin_fd = -1;
+}
+
+/*
+ * Stop every process still running.  A remote process is stopped by its
+ * wrapper when its stdin closes (SIGTERM, SIGKILL after the grace period);
+ * its remote shell is killed only if it has not ended well after that.
+ */
 static void signal_all(int sig)
 {
+	double now = now_s();
 	int i;
 
 	for (i = 0; i < nprocs; i++) {
-		if (!procs[i].pid)
+		struct proc *p = &procs[i];
+
+		if (!p->pid)
 			continue;
-		procs[i].stopped = 1;
-		kill(-procs[i].pid, sig); /* its process group: the program and its children */
-		kill(procs[i].pid, sig);
+		if (p->remote) {
+			if (!p->stopped)
+				p->kill_at = now + 2 * grace + REMOTE_SLACK;
+			p->stopped = 1;
+			close_stdin(p);
+			if (sig != SIGKILL || now < p->kill_at)
+				continue;
+		}
+		p->stopped = 1;
+		kill(-p->pid, sig); /* its process group: the program and its children */
+		kill(p->pid, sig);
 	}
 }
 
 static int failed(const struct proc *p)
 {
-	return !p->stopped && (!WIFEXITED(p->status) || WEXITSTATUS(p->status) != 0);
+	if (p->start_late)
+		return 1;
+	if (p->stopped)
+		return 0;
+	if (p->remote)
+		return p->remote_status != 0;
+	return !WIFEXITED(p->status) || WEXITSTATUS(p->status) != 0;
 }
 
-static void reap(int *first_failed)
+static void reap(void)
 {
 	int status, i;
 	pid_t pid;
@@ -412,9 +755,45 @@ static void reap(int *first_failed)
 				continue;
 			procs[i].pid = 0;
 			procs[i].status = status;
-			if (*first_failed < 0 && failed(&procs[i]))
+			/* its wrapper, if it still runs somewhere, stops the process */
+			close_stdin(&procs[i]);
+		}
+	}
+}
+
+/* A remote shell still starting its process after start_limit: a failure
+ * (a host that accepts the connection and then hangs), not a hang. */
+static void check_started(double since, int *first_failed)
+{
+	int i;
+
+	if (now_s() - since < start_limit)
+		return;
+	for (i = 0; i < nprocs; i++) {
+		struct proc *p = &procs[i];
+
+		if (p->remote && p->pid && !p->remote_pid && !p->stopped && !p->start_late) {
+			p->start_late = 1;
+			if (*first_failed < 0)
 				*first_failed = i;
 		}
+	}
+}
+
+/* The end of a process counts once it is reaped and, for a remote one, once
+ * its wrapper's last words (on stderr) are read. */
+static void judge(int *first_failed)
+{
+	int i;
+
+	for (i = 0; i < nprocs; i++) {
+		struct proc *p = &procs[i];
+
+		if (p->judged || p->pid || (p->remote && p->s[1].fd >= 0))
+			continue;
+		p->judged = 1;
+		if (*first_failed < 0 && failed(p))
+			*first_failed = i;
 	}
 }
 
@@ -444,9 +823,48 @@ static void remove_shm(void)
 
 static int exit_code(const struct proc *p)
 {
+	if (p->start_late)
+		return 255;
+	if (p->remote && p->remote_status >= 0)
+		return p->remote_status;
 	if (WIFSIGNALED(p->status))
 		return 128 + WTERMSIG(p->status);
 	return WEXITSTATUS(p->status);
+}
+
+static void how(char *buf, size_t len, int status)
+{
+	if (WIFSIGNALED(status))
+		snprintf(buf, len, "killed by signal SIG%s",
+			 sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
+	else
+		snprintf(buf, len, "exit status %d", WEXITSTATUS(status));
+}
+
+/* What a remote process's wrapper told, or what is known without it. */
+static void report_remote(const struct proc *p, const char *host)
+{
+	int s = p->remote_status;
+	char rsh[64];
+
+	how(rsh, sizeof(rsh), p->status);
+	if (p->start_late)
+		fprintf(stderr, "bipload: node %d: the remote shell has not started the process on "
+			"host %s after %g s; the command was: %s\n", p->node, host, start_limit,
+			p->cmd);
+	else if (s > 128 && s < 128 + 65 && sigabbrev_np(s - 128))
+		fprintf(stderr, "bipload: node %d (host %s, pid %ld there) killed by signal SIG%s\n",
+			p->node, host, p->remote_pid, sigabbrev_np(s - 128));
+	else if (s >= 0)
+		fprintf(stderr, "bipload: node %d (host %s, pid %ld there) exited with status %d\n",
+			p->node, host, p->remote_pid, s);
+	else if (p->remote_pid)
+		fprintf(stderr, "bipload: node %d (host %s, pid %ld there): the remote shell ended "
+			"(%s) before the process did: connection lost?\n", p->node, host,
+			p->remote_pid, rsh);
+	else
+		fprintf(stderr, "bipload: node %d: the remote shell could not start the process on "
+			"host %s (%s); the command was: %s\n", p->node, host, rsh, p->cmd);
 }
 
 static void report(int first_failed, int timed_out, int got_signal)
@@ -461,6 +879,10 @@ static void report(int first_failed, int timed_out, int got_signal)
 
 		if (!failed(p))
 			continue;
+		if (p->remote) {
+			report_remote(p, host);
+			continue;
+		}
 		if (WIFSIGNALED(p->status)) {
 			const char *name = sigabbrev_np(WTERMSIG(p->status));
 
@@ -473,7 +895,7 @@ static void report(int first_failed, int timed_out, int got_signal)
 	}
 	stopped[0] = '\0';
 	for (i = 0; i < nprocs && used < sizeof(stopped) - 8; i++)
-		if (procs[i].stopped)
+		if (procs[i].stopped && !procs[i].start_late)
 			used += (size_t)snprintf(stopped + used, sizeof(stopped) - used, " %d", i);
 	if (used) {
 		if (timed_out)
@@ -489,25 +911,52 @@ static void report(int first_failed, int timed_out, int got_signal)
 
 int main(int argc, char **argv)
 {
-	char conf_path[PATH_MAX];
+	char conf_path[PATH_MAX], cwd[PATH_MAX];
 	int stdin_pipe[2] = { -1, -1 }, stdin_open;
-	int first_failed = -1, timed_out = 0, got_signal = 0, i, rc = 0;
-	double start_time, stop_deadline = 0, grace = 3.0;
+	int first_failed = -1, timed_out = 0, got_signal = 0, nlocal = 0, i, rc = 0;
+	double start_time, stop_deadline = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *g = getenv("BIPLOAD_GRACE");
 	struct pollfd *pfd;
 
 	parse_args(argc, argv);
-	if (g && *g)
-		grace = atof(g);
+	if (g && *g) {
+		char *end;
+
+		grace = strtod(g, &end);
+		if (*end || grace < 0)
+			die("BIPLOAD_GRACE=%s: expected a number of seconds", g);
+	}
+	g = getenv("BIPLOAD_START_TIMEOUT");
+	if (g && *g) {
+		char *end;
+
+		start_limit = strtod(g, &end);
+		if (*end || start_limit <= 0)
+			die("BIPLOAD_START_TIMEOUT=%s: expected a positive number of seconds", g);
+	}
 	load_conf(conf_path);
-	for (i = 0; i < conf->n; i++)
-		if (!bip_host_is_local(conf->nodes[i].host))
-			die("node %d is on host %s: starting processes on other hosts is not "
-			    "supported yet (every node must be on this host)",
-			    i, conf->nodes[i].host);
-	check_program(opt.argv[0]);
 	make_jobid();
+	snprintf(mark, sizeof(mark), "bipload-%s: ", jobid);
+	if (!getcwd(cwd, sizeof(cwd)))
+		die("getcwd: %s", strerror(errno));
+
+	nprocs = conf->n;
+	procs = calloc((size_t)nprocs, sizeof(*procs));
+	pfd = calloc((size_t)nprocs * 2 + 2, sizeof(*pfd));
+	if (!procs || !pfd)
+		die("out of memory");
+	for (i = 0; i < nprocs; i++) {
+		procs[i].remote_status = -1;
+		procs[i].stdin_fd = -1;
+		if (bip_host_is_local(conf->nodes[i].host))
+			nlocal++;
+		else
+			prepare_remote(&procs[i], i, conf_path, cwd);
+	}
+	/* Remote hosts look for the program themselves. */
+	if (nlocal)
+		check_program(opt.argv[0]);
 
 	if (pipe(sig_pipe) < 0 || pipe(stdin_pipe) < 0)
 		die("pipe: %s", strerror(errno));
@@ -521,11 +970,6 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	nprocs = conf->n;
-	procs = calloc((size_t)nprocs, sizeof(*procs));
-	pfd = calloc((size_t)nprocs * 2 + 2, sizeof(*pfd));
-	if (!procs || !pfd)
-		die("out of memory");
 	info("%d node%s, job %s", nprocs, nprocs > 1 ? "s" : "", jobid);
 	{
 		char lerr[512];
@@ -538,7 +982,9 @@ int main(int argc, char **argv)
 		start(i, conf_path, i == 0 ? stdin_pipe[0] : -1);
 	close(stdin_pipe[0]);
 	set_cloexec_nonblock(stdin_pipe[1]);
-	stdin_open = 1;
+	/* Our stdin goes to node 0 when it runs here; a remote shell's stdin is
+	 * what stops its process. */
+	stdin_open = !procs[0].remote;
 	start_time = now_s();
 
 	for (;;) {
@@ -567,7 +1013,7 @@ int main(int argc, char **argv)
 				}
 			}
 		}
-		reap(&first_failed);
+		reap();
 		if (stdin_open && pfd[1].revents) {
 			char buf[4096];
 			ssize_t r = read(0, buf, sizeof(buf));
@@ -587,6 +1033,8 @@ int main(int argc, char **argv)
 				if (pfd[2 + 2 * i + k].revents && procs[i].s[k].fd >= 0)
 					pump(&procs[i], &procs[i].s[k]);
 		}
+		judge(&first_failed);
+		check_started(start_time, &first_failed);
 		if (first_failed >= 0 && !stop_deadline && running()) {
 			signal_all(SIGTERM);
 			stop_deadline = now_s() + grace;
@@ -599,7 +1047,8 @@ int main(int argc, char **argv)
 		}
 		if (stop_deadline && now_s() > stop_deadline && running()) {
 			signal_all(SIGKILL);
-			stop_deadline = now_s() + 3600;
+			/* again later: a remote shell may be killed only later */
+			stop_deadline = now_s() + 1;
 		}
 		if (!running() && stop_deadline) {
 			/* Descendants may hold the pipes open: do not wait on them. */
@@ -620,6 +1069,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	judge(&first_failed);
 	bipload_lanai_stop();
 	remove_shm();
 	report(first_failed, timed_out, got_signal);
@@ -629,6 +1079,12 @@ int main(int argc, char **argv)
 		rc = 124;
 	else if (got_signal)
 		rc = 128 + got_signal;
+	for (i = 0; i < nprocs; i++) {
+		free(procs[i].rwords);
+		free(procs[i].rscript);
+		free(procs[i].rargv);
+		free(procs[i].cmd);
+	}
 	bip_conf_free(conf);
 	free(procs);
 	free(pfd);

@@ -24,6 +24,7 @@
 #define BIP_ENV_OPTS "BIP_OPTS"      /* "n<k>" = use the first k nodes, "q" = quiet */
 #define BIP_ENV_NODE "BIP_NODE"      /* this process's node number (set by bipload) */
 #define BIP_ENV_JOBID "BIP_JOBID"    /* job id, [A-Za-z0-9] (set by bipload) */
+#define BIP_ENV_HOST "BIP_HOST"      /* the configuration's name of this host (set by bipload) */
 #define BIP_JOBID_MAX 32
 
 struct bip_route {
@@ -74,8 +75,10 @@ int bip_file_replace(const char *path, int (*writer)(FILE *f, const void *arg), 
 /* $BIPCONF if set, else $HOME/.bip/bipconf.  Returns 0 or -ENAMETOOLONG/-ENOENT (no HOME). */
 int bip_conf_default_path(char *buf, size_t len);
 
-/* 1 if host names this machine (uname -n, its short form, "localhost", or a
- * name resolving to a loopback address), else 0. */
+/* 1 if host names the host this process runs on, else 0: the name in
+ * BIP_HOST; unless BIP_HOST names another host than the kernel's, also
+ * uname -n, its short form, "localhost", or a name resolving to a loopback
+ * address. */
 int bip_host_is_local(const char *host);
 
 /* BIP_OPTS: "n<k>" and "q" in any order, e.g. "n5q". */

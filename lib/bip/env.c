@@ -25,6 +25,7 @@ const struct bip_env_var bip_env_vars[] = {
 			   "q: quiet" },
 	{ "BIP_NODE", "(from the host name)", "this process's node, set by bipload" },
 	{ "BIP_JOBID", "(from the configuration)", "job id naming shared memory, set by bipload" },
+	{ "BIP_HOST", "(the kernel's host name)", "this host's name in the configuration, set by bipload" },
 	{ "BIP_INIT_TIMEOUT", "10 + 2 per node", "seconds bip_init waits for the other nodes" },
 	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield), spin, yield" },
 	{ "BIP_SPIN", "2000 (50 with more local processes than processors)",
@@ -57,6 +58,9 @@ const struct bip_env_var bip_env_vars[] = {
 	{ "BIP_LANAI_LINK_DOWN", "none",
 	  "lanai: NODE@PACKETS or NODE@TIME: the link of NODE goes down then" },
 	{ "BIPLOAD_GRACE", "3", "bipload: seconds between SIGTERM and SIGKILL" },
+	{ "BIPLOAD_START_TIMEOUT", "60", "bipload: seconds a remote shell has to start its process" },
+	{ "BIP_RSH", "ssh -o BatchMode=yes -o ConnectTimeout=10",
+	  "bipload: the remote shell that starts processes on other hosts" },
 	{ "BIPCC_CC", "$CC, else cc", "bipcc: the C compiler" },
 };
 const size_t bip_nenv_vars = sizeof(bip_env_vars) / sizeof(bip_env_vars[0]);

@@ -14,7 +14,7 @@ helper="$build/tests/tools/helper"
 
 HOME=$(mktemp -d)
 export HOME
-unset BIPCONF BIP_OPTS BIP_NODE BIP_JOBID
+unset BIPCONF BIP_OPTS BIP_NODE BIP_JOBID BIP_HOST BIP_RSH
 out="$HOME/out"
 trap 'rm -rf "$HOME"' EXIT
 fail() {
@@ -168,6 +168,10 @@ env)
 	"$bipload" -q -f "$HOME/c" -sz 2 "$helper" env >"$out" 2>&1 || fail "bipload -f"
 	grep -q "^node 1 opts n2q conf $HOME/c$" "$out" || fail "BIPCONF not passed"
 	grep -q "^node 2" "$out" && fail "-sz 2 ran node 2"
+	# -x sets a variable for local processes too; BIP_HOST is the node's host.
+	"$bipload" -q -f "$HOME/c" -x "BIPTEST_X1=a b" "$helper" where >"$out" 2>&1 || fail "bipload -x"
+	grep -q "^node 2 .* BIP_HOST=\[localhost\] .* BIPTEST_X1=\[a b\]" "$out" || fail "-x or BIP_HOST"
+	grep -q "^node 0 .* BIP_HOST=\[$host\] " "$out" || fail "BIP_HOST of node 0"
 	;;
 output)
 	"$bipload" -q -sz 4 --tag-output "$helper" lines >"$out" 2>&1 || fail "bipload"
@@ -202,9 +206,23 @@ errors)
 	"$bipconf" -f "$HOME/c" "$host"
 	"$bipload" -f "$HOME/c" -sz 2 "$helper" env >"$out" 2>&1 && fail "-sz beyond the file"
 	grep -q "only 1 nodes" "$out" || fail "no message about -sz"
+	# A remote shell that cannot start the process: the host and the command.
 	"$bipconf" -f "$HOME/c" "$host" remote.invalid
-	"$bipload" -f "$HOME/c" "$helper" env >"$out" 2>&1 && fail "remote node accepted"
-	grep -q "node 1 is on host remote.invalid" "$out" || fail "remote node not named"
+	"$bipload" --rsh false -f "$HOME/c" "$helper" sleep >"$out" 2>&1
+	rc=$?
+	[ "$rc" -eq 1 ] || fail "exit status $rc with a failing remote shell, expected 1"
+	grep -q "node 1: the remote shell could not start the process on host remote.invalid (exit status 1); the command was: false remote.invalid sh -c 'cd " "$out" ||
+		fail "failing remote shell not reported"
+	grep -q "stopped nodes 0" "$out" || fail "node 0 not stopped"
+	BIP_RSH="/no/such/remote-shell -x" "$bipload" -f "$HOME/c" "$helper" sleep >"$out" 2>&1 &&
+		fail "a missing remote shell was accepted"
+	grep -q "cannot run the remote shell /no/such/remote-shell: No such file" "$out" || fail "missing rsh not named"
+	grep -q "the command was: /no/such/remote-shell -x remote.invalid sh -c" "$out" || fail "BIP_RSH not used"
+	"$bipload" -x 'A B=1' -sz 1 "$helper" env >"$out" 2>&1 && fail "bad -x accepted"
+	grep -q -- "-x A B=1: expected VAR or VAR=value" "$out" || fail "bad -x not named"
+	(unset BIPTEST_UNSET; "$bipload" -x BIPTEST_UNSET -sz 1 "$helper" env) >"$out" 2>&1 &&
+		fail "-x of an unset variable accepted"
+	grep -q -- "-x BIPTEST_UNSET: BIPTEST_UNSET is not set here" "$out" || fail "unset -x not named"
 	;;
 startup)
 	# The library's own start-up errors, for programs started by hand.
@@ -249,6 +267,16 @@ bipinfo)
 	BIPCONF="$HOME/c" "$bipinfo" --parsable >"$out" || fail "bipinfo with a file"
 	grep -q "^conf.file=$HOME/c$" "$out" || fail "file not shown"
 	grep -q '^conf.node.1=far.invalid unit 0$' "$out" || fail "remote node"
+	# BIP_HOST names this process's host: alone when the kernel does not
+	# know it as this machine, with this machine's other names otherwise.
+	BIP_HOST=far.invalid BIPCONF="$HOME/c" "$bipinfo" --parsable >"$out" || fail "BIP_HOST"
+	grep -q '^conf.node.1=far.invalid unit 0 (this host)$' "$out" || fail "BIP_HOST not this host"
+	grep -q "^conf.node.0=$host unit 0$" "$out" || fail "the kernel's name still local"
+	"$bipconf" -f "$HOME/c3" "$host" localhost far.invalid
+	BIP_HOST=localhost BIPCONF="$HOME/c3" "$bipinfo" --parsable >"$out" || fail "BIP_HOST=localhost"
+	grep -q "^conf.node.0=$host unit 0 (this host)$" "$out" || fail "$host not local"
+	grep -q '^conf.node.1=localhost unit 0 (this host)$' "$out" || fail "localhost not local"
+	grep -q '^conf.node.2=far.invalid unit 0$' "$out" || fail "far.invalid local"
 	printf '1\nx\n' >"$HOME/bad"
 	BIPCONF="$HOME/bad" "$bipinfo" --parsable >"$out" && fail "bad file accepted"
 	grep -q "^conf.error=$HOME/bad:2:" "$out" || fail "no file:line"
