@@ -797,6 +797,28 @@ static void judge(int *first_failed)
 	}
 }
 
+/*
+ * libfabric's shm provider names its regions "PID:..." and removes them when
+ * its process ends, but not when the process is killed: those of this
+ * job's local processes that died by a signal go with the job's own.
+ */
+static int killed_child_region(const char *name)
+{
+	char *end;
+	long pid = strtol(name, &end, 10);
+	int i;
+
+	if (end == name || *end != ':')
+		return 0;
+	for (i = 0; i < nprocs; i++) {
+		const struct proc *p = &procs[i];
+
+		if (!p->remote && p->started == pid && p->pid == 0 && WIFSIGNALED(p->status))
+			return 1;
+	}
+	return 0;
+}
+
 static void remove_shm(void)
 {
 	char prefix[96];
@@ -811,7 +833,7 @@ static void remove_shm(void)
 	if (!dir)
 		return;
 	while ((d = readdir(dir))) {
-		if (!strncmp(d->d_name, prefix, len)) {
+		if (!strncmp(d->d_name, prefix, len) || killed_child_region(d->d_name)) {
 			char path[512];
 
 			snprintf(path, sizeof(path), "/dev/shm/%s", d->d_name);

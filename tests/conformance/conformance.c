@@ -896,7 +896,7 @@ static void t_noinit(void)
 	bip_init();
 }
 
-static void t_crash(void)
+static void crash_with(int sig)
 {
 	int v;
 
@@ -905,9 +905,20 @@ static void t_crash(void)
 		printf("job %s\n", getenv("BIP_JOBID"));
 	if (bip_mynode == 1) {
 		sleep_ms(100);
-		raise(SIGSEGV);
+		raise(sig);
 	}
 	bip_recv(&v, 1); /* waits until bipload stops it */
+}
+
+static void t_crash(void)
+{
+	crash_with(SIGSEGV);
+}
+
+/* Killed without a chance to clean up anything. */
+static void t_killed(void)
+{
+	crash_with(SIGKILL);
 }
 
 /*
@@ -958,7 +969,7 @@ static const struct {
 	{ "stream", t_stream, 0 },     { "claimrace", t_claimrace, 0 }, { "window", t_window, 0 },
 	{ "bytes", t_bytes, 0 },       { "sources", t_sources, 0 },   { "exitflush", t_exitflush, 0 },
 	{ "zero", t_zero, 1 },         { "reuse", t_reuse, 1 },       { "noinit", t_noinit, 1 },
-	{ "crash", t_crash, 1 },
+	{ "crash", t_crash, 1 },       { "killed", t_killed, 1 },
 };
 
 int main(int argc, char **argv)

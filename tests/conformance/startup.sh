@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Start-up failure, crash and error messages, seen from the user's side.
-# Usage: startup.sh noinit|crash|messages BIPLOAD PROG
+# Usage: startup.sh noinit|crash|killed|messages BIPLOAD PROG
 set -u
 what=$1
 bipload=$2
@@ -41,6 +41,20 @@ crash)
 	left=$(ls /dev/shm | grep "^bip-$(id -u)-" | grep -F -- "$job" || true)
 	[ -z "$left" ] || fail "shared memory left behind: $left"
 	;;
+killed)
+	# Node 1 is killed with SIGKILL: no handler of its own runs, so what it
+	# had in shared memory (libfabric's shm provider names regions
+	# "PID:...") is for bipload to remove.
+	"$bipload" -sz 4 --timeout 60 "$prog" killed >"$out" 2>&1
+	rc=$?
+	[ "$rc" -eq 137 ] || fail "exit status $rc, expected 137 (128 + SIGKILL)"
+	pid=$(sed -n 's/^bipload: node 1 (host .*, pid \([0-9]*\)) killed by signal SIGKILL$/\1/p' "$out")
+	[ -n "$pid" ] || fail "bipload does not name node 1, its pid and its signal"
+	job=$(sed -n 's/^job //p' "$out")
+	[ -n "$job" ] || fail "node 0 did not print its job id"
+	left=$(ls /dev/shm | grep -e "^bip-$(id -u)-.*$job" -e "^$pid:" || true)
+	[ -z "$left" ] || fail "shared memory left behind: $left"
+	;;
 messages)
 	# Misuse: each error counted by a node is one line on stderr naming the
 	# node and the call (PROG is the bad-input program).
@@ -59,7 +73,7 @@ messages)
 		fail "no message for a call before bip_init"
 	;;
 *)
-	echo "usage: startup.sh noinit|crash|messages BIPLOAD PROG"
+	echo "usage: startup.sh noinit|crash|killed|messages BIPLOAD PROG"
 	exit 2
 	;;
 esac
