@@ -13,7 +13,8 @@
  * sent a clear-to-send (CTS); how the data travels is the driver's.
  *
  * The drivers keep their own buffers and transports: these helpers only
- * build headers and keep the sequence and credit books.
+ * build headers and keep the sequence and credit books (netproto.c: their
+ * set-up, and the kernel identity the drivers exchange at start-up).
  */
 #ifndef BIP_NETPROTO_H
 #define BIP_NETPROTO_H
@@ -56,6 +57,16 @@ struct bip_netproto_peer {
 	void **held;                      /* arrived, not yet taken: [seq & (ncredits - 1)] */
 	int nheld;
 };
+
+/* A served peer's books: all credits, no arrival held.  0 or -ENOMEM. */
+int bip_netproto_peer_init(struct bip_netproto_peer *p, uint32_t ncredits);
+void bip_netproto_peer_fini(struct bip_netproto_peer *p);
+
+/*
+ * This kernel's boot id (a string of at most len - 1 characters) and pid
+ * namespace: peers with the same two are processes this node can see.
+ */
+void bip_netproto_kernel_id(char *boot_id, size_t len, uint64_t *pidns_p);
 
 /* The credits to return with the next message (at most what the field holds). */
 static inline uint16_t bip_netproto_take_owed(struct bip_netproto_peer *p)

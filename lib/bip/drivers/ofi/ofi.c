@@ -386,23 +386,6 @@ static int alloc_pools(struct bip_ofi *ofi, int nserved)
 	return 0;
 }
 
-static void read_boot_id(char *out, size_t len)
-{
-	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, out, len - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	out[n > 0 ? n : 0] = '\0';
-}
-
-static uint64_t pid_ns(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
-}
-
 static uint32_t env_credits(void)
 {
 	const char *s = getenv("BIP_OFI_CREDITS");
@@ -510,8 +493,7 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 
 	memset(&me, 0, sizeof(me));
 	snprintf(me.prov, sizeof(me.prov), "%s", ofi->prov);
-	read_boot_id(me.boot_id, sizeof(me.boot_id));
-	me.pidns = pid_ns();
+	bip_netproto_kernel_id(me.boot_id, sizeof(me.boot_id), &me.pidns);
 	me.pid = (uint32_t)getpid();
 	me.max_msg = ofi->chunk;
 	me.live_port = (uint32_t)live_listen(ofi);
@@ -590,12 +572,9 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 		if (!job->serve[i])
 			continue;
 		nserved++;
-		ofi->peers[i].np.credits = ofi->ncredits;
-		ofi->peers[i].np.held = calloc(ofi->ncredits, sizeof(*ofi->peers[i].np.held));
-		if (!ofi->peers[i].np.held) {
-			rc = -ENOMEM;
+		rc = bip_netproto_peer_init(&ofi->peers[i].np, ofi->ncredits);
+		if (rc < 0)
 			goto undo;
-		}
 	}
 	rc = ofi_choose(ofi, job);
 	if (rc < 0)
@@ -754,8 +733,8 @@ static void ctl_flush(struct bip_ofi *ofi)
 
 static int ofi_post_short(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len)
 {
-	return bip_ofi_post_msg(bip_ofi_of(nic), dst, BIP_NETPROTO_SHORT, tag, (uint32_t)len, 0, buf,
-				len);
+	return bip_ofi_post_msg(bip_ofi_of(nic), dst, BIP_NETPROTO_SHORT, tag, (uint32_t)len, 0,
+				buf, len);
 }
 
 /* --- receiving --- */
@@ -1013,7 +992,7 @@ static void ofi_close(struct bip_nic *nic)
 		fi_freeinfo(ofi->info);
 	if (ofi->peers)
 		for (i = 0; i < ofi->numnodes; i++) {
-			free(ofi->peers[i].np.held);
+			bip_netproto_peer_fini(&ofi->peers[i].np);
 			if (ofi->peers[i].live_fd >= 0)
 				close(ofi->peers[i].live_fd);
 		}

@@ -518,16 +518,6 @@ static int bip_psm2_alive(struct bip_nic *nic, int node)
 
 /* --- start-up --- */
 
-static void read_boot_id(char *out, size_t len)
-{
-	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, out, len - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	out[n > 0 ? n : 0] = '\0';
-}
-
 static void bip_psm2_close(struct bip_nic *nic);
 
 static int bip_psm2_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
@@ -545,7 +535,6 @@ static int bip_psm2_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	psm2_uuid_t uuid;
 	int *mask = NULL;
 	int i, rc, nserved = 0;
-	struct stat st;
 	const char *c;
 	uint64_t h = 1469598103934665603ull;
 
@@ -571,9 +560,7 @@ static int bip_psm2_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 			continue;
 		nserved++;
 		p2->peers[i].served = 1;
-		p2->peers[i].np.credits = p2->ncredits;
-		p2->peers[i].np.held = calloc(p2->ncredits, sizeof(*p2->peers[i].np.held));
-		if (!p2->peers[i].np.held)
+		if (bip_netproto_peer_init(&p2->peers[i].np, p2->ncredits) < 0)
 			goto undo;
 	}
 	/* Every node of the job derives the same key from the job id. */
@@ -621,8 +608,7 @@ static int bip_psm2_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	}
 	memset(&me, 0, sizeof(me));
 	me.epid = epid;
-	read_boot_id(me.boot_id, sizeof(me.boot_id));
-	me.pidns = stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+	bip_netproto_kernel_id(me.boot_id, sizeof(me.boot_id), &me.pidns);
 	me.pid = (uint32_t)getpid();
 	all = calloc((size_t)job->numnodes, sizeof(*all));
 	epids = calloc((size_t)job->numnodes, sizeof(*epids));
@@ -708,7 +694,7 @@ static void bip_psm2_close(struct bip_nic *nic)
 		psm.ep_close(p2->ep, PSM2_EP_CLOSE_GRACEFUL, 1000000000ll);
 	if (p2->peers)
 		for (i = 0; i < p2->numnodes; i++)
-			free(p2->peers[i].np.held);
+			bip_netproto_peer_fini(&p2->peers[i].np);
 	free(p2->peers);
 	free(p2->rx);
 	free(p2->rx_mem);
