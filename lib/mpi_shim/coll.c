@@ -955,6 +955,39 @@ static size_t bytes_of(int count, MPI_Datatype type)
 	return (size_t)count * type->size;
 }
 
+/*
+ * The buffer holding one block per rank (received by a gather, sent by a
+ * scatter): its layout, whether it is also the other buffer, and whether
+ * this rank's own block fits unless the other buffer is MPI_IN_PLACE.
+ */
+static int check_blocks(MPI_Comm comm, const struct coll_args *a, int received, int vector,
+			const char *call)
+{
+	int rc, r = comm->rank;
+	const void *other = received ? a->sbuf : a->rbuf;
+	size_t bytes;
+
+	if (vector)
+		rc = received ? check_vector_data(comm, a->rbuf, a->rcounts, a->rdispls,
+						  a->rtype, "receive", call) :
+				check_vector_data(comm, a->sbuf, a->scounts, a->sdispls,
+						  a->stype, "send", call);
+	else
+		rc = received ? check_data(comm, a->rbuf, a->rcount, a->rtype, call) :
+				check_data(comm, a->sbuf, a->scount, a->stype, call);
+	if (rc)
+		return rc;
+	bytes = vector ? 1 : received ? bytes_of(a->rcount, a->rtype) :
+					bytes_of(a->scount, a->stype);
+	if ((rc = check_alias(comm, a->sbuf, a->rbuf, bytes, call)))
+		return rc;
+	if (other == MPI_IN_PLACE)
+		return MPI_SUCCESS;
+	/* The other side was checked already: its counts array is set if it has one. */
+	return check_fit(comm, a->scounts ? a->scounts[r] : a->scount, a->stype,
+			 a->rcounts ? a->rcounts[r] : a->rcount, a->rtype, call);
+}
+
 int coll_check(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a, const char *call)
 {
 	int rc, p, r, i, root;
@@ -976,113 +1009,42 @@ int coll_check(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a, co
 
 	case COLL_GATHER:
 	case COLL_GATHERV:
-		if ((rc = mpi_shim_check_root(comm, root, call)))
-			return rc;
-		if (a->sbuf == MPI_IN_PLACE && r != root)
-			return mpi_shim_err(comm, MPI_ERR_BUFFER, call,
-					    "MPI_IN_PLACE is for the root (%d) only, not rank %d",
-					    root, r);
-		if (a->sbuf != MPI_IN_PLACE &&
-		    (rc = check_data(comm, a->sbuf, a->scount, a->stype, call)))
-			return rc;
-		if (r != root)
-			return MPI_SUCCESS;
-		if (kind == COLL_GATHER) {
-			if ((rc = check_data(comm, a->rbuf, a->rcount, a->rtype, call)) ||
-			    (rc = check_alias(comm, a->sbuf, a->rbuf,
-					      bytes_of(a->rcount, a->rtype), call)))
-				return rc;
-			if (a->sbuf != MPI_IN_PLACE)
-				return check_fit(comm, a->scount, a->stype, a->rcount, a->rtype,
-						 call);
-			return MPI_SUCCESS;
-		}
-		if ((rc = check_vector_data(comm, a->rbuf, a->rcounts, a->rdispls, a->rtype,
-					    "receive", call)) ||
-		    (rc = check_alias(comm, a->sbuf, a->rbuf, 1, call)))
-			return rc;
-		if (a->sbuf != MPI_IN_PLACE)
-			return check_fit(comm, a->scount, a->stype, a->rcounts[r], a->rtype, call);
-		return MPI_SUCCESS;
-
 	case COLL_SCATTER:
-	case COLL_SCATTERV:
+	case COLL_SCATTERV: {
+		/* A rank's own block: what it sends to a gather, receives from a scatter. */
+		int gather = kind == COLL_GATHER || kind == COLL_GATHERV;
+		const void *own = gather ? a->sbuf : a->rbuf;
+
 		if ((rc = mpi_shim_check_root(comm, root, call)))
 			return rc;
-		if (a->rbuf == MPI_IN_PLACE && r != root)
+		if (own == MPI_IN_PLACE && r != root)
 			return mpi_shim_err(comm, MPI_ERR_BUFFER, call,
 					    "MPI_IN_PLACE is for the root (%d) only, not rank %d",
 					    root, r);
-		if (a->rbuf != MPI_IN_PLACE &&
-		    (rc = check_data(comm, a->rbuf, a->rcount, a->rtype, call)))
+		if (own != MPI_IN_PLACE &&
+		    (rc = gather ? check_data(comm, a->sbuf, a->scount, a->stype, call) :
+				   check_data(comm, a->rbuf, a->rcount, a->rtype, call)))
 			return rc;
 		if (r != root)
 			return MPI_SUCCESS;
-		if (kind == COLL_SCATTER) {
-			if ((rc = check_data(comm, a->sbuf, a->scount, a->stype, call)) ||
-			    (rc = check_alias(comm, a->sbuf, a->rbuf,
-					      bytes_of(a->scount, a->stype), call)))
-				return rc;
-			if (a->rbuf != MPI_IN_PLACE)
-				return check_fit(comm, a->scount, a->stype, a->rcount, a->rtype,
-						 call);
-			return MPI_SUCCESS;
-		}
-		if ((rc = check_vector_data(comm, a->sbuf, a->scounts, a->sdispls, a->stype,
-					    "send", call)) ||
-		    (rc = check_alias(comm, a->sbuf, a->rbuf, 1, call)))
-			return rc;
-		if (a->rbuf != MPI_IN_PLACE)
-			return check_fit(comm, a->scounts[r], a->stype, a->rcount, a->rtype, call);
-		return MPI_SUCCESS;
+		return check_blocks(comm, a, gather, kind == COLL_GATHERV || kind == COLL_SCATTERV,
+				    call);
+	}
 
 	case COLL_ALLGATHER:
 	case COLL_ALLGATHERV:
-		if (a->sbuf != MPI_IN_PLACE &&
-		    (rc = check_data(comm, a->sbuf, a->scount, a->stype, call)))
-			return rc;
-		if (kind == COLL_ALLGATHER) {
-			if ((rc = check_data(comm, a->rbuf, a->rcount, a->rtype, call)) ||
-			    (rc = check_alias(comm, a->sbuf, a->rbuf,
-					      bytes_of(a->rcount, a->rtype), call)))
-				return rc;
-			if (a->sbuf != MPI_IN_PLACE)
-				return check_fit(comm, a->scount, a->stype, a->rcount, a->rtype,
-						 call);
-			return MPI_SUCCESS;
-		}
-		if ((rc = check_vector_data(comm, a->rbuf, a->rcounts, a->rdispls, a->rtype,
-					    "receive", call)) ||
-		    (rc = check_alias(comm, a->sbuf, a->rbuf, 1, call)))
-			return rc;
-		if (a->sbuf != MPI_IN_PLACE)
-			return check_fit(comm, a->scount, a->stype, a->rcounts[r], a->rtype, call);
-		return MPI_SUCCESS;
-
 	case COLL_ALLTOALL:
 		if (a->sbuf != MPI_IN_PLACE &&
 		    (rc = check_data(comm, a->sbuf, a->scount, a->stype, call)))
 			return rc;
-		if ((rc = check_data(comm, a->rbuf, a->rcount, a->rtype, call)) ||
-		    (rc = check_alias(comm, a->sbuf, a->rbuf, bytes_of(a->rcount, a->rtype), call)))
-			return rc;
-		if (a->sbuf != MPI_IN_PLACE)
-			return check_fit(comm, a->scount, a->stype, a->rcount, a->rtype, call);
-		return MPI_SUCCESS;
+		return check_blocks(comm, a, 1, kind == COLL_ALLGATHERV, call);
 
 	case COLL_ALLTOALLV:
 		if (a->sbuf != MPI_IN_PLACE &&
 		    (rc = check_vector_data(comm, a->sbuf, a->scounts, a->sdispls, a->stype,
 					    "send", call)))
 			return rc;
-		if ((rc = check_vector_data(comm, a->rbuf, a->rcounts, a->rdispls, a->rtype,
-					    "receive", call)) ||
-		    (rc = check_alias(comm, a->sbuf, a->rbuf, 1, call)))
-			return rc;
-		if (a->sbuf != MPI_IN_PLACE)
-			return check_fit(comm, a->scounts[r], a->stype, a->rcounts[r], a->rtype,
-					 call);
-		return MPI_SUCCESS;
+		return check_blocks(comm, a, 1, 1, call);
 
 	case COLL_ALLTOALLW:
 		if (a->sbuf != MPI_IN_PLACE &&

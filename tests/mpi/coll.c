@@ -74,33 +74,58 @@ static void test_bcast(MPI_Comm c, int n)
 	free(b);
 }
 
-static void test_gather(MPI_Comm c, int n)
+/*
+ * Gather with every root, or Allgather (all): the blocks of all ranks in
+ * rank order, on the root or on every rank.
+ */
+static void gather_regular(MPI_Comm c, int n, int all)
 {
-	int r, p, root, i, in_place, *s = ints(n), *g;
+	int r, p, root, i, in_place, t = all ? 6 : 2, *s = ints(n), *g;
+	char where[64];
 
 	MPI_Comm_rank(c, &r);
 	MPI_Comm_size(c, &p);
 	g = ints((size_t)n * p + 1);
 	for (i = 0; i < n; i++)
-		s[i] = coll_val(2, r, i);
+		s[i] = coll_val(t, r, i);
 	for (in_place = 0; in_place < 2; in_place++) {
-		for (root = 0; root < p; root++) {
+		for (root = 0; root < (all ? 1 : p); root++) {
+			int here = all || r == root; /* this rank receives */
+
 			fill_guard(g, (size_t)n * p + 1);
-			if (in_place && r == root)
+			if (in_place && here)
 				memcpy(g + (size_t)r * n, s, n * sizeof(int));
-			OK(MPI_Gather(in_place && r == root ? MPI_IN_PLACE : s, n, MPI_INT, g, n,
-				      MPI_INT, root, c));
-			if (r != root)
+			if (all)
+				OK(MPI_Allgather(in_place ? MPI_IN_PLACE : s, n, MPI_INT, g, n,
+						 MPI_INT, c));
+			else
+				OK(MPI_Gather(in_place && r == root ? MPI_IN_PLACE : s, n, MPI_INT,
+					      g, n, MPI_INT, root, c));
+			if (!here)
 				continue;
+			if (all)
+				snprintf(where, sizeof(where), "n %d, in place %d", n, in_place);
+			else
+				snprintf(where, sizeof(where), "root %d, n %d, in place %d", root, n,
+					 in_place);
 			for (i = 0; i < n * p; i++)
-				CHECK(g[i] == coll_val(2, i / n, i % n),
-				      "root %d, n %d, in place %d: [%d] = %d", root, n, in_place, i,
+				CHECK(g[i] == coll_val(t, i / n, i % n), "%s: [%d] = %d", where, i,
 				      g[i]);
 			CHECK(g[n * p] == GUARD, "written past the end");
 		}
 	}
 	free(s);
 	free(g);
+}
+
+static void test_gather(MPI_Comm c, int n)
+{
+	gather_regular(c, n, 0);
+}
+
+static void test_allgather(MPI_Comm c, int n)
+{
+	gather_regular(c, n, 1);
 }
 
 /* Irregular counts and displacements with gaps: rank i has (n + i) % 7 * (i + 1). */
@@ -123,9 +148,14 @@ static int vlayout(int n, int p, int *counts, int *displs)
 	return at;
 }
 
-static void test_gatherv(MPI_Comm c, int n)
+/*
+ * Gatherv with every root, or Allgatherv (all): the irregular blocks of
+ * vlayout, and the gap before the first left untouched.
+ */
+static void gather_vector(MPI_Comm c, int n, int all)
 {
-	int r, p, root, i, j, in_place, total, *s, *g, *counts, *displs;
+	int r, p, root, i, j, in_place, total, t = all ? 7 : 3, *s, *g, *counts, *displs;
+	char where[64];
 
 	MPI_Comm_rank(c, &r);
 	MPI_Comm_size(c, &p);
@@ -135,21 +165,30 @@ static void test_gatherv(MPI_Comm c, int n)
 	s = ints(counts[r] + 1);
 	g = ints(total);
 	for (i = 0; i < counts[r]; i++)
-		s[i] = coll_val(3, r, i);
+		s[i] = coll_val(t, r, i);
 	for (in_place = 0; in_place < 2; in_place++) {
-		for (root = 0; root < p; root++) {
+		for (root = 0; root < (all ? 1 : p); root++) {
+			int here = all || r == root; /* this rank receives */
+
 			fill_guard(g, total);
-			if (in_place && r == root)
+			if (in_place && here)
 				memcpy(g + displs[r], s, counts[r] * sizeof(int));
-			OK(MPI_Gatherv(in_place && r == root ? MPI_IN_PLACE : s, counts[r], MPI_INT,
-				       g, counts, displs, MPI_INT, root, c));
-			if (r != root)
+			if (all)
+				OK(MPI_Allgatherv(in_place ? MPI_IN_PLACE : s, counts[r], MPI_INT, g,
+						  counts, displs, MPI_INT, c));
+			else
+				OK(MPI_Gatherv(in_place && r == root ? MPI_IN_PLACE : s, counts[r],
+					       MPI_INT, g, counts, displs, MPI_INT, root, c));
+			if (!here)
 				continue;
+			if (all)
+				snprintf(where, sizeof(where), "n %d, in place %d", n, in_place);
+			else
+				snprintf(where, sizeof(where), "root %d, n %d", root, n);
 			for (j = 0; j < p; j++)
 				for (i = 0; i < counts[j]; i++)
-					CHECK(g[displs[j] + i] == coll_val(3, j, i),
-					      "root %d, n %d: block %d [%d] = %d", root, n, j, i,
-					      g[displs[j] + i]);
+					CHECK(g[displs[j] + i] == coll_val(t, j, i),
+					      "%s: block %d [%d] = %d", where, j, i, g[displs[j] + i]);
 			for (i = 0; i < 3; i++)
 				CHECK(g[i] == GUARD, "gap written");
 		}
@@ -158,6 +197,16 @@ static void test_gatherv(MPI_Comm c, int n)
 	free(g);
 	free(counts);
 	free(displs);
+}
+
+static void test_gatherv(MPI_Comm c, int n)
+{
+	gather_vector(c, n, 0);
+}
+
+static void test_allgatherv(MPI_Comm c, int n)
+{
+	gather_vector(c, n, 1);
 }
 
 static void test_scatter(MPI_Comm c, int n)
@@ -218,62 +267,6 @@ static void test_scatterv(MPI_Comm c, int n)
 	}
 	free(s);
 	free(d);
-	free(counts);
-	free(displs);
-}
-
-static void test_allgather(MPI_Comm c, int n)
-{
-	int r, p, i, in_place, *s = ints(n), *g;
-
-	MPI_Comm_rank(c, &r);
-	MPI_Comm_size(c, &p);
-	g = ints((size_t)n * p + 1);
-	for (i = 0; i < n; i++)
-		s[i] = coll_val(6, r, i);
-	for (in_place = 0; in_place < 2; in_place++) {
-		fill_guard(g, (size_t)n * p + 1);
-		if (in_place)
-			memcpy(g + (size_t)r * n, s, n * sizeof(int));
-		OK(MPI_Allgather(in_place ? MPI_IN_PLACE : s, n, MPI_INT, g, n, MPI_INT, c));
-		for (i = 0; i < n * p; i++)
-			CHECK(g[i] == coll_val(6, i / n, i % n), "n %d, in place %d: [%d] = %d", n,
-			      in_place, i, g[i]);
-		CHECK(g[n * p] == GUARD, "written past the end");
-	}
-	free(s);
-	free(g);
-}
-
-static void test_allgatherv(MPI_Comm c, int n)
-{
-	int r, p, i, j, in_place, total, *s, *g, *counts, *displs;
-
-	MPI_Comm_rank(c, &r);
-	MPI_Comm_size(c, &p);
-	counts = ints(p);
-	displs = ints(p);
-	total = vlayout(n, p, counts, displs);
-	s = ints(counts[r] + 1);
-	g = ints(total);
-	for (i = 0; i < counts[r]; i++)
-		s[i] = coll_val(7, r, i);
-	for (in_place = 0; in_place < 2; in_place++) {
-		fill_guard(g, total);
-		if (in_place)
-			memcpy(g + displs[r], s, counts[r] * sizeof(int));
-		OK(MPI_Allgatherv(in_place ? MPI_IN_PLACE : s, counts[r], MPI_INT, g, counts,
-				  displs, MPI_INT, c));
-		for (j = 0; j < p; j++)
-			for (i = 0; i < counts[j]; i++)
-				CHECK(g[displs[j] + i] == coll_val(7, j, i),
-				      "n %d, in place %d: block %d [%d] = %d", n, in_place, j, i,
-				      g[displs[j] + i]);
-		for (i = 0; i < 3; i++)
-			CHECK(g[i] == GUARD, "gap written");
-	}
-	free(s);
-	free(g);
 	free(counts);
 	free(displs);
 }

@@ -386,23 +386,6 @@ static int alloc_pools(struct bip_ofi *ofi, int nserved)
 	return 0;
 }
 
-static void read_boot_id(char *out, size_t len)
-{
-	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, out, len - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	out[n > 0 ? n : 0] = '\0';
-}
-
-static uint64_t pid_ns(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
-}
-
 static uint32_t env_credits(void)
 {
 	const char *s = getenv("BIP_OFI_CREDITS");
@@ -510,8 +493,7 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 
 	memset(&me, 0, sizeof(me));
 	snprintf(me.prov, sizeof(me.prov), "%s", ofi->prov);
-	read_boot_id(me.boot_id, sizeof(me.boot_id));
-	me.pidns = pid_ns();
+	bip_netproto_kernel_id(me.boot_id, sizeof(me.boot_id), &me.pidns);
 	me.pid = (uint32_t)getpid();
 	me.max_msg = ofi->chunk;
 	me.live_port = (uint32_t)live_listen(ofi);
@@ -573,7 +555,7 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	if (!ofi)
 		return -ENOMEM;
 	ofi->nic.ops = &bip_ofi_ops;
-	ofi->nic.max_short = BIP_OFI_SLOT_SIZE - sizeof(struct bip_ofi_hdr);
+	ofi->nic.max_short = BIP_OFI_SLOT_SIZE - sizeof(struct bip_netproto_hdr);
 	ofi->mynode = job->mynode;
 	ofi->numnodes = job->numnodes;
 	ofi->live_fd = -1;
@@ -590,12 +572,9 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 		if (!job->serve[i])
 			continue;
 		nserved++;
-		ofi->peers[i].credits = ofi->ncredits;
-		ofi->peers[i].held = calloc(ofi->ncredits, sizeof(*ofi->peers[i].held));
-		if (!ofi->peers[i].held) {
-			rc = -ENOMEM;
+		rc = bip_netproto_peer_init(&ofi->peers[i].np, ofi->ncredits);
+		if (rc < 0)
 			goto undo;
-		}
 	}
 	rc = ofi_choose(ofi, job);
 	if (rc < 0)
@@ -637,7 +616,7 @@ static void tx_put(struct bip_ofi *ofi, struct bip_ofi_slot *s)
 }
 
 /* Send header + payload to dst: 0, -EAGAIN, or -errno. */
-static int ofi_transmit(struct bip_ofi *ofi, int dst, const struct bip_ofi_hdr *h,
+static int ofi_transmit(struct bip_ofi *ofi, int dst, const struct bip_netproto_hdr *h,
 			const void *payload, size_t plen)
 {
 	struct bip_ofi_peer *p = &ofi->peers[dst];
@@ -672,53 +651,34 @@ static int ofi_transmit(struct bip_ofi *ofi, int dst, const struct bip_ofi_hdr *
 	return 0;
 }
 
-static uint16_t take_owed(struct bip_ofi_peer *p)
-{
-	uint16_t c = p->owed > 0xffff ? 0xffff : (uint16_t)p->owed;
-
-	p->owed -= c;
-	return c;
-}
-
 int bip_ofi_post_msg(struct bip_ofi *ofi, int dst, uint8_t kind, uint32_t tag, uint32_t len,
 		     uint32_t id, const void *payload, size_t plen)
 {
-	struct bip_ofi_peer *p = &ofi->peers[dst];
-	struct bip_ofi_hdr h;
+	struct bip_netproto_peer *np = &ofi->peers[dst].np;
+	struct bip_netproto_hdr h;
 	int rc;
 
-	if (!p->credits)
-		return -EAGAIN; /* the receiver has not taken what we sent */
-	h = (struct bip_ofi_hdr){
-		.kind = kind, .credits = take_owed(p), .src = (uint32_t)ofi->mynode,
-		.tag = tag, .len = len, .seq = p->seq_out, .id = id,
-	};
+	rc = bip_netproto_msg_hdr(np, ofi->mynode, kind, tag, len, id, &h);
+	if (rc)
+		return rc; /* the receiver has not taken what we sent */
 	rc = ofi_transmit(ofi, dst, &h, payload, plen);
-	if (rc < 0) {
-		p->owed += h.credits;
-		return rc;
-	}
-	p->seq_out++;
-	p->credits--;
-	return 0;
+	bip_netproto_msg_sent(np, &h, rc);
+	return rc < 0 ? rc : 0;
 }
 
 /* 0 sent (or nothing to send), -EAGAIN no room, -errno failure. */
 static int ctl_transmit(struct bip_ofi *ofi, const struct bip_ofi_ctl *c)
 {
-	struct bip_ofi_peer *p = &ofi->peers[c->dst];
-	struct bip_ofi_hdr h;
+	struct bip_netproto_peer *np = &ofi->peers[c->dst].np;
+	struct bip_netproto_hdr h;
 	int rc;
 
-	if (c->kind == BIP_OFI_CREDIT && !p->owed)
+	if (c->kind == BIP_NETPROTO_CREDIT && !np->owed)
 		return 0; /* returned meanwhile with another message */
-	h = (struct bip_ofi_hdr){
-		.kind = c->kind, .credits = take_owed(p), .src = (uint32_t)ofi->mynode,
-		.id = c->id,
-	};
+	h = bip_netproto_ctl_hdr(np, ofi->mynode, c->kind, c->id);
 	rc = ofi_transmit(ofi, c->dst, &h, NULL, 0);
 	if (rc < 0)
-		p->owed += h.credits;
+		bip_netproto_unsent(np, &h);
 	return rc;
 }
 
@@ -773,8 +733,8 @@ static void ctl_flush(struct bip_ofi *ofi)
 
 static int ofi_post_short(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len)
 {
-	return bip_ofi_post_msg(bip_ofi_of(nic), dst, BIP_OFI_SHORT, tag, (uint32_t)len, 0, buf,
-				len);
+	return bip_ofi_post_msg(bip_ofi_of(nic), dst, BIP_NETPROTO_SHORT, tag, (uint32_t)len, 0,
+				buf, len);
 }
 
 /* --- receiving --- */
@@ -801,35 +761,24 @@ static void repost_flush(struct bip_ofi *ofi)
 /* Offer what arrived from src, in sequence order, while the core takes it. */
 static int deliver(struct bip_ofi *ofi, int src)
 {
-	struct bip_ofi_peer *p = &ofi->peers[src];
-	uint32_t mask = ofi->ncredits - 1;
+	struct bip_netproto_peer *np = &ofi->peers[src].np;
 	struct bip_ofi_slot *s;
-	int n = 0, rc;
+	int n = 0;
 
-	while ((s = p->held[p->expect & mask])) {
-		const struct bip_ofi_hdr *h = (const struct bip_ofi_hdr *)s->buf;
-
-		if (h->kind == BIP_OFI_SHORT)
-			rc = bip_core_short_arrived(src, h->tag, s->buf + sizeof(*h), h->len);
-		else
-			rc = bip_core_long_arrived(src, h->tag, h->len,
-						   ((uint64_t)src << 32) | h->id);
-		if (rc == -EAGAIN)
+	while ((s = bip_netproto_next(np, ofi->ncredits))) {
+		if (bip_netproto_offer(src, s->buf) == -EAGAIN)
 			break; /* the tag's queue is full: keep this and what follows */
-		p->held[p->expect & mask] = NULL;
-		p->nheld--;
+		bip_netproto_taken(np, ofi->ncredits);
 		ofi->nheld--;
-		p->expect++;
-		p->owed++;
 		rx_repost(ofi, s);
 		n++;
 	}
-	if (p->owed >= ofi->ncredits / 2)
-		bip_ofi_send_ctl(ofi, src, BIP_OFI_CREDIT, 0);
+	if (np->owed >= ofi->ncredits / 2)
+		bip_ofi_send_ctl(ofi, src, BIP_NETPROTO_CREDIT, 0);
 	return n;
 }
 
-static void protocol_error(struct bip_ofi *ofi, const struct bip_ofi_hdr *h, size_t len)
+static void protocol_error(struct bip_ofi *ofi, const struct bip_netproto_hdr *h, size_t len)
 {
 	fprintf(stderr, "bip: node %d: ofi: dropped a malformed message (%zu bytes, kind %u, "
 		"from node %u, seq %u)\n", ofi->mynode, len, h->kind, h->src, h->seq);
@@ -837,27 +786,25 @@ static void protocol_error(struct bip_ofi *ofi, const struct bip_ofi_hdr *h, siz
 
 static int handle_rx(struct bip_ofi *ofi, struct bip_ofi_slot *s, size_t len)
 {
-	const struct bip_ofi_hdr *h = (const struct bip_ofi_hdr *)s->buf;
-	struct bip_ofi_peer *p;
+	const struct bip_netproto_hdr *h = (const struct bip_netproto_hdr *)s->buf;
+	struct bip_netproto_peer *np;
 
 	if (len < sizeof(*h) || h->src >= (uint32_t)ofi->numnodes || !ofi->peers[h->src].served)
 		goto bad;
-	p = &ofi->peers[h->src];
-	p->credits += h->credits;
+	np = &ofi->peers[h->src].np;
+	np->credits += h->credits;
 	switch (h->kind) {
-	case BIP_OFI_SHORT:
-	case BIP_OFI_RTS:
-		if (h->seq - p->expect >= ofi->ncredits || p->held[h->seq & (ofi->ncredits - 1)] ||
-		    (h->kind == BIP_OFI_SHORT && h->len != len - sizeof(*h)))
+	case BIP_NETPROTO_SHORT:
+	case BIP_NETPROTO_RTS:
+		if ((h->kind == BIP_NETPROTO_SHORT && h->len != len - sizeof(*h)) ||
+		    bip_netproto_hold(np, ofi->ncredits, h, s))
 			goto bad;
-		p->held[h->seq & (ofi->ncredits - 1)] = s;
-		p->nheld++;
 		ofi->nheld++;
 		return deliver(ofi, (int)h->src);
-	case BIP_OFI_CTS:
+	case BIP_NETPROTO_CTS:
 		bip_ofi_cts(ofi, (int)h->src, h->id);
 		break;
-	case BIP_OFI_CREDIT:
+	case BIP_NETPROTO_CREDIT:
 		break;
 	default:
 		goto bad;
@@ -948,7 +895,7 @@ static int ofi_poll(struct bip_nic *nic)
 	events += rc;
 	if (bip_unlikely(ofi->nheld))
 		for (i = 0; i < ofi->numnodes && ofi->nheld; i++)
-			if (ofi->peers[i].nheld)
+			if (ofi->peers[i].np.nheld)
 				events += deliver(ofi, i);
 	return events;
 }
@@ -985,8 +932,8 @@ static int ofi_alive(struct bip_nic *nic, int node)
 static void goodbye(struct bip_ofi *ofi, int dst)
 {
 	struct bip_ofi_slot *s = tx_get(ofi);
-	struct bip_ofi_hdr h = {
-		.kind = BIP_OFI_CREDIT, .src = (uint32_t)ofi->mynode,
+	struct bip_netproto_hdr h = {
+		.kind = BIP_NETPROTO_CREDIT, .src = (uint32_t)ofi->mynode,
 	};
 
 	if (!s)
@@ -1045,7 +992,7 @@ static void ofi_close(struct bip_nic *nic)
 		fi_freeinfo(ofi->info);
 	if (ofi->peers)
 		for (i = 0; i < ofi->numnodes; i++) {
-			free(ofi->peers[i].held);
+			bip_netproto_peer_fini(&ofi->peers[i].np);
 			if (ofi->peers[i].live_fd >= 0)
 				close(ofi->peers[i].live_fd);
 		}

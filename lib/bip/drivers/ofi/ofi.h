@@ -10,7 +10,7 @@
  *
  * Wire tags (64 bits):
  *   bit 63 = 0           a control message into a pre-posted buffer of the
- *                        receiver's pool: struct bip_ofi_hdr, then the payload
+ *                        receiver's pool: struct bip_netproto_hdr, then the payload
  *   bit 63 = 1           data of a long message, straight into the user's
  *                        buffer: sender node (bits 40..62), the sender's long
  *                        send id (bits 16..39), chunk (bits 0..15)
@@ -35,6 +35,7 @@
 
 #include "atomics.h"
 #include "nic.h"
+#include "drivers/netproto.h"
 
 /*
  * libfabric's functions, found when it is loaded (ofi_dl.c); the calls
@@ -57,25 +58,6 @@ extern struct bip_ofi_dl bip_ofi_dl;
 
 /* Load libfabric once; 0, or -1 with the reason in why. */
 int bip_ofi_load(char *why, size_t len);
-
-enum bip_ofi_kind {
-	BIP_OFI_SHORT = 1, /* a short message (credited, sequenced) */
-	BIP_OFI_RTS,       /* a long message is ready (credited, sequenced) */
-	BIP_OFI_CTS,       /* the receiver has posted the buffer of long send id */
-	BIP_OFI_CREDIT,    /* credits only */
-};
-
-struct bip_ofi_hdr {
-	uint8_t kind;
-	uint8_t rsv;
-	uint16_t credits;                 /* credits returned to the receiver of this */
-	uint32_t src;
-	uint32_t tag;
-	uint32_t len;                     /* payload bytes, or the long message's length */
-	uint32_t seq;                     /* SHORT, RTS */
-	uint32_t id;                      /* RTS, CTS: the sender's long send id */
-};
-_Static_assert(sizeof(struct bip_ofi_hdr) == 24, "ofi header layout");
 
 #define BIP_OFI_DATA_BIT (1ull << 63)
 #define BIP_OFI_SLOT_SIZE 320            /* header + BIP_SHORT_MAX, rounded up */
@@ -178,14 +160,7 @@ struct bip_ofi_peer {
 	int live_ok;                      /* the peer's host and port are known */
 	int live_fd;                      /* a connection attempt in progress, or -1 */
 	struct sockaddr_in live_addr;
-	/* sending to the peer */
-	uint32_t seq_out;
-	uint32_t credits;                 /* messages we may still send */
-	/* receiving from the peer */
-	uint32_t expect;                  /* next sequence number to deliver */
-	uint32_t owed;                    /* credits to return */
-	struct bip_ofi_slot **held;       /* arrived, not yet taken: [seq & mask] */
-	int nheld;
+	struct bip_netproto_peer np;      /* sequence numbers, credits, arrivals held */
 };
 
 struct bip_ofi_ctl {

@@ -171,7 +171,7 @@ int bip_ofi_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *bu
 		if (!mr)
 			return -errno;
 	}
-	rc = bip_ofi_post_msg(ofi, dst, BIP_OFI_RTS, tag, (uint32_t)len, id, NULL, 0);
+	rc = bip_ofi_post_msg(ofi, dst, BIP_NETPROTO_RTS, tag, (uint32_t)len, id, NULL, 0);
 	if (rc < 0) {
 		bip_ofi_mr_put(ofi, mr);
 		return rc;
@@ -283,7 +283,7 @@ static int lrecv_post(struct bip_ofi *ofi, struct bip_ofi_lrecv *r)
 		}
 		r->posted++;
 	}
-	bip_ofi_send_ctl(ofi, r->src, BIP_OFI_CTS, r->id);
+	bip_ofi_send_ctl(ofi, r->src, BIP_NETPROTO_CTS, r->id);
 	r->cts_sent = 1;
 	return 1;
 }

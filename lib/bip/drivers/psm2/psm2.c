@@ -8,7 +8,7 @@
  * load installs crash handlers that turn a SIGSEGV into exit status 1; the
  * program's handlers are put back after the load).
  *
- * The protocol is the ofi driver's (see drivers/ofi/ofi.h), on psm2 tags
+ * The protocol is the ofi driver's (drivers/netproto.h), on psm2 tags
  * of three 32-bit words:
  *   tag2 = 0   a control message into a pre-posted pool buffer: a header
  *              (kind, source, tag, length, sequence, credits, id) and the
@@ -36,6 +36,7 @@
 
 #include "atomics.h"
 #include "conf.h"
+#include "drivers/netproto.h"
 #include "nic.h"
 #include "oob.h"
 
@@ -121,20 +122,6 @@ static int bip_psm2_load(char *why, size_t len)
 
 /* --- state --- */
 
-enum bip_psm2_kind { PSM2K_SHORT = 1, PSM2K_RTS, PSM2K_CTS, PSM2K_CREDIT };
-
-struct bip_psm2_hdr {
-	uint8_t kind;
-	uint8_t rsv;
-	uint16_t credits;
-	uint32_t src;
-	uint32_t tag;
-	uint32_t len;
-	uint32_t seq;
-	uint32_t id;
-};
-_Static_assert(sizeof(struct bip_psm2_hdr) == 24, "psm2 header layout");
-
 #define PSM2_SLOT 320
 #define PSM2_LSENDS 4096
 #define PSM2_TXSLOTS 256
@@ -167,9 +154,7 @@ struct bip_psm2_peer {
 	int served;
 	psm2_epaddr_t addr;
 	int same_kernel, pid;
-	uint32_t seq_out, credits, expect, owed;
-	struct bip_psm2_slot **held;
-	int nheld;
+	struct bip_netproto_peer np;
 };
 
 struct bip_psm2_blob {
@@ -253,7 +238,7 @@ static int post_rx(struct bip_psm2 *p2, struct bip_psm2_slot *s)
 			     &req) == PSM2_OK ? 0 : -EIO;
 }
 
-static int transmit(struct bip_psm2 *p2, int dst, const struct bip_psm2_hdr *h,
+static int transmit(struct bip_psm2 *p2, int dst, const struct bip_netproto_hdr *h,
 		    const void *payload, size_t plen)
 {
 	struct bip_psm2_slot *s = p2->tx_free;
@@ -279,56 +264,38 @@ static int transmit(struct bip_psm2 *p2, int dst, const struct bip_psm2_hdr *h,
 	return 0;
 }
 
-static uint16_t take_owed(struct bip_psm2_peer *p)
-{
-	uint16_t c = p->owed > 0xffff ? 0xffff : (uint16_t)p->owed;
-
-	p->owed -= c;
-	return c;
-}
-
 static int post_msg(struct bip_psm2 *p2, int dst, uint8_t kind, uint32_t tag, uint32_t len,
 		    uint32_t id, const void *payload, size_t plen)
 {
-	struct bip_psm2_peer *p = &p2->peers[dst];
-	struct bip_psm2_hdr h;
+	struct bip_netproto_peer *np = &p2->peers[dst].np;
+	struct bip_netproto_hdr h;
 	int rc;
 
-	if (!p->credits)
-		return -EAGAIN;
-	h = (struct bip_psm2_hdr){
-		.kind = kind, .credits = take_owed(p), .src = (uint32_t)p2->mynode,
-		.tag = tag, .len = len, .seq = p->seq_out, .id = id,
-	};
-	rc = transmit(p2, dst, &h, payload, plen);
-	if (rc < 0) {
-		p->owed += h.credits;
+	rc = bip_netproto_msg_hdr(np, p2->mynode, kind, tag, len, id, &h);
+	if (rc)
 		return rc;
-	}
-	p->seq_out++;
-	p->credits--;
-	return 0;
+	rc = transmit(p2, dst, &h, payload, plen);
+	bip_netproto_msg_sent(np, &h, rc);
+	return rc < 0 ? rc : 0;
 }
 
 /* A control message; with no send buffer free, it is dropped only for
  * credits (returned with a later message), never for a CTS (retried). */
 static int send_ctl(struct bip_psm2 *p2, int dst, uint8_t kind, uint32_t id)
 {
-	struct bip_psm2_peer *p = &p2->peers[dst];
-	struct bip_psm2_hdr h = {
-		.kind = kind, .credits = take_owed(p), .src = (uint32_t)p2->mynode, .id = id,
-	};
+	struct bip_netproto_peer *np = &p2->peers[dst].np;
+	struct bip_netproto_hdr h = bip_netproto_ctl_hdr(np, p2->mynode, kind, id);
 	int rc = transmit(p2, dst, &h, NULL, 0);
 
 	if (rc < 0)
-		p->owed += h.credits;
+		bip_netproto_unsent(np, &h);
 	return rc;
 }
 
 static int bip_psm2_post_short(struct bip_nic *nic, int dst, uint32_t tag, const void *buf,
 			       size_t len)
 {
-	return post_msg(psm2_of(nic), dst, PSM2K_SHORT, tag, (uint32_t)len, 0, buf, len);
+	return post_msg(psm2_of(nic), dst, BIP_NETPROTO_SHORT, tag, (uint32_t)len, 0, buf, len);
 }
 
 static int bip_psm2_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf,
@@ -346,7 +313,7 @@ static int bip_psm2_post_long(struct bip_nic *nic, int dst, uint32_t tag, const 
 	gen = (l->gen + 1) & 0xfffff;
 	if (!gen)
 		gen = 1;
-	rc = post_msg(p2, dst, PSM2K_RTS, tag, (uint32_t)len, idx | (gen << 12), NULL, 0);
+	rc = post_msg(p2, dst, BIP_NETPROTO_RTS, tag, (uint32_t)len, idx | (gen << 12), NULL, 0);
 	if (rc < 0)
 		return rc;
 	p2->nlfree--;
@@ -408,7 +375,7 @@ static int bip_psm2_post_long_recv(struct bip_nic *nic, uint64_t handle, void *b
 		return -EIO;
 	}
 	/* The CTS needs a send buffer: without one, it waits for poll. */
-	if (p2->nctsq || (rc = send_ctl(p2, src, PSM2K_CTS, id)) == -EAGAIN) {
+	if (p2->nctsq || (rc = send_ctl(p2, src, BIP_NETPROTO_CTS, id)) == -EAGAIN) {
 		if (p2->nctsq == p2->ctsq_cap) {
 			int cap = p2->ctsq_cap ? 2 * p2->ctsq_cap : 64;
 			struct bip_psm2_cts *q = realloc(p2->ctsq, (size_t)cap * sizeof(*q));
@@ -429,7 +396,7 @@ static void cts_flush(struct bip_psm2 *p2)
 	int i;
 
 	for (i = 0; i < p2->nctsq; i++)
-		if (send_ctl(p2, p2->ctsq[i].dst, PSM2K_CTS, p2->ctsq[i].id) == -EAGAIN)
+		if (send_ctl(p2, p2->ctsq[i].dst, BIP_NETPROTO_CTS, p2->ctsq[i].id) == -EAGAIN)
 			break;
 	memmove(p2->ctsq, p2->ctsq + i, (size_t)(p2->nctsq - i) * sizeof(*p2->ctsq));
 	p2->nctsq -= i;
@@ -439,54 +406,41 @@ static void cts_flush(struct bip_psm2 *p2)
 
 static int deliver(struct bip_psm2 *p2, int src)
 {
-	struct bip_psm2_peer *p = &p2->peers[src];
-	uint32_t mask = p2->ncredits - 1;
+	struct bip_netproto_peer *np = &p2->peers[src].np;
 	struct bip_psm2_slot *s;
-	int n = 0, rc;
+	int n = 0;
 
-	while ((s = p->held[p->expect & mask])) {
-		const struct bip_psm2_hdr *h = (const struct bip_psm2_hdr *)s->buf;
-
-		if (h->kind == PSM2K_SHORT)
-			rc = bip_core_short_arrived(src, h->tag, s->buf + sizeof(*h), h->len);
-		else
-			rc = bip_core_long_arrived(src, h->tag, h->len,
-						   ((uint64_t)src << 32) | h->id);
-		if (rc == -EAGAIN)
+	while ((s = bip_netproto_next(np, p2->ncredits))) {
+		if (bip_netproto_offer(src, s->buf) == -EAGAIN)
 			break;
-		p->held[p->expect & mask] = NULL;
-		p->nheld--;
+		bip_netproto_taken(np, p2->ncredits);
 		p2->nheld--;
-		p->expect++;
-		p->owed++;
 		if (post_rx(p2, s) < 0)
 			fprintf(stderr, "bip: node %d: psm2: cannot post a receive buffer\n",
 				p2->mynode);
 		n++;
 	}
-	if (p->owed >= p2->ncredits / 2 && send_ctl(p2, src, PSM2K_CREDIT, 0) < 0)
+	if (np->owed >= p2->ncredits / 2 && send_ctl(p2, src, BIP_NETPROTO_CREDIT, 0) < 0)
 		p2->credit_retry = 1; /* no send buffer: poll tries again */
 	return n;
 }
 
 static int handle_rx(struct bip_psm2 *p2, struct bip_psm2_slot *s, uint32_t len)
 {
-	const struct bip_psm2_hdr *h = (const struct bip_psm2_hdr *)s->buf;
-	struct bip_psm2_peer *p;
+	const struct bip_netproto_hdr *h = (const struct bip_netproto_hdr *)s->buf;
+	struct bip_netproto_peer *np;
 
 	if (len < sizeof(*h) || h->src >= (uint32_t)p2->numnodes || !p2->peers[h->src].served)
 		goto repost;
-	p = &p2->peers[h->src];
-	p->credits += h->credits;
-	if (h->kind == PSM2K_SHORT || h->kind == PSM2K_RTS) {
-		if (h->seq - p->expect >= p2->ncredits || p->held[h->seq & (p2->ncredits - 1)])
+	np = &p2->peers[h->src].np;
+	np->credits += h->credits;
+	if (h->kind == BIP_NETPROTO_SHORT || h->kind == BIP_NETPROTO_RTS) {
+		if (bip_netproto_hold(np, p2->ncredits, h, s))
 			goto repost;
-		p->held[h->seq & (p2->ncredits - 1)] = s;
-		p->nheld++;
 		p2->nheld++;
 		return deliver(p2, (int)h->src);
 	}
-	if (h->kind == PSM2K_CTS)
+	if (h->kind == BIP_NETPROTO_CTS)
 		cts_arrived(p2, (int)h->src, h->id);
 repost:
 	post_rx(p2, s);
@@ -541,13 +495,13 @@ static int bip_psm2_poll(struct bip_nic *nic)
 	}
 	if (p2->nheld)
 		for (i = 0; i < p2->numnodes && p2->nheld; i++)
-			if (p2->peers[i].nheld)
+			if (p2->peers[i].np.nheld)
 				events += deliver(p2, i);
 	if (p2->credit_retry) {
 		p2->credit_retry = 0;
 		for (i = 0; i < p2->numnodes; i++)
-			if (p2->peers[i].served && p2->peers[i].owed >= p2->ncredits / 2 &&
-			    send_ctl(p2, i, PSM2K_CREDIT, 0) < 0)
+			if (p2->peers[i].served && p2->peers[i].np.owed >= p2->ncredits / 2 &&
+			    send_ctl(p2, i, BIP_NETPROTO_CREDIT, 0) < 0)
 				p2->credit_retry = 1;
 	}
 	return events;
@@ -563,16 +517,6 @@ static int bip_psm2_alive(struct bip_nic *nic, int node)
 }
 
 /* --- start-up --- */
-
-static void read_boot_id(char *out, size_t len)
-{
-	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, out, len - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	out[n > 0 ? n : 0] = '\0';
-}
 
 static void bip_psm2_close(struct bip_nic *nic);
 
@@ -591,7 +535,6 @@ static int bip_psm2_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	psm2_uuid_t uuid;
 	int *mask = NULL;
 	int i, rc, nserved = 0;
-	struct stat st;
 	const char *c;
 	uint64_t h = 1469598103934665603ull;
 
@@ -601,7 +544,7 @@ static int bip_psm2_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	if (!p2)
 		return -ENOMEM;
 	p2->nic.ops = &bip_psm2_ops;
-	p2->nic.max_short = PSM2_SLOT - sizeof(struct bip_psm2_hdr);
+	p2->nic.max_short = PSM2_SLOT - sizeof(struct bip_netproto_hdr);
 	p2->nic.desc = "psm2";
 	p2->mynode = job->mynode;
 	p2->numnodes = job->numnodes;
@@ -617,9 +560,7 @@ static int bip_psm2_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 			continue;
 		nserved++;
 		p2->peers[i].served = 1;
-		p2->peers[i].credits = p2->ncredits;
-		p2->peers[i].held = calloc(p2->ncredits, sizeof(*p2->peers[i].held));
-		if (!p2->peers[i].held)
+		if (bip_netproto_peer_init(&p2->peers[i].np, p2->ncredits) < 0)
 			goto undo;
 	}
 	/* Every node of the job derives the same key from the job id. */
@@ -667,8 +608,7 @@ static int bip_psm2_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	}
 	memset(&me, 0, sizeof(me));
 	me.epid = epid;
-	read_boot_id(me.boot_id, sizeof(me.boot_id));
-	me.pidns = stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+	bip_netproto_kernel_id(me.boot_id, sizeof(me.boot_id), &me.pidns);
 	me.pid = (uint32_t)getpid();
 	all = calloc((size_t)job->numnodes, sizeof(*all));
 	epids = calloc((size_t)job->numnodes, sizeof(*epids));
@@ -754,7 +694,7 @@ static void bip_psm2_close(struct bip_nic *nic)
 		psm.ep_close(p2->ep, PSM2_EP_CLOSE_GRACEFUL, 1000000000ll);
 	if (p2->peers)
 		for (i = 0; i < p2->numnodes; i++)
-			free(p2->peers[i].held);
+			bip_netproto_peer_fini(&p2->peers[i].np);
 	free(p2->peers);
 	free(p2->rx);
 	free(p2->rx_mem);
