@@ -3,6 +3,7 @@
  * Conformance tests of the BIP API (manual sections 2 and 3), run through
  * bipload on every driver: `bipload -sz N conformance SUBTEST`.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -956,6 +957,33 @@ static void t_reuse(void)
 		      v[0], v[1]);
 }
 
+/*
+ * A region in /dev/shm named after this process, as a killed process with
+ * the same pid would have left it for libfabric's shm provider ("PID:0:0"):
+ * start-up does not trip over it, and it is gone afterwards.
+ */
+static void t_stale(void)
+{
+	char path[64];
+	int fd, v = 0;
+
+	snprintf(path, sizeof(path), "/dev/shm/%ld:0:0", (long)getpid());
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0600);
+	CHECK(fd >= 0, "cannot create %s", path);
+	CHECK(ftruncate(fd, 4096) == 0, "ftruncate");
+	close(fd);
+	bip_init();
+	if (bip_mynode == 0)
+		v = 1;
+	else
+		CHECK(bip_recv(&v, 1) == 1, "token");
+	if (bip_mynode + 1 < bip_numnodes)
+		CHECK(bip_send(bip_mynode + 1, &v, 1) == 0, "token");
+	CHECK(v == 1, "token %d", v);
+	bip_finalize();
+	unlink(path); /* left alone by the drivers that do not use that name */
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -969,7 +997,7 @@ static const struct {
 	{ "stream", t_stream, 0 },     { "claimrace", t_claimrace, 0 }, { "window", t_window, 0 },
 	{ "bytes", t_bytes, 0 },       { "sources", t_sources, 0 },   { "exitflush", t_exitflush, 0 },
 	{ "zero", t_zero, 1 },         { "reuse", t_reuse, 1 },       { "noinit", t_noinit, 1 },
-	{ "crash", t_crash, 1 },       { "killed", t_killed, 1 },
+	{ "crash", t_crash, 1 },       { "killed", t_killed, 1 },     { "stale", t_stale, 1 },
 };
 
 int main(int argc, char **argv)

@@ -18,6 +18,7 @@
  * driver, so the send is complete at once; they land in the receiver's
  * pre-posted pool buffers and are offered to the core in sequence order.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -198,6 +199,35 @@ static int post_rx(struct bip_ofi *ofi, struct bip_ofi_slot *s)
 			     &s->ctx.fi);
 }
 
+/*
+ * libfabric's shm provider names its region after the process ("PID:N:M"
+ * in /dev/shm) and refuses to enable an endpoint whose region exists
+ * (EBUSY).  A region named after this process's pid, before this process
+ * has opened one, was left by an earlier process with the same pid that
+ * was killed: it is stale, and removing it is what lets this one start.
+ */
+static void remove_stale_shm_regions(void)
+{
+	char prefix[32];
+	struct dirent *d;
+	size_t len;
+	DIR *dir;
+
+	len = (size_t)snprintf(prefix, sizeof(prefix), "%ld:", (long)getpid());
+	dir = opendir("/dev/shm");
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		char path[300];
+
+		if (strncmp(d->d_name, prefix, len))
+			continue;
+		snprintf(path, sizeof(path), "/dev/shm/%s", d->d_name);
+		unlink(path);
+	}
+	closedir(dir);
+}
+
 /* Open fabric, domain, completion queue, address vector and endpoint on info. */
 static int ofi_open_endpoint(struct bip_ofi *ofi, struct fi_info *info, char *why, size_t len)
 {
@@ -206,6 +236,8 @@ static int ofi_open_endpoint(struct bip_ofi *ofi, struct fi_info *info, char *wh
 	const char *what;
 	int rc;
 
+	if (prov_is_shm(info->fabric_attr->prov_name))
+		remove_stale_shm_regions();
 	what = "fi_fabric";
 	rc = fi_fabric(info->fabric_attr, &ofi->fabric, NULL);
 	if (rc)
