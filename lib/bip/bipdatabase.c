@@ -24,19 +24,6 @@ struct bip_database {
 	int nroutes;
 };
 
-static int grow(void **p, int n, size_t size)
-{
-	void *q;
-
-	if (n & (n - 1) && n)
-		return 0;
-	q = realloc(*p, (size_t)(n ? 2 * n : 8) * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	return 0;
-}
-
 #define TOPOLOGY_COMMENT "# topology: "
 
 static int set_topology(struct bip_database *db, const char *path)
@@ -184,7 +171,7 @@ int bip_database_add_host(struct bip_database *db, const char *host)
 		return -EINVAL;
 	if (bip_database_has(db, host))
 		return 0;
-	if (grow((void **)&db->hosts, db->nhosts, sizeof(*db->hosts)) < 0)
+	if (bip_array_grow((void **)&db->hosts, db->nhosts, sizeof(*db->hosts)) < 0)
 		return -ENOMEM;
 	snprintf(db->hosts[db->nhosts++], BIP_CONF_HOSTLEN, "%s", host);
 	return 0;
@@ -198,7 +185,7 @@ int bip_database_add_route(struct bip_database *db, const char *from, const char
 	if (strlen(from) >= BIP_CONF_HOSTLEN || strlen(to) >= BIP_CONF_HOSTLEN ||
 	    route->nhops < 1 || route->nhops > BIP_CONF_MAXHOPS)
 		return -EINVAL;
-	if (grow((void **)&db->routes, db->nroutes, sizeof(*db->routes)) < 0)
+	if (bip_array_grow((void **)&db->routes, db->nroutes, sizeof(*db->routes)) < 0)
 		return -ENOMEM;
 	r = &db->routes[db->nroutes++];
 	snprintf(r->from, sizeof(r->from), "%s", from);

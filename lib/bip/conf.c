@@ -198,11 +198,11 @@ fail:
 	return rc;
 }
 
-int bip_conf_parse_file(const char *path, struct bip_conf **conf_p, char *err, size_t errlen)
+int bip_file_read_text(const char *path, char **text_p, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	char *text = NULL;
-	size_t len = 0, cap = 0, n;
+	size_t len = 0, cap = 0, got;
 	int rc;
 
 	if (!f) {
@@ -211,29 +211,60 @@ int bip_conf_parse_file(const char *path, struct bip_conf **conf_p, char *err, s
 		return rc;
 	}
 	do {
-		if (cap - len < 4096) {
-			char *t = realloc(text, cap + 65536);
+		if (len + 4096 + 1 > cap) {
+			char *more = realloc(text, cap ? 2 * cap : 8192);
 
-			if (!t) {
-				free(text);
-				fclose(f);
+			if (!more) {
+				rc = -ENOMEM;
 				snprintf(err, errlen, "%s: out of memory", path);
-				return -ENOMEM;
+				goto free_text;
 			}
-			text = t;
-			cap += 65536;
+			text = more;
+			cap = cap ? 2 * cap : 8192;
 		}
-		n = fread(text + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n > 0);
-	rc = ferror(f) ? -EIO : 0;
-	fclose(f);
-	if (rc < 0) {
+		got = fread(text + len, 1, 4096, f);
+		len += got;
+	} while (got == 4096);
+	if (ferror(f)) {
+		rc = -EIO;
 		snprintf(err, errlen, "%s: read error", path);
-		free(text);
-		return rc;
+		goto free_text;
 	}
 	text[len] = '\0';
+	if (strlen(text) != len) {
+		rc = -EINVAL;
+		snprintf(err, errlen, "%s: not a text file (it holds a NUL byte)", path);
+		goto free_text;
+	}
+	fclose(f);
+	*text_p = text;
+	return 0;
+free_text:
+	free(text);
+	fclose(f);
+	return rc;
+}
+
+int bip_array_grow(void **p, int n, size_t size)
+{
+	void *q;
+
+	if (n && (n & (n - 1)))
+		return 0;
+	q = realloc(*p, (size_t)(n ? 2 * n : 8) * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	return 0;
+}
+
+int bip_conf_parse_file(const char *path, struct bip_conf **conf_p, char *err, size_t errlen)
+{
+	char *text;
+	int rc = bip_file_read_text(path, &text, err, errlen);
+
+	if (rc < 0)
+		return rc;
 	rc = bip_conf_parse_string(text, path, conf_p, err, errlen);
 	free(text);
 	return rc;

@@ -65,6 +65,17 @@ int bip_conf_write(FILE *f, const struct bip_conf *conf);
 void bip_conf_free(struct bip_conf *conf);
 
 /*
+ * Read the whole file at path as text: 0 and a malloc'ed, NUL-terminated
+ * *text_p, or a negative errno with "path: why" in err (a file holding a
+ * NUL byte is not text: -EINVAL).
+ */
+int bip_file_read_text(const char *path, char **text_p, char *err, size_t errlen);
+
+/* Room for element n of an array grown by doubling at powers of two (from
+ * 8): 0, or -ENOMEM with *p untouched. */
+int bip_array_grow(void **p, int n, size_t size);
+
+/*
  * Replace the file at path with what writer() writes (through "path.new" and
  * rename, so that a reader never sees half a file).  Returns 0, or a negative
  * errno with a message in err.

@@ -121,20 +121,6 @@ static int find_switch(const struct bip_topology *topo, const char *name)
 	return -1;
 }
 
-/* Room for one more element in an array grown by doubling at powers of two. */
-static int grow(void **p, int n, size_t size)
-{
-	void *q;
-
-	if (n && (n & (n - 1)))
-		return 0;
-	q = realloc(*p, (size_t)(n ? 2 * n : 8) * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	return 0;
-}
-
 static int check_name(struct topo_reader *r, const char *what, const char *name, char *err,
 		      size_t errlen)
 {
@@ -173,7 +159,7 @@ static int host_index(struct bip_topology *topo, struct topo_reader *r, const ch
 	rc = check_name(r, "host", name, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (grow((void **)&topo->hosts, topo->nhosts, sizeof(*topo->hosts)) < 0)
+	if (bip_array_grow((void **)&topo->hosts, topo->nhosts, sizeof(*topo->hosts)) < 0)
 		return -ENOMEM;
 	memset(&topo->hosts[topo->nhosts], 0, sizeof(topo->hosts[0]));
 	snprintf(topo->hosts[topo->nhosts].name, BIP_CONF_HOSTLEN, "%s", name);
@@ -244,7 +230,7 @@ static int parse_switch(struct bip_topology *topo, struct topo_reader *r, char *
 	if (nports < 1 || nports > BIP_TOPOLOGY_MAXPORTS)
 		return topo_fail(err, errlen, r, "switch %s: \"%s\" ports (1 to %d)", name,
 				 r->field[2], BIP_TOPOLOGY_MAXPORTS);
-	if (grow((void **)&topo->switches, topo->nswitches, sizeof(*topo->switches)) < 0)
+	if (bip_array_grow((void **)&topo->switches, topo->nswitches, sizeof(*topo->switches)) < 0)
 		return -ENOMEM;
 	s = &topo->switches[topo->nswitches++];
 	memset(s, 0, sizeof(*s));
@@ -355,46 +341,13 @@ free_topo:
 
 int bip_topology_load(const char *path, struct bip_topology **topo_p, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0, cap = 0, got;
-	int rc;
+	char *text;
+	int rc = bip_file_read_text(path, &text, err, errlen);
 
-	if (!f) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+	if (rc < 0)
 		return rc;
-	}
-	do {
-		if (len + 4096 + 1 > cap) {
-			char *more = realloc(text, cap ? 2 * cap : 8192);
-
-			if (!more) {
-				rc = -ENOMEM;
-				snprintf(err, errlen, "%s: out of memory", path);
-				goto free_text;
-			}
-			text = more;
-			cap = cap ? 2 * cap : 8192;
-		}
-		got = fread(text + len, 1, 4096, f);
-		len += got;
-	} while (got == 4096);
-	if (ferror(f)) {
-		rc = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
-		goto free_text;
-	}
-	text[len] = '\0';
-	if (strlen(text) != len) {
-		rc = -EINVAL;
-		snprintf(err, errlen, "%s: not a text file (it holds a NUL byte)", path);
-		goto free_text;
-	}
 	rc = bip_topology_parse_string(text, path, topo_p, err, errlen);
-free_text:
 	free(text);
-	fclose(f);
 	return rc;
 }
 
