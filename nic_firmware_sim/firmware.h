@@ -19,6 +19,7 @@
 #include "conf.h"
 #include "lanai_board.h"
 #include "lanai_ring.h"
+#include "tagq.h"
 
 struct bip_topology;
 
@@ -61,6 +62,8 @@ struct lanai_packet {
 #define LANAI_DATA_CHUNK 65536 /* payload of a DATA packet */
 #define LANAI_LSENDS 4096      /* long sends in flight per board (power of two) */
 #define LANAI_INBOUND_MAX 256  /* packets queued for a board before senders wait */
+#define LANAI_STALL_MAX 64     /* packets of one link waiting for room in the
+				* receiver's tag queues before its sender waits */
 
 struct lanai_lsend {
 	uint64_t addr, len, cookie;
@@ -72,6 +75,20 @@ struct lanai_lrecv_fw {
 	struct bip_lanai_lrecv e; /* snapshot of the host's entry at posting */
 	uint64_t got;
 	int active;
+};
+
+/* A tag queue of a board's host (tagq.h), as the firmware produces into it. */
+struct lanai_tagq {
+	uint64_t addr, freed_addr; /* snapshot of the host's table at attach */
+	uint32_t cap;
+	uint32_t freed_seen;	   /* the host's freed count, last read */
+	struct bip_tagq_prod prod; /* tail and count of bytes written */
+};
+
+/* Packets of one source that found their tag's queue full, in arrival order. */
+struct lanai_stall {
+	struct lanai_packet *head, *tail;
+	uint32_t count;
 };
 
 /* A long send being pushed: the receiver's CTS arrived. */
@@ -100,6 +117,10 @@ struct lanai_board {
 	uint8_t *rx_failed;			/* [src] a fault was detected on that link */
 	struct lanai_packet *in_head, *in_tail; /* the wire's packets for this board */
 	int in_count;
+	struct lanai_tagq *tq;	   /* [ntags] the host's tag queues */
+	uint32_t ntags;
+	struct lanai_stall *stall; /* [src] arrivals waiting for room in a queue */
+	int nstalled;
 	struct lanai_packet *held; /* a packet held back by the reorder fault */
 	uint64_t held_since;
 	int inflight;			    /* packets from this board not yet delivered */

@@ -60,8 +60,9 @@ static struct lanai_board *board(struct lanai_fw *fw, int node)
 
 static int create_segment(struct lanai_fw *fw, const char *jobid)
 {
-	uint64_t off_send, off_event, off_lrecv, off_post;
-	uint64_t bsize = bip_lanai_board_layout(&off_send, &off_event, &off_lrecv, &off_post);
+	uint64_t off_send, off_event, off_lrecv, off_post, off_tagq;
+	uint64_t bsize =
+	    bip_lanai_board_layout(&off_send, &off_event, &off_lrecv, &off_post, &off_tagq);
 	uint64_t off_boards = (sizeof(struct bip_lanai_fw) + 4095) & ~(uint64_t)4095;
 	size_t size = off_boards + bsize * (uint64_t)fw->nboards;
 	struct bip_lanai_fw *seg;
@@ -133,6 +134,8 @@ static int create_segment(struct lanai_fw *fw, const char *jobid)
 		r->off_event = off_event;
 		r->off_lrecv = off_lrecv;
 		r->off_post = off_post;
+		r->off_tagq = off_tagq;
+		r->tagq_slots = BIP_LANAI_TAGQ_SLOTS;
 		r->fw_pid = (int32_t)getpid();
 		r->state = BIP_LANAI_BOARD_READY;
 		b->regs = r;
@@ -165,7 +168,10 @@ static int boards_init(struct lanai_fw *fw)
 		b->rx_failed = calloc((size_t)fw->nboards, 1);
 		b->lsend = calloc(LANAI_LSENDS, sizeof(*b->lsend));
 		b->lsfree = calloc(LANAI_LSENDS, sizeof(*b->lsfree));
-		if (!b->tx_seq || !b->rx_seq || !b->rx_failed || !b->lsend || !b->lsfree)
+		b->tq = calloc(BIP_LANAI_TAGQ_SLOTS, sizeof(*b->tq));
+		b->stall = calloc((size_t)fw->nboards, sizeof(*b->stall));
+		if (!b->tx_seq || !b->rx_seq || !b->rx_failed || !b->lsend || !b->lsfree || !b->tq ||
+		    !b->stall)
 			return -ENOMEM;
 		for (k = LANAI_LSENDS; k-- > 0;)
 			b->lsfree[b->nlsfree++] = (uint32_t)k;
@@ -203,6 +209,48 @@ static void set_state(struct lanai_board *b, uint32_t state)
 	bip_store_release(&b->regs->state, state);
 }
 
+/*
+ * Take the host's tag queue table.  A queue must hold two entries of the
+ * largest size, so that an empty queue takes any entry wherever its tail is
+ * (tagq.h); a table that breaks this is reported, and its board writes no
+ * queue.
+ */
+static void take_tagqs(struct lanai_fw *fw, struct lanai_board *b)
+{
+	const struct bip_lanai_tagq *t =
+	    (const struct bip_lanai_tagq *)((const char *)b->regs + b->regs->off_tagq);
+	uint32_t i, n = b->regs->ntags, least = 2 * bip_tagq_entry_size(BIP_LANAI_SHORT_MAX);
+	struct bip_lanai_event ev = {.kind = BIP_LANAI_EV_ERROR, .status = -EPROTO,
+				     .fault = BIP_LANAI_NDETECT};
+
+	b->ntags = 0;
+	if (n > BIP_LANAI_TAGQ_SLOTS) {
+		snprintf((char *)ev.payload, sizeof(ev.payload),
+			 "board %d: the host lists %u tag queues, the board has room for %d",
+			 b->node, n, BIP_LANAI_TAGQ_SLOTS);
+		lanai_event_put(b, &ev);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct lanai_tagq *q = &b->tq[i];
+
+		if (t[i].cap % 4 || t[i].cap < least || t[i].cap > (1u << 31) || !t[i].addr ||
+		    !t[i].freed_addr) {
+			snprintf((char *)ev.payload, sizeof(ev.payload),
+				 "board %d: the queue of tag %u (%u bytes at 0x%llx) is not one "
+				 "the firmware can write: it needs a multiple of 4 bytes, at "
+				 "least %u",
+				 b->node, i, t[i].cap, (unsigned long long)t[i].addr, least);
+			lanai_event_put(b, &ev);
+			return;
+		}
+		*q = (struct lanai_tagq){.addr = t[i].addr, .freed_addr = t[i].freed_addr,
+					 .cap = t[i].cap};
+	}
+	b->ntags = n;
+	(void)fw;
+}
+
 /* A host asks for its board: reset it and let it run. */
 static int check_control(struct lanai_fw *fw, struct lanai_board *b)
 {
@@ -213,6 +261,7 @@ static int check_control(struct lanai_fw *fw, struct lanai_board *b)
 		b->pid = b->regs->host_pid;
 		b->send_cons = b->post_cons = 0;
 		b->evp.prod = b->evp.cons_seen = 0;
+		take_tagqs(fw, b);
 		set_state(b, BIP_LANAI_BOARD_RUNNING);
 		return 1;
 	}
@@ -243,6 +292,106 @@ static int dma_write(pid_t pid, uint64_t addr, const void *src, size_t len)
 	if (n < 0)
 		return -errno;
 	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+/*
+ * Write one entry into a tag queue of board b's host: a wrap mark at the
+ * old tail first if the entry goes back to offset 0, then the entry's head
+ * and payload, in one process_vm_writev.
+ */
+static int dma_write_entry(struct lanai_board *b, const struct lanai_tagq *q, int64_t at,
+			   int wrap, const struct bip_tagq_entry *e, const void *payload,
+			   uint32_t payload_len)
+{
+	static const uint32_t wrap_mark = BIP_TAGQ_WRAP;
+	struct iovec local[3], remote[2];
+	size_t total = sizeof(*e) + payload_len;
+	int nl = 0, nr = 0;
+	ssize_t n;
+
+	if (wrap) {
+		local[nl++] = (struct iovec){(void *)&wrap_mark, sizeof(wrap_mark)};
+		remote[nr++] = (struct iovec){(void *)(uintptr_t)(q->addr + q->prod.tail),
+					      sizeof(wrap_mark)};
+		total += sizeof(wrap_mark);
+	}
+	local[nl++] = (struct iovec){(void *)e, sizeof(*e)};
+	if (payload_len)
+		local[nl++] = (struct iovec){(void *)payload, payload_len};
+	remote[nr++] = (struct iovec){(void *)(uintptr_t)(q->addr + (uint64_t)at),
+				      sizeof(*e) + payload_len};
+	n = process_vm_writev(b->pid, local, (unsigned long)nl, remote, (unsigned long)nr, 0);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == total ? 0 : -EFAULT;
+}
+
+/*
+ * A short message or the announcement of a long one has reached board b:
+ * write it into its tag's queue in the host's memory and tell the host.
+ * -EAGAIN when the queue has no room yet (the caller keeps the packet).
+ */
+static int queue_arrival(struct lanai_fw *fw, struct lanai_board *b,
+			 const struct lanai_packet *p)
+{
+	const struct lanai_pkt_header *h = &p->h;
+	struct bip_lanai_event ev = {.src = h->src, .tag = h->tag};
+	struct bip_tagq_entry e = {.src = (int32_t)h->src};
+	const void *payload;
+	uint32_t payload_len;
+	struct lanai_tagq *q;
+	uint64_t handle;
+	int64_t at;
+	int wrap, rc;
+
+	if (h->tag >= b->ntags) {
+		ev.kind = BIP_LANAI_EV_ERROR;
+		ev.status = -EPROTO;
+		ev.fault = BIP_LANAI_NDETECT;
+		snprintf((char *)ev.payload, sizeof(ev.payload),
+			 "%s from node %u for tag %u dropped: board %d has no queue for that tag",
+			 h->kind == LANAI_PKT_SHORT ? "message" : "long message", h->src, h->tag,
+			 b->node);
+		lanai_event_put(b, &ev);
+		return -EPROTO;
+	}
+	q = &b->tq[h->tag];
+	if (h->kind == LANAI_PKT_SHORT) {
+		e.kind = BIP_TAGQ_SHORT;
+		e.len = h->len;
+		payload = p->payload;
+		payload_len = h->len;
+		ev.kind = BIP_LANAI_EV_SHORT;
+		ev.len = h->len;
+	} else {
+		handle = bip_lanai_handle(h->src, (uint32_t)h->arg0);
+		e.kind = BIP_TAGQ_LONG;
+		e.len = (uint32_t)h->arg1;
+		payload = &handle;
+		payload_len = sizeof(handle);
+		ev.kind = BIP_LANAI_EV_LONG;
+		ev.len = h->arg1;
+		ev.handle = handle;
+	}
+	e.size = bip_tagq_entry_size(payload_len);
+	at = bip_tagq_place(&q->prod, q->cap, q->freed_seen, e.size, &wrap);
+	if (at < 0) {
+		/* Looks full: read the host's count of freed bytes again (a
+		 * 4-byte DMA read, made only now, as the rings do). */
+		rc = dma_read(b->pid, &q->freed_seen, q->freed_addr, sizeof(q->freed_seen));
+		if (rc == 0)
+			at = bip_tagq_place(&q->prod, q->cap, q->freed_seen, e.size, &wrap);
+		if (at < 0)
+			return rc < 0 ? rc : -EAGAIN;
+	}
+	rc = dma_write_entry(b, q, at, wrap, &e, payload, payload_len);
+	if (rc < 0)
+		return rc;
+	bip_tagq_advance(&q->prod, q->cap, wrap, e.size);
+	/* After the DMA: the host reads the entry once it sees the event. */
+	lanai_event_put(b, &ev);
+	(void)fw;
+	return 0;
 }
 
 static struct lanai_packet *control_packet(uint32_t kind, int src, int dst, uint32_t tag,
@@ -353,7 +502,8 @@ static int take_descriptors(struct lanai_fw *fw, struct lanai_board *b)
 			b->send_cons++; /* not from the driver: ignored */
 			continue;
 		}
-		if (board(fw, (int)d->dst)->in_count >= LANAI_INBOUND_MAX)
+		if (board(fw, (int)d->dst)->in_count >= LANAI_INBOUND_MAX ||
+		    board(fw, (int)d->dst)->stall[b->node].count >= LANAI_STALL_MAX)
 			break; /* the destination is behind: the host waits */
 		if (d->kind == BIP_LANAI_DESC_SHORT) {
 			p = lanai_packet_new((uint32_t)d->len);
@@ -428,24 +578,38 @@ static int take_descriptors(struct lanai_fw *fw, struct lanai_board *b)
 	return n;
 }
 
-/* Act on a packet that passed the checks at board b. */
-static void deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_packet *p)
+/* 1 for the packets that go into the host's tag queues. */
+static int queued_kind(const struct lanai_packet *p)
+{
+	return p->h.kind == LANAI_PKT_SHORT || p->h.kind == LANAI_PKT_RTS;
+}
+
+/*
+ * Act on a packet that passed the checks at board b.  0, or -EAGAIN when
+ * its tag's queue has no room: the caller keeps it for later.
+ */
+static int deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_packet *p)
 {
 	const struct lanai_pkt_header *h = &p->h;
 	struct bip_lanai_event ev = {.src = h->src, .tag = h->tag};
+	int rc;
 
 	switch (h->kind) {
 	case LANAI_PKT_SHORT:
-		ev.kind = BIP_LANAI_EV_SHORT;
-		ev.len = h->len;
-		memcpy(ev.payload, p->payload, h->len);
-		lanai_event_put(b, &ev);
-		break;
 	case LANAI_PKT_RTS:
-		ev.kind = BIP_LANAI_EV_LONG;
-		ev.len = h->arg1;
-		ev.handle = bip_lanai_handle(h->src, (uint32_t)h->arg0);
-		lanai_event_put(b, &ev);
+		rc = queue_arrival(fw, b, p);
+		if (rc == -EAGAIN)
+			return rc;
+		if (rc < 0 && rc != -EPROTO) {
+			ev.kind = BIP_LANAI_EV_ERROR;
+			ev.status = rc;
+			ev.fault = BIP_LANAI_NDETECT;
+			snprintf((char *)ev.payload, sizeof(ev.payload),
+				 "board %d: cannot write a message from node %u into the queue "
+				 "of tag %u (DMA: %s)",
+				 b->node, h->src, h->tag, strerror(-rc));
+			lanai_event_put(b, &ev);
+		}
 		break;
 	case LANAI_PKT_CTS: {
 		uint32_t slot = (uint32_t)h->arg0 & (LANAI_LSENDS - 1);
@@ -508,12 +672,60 @@ static void deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pac
 		break;
 	}
 	}
+	return 0;
 }
 
 /* 1 if an event can be written to b's queue now. */
 static int event_room(struct lanai_board *b)
 {
 	return bip_lanai_ring_room(&b->evp, &b->regs->event_cons, BIP_LANAI_EVENT_SLOTS);
+}
+
+/* Keep a packet that found its tag's queue full, behind those kept before
+ * from the same source (they go in the order they came). */
+static void stall(struct lanai_fw *fw, struct lanai_board *b, struct lanai_packet *p)
+{
+	struct lanai_stall *st = &b->stall[p->h.src];
+
+	if (!st->count)
+		lanai_trace(fw, "recv", b->node, &p->h, "waits: the queue of its tag is full");
+	p->next = NULL;
+	if (st->tail)
+		st->tail->next = p;
+	else
+		st->head = p;
+	st->tail = p;
+	st->count++;
+	b->nstalled++;
+}
+
+/* Deliver the kept packets, source by source, while their queues take them;
+ * drop them if the host has ended. */
+static int retry_stalled(struct lanai_fw *fw, struct lanai_board *b)
+{
+	int src, n = 0, gone = b->state != BIP_LANAI_BOARD_RUNNING || b->releasing;
+
+	for (src = 0; src < fw->nboards && b->nstalled; src++) {
+		struct lanai_stall *st = &b->stall[src];
+		struct lanai_packet *p;
+
+		while ((p = st->head)) {
+			if (!gone && (!event_room(b) || deliver(fw, b, p) == -EAGAIN))
+				break;
+			if (gone)
+				lanai_trace(fw, "recv", b->node, &p->h, "dropped: its host has ended");
+			st->head = p->next;
+			if (!st->head)
+				st->tail = NULL;
+			st->count--;
+			b->nstalled--;
+			lanai_packet_drop(fw, p);
+			n++;
+		}
+	}
+	if (b->nstalled)
+		fw->blocked = 1; /* the host frees queue room without ringing */
+	return n;
 }
 
 /* Deliver the packets that have reached board b. */
@@ -524,6 +736,8 @@ static int deliver_inbound(struct lanai_fw *fw, struct lanai_board *b, uint64_t 
 
 	if (b->has_pending_err && event_room(b) && lanai_event_put(b, &b->pending_err) == 0)
 		b->has_pending_err = 0;
+	if (b->nstalled)
+		n += retry_stalled(fw, b);
 	while ((p = b->in_head)) {
 		if (p->deliver_at > now) {
 			if (!fw->next_due || p->deliver_at < fw->next_due)
@@ -538,13 +752,21 @@ static int deliver_inbound(struct lanai_fw *fw, struct lanai_board *b, uint64_t 
 		if (!b->in_head)
 			b->in_tail = NULL;
 		b->in_count--;
+		n++;
 		if (b->state != BIP_LANAI_BOARD_RUNNING || b->releasing) {
 			lanai_trace(fw, "recv", b->node, &p->h, "dropped: its host has ended");
 		} else if (lanai_wire_check(fw, b, p) == 0) {
-			deliver(fw, b, p);
+			/* Checked in arrival order; behind what its source has
+			 * waiting, or when its queue is full, it waits too. */
+			if (queued_kind(p) &&
+			    (b->stall[p->h.src].head || deliver(fw, b, p) == -EAGAIN)) {
+				stall(fw, b, p);
+				continue;
+			}
+			if (!queued_kind(p))
+				deliver(fw, b, p);
 		}
 		lanai_packet_drop(fw, p);
-		n++;
 	}
 	if (b->held && now >= b->held_since + 10000) {
 		/* Nothing came to pass it: it goes on, in order after all. */
@@ -609,7 +831,7 @@ static int service(struct lanai_fw *fw, int check_hosts)
 	for (i = 0; i < fw->nboards; i++) {
 		struct lanai_board *b = board(fw, i);
 
-		if (b->in_head || b->held || b->has_pending_err)
+		if (b->in_head || b->held || b->has_pending_err || b->nstalled)
 			n += deliver_inbound(fw, b, now);
 		if (b->releasing)
 			check_release(fw, b);
@@ -849,7 +1071,7 @@ int main(int argc, char **argv)
 	const char *jobid = NULL, *conf_file = NULL, *trace = NULL;
 	struct sigaction sa = {.sa_handler = on_signal};
 	char err[512];
-	int c, ready_fd = -1, quiet = 0, n = 0, rc = EXIT_FAILURE, i;
+	int c, ready_fd = -1, quiet = 0, n = 0, rc = EXIT_FAILURE, i, k;
 	pid_t parent = getppid();
 
 	while ((c = getopt_long(argc, argv, "j:n:f:T:r:qh", longopts, NULL)) != -1) {
@@ -957,6 +1179,14 @@ undo:
 			free(p);
 		}
 		free(b->held);
+		for (k = 0; b->stall && k < fw.nboards; k++) {
+			for (p = b->stall[k].head; p; p = next) {
+				next = p->next;
+				free(p);
+			}
+		}
+		free(b->stall);
+		free(b->tq);
 		while (b->xfers) {
 			struct lanai_xfer *x = b->xfers;
 

@@ -29,6 +29,7 @@
 /* Tags NTAGS .. BIP_ALL_TAGS-1 are reserved for layers above the API (the MPI shim). */
 #define BIP_INTERNAL_TAGS BIP_RESERVED_TAGS
 #define BIP_ALL_TAGS (NTAGS + BIP_INTERNAL_TAGS)
+_Static_assert(BIP_INTERNAL_TAGS <= 32, "one bit of layer_pending per reserved tag");
 
 /* Lengths travel as 32-bit byte counts. */
 #define BIP_MAX_MESSAGE 0xffffffffu
@@ -124,6 +125,8 @@ struct bip_state {
 	unsigned spin_limit;
 	/* the layers registered on reserved tags (bip_layer_register) */
 	const struct bip_layer_ops *layer[BIP_INTERNAL_TAGS];
+	/* reserved tags (bit tag - NTAGS) whose layer refused a queued entry */
+	unsigned layer_pending;
 };
 
 extern struct bip_state bip_state;
@@ -240,6 +243,12 @@ static inline size_t bip_layer_short_limit(const struct bip_nic *nic)
 	return nic->ops->post_short2 && nic->max_short > BIP_SHORT_MAX ? nic->max_short :
 									BIP_SHORT_MAX;
 }
+
+/* Offer a layer's tag's queued entries to it, in order: 0, or what it
+ * answered to the one it refused (which stays queued). */
+int bip_layer_drain(uint32_t tag, const struct bip_layer_ops *ops);
+/* Offer again the entries a layer refused when a NIC queued them. */
+void bip_layer_retry(void);
 
 static inline const struct bip_layer_ops *bip_layer_of(uint32_t tag)
 {

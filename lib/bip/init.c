@@ -66,8 +66,15 @@ BIP_EXPORT int bip_taginit(int tag, int nbufs, int size)
 	return 0;
 }
 
-/* Queue bytes of a tag: what bip_taginit asked, and at least one message of
- * every short size so that any short message can be queued. */
+/*
+ * Queue bytes of a tag: what bip_taginit asked (at least one message of
+ * every short size, so that any short message can be queued), and room for
+ * one more message of the largest size.  The queue never moves its tail
+ * back to 0 when it empties (a NIC may own the tail), so the messages asked
+ * for may start anywhere; the extra room is the most a wrap mark can waste,
+ * and with it nbufs messages of size words always fit, and an empty queue
+ * always takes any short message.
+ */
 static uint32_t tag_capacity(const struct bip_tag *t, int tag)
 {
 	uint64_t nbufs = t->sized ? (uint64_t)t->nbufs : BIP_DEFAULT_NBUFS;
@@ -77,7 +84,7 @@ static uint32_t tag_capacity(const struct bip_tag *t, int tag)
 
 	if (tag >= NTAGS)
 		cap = 256 * one; /* internal tags carry the traffic of a whole layer */
-	return (uint32_t)(cap < one ? one : cap);
+	return (uint32_t)((cap < one ? one : cap) + one);
 }
 
 static int env_double(const char *name, double *out, char *err)
@@ -307,6 +314,7 @@ static int open_nics(const struct bip_opts *opts, const char *jobid, char *err)
 	const struct bip_conf *conf = bip_state.conf;
 	const char *want = getenv("BIP_NIC");
 	const struct bip_nic_ops *choice[2] = { NULL, NULL }; /* [0] this host, [1] others */
+	static struct bip_nic_tagq tagqs[BIP_ALL_TAGS];
 	struct bip_nic_job job;
 	unsigned char *serve;
 	double timeout = 10.0 + 2.0 * conf->n;
@@ -358,12 +366,17 @@ static int open_nics(const struct bip_opts *opts, const char *jobid, char *err)
 				return -ENODEV;
 		}
 	}
+	for (i = 0; i < BIP_ALL_TAGS; i++) {
+		struct bip_tagq *q = &bip_state.tags[i].q;
+
+		tagqs[i] = (struct bip_nic_tagq){ .buf = q->buf, .cap = q->cap, .freed = &q->freed };
+	}
 	serve = calloc((size_t)conf->n, 1);
 	if (!serve)
 		return -ENOMEM;
 	for (k = 0; k < 2; k++) {
 		struct bip_nic *nic;
-		int any = 0;
+		int any = 0, all = 1;
 
 		if (!choice[k] || (k == 1 && choice[1] == choice[0]))
 			continue;
@@ -373,6 +386,7 @@ static int open_nics(const struct bip_opts *opts, const char *jobid, char *err)
 			serve[i] = i != bip_state.mynode &&
 				   (choice[0] == choice[1] || same == (k == 0));
 			any |= serve[i];
+			all &= serve[i] || i == bip_state.mynode;
 		}
 		if (!any && bip_state.nnics)
 			continue;
@@ -386,12 +400,17 @@ static int open_nics(const struct bip_opts *opts, const char *jobid, char *err)
 			.quiet = opts->quiet,
 			.err = err,
 			.errlen = BIP_ERR,
+			/* Its NIC may write the queues only as their one producer. */
+			.tagqs = all ? tagqs : NULL,
+			.ntags = BIP_ALL_TAGS,
 		};
 		rc = choice[k]->open(&job, &nic);
 		if (rc < 0) {
 			free(serve);
 			return rc;
 		}
+		for (i = 0; nic->fills_queues && i < BIP_ALL_TAGS; i++)
+			bip_state.tags[i].q.nic_fills = 1;
 		bip_state.nics[bip_state.nnics++] = nic;
 		for (i = 0; i < conf->n; i++)
 			if (serve[i] || (i == bip_state.mynode && bip_state.nnics == 1))

@@ -81,24 +81,15 @@ BIP_EXPORT int bip_layer_register(int tag, const struct bip_layer_ops *ops)
 	/* What peers that started the layer earlier sent before this one
 	 * took the tag waits in its queue: the layer gets it first, in order
 	 * (later arrivals are still in the NIC, behind it). */
-	while (ops && t->q.nunread) {
-		struct bip_tagq_entry *e = bip_tagq_peek(&t->q);
-		uint64_t handle;
-		int rc;
+	if (ops) {
+		int rc = bip_layer_drain((uint32_t)tag, ops);
 
-		if (e->kind == BIP_TAGQ_SHORT) {
-			rc = ops->short_arrived(e->src, tag, bip_tagq_payload(e), e->len);
-		} else {
-			memcpy(&handle, bip_tagq_payload(e), sizeof(handle));
-			rc = ops->long_arrived(e->src, tag, e->len, handle);
-		}
 		if (rc < 0) {
 			bip_unlock(locked);
 			bip_error(call, "tag %d: the layer refused a message queued before it "
 				  "registered (%s)", tag, strerror(-rc));
 			return -1;
 		}
-		bip_tagq_pop(&t->q);
 	}
 	bip_state.layer[tag - NTAGS] = ops;
 	bip_unlock(locked);

@@ -39,6 +39,21 @@
  *    every later one from the same peer, and offer it again on a later poll,
  *    so that per-peer order is kept.
  *
+ * Arrivals reach the tag queues in one of two ways:
+ *
+ *  - the driver hands each one to the core (bip_core_short_arrived,
+ *    bip_core_long_arrived), which copies it into a posted receive or into
+ *    the tag's queue: shm, ofi, psm2;
+ *  - the NIC writes each one into the tag's queue itself, as BIP's LANai
+ *    firmware did by DMA, and the driver then tells the core with
+ *    bip_core_queued: lanai.  The queue then has the NIC as its only
+ *    producer (the layout and placement rule of tagq.h), so the core offers
+ *    the queues (job->tagqs) only to a driver instance that serves every
+ *    other node; one that takes them sets nic->fills_queues.  The NIC finds
+ *    room from the count of bytes the core has freed, which the core
+ *    publishes with release at job->tagqs[tag].freed; it keeps what does
+ *    not fit and writes it later, in order, so nothing is refused.
+ *
  * Messages between two nodes arrive in the order they were posted, shorts
  * and long announcements alike.  Ops are called with the core's lock held
  * (when the process has threads), so a driver needs no lock of its own.
@@ -54,6 +69,13 @@
 struct bip_conf;
 struct bip_nic;
 
+/* A tag's queue, for a NIC that writes the queues itself (tagq.h). */
+struct bip_nic_tagq {
+	void *buf;              /* entries, laid out as tagq.h says */
+	uint32_t cap;           /* bytes; at least twice the largest entry */
+	const uint32_t *freed;  /* bytes the core has freed (stored with release) */
+};
+
 /* What a driver is told at open. */
 struct bip_nic_job {
 	int mynode;
@@ -65,6 +87,10 @@ struct bip_nic_job {
 	int quiet;
 	char *err;                    /* where open writes why it failed */
 	size_t errlen;
+	/* The queues of every tag (ntags of them) when this instance serves
+	 * every other node, so that its NIC may write them; else NULL. */
+	const struct bip_nic_tagq *tagqs;
+	int ntags;
 };
 
 struct bip_nic_ops {
@@ -97,6 +123,7 @@ struct bip_nic {
 	size_t max_short;             /* bytes; at least BIPSMALLSIZE * 4 */
 	const char *desc;             /* what bip_init prints, e.g. "ofi (tcp;ofi_rxm)";
 				       * NULL: the driver's name */
+	int fills_queues;             /* the NIC writes the tag queues (job->tagqs) */
 };
 
 /* The drivers compiled in. */
@@ -121,6 +148,11 @@ int bip_core_short_arrived(int src, uint32_t tag, const void *data, size_t len);
 /* A long message is announced; handle identifies it for post_long_recv.
  * Returns 0 or -EAGAIN as above. */
 int bip_core_long_arrived(int src, uint32_t tag, size_t len, uint64_t handle);
+
+/* A NIC that fills the queues has written one more entry into the queue of
+ * tag (a short message, or the announcement of a long one).  Called once per
+ * entry, in the order the NIC wrote the entries of that tag. */
+void bip_core_queued(uint32_t tag);
 
 /* The long send posted with cookie has completed (status 0 or -errno). */
 void bip_core_send_done(uint64_t cookie, int status);

@@ -24,6 +24,8 @@ int bip_progress(void)
 			return rc;
 		events += rc;
 	}
+	if (bip_unlikely(bip_state.layer_pending))
+		bip_layer_retry();
 	if (bip_unlikely(bip_state.queued_sends))
 		bip_push_queued();
 	return events;

@@ -444,6 +444,72 @@ int bip_core_long_arrived(int src, uint32_t tag, size_t len, uint64_t handle)
 	return bip_tagq_push(&t->q, BIP_TAGQ_LONG, src, &handle, (uint32_t)len, sizeof(handle));
 }
 
+/*
+ * Offer the queued entries of a layer's tag to the layer, oldest first,
+ * until it refuses one (-EAGAIN: it stays first in the queue) or none is
+ * left.  Returns 0 or what the layer answered.
+ */
+int bip_layer_drain(uint32_t tag, const struct bip_layer_ops *ops)
+{
+	struct bip_tag *t = &bip_state.tags[tag];
+	struct bip_tagq_entry *e;
+	uint64_t handle;
+	int rc;
+
+	while ((e = bip_tagq_peek(&t->q))) {
+		if (e->kind == BIP_TAGQ_SHORT) {
+			rc = ops->short_arrived(e->src, (int)tag, bip_tagq_payload(e), e->len);
+		} else {
+			memcpy(&handle, bip_tagq_payload(e), sizeof(handle));
+			rc = ops->long_arrived(e->src, (int)tag, e->len, handle);
+		}
+		if (rc < 0)
+			return rc;
+		bip_tagq_pop(&t->q);
+	}
+	return 0;
+}
+
+/* Offer again what the layers refused (bip_core_queued). */
+void bip_layer_retry(void)
+{
+	unsigned pending = bip_state.layer_pending;
+	uint32_t i;
+
+	bip_state.layer_pending = 0;
+	for (i = 0; i < BIP_INTERNAL_TAGS; i++) {
+		const struct bip_layer_ops *ops = bip_state.layer[i];
+
+		if ((pending & (1u << i)) && ops && bip_layer_drain(NTAGS + i, ops) < 0)
+			bip_state.layer_pending |= 1u << i;
+	}
+}
+
+void bip_core_queued(uint32_t tag)
+{
+	const struct bip_layer_ops *ops;
+	struct bip_tag *t;
+
+	if (bip_unlikely(tag >= BIP_ALL_TAGS)) {
+		bip_error("bip_progress", "the NIC reported a message queued for tag %u, "
+			  "which does not exist", tag);
+		return;
+	}
+	t = &bip_state.tags[tag];
+	bip_tagq_produced(&t->q);
+	ops = bip_layer_of(tag);
+	if (ops) {
+		/* Behind an entry the layer refused, nothing is offered: it
+		 * goes first when bip_layer_retry offers it again. */
+		if (!(bip_state.layer_pending & (1u << (tag - NTAGS))) &&
+		    bip_layer_drain(tag, ops) < 0)
+			bip_state.layer_pending |= 1u << (tag - NTAGS);
+		return;
+	}
+	if (t->state == BIP_RECV_POSTED)
+		bip_recv_match(t, tag);
+}
+
 void bip_core_recv_done(uint64_t cookie, int status)
 {
 	uint32_t tag = (uint32_t)cookie & ((1u << BIP_RECV_TAG_BITS) - 1);

@@ -10,7 +10,7 @@
 int bip_tagq_init(struct bip_tagq *q, uint32_t cap)
 {
 	memset(q, 0, sizeof(*q));
-	if (cap < BIP_TAGQ_HEAD || cap % 4)
+	if (cap < BIP_TAGQ_HEAD || cap % 4 || cap > (1u << 31))
 		return -EINVAL;
 	q->buf = malloc(cap);
 	if (!q->buf)
@@ -25,73 +25,52 @@ void bip_tagq_free(struct bip_tagq *q)
 	memset(q, 0, sizeof(*q));
 }
 
-/* Find room for size contiguous bytes; returns the offset or -1. */
-static int64_t tagq_reserve(struct bip_tagq *q, uint32_t size)
-{
-	uint32_t at_end;
-
-	if (q->used == 0) {
-		/* Empty: start again at 0, so that no space is lost to wrapping. */
-		q->head = q->read = q->tail = 0;
-	}
-	if (q->used == q->cap)
-		return -1;
-	if (q->tail >= q->head) {
-		at_end = q->cap - q->tail;
-		if (size <= at_end)
-			return q->tail;
-		if (size > q->head)
-			return -1;
-		/* Leave a wrap mark (there is always a word for it: sizes are
-		 * multiples of 4) and start at 0. */
-		((struct bip_tagq_entry *)(q->buf + q->tail))->kind = BIP_TAGQ_WRAP;
-		q->used += at_end;
-		q->tail = 0;
-		return 0;
-	}
-	if (size <= q->head - q->tail)
-		return q->tail;
-	return -1;
-}
-
 int bip_tagq_push(struct bip_tagq *q, enum bip_tagq_kind kind, int src, const void *data,
 		  uint32_t len, uint32_t payload_len)
 {
-	uint32_t size = BIP_TAGQ_HEAD + ((payload_len + 3) & ~3u);
+	uint32_t size = bip_tagq_entry_size(payload_len);
 	struct bip_tagq_entry *e;
 	int64_t at;
+	int wrap;
 
-	at = tagq_reserve(q, size);
+	if (q->nic_fills)
+		return -EPROTO; /* two producers would overwrite each other */
+	at = bip_tagq_place(&q->prod, q->cap, q->freed, size, &wrap);
 	if (at < 0)
 		return -EAGAIN;
+	if (wrap)
+		((struct bip_tagq_entry *)(q->buf + q->prod.tail))->kind = BIP_TAGQ_WRAP;
 	e = (struct bip_tagq_entry *)(q->buf + at);
 	e->kind = kind;
 	e->len = len;
 	e->src = src;
 	e->size = size;
-	memcpy(e + 1, data, payload_len);
-	q->tail = (uint32_t)at + size;
-	if (q->tail == q->cap)
-		q->tail = 0;
-	q->used += size;
+	if (payload_len)
+		memcpy(e + 1, data, payload_len);
+	bip_tagq_advance(&q->prod, q->cap, wrap, size);
 	q->nunread++;
 	return 0;
 }
 
-/* Free the entry at head, skipping a wrap mark first. */
+/* Free the entry at head, skipping a wrap mark first, and tell the producer. */
 static void tagq_free_head(struct bip_tagq *q)
 {
 	struct bip_tagq_entry *e = (struct bip_tagq_entry *)(q->buf + q->head);
+	uint32_t freed = q->freed;
 
 	if (e->kind == BIP_TAGQ_WRAP) {
-		q->used -= q->cap - q->head;
+		freed += q->cap - q->head;
 		q->head = 0;
 		e = (struct bip_tagq_entry *)q->buf;
 	}
-	q->used -= e->size;
+	freed += e->size;
 	q->head += e->size;
 	if (q->head == q->cap)
 		q->head = 0;
+	/* Pairs with the producer's read of freed (an acquire, or the NIC's
+	 * DMA read): the entry has been copied out before its room is given
+	 * back. */
+	bip_store_release(&q->freed, freed);
 }
 
 /* Step read past the entry bip_tagq_peek returned. */

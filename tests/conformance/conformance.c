@@ -958,6 +958,47 @@ static void t_reuse(void)
 }
 
 /*
+ * A full queue holds back only what goes into it: node 0 floods node 1's
+ * small tag 4 queue, which node 1 leaves alone until it has the messages
+ * every other node sends it on tag 6, once node 1 has said "go" (so that
+ * they come while node 0's wait).  Those must not wait behind node 0's (on
+ * lanai the firmware keeps what does not fit per source, not for the whole
+ * board).  Then node 1 takes node 0's, in order.
+ */
+static void t_fullq(void)
+{
+	enum { COUNT = 400 };
+	static int id[COUNT];
+	int v, i, node;
+
+	CHECK(bip_taginit(4, 1, 1) == 0, "taginit");
+	bip_init();
+	CHECK(bip_numnodes >= 3, "fullq needs 3 nodes or more, not %d", bip_numnodes);
+	if (bip_mynode == 0) {
+		for (i = 0; i < COUNT; i++) {
+			id[i] = bip_tisend(1, 4, &i, 1);
+			CHECK(id[i] >= 0, "send %d", i);
+		}
+		for (i = 0; i < COUNT; i++)
+			bip_swait(id[i]);
+	} else if (bip_mynode == 1) {
+		sleep_ms(100); /* let the queue fill; correctness does not depend on it */
+		for (i = 2; i < bip_numnodes; i++)
+			CHECK(bip_tsend(i, 7, &i, 1) == 0, "go to node %d", i);
+		for (i = 2; i < bip_numnodes; i++) {
+			CHECK(bip_trecvx(6, &v, 1, &node) == 1, "tag 6 message %d", i);
+			CHECK(v == 1000 + node && node >= 2, "tag 6: %d from node %d", v, node);
+		}
+		for (i = 0; i < COUNT; i++)
+			CHECK(bip_trecv(4, &v, 1) == 1 && v == i, "tag 4 message %d is %d", i, v);
+	} else {
+		CHECK(bip_trecv(7, &v, 1) == 1 && v == bip_mynode, "go");
+		v = 1000 + bip_mynode;
+		CHECK(bip_tsend(1, 6, &v, 1) == 0, "send on tag 6");
+	}
+}
+
+/*
  * A region in /dev/shm named after this process, as a killed process with
  * the same pid would have left it for libfabric's shm provider ("PID:0:0"):
  * start-up does not trip over it, and it is gone afterwards.
@@ -998,6 +1039,7 @@ static const struct {
 	{ "bytes", t_bytes, 0 },       { "sources", t_sources, 0 },   { "exitflush", t_exitflush, 0 },
 	{ "zero", t_zero, 1 },         { "reuse", t_reuse, 1 },       { "noinit", t_noinit, 1 },
 	{ "crash", t_crash, 1 },       { "killed", t_killed, 1 },     { "stale", t_stale, 1 },
+	{ "fullq", t_fullq, 1 },
 };
 
 int main(int argc, char **argv)

@@ -116,8 +116,9 @@ static struct bip_topology *topo;
 
 static void fw_setup(int n, const char *conf_text, const char *topo_text)
 {
-	uint64_t off_send, off_event, off_lrecv, off_post;
-	uint64_t bsize = bip_lanai_board_layout(&off_send, &off_event, &off_lrecv, &off_post);
+	uint64_t off_send, off_event, off_lrecv, off_post, off_tagq;
+	uint64_t bsize =
+	    bip_lanai_board_layout(&off_send, &off_event, &off_lrecv, &off_post, &off_tagq);
 	char err[512];
 	int i;
 

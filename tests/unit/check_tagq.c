@@ -169,6 +169,89 @@ START_TEST(test_long_entries_carry_handles)
 }
 END_TEST
 
+/* The queue never moves its tail back to 0: once it is empty, the largest
+ * entry still fits wherever the tail is, if the queue is twice its size. */
+START_TEST(test_empty_takes_largest_anywhere)
+{
+	uint32_t big = entry_size(256), buf[64] = { 0 };
+	struct bip_tagq q;
+	uint32_t shift;
+
+	for (shift = 0; shift < 2 * big; shift += 4) {
+		ck_assert_int_eq(bip_tagq_init(&q, 2 * big), 0);
+		if (shift >= BIP_TAGQ_HEAD) {
+			/* Move the tail by shift bytes, then empty the queue. */
+			ck_assert_int_eq(bip_tagq_push(&q, BIP_TAGQ_SHORT, 0, buf,
+						       shift - BIP_TAGQ_HEAD, shift - BIP_TAGQ_HEAD), 0);
+			bip_tagq_pop(&q);
+		}
+		ck_assert_int_eq(bip_tagq_push(&q, BIP_TAGQ_SHORT, 1, buf, 256, 256), 0);
+		ck_assert_ptr_nonnull(bip_tagq_peek(&q));
+		ck_assert_uint_eq(bip_tagq_peek(&q)->len, 256);
+		bip_tagq_free(&q);
+	}
+}
+END_TEST
+
+/*
+ * A NIC as producer: it writes entries with bip_tagq_place and
+ * bip_tagq_advance into the queue's memory, seeing only the consumer's
+ * freed count, and the core counts each with bip_tagq_produced.  The
+ * counts start just below 2^32 so that they wrap during the test.
+ */
+START_TEST(test_nic_producer)
+{
+	struct bip_tagq q;
+	struct bip_tagq_prod nic = { 0, 0xffffff00u };
+	uint32_t next_write = 0, next_read = 0, round, room_refused = 0;
+
+	ck_assert_int_eq(bip_tagq_init(&q, 600), 0);
+	q.nic_fills = 1;
+	q.freed = nic.produced;
+	ck_assert_int_eq(bip_tagq_push(&q, BIP_TAGQ_SHORT, 0, &round, 4, 4), -EPROTO);
+	for (round = 0; round < 20000; round++) {
+		uint32_t words = (round * 5) % 17, size = entry_size(words * 4), i;
+		/* What the NIC sees of the consumer: its last published count. */
+		uint32_t freed = __atomic_load_n(&q.freed, __ATOMIC_ACQUIRE);
+		int wrap;
+		int64_t at = bip_tagq_place(&nic, q.cap, freed, size, &wrap);
+
+		if (at >= 0) {
+			struct bip_tagq_entry *e = (struct bip_tagq_entry *)(q.buf + at);
+			uint32_t *w = (uint32_t *)(e + 1);
+
+			ck_assert_uint_le((uint64_t)at + size, q.cap);
+			if (wrap)
+				((struct bip_tagq_entry *)(q.buf + nic.tail))->kind = BIP_TAGQ_WRAP;
+			*e = (struct bip_tagq_entry){ BIP_TAGQ_SHORT, words * 4, (int32_t)words, size };
+			for (i = 0; i < words; i++)
+				w[i] = next_write * 100 + i;
+			bip_tagq_advance(&nic, q.cap, wrap, size);
+			bip_tagq_produced(&q);
+			next_write++;
+			ck_assert_uint_le(nic.produced - q.freed, q.cap);
+			continue;
+		}
+		room_refused++;
+		/* No room: the core takes a few, which frees room. */
+		for (i = 0; i < 3 && bip_tagq_peek(&q); i++) {
+			struct bip_tagq_entry *e = bip_tagq_peek(&q);
+			uint32_t *w = bip_tagq_payload(e), j;
+
+			ck_assert_uint_eq(e->len, (uint32_t)e->src * 4);
+			for (j = 0; j < (uint32_t)e->src; j++)
+				ck_assert_uint_eq(w[j], next_read * 100 + j);
+			bip_tagq_pop(&q);
+			next_read++;
+		}
+	}
+	ck_assert_uint_gt(room_refused, 100);
+	ck_assert_uint_gt(next_read, 5000);
+	ck_assert_uint_lt(nic.produced, 0x1000000u); /* the counts did wrap */
+	bip_tagq_free(&q);
+}
+END_TEST
+
 static Suite *tagq_suite(void)
 {
 	Suite *s = suite_create("tagq");
@@ -180,6 +263,8 @@ static Suite *tagq_suite(void)
 	tcase_add_test(tc, test_wrap_keeps_messages_whole);
 	tcase_add_test(tc, test_hold_and_release);
 	tcase_add_test(tc, test_long_entries_carry_handles);
+	tcase_add_test(tc, test_empty_takes_largest_anywhere);
+	tcase_add_test(tc, test_nic_producer);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -12,8 +12,14 @@
  *  - a long send gives the firmware the address of the user's buffer: the
  *    firmware reads it itself (process_vm_readv) when the receiver has
  *    posted its buffer, and writes it straight there (process_vm_writev);
+ *  - arrivals are written by the firmware straight into the core's per-tag
+ *    queues, whose addresses the driver lists in the board at attach (the
+ *    core offers them because this driver serves every peer); the firmware
+ *    keeps what does not fit until the core frees room, so the core never
+ *    refuses anything here;
  *  - everything that happens comes back as events in the event queue,
- *    which poll hands to the core.
+ *    which poll hands to the core (for arrivals: which queue has a new
+ *    entry).
  *
  * A fault the board detects (corrupt, duplicated, lost or reordered
  * packet, wrong route, link down) is fatal to this process: the driver
@@ -43,17 +49,7 @@
 #include "lanai_board.h"
 #include "lanai_ring.h"
 
-/* Events of one peer kept while the core has no room for them (at most). */
-#define LANAI_DEFER_MAX 1024
-
-struct bip_lanai_deferred {
-	struct bip_lanai_event ev;
-	struct bip_lanai_deferred *next;
-};
-
 struct bip_lanai_peer {
-	struct bip_lanai_deferred *head, *tail;
-	int count;
 	const struct bip_lanai_regs *regs; /* the peer's board, for its state */
 };
 
@@ -72,7 +68,6 @@ struct bip_lanai {
 	uint16_t lfree[BIP_LANAI_LRECV_SLOTS];
 	int nlfree;
 	struct bip_lanai_peer *peers;
-	int ndeferred;
 	int attached;
 	int fw_gone_said;
 };
@@ -213,8 +208,10 @@ static struct bip_lanai_regs *board_of(struct bip_lanai_fw *fw, int node)
 static int attach_board(struct bip_lanai *l, const struct bip_nic_job *job)
 {
 	struct bip_lanai_regs *r = board_of(l->fw, l->mynode);
+	struct bip_lanai_tagq *tq;
 	double deadline;
 	uint32_t state;
+	int i;
 
 	if (r->magic != BIP_LANAI_MAGIC || r->node != (uint32_t)l->mynode ||
 	    r->send_slots != BIP_LANAI_SEND_SLOTS || r->event_slots != BIP_LANAI_EVENT_SLOTS ||
@@ -232,11 +229,24 @@ static int attach_board(struct bip_lanai *l, const struct bip_nic_job *job)
 			 (int)r->host_pid, l->mynode);
 		return -EBUSY;
 	}
+	if ((uint32_t)job->ntags > r->tagq_slots) {
+		snprintf(job->err, job->errlen, "lanai: board %d serves %u tags, BIP has %d",
+			 l->mynode, r->tagq_slots, job->ntags);
+		return -EPROTO;
+	}
 	l->regs = r;
 	l->send = (struct bip_lanai_desc *)((char *)r + r->off_send);
 	l->events = (struct bip_lanai_event *)((char *)r + r->off_event);
 	l->lrecv = (struct bip_lanai_lrecv *)((char *)r + r->off_lrecv);
 	l->post = (struct bip_lanai_post *)((char *)r + r->off_post);
+	/* Where the firmware writes arrivals: the core's tag queues. */
+	tq = (struct bip_lanai_tagq *)((char *)r + r->off_tagq);
+	for (i = 0; i < job->ntags; i++) {
+		tq[i].addr = (uint64_t)(uintptr_t)job->tagqs[i].buf;
+		tq[i].freed_addr = (uint64_t)(uintptr_t)job->tagqs[i].freed;
+		tq[i].cap = job->tagqs[i].cap;
+	}
+	r->ntags = (uint32_t)job->ntags;
 	/* Let the firmware read and write this process's memory (its DMA). */
 	prctl(PR_SET_PTRACER, (unsigned long)l->fw->pid, 0, 0, 0);
 	r->host_pid = (int32_t)getpid();
@@ -334,11 +344,18 @@ static int lanai_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	struct bip_lanai *l;
 	int i, rc;
 
+	if (!job->tagqs) {
+		/* The firmware writes the tag queues: it must be their only writer. */
+		snprintf(job->err, job->errlen, "lanai: the board must serve every other node "
+			 "(BIP_NIC=lanai), since it writes the tag queues itself");
+		return -EINVAL;
+	}
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
 	l->nic.ops = &bip_lanai_ops;
 	l->nic.max_short = BIP_LANAI_SHORT_MAX;
+	l->nic.fills_queues = 1;
 	l->mynode = job->mynode;
 	l->numnodes = job->numnodes;
 	for (i = BIP_LANAI_LRECV_SLOTS; i-- > 0;)
@@ -400,7 +417,6 @@ static void drain_errors(struct bip_lanai *l)
 static void lanai_close(struct bip_nic *nic)
 {
 	struct bip_lanai *l = lanai_of(nic);
-	int i;
 
 	if (l->attached && bip_load_acquire(&l->regs->state) == BIP_LANAI_BOARD_RUNNING)
 		drain_errors(l);
@@ -411,14 +427,6 @@ static void lanai_close(struct bip_nic *nic)
 	}
 	if (l->fw)
 		munmap(l->fw, l->fw_size);
-	for (i = 0; l->peers && i < l->numnodes; i++) {
-		struct bip_lanai_deferred *d = l->peers[i].head, *next;
-
-		for (; d; d = next) {
-			next = d->next;
-			free(d);
-		}
-	}
 	free(l->peers);
 	free(l);
 }
@@ -503,83 +511,25 @@ static bip_cold __attribute__((noreturn)) void board_fault(struct bip_lanai *l,
 	_exit(EXIT_FAILURE);
 }
 
-/* Hand an arrival to the core: 0, or -EAGAIN if it has no room. */
-static int arrival(const struct bip_lanai_event *ev)
-{
-	if (ev->kind == BIP_LANAI_EV_SHORT)
-		return bip_core_short_arrived((int)ev->src, ev->tag, ev->payload, (size_t)ev->len);
-	return bip_core_long_arrived((int)ev->src, ev->tag, (size_t)ev->len, ev->handle);
-}
-
-static int defer(struct bip_lanai *l, const struct bip_lanai_event *ev)
-{
-	struct bip_lanai_peer *p = &l->peers[ev->src];
-	struct bip_lanai_deferred *d;
-
-	if (p->count >= LANAI_DEFER_MAX)
-		return -EAGAIN;
-	d = malloc(sizeof(*d));
-	if (!d)
-		return -EAGAIN;
-	d->ev = *ev;
-	d->next = NULL;
-	if (p->tail)
-		p->tail->next = d;
-	else
-		p->head = d;
-	p->tail = d;
-	p->count++;
-	l->ndeferred++;
-	return 0;
-}
-
-/* Offer again the arrivals the core refused, in order, peer by peer. */
-static int retry_deferred(struct bip_lanai *l)
-{
-	int i, n = 0;
-
-	for (i = 0; i < l->numnodes && l->ndeferred; i++) {
-		struct bip_lanai_peer *p = &l->peers[i];
-		struct bip_lanai_deferred *d;
-
-		while ((d = p->head)) {
-			if (arrival(&d->ev) == -EAGAIN)
-				break;
-			p->head = d->next;
-			if (!p->head)
-				p->tail = NULL;
-			p->count--;
-			l->ndeferred--;
-			free(d);
-			n++;
-		}
-	}
-	return n;
-}
-
-/* Handle one event; 1 if it was taken, 0 if it must stay in the queue. */
-static int handle_event(struct bip_lanai *l, const struct bip_lanai_event *ev)
+static void handle_event(struct bip_lanai *l, const struct bip_lanai_event *ev)
 {
 	switch (ev->kind) {
 	case BIP_LANAI_EV_SHORT:
 	case BIP_LANAI_EV_LONG:
-		if (bip_unlikely(ev->src >= (uint32_t)l->numnodes))
-			return 1;
-		if (bip_likely(!l->peers[ev->src].head) && arrival(ev) == 0)
-			return 1;
-		return defer(l, ev) == 0;
+		/* The entry is in the tag's queue already (the firmware's DMA
+		 * came before the event's publication). */
+		bip_core_queued(ev->tag);
+		break;
 	case BIP_LANAI_EV_SEND_DONE:
 		bip_core_send_done(ev->cookie, ev->status);
-		return 1;
+		break;
 	case BIP_LANAI_EV_RECV_DONE:
 		if (ev->handle < BIP_LANAI_LRECV_SLOTS)
 			l->lfree[l->nlfree++] = (uint16_t)ev->handle;
 		bip_core_recv_done(ev->cookie, ev->status);
-		return 1;
+		break;
 	case BIP_LANAI_EV_ERROR:
 		board_fault(l, ev);
-	default:
-		return 1;
 	}
 }
 
@@ -588,16 +538,13 @@ static int lanai_poll(struct bip_nic *nic)
 	struct bip_lanai *l = lanai_of(nic);
 	int n = 0;
 
-	if (bip_unlikely(l->ndeferred))
-		n += retry_deferred(l);
 	for (;;) {
 		struct bip_lanai_event *ev =
 		    bip_lanai_slot(l->events, BIP_LANAI_EVENT_SLOTS, sizeof(*ev), l->ev_cons);
 
 		if (!bip_lanai_ring_ready(&ev->seq, l->ev_cons))
 			break;
-		if (!handle_event(l, ev))
-			break; /* the core has no room and too much is kept: later */
+		handle_event(l, ev);
 		l->ev_cons++;
 		n++;
 	}

@@ -19,6 +19,16 @@
  *   event queue    firmware writes events, host reads        (off_event)
  *   long receives  table of posted long receives (host)      (off_lrecv)
  *   post ring      indices of the table, in posting order    (off_post)
+ *   tag queues     where the host's per-tag queues are (host) (off_tagq)
+ *
+ * Short messages and the announcements of long ones are written by the
+ * firmware straight into the host's per-tag queues (lib/bip/tagq.h: the
+ * entry layout and the placement rule), in the host's memory: the host
+ * lists its queues in the tag queue table before it attaches, and the
+ * firmware then produces into them, reading the host's count of freed
+ * bytes (its DMA read) when a queue looks full, and telling the host of
+ * each entry with an event.  What does not fit waits in the firmware, in
+ * order per source, until the host frees room.
  *
  * The offsets of every part are published in the register page; a host
  * finds its parts from them, never from sizeof.  Shared memory holds
@@ -40,13 +50,14 @@
 #include <stdint.h>
 
 #define BIP_LANAI_MAGIC 0x4c414e41u /* "LANA" */
-#define BIP_LANAI_VERSION 1
+#define BIP_LANAI_VERSION 2
 
 #define BIP_LANAI_SEND_SLOTS 128  /* power of two */
 #define BIP_LANAI_EVENT_SLOTS 256 /* power of two */
 #define BIP_LANAI_LRECV_SLOTS 512 /* power of two; more than the tags */
 #define BIP_LANAI_SLOT_SIZE 320
 #define BIP_LANAI_SHORT_MAX 256 /* payload of a slot: BIPSMALLSIZE words */
+#define BIP_LANAI_TAGQ_SLOTS 512  /* tags a board can serve */
 
 /* Board state (regs.state), written by the firmware. */
 enum bip_lanai_state {
@@ -71,8 +82,9 @@ enum bip_lanai_desc_kind {
 
 /* Events (firmware -> host). */
 enum bip_lanai_event_kind {
-	BIP_LANAI_EV_SHORT = 1,	    /* src, tag, len, payload */
-	BIP_LANAI_EV_LONG = 2,	    /* src, tag, len, handle: a long message is announced */
+	BIP_LANAI_EV_SHORT = 1,	    /* src, tag, len: a short message is in tag's queue */
+	BIP_LANAI_EV_LONG = 2,	    /* src, tag, len, handle: the announcement of a long
+				     * message is in tag's queue */
 	BIP_LANAI_EV_SEND_DONE = 3, /* cookie, status: the long send has landed */
 	BIP_LANAI_EV_RECV_DONE = 4, /* cookie, status, index: the long receive is complete */
 	BIP_LANAI_EV_ERROR = 5,	    /* fault: status, src, tag, pseq; payload: the report */
@@ -127,7 +139,7 @@ struct bip_lanai_event {
 	uint32_t fault;	 /* ERROR: enum bip_lanai_detect */
 	uint32_t dst;	 /* ERROR: destination node of the packet */
 	uint8_t pad[8];
-	uint8_t payload[BIP_LANAI_SHORT_MAX]; /* SHORT: the message; ERROR: the report */
+	uint8_t payload[BIP_LANAI_SHORT_MAX]; /* ERROR: the report */
 };
 
 /* A posted long receive: written by the host before it posts the index. */
@@ -136,6 +148,15 @@ struct bip_lanai_lrecv {
 	uint64_t len;	 /* bytes expected */
 	uint64_t handle; /* from the LONG event */
 	uint64_t cookie; /* returned in RECV_DONE */
+};
+
+/* A tag's queue in the host's memory: written by the host before it attaches. */
+struct bip_lanai_tagq {
+	uint64_t addr;	     /* the queue's buffer */
+	uint64_t freed_addr; /* the host's uint32_t count of bytes freed (tagq.h) */
+	uint32_t cap;	     /* bytes: a multiple of 4, at least twice the largest entry */
+	uint32_t pad;
+	uint64_t pad2;
 };
 
 /* The post ring: indices of the long-receive table, in posting order. */
@@ -157,6 +178,10 @@ struct bip_lanai_regs {
 	uint64_t off_event;
 	uint64_t off_lrecv;
 	uint64_t off_post;
+	uint64_t off_tagq;
+	uint32_t tagq_slots;
+	/* Written by the host before it attaches: tags in the tag queue table. */
+	uint32_t ntags;
 	/* Board state, written by the firmware (release); enum bip_lanai_state. */
 	_Alignas(64) uint32_t state;
 	int32_t fw_pid;
@@ -215,12 +240,15 @@ _Static_assert(offsetof(struct bip_lanai_desc, payload) == 64, "descriptor paylo
 _Static_assert(offsetof(struct bip_lanai_event, payload) == 64, "event payload offset");
 _Static_assert(sizeof(struct bip_lanai_lrecv) == 32, "long receive entry size");
 _Static_assert(sizeof(struct bip_lanai_post) == 8, "post entry size");
-_Static_assert(offsetof(struct bip_lanai_regs, state) == 64, "register page layout");
-_Static_assert(offsetof(struct bip_lanai_regs, control) == 128, "register page layout");
-_Static_assert(offsetof(struct bip_lanai_regs, event_cons) == 256, "register page layout");
-_Static_assert(offsetof(struct bip_lanai_regs, send_cons) == 320, "register page layout");
-_Static_assert(offsetof(struct bip_lanai_regs, need_doorbell) == 384, "register page layout");
-_Static_assert(offsetof(struct bip_lanai_regs, detected) == 480, "register page layout");
+_Static_assert(sizeof(struct bip_lanai_tagq) == 32, "tag queue entry size");
+_Static_assert(offsetof(struct bip_lanai_regs, off_tagq) == 64, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, ntags) == 76, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, state) == 128, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, control) == 192, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, event_cons) == 320, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, send_cons) == 384, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, need_doorbell) == 448, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, detected) == 544, "register page layout");
 _Static_assert(offsetof(struct bip_lanai_fw, packets) == 352, "firmware registers layout");
 _Static_assert(sizeof(struct bip_lanai_regs) <= BIP_LANAI_REGS_SIZE, "register page fits");
 _Static_assert(offsetof(struct bip_lanai_fw, wake) == 128, "firmware registers layout");
@@ -230,7 +258,8 @@ _Static_assert((BIP_LANAI_LRECV_SLOTS & (BIP_LANAI_LRECV_SLOTS - 1)) == 0, "powe
 
 /* Board geometry: offsets of its parts from the board's start, and its size. */
 static inline uint64_t bip_lanai_board_layout(uint64_t *off_send, uint64_t *off_event,
-					      uint64_t *off_lrecv, uint64_t *off_post)
+					      uint64_t *off_lrecv, uint64_t *off_post,
+					      uint64_t *off_tagq)
 {
 	uint64_t off = BIP_LANAI_REGS_SIZE;
 
@@ -242,6 +271,8 @@ static inline uint64_t bip_lanai_board_layout(uint64_t *off_send, uint64_t *off_
 	off += (uint64_t)BIP_LANAI_LRECV_SLOTS * sizeof(struct bip_lanai_lrecv);
 	*off_post = off;
 	off += (uint64_t)BIP_LANAI_LRECV_SLOTS * sizeof(struct bip_lanai_post);
+	*off_tagq = off;
+	off += (uint64_t)BIP_LANAI_TAGQ_SLOTS * sizeof(struct bip_lanai_tagq);
 	return (off + 4095) & ~(uint64_t)4095;
 }
 
