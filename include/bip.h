@@ -117,7 +117,7 @@ long bip_rtest_bytes(int id, int *node);
  *
  * A layer (the MPI shim) registers callbacks on one of the reserved tags;
  * from then on, what arrives on that tag goes to the callbacks as it comes
- * out of the NIC, instead of into the tag's queue.  The layer matches
+ * out of the NIC, instead of waiting in the tag's queue.  The layer matches
  * messages itself and places long ones where it wants, in any order, by
  * the handle their announcement carries.  Callbacks run inside BIP's
  * progress (from any BIP call that polls) and must not call BIP; they
