@@ -79,7 +79,8 @@ struct lanai_lrecv_fw {
 
 /* A tag queue of a board's host (tagq.h), as the firmware produces into it. */
 struct lanai_tagq {
-	uint64_t addr, freed_addr; /* snapshot of the host's table at attach */
+	uint8_t *buf;		   /* in the firmware's mapping of the host's window */
+	uint64_t freed_addr;	   /* in the host's address space */
 	uint32_t cap;
 	uint32_t freed_seen;	   /* the host's freed count, last read */
 	struct bip_tagq_prod prod; /* tail and count of bytes written */
@@ -119,6 +120,8 @@ struct lanai_board {
 	int in_count;
 	struct lanai_tagq *tq;	   /* [ntags] the host's tag queues */
 	uint32_t ntags;
+	void *qwin; /* the host's DMA window, mapped at attach */
+	size_t qwin_size;
 	struct lanai_stall *stall; /* [src] arrivals waiting for room in a queue */
 	int nstalled;
 	struct lanai_packet *held; /* a packet held back by the reorder fault */

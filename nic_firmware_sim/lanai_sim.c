@@ -22,6 +22,7 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,46 +210,94 @@ static void set_state(struct lanai_board *b, uint32_t state)
 	bip_store_release(&b->regs->state, state);
 }
 
+/* An error the host reads as a fatal report: the board cannot serve it. */
+static void board_error(struct lanai_board *b, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void board_error(struct lanai_board *b, int status, const char *fmt, ...)
+{
+	struct bip_lanai_event ev = {.kind = BIP_LANAI_EV_ERROR, .status = status,
+				     .fault = BIP_LANAI_NDETECT};
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf((char *)ev.payload, sizeof(ev.payload), fmt, ap);
+	va_end(ap);
+	lanai_event_put(b, &ev);
+}
+
+/* Unmap the host's DMA window. */
+static void drop_window(struct lanai_board *b)
+{
+	if (b->qwin)
+		munmap(b->qwin, b->qwin_size);
+	b->qwin = NULL;
+	b->ntags = 0;
+}
+
 /*
- * Take the host's tag queue table.  A queue must hold two entries of the
- * largest size, so that an empty queue takes any entry wherever its tail is
- * (tagq.h); a table that breaks this is reported, and its board writes no
- * queue.
+ * Map the host's DMA window and take its tag queue table.  A queue must
+ * lie in the window and hold two entries of the largest size, so that an
+ * empty queue takes any entry wherever its tail is (tagq.h).  A board that
+ * cannot take them reports why, and writes no queue.
  */
-static void take_tagqs(struct lanai_fw *fw, struct lanai_board *b)
+static void take_tagqs(struct lanai_board *b)
 {
 	const struct bip_lanai_tagq *t =
 	    (const struct bip_lanai_tagq *)((const char *)b->regs + b->regs->off_tagq);
 	uint32_t i, n = b->regs->ntags, least = 2 * bip_tagq_entry_size(BIP_LANAI_SHORT_MAX);
-	struct bip_lanai_event ev = {.kind = BIP_LANAI_EV_ERROR, .status = -EPROTO,
-				     .fault = BIP_LANAI_NDETECT};
+	uint64_t size = b->regs->qwin_size;
+	char path[64];
+	struct stat st;
+	void *p;
+	int fd;
 
-	b->ntags = 0;
+	drop_window(b);
 	if (n > BIP_LANAI_TAGQ_SLOTS) {
-		snprintf((char *)ev.payload, sizeof(ev.payload),
-			 "board %d: the host lists %u tag queues, the board has room for %d",
-			 b->node, n, BIP_LANAI_TAGQ_SLOTS);
-		lanai_event_put(b, &ev);
+		board_error(b, -EPROTO,
+			    "board %d: the host lists %u tag queues, the board has room for %d",
+			    b->node, n, BIP_LANAI_TAGQ_SLOTS);
 		return;
 	}
+	/* The host's memfd, reached as any process allowed to trace it can. */
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)b->pid, (int)b->regs->qwin_fd);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || (uint64_t)st.st_size < size || !size) {
+		board_error(b, -EPROTO, "board %d: cannot map the host's DMA window (%s, %llu "
+			    "bytes): %s", b->node, path, (unsigned long long)size,
+			    fd < 0 ? strerror(errno) : "too small");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		board_error(b, -EPROTO, "board %d: cannot map the host's DMA window: %s", b->node,
+			    strerror(errno));
+		return;
+	}
+	b->qwin = p;
+	b->qwin_size = (size_t)size;
 	for (i = 0; i < n; i++) {
 		struct lanai_tagq *q = &b->tq[i];
 
-		if (t[i].cap % 4 || t[i].cap < least || t[i].cap > (1u << 31) || !t[i].addr ||
+		if (t[i].cap % 4 || t[i].cap < least || t[i].cap > (1u << 31) ||
+		    t[i].off > size || size - t[i].off < t[i].cap || t[i].off % 4 ||
 		    !t[i].freed_addr) {
-			snprintf((char *)ev.payload, sizeof(ev.payload),
-				 "board %d: the queue of tag %u (%u bytes at 0x%llx) is not one "
-				 "the firmware can write: it needs a multiple of 4 bytes, at "
-				 "least %u",
-				 b->node, i, t[i].cap, (unsigned long long)t[i].addr, least);
-			lanai_event_put(b, &ev);
+			board_error(b, -EPROTO,
+				    "board %d: the queue of tag %u (%u bytes at offset %llu of the "
+				    "window) is not one the firmware can write: it needs a multiple "
+				    "of 4 bytes, at least %u, inside the window of %llu bytes",
+				    b->node, i, t[i].cap, (unsigned long long)t[i].off, least,
+				    (unsigned long long)size);
+			drop_window(b);
 			return;
 		}
-		*q = (struct lanai_tagq){.addr = t[i].addr, .freed_addr = t[i].freed_addr,
-					 .cap = t[i].cap};
+		*q = (struct lanai_tagq){.buf = (uint8_t *)p + t[i].off,
+					 .freed_addr = t[i].freed_addr, .cap = t[i].cap};
 	}
 	b->ntags = n;
-	(void)fw;
 }
 
 /* A host asks for its board: reset it and let it run. */
@@ -261,7 +310,7 @@ static int check_control(struct lanai_fw *fw, struct lanai_board *b)
 		b->pid = b->regs->host_pid;
 		b->send_cons = b->post_cons = 0;
 		b->evp.prod = b->evp.cons_seen = 0;
-		take_tagqs(fw, b);
+		take_tagqs(b);
 		set_state(b, BIP_LANAI_BOARD_RUNNING);
 		return 1;
 	}
@@ -295,35 +344,19 @@ static int dma_write(pid_t pid, uint64_t addr, const void *src, size_t len)
 }
 
 /*
- * Write one entry into a tag queue of board b's host: a wrap mark at the
- * old tail first if the entry goes back to offset 0, then the entry's head
- * and payload, in one process_vm_writev.
+ * Write one entry into a tag queue of board b's host, in its DMA window: a
+ * wrap mark at the old tail first if the entry goes back to offset 0, then
+ * the entry's head and payload.  The host reads them once it has seen the
+ * event, which is published with release after them.
  */
-static int dma_write_entry(struct lanai_board *b, const struct lanai_tagq *q, int64_t at,
-			   int wrap, const struct bip_tagq_entry *e, const void *payload,
-			   uint32_t payload_len)
+static void write_entry(struct lanai_tagq *q, int64_t at, int wrap,
+			const struct bip_tagq_entry *e, const void *payload, uint32_t payload_len)
 {
-	static const uint32_t wrap_mark = BIP_TAGQ_WRAP;
-	struct iovec local[3], remote[2];
-	size_t total = sizeof(*e) + payload_len;
-	int nl = 0, nr = 0;
-	ssize_t n;
-
-	if (wrap) {
-		local[nl++] = (struct iovec){(void *)&wrap_mark, sizeof(wrap_mark)};
-		remote[nr++] = (struct iovec){(void *)(uintptr_t)(q->addr + q->prod.tail),
-					      sizeof(wrap_mark)};
-		total += sizeof(wrap_mark);
-	}
-	local[nl++] = (struct iovec){(void *)e, sizeof(*e)};
+	if (wrap)
+		((struct bip_tagq_entry *)(q->buf + q->prod.tail))->kind = BIP_TAGQ_WRAP;
+	memcpy(q->buf + at, e, sizeof(*e));
 	if (payload_len)
-		local[nl++] = (struct iovec){(void *)payload, payload_len};
-	remote[nr++] = (struct iovec){(void *)(uintptr_t)(q->addr + (uint64_t)at),
-				      sizeof(*e) + payload_len};
-	n = process_vm_writev(b->pid, local, (unsigned long)nl, remote, (unsigned long)nr, 0);
-	if (n < 0)
-		return -errno;
-	return (size_t)n == total ? 0 : -EFAULT;
+		memcpy(q->buf + at + sizeof(*e), payload, payload_len);
 }
 
 /*
@@ -345,14 +378,10 @@ static int queue_arrival(struct lanai_fw *fw, struct lanai_board *b,
 	int wrap, rc;
 
 	if (h->tag >= b->ntags) {
-		ev.kind = BIP_LANAI_EV_ERROR;
-		ev.status = -EPROTO;
-		ev.fault = BIP_LANAI_NDETECT;
-		snprintf((char *)ev.payload, sizeof(ev.payload),
-			 "%s from node %u for tag %u dropped: board %d has no queue for that tag",
-			 h->kind == LANAI_PKT_SHORT ? "message" : "long message", h->src, h->tag,
-			 b->node);
-		lanai_event_put(b, &ev);
+		board_error(b, -EPROTO,
+			    "%s from node %u for tag %u dropped: board %d has no queue for that "
+			    "tag", h->kind == LANAI_PKT_SHORT ? "message" : "long message", h->src,
+			    h->tag, b->node);
 		return -EPROTO;
 	}
 	q = &b->tq[h->tag];
@@ -384,11 +413,9 @@ static int queue_arrival(struct lanai_fw *fw, struct lanai_board *b,
 		if (at < 0)
 			return rc < 0 ? rc : -EAGAIN;
 	}
-	rc = dma_write_entry(b, q, at, wrap, &e, payload, payload_len);
-	if (rc < 0)
-		return rc;
+	write_entry(q, at, wrap, &e, payload, payload_len);
 	bip_tagq_advance(&q->prod, q->cap, wrap, e.size);
-	/* After the DMA: the host reads the entry once it sees the event. */
+	/* After the entry: the host reads it once it sees the event. */
 	lanai_event_put(b, &ev);
 	(void)fw;
 	return 0;
@@ -600,16 +627,11 @@ static int deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pack
 		rc = queue_arrival(fw, b, p);
 		if (rc == -EAGAIN)
 			return rc;
-		if (rc < 0 && rc != -EPROTO) {
-			ev.kind = BIP_LANAI_EV_ERROR;
-			ev.status = rc;
-			ev.fault = BIP_LANAI_NDETECT;
-			snprintf((char *)ev.payload, sizeof(ev.payload),
-				 "board %d: cannot write a message from node %u into the queue "
-				 "of tag %u (DMA: %s)",
-				 b->node, h->src, h->tag, strerror(-rc));
-			lanai_event_put(b, &ev);
-		}
+		if (rc < 0 && rc != -EPROTO)
+			board_error(b, rc,
+				    "board %d: cannot read the count of freed bytes of the queue "
+				    "of tag %u from its host (DMA: %s)",
+				    b->node, h->tag, strerror(-rc));
 		break;
 	case LANAI_PKT_CTS: {
 		uint32_t slot = (uint32_t)h->arg0 & (LANAI_LSENDS - 1);
@@ -797,6 +819,7 @@ static void check_release(struct lanai_fw *fw, struct lanai_board *b)
 	    bip_lanai_ring_ready(&d->seq, b->send_cons))
 		return;
 	set_state(b, BIP_LANAI_BOARD_DEAD);
+	drop_window(b);
 	while (b->xfers) {
 		struct lanai_xfer *x = b->xfers;
 
@@ -1187,6 +1210,7 @@ undo:
 		}
 		free(b->stall);
 		free(b->tq);
+		drop_window(b);
 		while (b->xfers) {
 			struct lanai_xfer *x = b->xfers;
 

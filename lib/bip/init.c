@@ -409,8 +409,13 @@ static int open_nics(const struct bip_opts *opts, const char *jobid, char *err)
 			free(serve);
 			return rc;
 		}
-		for (i = 0; nic->fills_queues && i < BIP_ALL_TAGS; i++)
-			bip_state.tags[i].q.nic_fills = 1;
+		for (i = 0; nic->fills_queues && i < BIP_ALL_TAGS; i++) {
+			struct bip_tagq *q = &bip_state.tags[i].q;
+
+			q->nic_fills = 1;
+			if (tagqs[i].buf != q->buf)
+				bip_tagq_adopt(q, tagqs[i].buf); /* the NIC's DMA window */
+		}
 		bip_state.nics[bip_state.nnics++] = nic;
 		for (i = 0; i < conf->n; i++)
 			if (serve[i] || (i == bip_state.mynode && bip_state.nnics == 1))

@@ -49,10 +49,13 @@
  *    bip_core_queued: lanai.  The queue then has the NIC as its only
  *    producer (the layout and placement rule of tagq.h), so the core offers
  *    the queues (job->tagqs) only to a driver instance that serves every
- *    other node; one that takes them sets nic->fills_queues.  The NIC finds
- *    room from the count of bytes the core has freed, which the core
- *    publishes with release at job->tagqs[tag].freed; it keeps what does
- *    not fit and writes it later, in order, so nothing is refused.
+ *    other node; one that takes them sets nic->fills_queues, and may move
+ *    them into memory its NIC reaches (its DMA window) by setting
+ *    job->tagqs[tag].buf to cap bytes of its own, valid until close; the
+ *    queues are empty then.  The NIC finds room from the count of bytes the
+ *    core has freed, which the core publishes with release at
+ *    job->tagqs[tag].freed; it keeps what does not fit and writes it later,
+ *    in order, so nothing is refused.
  *
  * Messages between two nodes arrive in the order they were posted, shorts
  * and long announcements alike.  Ops are called with the core's lock held
@@ -71,7 +74,8 @@ struct bip_nic;
 
 /* A tag's queue, for a NIC that writes the queues itself (tagq.h). */
 struct bip_nic_tagq {
-	void *buf;              /* entries, laid out as tagq.h says */
+	void *buf;              /* entries, laid out as tagq.h says; the driver
+				 * may give memory of its own (see above) */
 	uint32_t cap;           /* bytes; at least twice the largest entry */
 	const uint32_t *freed;  /* bytes the core has freed (stored with release) */
 };
@@ -89,7 +93,7 @@ struct bip_nic_job {
 	size_t errlen;
 	/* The queues of every tag (ntags of them) when this instance serves
 	 * every other node, so that its NIC may write them; else NULL. */
-	const struct bip_nic_tagq *tagqs;
+	struct bip_nic_tagq *tagqs;
 	int ntags;
 };
 

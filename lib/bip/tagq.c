@@ -21,8 +21,17 @@ int bip_tagq_init(struct bip_tagq *q, uint32_t cap)
 
 void bip_tagq_free(struct bip_tagq *q)
 {
-	free(q->buf);
+	if (!q->foreign)
+		free(q->buf);
 	memset(q, 0, sizeof(*q));
+}
+
+void bip_tagq_adopt(struct bip_tagq *q, void *buf)
+{
+	if (!q->foreign)
+		free(q->buf);
+	q->buf = buf;
+	q->foreign = 1;
 }
 
 int bip_tagq_push(struct bip_tagq *q, enum bip_tagq_kind kind, int src, const void *data,

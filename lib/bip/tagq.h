@@ -63,6 +63,7 @@ struct bip_tagq {
 	uint8_t *buf;
 	uint32_t cap;        /* bytes */
 	int nic_fills;       /* a NIC is the producer: bip_tagq_push is refused */
+	int foreign;         /* buf belongs to a NIC (bip_tagq_adopt), not to the queue */
 	struct bip_tagq_prod prod;
 	/* the consumer */
 	uint32_t head, read; /* offsets */
@@ -122,6 +123,10 @@ static inline void bip_tagq_advance(struct bip_tagq_prod *p, uint32_t cap, int w
 /* Allocate a queue of cap bytes (a multiple of 4).  Returns 0 or -ENOMEM. */
 int bip_tagq_init(struct bip_tagq *q, uint32_t cap);
 void bip_tagq_free(struct bip_tagq *q);
+
+/* Use buf, cap bytes that a NIC provides until it closes, instead of the
+ * queue's own memory; the queue must be empty and unused. */
+void bip_tagq_adopt(struct bip_tagq *q, void *buf);
 
 /* The core as producer: append a message; returns 0, or -EAGAIN if it does
  * not fit now. */

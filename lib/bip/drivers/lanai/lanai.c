@@ -13,10 +13,11 @@
  *    firmware reads it itself (process_vm_readv) when the receiver has
  *    posted its buffer, and writes it straight there (process_vm_writev);
  *  - arrivals are written by the firmware straight into the core's per-tag
- *    queues, whose addresses the driver lists in the board at attach (the
- *    core offers them because this driver serves every peer); the firmware
- *    keeps what does not fit until the core frees room, so the core never
- *    refuses anything here;
+ *    queues (the core offers them because this driver serves every peer):
+ *    the driver moves the queues into its DMA window, a memfd the firmware
+ *    maps too, and lists them in the board at attach; the firmware keeps
+ *    what does not fit until the core frees room, so the core never refuses
+ *    anything here;
  *  - everything that happens comes back as events in the event queue,
  *    which poll hands to the core (for arrivals: which queue has a new
  *    entry).
@@ -68,6 +69,9 @@ struct bip_lanai {
 	uint16_t lfree[BIP_LANAI_LRECV_SLOTS];
 	int nlfree;
 	struct bip_lanai_peer *peers;
+	void *qwin; /* the DMA window: the tag queues */
+	size_t qwin_size;
+	int qwin_fd;
 	int attached;
 	int fw_gone_said;
 };
@@ -204,6 +208,46 @@ static struct bip_lanai_regs *board_of(struct bip_lanai_fw *fw, int node)
 					 (size_t)node * fw->board_size);
 }
 
+/*
+ * The DMA window: memory the firmware maps as well (a memfd it opens
+ * through /proc), where the core's tag queues move so that the firmware
+ * writes arrivals into them as a board's DMA engine writes host memory,
+ * with no system call.  Each queue starts on a cache line.
+ */
+static int make_window(struct bip_lanai *l, const struct bip_nic_job *job)
+{
+	size_t size = 0, off = 0;
+	void *p;
+	int i, fd;
+
+	for (i = 0; i < job->ntags; i++)
+		size += ((size_t)job->tagqs[i].cap + BIP_CACHELINE - 1) & ~(size_t)(BIP_CACHELINE - 1);
+	fd = memfd_create("bip-lanai-queues", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+		snprintf(job->err, job->errlen, "lanai: cannot make the DMA window of %zu KiB: %s",
+			 size / 1024, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -ENOMEM;
+	}
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		snprintf(job->err, job->errlen, "lanai: cannot map the DMA window: %s",
+			 strerror(errno));
+		close(fd);
+		return -ENOMEM;
+	}
+	l->qwin = p;
+	l->qwin_size = size;
+	l->qwin_fd = fd;
+	for (i = 0; i < job->ntags; i++) {
+		job->tagqs[i].buf = (char *)p + off;
+		off += ((size_t)job->tagqs[i].cap + BIP_CACHELINE - 1) &
+		       ~(size_t)(BIP_CACHELINE - 1);
+	}
+	return 0;
+}
+
 /* Attach to my board: reset it through the control register and wait until it runs. */
 static int attach_board(struct bip_lanai *l, const struct bip_nic_job *job)
 {
@@ -239,14 +283,16 @@ static int attach_board(struct bip_lanai *l, const struct bip_nic_job *job)
 	l->events = (struct bip_lanai_event *)((char *)r + r->off_event);
 	l->lrecv = (struct bip_lanai_lrecv *)((char *)r + r->off_lrecv);
 	l->post = (struct bip_lanai_post *)((char *)r + r->off_post);
-	/* Where the firmware writes arrivals: the core's tag queues. */
+	/* Where the firmware writes arrivals: the core's tag queues, in the window. */
 	tq = (struct bip_lanai_tagq *)((char *)r + r->off_tagq);
 	for (i = 0; i < job->ntags; i++) {
-		tq[i].addr = (uint64_t)(uintptr_t)job->tagqs[i].buf;
+		tq[i].off = (uint64_t)((char *)job->tagqs[i].buf - (char *)l->qwin);
 		tq[i].freed_addr = (uint64_t)(uintptr_t)job->tagqs[i].freed;
 		tq[i].cap = job->tagqs[i].cap;
 	}
 	r->ntags = (uint32_t)job->ntags;
+	r->qwin_size = l->qwin_size;
+	r->qwin_fd = l->qwin_fd;
 	/* Let the firmware read and write this process's memory (its DMA). */
 	prctl(PR_SET_PTRACER, (unsigned long)l->fw->pid, 0, 0, 0);
 	r->host_pid = (int32_t)getpid();
@@ -356,6 +402,7 @@ static int lanai_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	l->nic.ops = &bip_lanai_ops;
 	l->nic.max_short = BIP_LANAI_SHORT_MAX;
 	l->nic.fills_queues = 1;
+	l->qwin_fd = -1;
 	l->mynode = job->mynode;
 	l->numnodes = job->numnodes;
 	for (i = BIP_LANAI_LRECV_SLOTS; i-- > 0;)
@@ -370,6 +417,9 @@ static int lanai_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 		goto undo;
 	for (i = 0; i < l->numnodes; i++)
 		l->peers[i].regs = board_of(l->fw, i);
+	rc = make_window(l, job);
+	if (rc < 0)
+		goto undo;
 	rc = attach_board(l, job);
 	if (rc < 0)
 		goto undo;
@@ -427,6 +477,11 @@ static void lanai_close(struct bip_nic *nic)
 	}
 	if (l->fw)
 		munmap(l->fw, l->fw_size);
+	/* The firmware has its own mapping of the window while it finishes. */
+	if (l->qwin)
+		munmap(l->qwin, l->qwin_size);
+	if (l->qwin_fd >= 0)
+		close(l->qwin_fd);
 	free(l->peers);
 	free(l);
 }

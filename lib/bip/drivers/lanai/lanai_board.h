@@ -23,10 +23,13 @@
  *
  * Short messages and the announcements of long ones are written by the
  * firmware straight into the host's per-tag queues (lib/bip/tagq.h: the
- * entry layout and the placement rule), in the host's memory: the host
- * lists its queues in the tag queue table before it attaches, and the
- * firmware then produces into them, reading the host's count of freed
- * bytes (its DMA read) when a queue looks full, and telling the host of
+ * entry layout and the placement rule).  The queues lie in the host's DMA
+ * window: memory the host creates (a memfd) and maps, and the firmware maps
+ * too when the board is attached (through /proc/<host pid>/fd/<qwin_fd>),
+ * as a real host pins memory and gives the board its addresses.  The host
+ * lists its queues in the tag queue table before it attaches; the firmware
+ * then produces into them, reads the host's count of freed bytes (a DMA
+ * read, process_vm_readv) when a queue looks full, and tells the host of
  * each entry with an event.  What does not fit waits in the firmware, in
  * order per source, until the host frees room.
  *
@@ -150,9 +153,9 @@ struct bip_lanai_lrecv {
 	uint64_t cookie; /* returned in RECV_DONE */
 };
 
-/* A tag's queue in the host's memory: written by the host before it attaches. */
+/* A tag's queue: written by the host before it attaches. */
 struct bip_lanai_tagq {
-	uint64_t addr;	     /* the queue's buffer */
+	uint64_t off;	     /* the queue's offset in the host's DMA window */
 	uint64_t freed_addr; /* the host's uint32_t count of bytes freed (tagq.h) */
 	uint32_t cap;	     /* bytes: a multiple of 4, at least twice the largest entry */
 	uint32_t pad;
@@ -180,8 +183,11 @@ struct bip_lanai_regs {
 	uint64_t off_post;
 	uint64_t off_tagq;
 	uint32_t tagq_slots;
-	/* Written by the host before it attaches: tags in the tag queue table. */
+	/* Written by the host before it attaches: tags in the tag queue table,
+	 * and its DMA window (a file descriptor of the host process). */
 	uint32_t ntags;
+	uint64_t qwin_size;
+	int32_t qwin_fd;
 	/* Board state, written by the firmware (release); enum bip_lanai_state. */
 	_Alignas(64) uint32_t state;
 	int32_t fw_pid;
@@ -243,6 +249,8 @@ _Static_assert(sizeof(struct bip_lanai_post) == 8, "post entry size");
 _Static_assert(sizeof(struct bip_lanai_tagq) == 32, "tag queue entry size");
 _Static_assert(offsetof(struct bip_lanai_regs, off_tagq) == 64, "register page layout");
 _Static_assert(offsetof(struct bip_lanai_regs, ntags) == 76, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, qwin_size) == 80, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, qwin_fd) == 88, "register page layout");
 _Static_assert(offsetof(struct bip_lanai_regs, state) == 128, "register page layout");
 _Static_assert(offsetof(struct bip_lanai_regs, control) == 192, "register page layout");
 _Static_assert(offsetof(struct bip_lanai_regs, event_cons) == 320, "register page layout");
