@@ -584,6 +584,39 @@ static void test_mix(void)
 	}
 }
 
+/*
+ * More rendezvous receives posted at once than any NIC table holds (the
+ * lanai board has 512 entries): rank 0 sends them all, then a short
+ * message on another tag, which rank 1 receives first, so that every
+ * announcement is waiting when rank 1 posts its receives one after the
+ * other.  Every message lands in its own buffer, in order.
+ */
+static void test_manylong(void)
+{
+	enum { COUNT = 1000, LEN = 2048 };
+	static unsigned char buf[COUNT][LEN];
+	static MPI_Request reqs[COUNT];
+	int i, last = 1;
+
+	if (rank > 1)
+		return;
+	if (rank == 1) {
+		OK(MPI_Recv(&last, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		for (i = 0; i < COUNT; i++)
+			OK(MPI_Irecv(buf[i], LEN, MPI_BYTE, 0, 5, MPI_COMM_WORLD, &reqs[i]));
+		OK(MPI_Waitall(COUNT, reqs, MPI_STATUSES_IGNORE));
+		for (i = 0; i < COUNT; i++)
+			expect_data(buf[i], LEN, 0, i);
+		return;
+	}
+	for (i = 0; i < COUNT; i++) {
+		fill(buf[i], LEN, 0, i);
+		OK(MPI_Isend(buf[i], LEN, MPI_BYTE, 1, 5, MPI_COMM_WORLD, &reqs[i]));
+	}
+	OK(MPI_Send(&last, 1, MPI_INT, 1, 6, MPI_COMM_WORLD));
+	OK(MPI_Waitall(COUNT, reqs, MPI_STATUSES_IGNORE));
+}
+
 struct test {
 	const char *name;
 	void (*fn)(void);
@@ -604,6 +637,7 @@ static const struct test tests[] = {
 	{ "sendrecv", test_sendrecv, 1 },
 	{ "self", test_self, 1 },
 	{ "mix", test_mix, 2 },
+	{ "manylong", test_manylong, 2 },
 };
 
 /* BIP started by the program before MPI, and still usable after it. */

@@ -173,7 +173,7 @@ END_TEST
  * entry still fits wherever the tail is, if the queue is twice its size. */
 START_TEST(test_empty_takes_largest_anywhere)
 {
-	uint32_t big = entry_size(256), buf[64] = { 0 };
+	uint32_t big = entry_size(256), buf[256] = { 0 };
 	struct bip_tagq q;
 	uint32_t shift;
 

@@ -54,6 +54,14 @@ struct bip_lanai_peer {
 	const struct bip_lanai_regs *regs; /* the peer's board, for its state */
 };
 
+/* A long receive waiting for an entry of the board's table. */
+struct bip_lanai_lrecv_wait {
+	uint64_t handle, cookie;
+	void *buf;
+	size_t len;
+	struct bip_lanai_lrecv_wait *next;
+};
+
 struct bip_lanai {
 	struct bip_nic nic;
 	int mynode, numnodes;
@@ -68,6 +76,7 @@ struct bip_lanai {
 	uint32_t ev_cons, ev_published;
 	uint16_t lfree[BIP_LANAI_LRECV_SLOTS];
 	int nlfree;
+	struct bip_lanai_lrecv_wait *lwait_head, *lwait_tail;
 	struct bip_lanai_peer *peers;
 	void *qwin; /* the DMA window: the tag queues */
 	size_t qwin_size;
@@ -477,6 +486,12 @@ static void lanai_close(struct bip_nic *nic)
 	}
 	if (l->fw)
 		munmap(l->fw, l->fw_size);
+	while (l->lwait_head) {
+		struct bip_lanai_lrecv_wait *w = l->lwait_head;
+
+		l->lwait_head = w->next;
+		free(w);
+	}
 	/* The firmware has its own mapping of the window while it finishes. */
 	if (l->qwin)
 		munmap(l->qwin, l->qwin_size);
@@ -522,22 +537,17 @@ static int lanai_post_long(struct bip_nic *nic, int dst, uint32_t tag, const voi
 	return post_desc(lanai_of(nic), BIP_LANAI_DESC_LONG, dst, tag, buf, len, cookie);
 }
 
-static int lanai_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size_t len,
-				uint64_t cookie)
+/* Give a long receive to the board: an entry of the table, then its index
+ * in the post ring.  There must be a free entry. */
+static void post_lrecv(struct bip_lanai *l, uint64_t handle, void *buf, size_t len,
+		       uint64_t cookie)
 {
-	struct bip_lanai *l = lanai_of(nic);
 	struct bip_lanai_lrecv *e;
 	struct bip_lanai_post *p;
 	uint16_t idx;
 
-	if ((handle >> 32) >= (uint64_t)l->numnodes)
-		return -EPROTO;
-	if (!l->nlfree)
-		return -ENOBUFS;
-	/* There is always room: at most BIP_LANAI_LRECV_SLOTS receives are
+	/* The post ring has room: at most BIP_LANAI_LRECV_SLOTS receives are
 	 * posted, and the firmware takes a post before it completes it. */
-	if (!bip_lanai_ring_room(&l->postp, &l->regs->post_cons, BIP_LANAI_LRECV_SLOTS))
-		return -ENOBUFS;
 	idx = l->lfree[--l->nlfree];
 	e = &l->lrecv[idx];
 	e->addr = (uint64_t)(uintptr_t)buf;
@@ -549,7 +559,47 @@ static int lanai_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf,
 	/* Publishes the table entry too. */
 	bip_lanai_ring_publish(&l->postp, &p->seq);
 	doorbell(l);
+}
+
+static int lanai_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size_t len,
+				uint64_t cookie)
+{
+	struct bip_lanai *l = lanai_of(nic);
+	struct bip_lanai_lrecv_wait *w;
+
+	if ((handle >> 32) >= (uint64_t)l->numnodes)
+		return -EPROTO;
+	if (bip_likely(l->nlfree && !l->lwait_head)) {
+		post_lrecv(l, handle, buf, len, cookie);
+		return 0;
+	}
+	/* Every entry of the table is in use: wait, in order, for one to
+	 * complete (handle_event posts it then). */
+	w = malloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	*w = (struct bip_lanai_lrecv_wait){ .handle = handle, .buf = buf, .len = len,
+					    .cookie = cookie };
+	if (l->lwait_tail)
+		l->lwait_tail->next = w;
+	else
+		l->lwait_head = w;
+	l->lwait_tail = w;
 	return 0;
+}
+
+/* Post the long receives that waited for table entries, while there are some. */
+static void post_waiting(struct bip_lanai *l)
+{
+	struct bip_lanai_lrecv_wait *w;
+
+	while (l->nlfree && (w = l->lwait_head)) {
+		l->lwait_head = w->next;
+		if (!l->lwait_head)
+			l->lwait_tail = NULL;
+		post_lrecv(l, w->handle, w->buf, w->len, w->cookie);
+		free(w);
+	}
 }
 
 /* A fault the board detected: report it and end this process. */
@@ -579,8 +629,11 @@ static void handle_event(struct bip_lanai *l, const struct bip_lanai_event *ev)
 		bip_core_send_done(ev->cookie, ev->status);
 		break;
 	case BIP_LANAI_EV_RECV_DONE:
-		if (ev->handle < BIP_LANAI_LRECV_SLOTS)
+		if (ev->handle < BIP_LANAI_LRECV_SLOTS) {
 			l->lfree[l->nlfree++] = (uint16_t)ev->handle;
+			if (bip_unlikely(l->lwait_head))
+				post_waiting(l);
+		}
 		bip_core_recv_done(ev->cookie, ev->status);
 		break;
 	case BIP_LANAI_EV_ERROR:

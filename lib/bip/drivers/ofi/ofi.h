@@ -208,6 +208,7 @@ struct bip_ofi {
 	int long_out;                     /* data transfers posted, not completed */
 	struct bip_ofi_lsend *lsend_pending;
 	struct bip_ofi_lrecv *lrecv_pending;
+	unsigned lrecv_chunks;            /* chunks of long receives posted, not complete */
 	/* registration cache */
 	struct bip_ofi_mr *mrs[BIP_OFI_MR_CACHE];
 	int nmrs;

@@ -273,7 +273,10 @@ static int lrecv_post(struct bip_ofi *ofi, struct bip_ofi_lrecv *r)
 		c->owner = r;
 		rc = fi_trecv(ofi->ep, r->buf + off, n, mr_desc(r->mr), FI_ADDR_UNSPEC,
 			      bip_ofi_data_tag(r->src, r->id, r->posted), 0, &c->ctx.fi);
-		if (rc == -FI_EAGAIN)
+		/* A provider whose receive queue is full says EAGAIN, or (shm)
+		 * ENOMEM: while receives of ours are posted, their completions
+		 * make room, so this one waits in order behind them. */
+		if (rc == -FI_EAGAIN || (rc == -FI_ENOMEM && ofi->lrecv_chunks))
 			return 0;
 		if (rc) {
 			r->status = errno_of(ofi, "fi_trecv", (int)rc);
@@ -282,6 +285,7 @@ static int lrecv_post(struct bip_ofi *ofi, struct bip_ofi_lrecv *r)
 			break;
 		}
 		r->posted++;
+		ofi->lrecv_chunks++;
 	}
 	bip_ofi_send_ctl(ofi, r->src, BIP_NETPROTO_CTS, r->id);
 	r->cts_sent = 1;
@@ -389,6 +393,7 @@ int bip_ofi_chunk_done(struct bip_ofi *ofi, struct bip_ofi_chunk *c, int status)
 	} else {
 		struct bip_ofi_lrecv *r = c->owner;
 
+		ofi->lrecv_chunks--;
 		if (status && !r->status)
 			r->status = status;
 		if (++r->done < r->nchunks || !r->cts_sent)

@@ -26,11 +26,11 @@
 #include <stdint.h>
 
 #define BIP_SHM_MAGIC 0x42495053u /* "BIPS" */
-#define BIP_SHM_VERSION 3
+#define BIP_SHM_VERSION 4
 
 #define BIP_SHM_RING_SLOTS 64     /* power of two */
 #define BIP_SHM_SLOT_SIZE 320
-#define BIP_SHM_LSENDS 256        /* long sends in flight per process */
+#define BIP_SHM_LSENDS 4096       /* long sends in flight per process (as ofi, lanai) */
 #define BIP_SHM_PIPE_CHUNKS 8     /* power of two */
 #define BIP_SHM_PIPE_CHUNK 16384
 #define BIP_SHM_PREPUSH_MAX (4 * BIP_SHM_PIPE_CHUNK) /* half the pipe */
