@@ -202,6 +202,8 @@ int PMPI_Finalize(void)
 	mpi_shim_attr_fini();
 	mpi_shim_p2p_fini();
 	env_fini_comms();
+	mpi_shim_attr_free_keys();
+	mpi_shim_coll_fini();
 	free(host_index);
 	host_index = NULL;
 	free(env.hosts);

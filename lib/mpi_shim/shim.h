@@ -288,9 +288,13 @@ void mpi_shim_errhandler_release(struct mpi_shim_errhandler *eh);
 int mpi_shim_attr_copy_all(MPI_Comm from, MPI_Comm to);
 void mpi_shim_attr_delete_all(MPI_Comm comm);
 void mpi_shim_attr_fini(void);
+/* The keyval table, after the last communicator is gone (MPI_Finalize). */
+void mpi_shim_attr_free_keys(void);
 /* p2p.c */
 int mpi_shim_p2p_init(void);
 void mpi_shim_p2p_fini(void);
+/* coll_sched.c: free the temporary buffers kept for later collectives. */
+void mpi_shim_coll_fini(void);
 
 /* --- Operations (op.c) --- */
 
