@@ -186,7 +186,7 @@ struct mpi_shim_request {
 	unsigned flags;      /* protocol state */
 	void *bsend;         /* the region of the attached buffer of a Bsend */
 	struct mpi_shim_request *next, *prev;
-	uint64_t hdr[3];     /* the envelope, kept while the send may be queued */
+	uint64_t hdr[4];     /* the envelope, kept while the send may be queued */
 };
 
 /* A request driven by progress; refcount of comm taken.  Returns MPI_SUCCESS

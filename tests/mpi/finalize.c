@@ -58,7 +58,8 @@ static void use_point_to_point(void)
 	MPI_Request reqs[4];
 	MPI_Datatype column;
 	void *detached;
-	int dsize;
+	int dsize, flag = -1;
+	MPI_Status st;
 
 	CHECK(big && bin && battach, "out of memory");
 	/* Unexpected eager and rendezvous messages, a synchronous one. */
@@ -83,6 +84,15 @@ static void use_point_to_point(void)
 	OK(MPI_Bsend(big, 1000, MPI_CHAR, peer, 5, MPI_COMM_WORLD));
 	OK(MPI_Recv(bin, 1000, MPI_CHAR, from, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
 	OK(MPI_Buffer_detach(&detached, &dsize));
+	/* A cancelled rendezvous send: its data is dropped by the receiver. */
+	OK(MPI_Isend(big, BIG, MPI_CHAR, peer, 7, MPI_COMM_WORLD, &reqs[0]));
+	OK(MPI_Probe(from, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	OK(MPI_Cancel(&reqs[0]));
+	OK(MPI_Wait(&reqs[0], &st));
+	OK(MPI_Test_cancelled(&st, &flag));
+	CHECK(flag == 1, "rendezvous send to %d not cancelled", peer);
+	OK(MPI_Barrier(MPI_COMM_WORLD));
 	/* A cancelled receive, and a persistent request. */
 	OK(MPI_Irecv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &reqs[0]));
 	OK(MPI_Cancel(&reqs[0]));
