@@ -15,13 +15,14 @@
  *  - synchronous eager (MPI_Ssend of a small message): the envelope also
  *    carries the sender's cookie, and the receiver acknowledges it when a
  *    receive matches it.
- *  - rendezvous: a larger message goes as an envelope (with its length)
- *    immediately followed by the data as a BIP long message on the same
- *    tag.  The envelope is matched like an eager one; the long message's
- *    announcement, right behind it from the same node, carries the handle
- *    by which the receiver has BIP move the data straight into the user's
- *    buffer once a receive matches.  The sender's request completes when
- *    the receiver has the data, so a rendezvous send is also synchronous.
+ *  - rendezvous: a larger message goes as an envelope (with its length
+ *    and the sender's cookie) immediately followed by the data as a BIP
+ *    long message on the same tag.  The envelope is matched like an eager
+ *    one; the long message's announcement, right behind it from the same
+ *    node, carries the handle by which the receiver has BIP move the data
+ *    straight into the user's buffer once a receive matches.  The sender's
+ *    request completes when the receiver has the data, so a rendezvous
+ *    send is also synchronous.
  *
  * Cancelling a send (MPI_Cancel) that waits for its receiver - a
  * rendezvous or a synchronous eager send - sends HDR_CANCEL naming the
@@ -31,6 +32,7 @@
  * since BIP has no way to discard a long message and the sender's buffer is
  * released only when it is taken), HDR_CANCEL_NO if a receive matched it.
  * Sends that BIP has taken whole (eager) are gone and cannot be cancelled.
+ * A send to oneself that waits for its receive is cancelled on the spot.
  *
  * Per-sender order is BIP's, and receives are matched in the order they
  * were posted, so the non-overtaking rule holds.  Messages to oneself never
