@@ -185,6 +185,11 @@ int bip_layer_wait(struct bip_layer_wait *w);
 /* The host name of node in the configuration ("" if out of range). */
 const char *bip_layer_host(int node);
 
+/* 1 if nodes a and b run on the same host, as BIP decides it (the same
+ * name, or two names of this machine, such as "localhost" and its own
+ * name), 0 if not, -1 for a node out of range. */
+int bip_layer_same_host(int a, int b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -214,3 +214,14 @@ BIP_EXPORT const char *bip_layer_host(int node)
 		return "";
 	return bip_state.conf->nodes[node].host;
 }
+
+/* The core's own rule (bip_nic_same_host), which also picks the shm driver:
+ * the same name, or two names of this machine ("localhost" and its name). */
+BIP_EXPORT int bip_layer_same_host(int a, int b)
+{
+	const char *call = "bip_layer_same_host";
+
+	if (!bip_check_init(call) || !check_node(call, a) || !check_node(call, b))
+		return -1;
+	return bip_nic_same_host(bip_state.conf, a, b);
+}

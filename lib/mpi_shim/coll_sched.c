@@ -72,6 +72,21 @@ static void coll_buf_put(struct coll_buf *b)
 	b->p = NULL;
 }
 
+/* MPI_Finalize: the kept buffers are freed with the rest of the library's
+ * memory (nothing of MPI's outlives it). */
+void mpi_shim_coll_fini(void)
+{
+	int i;
+
+	pthread_mutex_lock(&coll_cache_lock);
+	for (i = 0; i < COLL_CACHE_SLOTS; i++) {
+		free(coll_cache[i].p);
+		coll_cache[i].p = NULL;
+		coll_cache[i].cap = 0;
+	}
+	pthread_mutex_unlock(&coll_cache_lock);
+}
+
 /*
  * Room for one more element in an array that starts as the inline one:
  * the first growth moves it to the heap.  Returns the array, or NULL

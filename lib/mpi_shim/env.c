@@ -48,28 +48,43 @@ static void env_fini_comms(void)
 	mpi_shim_comm_fini(&mpi_shim_comm_world);
 }
 
-/* Host index of each node: nodes with the same host name share one. */
-static int hosts_init(int n)
+/*
+ * Host index of each node, numbered in the order hosts first appear.
+ * Same host is BIP's notion (bip_layer_same_host), the one that picks the
+ * shm driver: the same name, or two names of this machine ("localhost"
+ * and its own name).  Asking only "on my host?" per node keeps it to one
+ * question per node; the other nodes are told apart by name, which is
+ * all BIP can say about them.
+ */
+static int hosts_init(int n, int me)
 {
-	int i, j;
+	unsigned char *mine;
+	int i, j, rc = -1;
 
 	host_index = malloc((size_t)n * sizeof(*host_index));
 	env.hosts = malloc((size_t)n * sizeof(*env.hosts));
-	if (!host_index || !env.hosts)
-		return -1;
+	mine = malloc((size_t)n);
+	if (!host_index || !env.hosts || !mine)
+		goto out;
+	for (i = 0; i < n; i++)
+		mine[i] = bip_layer_same_host(me, i) == 1;
 	mpi_shim.nhosts = 0;
 	for (i = 0; i < n; i++) {
 		const char *h = bip_layer_host(i);
 
-		for (j = 0; j < mpi_shim.nhosts; j++)
-			if (strcmp(env.hosts[j], h) == 0)
+		for (j = 0; j < i; j++)
+			if (mine[i] ? mine[j] : !mine[j] && !strcmp(bip_layer_host(j), h))
 				break;
-		if (j == mpi_shim.nhosts)
-			env.hosts[mpi_shim.nhosts++] = h;
-		host_index[i] = j;
+		if (j == i)
+			env.hosts[host_index[i] = mpi_shim.nhosts++] = h;
+		else
+			host_index[i] = host_index[j];
 	}
 	mpi_shim.hostnames = env.hosts;
-	return 0;
+	rc = 0;
+out:
+	free(mine);
+	return rc;
 }
 
 static int init(int required, int *provided, const char *call)
@@ -93,7 +108,7 @@ static int init(int required, int *provided, const char *call)
 		mpi_shim.thread_level = MPI_THREAD_SINGLE;
 	if (provided)
 		*provided = mpi_shim.thread_level;
-	if (hosts_init(n) < 0)
+	if (hosts_init(n, me) < 0)
 		goto no_memory;
 	world = malloc((size_t)n * sizeof(*world));
 	self = malloc(sizeof(*self));
@@ -187,6 +202,8 @@ int PMPI_Finalize(void)
 	mpi_shim_attr_fini();
 	mpi_shim_p2p_fini();
 	env_fini_comms();
+	mpi_shim_attr_free_keys();
+	mpi_shim_coll_fini();
 	free(host_index);
 	host_index = NULL;
 	free(env.hosts);

@@ -15,13 +15,24 @@
  *  - synchronous eager (MPI_Ssend of a small message): the envelope also
  *    carries the sender's cookie, and the receiver acknowledges it when a
  *    receive matches it.
- *  - rendezvous: a larger message goes as an envelope (with its length)
- *    immediately followed by the data as a BIP long message on the same
- *    tag.  The envelope is matched like an eager one; the long message's
- *    announcement, right behind it from the same node, carries the handle
- *    by which the receiver has BIP move the data straight into the user's
- *    buffer once a receive matches.  The sender's request completes when
- *    the receiver has the data, so a rendezvous send is also synchronous.
+ *  - rendezvous: a larger message goes as an envelope (with its length
+ *    and the sender's cookie) immediately followed by the data as a BIP
+ *    long message on the same tag.  The envelope is matched like an eager
+ *    one; the long message's announcement, right behind it from the same
+ *    node, carries the handle by which the receiver has BIP move the data
+ *    straight into the user's buffer once a receive matches.  The sender's
+ *    request completes when the receiver has the data, so a rendezvous
+ *    send is also synchronous.
+ *
+ * Cancelling a send (MPI_Cancel) that waits for its receiver - a
+ * rendezvous or a synchronous eager send - sends HDR_CANCEL naming the
+ * send by its cookie, which its envelope carried.  The receiver answers
+ * HDR_CANCEL_YES if the envelope is still unexpected (it removes it; the
+ * data of a rendezvous is then received into a scratch buffer and dropped,
+ * since BIP has no way to discard a long message and the sender's buffer is
+ * released only when it is taken), HDR_CANCEL_NO if a receive matched it.
+ * Sends that BIP has taken whole (eager) are gone and cannot be cancelled.
+ * A send to oneself that waits for its receive is cancelled on the spot.
  *
  * Per-sender order is BIP's, and receives are matched in the order they
  * were posted, so the non-overtaking rule holds.  Messages to oneself never
@@ -42,28 +53,44 @@
 enum hdr_kind {
 	HDR_EAGER,
 	HDR_EAGER_SYNC, /* aux: the sender's cookie */
-	HDR_RTS,        /* aux: bytes of the long message that follows */
+	HDR_RTS,        /* aux: bytes of the long message that follows;
+			   cookie: the sender's */
 	HDR_ACK,        /* aux: the cookie of the synchronous send */
+	HDR_CANCEL,     /* aux: the cookie of the send to cancel */
+	HDR_CANCEL_YES, /* aux: the cookie of the send, now cancelled */
+	HDR_CANCEL_NO,  /* aux: the cookie of the send, already matched */
 };
 
-/* The envelope; eager messages send only the part before aux. */
+/* The envelope; eager messages send only the part before aux, control
+ * messages and synchronous eager ones the part before cookie. */
 struct hdr {
 	uint32_t ctx;
 	int32_t tag;
 	int32_t src;  /* the sender's rank in the communicator */
 	uint32_t kind;
 	uint64_t aux;
+	uint64_t cookie;
 };
 
 #define HDR_BASE offsetof(struct hdr, aux)
-#define HDR_FULL sizeof(struct hdr)
+#define HDR_FULL offsetof(struct hdr, cookie)
+#define HDR_RTS_LEN sizeof(struct hdr)
 /* The most data an eager message carries, whatever the NIC. */
 #define EAGER_CAP ((size_t)1024 - HDR_BASE)
 /* Messages to oneself up to this size are copied (sent eagerly). */
 #define SELF_EAGER ((size_t)BIPSMALLSIZE * 4 - HDR_BASE)
 
-_Static_assert(HDR_BASE == 16 && HDR_FULL == 24, "envelope layout");
-_Static_assert(sizeof(((struct mpi_shim_request *)0)->hdr) >= HDR_FULL, "envelope fits");
+_Static_assert(HDR_BASE == 16 && HDR_FULL == 24 && HDR_RTS_LEN == 32, "envelope layout");
+_Static_assert(sizeof(((struct mpi_shim_request *)0)->hdr) >= HDR_RTS_LEN, "envelope fits");
+
+/*
+ * What a cookie of bip_layer_send or bip_layer_recv_long names, in its low
+ * bits (requests and the structures below are at least 8-byte aligned).
+ */
+#define COOKIE_REQ 0u   /* a request */
+#define COOKIE_CTL 1u   /* a control message (struct ctl) */
+#define COOKIE_DRAIN 2u /* the data of a cancelled rendezvous (struct drain) */
+#define COOKIE_KIND 3u
 
 enum unexp_kind {
 	U_EAGER,
@@ -82,7 +109,7 @@ struct unexp {
 	uint8_t kind;
 	uint8_t ready;
 	size_t len;
-	uint64_t aux;
+	uint64_t aux;      /* U_EAGER_SYNC, U_RTS: the sender's cookie */
 	uint64_t handle;
 	struct mpi_shim_request *sender; /* U_SELF_REF */
 	const void *sdata;
@@ -95,11 +122,21 @@ struct pending_rts {
 	struct unexp *u;              /* or not */
 };
 
-/* An acknowledgement to send; kept until BIP has sent it. */
-struct ack {
-	struct ack *next;
+/* A control message to send (an acknowledgement, a cancel or its
+ * answer); kept until BIP has sent it. */
+struct ctl {
+	struct ctl *next;
 	int dst;
 	struct hdr hdr;
+};
+
+/* The data of a cancelled rendezvous, received only to be dropped. */
+struct drain {
+	struct drain *next;
+	int src;
+	uint64_t handle;
+	size_t len;
+	void *buf;
 };
 
 #define POOL_CHUNK 64
@@ -115,7 +152,10 @@ static struct {
 	struct mpi_shim_request *req_free;
 	struct pending_rts *rts;
 	struct mpi_shim_request *deferred_head, *deferred_tail;
-	struct ack *acks_head, *acks_tail, *ack_free;
+	struct ctl *ctls_head, *ctls_tail, *ctl_free;
+	struct drain *drains_head, *drains_tail; /* to start */
+	int ndrains;     /* drains not finished */
+	int ncancelling; /* own sends waiting for the answer to a cancel */
 	struct chunk *chunks;
 	int registered;
 	size_t *eager;  /* the most eager data to each world rank */
@@ -334,11 +374,27 @@ void mpi_shim_req_complete(struct mpi_shim_request *r, int err)
 		mpi_shim_request_release(r);
 }
 
+/*
+ * A send is complete once BIP has taken its data, a synchronous one once
+ * the receiver acknowledged it too (or the send was cancelled), and never
+ * while the answer to a cancel is still to come (it names the request).
+ */
+static void send_try_complete(struct mpi_shim_request *r)
+{
+	if (!(r->flags & MPI_SHIM_F_LOCAL_DONE) || (r->flags & MPI_SHIM_F_CANCELLING))
+		return;
+	if (!r->error && (r->flags & MPI_SHIM_F_SYNC) && !(r->flags & MPI_SHIM_F_ACKED) &&
+	    !r->cancelled)
+		return;
+	mpi_shim_req_complete(r, r->error);
+}
+
 static void send_local_done(struct mpi_shim_request *r, int err)
 {
 	r->flags |= MPI_SHIM_F_LOCAL_DONE;
-	if (err || !(r->flags & MPI_SHIM_F_SYNC) || (r->flags & MPI_SHIM_F_ACKED))
-		mpi_shim_req_complete(r, err);
+	if (err)
+		r->error = err;
+	send_try_complete(r);
 }
 
 /* An eager message (or one to oneself) into the receive r. */
@@ -421,56 +477,97 @@ static void recv_long_start(struct mpi_shim_request *r)
 	}
 }
 
-/* --- acknowledgements of synchronous sends --- */
+/* --- control messages: acknowledgements, cancels and their answers --- */
 
-static struct ack *ack_new(int dst, uint64_t cookie)
+static struct ctl *ctl_new(int dst, enum hdr_kind kind, uint64_t cookie)
 {
-	struct ack *a = p2p.ack_free;
+	struct ctl *a = p2p.ctl_free;
 
 	if (a)
-		p2p.ack_free = a->next;
+		p2p.ctl_free = a->next;
 	else if (!(a = malloc(sizeof(*a))))
 		return NULL;
 	memset(&a->hdr, 0, sizeof(a->hdr));
 	a->dst = dst;
-	a->hdr.kind = HDR_ACK;
+	a->hdr.kind = kind;
 	a->hdr.aux = cookie;
 	a->next = NULL;
 	return a;
 }
 
-static void ack_release(struct ack *a)
+static void ctl_release(struct ctl *a)
 {
-	a->next = p2p.ack_free;
-	p2p.ack_free = a;
+	a->next = p2p.ctl_free;
+	p2p.ctl_free = a;
 }
 
-/* Not from a callback.  Cookies of acknowledgements are odd. */
-static void ack_send(struct ack *a)
+static const char *ctl_name(uint32_t kind)
+{
+	switch (kind) {
+	case HDR_ACK:
+		return "acknowledging a synchronous send";
+	case HDR_CANCEL:
+		return "asking to cancel a send";
+	default:
+		return "answering a cancel";
+	}
+}
+
+/* Not from a callback.  0 if sent or queued in BIP, -1 (reported). */
+static int ctl_send(struct ctl *a)
 {
 	int rc = bip_layer_send(a->dst, MPI_SHIM_BIP_TAG, &a->hdr, HDR_FULL, NULL, 0,
-				(uint64_t)(uintptr_t)a | 1);
+				(uint64_t)(uintptr_t)a | COOKIE_CTL);
 
-	if (rc != 0)
-		ack_release(a);
 	if (rc < 0)
-		fprintf(stderr, "mpi: rank %d: acknowledging a synchronous send to rank %d "
-			"failed: %s\n", mpi_shim.world_rank, a->dst, bip_error_string());
+		fprintf(stderr, "mpi: rank %d: %s to rank %d failed: %s\n", mpi_shim.world_rank,
+			ctl_name(a->hdr.kind), a->dst, bip_error_string());
+	if (rc != 0)
+		ctl_release(a);
+	return rc < 0 ? -1 : 0;
 }
 
 /* From a callback: send it after the poll. */
-static int ack_defer(int dst, uint64_t cookie)
+static void ctl_queue(struct ctl *a)
 {
-	struct ack *a = ack_new(dst, cookie);
+	if (p2p.ctls_tail)
+		p2p.ctls_tail->next = a;
+	else
+		p2p.ctls_head = a;
+	p2p.ctls_tail = a;
+}
+
+static int ctl_defer(int dst, enum hdr_kind kind, uint64_t cookie)
+{
+	struct ctl *a = ctl_new(dst, kind, cookie);
 
 	if (!a)
 		return -1;
-	if (p2p.acks_tail)
-		p2p.acks_tail->next = a;
-	else
-		p2p.acks_head = a;
-	p2p.acks_tail = a;
+	ctl_queue(a);
 	return 0;
+}
+
+/* --- the data of cancelled rendezvous sends --- */
+
+static void drain_done(struct drain *d, int status)
+{
+	if (status < 0)
+		fprintf(stderr, "mpi: rank %d: dropping the %zu bytes of a cancelled send from "
+			"rank %d failed: %s\n", mpi_shim.world_rank, d->len, d->src,
+			bip_error_string());
+	free(d->buf);
+	free(d);
+	p2p.ndrains--;
+}
+
+/* Not from a callback. */
+static void drain_start(struct drain *d)
+{
+	int rc = bip_layer_recv_long(d->src, d->handle, d->buf, d->len,
+				     (uint64_t)(uintptr_t)d | COOKIE_DRAIN);
+
+	if (rc != 0)
+		drain_done(d, rc);
 }
 
 static void deferred_append(struct mpi_shim_request *r)
@@ -485,13 +582,21 @@ static void deferred_append(struct mpi_shim_request *r)
 
 mpi_shim_cold static void run_deferred(void)
 {
-	while (p2p.acks_head) {
-		struct ack *a = p2p.acks_head;
+	while (p2p.ctls_head) {
+		struct ctl *a = p2p.ctls_head;
 
-		p2p.acks_head = a->next;
-		if (!p2p.acks_head)
-			p2p.acks_tail = NULL;
-		ack_send(a);
+		p2p.ctls_head = a->next;
+		if (!p2p.ctls_head)
+			p2p.ctls_tail = NULL;
+		ctl_send(a);
+	}
+	while (p2p.drains_head) {
+		struct drain *d = p2p.drains_head;
+
+		p2p.drains_head = d->next;
+		if (!p2p.drains_head)
+			p2p.drains_tail = NULL;
+		drain_start(d);
 	}
 	while (p2p.deferred_head) {
 		struct mpi_shim_request *r = p2p.deferred_head;
@@ -504,6 +609,58 @@ mpi_shim_cold static void run_deferred(void)
 }
 
 /* --- the callbacks, called from BIP's progress --- */
+
+/*
+ * src asks to cancel its send of cookie.  Its envelope, and the
+ * announcement of a rendezvous's data, came before this (BIP keeps the
+ * order from one node), so the send is either still unexpected here or
+ * was matched by a receive.
+ */
+static int on_cancel(int src, uint64_t cookie)
+{
+	struct drain *d = NULL;
+	struct unexp *u;
+	struct ctl *a;
+
+	for (u = p2p.unexp_head; u; u = u->next)
+		if (u->wsrc == src && u->aux == cookie &&
+		    (u->kind == U_RTS || u->kind == U_EAGER_SYNC))
+			break;
+	a = ctl_new(src, u && (u->kind != U_RTS || u->ready) ? HDR_CANCEL_YES : HDR_CANCEL_NO,
+		    cookie);
+	if (!a)
+		return -EAGAIN;
+	if (a->hdr.kind == HDR_CANCEL_YES && u->kind == U_RTS) {
+		d = malloc(sizeof(*d));
+		if (d)
+			d->buf = malloc(u->len);
+		if (!d || !d->buf) {
+			/* The data cannot be taken off the sender's hands: the
+			 * message stays, and the send completes normally. */
+			free(d);
+			d = NULL;
+			a->hdr.kind = HDR_CANCEL_NO;
+		}
+	}
+	if (a->hdr.kind == HDR_CANCEL_YES) {
+		if (d) {
+			d->next = NULL;
+			d->src = src;
+			d->handle = u->handle;
+			d->len = u->len;
+			if (p2p.drains_tail)
+				p2p.drains_tail->next = d;
+			else
+				p2p.drains_head = d;
+			p2p.drains_tail = d;
+			p2p.ndrains++;
+		}
+		unexp_remove(u);
+		unexp_release(u);
+	}
+	ctl_queue(a);
+	return 0;
+}
 
 static int on_short(int src, int tag, const void *data, size_t len)
 {
@@ -534,7 +691,7 @@ static int on_short(int src, int tag, const void *data, size_t len)
 	case HDR_EAGER_SYNC:
 		r = match_posted(h.ctx, h.src, h.tag);
 		if (r) {
-			if (ack_defer(src, h.aux) < 0) {
+			if (ctl_defer(src, HDR_ACK, h.aux) < 0) {
 				posted_append(r); /* back where it was: try again later */
 				return -EAGAIN;
 			}
@@ -552,6 +709,7 @@ static int on_short(int src, int tag, const void *data, size_t len)
 		memcpy(u->data, p + HDR_FULL, u->len);
 		goto queue;
 	case HDR_RTS:
+		memcpy(&h.cookie, p + HDR_FULL, sizeof(h.cookie));
 		r = match_posted(h.ctx, h.src, h.tag);
 		if (r) {
 			r->status.MPI_SOURCE = h.src;
@@ -566,13 +724,26 @@ static int on_short(int src, int tag, const void *data, size_t len)
 			return -EAGAIN;
 		u->kind = U_RTS;
 		u->len = (size_t)h.aux;
+		u->aux = h.cookie;
 		p2p.rts[src].u = u;
 		goto queue;
 	case HDR_ACK:
 		r = (struct mpi_shim_request *)(uintptr_t)h.aux;
 		r->flags |= MPI_SHIM_F_ACKED;
-		if (r->flags & MPI_SHIM_F_LOCAL_DONE)
-			mpi_shim_req_complete(r, MPI_SUCCESS);
+		send_try_complete(r);
+		return 0;
+	case HDR_CANCEL:
+		return on_cancel(src, h.aux);
+	case HDR_CANCEL_YES:
+	case HDR_CANCEL_NO:
+		r = (struct mpi_shim_request *)(uintptr_t)h.aux;
+		r->flags &= ~MPI_SHIM_F_CANCELLING;
+		p2p.ncancelling--;
+		if (h.kind == HDR_CANCEL_YES) {
+			r->cancelled = 1;
+			r->status.mpi_shim_cancelled = 1;
+		}
+		send_try_complete(r);
 		return 0;
 	default:
 		fprintf(stderr, "mpi: rank %d: message of unknown kind %u from rank %d dropped\n",
@@ -618,8 +789,8 @@ static int on_long(int src, int tag, size_t len, uint64_t handle)
 
 static void on_send_done(uint64_t cookie, int status)
 {
-	if (cookie & 1) {
-		ack_release((struct ack *)(uintptr_t)(cookie & ~(uint64_t)1));
+	if (cookie & COOKIE_CTL) {
+		ctl_release((struct ctl *)(uintptr_t)(cookie & ~(uint64_t)COOKIE_KIND));
 		return;
 	}
 	send_local_done((struct mpi_shim_request *)(uintptr_t)cookie,
@@ -628,6 +799,10 @@ static void on_send_done(uint64_t cookie, int status)
 
 static void on_recv_done(uint64_t cookie, int status)
 {
+	if (cookie & COOKIE_DRAIN) {
+		drain_done((struct drain *)(uintptr_t)(cookie & ~(uint64_t)COOKIE_KIND), status);
+		return;
+	}
 	recv_long_finish((struct mpi_shim_request *)(uintptr_t)cookie, status);
 }
 
@@ -670,7 +845,7 @@ mpi_shim_cold static void step_driven(void)
 void mpi_shim_progress(void)
 {
 	bip_layer_poll();
-	if (mpi_shim_unlikely(p2p.deferred_head || p2p.acks_head))
+	if (mpi_shim_unlikely(p2p.deferred_head || p2p.ctls_head || p2p.drains_head))
 		run_deferred();
 }
 
@@ -789,6 +964,8 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, 
 	r->comm = comm;
 	r->ctx = ctx;
 	r->done = 0;
+	r->cancelled = 0;
+	r->status.mpi_shim_cancelled = 0;
 	r->error = MPI_SUCCESS;
 	r->flags &= MPI_SHIM_F_KEEP;
 	r->packed = NULL;
@@ -827,7 +1004,8 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, 
 	} else {
 		h->kind = HDR_RTS;
 		h->aux = bytes;
-		hlen = HDR_FULL;
+		h->cookie = (uint64_t)(uintptr_t)r;
+		hlen = HDR_RTS_LEN;
 	}
 	rc = bip_layer_send(wdst, MPI_SHIM_BIP_TAG, h, hlen, data, bytes, (uint64_t)(uintptr_t)r);
 	if (mpi_shim_likely(rc == 1)) {
@@ -841,7 +1019,7 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, 
 /* A receive takes the unexpected message u. */
 static void take_unexpected(struct mpi_shim_request *r, struct unexp *u)
 {
-	struct ack *a;
+	struct ctl *a;
 
 	switch (u->kind) {
 	case U_EAGER:
@@ -850,11 +1028,11 @@ static void take_unexpected(struct mpi_shim_request *r, struct unexp *u)
 		break;
 	case U_EAGER_SYNC:
 		recv_deliver(r, u->src, u->tag, u->data, u->len);
-		a = ack_new(u->wsrc, u->aux);
+		a = ctl_new(u->wsrc, HDR_ACK, u->aux);
 		if (a)
-			ack_send(a);
+			ctl_send(a);
 		else
-			ack_defer(u->wsrc, u->aux);
+			ctl_defer(u->wsrc, HDR_ACK, u->aux);
 		break;
 	case U_SELF_REF:
 		recv_deliver(r, u->src, u->tag, u->sdata, u->len);
@@ -934,6 +1112,40 @@ int mpi_shim_recv_cancel(struct mpi_shim_request *r)
 	return 1;
 }
 
+int mpi_shim_send_cancel(struct mpi_shim_request *r)
+{
+	const struct hdr *h = (const struct hdr *)r->hdr;
+	struct unexp *u;
+	struct ctl *a;
+
+	if (r->done || r->cancelled || (r->flags & MPI_SHIM_F_CANCELLING))
+		return 0;
+	if (r->wpeer == mpi_shim.world_rank) {
+		/* To oneself: still in the sender's buffer until a receive
+		 * takes it. */
+		for (u = p2p.unexp_head; u; u = u->next) {
+			if (u->kind == U_SELF_REF && u->sender == r) {
+				unexp_remove(u);
+				unexp_release(u);
+				r->cancelled = 1;
+				r->status.mpi_shim_cancelled = 1;
+				mpi_shim_req_complete(r, MPI_SUCCESS);
+				return 1;
+			}
+		}
+		return 0;
+	}
+	/* An eager send is in BIP's hands, whole: it will arrive. */
+	if (h->kind != HDR_RTS && h->kind != HDR_EAGER_SYNC)
+		return 0;
+	a = ctl_new(r->wpeer, HDR_CANCEL, (uint64_t)(uintptr_t)r);
+	if (!a || ctl_send(a) < 0)
+		return 0;
+	r->flags |= MPI_SHIM_F_CANCELLING;
+	p2p.ncancelling++;
+	return 0;
+}
+
 int mpi_shim_probe_unexpected(uint32_t ctx, int src, int tag, MPI_Status *status)
 {
 	struct unexp *u;
@@ -988,19 +1200,28 @@ int mpi_shim_p2p_init(void)
 /* After the last MPI call: every request is gone with its memory. */
 void mpi_shim_p2p_fini(void)
 {
-	struct ack *a;
+	struct bip_layer_wait w = { 0, 0 };
+	struct ctl *a;
 
-	/* Acknowledgements still owed are sent before leaving. */
-	if (p2p.acks_head || p2p.deferred_head)
+	/* Acknowledgements and answers still owed are sent before leaving,
+	 * the data of cancelled sends taken (their senders wait for it), and
+	 * the answers to this process's own cancels awaited, unless every
+	 * other process has ended. */
+	if (p2p.ctls_head || p2p.deferred_head || p2p.drains_head)
 		run_deferred();
+	while (p2p.registered && (p2p.ndrains || p2p.ncancelling)) {
+		mpi_shim_progress();
+		if ((p2p.ndrains || p2p.ncancelling) && bip_layer_wait(&w) < 0)
+			break;
+	}
 	if (p2p.registered)
 		bip_layer_register(MPI_SHIM_BIP_TAG, NULL);
 	p2p.registered = 0;
 	free(p2p.rts);
 	free(p2p.eager);
 	p2p.rts = NULL;
-	while ((a = p2p.ack_free)) {
-		p2p.ack_free = a->next;
+	while ((a = p2p.ctl_free)) {
+		p2p.ctl_free = a->next;
 		free(a);
 	}
 	while (p2p.chunks) {

@@ -18,6 +18,7 @@
 #define MPI_SHIM_F_TRUNC 16u     /* receive: message longer than the buffer */
 #define MPI_SHIM_F_POOL 32u      /* from the pool (not on a caller's stack) */
 #define MPI_SHIM_F_COMM 64u      /* holds a reference on comm */
+#define MPI_SHIM_F_CANCELLING 128u /* send: the answer to a cancel is to come */
 /* Flags that stay from one start of a request to the next. */
 #define MPI_SHIM_F_KEEP (MPI_SHIM_F_POOL | MPI_SHIM_F_COMM)
 
@@ -42,6 +43,11 @@ void mpi_shim_progress_all(void);
 /* Remove a receive from the posted queue if nothing matched it yet:
  * 1 if it was cancelled. */
 int mpi_shim_recv_cancel(struct mpi_shim_request *r);
+
+/* Ask to cancel a send that waits for its receiver (rendezvous, synchronous,
+ * or to oneself and not yet received); the answer completes it later, with
+ * r->cancelled set if it was cancelled.  1 if it was cancelled at once. */
+int mpi_shim_send_cancel(struct mpi_shim_request *r);
 
 /* Look for a message that a receive (ctx, src, tag) would match; fills
  * status if found and returns 1. */

@@ -486,10 +486,13 @@ int PMPI_Cancel(MPI_Request *req)
 	if (!req || !*req || (*req)->kind == REQ_INVALID)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Cancel",
 				    "invalid request (NULL, MPI_REQUEST_NULL or already freed)");
-	/* A receive not yet matched is cancelled; anything else completes
+	/* A receive not yet matched is cancelled at once; a send that waits
+	 * for its receiver is asked to be (p2p.c); anything else completes
 	 * normally (MPI_Test_cancelled then says false). */
 	if ((*req)->kind == MPI_SHIM_REQ_RECV && active(*req))
 		mpi_shim_recv_cancel(*req);
+	else if ((*req)->kind == MPI_SHIM_REQ_SEND && active(*req))
+		mpi_shim_send_cancel(*req);
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Cancel);

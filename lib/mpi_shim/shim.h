@@ -186,7 +186,7 @@ struct mpi_shim_request {
 	unsigned flags;      /* protocol state */
 	void *bsend;         /* the region of the attached buffer of a Bsend */
 	struct mpi_shim_request *next, *prev;
-	uint64_t hdr[3];     /* the envelope, kept while the send may be queued */
+	uint64_t hdr[4];     /* the envelope, kept while the send may be queued */
 };
 
 /* A request driven by progress; refcount of comm taken.  Returns MPI_SUCCESS
@@ -288,9 +288,13 @@ void mpi_shim_errhandler_release(struct mpi_shim_errhandler *eh);
 int mpi_shim_attr_copy_all(MPI_Comm from, MPI_Comm to);
 void mpi_shim_attr_delete_all(MPI_Comm comm);
 void mpi_shim_attr_fini(void);
+/* The keyval table, after the last communicator is gone (MPI_Finalize). */
+void mpi_shim_attr_free_keys(void);
 /* p2p.c */
 int mpi_shim_p2p_init(void);
 void mpi_shim_p2p_fini(void);
+/* coll_sched.c: free the temporary buffers kept for later collectives. */
+void mpi_shim_coll_fini(void);
 
 /* --- Operations (op.c) --- */
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bip.h>
 #include <mpi.h>
 
 #include "mpicheck.h"
@@ -389,28 +390,35 @@ static void test_errhandler(void)
 	OK(MPI_Comm_free(&dup));
 }
 
-/* Run by hosts.sh with a configuration whose nodes name two hosts, in
- * this order: A A B B ... (the first half on A).  MPI_COMM_TYPE_SHARED
- * groups the processes by the host their node names. */
+/* Run by hosts.sh with a configuration whose first half of nodes names
+ * this machine by its own name and the second half "localhost": the same
+ * host for BIP (both use shm), so MPI_COMM_TYPE_SHARED puts every process
+ * in one communicator, in world order. */
 static void test_hosts(void)
 {
 	MPI_Comm shared;
 	MPI_Group g, wg;
 	int n, r, i, ranks[64], out[64];
 
+	CHECK(size <= 64, "at most 64 processes (%d)", size);
+	for (i = 0; i < size; i++)
+		CHECK(bip_layer_same_host(rank, i) == 1, "nodes %d (%s) and %d (%s) are not one host",
+		      rank, bip_layer_host(rank), i, bip_layer_host(i));
+	/* Bad nodes: -1 with the call named (on standard error). */
+	CHECK(bip_layer_same_host(-1, 0) == -1, "node -1 accepted");
+	CHECK(bip_layer_same_host(0, size) == -1, "node %d of %d accepted", size, size);
 	OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared));
 	OK(MPI_Comm_size(shared, &n));
 	OK(MPI_Comm_rank(shared, &r));
-	CHECK(n == size / 2, "%d processes share my host, expected %d", n, size / 2);
-	CHECK(r == rank % (size / 2), "rank %d on my host", r);
-	/* Its members are the world ranks of my half. */
+	CHECK(n == size, "%d processes share my host, expected all %d", n, size);
+	CHECK(r == rank, "rank %d on my host, expected %d", r, rank);
 	OK(MPI_Comm_group(shared, &g));
 	OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
 	for (i = 0; i < n; i++)
 		ranks[i] = i;
 	OK(MPI_Group_translate_ranks(g, n, ranks, wg, out));
 	for (i = 0; i < n; i++)
-		CHECK(out[i] == (rank / n) * n + i, "member %d is world rank %d", i, out[i]);
+		CHECK(out[i] == i, "member %d is world rank %d", i, out[i]);
 	exchange(shared, 30);
 	OK(MPI_Group_free(&g));
 	OK(MPI_Group_free(&wg));

@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # hosts.sh BIPLOAD PROGRAM NP - MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)
-# groups processes by the host their node names in the configuration.  Only
-# this machine can run processes here, so the two hosts are two names of
-# it: its own name (uname -n) and "localhost".
+# groups processes by host as BIP sees hosts: a configuration whose nodes
+# name this machine by its own name (hostname) and by "localhost" is one
+# host, so every process is in one shared communicator.
 set -u
 bipload=$1 prog=$2 np=$3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-host=$(uname -n)
+host=$(hostname 2>/dev/null || uname -n)
 [ "$host" != localhost ] || { echo "hosts.sh: this host is called localhost: skipped"; exit 77; }
 {
 	echo "$np"
@@ -21,7 +21,7 @@ host=$(uname -n)
 	done
 } >"$dir/conf"
 "$bipload" -q -f "$dir/conf" --timeout 60 "$prog" hosts || {
-	echo "hosts.sh: MPI_Comm_split_type over two configured hosts failed" >&2
+	echo "hosts.sh: MPI_Comm_split_type over two names of this host failed" >&2
 	exit 1
 }
-echo "hosts.sh: $np processes on two configured hosts, grouped by host"
+echo "hosts.sh: $np processes configured as $host and localhost: one shared communicator"

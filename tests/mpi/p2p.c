@@ -419,6 +419,217 @@ static void test_cancel(void)
 	CHECK(v == 5, "value %d", v);
 }
 
+/*
+ * Cancelling sends.  A send that waits for its receiver - a rendezvous
+ * (large), a synchronous send, a send to oneself - is cancelled while its
+ * message is still unexpected at the receiver: MPI_Test_cancelled says so
+ * and the receiver never sees it (a wildcard receive gets the next message
+ * and nothing else is there).  Once a receive matched it, or for an eager
+ * send that BIP has taken, the send completes normally.
+ */
+enum send_kind { SEND_RNDV, SEND_SSEND_SMALL, SEND_SSEND_BIG, SEND_PERSISTENT, SEND_FREED };
+
+static const char *const send_kind_names[] = { "rendezvous", "small synchronous",
+					       "large synchronous", "persistent", "freed" };
+
+#define CANCEL_BIG 65536
+#define CANCEL_SMALL 16
+
+static int cancelled(const MPI_Status *st)
+{
+	int flag = -1;
+
+	OK(MPI_Test_cancelled(st, &flag));
+	CHECK(flag == 0 || flag == 1, "Test_cancelled flag %d", flag);
+	return flag;
+}
+
+/* The receiver gets message seq from rank 0 by a wildcard receive, and
+ * nothing else is waiting. */
+static void receive_only(unsigned char *buf, int n, int tag, int seq)
+{
+	MPI_Status st;
+	int flag = -1;
+
+	memset(buf, 0, (size_t)n);
+	OK(MPI_Recv(buf, n, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+	expect_status(&st, 0, tag, n);
+	expect_data(buf, (size_t)n, 0, seq);
+	CHECK(cancelled(&st) == 0, "a received message reads as cancelled");
+	OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
+	CHECK(flag == 0, "a message from rank %d with tag %d is still there", st.MPI_SOURCE,
+	      st.MPI_TAG);
+}
+
+static void cancel_unexpected(enum send_kind kind, unsigned char *a, unsigned char *b)
+{
+	int tag = 200 + (int)kind, seq = 2 * (int)kind;
+	int n = kind == SEND_SSEND_SMALL ? CANCEL_SMALL : CANCEL_BIG;
+	MPI_Request req = MPI_REQUEST_NULL;
+	MPI_Status st;
+
+	if (rank == 0) {
+		fill(a, (size_t)n, 0, seq);
+		switch (kind) {
+		case SEND_SSEND_SMALL:
+		case SEND_SSEND_BIG:
+			OK(MPI_Issend(a, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+			break;
+		case SEND_PERSISTENT:
+			OK(MPI_Send_init(a, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+			OK(MPI_Start(&req));
+			break;
+		default:
+			OK(MPI_Isend(a, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+		}
+	} else if (rank == 1) {
+		/* The envelope is here, unexpected; no receive is posted. */
+		OK(MPI_Probe(0, tag, MPI_COMM_WORLD, &st));
+		expect_status(&st, 0, tag, n);
+	}
+	sync_all();
+	if (rank == 0) {
+		OK(MPI_Cancel(&req));
+		if (kind == SEND_FREED) {
+			OK(MPI_Request_free(&req));
+			CHECK(req == MPI_REQUEST_NULL, "request not freed");
+		} else {
+			OK(MPI_Cancel(&req)); /* twice: no more than once */
+			OK(MPI_Wait(&req, &st));
+			CHECK(cancelled(&st) == 1, "%s send not cancelled",
+			      send_kind_names[kind]);
+		}
+	}
+	/* The receiver answers the cancel while it waits here; the cancel
+	 * reaches it before rank 0's message of this barrier. */
+	sync_all();
+	if (rank == 0) {
+		fill(b, (size_t)n, 0, seq + 1);
+		if (kind == SEND_PERSISTENT) {
+			/* Started again, the same request is a normal send. */
+			fill(a, (size_t)n, 0, seq + 1);
+			OK(MPI_Start(&req));
+			OK(MPI_Wait(&req, &st));
+			CHECK(cancelled(&st) == 0, "restarted persistent send reads as cancelled");
+			OK(MPI_Request_free(&req));
+		} else {
+			OK(MPI_Send(b, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD));
+		}
+	} else if (rank == 1) {
+		receive_only(b, n, tag, seq + 1);
+	}
+	sync_all();
+}
+
+/* The receive is posted before the send starts: matched on arrival. */
+static void cancel_matched(int ssend, int n, unsigned char *a, unsigned char *b)
+{
+	int tag = 220 + ssend, seq = 20 + ssend;
+	MPI_Request req = MPI_REQUEST_NULL;
+	MPI_Status st;
+
+	if (rank == 1)
+		OK(MPI_Irecv(b, n, MPI_BYTE, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &req));
+	sync_all();
+	if (rank == 0) {
+		fill(a, (size_t)n, 0, seq);
+		if (ssend)
+			OK(MPI_Issend(a, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+		else
+			OK(MPI_Isend(a, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+		OK(MPI_Cancel(&req));
+		OK(MPI_Wait(&req, &st));
+		CHECK(cancelled(&st) == 0, "a matched %s send of %d bytes reads as cancelled",
+		      ssend ? "synchronous" : "standard", n);
+	} else if (rank == 1) {
+		OK(MPI_Wait(&req, &st));
+		expect_status(&st, 0, tag, n);
+		expect_data(b, (size_t)n, 0, seq);
+	}
+	sync_all();
+}
+
+/* An eager send is BIP's once started: it arrives, cancelled or not. */
+static void cancel_eager(unsigned char *a, unsigned char *b)
+{
+	MPI_Request req;
+	MPI_Status st;
+
+	if (rank == 0) {
+		fill(a, CANCEL_SMALL, 0, 30);
+		OK(MPI_Isend(a, CANCEL_SMALL, MPI_BYTE, 1, 230, MPI_COMM_WORLD, &req));
+		OK(MPI_Cancel(&req));
+		OK(MPI_Wait(&req, &st));
+		CHECK(cancelled(&st) == 0, "an eager send reads as cancelled");
+	}
+	sync_all();
+	if (rank == 1)
+		receive_only(b, CANCEL_SMALL, 230, 30);
+	sync_all();
+}
+
+/* Sends to oneself: cancelled while no receive took them. */
+static void cancel_self(unsigned char *a, unsigned char *b)
+{
+	const int lens[] = { CANCEL_SMALL, CANCEL_BIG };
+	MPI_Request req, rreq;
+	MPI_Status st;
+	int k, flag = -1;
+
+	for (k = 0; k < 2; k++) {
+		/* Synchronous, or too large to be copied: waits for a receive. */
+		fill(a, (size_t)lens[k], rank, 40 + k);
+		if (k == 0)
+			OK(MPI_Issend(a, lens[k], MPI_BYTE, rank, 240, MPI_COMM_WORLD, &req));
+		else
+			OK(MPI_Isend(a, lens[k], MPI_BYTE, rank, 240, MPI_COMM_WORLD, &req));
+		OK(MPI_Cancel(&req));
+		OK(MPI_Wait(&req, &st));
+		CHECK(cancelled(&st) == 1, "send of %d bytes to oneself not cancelled", lens[k]);
+		OK(MPI_Iprobe(rank, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
+		CHECK(flag == 0, "a cancelled send to oneself is still there");
+		/* Matched by a posted receive: completes normally. */
+		OK(MPI_Irecv(b, lens[k], MPI_BYTE, MPI_ANY_SOURCE, 241, MPI_COMM_WORLD, &rreq));
+		OK(MPI_Issend(a, lens[k], MPI_BYTE, rank, 241, MPI_COMM_WORLD, &req));
+		OK(MPI_Cancel(&req));
+		OK(MPI_Wait(&req, &st));
+		CHECK(cancelled(&st) == 0, "a received send to oneself reads as cancelled");
+		OK(MPI_Wait(&rreq, &st));
+		expect_status(&st, rank, 241, lens[k]);
+		expect_data(b, (size_t)lens[k], rank, 40 + k);
+	}
+	/* Small, standard: copied at once, so it completes and arrives. */
+	fill(a, CANCEL_SMALL, rank, 42);
+	OK(MPI_Isend(a, CANCEL_SMALL, MPI_BYTE, rank, 242, MPI_COMM_WORLD, &req));
+	OK(MPI_Cancel(&req));
+	OK(MPI_Wait(&req, &st));
+	CHECK(cancelled(&st) == 0, "a copied send to oneself reads as cancelled");
+	OK(MPI_Recv(b, CANCEL_SMALL, MPI_BYTE, rank, 242, MPI_COMM_WORLD, &st));
+	expect_data(b, CANCEL_SMALL, rank, 42);
+}
+
+static void test_cancel_send(void)
+{
+	static unsigned char a[CANCEL_BIG], b[CANCEL_BIG];
+	MPI_Request req = MPI_REQUEST_NULL;
+	int k;
+
+	/* Misuse: no request. */
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+	CHECK(MPI_Cancel(NULL) == MPI_ERR_REQUEST, "MPI_Cancel(NULL) accepted");
+	CHECK(MPI_Cancel(&req) == MPI_ERR_REQUEST, "MPI_Cancel(MPI_REQUEST_NULL) accepted");
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+	cancel_self(a, b);
+	if (size < 2)
+		return;
+	for (k = SEND_RNDV; k <= SEND_FREED; k++)
+		cancel_unexpected((enum send_kind)k, a, b);
+	cancel_matched(0, CANCEL_BIG, a, b);
+	cancel_matched(1, CANCEL_BIG, a, b);
+	cancel_matched(1, CANCEL_SMALL, a, b);
+	cancel_eager(a, b);
+}
+
 static void test_zero(void)
 {
 	MPI_Status st;
@@ -632,6 +843,7 @@ static const struct test tests[] = {
 	{ "ssend", test_ssend, 2 },
 	{ "bsend", test_bsend, 2 },
 	{ "cancel", test_cancel, 1 },
+	{ "cancelsend", test_cancel_send, 1 },
 	{ "zero", test_zero, 1 },
 	{ "probe", test_probe, 2 },
 	{ "sendrecv", test_sendrecv, 1 },
