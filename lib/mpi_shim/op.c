@@ -382,7 +382,7 @@ void mpi_shim_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Da
 	 * structs for the loop, and compressed again after it.
 	 */
 	esize = t->basic->size;
-	pairs = t->basic->size != t->basic->extent;
+	pairs = (MPI_Aint)t->basic->size != t->basic->extent;
 	bytes = n * esize;
 	step = pairs ? OP_CHUNK / t->basic->extent * esize : OP_CHUNK - OP_CHUNK % esize;
 	for (off = 0; off < bytes; off += step) {
