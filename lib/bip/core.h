@@ -108,6 +108,7 @@ enum bip_wait_mode { BIP_WAIT_AUTO, BIP_WAIT_SPIN, BIP_WAIT_YIELD };
 
 struct bip_state {
 	int initialized;
+	int finalized;           /* bip_finalize ran: bip_init is refused */
 	int quiet;
 	int mynode, numnodes;
 	struct bip_conf *conf;

@@ -510,6 +510,12 @@ BIP_EXPORT void bip_init(void)
 		bip_error("bip_init", "called twice");
 		return;
 	}
+	if (bip_state.finalized) {
+		/* The drivers' peers have released their boards and segments
+		 * for this job: there is nothing left to join. */
+		bip_error("bip_init", "BIP cannot start again after bip_finalize");
+		return;
+	}
 	/* Under bipload, stdout is a pipe: make it line-buffered so that the
 	 * nodes' lines reach the user as they are printed, not at exit. */
 	if (getenv(BIP_ENV_NODE) && !isatty(STDOUT_FILENO))
@@ -581,6 +587,7 @@ BIP_EXPORT int bip_finalize(void)
 	}
 	release_all();
 	bip_state.initialized = 0;
+	bip_state.finalized = 1;
 	bip_state.queued_sends = 0;
 	bip_state.inflight_sends = 0;
 	bip_unlock(locked);

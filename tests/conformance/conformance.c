@@ -457,6 +457,11 @@ static void t_counters(void)
 	}
 	CHECK(bip_finalize() == 0, "finalize");
 	CHECK(bip_finalize() == -1, "second finalize");
+	/* Once finalized, BIP does not start again (as MPI): a clear error. */
+	bip_init();
+	CHECK(strstr(bip_error_string(), "bip_init: BIP cannot start again after bip_finalize"),
+	      "bip_init after bip_finalize: %s", bip_error_string());
+	CHECK(bip_tsend(0, 1, &v, 1) == -1, "send after a refused bip_init");
 }
 
 /* Receives on different tags in different threads, sends from the main thread. */
