@@ -157,6 +157,7 @@ static void fw_setup(int n, const char *conf_text, const char *topo_text)
 		b->tx_seq = calloc((size_t)n, sizeof(uint32_t));
 		b->rx_seq = calloc((size_t)n, sizeof(uint32_t));
 		b->rx_failed = calloc((size_t)n, 1);
+		b->link = calloc((size_t)n, sizeof(*b->link));
 	}
 }
 
@@ -175,6 +176,7 @@ static void fw_teardown(void)
 		free(fw.boards[i].tx_seq);
 		free(fw.boards[i].rx_seq);
 		free(fw.boards[i].rx_failed);
+		free(fw.boards[i].link);
 	}
 	for (i = 0; i < fw.nboards * fw.nboards; i++)
 		free(fw.route_why[i]);
