@@ -9,7 +9,7 @@
 # (BIP_LANAI_SYNC=60s, far beyond their run) to keep their packets the same
 # at every run; the tail tests use it as it is.
 # Usage: faults.sh loss|corrupt|corrupt-long|duplicate|reorder|delay|linkdown|trace|knobfile|badknob
-#                  |tail|tail-stream|tail-sync|tail-ack|tail-answer|tail-reorder
+#                  |tail|tail-stream|tail-sync|tail-ack|tail-answer|tail-delay|tail-reorder
 #        BIPLOAD STREAM
 set -u
 what=$1
@@ -207,6 +207,14 @@ tail-answer)
 	node_failed 0
 	has "node 1: 200 messages, every word right"
 	has_re "^bip: node 0: lanai: sequence gap: the (SYNC|SYNC_ACK) packet from node 1 on tag 0 has sequence ([0-9]+) where [0-9]+ was expected: packet [0-9]+ was lost; nothing more from node 1 is delivered\$"
+	;;
+tail-delay)
+	# Delayed longer than the wait for a SYNC_ACK, SYNCs follow one another
+	# and nothing is lost: no fault is reported, the job ends well.
+	run short BIP_LANAI_SYNC=1ms BIP_LANAI_DELAY=3ms
+	[ "$rc" -eq 0 ] || fail "exit status $rc"
+	has "node 1: 200 messages, every word right"
+	has_re "^lanai-sim: [0-9]+ packets; injected: loss 0, corrupt 0, duplicate 0, delay [0-9]+, reorder 0, link-down 0; detected: crc 0, duplicate 0, gap 0, reorder 0, wrong-route 0, link-down 0\$"
 	;;
 tail-reorder)
 	# Held back with nothing behind it, the last message is overtaken by
