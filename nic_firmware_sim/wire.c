@@ -88,7 +88,7 @@ static const struct knob {
     {"seed", "BIP_LANAI_SEED", KNOB_SEED, 0},
     {"link-down", "BIP_LANAI_LINK_DOWN", KNOB_LINKDOWN, BIP_LANAI_FAULT_LINKDOWN},
     {"trace", "BIP_LANAI_TRACE", KNOB_TRACE, 0},
-    {"drop", "BIP_LANAI_DROP", KNOB_DROP, BIP_LANAI_FAULT_LOSS},
+    {"drop", "BIP_LANAI_DROP", KNOB_DROP, 0}, /* counted as a loss */
     {"sync", "BIP_LANAI_SYNC", KNOB_SYNC, 0},
 };
 
