@@ -25,14 +25,43 @@ struct bip_topology;
 
 /* Packet kinds on the wire. */
 enum lanai_pkt_kind {
-	LANAI_PKT_SHORT = 1, /* payload: a short message */
-	LANAI_PKT_RTS = 2,   /* a long message: arg0 send number, arg1 length */
-	LANAI_PKT_CTS = 3,   /* receiver ready: arg0 send number, arg1 receive index
-			      * (tag 0: the receiver's board does not know it) */
-	LANAI_PKT_DATA = 4,  /* arg0 receive index, arg1 offset; payload: the data */
-	LANAI_PKT_ACK = 5,   /* all data landed: arg0 send number */
-	LANAI_PKT_ABORT = 6, /* the sender cannot read its data: arg0 receive index,
-			      * arg1 errno */
+	LANAI_PKT_SHORT = 1,	/* payload: a short message */
+	LANAI_PKT_RTS = 2,	/* a long message: arg0 send number, arg1 length */
+	LANAI_PKT_CTS = 3,	/* receiver ready: arg0 send number, arg1 receive index
+				 * (tag 0: the receiver's board does not know it) */
+	LANAI_PKT_DATA = 4,	/* arg0 receive index, arg1 offset; payload: the data */
+	LANAI_PKT_ACK = 5,	/* all data landed: arg0 send number */
+	LANAI_PKT_ABORT = 6,	/* the sender cannot read its data: arg0 receive index,
+				 * arg1 errno */
+	LANAI_PKT_SYNC = 7,	/* the link is idle: did all before this arrive? */
+	LANAI_PKT_SYNC_ACK = 8, /* yes: arg0 the sequence number of the SYNC */
+};
+
+/*
+ * The tail of a link.  A lost packet shows as a gap at the next packet of its
+ * link; the last packet has no next one, so a board that has sent packets
+ * not yet confirmed sends a SYNC on that link once it has been idle for
+ * LANAI_SYNC_US (the knob sync).  The SYNC takes the link's next sequence
+ * number: if anything before it was lost, the receiver's sequence check
+ * reports the gap; else the receiver answers with a SYNC_ACK on the reverse
+ * link, which confirms the link up to the SYNC.  Without an answer within
+ * LANAI_SYNC_US the board sends another SYNC (a lost SYNC or SYNC_ACK shows
+ * as a gap at the next one); each further wait is twice the one before, up
+ * to LANAI_SYNC_BACKOFF_MAX times LANAI_SYNC_US, so that a board whose host
+ * reads nothing does not gather them by the thousand.  SYNC_ACKs need
+ * no confirming (else SYNCs and SYNC_ACKs would call each other forever): a
+ * lost one shows at the next.
+ */
+#define LANAI_SYNC_US 1000	  /* idle time of a link before a SYNC */
+#define LANAI_SYNC_BACKOFF_MAX 32 /* longest wait between SYNCs, in LANAI_SYNC_US */
+
+struct lanai_link {
+	uint32_t need;	     /* sequence number + 1 of the last packet to confirm */
+	uint32_t confirmed;  /* the receiver has had every packet before this one */
+	uint64_t sync_due;   /* firmware clock: when the next SYNC goes */
+	uint32_t unanswered; /* SYNCs sent since the last SYNC_ACK or packet */
+	int pending;	     /* need is beyond confirmed */
+	int failed;	     /* the sender's host was told the link cannot deliver */
 };
 
 /* The header of a packet, as it crosses the wire.  crc covers the header
@@ -116,6 +145,8 @@ struct lanai_board {
 	uint32_t *tx_seq;			/* [dst] next sequence number to send */
 	uint32_t *rx_seq;			/* [src] next sequence number expected */
 	uint8_t *rx_failed;			/* [src] a fault was detected on that link */
+	struct lanai_link *link;		/* [dst] what the receiver has confirmed */
+	int npending;				/* links with a packet not yet confirmed */
 	struct lanai_packet *in_head, *in_tail; /* the wire's packets for this board */
 	int in_count;
 	struct lanai_tagq *tq;	   /* [ntags] the host's tag queues */
@@ -127,6 +158,8 @@ struct lanai_board {
 	struct lanai_packet *held; /* a packet held back by the reorder fault */
 	uint64_t held_since;
 	int inflight;			    /* packets from this board not yet delivered */
+	/* The board goes DEAD (released) once inflight is 0 and no link is
+	 * pending towards a board whose host still runs. */
 	struct bip_lanai_event pending_err; /* an error event waiting for room */
 	int has_pending_err;
 	struct lanai_lsend *lsend; /* [LANAI_LSENDS] */
@@ -145,6 +178,11 @@ struct lanai_faults {
 	uint64_t linkdown_after; /* packets, or microseconds if in_time */
 	int linkdown_in_time;
 	uint64_t seed;
+	uint64_t sync_us; /* idle time of a link before a SYNC */
+	/* Lose the drop_n-th (from 0) packet of kind drop_kind (0: none) from
+	 * node drop_src to node drop_dst. */
+	uint32_t drop_kind, drop_src, drop_dst;
+	uint64_t drop_n;
 	char trace[512]; /* the trace file, or "" */
 };
 
@@ -162,7 +200,10 @@ struct lanai_fw {
 	int8_t *route_ok; /* 0 unknown, 1 good, -1 wrong */
 	char **route_why;
 	struct lanai_faults faults;
-	uint64_t rng;
+	uint64_t rng;	      /* faults of the packets the hosts' work makes */
+	uint64_t rng_sync;    /* faults of SYNCs and SYNC_ACKs, whose number depends on
+			       * time: the others stay reproducible from the seed */
+	uint64_t drop_seen;   /* packets that matched the drop knob */
 	int linkdown;	      /* the link is down now */
 	uint64_t linkdown_at; /* packet count when it went down */
 	FILE *trace;
@@ -197,6 +238,17 @@ void lanai_report(struct lanai_fw *fw, struct lanai_board *b, enum bip_lanai_det
 		  const struct lanai_pkt_header *h, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 void lanai_packet_drop(struct lanai_fw *fw, struct lanai_packet *p);
+/* 1 if the packet's CRC is right. */
+int lanai_packet_crc_ok(const struct lanai_packet *p);
+
+/* Board b's pending links: a SYNC on each one idle for its wait, none towards
+ * a board whose host has ended (nobody is left to tell: the link is given
+ * up).  The earliest SYNC still to come goes into fw->next_due.  Returns the
+ * number of SYNCs sent. */
+int lanai_sync_links(struct lanai_fw *fw, struct lanai_board *b, uint64_t now);
+/* A SYNC_ACK from node peer reached board b: the link from b to peer is
+ * confirmed up to seq, the SYNC's sequence number. */
+void lanai_sync_acked(struct lanai_fw *fw, struct lanai_board *b, uint32_t peer, uint32_t seq);
 
 /* route.c: where the route of the configuration from node src to node dst
  * lands.  0 if at dst's host, else -EHOSTUNREACH with the reason in why. */

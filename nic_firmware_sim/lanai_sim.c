@@ -167,12 +167,13 @@ static int boards_init(struct lanai_fw *fw)
 		b->tx_seq = calloc((size_t)fw->nboards, sizeof(*b->tx_seq));
 		b->rx_seq = calloc((size_t)fw->nboards, sizeof(*b->rx_seq));
 		b->rx_failed = calloc((size_t)fw->nboards, 1);
+		b->link = calloc((size_t)fw->nboards, sizeof(*b->link));
 		b->lsend = calloc(LANAI_LSENDS, sizeof(*b->lsend));
 		b->lsfree = calloc(LANAI_LSENDS, sizeof(*b->lsfree));
 		b->tq = calloc(BIP_LANAI_TAGQ_SLOTS, sizeof(*b->tq));
 		b->stall = calloc((size_t)fw->nboards, sizeof(*b->stall));
-		if (!b->tx_seq || !b->rx_seq || !b->rx_failed || !b->lsend || !b->lsfree || !b->tq ||
-		    !b->stall)
+		if (!b->tx_seq || !b->rx_seq || !b->rx_failed || !b->link || !b->lsend ||
+		    !b->lsfree || !b->tq || !b->stall)
 			return -ENOMEM;
 		for (k = LANAI_LSENDS; k-- > 0;)
 			b->lsfree[b->nlsfree++] = (uint32_t)k;
@@ -680,6 +681,13 @@ static int deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pack
 				     (uint32_t)lr->e.handle, 0);
 		break;
 	}
+	case LANAI_PKT_SYNC:
+		/* Every packet of the link before it has passed the checks. */
+		send_control(fw, LANAI_PKT_SYNC_ACK, b->node, (int)h->src, 0, h->seq, 0);
+		break;
+	case LANAI_PKT_SYNC_ACK:
+		lanai_sync_acked(fw, b, h->src, (uint32_t)h->arg0);
+		break;
 	case LANAI_PKT_ACK: {
 		uint32_t slot = (uint32_t)h->arg0 & (LANAI_LSENDS - 1);
 		struct lanai_lsend *ls = &b->lsend[slot];
@@ -775,7 +783,17 @@ static int deliver_inbound(struct lanai_fw *fw, struct lanai_board *b, uint64_t 
 			b->in_tail = NULL;
 		b->in_count--;
 		n++;
-		if (b->state != BIP_LANAI_BOARD_RUNNING || b->releasing) {
+		if (b->state == BIP_LANAI_BOARD_RUNNING && b->releasing &&
+		    p->h.kind == LANAI_PKT_SYNC_ACK && lanai_packet_crc_ok(p)) {
+			/* Its host has ended, but the board still waits for its
+			 * links to be confirmed before it is released.  Only the
+			 * CRC is checked: an answer duplicated or overtaken
+			 * confirms nothing new, and a lost one brings another
+			 * SYNC. */
+			lanai_trace(fw, "recv", b->node, &p->h,
+				    "confirms the link (its host has ended)");
+			lanai_sync_acked(fw, b, p->h.src, (uint32_t)p->h.arg0);
+		} else if (b->state != BIP_LANAI_BOARD_RUNNING || b->releasing) {
 			lanai_trace(fw, "recv", b->node, &p->h, "dropped: its host has ended");
 		} else if (lanai_wire_check(fw, b, p) == 0) {
 			/* Checked in arrival order; behind what its source has
@@ -809,13 +827,14 @@ static int deliver_inbound(struct lanai_fw *fw, struct lanai_board *b, uint64_t 
 	return n;
 }
 
-/* A board whose host is gone: released once all it sent has been delivered. */
+/* A board whose host is gone: released once all it sent has been delivered
+ * and every link it sent on is confirmed (or its receiver has ended too). */
 static void check_release(struct lanai_fw *fw, struct lanai_board *b)
 {
 	struct bip_lanai_desc *d =
 	    bip_lanai_slot(b->send, BIP_LANAI_SEND_SLOTS, sizeof(*d), b->send_cons);
 
-	if (!b->releasing || b->state != BIP_LANAI_BOARD_RUNNING || b->inflight ||
+	if (!b->releasing || b->state != BIP_LANAI_BOARD_RUNNING || b->inflight || b->npending ||
 	    bip_lanai_ring_ready(&d->seq, b->send_cons))
 		return;
 	set_state(b, BIP_LANAI_BOARD_DEAD);
@@ -850,6 +869,9 @@ static int service(struct lanai_fw *fw, int check_hosts)
 		n += take_descriptors(fw, b);
 		if (b->xfers)
 			n += pump_xfers(fw, b);
+		/* After the packets of this pass: they keep their links busy. */
+		if (b->npending)
+			n += lanai_sync_links(fw, b, now);
 	}
 	for (i = 0; i < fw->nboards; i++) {
 		struct lanai_board *b = board(fw, i);
@@ -1153,6 +1175,7 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	fw.rng = fw.faults.seed;
+	fw.rng_sync = fw.faults.seed ^ 0x53594e43u; /* "SYNC" */
 	if (!trace)
 		trace = fw.faults.trace;
 	fw.nboards = n;
@@ -1220,6 +1243,7 @@ undo:
 		free(b->tx_seq);
 		free(b->rx_seq);
 		free(b->rx_failed);
+		free(b->link);
 		free(b->lsend);
 		free(b->lsfree);
 	}

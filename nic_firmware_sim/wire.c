@@ -28,15 +28,16 @@
 #include "firmware.h"
 
 static const char *const kind_names[] = {
-    [LANAI_PKT_SHORT] = "SHORT", [LANAI_PKT_RTS] = "RTS", [LANAI_PKT_CTS] = "CTS",
-    [LANAI_PKT_DATA] = "DATA",	 [LANAI_PKT_ACK] = "ACK", [LANAI_PKT_ABORT] = "ABORT",
+    [LANAI_PKT_SHORT] = "SHORT", [LANAI_PKT_RTS] = "RTS",	    [LANAI_PKT_CTS] = "CTS",
+    [LANAI_PKT_DATA] = "DATA",	 [LANAI_PKT_ACK] = "ACK",	    [LANAI_PKT_ABORT] = "ABORT",
+    [LANAI_PKT_SYNC] = "SYNC",	 [LANAI_PKT_SYNC_ACK] = "SYNC_ACK",
 };
+
+#define NKINDS (sizeof(kind_names) / sizeof(kind_names[0]))
 
 static const char *kind_name(unsigned kind)
 {
-	return kind < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[kind]
-		   ? kind_names[kind]
-		   : "?";
+	return kind < NKINDS && kind_names[kind] ? kind_names[kind] : "?";
 }
 
 uint64_t lanai_now_us(void)
@@ -63,7 +64,15 @@ struct lanai_packet *lanai_packet_new(uint32_t len)
  * what is how the user wrote the setting ("BIP_LANAI_LOSS=5" or
  * "FILE:LINE: loss 5"), for messages.
  */
-enum knob_type { KNOB_PERCENT, KNOB_TIME, KNOB_SEED, KNOB_LINKDOWN, KNOB_TRACE };
+enum knob_type {
+	KNOB_PERCENT,
+	KNOB_TIME,
+	KNOB_SEED,
+	KNOB_LINKDOWN,
+	KNOB_TRACE,
+	KNOB_DROP,
+	KNOB_SYNC,
+};
 
 static const struct knob {
 	const char *key;
@@ -79,6 +88,8 @@ static const struct knob {
     {"seed", "BIP_LANAI_SEED", KNOB_SEED, 0},
     {"link-down", "BIP_LANAI_LINK_DOWN", KNOB_LINKDOWN, BIP_LANAI_FAULT_LINKDOWN},
     {"trace", "BIP_LANAI_TRACE", KNOB_TRACE, 0},
+    {"drop", "BIP_LANAI_DROP", KNOB_DROP, 0}, /* counted as a loss */
+    {"sync", "BIP_LANAI_SYNC", KNOB_SYNC, 0},
 };
 
 #define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -156,6 +167,42 @@ static int knob_set(struct lanai_faults *f, const struct knob *k, const char *s,
 		}
 		return 0;
 	}
+	case KNOB_DROP: {
+		/* KIND:SRC:DST:N */
+		char kind[16];
+		unsigned long long src, dst, n;
+		int used = 0;
+		size_t i;
+
+		if (sscanf(s, "%15[A-Z_]:%llu:%llu:%llu%n", kind, &src, &dst, &n, &used) != 4 ||
+		    s[used] || src > 0xffffffffull || dst > 0xffffffffull || src == dst) {
+			snprintf(err, errlen,
+				 "%s: expected KIND:SRC:DST:N, the N-th packet (from 0) of KIND "
+				 "from node SRC to node DST (e.g. SHORT:1:0:0)",
+				 what);
+			return -EINVAL;
+		}
+		for (i = 1; i < NKINDS && strcmp(kind, kind_name((unsigned)i)); i++)
+			;
+		if (i == NKINDS) {
+			snprintf(err, errlen,
+				 "%s: unknown packet kind '%s' (SHORT, RTS, CTS, DATA, ACK, ABORT, "
+				 "SYNC, SYNC_ACK)",
+				 what, kind);
+			return -EINVAL;
+		}
+		f->drop_kind = (uint32_t)i;
+		f->drop_src = (uint32_t)src;
+		f->drop_dst = (uint32_t)dst;
+		f->drop_n = n;
+		return 0;
+	}
+	case KNOB_SYNC:
+		if (parse_time(s, &f->sync_us) < 0 || !f->sync_us) {
+			snprintf(err, errlen, "%s: expected a time above 0 (1ms, 500us, 1s)", what);
+			return -EINVAL;
+		}
+		return 0;
 	case KNOB_TRACE:
 		if ((size_t)snprintf(f->trace, sizeof(f->trace), "%s", s) >= sizeof(f->trace)) {
 			snprintf(err, errlen, "%s: file name too long", what);
@@ -198,7 +245,7 @@ static int knobs_from_file(struct lanai_faults *f, const char *path, char *err, 
 		if (i == NKNOBS) {
 			snprintf(err, errlen,
 				 "%s:%d: unknown knob '%s' (loss, corrupt, duplicate, reorder, "
-				 "delay, seed, link-down, trace)",
+				 "delay, seed, link-down, trace, drop, sync)",
 				 path, lineno, key);
 			rc = -EINVAL;
 		} else if (!*val) {
@@ -222,6 +269,7 @@ int lanai_faults_from_env(struct lanai_faults *f, char *err, size_t errlen)
 	memset(f, 0, sizeof(*f));
 	f->linkdown_node = -1;
 	f->seed = 1;
+	f->sync_us = LANAI_SYNC_US;
 	if (conf && *conf) {
 		rc = knobs_from_file(f, conf, err, errlen);
 		if (rc < 0)
@@ -247,18 +295,18 @@ int lanai_faults_from_env(struct lanai_faults *f, char *err, size_t errlen)
 }
 
 /* splitmix64: the fault generator, reproducible from BIP_LANAI_SEED. */
-static uint64_t rng_next(struct lanai_fw *fw)
+static uint64_t rng_next(uint64_t *rng)
 {
-	uint64_t z = (fw->rng += 0x9e3779b97f4a7c15ull);
+	uint64_t z = (*rng += 0x9e3779b97f4a7c15ull);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
 }
 
-static int fault_hits(struct lanai_fw *fw, enum bip_lanai_fault f)
+static int fault_hits(struct lanai_fw *fw, uint64_t *rng, enum bip_lanai_fault f)
 {
-	return fw->faults.ppm[f] && rng_next(fw) % 1000000u < fw->faults.ppm[f];
+	return fw->faults.ppm[f] && rng_next(rng) % 1000000u < fw->faults.ppm[f];
 }
 
 /* --- trace --- */
@@ -335,6 +383,11 @@ static uint32_t packet_crc(const struct lanai_packet *p)
 	return lanai_crc32c(lanai_crc32c(0, &h, sizeof(h)), p->payload, p->h.len);
 }
 
+int lanai_packet_crc_ok(const struct lanai_packet *p)
+{
+	return packet_crc(p) == p->h.crc;
+}
+
 void lanai_packet_drop(struct lanai_fw *fw, struct lanai_packet *p)
 {
 	fw->boards[p->from].inflight--;
@@ -391,10 +444,119 @@ static int link_is_down(struct lanai_fw *fw, const struct lanai_pkt_header *h)
 	return h->src == (uint32_t)f->linkdown_node || h->dst == (uint32_t)f->linkdown_node;
 }
 
+/* --- the tail of a link: SYNC and SYNC_ACK --- */
+
+static void link_settle(struct lanai_board *s, struct lanai_link *l)
+{
+	if (l->pending && (int32_t)(l->confirmed - l->need) >= 0) {
+		l->pending = 0;
+		s->npending--;
+	}
+}
+
+/* Board s sends a packet (not a SYNC_ACK) on link l: the link is busy, and
+ * unless it is a SYNC, the packet is one more to confirm. */
+static void link_sent(struct lanai_fw *fw, struct lanai_board *s, struct lanai_link *l,
+		      const struct lanai_pkt_header *h)
+{
+	uint64_t wait = fw->faults.sync_us;
+
+	if (l->failed)
+		return;
+	if (h->kind == LANAI_PKT_SYNC) {
+		wait <<= l->unanswered < 6 ? l->unanswered : 5;
+		if (wait > fw->faults.sync_us * LANAI_SYNC_BACKOFF_MAX)
+			wait = fw->faults.sync_us * LANAI_SYNC_BACKOFF_MAX;
+		l->unanswered++;
+	} else {
+		l->need = h->seq + 1;
+		l->unanswered = 0;
+		if (!l->pending) {
+			l->pending = 1;
+			s->npending++;
+		}
+	}
+	l->sync_due = lanai_now_us() + wait;
+}
+
+/* The sender's host has a report that the link cannot deliver: no SYNC
+ * would tell it more. */
+static void link_failed(struct lanai_board *s, struct lanai_link *l)
+{
+	l->failed = 1;
+	if (l->pending) {
+		l->pending = 0;
+		s->npending--;
+	}
+}
+
+int lanai_sync_links(struct lanai_fw *fw, struct lanai_board *b, uint64_t now)
+{
+	uint32_t dst;
+	int n = 0;
+
+	for (dst = 0; b->npending && dst < (uint32_t)fw->nboards; dst++) {
+		struct lanai_link *l = &b->link[dst];
+		const struct lanai_board *d = &fw->boards[dst];
+		struct lanai_packet *p;
+
+		if (!l->pending)
+			continue;
+		if (d->state != BIP_LANAI_BOARD_RUNNING || d->releasing) {
+			/* Its host has ended: nobody is left to tell. */
+			l->pending = 0;
+			b->npending--;
+			continue;
+		}
+		if (now >= l->sync_due) {
+			p = lanai_packet_new(0);
+			if (!p)
+				return n; /* the next pass tries again */
+			p->h.kind = LANAI_PKT_SYNC;
+			p->h.src = (uint32_t)b->node;
+			p->h.dst = dst;
+			lanai_wire_send(fw, p);
+			n++;
+		}
+		if (l->pending && (!fw->next_due || l->sync_due < fw->next_due))
+			fw->next_due = l->sync_due;
+	}
+	return n;
+}
+
+void lanai_sync_acked(struct lanai_fw *fw, struct lanai_board *b, uint32_t peer, uint32_t seq)
+{
+	struct lanai_link *l;
+
+	if (peer >= (uint32_t)fw->nboards)
+		return;
+	l = &b->link[peer];
+	/* Only what was sent can be confirmed; an older answer (duplicated or
+	 * overtaken) confirms nothing new. */
+	if ((int32_t)(seq - b->tx_seq[peer]) >= 0 || (int32_t)(seq + 1 - l->confirmed) <= 0)
+		return;
+	l->confirmed = seq + 1;
+	l->unanswered = 0;
+	link_settle(b, l);
+}
+
+/* The drop knob: 1 if this is the packet it names. */
+static int drop_hits(struct lanai_fw *fw, const struct lanai_pkt_header *h)
+{
+	const struct lanai_faults *f = &fw->faults;
+
+	return f->drop_kind && h->kind == f->drop_kind && h->src == f->drop_src &&
+	       h->dst == f->drop_dst && fw->drop_seen++ == f->drop_n;
+}
+
 void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 {
 	struct lanai_board *s = &fw->boards[p->h.src], *d = &fw->boards[p->h.dst];
 	const struct bip_route *r = &fw->conf->routes[(size_t)p->h.src * fw->nboards + p->h.dst];
+	struct lanai_link *l = &s->link[p->h.dst];
+	uint64_t *rng = p->h.kind == LANAI_PKT_SYNC || p->h.kind == LANAI_PKT_SYNC_ACK
+			    ? &fw->rng_sync
+			    : &fw->rng;
 	const char *why;
 	int i;
 
@@ -410,6 +572,8 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 	s->regs->pkts_sent++;
 	s->regs->bytes_sent += p->h.len;
 	s->inflight++;
+	if (p->h.kind != LANAI_PKT_SYNC_ACK)
+		link_sent(fw, s, l, &p->h);
 
 	if (link_is_down(fw, &p->h)) {
 		int down = fw->faults.linkdown_node;
@@ -420,6 +584,7 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 			     "%s packet to node %u on tag %u, sequence %u not delivered",
 			     down, fw->conf->nodes[down].host, (unsigned long long)fw->linkdown_at,
 			     kind_name(p->h.kind), p->h.dst, p->h.tag, p->h.seq);
+		link_failed(s, l);
 		lanai_packet_drop(fw, p);
 		return;
 	}
@@ -429,21 +594,23 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 			     "wrong route: %s; %s packet to node %u on tag %u, sequence %u "
 			     "dropped, not delivered",
 			     why, kind_name(p->h.kind), p->h.dst, p->h.tag, p->h.seq);
+		link_failed(s, l);
 		lanai_packet_drop(fw, p);
 		return;
 	}
-	if (fault_hits(fw, BIP_LANAI_FAULT_LOSS)) {
+	if (drop_hits(fw, &p->h) || fault_hits(fw, rng, BIP_LANAI_FAULT_LOSS)) {
 		fw->seg->injected[BIP_LANAI_FAULT_LOSS]++;
 		lanai_trace(fw, "send", s->node, &p->h, "lost (injected)");
 		lanai_packet_drop(fw, p);
 		return;
 	}
-	if (fault_hits(fw, BIP_LANAI_FAULT_CORRUPT)) {
+	if (fault_hits(fw, rng, BIP_LANAI_FAULT_CORRUPT)) {
 		fw->seg->injected[BIP_LANAI_FAULT_CORRUPT]++;
 		lanai_trace(fw, "send", s->node, &p->h, "corrupted (injected)");
 		/* One bit, after the CRC: in the payload, else in an argument. */
 		if (p->h.len)
-			p->payload[rng_next(fw) % p->h.len] ^= (uint8_t)(1u << (rng_next(fw) % 8));
+			p->payload[rng_next(rng) % p->h.len] ^=
+			    (uint8_t)(1u << (rng_next(rng) % 8));
 		else
 			p->h.arg1 ^= 1ull << 63;
 	} else {
@@ -453,7 +620,7 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 		fw->seg->injected[BIP_LANAI_FAULT_DELAY]++;
 		p->deliver_at = lanai_now_us() + fw->faults.delay_us;
 	}
-	if (fault_hits(fw, BIP_LANAI_FAULT_DUPLICATE)) {
+	if (fault_hits(fw, rng, BIP_LANAI_FAULT_DUPLICATE)) {
 		struct lanai_packet *c = lanai_packet_new(p->h.len);
 
 		if (c) {
@@ -465,7 +632,7 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 			p = c;
 		}
 	}
-	if (!d->held && fault_hits(fw, BIP_LANAI_FAULT_REORDER)) {
+	if (!d->held && fault_hits(fw, rng, BIP_LANAI_FAULT_REORDER)) {
 		/* Held back until the next packet for d has passed it. */
 		d->held = p;
 		d->held_since = lanai_now_us();

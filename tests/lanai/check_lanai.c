@@ -157,6 +157,7 @@ static void fw_setup(int n, const char *conf_text, const char *topo_text)
 		b->tx_seq = calloc((size_t)n, sizeof(uint32_t));
 		b->rx_seq = calloc((size_t)n, sizeof(uint32_t));
 		b->rx_failed = calloc((size_t)n, 1);
+		b->link = calloc((size_t)n, sizeof(*b->link));
 	}
 }
 
@@ -175,6 +176,7 @@ static void fw_teardown(void)
 		free(fw.boards[i].tx_seq);
 		free(fw.boards[i].rx_seq);
 		free(fw.boards[i].rx_failed);
+		free(fw.boards[i].link);
 	}
 	for (i = 0; i < fw.nboards * fw.nboards; i++)
 		free(fw.route_why[i]);
@@ -537,6 +539,235 @@ START_TEST(test_wire_faults_counted)
 }
 END_TEST
 
+/* --- the tail of a link: SYNC and SYNC_ACK --- */
+
+/* Board src's pending link to dst, and when its SYNC is due. */
+static struct lanai_link *link_of(int src, int dst)
+{
+	return &fw.boards[src].link[dst];
+}
+
+START_TEST(test_sync_reveals_lost_last_packet)
+{
+	struct lanai_packet *p;
+	struct bip_lanai_event *ev;
+	uint32_t cons = 0;
+	uint64_t t0, t1;
+
+	fw_setup(2, NULL, NULL);
+	fw.faults.sync_us = 1000;
+	t0 = lanai_now_us();
+	lanai_wire_send(&fw, short_packet(0, 1, 4, "last"));
+	t1 = lanai_now_us();
+	ck_assert_int_eq(fw.boards[0].npending, 1);
+	ck_assert(link_of(0, 1)->pending);
+	ck_assert_uint_ge(link_of(0, 1)->sync_due, t0 + 1000);
+	ck_assert_uint_le(link_of(0, 1)->sync_due, t1 + 1000);
+	/* Not idle long enough: no SYNC, but the firmware wakes up for it. */
+	fw.next_due = 0;
+	ck_assert_int_eq(lanai_sync_links(&fw, &fw.boards[0], t0), 0);
+	ck_assert_uint_eq(fw.next_due, link_of(0, 1)->sync_due);
+	/* The packet is lost on the wire. */
+	lanai_packet_drop(&fw, pop(1));
+	ck_assert_int_eq(lanai_sync_links(&fw, &fw.boards[0], link_of(0, 1)->sync_due), 1);
+	p = pop(1);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(p->h.kind, LANAI_PKT_SYNC);
+	ck_assert_uint_eq(p->h.seq, 1);
+	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[1], p), -EIO);
+	ev = next_event(1, &cons);
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->fault, BIP_LANAI_DET_GAP);
+	ck_assert_uint_eq(ev->pseq, 1);
+	ck_assert_str_eq(
+	    (char *)ev->payload,
+	    "sequence gap: the SYNC packet from node 0 on tag 0 has sequence 1 where "
+	    "0 was expected: packet 0 was lost; nothing more from node 0 is delivered");
+	lanai_packet_drop(&fw, p);
+	/* Unanswered, the link stays pending; the next SYNC waits twice as long. */
+	ck_assert_int_eq(fw.boards[0].npending, 1);
+	ck_assert_uint_eq(link_of(0, 1)->unanswered, 1);
+	t0 = lanai_now_us();
+	ck_assert_int_eq(lanai_sync_links(&fw, &fw.boards[0], link_of(0, 1)->sync_due), 1);
+	t1 = lanai_now_us();
+	ck_assert_uint_ge(link_of(0, 1)->sync_due, t0 + 2000);
+	ck_assert_uint_le(link_of(0, 1)->sync_due, t1 + 2000);
+	lanai_packet_drop(&fw, pop(1));
+	ck_assert_int_eq(fw.boards[0].inflight, 0);
+	fw_teardown();
+}
+END_TEST
+
+START_TEST(test_sync_ack_confirms_the_link)
+{
+	struct lanai_packet *p;
+	uint64_t due;
+
+	fw_setup(2, NULL, NULL);
+	fw.faults.sync_us = 1000;
+	lanai_wire_send(&fw, short_packet(0, 1, 4, "a"));
+	lanai_wire_send(&fw, short_packet(0, 1, 4, "b"));
+	ck_assert_uint_eq(link_of(0, 1)->need, 2);
+	while ((p = pop(1))) {
+		ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[1], p), 0);
+		lanai_packet_drop(&fw, p);
+	}
+	due = link_of(0, 1)->sync_due;
+	ck_assert_int_eq(lanai_sync_links(&fw, &fw.boards[0], due), 1);
+	p = pop(1);
+	ck_assert_uint_eq(p->h.kind, LANAI_PKT_SYNC);
+	ck_assert_uint_eq(p->h.seq, 2);
+	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[1], p), 0);
+	lanai_packet_drop(&fw, p);
+	/* An answer for a SYNC never sent confirms nothing. */
+	lanai_sync_acked(&fw, &fw.boards[0], 1, 3);
+	ck_assert_int_eq(fw.boards[0].npending, 1);
+	/* The answer: a SYNC_ACK needs no confirming itself. */
+	p = lanai_packet_new(0);
+	p->h.kind = LANAI_PKT_SYNC_ACK;
+	p->h.src = 1;
+	p->h.dst = 0;
+	p->h.arg0 = 2;
+	lanai_wire_send(&fw, p);
+	ck_assert_int_eq(fw.boards[1].npending, 0);
+	ck_assert(!link_of(1, 0)->pending);
+	p = pop(0);
+	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[0], p), 0);
+	lanai_sync_acked(&fw, &fw.boards[0], p->h.src, (uint32_t)p->h.arg0);
+	lanai_packet_drop(&fw, p);
+	ck_assert_int_eq(fw.boards[0].npending, 0);
+	ck_assert_uint_eq(link_of(0, 1)->confirmed, 3);
+	/* Every link confirmed: nothing to send, no reason to wake up. */
+	fw.next_due = 0;
+	ck_assert_int_eq(lanai_sync_links(&fw, &fw.boards[0], due + 1000000), 0);
+	ck_assert_uint_eq(fw.next_due, 0);
+	ck_assert(!fw.boards[1].in_head);
+	/* An older answer (duplicated) changes nothing. */
+	lanai_sync_acked(&fw, &fw.boards[0], 1, 2);
+	ck_assert_uint_eq(link_of(0, 1)->confirmed, 3);
+	/* A new packet makes the link pending again. */
+	lanai_wire_send(&fw, short_packet(0, 1, 4, "c"));
+	ck_assert_int_eq(fw.boards[0].npending, 1);
+	ck_assert_uint_eq(link_of(0, 1)->need, 4);
+	lanai_packet_drop(&fw, pop(1));
+	fw_teardown();
+}
+END_TEST
+
+START_TEST(test_sync_none_towards_an_ended_host)
+{
+	fw_setup(3, NULL, NULL);
+	fw.faults.sync_us = 1000;
+	lanai_wire_send(&fw, short_packet(0, 1, 4, "a"));
+	lanai_wire_send(&fw, short_packet(0, 2, 4, "b"));
+	lanai_packet_drop(&fw, pop(1));
+	lanai_packet_drop(&fw, pop(2));
+	ck_assert_int_eq(fw.boards[0].npending, 2);
+	fw.boards[1].releasing = 1;
+	fw.boards[2].state = BIP_LANAI_BOARD_DEAD;
+	fw.next_due = 0;
+	ck_assert_int_eq(lanai_sync_links(&fw, &fw.boards[0], lanai_now_us() + 10000000), 0);
+	ck_assert_int_eq(fw.boards[0].npending, 0);
+	ck_assert(!fw.boards[1].in_head && !fw.boards[2].in_head);
+	ck_assert_uint_eq(fw.next_due, 0);
+	fw_teardown();
+}
+END_TEST
+
+START_TEST(test_sync_faults_and_reports)
+{
+	struct lanai_packet *p;
+	uint64_t rng;
+
+	struct bip_lanai_event *ev;
+	uint32_t cons = 0;
+
+	/* A corrupt SYNC is a corrupt packet; a duplicated one, a duplicate. */
+	fw_setup(2, NULL, NULL);
+	fw.faults.sync_us = 1000;
+	lanai_wire_send(&fw, short_packet(0, 1, 4, "a"));
+	p = pop(1);
+	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[1], p), 0);
+	lanai_packet_drop(&fw, p);
+	fw.faults.ppm[BIP_LANAI_FAULT_CORRUPT] = 1000000;
+	fw.faults.ppm[BIP_LANAI_FAULT_DUPLICATE] = 1000000;
+	ck_assert_int_eq(lanai_sync_links(&fw, &fw.boards[0], link_of(0, 1)->sync_due), 1);
+	ck_assert_int_eq(fw.boards[1].in_count, 2);
+	p = pop(1);
+	ck_assert_uint_eq(p->h.kind, LANAI_PKT_SYNC);
+	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[1], p), -EBADMSG);
+	lanai_packet_drop(&fw, p);
+	ev = next_event(1, &cons);
+	ck_assert_uint_eq(ev->fault, BIP_LANAI_DET_CRC);
+	ck_assert_msg(strstr((char *)ev->payload, "in the SYNC packet from node 0 on tag 0, "
+						  "sequence 1: dropped, not delivered"),
+		      "%s", (char *)ev->payload);
+	lanai_packet_drop(&fw, pop(1));
+	ck_assert_int_eq(fw.boards[0].inflight, 0);
+	fw_teardown();
+
+	/* SYNCs draw their faults apart: the others stay reproducible. */
+	fw_setup(2, NULL, NULL);
+	fw.faults.sync_us = 1000;
+	fw.faults.ppm[BIP_LANAI_FAULT_LOSS] = 1000000;
+	fw.rng = 7;
+	fw.rng_sync = 9;
+	p = short_packet(0, 1, 4, "a");
+	fw.faults.ppm[BIP_LANAI_FAULT_LOSS] = 0;
+	lanai_wire_send(&fw, p);
+	lanai_packet_drop(&fw, pop(1));
+	fw.faults.ppm[BIP_LANAI_FAULT_LOSS] = 1000000;
+	rng = fw.rng;
+	ck_assert_int_eq(lanai_sync_links(&fw, &fw.boards[0], link_of(0, 1)->sync_due), 1);
+	ck_assert_uint_eq(fw.rng, rng);
+	ck_assert_uint_ne(fw.rng_sync, 9);
+	ck_assert_uint_eq(fw.seg->injected[BIP_LANAI_FAULT_LOSS], 1);
+	ck_assert(!fw.boards[1].in_head);
+	ck_assert_int_eq(fw.boards[0].npending, 1);
+	ck_assert_int_eq(fw.boards[0].inflight, 0);
+	fw_teardown();
+
+	/* The link is down: the sender's host has the report, no SYNC follows. */
+	fw_setup(2, NULL, NULL);
+	fw.faults.sync_us = 1000;
+	fw.faults.linkdown_node = 1;
+	fw.faults.linkdown_after = 0;
+	lanai_wire_send(&fw, short_packet(0, 1, 4, "a"));
+	ck_assert_uint_eq(fw.boards[0].regs->detected[BIP_LANAI_DET_LINKDOWN], 1);
+	ck_assert_int_eq(fw.boards[0].npending, 0);
+	ck_assert(link_of(0, 1)->failed);
+	ck_assert_int_eq(lanai_sync_links(&fw, &fw.boards[0], lanai_now_us() + 10000000), 0);
+	fw_teardown();
+}
+END_TEST
+
+START_TEST(test_drop_knob)
+{
+	struct lanai_packet *p;
+	int i;
+
+	fw_setup(3, NULL, NULL);
+	fw.faults.sync_us = 1000;
+	fw.faults.drop_kind = LANAI_PKT_SHORT;
+	fw.faults.drop_src = 0;
+	fw.faults.drop_dst = 1;
+	fw.faults.drop_n = 2;
+	for (i = 0; i < 4; i++) {
+		lanai_wire_send(&fw, short_packet(0, 2, 4, "other link"));
+		lanai_wire_send(&fw, short_packet(0, 1, 4, "x"));
+	}
+	ck_assert_uint_eq(fw.seg->injected[BIP_LANAI_FAULT_LOSS], 1);
+	for (i = 0; (p = pop(1)); i++) {
+		ck_assert_uint_eq(p->h.seq, i < 2 ? (uint32_t)i : (uint32_t)i + 1);
+		lanai_packet_drop(&fw, p);
+	}
+	ck_assert_int_eq(i, 3);
+	while ((p = pop(2)))
+		lanai_packet_drop(&fw, p);
+	fw_teardown();
+}
+END_TEST
+
 /* --- knobs --- */
 
 START_TEST(test_fault_knobs_from_env)
@@ -572,6 +803,27 @@ START_TEST(test_fault_knobs_from_env)
 	unsetenv("BIP_LANAI_CORRUPT");
 	unsetenv("BIP_LANAI_DELAY");
 	unsetenv("BIP_LANAI_SEED");
+	ck_assert_uint_eq(f.sync_us, LANAI_SYNC_US);
+	ck_assert_uint_eq(f.drop_kind, 0);
+	setenv("BIP_LANAI_DROP", "SYNC_ACK:1:0:3", 1);
+	setenv("BIP_LANAI_SYNC", "250us", 1);
+	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), 0);
+	ck_assert_uint_eq(f.drop_kind, LANAI_PKT_SYNC_ACK);
+	ck_assert_uint_eq(f.drop_src, 1);
+	ck_assert_uint_eq(f.drop_dst, 0);
+	ck_assert_uint_eq(f.drop_n, 3);
+	ck_assert_uint_eq(f.sync_us, 250);
+	setenv("BIP_LANAI_DROP", "SHORT:1:1:0", 1);
+	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "BIP_LANAI_DROP=SHORT:1:1:0: expected KIND:SRC:DST:N"), "%s",
+		      err);
+	setenv("BIP_LANAI_DROP", "SHORT:1:0:0x", 1);
+	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), -EINVAL);
+	unsetenv("BIP_LANAI_DROP");
+	setenv("BIP_LANAI_SYNC", "0us", 1);
+	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "BIP_LANAI_SYNC=0us: expected a time above 0 (1ms, 500us, 1s)");
+	unsetenv("BIP_LANAI_SYNC");
 }
 END_TEST
 
@@ -603,6 +855,11 @@ int main(void)
 	tcase_add_test(tc, test_wire_check_corrupt);
 	tcase_add_test(tc, test_wire_check_duplicate_and_gap);
 	tcase_add_test(tc, test_wire_faults_counted);
+	tcase_add_test(tc, test_sync_reveals_lost_last_packet);
+	tcase_add_test(tc, test_sync_ack_confirms_the_link);
+	tcase_add_test(tc, test_sync_none_towards_an_ended_host);
+	tcase_add_test(tc, test_sync_faults_and_reports);
+	tcase_add_test(tc, test_drop_knob);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("fault knobs");
 	tcase_add_test(tc, test_fault_knobs_from_env);
