@@ -3,7 +3,9 @@
  * firmware.h - the simulated LANai firmware (lanai-sim).
  *
  * lanai_sim.c  start-up, the board segment, the service loop: descriptors,
- *              long transfers (the DMA), sleeping and waking
+ *              long transfers, sleeping and waking
+ * dma.c        the hosts' memory: process_vm_readv/writev for long messages,
+ *              the DMA window and the tag queues for arrivals
  * wire.c       packets: CRC, routing through the simulated switches, fault
  *              injection, delivery checks (CRC, sequence), trace
  * route.c      where a route of the configuration lands, in the topology
@@ -249,6 +251,44 @@ int lanai_sync_links(struct lanai_fw *fw, struct lanai_board *b, uint64_t now);
 /* A SYNC_ACK from node peer reached board b: the link from b to peer is
  * confirmed up to seq, the SYNC's sequence number. */
 void lanai_sync_acked(struct lanai_fw *fw, struct lanai_board *b, uint32_t peer, uint32_t seq);
+
+/* dma.c: the hosts' memory */
+/* Read or write len bytes at addr in process pid: 0 or a negative errno. */
+int lanai_dma_read(pid_t pid, void *dst, uint64_t addr, size_t len);
+int lanai_dma_write(pid_t pid, uint64_t addr, const void *src, size_t len);
+/* Report to b's host an error that ends it (an EV_ERROR event). */
+void lanai_board_error(struct lanai_board *b, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Map the DMA window of b's host (regs->qwin_fd, qwin_size) and take its
+ * tag queue table; a window or table that will not do is reported. */
+void lanai_take_tagqs(struct lanai_board *b);
+/* Take the table t of n queues in a window of size bytes mapped at p:
+ * 0, or -EPROTO after reporting what is wrong. */
+int lanai_set_tagqs(struct lanai_board *b, void *p, uint64_t size,
+		    const struct bip_lanai_tagq *t, uint32_t n);
+void lanai_drop_window(struct lanai_board *b);
+/* Write a SHORT or RTS packet that reached board b into its tag queue and
+ * tell the host: 0, -EAGAIN when the queue has no room yet (keep it), or a
+ * negative errno after reporting it to the host. */
+int lanai_queue_arrival(struct lanai_fw *fw, struct lanai_board *b,
+			const struct lanai_packet *p);
+/* Keep a packet that found its queue full, behind those kept from its source. */
+void lanai_stall(struct lanai_fw *fw, struct lanai_board *b, struct lanai_packet *p);
+/* Write the kept packets, source by source, while their queues take them
+ * (dropped if the host has ended); how many left. */
+int lanai_retry_stalled(struct lanai_fw *fw, struct lanai_board *b);
+
+/* 1 for the packets that go into the host's tag queues. */
+static inline int lanai_queued_kind(const struct lanai_packet *p)
+{
+	return p->h.kind == LANAI_PKT_SHORT || p->h.kind == LANAI_PKT_RTS;
+}
+
+/* 1 if an event can be written to b's event queue now. */
+static inline int lanai_event_room(struct lanai_board *b)
+{
+	return bip_lanai_ring_room(&b->evp, &b->regs->event_cons, BIP_LANAI_EVENT_SLOTS);
+}
 
 /* route.c: where the route of the configuration from node src to node dst
  * lands.  0 if at dst's host, else -EHOSTUNREACH with the reason in why. */

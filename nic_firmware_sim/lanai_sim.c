@@ -22,7 +22,6 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +29,6 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "crc32c.h"
@@ -211,96 +209,6 @@ static void set_state(struct lanai_board *b, uint32_t state)
 	bip_store_release(&b->regs->state, state);
 }
 
-/* An error the host reads as a fatal report: the board cannot serve it. */
-static void board_error(struct lanai_board *b, int status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void board_error(struct lanai_board *b, int status, const char *fmt, ...)
-{
-	struct bip_lanai_event ev = {.kind = BIP_LANAI_EV_ERROR, .status = status,
-				     .fault = BIP_LANAI_NDETECT};
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf((char *)ev.payload, sizeof(ev.payload), fmt, ap);
-	va_end(ap);
-	lanai_event_put(b, &ev);
-}
-
-/* Unmap the host's DMA window. */
-static void drop_window(struct lanai_board *b)
-{
-	if (b->qwin)
-		munmap(b->qwin, b->qwin_size);
-	b->qwin = NULL;
-	b->ntags = 0;
-}
-
-/*
- * Map the host's DMA window and take its tag queue table.  A queue must
- * lie in the window and hold two entries of the largest size, so that an
- * empty queue takes any entry wherever its tail is (tagq.h).  A board that
- * cannot take them reports why, and writes no queue.
- */
-static void take_tagqs(struct lanai_board *b)
-{
-	const struct bip_lanai_tagq *t =
-	    (const struct bip_lanai_tagq *)((const char *)b->regs + b->regs->off_tagq);
-	uint32_t i, n = b->regs->ntags, least = 2 * bip_tagq_entry_size(BIP_LANAI_SHORT_MAX);
-	uint64_t size = b->regs->qwin_size;
-	char path[64];
-	struct stat st;
-	void *p;
-	int fd;
-
-	drop_window(b);
-	if (n > BIP_LANAI_TAGQ_SLOTS) {
-		board_error(b, -EPROTO,
-			    "board %d: the host lists %u tag queues, the board has room for %d",
-			    b->node, n, BIP_LANAI_TAGQ_SLOTS);
-		return;
-	}
-	/* The host's memfd, reached as any process allowed to trace it can. */
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)b->pid, (int)b->regs->qwin_fd);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 || (uint64_t)st.st_size < size || !size) {
-		board_error(b, -EPROTO, "board %d: cannot map the host's DMA window (%s, %llu "
-			    "bytes): %s", b->node, path, (unsigned long long)size,
-			    fd < 0 ? strerror(errno) : "too small");
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED) {
-		board_error(b, -EPROTO, "board %d: cannot map the host's DMA window: %s", b->node,
-			    strerror(errno));
-		return;
-	}
-	b->qwin = p;
-	b->qwin_size = (size_t)size;
-	for (i = 0; i < n; i++) {
-		struct lanai_tagq *q = &b->tq[i];
-
-		if (t[i].cap % 4 || t[i].cap < least || t[i].cap > (1u << 31) ||
-		    t[i].off > size || size - t[i].off < t[i].cap || t[i].off % 4 ||
-		    !t[i].freed_addr) {
-			board_error(b, -EPROTO,
-				    "board %d: the queue of tag %u (%u bytes at offset %llu of the "
-				    "window) is not one the firmware can write: it needs a multiple "
-				    "of 4 bytes, at least %u, inside the window of %llu bytes",
-				    b->node, i, t[i].cap, (unsigned long long)t[i].off, least,
-				    (unsigned long long)size);
-			drop_window(b);
-			return;
-		}
-		*q = (struct lanai_tagq){.buf = (uint8_t *)p + t[i].off,
-					 .freed_addr = t[i].freed_addr, .cap = t[i].cap};
-	}
-	b->ntags = n;
-}
-
 /* A host asks for its board: reset it and let it run. */
 static int check_control(struct lanai_fw *fw, struct lanai_board *b)
 {
@@ -311,7 +219,7 @@ static int check_control(struct lanai_fw *fw, struct lanai_board *b)
 		b->pid = b->regs->host_pid;
 		b->send_cons = b->post_cons = 0;
 		b->evp.prod = b->evp.cons_seen = 0;
-		take_tagqs(b);
+		lanai_take_tagqs(b);
 		set_state(b, BIP_LANAI_BOARD_RUNNING);
 		return 1;
 	}
@@ -319,106 +227,6 @@ static int check_control(struct lanai_fw *fw, struct lanai_board *b)
 		b->releasing = 1;
 		return 1;
 	}
-	return 0;
-}
-
-/* --- long messages: the DMA --- */
-
-static int dma_read(pid_t pid, void *dst, uint64_t addr, size_t len)
-{
-	struct iovec local = {dst, len}, remote = {(void *)(uintptr_t)addr, len};
-	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
-}
-
-static int dma_write(pid_t pid, uint64_t addr, const void *src, size_t len)
-{
-	struct iovec local = {(void *)src, len}, remote = {(void *)(uintptr_t)addr, len};
-	ssize_t n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
-}
-
-/*
- * Write one entry into a tag queue of board b's host, in its DMA window: a
- * wrap mark at the old tail first if the entry goes back to offset 0, then
- * the entry's head and payload.  The host reads them once it has seen the
- * event, which is published with release after them.
- */
-static void write_entry(struct lanai_tagq *q, int64_t at, int wrap,
-			const struct bip_tagq_entry *e, const void *payload, uint32_t payload_len)
-{
-	if (wrap)
-		((struct bip_tagq_entry *)(q->buf + q->prod.tail))->kind = BIP_TAGQ_WRAP;
-	memcpy(q->buf + at, e, sizeof(*e));
-	if (payload_len)
-		memcpy(q->buf + at + sizeof(*e), payload, payload_len);
-}
-
-/*
- * A short message or the announcement of a long one has reached board b:
- * write it into its tag's queue in the host's memory and tell the host.
- * -EAGAIN when the queue has no room yet (the caller keeps the packet).
- */
-static int queue_arrival(struct lanai_fw *fw, struct lanai_board *b,
-			 const struct lanai_packet *p)
-{
-	const struct lanai_pkt_header *h = &p->h;
-	struct bip_lanai_event ev = {.src = h->src, .tag = h->tag};
-	struct bip_tagq_entry e = {.src = (int32_t)h->src};
-	const void *payload;
-	uint32_t payload_len;
-	struct lanai_tagq *q;
-	uint64_t handle;
-	int64_t at;
-	int wrap, rc;
-
-	if (h->tag >= b->ntags) {
-		board_error(b, -EPROTO,
-			    "%s from node %u for tag %u dropped: board %d has no queue for that "
-			    "tag", h->kind == LANAI_PKT_SHORT ? "message" : "long message", h->src,
-			    h->tag, b->node);
-		return -EPROTO;
-	}
-	q = &b->tq[h->tag];
-	if (h->kind == LANAI_PKT_SHORT) {
-		e.kind = BIP_TAGQ_SHORT;
-		e.len = h->len;
-		payload = p->payload;
-		payload_len = h->len;
-		ev.kind = BIP_LANAI_EV_SHORT;
-		ev.len = h->len;
-	} else {
-		handle = bip_lanai_handle(h->src, (uint32_t)h->arg0);
-		e.kind = BIP_TAGQ_LONG;
-		e.len = (uint32_t)h->arg1;
-		payload = &handle;
-		payload_len = sizeof(handle);
-		ev.kind = BIP_LANAI_EV_LONG;
-		ev.len = h->arg1;
-		ev.handle = handle;
-	}
-	e.size = bip_tagq_entry_size(payload_len);
-	at = bip_tagq_place(&q->prod, q->cap, q->freed_seen, e.size, &wrap);
-	if (at < 0) {
-		/* Looks full: read the host's count of freed bytes again (a
-		 * 4-byte DMA read, made only now, as the rings do). */
-		rc = dma_read(b->pid, &q->freed_seen, q->freed_addr, sizeof(q->freed_seen));
-		if (rc == 0)
-			at = bip_tagq_place(&q->prod, q->cap, q->freed_seen, e.size, &wrap);
-		if (at < 0)
-			return rc < 0 ? rc : -EAGAIN;
-	}
-	write_entry(q, at, wrap, &e, payload, payload_len);
-	bip_tagq_advance(&q->prod, q->cap, wrap, e.size);
-	/* After the entry: the host reads it once it sees the event. */
-	lanai_event_put(b, &ev);
-	(void)fw;
 	return 0;
 }
 
@@ -475,7 +283,7 @@ static int pump_xfers(struct lanai_fw *fw, struct lanai_board *b)
 
 			if (!p)
 				return n;
-			rc = dma_read(b->pid, p->payload, ls->addr + x->off, chunk);
+			rc = lanai_dma_read(b->pid, p->payload, ls->addr + x->off, chunk);
 			if (rc < 0) {
 				struct bip_lanai_event ev = {.kind = BIP_LANAI_EV_SEND_DONE,
 							     .cookie = ls->cookie,
@@ -606,12 +414,6 @@ static int take_descriptors(struct lanai_fw *fw, struct lanai_board *b)
 	return n;
 }
 
-/* 1 for the packets that go into the host's tag queues. */
-static int queued_kind(const struct lanai_packet *p)
-{
-	return p->h.kind == LANAI_PKT_SHORT || p->h.kind == LANAI_PKT_RTS;
-}
-
 /*
  * Act on a packet that passed the checks at board b.  0, or -EAGAIN when
  * its tag's queue has no room: the caller keeps it for later.
@@ -620,19 +422,12 @@ static int deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pack
 {
 	const struct lanai_pkt_header *h = &p->h;
 	struct bip_lanai_event ev = {.src = h->src, .tag = h->tag};
-	int rc;
 
 	switch (h->kind) {
 	case LANAI_PKT_SHORT:
 	case LANAI_PKT_RTS:
-		rc = queue_arrival(fw, b, p);
-		if (rc == -EAGAIN)
-			return rc;
-		if (rc < 0 && rc != -EPROTO)
-			board_error(b, rc,
-				    "board %d: cannot read the count of freed bytes of the queue "
-				    "of tag %u from its host (DMA: %s)",
-				    b->node, h->tag, strerror(-rc));
+		if (lanai_queue_arrival(fw, b, p) == -EAGAIN)
+			return -EAGAIN;
 		break;
 	case LANAI_PKT_CTS: {
 		uint32_t slot = (uint32_t)h->arg0 & (LANAI_LSENDS - 1);
@@ -665,7 +460,7 @@ static int deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pack
 		} else if (h->arg1 + h->len > lr->e.len) {
 			rc = -EPROTO;
 		} else {
-			rc = dma_write(b->pid, lr->e.addr + h->arg1, p->payload, h->len);
+			rc = lanai_dma_write(b->pid, lr->e.addr + h->arg1, p->payload, h->len);
 			lr->got += h->len;
 		}
 		if (rc == 0 && lr->got < lr->e.len)
@@ -705,76 +500,23 @@ static int deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pack
 	return 0;
 }
 
-/* 1 if an event can be written to b's queue now. */
-static int event_room(struct lanai_board *b)
-{
-	return bip_lanai_ring_room(&b->evp, &b->regs->event_cons, BIP_LANAI_EVENT_SLOTS);
-}
-
-/* Keep a packet that found its tag's queue full, behind those kept before
- * from the same source (they go in the order they came). */
-static void stall(struct lanai_fw *fw, struct lanai_board *b, struct lanai_packet *p)
-{
-	struct lanai_stall *st = &b->stall[p->h.src];
-
-	if (!st->count)
-		lanai_trace(fw, "recv", b->node, &p->h, "waits: the queue of its tag is full");
-	p->next = NULL;
-	if (st->tail)
-		st->tail->next = p;
-	else
-		st->head = p;
-	st->tail = p;
-	st->count++;
-	b->nstalled++;
-}
-
-/* Deliver the kept packets, source by source, while their queues take them;
- * drop them if the host has ended. */
-static int retry_stalled(struct lanai_fw *fw, struct lanai_board *b)
-{
-	int src, n = 0, gone = b->state != BIP_LANAI_BOARD_RUNNING || b->releasing;
-
-	for (src = 0; src < fw->nboards && b->nstalled; src++) {
-		struct lanai_stall *st = &b->stall[src];
-		struct lanai_packet *p;
-
-		while ((p = st->head)) {
-			if (!gone && (!event_room(b) || deliver(fw, b, p) == -EAGAIN))
-				break;
-			if (gone)
-				lanai_trace(fw, "recv", b->node, &p->h, "dropped: its host has ended");
-			st->head = p->next;
-			if (!st->head)
-				st->tail = NULL;
-			st->count--;
-			b->nstalled--;
-			lanai_packet_drop(fw, p);
-			n++;
-		}
-	}
-	if (b->nstalled)
-		fw->blocked = 1; /* the host frees queue room without ringing */
-	return n;
-}
-
 /* Deliver the packets that have reached board b. */
 static int deliver_inbound(struct lanai_fw *fw, struct lanai_board *b, uint64_t now)
 {
 	struct lanai_packet *p;
 	int n = 0;
 
-	if (b->has_pending_err && event_room(b) && lanai_event_put(b, &b->pending_err) == 0)
+	if (b->has_pending_err && lanai_event_room(b) && lanai_event_put(b, &b->pending_err) == 0)
 		b->has_pending_err = 0;
 	if (b->nstalled)
-		n += retry_stalled(fw, b);
+		n += lanai_retry_stalled(fw, b);
 	while ((p = b->in_head)) {
 		if (p->deliver_at > now) {
 			if (!fw->next_due || p->deliver_at < fw->next_due)
 				fw->next_due = p->deliver_at;
 			break;
 		}
-		if (b->state == BIP_LANAI_BOARD_RUNNING && !event_room(b)) {
+		if (b->state == BIP_LANAI_BOARD_RUNNING && !lanai_event_room(b)) {
 			fw->blocked = 1;
 			break;
 		}
@@ -798,12 +540,12 @@ static int deliver_inbound(struct lanai_fw *fw, struct lanai_board *b, uint64_t 
 		} else if (lanai_wire_check(fw, b, p) == 0) {
 			/* Checked in arrival order; behind what its source has
 			 * waiting, or when its queue is full, it waits too. */
-			if (queued_kind(p) &&
+			if (lanai_queued_kind(p) &&
 			    (b->stall[p->h.src].head || deliver(fw, b, p) == -EAGAIN)) {
-				stall(fw, b, p);
+				lanai_stall(fw, b, p);
 				continue;
 			}
-			if (!queued_kind(p))
+			if (!lanai_queued_kind(p))
 				deliver(fw, b, p);
 		}
 		lanai_packet_drop(fw, p);
@@ -838,7 +580,7 @@ static void check_release(struct lanai_fw *fw, struct lanai_board *b)
 	    bip_lanai_ring_ready(&d->seq, b->send_cons))
 		return;
 	set_state(b, BIP_LANAI_BOARD_DEAD);
-	drop_window(b);
+	lanai_drop_window(b);
 	while (b->xfers) {
 		struct lanai_xfer *x = b->xfers;
 
@@ -1233,7 +975,7 @@ undo:
 		}
 		free(b->stall);
 		free(b->tq);
-		drop_window(b);
+		lanai_drop_window(b);
 		while (b->xfers) {
 			struct lanai_xfer *x = b->xfers;
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "crc32c.h"
 #include "firmware.h"
@@ -158,12 +159,15 @@ static void fw_setup(int n, const char *conf_text, const char *topo_text)
 		b->rx_seq = calloc((size_t)n, sizeof(uint32_t));
 		b->rx_failed = calloc((size_t)n, 1);
 		b->link = calloc((size_t)n, sizeof(*b->link));
+		b->tq = calloc(BIP_LANAI_TAGQ_SLOTS, sizeof(*b->tq));
+		b->stall = calloc((size_t)n, sizeof(*b->stall));
+		b->pid = getpid();
 	}
 }
 
 static void fw_teardown(void)
 {
-	int i;
+	int i, k;
 
 	for (i = 0; i < fw.nboards; i++) {
 		struct lanai_packet *p, *next;
@@ -177,6 +181,14 @@ static void fw_teardown(void)
 		free(fw.boards[i].rx_seq);
 		free(fw.boards[i].rx_failed);
 		free(fw.boards[i].link);
+		free(fw.boards[i].tq);
+		for (k = 0; k < fw.nboards; k++) {
+			for (p = fw.boards[i].stall[k].head; p; p = next) {
+				next = p->next;
+				free(p);
+			}
+		}
+		free(fw.boards[i].stall);
 	}
 	for (i = 0; i < fw.nboards * fw.nboards; i++)
 		free(fw.route_why[i]);
@@ -229,6 +241,222 @@ static struct lanai_packet *pop(int b)
 	}
 	return p;
 }
+
+/* --- the DMA into the host's tag queues (dma.c) --- */
+
+/*
+ * A host of board 1: ntags queues of cap bytes each in one window, read
+ * back with the core's own queue code (lib/bip/tagq.c), as the core does.
+ */
+#define HOST_TAGS 2
+static struct bip_tagq hostq[HOST_TAGS];
+static uint8_t *window;
+static uint32_t host_ev_cons;
+
+static void host_setup(uint32_t cap)
+{
+	struct bip_lanai_tagq t[HOST_TAGS];
+	uint32_t i;
+
+	window = aligned_alloc(64, (size_t)cap * HOST_TAGS);
+	ck_assert_ptr_nonnull(window);
+	memset(hostq, 0, sizeof(hostq));
+	for (i = 0; i < HOST_TAGS; i++) {
+		hostq[i].buf = window + (size_t)i * cap;
+		hostq[i].cap = cap;
+		hostq[i].nic_fills = 1;
+		hostq[i].foreign = 1;
+		t[i] = (struct bip_lanai_tagq){.off = (uint64_t)i * cap,
+					       .freed_addr = (uint64_t)(uintptr_t)&hostq[i].freed,
+					       .cap = cap};
+	}
+	host_ev_cons = 0;
+	ck_assert_int_eq(lanai_set_tagqs(&fw.boards[1], window, (uint64_t)cap * HOST_TAGS, t,
+					 HOST_TAGS), 0);
+}
+
+/* The host reads its events: each SHORT or LONG one is an entry of its tag. */
+static int host_poll(void)
+{
+	struct bip_lanai_event *ev;
+	int n = 0;
+
+	while ((ev = next_event(1, &host_ev_cons))) {
+		ck_assert(ev->kind == BIP_LANAI_EV_SHORT || ev->kind == BIP_LANAI_EV_LONG);
+		ck_assert_uint_lt(ev->tag, HOST_TAGS);
+		bip_tagq_produced(&hostq[ev->tag]);
+		n++;
+	}
+	bip_lanai_ring_release(&fw.boards[1].regs->event_cons, host_ev_cons);
+	return n;
+}
+
+/* Take the oldest message of tag and check it is message seq from src. */
+static void host_take(uint32_t tag, int src, uint32_t seq)
+{
+	struct bip_tagq_entry *e = bip_tagq_peek(&hostq[tag]);
+	uint32_t words = seq % 65, i;
+	const uint32_t *w;
+
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(e->kind, BIP_TAGQ_SHORT);
+	ck_assert_int_eq(e->src, src);
+	ck_assert_uint_eq(e->len, words * 4);
+	w = bip_tagq_payload(e);
+	for (i = 0; i < words; i++)
+		ck_assert_uint_eq(w[i], seq * 1000 + i);
+	bip_tagq_pop(&hostq[tag]);
+}
+
+/* Message seq: seq % 65 words, from src to board 1 on tag. */
+static struct lanai_packet *numbered_packet(int src, uint32_t tag, uint32_t seq)
+{
+	uint32_t words = seq % 65, i;
+	struct lanai_packet *p = lanai_packet_new(words * 4);
+
+	ck_assert_ptr_nonnull(p);
+	p->h.kind = LANAI_PKT_SHORT;
+	p->h.src = (uint32_t)src;
+	p->h.dst = 1;
+	p->h.tag = tag;
+	for (i = 0; i < words; i++)
+		((uint32_t *)p->payload)[i] = seq * 1000 + i;
+	return p;
+}
+
+/*
+ * Messages of every short size written into a queue of two largest
+ * entries, many laps round it: the host reads each, in order and whole,
+ * where the firmware put it; a full queue says -EAGAIN, and the firmware
+ * sees the room the host frees (its freed count, read by DMA).
+ */
+START_TEST(test_dma_tagq_laps)
+{
+	uint32_t sent = 0, taken = 0, refused = 0;
+
+	fw_setup(2, NULL, NULL);
+	host_setup(2 * bip_tagq_entry_size(BIP_LANAI_SHORT_MAX));
+	while (sent < 3000) {
+		struct lanai_packet *p = numbered_packet(0, 1, sent);
+		int rc = lanai_queue_arrival(&fw, &fw.boards[1], p);
+
+		free(p);
+		if (rc == 0) {
+			sent++;
+			continue;
+		}
+		ck_assert_int_eq(rc, -EAGAIN);
+		refused++;
+		ck_assert_int_gt(host_poll(), -1);
+		ck_assert_uint_gt(hostq[1].nunread, 0); /* full means something to read */
+		while (hostq[1].nunread)
+			host_take(1, 0, taken++);
+	}
+	host_poll();
+	while (hostq[1].nunread)
+		host_take(1, 0, taken++);
+	ck_assert_uint_eq(taken, sent);
+	ck_assert_uint_gt(refused, 100);
+	ck_assert_uint_eq(hostq[0].nunread, 0);
+	free(window);
+	fw_teardown();
+}
+END_TEST
+
+/*
+ * A full queue holds back its source only: node 0's messages wait in the
+ * firmware behind the first that found tag 0 full, node 2's go on into tag
+ * 1; once the host frees room, node 0's come, in order.
+ */
+START_TEST(test_dma_stall_per_source)
+{
+	struct lanai_board *b;
+	uint32_t sent = 0, i;
+	int rc;
+
+	fw_setup(3, NULL, NULL);
+	b = &fw.boards[1];
+	host_setup(2 * bip_tagq_entry_size(BIP_LANAI_SHORT_MAX));
+	for (;;) {
+		struct lanai_packet *p = numbered_packet(0, 0, sent);
+
+		rc = lanai_queue_arrival(&fw, b, p);
+		if (rc == -EAGAIN) {
+			lanai_stall(&fw, b, p);
+			break;
+		}
+		ck_assert_int_eq(rc, 0);
+		free(p);
+		sent++;
+	}
+	for (i = 1; i <= 5; i++)
+		lanai_stall(&fw, b, numbered_packet(0, 0, sent + i));
+	ck_assert_int_eq(b->nstalled, 6);
+	ck_assert_uint_eq(b->stall[0].count, 6);
+	/* Node 2, another tag: not held back. */
+	for (i = 0; i < 3; i++) {
+		struct lanai_packet *p = numbered_packet(2, 1, i);
+
+		ck_assert_int_eq(lanai_queue_arrival(&fw, b, p), 0);
+		free(p);
+	}
+	ck_assert_int_eq(lanai_retry_stalled(&fw, b), 0);
+	ck_assert_int_eq(b->nstalled, 6);
+	host_poll();
+	for (i = 0; i < 3; i++)
+		host_take(1, 2, i);
+	/* The host frees room on tag 0: the kept messages follow, in order. */
+	for (i = 0; i < sent; i++)
+		host_take(0, 0, i);
+	ck_assert_int_eq(lanai_retry_stalled(&fw, b), 6);
+	ck_assert_int_eq(b->nstalled, 0);
+	ck_assert_ptr_null(b->stall[0].head);
+	host_poll();
+	for (i = 0; i < 6; i++)
+		host_take(0, 0, sent + i);
+	ck_assert_ptr_null(bip_tagq_peek(&hostq[0]));
+	free(window);
+	fw_teardown();
+}
+END_TEST
+
+/* A queue table the firmware cannot write into is reported, and nothing
+ * is written; a message for a tag with no queue is reported too. */
+START_TEST(test_dma_bad_tables)
+{
+	uint8_t mem[4096];
+	uint32_t small = 2 * bip_tagq_entry_size(BIP_LANAI_SHORT_MAX) - 4;
+	struct bip_lanai_tagq t[1] = {{.off = 0, .freed_addr = 8, .cap = small}};
+	struct bip_lanai_event *ev;
+	struct lanai_packet *p;
+	uint32_t cons = 0;
+
+	fw_setup(2, NULL, NULL);
+	ck_assert_int_eq(lanai_set_tagqs(&fw.boards[1], mem, sizeof(mem), t, 1), -EPROTO);
+	ev = next_event(1, &cons);
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_int_eq(ev->kind, BIP_LANAI_EV_ERROR);
+	ck_assert_str_eq((char *)ev->payload,
+			 "board 1: the queue of tag 0 (540 bytes at offset 0 of the window) is not "
+			 "one the firmware can write: it needs a multiple of 4 bytes, at least 544, "
+			 "inside the window of 4096 bytes");
+	t[0].cap = 544;
+	t[0].off = 4096 - 540;
+	ck_assert_int_eq(lanai_set_tagqs(&fw.boards[1], mem, sizeof(mem), t, 1), -EPROTO);
+	ck_assert_ptr_nonnull(next_event(1, &cons));
+	ck_assert_uint_eq(fw.boards[1].ntags, 0);
+	p = numbered_packet(0, 0, 3);
+	ck_assert_int_eq(lanai_queue_arrival(&fw, &fw.boards[1], p), -EPROTO);
+	free(p);
+	ev = next_event(1, &cons);
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_str_eq((char *)ev->payload,
+			 "message from node 0 for tag 0 dropped: board 1 has no queue for that tag");
+	ck_assert_int_eq(lanai_set_tagqs(&fw.boards[1], mem, sizeof(mem), t,
+					 BIP_LANAI_TAGQ_SLOTS + 1), -EPROTO);
+	fw_teardown();
+}
+END_TEST
 
 /* --- event queue --- */
 
@@ -863,6 +1091,9 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("fault knobs");
 	tcase_add_test(tc, test_fault_knobs_from_env);
+	tcase_add_test(tc, test_dma_tagq_laps);
+	tcase_add_test(tc, test_dma_stall_per_source);
+	tcase_add_test(tc, test_dma_bad_tables);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
