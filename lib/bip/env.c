@@ -39,6 +39,8 @@ const struct bip_env_var bip_env_vars[] = {
 	{ "BIP_OFI_PROVIDER", "(best: verbs, efa, psm3, cxi, psm2 before tcp; never shm across "
 			      "hosts)", "ofi: the libfabric provider, e.g. tcp, shm, verbs" },
 	{ "BIP_OFI_CREDITS", "64", "ofi: short messages in flight per peer (a power of two)" },
+	{ "BIP_OFI_ALIVE_TIMEOUT", "10",
+	  "ofi: seconds a peer's host may leave a liveness check unanswered" },
 	{ "BIP_OFI_MR_CACHE", "1", "ofi: 0 registers each long message's buffer anew" },
 	{ "BIP_OFI_MR_LOCAL", "0", "ofi: 1 registers buffers even where the provider does not "
 				   "ask" },

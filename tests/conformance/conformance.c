@@ -1004,6 +1004,33 @@ static void t_fullq(void)
 }
 
 /*
+ * A host that goes silent, as after a crash (run by tests/netns/conformance.sh
+ * hostdown): node 1 says it is ready and stops itself, and the test cuts its
+ * host off, so that nothing there answers any more.  Node 0's receive must
+ * end with "every other node has ended" instead of waiting forever; it then
+ * exits with status 3, which the script expects.
+ */
+static void t_hostdown(void)
+{
+	int v;
+
+	bip_init();
+	if (bip_mynode == 1) {
+		printf("node 1 ready\n");
+		fflush(stdout);
+		raise(SIGSTOP);
+		return;
+	}
+	if (bip_mynode != 0)
+		return;
+	CHECK(bip_trecv(5, &v, 1) == -1, "a message came from a silent host");
+	CHECK(strstr(bip_error_string(), "every other node has ended"), "%s", bip_error_string());
+	printf("node 0: node 1 counted as ended\n");
+	fflush(stdout);
+	_exit(3);
+}
+
+/*
  * A region in /dev/shm named after this process, as a killed process with
  * the same pid would have left it for libfabric's shm provider ("PID:0:0"):
  * start-up does not trip over it, and it is gone afterwards.
@@ -1044,7 +1071,7 @@ static const struct {
 	{ "bytes", t_bytes, 0 },       { "sources", t_sources, 0 },   { "exitflush", t_exitflush, 0 },
 	{ "zero", t_zero, 1 },         { "reuse", t_reuse, 1 },       { "noinit", t_noinit, 1 },
 	{ "crash", t_crash, 1 },       { "killed", t_killed, 1 },     { "stale", t_stale, 1 },
-	{ "fullq", t_fullq, 1 },
+	{ "fullq", t_fullq, 1 },       { "hostdown", t_hostdown, 1 },
 };
 
 int main(int argc, char **argv)

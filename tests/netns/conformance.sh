@@ -61,6 +61,37 @@ crash)
 	export ASAN_OPTIONS
 	;;
 noinit) export BIP_INIT_TIMEOUT=5 ;;
+hostdown)
+	# Node 1's host goes silent, as after a crash: its process stops and
+	# its link goes down, so nothing there answers.  Each process runs in
+	# a pid namespace of its own, as on hosts of their own, so that node 0
+	# can only learn it over the network.
+	printf '#!/bin/sh\nh=$1\nshift\nexec ip netns exec "$h" unshare --pid --fork sh -c "$*"\n' \
+		>"$tmp/rsh"
+	chmod +x "$tmp/rsh"
+	command -v unshare >/dev/null || ns_skip "no unshare command (util-linux)"
+	BIP_OFI_ALIVE_TIMEOUT=2 BIPLOAD_GRACE=1 "$bipload" -f "$tmp/conf" -sz 2 --rsh "$tmp/rsh" \
+		--timeout 120 "$conformance" hostdown >"$out" 2>&1 &
+	job=$!
+	k=0
+	until grep -q "^node 1 ready$" "$out"; do
+		k=$((k + 1))
+		[ "$k" -lt 600 ] || fail "node 1 never became ready"
+		kill -0 "$job" 2>/dev/null || fail "the job ended before node 1 was ready"
+		sleep 0.1
+	done
+	ip -n "$2" link set eth0 down || fail "cannot take the link of $2 down"
+	wait "$job"
+	rc=$?
+	ns_note_job "$out"
+	[ "$rc" -eq 3 ] || fail "exit status $rc, expected 3 (node 0 saw node 1 end)"
+	grep -q "^node 0: node 1 counted as ended$" "$out" || fail "node 0 did not count node 1 as ended"
+	grep -Eq "^bip: node 0: ofi: the host of node 1 \(10\.254\.77\.2\) (has not answered a liveness check|cannot be reached): node 1 counts as ended$" "$out" ||
+		fail "no report of the silent host"
+	cat "$out"
+	echo "PASS"
+	exit 0
+	;;
 esac
 "$bipload" -f "$tmp/conf" -sz "$np" --rsh "ip netns exec" --timeout 300 \
 	"$conformance" "$name" >"$out" 2>&1

@@ -435,6 +435,25 @@ static uint32_t env_credits(void)
 	return (uint32_t)v;
 }
 
+/* Seconds a peer's host may leave a liveness check unanswered before its
+ * process counts as ended (BIP_OFI_ALIVE_TIMEOUT). */
+static double env_alive_timeout(void)
+{
+	const char *s = getenv("BIP_OFI_ALIVE_TIMEOUT");
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return 10.0;
+	v = strtod(s, &end);
+	if (*end || !(v > 0)) {
+		fprintf(stderr, "bip: BIP_OFI_ALIVE_TIMEOUT=%s is not a positive number of "
+			"seconds; using 10\n", s);
+		return 10.0;
+	}
+	return v;
+}
+
 static void ofi_close(struct bip_nic *nic);
 
 /*
@@ -483,7 +502,13 @@ static void live_resolve(struct bip_ofi_peer *p, const char *host, uint32_t port
 }
 
 /* One step of asking: never blocks; marks the peer dead when refused. */
-static void live_check(struct bip_ofi_peer *p)
+/*
+ * Whether the process of a peer on another host still runs: connect to its
+ * liveness listener.  Refused: the process has gone.  No answer at all for
+ * the peer's alive timeout, or its host unreachable: the host itself has
+ * gone (crashed, or cut off), and nothing more can come from it either.
+ */
+static void live_check(struct bip_ofi *ofi, struct bip_ofi_peer *p, int node)
 {
 	struct pollfd pfd;
 	socklen_t sl = sizeof(int);
@@ -493,6 +518,7 @@ static void live_check(struct bip_ofi_peer *p)
 		p->live_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (p->live_fd < 0)
 			return;
+		p->live_since = now_s();
 		if (connect(p->live_fd, (struct sockaddr *)&p->live_addr, sizeof(p->live_addr)) == 0)
 			goto done;
 		if (errno != EINPROGRESS) {
@@ -502,12 +528,23 @@ static void live_check(struct bip_ofi_peer *p)
 		return; /* answered on a later call */
 	}
 	pfd = (struct pollfd){ .fd = p->live_fd, .events = POLLOUT };
-	if (poll(&pfd, 1, 0) <= 0)
-		return;
-	getsockopt(p->live_fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+	if (poll(&pfd, 1, 0) <= 0) {
+		if (now_s() - p->live_since < ofi->alive_timeout)
+			return;
+		soerr = ETIMEDOUT;
+	} else {
+		getsockopt(p->live_fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+	}
 done:
-	if (soerr == ECONNREFUSED)
+	if (soerr == ECONNREFUSED) {
 		p->dead = 1;
+	} else if (soerr == ETIMEDOUT || soerr == EHOSTUNREACH || soerr == ENETUNREACH) {
+		p->dead = 1;
+		fprintf(stderr, "bip: node %d: ofi: the host of node %d (%s) %s: node %d counts "
+			"as ended\n", ofi->mynode, node, inet_ntoa(p->live_addr.sin_addr),
+			soerr == ETIMEDOUT ? "has not answered a liveness check" :
+					     "cannot be reached", node);
+	}
 	close(p->live_fd);
 	p->live_fd = -1;
 }
@@ -592,6 +629,7 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	ofi->numnodes = job->numnodes;
 	ofi->live_fd = -1;
 	ofi->ncredits = env_credits();
+	ofi->alive_timeout = env_alive_timeout();
 	ofi->mr_cache = !(getenv("BIP_OFI_MR_CACHE") && !strcmp(getenv("BIP_OFI_MR_CACHE"), "0"));
 	ofi->peers = calloc((size_t)job->numnodes, sizeof(*ofi->peers));
 	if (!ofi->peers) {
@@ -944,7 +982,7 @@ static int ofi_alive(struct bip_nic *nic, int node)
 	if (!p->same_kernel) {
 		live_accept(bip_ofi_of(nic));
 		if (p->live_ok)
-			live_check(p);
+			live_check(bip_ofi_of(nic), p, node);
 		return !p->dead;
 	}
 	if (kill(p->pid, 0) < 0 && errno == ESRCH)

@@ -159,6 +159,7 @@ struct bip_ofi_peer {
 	 * once its process has gone */
 	int live_ok;                      /* the peer's host and port are known */
 	int live_fd;                      /* a connection attempt in progress, or -1 */
+	double live_since;                /* when it started (seconds, monotonic) */
 	struct sockaddr_in live_addr;
 	struct bip_netproto_peer np;      /* sequence numbers, credits, arrivals held */
 };
@@ -181,6 +182,7 @@ struct bip_ofi {
 	struct fid_cq *cq;
 	struct fid_av *av;
 	int live_fd;                      /* my liveness listener, or -1 */
+	double alive_timeout;             /* seconds a liveness check may go unanswered */
 	int mr_local;                     /* user buffers must be registered */
 	size_t inject_size;
 	uint64_t chunk;
