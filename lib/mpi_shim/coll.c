@@ -11,17 +11,21 @@
  *                   up to 7 empty messages
  *   Bcast           binomial tree from the root; from 64 KiB on, to 3 ranks
  *                   or more, binomial scatter then ring allgather
- *   Reduce          binomial tree towards the root (from 8 ranks on, a power
- *                   of two, 8 KiB and a commutative operation: Rabenseifner's
- *                   reduce-scatter, then a gather to the root); for a
- *                   non-commutative operation the tree is rooted at rank 0,
- *                   so that every combination is of neighbouring rank ranges
- *                   in rank order, and rank 0 forwards the result to the root
- *   Allreduce       recursive doubling; from 8 KiB on, for a commutative
- *                   operation, Rabenseifner (reduce-scatter by recursive
- *                   halving, allgather by recursive doubling); with p not a
- *                   power of two, the first 2 * (p - 2^k) ranks fold
- *                   pairwise first and get the result back at the end
+ *   Reduce          binomial tree towards the root, a rank taking the data
+ *                   of all its children in one round up to 2 KiB (from 8
+ *                   ranks on, a power of two, 8 KiB and a commutative
+ *                   operation: Rabenseifner's reduce-scatter, then a gather
+ *                   to the root); for a non-commutative operation the tree
+ *                   is rooted at rank 0, so that every combination is of
+ *                   neighbouring rank ranges in rank order, and rank 0
+ *                   forwards the result to the root
+ *   Allreduce       up to 8 ranks and 256 bytes: every rank sends its vector
+ *                   to every other and combines all p in rank order (one
+ *                   round); otherwise recursive doubling; from 8 KiB on,
+ *                   for a commutative operation, Rabenseifner (reduce-scatter
+ *                   by recursive halving, allgather by recursive doubling);
+ *                   with p not a power of two, the first 2 * (p - 2^k) ranks
+ *                   fold pairwise first and get the result back at the end
  *   Gather,         binomial tree of packed blocks up to 16 KiB in all (the
  *   Scatter         root handles log2(p) messages); above, and for the v
  *                   forms, the root posts every receive (or send) at once
@@ -427,6 +431,38 @@ static void build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, int
 	}
 }
 
+/* Up to this many ranks and bytes, Allreduce is one exchange of every vector. */
+#define COLL_ALLREDUCE_FLAT_RANKS 8
+#define COLL_ALLREDUCE_FLAT_BYTES 256
+
+/*
+ * Every rank sends its vector to every other and combines the p vectors
+ * itself, from the right (v_i op (v_i+1 op ...)), so in rank order for a
+ * non-commutative operation: one round of p - 1 messages instead of
+ * log2(p) rounds (two more when p is not a power of two), and so one wait.
+ */
+static void allreduce_flat(struct coll_sched *s, void *rbuf, int count, MPI_Datatype type)
+{
+	int p = s->comm->size, r = s->comm->rank, j;
+	char *all = coll_tmp(s, count * p, type);
+	void *acc;
+
+	if (!all)
+		return;
+	for (j = 1; j < p; j++) {
+		int from = (r - j + p) % p;
+
+		coll_recv(s, coll_at(all, (MPI_Aint)from * count, type), count, type, from);
+		coll_send(s, rbuf, count, type, (r + j) % p);
+	}
+	coll_fence(s);
+	acc = r == p - 1 ? rbuf : coll_at(all, (MPI_Aint)(p - 1) * count, type);
+	for (j = p - 2; j >= 0; j--)
+		coll_reduce(s, j == r ? rbuf : coll_at(all, (MPI_Aint)j * count, type), acc, count,
+			    type);
+	coll_copy(s, acc, count, type, rbuf, count, type);
+}
+
 static void build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, int count,
 			    MPI_Datatype type)
 {
@@ -439,6 +475,11 @@ static void build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, 
 		coll_copy(s, sbuf, count, type, rbuf, count, type);
 	if (p == 1)
 		return;
+	if (p <= COLL_ALLREDUCE_FLAT_RANKS &&
+	    (size_t)count * type->size <= COLL_ALLREDUCE_FLAT_BYTES) {
+		allreduce_flat(s, rbuf, count, type);
+		return;
+	}
 	tmp = coll_tmp(s, count, type);
 	while (pof2 * 2 <= p)
 		pof2 *= 2;

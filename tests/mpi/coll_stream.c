@@ -9,8 +9,10 @@
  * operation, vectors short enough for the receives of all children to be
  * posted at once and longer ones taken child by child, in place at the
  * root or not.  Reduce_scatter_block (a Reduce, then a Scatter, in one
- * call) and a non-blocking barrier in flight across each round run in
- * between, on the communicators of coll_check.h.
+ * call), Allreduce (short vectors: one exchange of every vector, combined
+ * in rank order; longer: recursive doubling) and a non-blocking barrier in
+ * flight across each round run in between, on the communicators of
+ * coll_check.h.
  *
  *   bipload -sz N coll_stream
  */
@@ -90,6 +92,47 @@ static void stream_reduce_range(MPI_Comm c, MPI_Op op, int k, struct range *s,
 		      "call %d: MPI_Reduce(non-commutative) of %d to root %d%s: [%d] = [%d, %d], "
 		      "expected [0, %d]", k, n, root, in_place ? " in place" : "", i, d[i].lo,
 		      d[i].hi, p - 1);
+}
+
+/* Allreduce, non-commutative: vectors short enough for one exchange of all, and longer. */
+static void stream_allreduce_range(MPI_Comm c, MPI_Op op, int k, struct range *s,
+				   struct range *d)
+{
+	int r, p, i, n = range_counts[k % NCOUNTS], in_place = (k / NCOUNTS) % 2;
+
+	MPI_Comm_rank(c, &r);
+	MPI_Comm_size(c, &p);
+	for (i = 0; i < n; i++) {
+		s[i].lo = s[i].hi = r;
+		d[i].lo = d[i].hi = in_place ? r : -5;
+	}
+	OK(MPI_Allreduce(in_place ? MPI_IN_PLACE : s, d, n, MPI_2INT, op, c));
+	for (i = 0; i < n; i++)
+		CHECK(d[i].lo == 0 && d[i].hi == p - 1,
+		      "call %d: MPI_Allreduce(non-commutative) of %d%s: [%d] = [%d, %d], "
+		      "expected [0, %d]", k, n, in_place ? " in place" : "", i, d[i].lo, d[i].hi,
+		      p - 1);
+}
+
+static void stream_allreduce_sum(MPI_Comm c, int k, int *s, int *d)
+{
+	int r, p, i, j, n = sum_counts[k % NCOUNTS] % 64;
+
+	MPI_Comm_rank(c, &r);
+	MPI_Comm_size(c, &p);
+	for (i = 0; i < n; i++) {
+		s[i] = coll_val(k, r, i);
+		d[i] = -1;
+	}
+	OK(MPI_Allreduce(s, d, n, MPI_INT, MPI_SUM, c));
+	for (i = 0; i < n; i++) {
+		int want = 0;
+
+		for (j = 0; j < p; j++)
+			want += coll_val(k, j, i);
+		CHECK(d[i] == want, "call %d: MPI_Allreduce(MPI_SUM) of %d: [%d] = %d, "
+		      "expected %d", k, n, i, d[i], want);
+	}
 }
 
 static void stream_gather(MPI_Comm c, int k, int *s, int *d)
@@ -195,6 +238,8 @@ int main(int argc, char **argv)
 			stream_reduce_sum(c, k + 1, s, d);
 			stream_gatherv(c, k, s, d, counts, displs);
 			stream_reduce_scatter(c, k, s, d);
+			stream_allreduce_range(c, range, k, rs, rd);
+			stream_allreduce_sum(c, k, s, d);
 			OK(MPI_Wait(&bar, MPI_STATUS_IGNORE));
 		}
 		coll_comm_done(&c);
