@@ -19,7 +19,7 @@
  *                   is rooted at rank 0, so that every combination is of
  *                   neighbouring rank ranges in rank order, and rank 0
  *                   forwards the result to the root
- *   Allreduce       up to 8 ranks and 256 bytes: every rank sends its vector
+ *   Allreduce       3 to 8 ranks, up to 256 bytes: every rank sends its vector
  *                   to every other and combines all p in rank order (one
  *                   round); otherwise recursive doubling; from 8 KiB on,
  *                   for a commutative operation, Rabenseifner (reduce-scatter
@@ -68,8 +68,8 @@ static void build_barrier(struct coll_sched *s)
 	k = p < COLL_BARRIER_RADIX ? p : COLL_BARRIER_RADIX;
 	for (d = 1; d < p; d *= k) {
 		for (j = 1; j < k && j * d < p; j++) {
-			coll_recv(s, NULL, 0, MPI_BYTE, (r - j * d % p + p) % p);
 			coll_send(s, NULL, 0, MPI_BYTE, (r + j * d) % p);
+			coll_recv(s, NULL, 0, MPI_BYTE, (r - j * d % p + p) % p);
 		}
 		coll_fence(s);
 	}
@@ -306,7 +306,7 @@ static void rsag(struct coll_sched *s, void *rbuf, void *tmp, int count, MPI_Dat
  * waits for it: no rank gets more than COLL_RUNAHEAD calls ahead of its
  * parent, for one more wait in COLL_RUNAHEAD calls.
  */
-#define COLL_RUNAHEAD 32
+#define COLL_RUNAHEAD 128
 
 static int runahead_check(const struct coll_sched *s)
 {
@@ -431,7 +431,10 @@ static void build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, int
 	}
 }
 
-/* Up to this many ranks and bytes, Allreduce is one exchange of every vector. */
+/*
+ * Up to this many ranks and bytes, Allreduce is one exchange of every
+ * vector (on 2 ranks, recursive doubling is that exchange already).
+ */
 #define COLL_ALLREDUCE_FLAT_RANKS 8
 #define COLL_ALLREDUCE_FLAT_BYTES 256
 
@@ -452,8 +455,8 @@ static void allreduce_flat(struct coll_sched *s, void *rbuf, int count, MPI_Data
 	for (j = 1; j < p; j++) {
 		int from = (r - j + p) % p;
 
-		coll_recv(s, coll_at(all, (MPI_Aint)from * count, type), count, type, from);
 		coll_send(s, rbuf, count, type, (r + j) % p);
+		coll_recv(s, coll_at(all, (MPI_Aint)from * count, type), count, type, from);
 	}
 	coll_fence(s);
 	acc = r == p - 1 ? rbuf : coll_at(all, (MPI_Aint)(p - 1) * count, type);
@@ -475,7 +478,7 @@ static void build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, 
 		coll_copy(s, sbuf, count, type, rbuf, count, type);
 	if (p == 1)
 		return;
-	if (p <= COLL_ALLREDUCE_FLAT_RANKS &&
+	if (p > 2 && p <= COLL_ALLREDUCE_FLAT_RANKS &&
 	    (size_t)count * type->size <= COLL_ALLREDUCE_FLAT_BYTES) {
 		allreduce_flat(s, rbuf, count, type);
 		return;
@@ -797,7 +800,9 @@ static void a2a_block(const struct coll_args *a, enum coll_kind kind, int i,
  * Alltoall posts the exchanges of this many peers at once, in the order of
  * the pairwise exchange (peer r + k at step k), then waits for them all:
  * one wait instead of one per peer, which matters most when processes
- * share cores, and a bounded number of messages in flight per rank.
+ * share cores, and a bounded number of messages in flight per rank.  Each
+ * send goes before its receive, here and in the barrier, so that the peer
+ * waiting for it has it as early as possible.
  */
 #define COLL_A2A_BATCH 32
 
@@ -832,8 +837,8 @@ static void build_alltoall(struct coll_sched *s, const struct coll_args *a, enum
 
 			a2a_block(a, kind, dst, &b);
 			a2a_block(a, kind, src, &c);
-			coll_recv(s, c.rbuf, c.rcount, c.rtype, src);
 			coll_send(s, blocks[dst], b.rcount, b.rtype, dst);
+			coll_recv(s, c.rbuf, c.rcount, c.rtype, src);
 			if (k % COLL_A2A_BATCH == 0)
 				coll_fence(s);
 		}
@@ -848,8 +853,8 @@ static void build_alltoall(struct coll_sched *s, const struct coll_args *a, enum
 
 		a2a_block(a, kind, dst, &b);
 		a2a_block(a, kind, src, &c);
-		coll_recv(s, c.rbuf, c.rcount, c.rtype, src);
 		coll_send(s, b.sbuf, b.scount, b.stype, dst);
+		coll_recv(s, c.rbuf, c.rcount, c.rtype, src);
 		if (k % COLL_A2A_BATCH == 0)
 			coll_fence(s);
 	}
