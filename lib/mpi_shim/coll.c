@@ -304,13 +304,19 @@ static void rsag(struct coll_sched *s, void *rbuf, void *tmp, int count, MPI_Dat
  * COLL_RUNAHEAD-th such call on a communicator, each parent answers each
  * child with an empty message once it has the child's data, and the child
  * waits for it: no rank gets more than COLL_RUNAHEAD calls ahead of its
- * parent, for one more wait in COLL_RUNAHEAD calls.
+ * parent, for one more wait in COLL_RUNAHEAD calls.  That wait drains
+ * the pipeline of calls, which costs a little; on 2 ranks, where the root
+ * has one child and so nothing to search, it comes only often enough to
+ * bound the memory of the unexpected messages.
  */
 #define COLL_RUNAHEAD 128
+#define COLL_RUNAHEAD_ONE_CHILD 1024
 
 static int runahead_check(const struct coll_sched *s)
 {
-	return s->tag % COLL_RUNAHEAD == COLL_RUNAHEAD - 1;
+	int k = s->comm->size > 2 ? COLL_RUNAHEAD : COLL_RUNAHEAD_ONE_CHILD;
+
+	return s->tag % k == k - 1;
 }
 
 /* A child's side, after its send to parent: wait for the answer. */
