@@ -69,7 +69,7 @@ static void build_barrier(struct coll_sched *s)
 	for (d = 1; d < p; d *= k) {
 		for (j = 1; j < k && j * d < p; j++) {
 			coll_send(s, NULL, 0, MPI_BYTE, (r + j * d) % p);
-			coll_recv(s, NULL, 0, MPI_BYTE, (r - j * d % p + p) % p);
+			coll_recv(s, NULL, 0, MPI_BYTE, (r - j * d + p) % p);
 		}
 		coll_fence(s);
 	}
