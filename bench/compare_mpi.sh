@@ -9,8 +9,9 @@
 # the two others.
 #
 # usage: compare_mpi.sh --build DIR [-r ROUNDS] [-n "NP..."] [--timeout SEC]
-#                       [--shim-env VAR=VALUE]... [--coll-opts "OPTIONS"]
-#                       [--pp-opts "OPTIONS"] [--keep]
+#                       [--shim-env VAR=VALUE]... [--shim2-env VAR=VALUE]...
+#                       [--coll-opts "OPTIONS"] [--pp-opts "OPTIONS"]
+#                       [--no-pingpong] [--keep]
 #
 #   --build DIR          BIP build directory (DIR/scripts/bipload, and
 #                        DIR/scripts/bipcc-uninstalled to build with the shim)
@@ -19,8 +20,13 @@
 #   --timeout SEC        limit of one run (default 120)
 #   --shim-env V=X       extra environment of the shim's runs (repeatable),
 #                        e.g. BIP_WAIT=spin
+#   --shim2-env V=X      adds a second configuration of the shim, "Shim2",
+#                        run in every round too (repeatable), e.g.
+#                        BIP_SPIN=5, or LD_LIBRARY_PATH=DIR to run the same
+#                        programs on another build of the libraries
 #   --coll-opts OPTS     options of mpi_coll (default "-i 2000 -b 5")
 #   --pp-opts OPTS       options of mpi_pingpong (default "-S 1048576 -b 5")
+#   --no-pingpong        the collectives only
 #   --keep               keep the temporary directory (raw CSV of every run)
 
 set -u -o pipefail
@@ -36,7 +42,10 @@ timeout_s=120
 coll_opts="-i 2000 -b 5"
 pp_opts="-S 1048576 -b 5"
 keep=0
+pingpong=1
 shim_env=()
+shim2_env=()
+have_shim2=0
 
 usage() {
 	sed -n '/^# usage:/,/^# *--keep/s/^# \{0,1\}//p' "$0"
@@ -54,8 +63,11 @@ while [ $# -gt 0 ]; do
 	--timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift 2 ;;
 	--shim-env) [ $# -ge 2 ] || usage; shim_env+=("$2"); shift 2 ;;
 	--shim-env=*) shim_env+=("${1#*=}"); shift ;;
+	--shim2-env) [ $# -ge 2 ] || usage; shim2_env+=("$2"); have_shim2=1; shift 2 ;;
+	--shim2-env=*) shim2_env+=("${1#*=}"); have_shim2=1; shift ;;
 	--coll-opts) [ $# -ge 2 ] || usage; coll_opts=$2; shift 2 ;;
 	--pp-opts) [ $# -ge 2 ] || usage; pp_opts=$2; shift 2 ;;
+	--no-pingpong) pingpong=0; shift ;;
 	--keep) keep=1; shift ;;
 	-h | --help) usage 0 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
@@ -67,7 +79,7 @@ done
 for np in $nps; do
 	[[ $np =~ ^[1-9][0-9]*$ ]] || bench_die "'$np' is not a process count"
 done
-for e in "${shim_env[@]}"; do
+for e in "${shim_env[@]}" "${shim2_env[@]}"; do
 	[[ $e =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || bench_die "'$e' is not VAR=VALUE"
 done
 
@@ -97,15 +109,20 @@ run() {
 	shift 3
 	case $impl in
 	Shim) env "${shim_env[@]}" timeout "$timeout_s" "$bipload" -sz "$np" "$tmp/$exe.shim" "$@" ;;
+	Shim2) env "${shim2_env[@]}" timeout "$timeout_s" "$bipload" -sz "$np" "$tmp/$exe.shim" "$@" ;;
 	OpenMPI) bench_run_openmpi "$timeout_s" "$np" "$tmp/$exe.openmpi" "$@" ;;
 	MPICH) bench_run_mpich "$timeout_s" "$np" "$tmp/$exe.mpich" "$@" ;;
 	esac
 }
 
-impls=(Shim OpenMPI MPICH)
+impls=(Shim)
+[ "$have_shim2" = 1 ] && impls+=(Shim2)
+impls+=(OpenMPI MPICH)
 bench_header
 echo "# the shim from $build, started by bipload; environment: ${shim_env[*]:-(none)}"
-echo "# mpi_coll ${coll_opts} on ${nps// /, } processes; mpi_pingpong ${pp_opts} on 2;" \
+[ "$have_shim2" = 1 ] && echo "# Shim2: the same, environment: ${shim2_env[*]}"
+echo "# mpi_coll ${coll_opts} on ${nps// /, } processes;" \
+	"$([ "$pingpong" = 1 ] && echo "mpi_pingpong ${pp_opts} on 2;" || echo "no ping-pong;")" \
 	"$rounds rounds, interleaved"
 
 # Result files, in the order of the table: coll.NP.IMPL.R.csv, pp.2.IMPL.R.csv
@@ -115,7 +132,7 @@ for ((r = 1; r <= rounds; r++)); do
 	for np in $nps; do
 		for impl in "${impls[@]}"; do
 			jobs=("coll mpi_coll")
-			[ "$np" = 2 ] && jobs+=("pp mpi_pingpong")
+			[ "$np" = 2 ] && [ "$pingpong" = 1 ] && jobs+=("pp mpi_pingpong")
 			for j in "${jobs[@]}"; do
 				set -- $j
 				out=$tmp/$1.$np.$impl.$r.csv
@@ -152,12 +169,17 @@ kind == "pp" && /^[0-9]/ {
 }
 END {
 	ni = split(impls, im, " ")
+	for (i = 1; i <= ni; i++)
+		if (im[i] ~ /^Shim/)
+			shims[++ns] = im[i]
 	printf "\n# median over %d rounds; Shim/best: the shim over the better of Open MPI and MPICH\n", rounds
 	printf "# (latency: below 1, the shim is faster; bandwidth: above 1, the shim is faster)\n"
 	hdr = sprintf("%-10s %5s %10s %9s %-9s", "benchmark", "procs", "measure", "bytes", "unit")
 	for (i = 1; i <= ni; i++)
 		hdr = hdr sprintf(" %10s", im[i])
-	print hdr sprintf(" %10s", "Shim/best")
+	for (i = 1; i <= ns; i++)
+		hdr = hdr sprintf(" %10s", shims[i] "/best")
+	print hdr
 	for (k = 1; k <= nkeys; k++) {
 		key = keys[k]
 		line = key
@@ -170,7 +192,8 @@ END {
 			best = a < 0 ? b : b < 0 ? a : (a < b ? a : b)
 		else
 			best = a > b ? a : b
-		line = line (best > 0 && m["Shim"] >= 0 ? sprintf(" %10.2f", m["Shim"] / best) : sprintf(" %10s", "-"))
+		for (i = 1; i <= ns; i++)
+			line = line (best > 0 && m[shims[i]] >= 0 ? sprintf(" %10.2f", m[shims[i]] / best) : sprintf(" %10s", "-"))
 		print line
 	}
 }' $(for f in "${files[@]}"; do for i in "${impls[@]}"; do for ((r = 1; r <= rounds; r++)); do

@@ -7,27 +7,33 @@
  * non-blocking one (nbc.c) hands it to a request.  p is the size of the
  * communicator, r the caller's rank.
  *
- *   Barrier         dissemination: ceil(log2 p) rounds of one empty message
+ *   Barrier         dissemination of radix min(p, 8): ceil(log_8 p) rounds of
+ *                   up to 7 empty messages
  *   Bcast           binomial tree from the root; from 64 KiB on, to 3 ranks
  *                   or more, binomial scatter then ring allgather
- *   Reduce          binomial tree towards the root (from 8 ranks on, a power
- *                   of two, 8 KiB and a commutative operation: Rabenseifner's
- *                   reduce-scatter, then a gather to the root); for a
- *                   non-commutative operation the tree is rooted at rank 0,
- *                   so that every combination is of neighbouring rank ranges
- *                   in rank order, and rank 0 forwards the result to the root
- *   Allreduce       recursive doubling; from 8 KiB on, for a commutative
- *                   operation, Rabenseifner (reduce-scatter by recursive
- *                   halving, allgather by recursive doubling); with p not a
- *                   power of two, the first 2 * (p - 2^k) ranks fold
- *                   pairwise first and get the result back at the end
+ *   Reduce          binomial tree towards the root, a rank taking the data
+ *                   of all its children in one round up to 2 KiB (from 8
+ *                   ranks on, a power of two, 8 KiB and a commutative
+ *                   operation: Rabenseifner's reduce-scatter, then a gather
+ *                   to the root); for a non-commutative operation the tree
+ *                   is rooted at rank 0, so that every combination is of
+ *                   neighbouring rank ranges in rank order, and rank 0
+ *                   forwards the result to the root
+ *   Allreduce       3 to 8 ranks, up to 256 bytes: every rank sends its vector
+ *                   to every other and combines all p in rank order (one
+ *                   round); otherwise recursive doubling; from 8 KiB on,
+ *                   for a commutative operation, Rabenseifner (reduce-scatter
+ *                   by recursive halving, allgather by recursive doubling);
+ *                   with p not a power of two, the first 2 * (p - 2^k) ranks
+ *                   fold pairwise first and get the result back at the end
  *   Gather,         binomial tree of packed blocks up to 16 KiB in all (the
  *   Scatter         root handles log2(p) messages); above, and for the v
  *                   forms, the root posts every receive (or send) at once
  *   Allgather       recursive doubling for p a power of two, Bruck otherwise:
  *                   ceil(log2 p) rounds
  *   Allgatherv      ring: p - 1 rounds
- *   Alltoall(v,w)   pairwise exchange: p - 1 rounds, one peer each
+ *   Alltoall(v,w)   pairwise exchange order, the sends and receives of up to
+ *                   32 peers posted at once: ceil((p - 1) / 32) rounds
  *   Reduce_scatter  Reduce to rank 0, then Scatter(v)
  *   Scan, Exscan    recursive doubling (prefix)
  */
@@ -42,13 +48,29 @@
 /* Algorithms                                                          */
 /* ------------------------------------------------------------------ */
 
+/* The most messages a barrier rank sends in one round, plus one. */
+#define COLL_BARRIER_RADIX 8
+
+/*
+ * Dissemination of radix k (k = p up to COLL_BARRIER_RADIX ranks): in
+ * the round of distance d (1, k, k^2, ...), a rank sends to r + j * d and
+ * hears from r - j * d, for each j from 1 to k - 1 with j * d < p.  After
+ * the round of d, a rank has heard, through chains of messages, from all
+ * of r - (k * d - 1) .. r; the rounds end when that is everyone.  A
+ * larger radix means fewer rounds, each of more messages posted at once:
+ * a rank waits ceil(log_k p) times instead of ceil(log2 p), and with more
+ * processes than cores each wait may cost a switch to another process.
+ */
 static void build_barrier(struct coll_sched *s)
 {
-	int p = s->comm->size, r = s->comm->rank, k;
+	int p = s->comm->size, r = s->comm->rank, k, d, j;
 
-	for (k = 1; k < p; k <<= 1) {
-		coll_send(s, NULL, 0, MPI_BYTE, (r + k) % p);
-		coll_recv(s, NULL, 0, MPI_BYTE, (r - k + p) % p);
+	k = p < COLL_BARRIER_RADIX ? p : COLL_BARRIER_RADIX;
+	for (d = 1; d < p; d *= k) {
+		for (j = 1; j < k && j * d < p; j++) {
+			coll_send(s, NULL, 0, MPI_BYTE, (r + j * d) % p);
+			coll_recv(s, NULL, 0, MPI_BYTE, (r - j * d + p) % p);
+		}
 		coll_fence(s);
 	}
 }
@@ -274,21 +296,108 @@ static void rsag(struct coll_sched *s, void *rbuf, void *tmp, int count, MPI_Dat
 }
 
 /*
- * The running result acc is never written: each combination goes into the
- * buffer that just received (in = acc op in), which then becomes acc.  That
- * keeps the user's send buffer read-only and combines in rank order (acc
- * covers the lower ranks) for non-commutative operations.  Receives
- * alternate between two buffers; at the root, one is the receive buffer,
- * chosen so that the last combination lands there with no copy.
+ * In a collective whose messages all flow towards the root (Reduce,
+ * Gather), nothing holds a sender back: called back to back, the leaves
+ * run many calls ahead, and their messages pile up at their parents as
+ * unexpected ones, which every receive from another child then searches
+ * (a cost that grows with the lead, call after call).  Every
+ * COLL_RUNAHEAD-th such call on a communicator, each parent answers each
+ * child with an empty message once it has the child's data, and the child
+ * waits for it: no rank gets more than COLL_RUNAHEAD calls ahead of its
+ * parent, for one more wait in COLL_RUNAHEAD calls.  That wait drains
+ * the pipeline of calls, which costs a little; on 2 ranks, where the root
+ * has one child and so nothing to search, it comes only often enough to
+ * bound the memory of the unexpected messages.
  */
+#define COLL_RUNAHEAD 128
+#define COLL_RUNAHEAD_ONE_CHILD 1024
+
+static int runahead_check(const struct coll_sched *s)
+{
+	int k = s->comm->size > 2 ? COLL_RUNAHEAD : COLL_RUNAHEAD_ONE_CHILD;
+
+	return s->tag % k == k - 1;
+}
+
+/* A child's side, after its send to parent: wait for the answer. */
+static void runahead_wait(struct coll_sched *s, int parent)
+{
+	coll_fence(s);
+	coll_recv(s, NULL, 0, MPI_BYTE, parent);
+	coll_fence(s);
+}
+
+/* Up to this many bytes, a Reduce rank posts the receives of all its children at once. */
+#define COLL_REDUCE_SHORT 2048
+
+/*
+ * Binomial tree towards lroot (vr is the rank relative to it).  The
+ * running result acc is never written: each combination goes into the
+ * buffer that just received (in = acc op in), which then becomes acc.
+ * That keeps the user's send buffer read-only and combines in rank order
+ * (acc covers the lower ranks) for non-commutative operations.  At the
+ * root, the last buffer to receive is the receive buffer, so that the
+ * last combination lands there with no copy; in place, rbuf is acc and
+ * cannot receive.
+ *
+ * Short vectors: the receives from all the children are posted in one
+ * round, one buffer each, and combined in the same order once all are in:
+ * a rank waits once, not once per child, which counts when processes
+ * share cores.  Long ones: one child at a time, alternating between two
+ * buffers, so that a combination overlaps the next receive.
+ */
+static const void *reduce_children(struct coll_sched *s, const void *acc, void *rbuf,
+				   int count, MPI_Datatype type, int lroot, int throttle)
+{
+	int p = s->comm->size, r = s->comm->rank, vr = (r - lroot + p) % p;
+	int mask, children = 0, i, at_once, use_rbuf = rbuf && acc != rbuf;
+	void *in[sizeof(int) * 8], *two[2] = { NULL, NULL };
+
+	for (mask = 1; mask < p && !(vr & mask); mask <<= 1)
+		children += (vr | mask) < p;
+	if (!children)
+		return acc;
+	at_once = (size_t)count * type->size <= COLL_REDUCE_SHORT;
+	for (i = 0, mask = 1; i < children; i++, mask <<= 1) {
+		int child = ((vr | mask) + lroot) % p, slot = (children - 1 - i) % 2;
+
+		if (at_once) {
+			in[i] = i == children - 1 && use_rbuf ? rbuf : coll_tmp(s, count, type);
+		} else {
+			/* Alternate, so that the last one is rbuf if it can be. */
+			if (!two[slot])
+				two[slot] = !slot && use_rbuf ? rbuf : coll_tmp(s, count, type);
+			in[i] = two[slot];
+		}
+		coll_recv(s, in[i], count, type, child);
+		if (at_once)
+			continue;
+		coll_fence(s);
+		if (throttle)
+			coll_send(s, NULL, 0, MPI_BYTE, child);
+		coll_reduce(s, acc, in[i], count, type);
+		acc = in[i];
+	}
+	if (!at_once)
+		return acc;
+	coll_fence(s);
+	for (i = 0, mask = 1; i < children; i++, mask <<= 1) {
+		if (throttle)
+			coll_send(s, NULL, 0, MPI_BYTE, ((vr | mask) + lroot) % p);
+		coll_reduce(s, acc, in[i], count, type);
+		acc = in[i];
+	}
+	return acc;
+}
+
 static void build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, int count,
 			 MPI_Datatype type, int root)
 {
 	int p = s->comm->size, r = s->comm->rank;
 	int lroot = mpi_shim_op_commutative(s->op) ? root : 0;
-	int vr = (r - lroot + p) % p, mask, children = 0, next = 0;
+	int vr = (r - lroot + p) % p;
+	int throttle = runahead_check(s);
 	const void *acc = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-	void *bufs[2] = { NULL, NULL };
 
 	/*
 	 * Long vectors, a commutative operation and p a power of two from 8
@@ -305,31 +414,15 @@ static void build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, int
 		rsag(s, work, coll_tmp(s, count, type), count, type, r ^ root, p, 0, root, 1);
 		return;
 	}
-	for (mask = 1; mask < p && !(vr & mask); mask <<= 1)
-		children += (vr | mask) < p;
-	if (r == root && lroot == root) {
-		bufs[0] = rbuf;
-		/* In place, rbuf is acc and cannot receive first. */
-		next = acc == rbuf || children % 2 == 0;
-	}
-	for (mask = 1; mask < p; mask <<= 1) {
-		void *in;
+	acc = reduce_children(s, acc, r == root && lroot == root ? rbuf : NULL, count, type,
+			      lroot, throttle);
+	if (vr) {
+		int parent = ((vr & ~(vr & -vr)) + lroot) % p;
 
-		if (vr & mask) {
-			coll_send(s, acc, count, type, ((vr & ~mask) + lroot) % p);
-			coll_fence(s);
-			break;
-		}
-		if ((vr | mask) >= p)
-			continue;
-		if (!bufs[next])
-			bufs[next] = coll_tmp(s, count, type);
-		in = bufs[next];
-		next ^= 1;
-		coll_recv(s, in, count, type, ((vr | mask) + lroot) % p);
+		coll_send(s, acc, count, type, parent);
 		coll_fence(s);
-		coll_reduce(s, acc, in, count, type);
-		acc = in;
+		if (throttle)
+			runahead_wait(s, parent);
 	}
 	if (r == lroot) {
 		if (lroot == root) {
@@ -344,6 +437,41 @@ static void build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, int
 	}
 }
 
+/*
+ * Up to this many ranks and bytes, Allreduce is one exchange of every
+ * vector (on 2 ranks, recursive doubling is that exchange already).
+ */
+#define COLL_ALLREDUCE_FLAT_RANKS 8
+#define COLL_ALLREDUCE_FLAT_BYTES 256
+
+/*
+ * Every rank sends its vector to every other and combines the p vectors
+ * itself, from the right (v_i op (v_i+1 op ...)), so in rank order for a
+ * non-commutative operation: one round of p - 1 messages instead of
+ * log2(p) rounds (two more when p is not a power of two), and so one wait.
+ */
+static void allreduce_flat(struct coll_sched *s, void *rbuf, int count, MPI_Datatype type)
+{
+	int p = s->comm->size, r = s->comm->rank, j;
+	char *all = coll_tmp(s, count * p, type);
+	void *acc;
+
+	if (!all)
+		return;
+	for (j = 1; j < p; j++) {
+		int from = (r - j + p) % p;
+
+		coll_send(s, rbuf, count, type, (r + j) % p);
+		coll_recv(s, coll_at(all, (MPI_Aint)from * count, type), count, type, from);
+	}
+	coll_fence(s);
+	acc = r == p - 1 ? rbuf : coll_at(all, (MPI_Aint)(p - 1) * count, type);
+	for (j = p - 2; j >= 0; j--)
+		coll_reduce(s, j == r ? rbuf : coll_at(all, (MPI_Aint)j * count, type), acc, count,
+			    type);
+	coll_copy(s, acc, count, type, rbuf, count, type);
+}
+
 static void build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, int count,
 			    MPI_Datatype type)
 {
@@ -356,6 +484,11 @@ static void build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, 
 		coll_copy(s, sbuf, count, type, rbuf, count, type);
 	if (p == 1)
 		return;
+	if (p > 2 && p <= COLL_ALLREDUCE_FLAT_RANKS &&
+	    (size_t)count * type->size <= COLL_ALLREDUCE_FLAT_BYTES) {
+		allreduce_flat(s, rbuf, count, type);
+		return;
+	}
 	tmp = coll_tmp(s, count, type);
 	while (pof2 * 2 <= p)
 		pof2 *= 2;
@@ -422,6 +555,8 @@ static void gather_binomial(struct coll_sched *s, const struct coll_args *a, siz
 	if (size == 1) {
 		coll_send(s, a->sbuf, a->scount, a->stype, parent);
 		coll_fence(s);
+		if (runahead_check(s))
+			runahead_wait(s, parent);
 		return;
 	}
 	tmp = coll_tmp(s, (int)(size * blk), MPI_BYTE);
@@ -436,9 +571,13 @@ static void gather_binomial(struct coll_sched *s, const struct coll_args *a, siz
 		coll_recv(s, tmp + mask * blk, (int)(n * blk), MPI_BYTE, (vr + mask + root) % p);
 	}
 	coll_fence(s);
+	for (mask = 1; mask < size && runahead_check(s); mask <<= 1)
+		coll_send(s, NULL, 0, MPI_BYTE, (vr + mask + root) % p);
 	if (vr) {
 		coll_send(s, tmp, (int)(size * blk), MPI_BYTE, parent);
 		coll_fence(s);
+		if (runahead_check(s))
+			runahead_wait(s, parent);
 		return;
 	}
 	for (i = a->sbuf == MPI_IN_PLACE; i < p; i++)
@@ -492,6 +631,8 @@ static void build_gatherv(struct coll_sched *s, const struct coll_args *a, int r
 	if (r != a->root) {
 		coll_send(s, a->sbuf, a->scount, a->stype, a->root);
 		coll_fence(s);
+		if (runahead_check(s))
+			runahead_wait(s, a->root);
 		return;
 	}
 	for (i = 0; i < p; i++) {
@@ -504,6 +645,10 @@ static void build_gatherv(struct coll_sched *s, const struct coll_args *a, int r
 		else if (a->sbuf != MPI_IN_PLACE)
 			coll_copy(s, a->sbuf, a->scount, a->stype, blk, n, a->rtype);
 	}
+	coll_fence(s);
+	for (i = 0; i < p && runahead_check(s); i++)
+		if (i != r)
+			coll_send(s, NULL, 0, MPI_BYTE, i);
 	coll_fence(s);
 }
 
@@ -657,6 +802,16 @@ static void a2a_block(const struct coll_args *a, enum coll_kind kind, int i,
 	}
 }
 
+/*
+ * Alltoall posts the exchanges of this many peers at once, in the order of
+ * the pairwise exchange (peer r + k at step k), then waits for them all:
+ * one wait instead of one per peer, which matters most when processes
+ * share cores, and a bounded number of messages in flight per rank.  Each
+ * send goes before its receive, here and in the barrier, so that the peer
+ * waiting for it has it as early as possible.
+ */
+#define COLL_A2A_BATCH 32
+
 static void build_alltoall(struct coll_sched *s, const struct coll_args *a, enum coll_kind kind)
 {
 	int p = s->comm->size, r = s->comm->rank, k, i;
@@ -690,8 +845,10 @@ static void build_alltoall(struct coll_sched *s, const struct coll_args *a, enum
 			a2a_block(a, kind, src, &c);
 			coll_send(s, blocks[dst], b.rcount, b.rtype, dst);
 			coll_recv(s, c.rbuf, c.rcount, c.rtype, src);
-			coll_fence(s);
+			if (k % COLL_A2A_BATCH == 0)
+				coll_fence(s);
 		}
+		coll_fence(s);
 		free(blocks);
 		return;
 	}
@@ -704,8 +861,10 @@ static void build_alltoall(struct coll_sched *s, const struct coll_args *a, enum
 		a2a_block(a, kind, src, &c);
 		coll_send(s, b.sbuf, b.scount, b.stype, dst);
 		coll_recv(s, c.rbuf, c.rcount, c.rtype, src);
-		coll_fence(s);
+		if (k % COLL_A2A_BATCH == 0)
+			coll_fence(s);
 	}
+	coll_fence(s);
 }
 
 /* Reduce_scatter(_block): reduce everything to rank 0, then scatter. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bip.h"
 #include "shim.h"
 #include "datatype.h"
 #include "coll.h"
@@ -389,20 +390,48 @@ static int coll_round_test(struct coll_sched *s)
 	return n == 0;
 }
 
+/* Test the requests of the round without polling; 1 when none is left. */
+static int coll_round_done(struct coll_sched *s)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->nreqs; i++) {
+		MPI_Request r = s->reqs[i];
+
+		if (r->done)
+			coll_failed(s, mpi_shim_request_wait(&r, MPI_STATUS_IGNORE));
+		else
+			s->reqs[n++] = r;
+	}
+	s->nreqs = n;
+	return n == 0;
+}
+
 /*
- * Wait for every request of the round: the receives first, since a send
- * may complete only once its peer has taken something (an eager slot, a
- * rendezvous), which the peer does while it waits for its own receives.
+ * Wait for every request of the round at once: one poll and one waiting
+ * step per turn, whatever the number of requests, so that a round of
+ * several messages spins no longer before it yields than a round of one.
+ * Polling serves the sends and the receives alike (a send may complete
+ * only once its peer has taken something, which the peer does while it
+ * waits for its own receives).  When every other process has ended, the
+ * requests are waited for one by one, which reports it.
  */
 static void coll_round_wait(struct coll_sched *s)
 {
-	int i, pass;
+	struct bip_layer_wait w = { 0, 0 };
+	int i;
 
-	for (pass = 0; pass < 2; pass++)
-		for (i = 0; i < s->nreqs; i++)
-			if (s->reqs[i] && (pass || s->reqs[i]->kind == MPI_SHIM_REQ_RECV))
+	while (!coll_round_done(s)) {
+		mpi_shim_progress();
+		if (coll_round_done(s))
+			break;
+		if (bip_layer_wait(&w) < 0) {
+			for (i = 0; i < s->nreqs; i++)
 				coll_failed(s, mpi_shim_request_wait(&s->reqs[i],
 								     MPI_STATUS_IGNORE));
+			break;
+		}
+	}
 	s->nreqs = 0;
 }
 
