@@ -28,7 +28,7 @@ const struct bip_env_var bip_env_vars[] = {
 	{ "BIP_HOST", "(the kernel's host name)", "this host's name in the configuration, set by bipload" },
 	{ "BIP_INIT_TIMEOUT", "10 + 2 per node", "seconds bip_init waits for the other nodes" },
 	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield), spin, yield" },
-	{ "BIP_SPIN", "2000 (50 with more local processes than processors)",
+	{ "BIP_SPIN", "2000 (5 with more local processes than processors)",
 	  "rounds of spinning before yielding, with BIP_WAIT=auto" },
 	{ "BIP_TOPOLOGY", "$HOME/.bip/biptopology",
 	  "biproute, lanai-sim: the cabling of the (simulated) network" },

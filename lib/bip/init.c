@@ -112,7 +112,7 @@ static int setup_wait(int nlocal, char *err)
 
 	bip_state.wait_mode = BIP_WAIT_AUTO;
 	/* More processes than cores: spin less before yielding. */
-	bip_state.spin_limit = (ncpu > 0 && nlocal > ncpu) ? 50 : 2000;
+	bip_state.spin_limit = (ncpu > 0 && nlocal > ncpu) ? BIP_SPIN_SHARED_CPU : BIP_SPIN_OWN_CPU;
 	if (mode && *mode) {
 		if (!strcmp(mode, "spin")) {
 			bip_state.wait_mode = BIP_WAIT_SPIN;

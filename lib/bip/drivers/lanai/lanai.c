@@ -386,8 +386,8 @@ static void adjust_spin(const struct bip_nic_job *job)
 		return;
 	for (i = 0; i < job->numnodes; i++)
 		nlocal += bip_host_is_local(job->conf->nodes[i].host);
-	if (ncpu > 0 && nlocal + 1 > ncpu && bip_state.spin_limit > 50)
-		bip_state.spin_limit = 50;
+	if (ncpu > 0 && nlocal + 1 > ncpu && bip_state.spin_limit > BIP_SPIN_SHARED_CPU)
+		bip_state.spin_limit = BIP_SPIN_SHARED_CPU;
 }
 
 static void lanai_close(struct bip_nic *nic);
