@@ -223,6 +223,11 @@ static struct bip_lanai_regs *board_of(struct bip_lanai_fw *fw, int node)
  * writes arrivals into them as a board's DMA engine writes host memory,
  * with no system call.  Each queue starts on a cache line.
  */
+static size_t window_span(uint32_t cap)
+{
+	return ((size_t)cap + BIP_CACHELINE - 1) & ~(size_t)(BIP_CACHELINE - 1);
+}
+
 static int make_window(struct bip_lanai *l, const struct bip_nic_job *job)
 {
 	size_t size = 0, off = 0;
@@ -230,7 +235,7 @@ static int make_window(struct bip_lanai *l, const struct bip_nic_job *job)
 	int i, fd;
 
 	for (i = 0; i < job->ntags; i++)
-		size += ((size_t)job->tagqs[i].cap + BIP_CACHELINE - 1) & ~(size_t)(BIP_CACHELINE - 1);
+		size += window_span(job->tagqs[i].cap);
 	fd = memfd_create("bip-lanai-queues", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
 		snprintf(job->err, job->errlen, "lanai: cannot make the DMA window of %zu KiB: %s",
@@ -251,8 +256,7 @@ static int make_window(struct bip_lanai *l, const struct bip_nic_job *job)
 	l->qwin_fd = fd;
 	for (i = 0; i < job->ntags; i++) {
 		job->tagqs[i].buf = (char *)p + off;
-		off += ((size_t)job->tagqs[i].cap + BIP_CACHELINE - 1) &
-		       ~(size_t)(BIP_CACHELINE - 1);
+		off += window_span(job->tagqs[i].cap);
 	}
 	return 0;
 }
