@@ -799,10 +799,12 @@ static void judge(int *first_failed)
 
 /*
  * libfabric's shm provider names its regions "PID:..." and removes them when
- * its process ends, but not when the process is killed: those of this
- * job's local processes that died by a signal go with the job's own.
+ * its process ends normally, but not when the process is killed or leaves
+ * with _exit (a library's fatal error): those of this job's local processes
+ * that have ended go with the job's own (the pid names a process that is
+ * gone, so nothing uses them).
  */
-static int killed_child_region(const char *name)
+static int ended_child_region(const char *name)
 {
 	char *end;
 	long pid = strtol(name, &end, 10);
@@ -813,7 +815,7 @@ static int killed_child_region(const char *name)
 	for (i = 0; i < nprocs; i++) {
 		const struct proc *p = &procs[i];
 
-		if (!p->remote && p->started == pid && p->pid == 0 && WIFSIGNALED(p->status))
+		if (!p->remote && p->started == pid && p->pid == 0)
 			return 1;
 	}
 	return 0;
@@ -833,7 +835,7 @@ static void remove_shm(void)
 	if (!dir)
 		return;
 	while ((d = readdir(dir))) {
-		if (!strncmp(d->d_name, prefix, len) || killed_child_region(d->d_name)) {
+		if (!strncmp(d->d_name, prefix, len) || ended_child_region(d->d_name)) {
 			char path[512];
 
 			snprintf(path, sizeof(path), "/dev/shm/%s", d->d_name);

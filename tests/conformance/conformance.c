@@ -902,6 +902,8 @@ static void t_noinit(void)
 	bip_init();
 }
 
+/* Node 1 ends by signal sig, or (sig 0) by _exit(1), which runs no cleanup
+ * either, as a fatal error of a library may. */
 static void crash_with(int sig)
 {
 	int v;
@@ -911,6 +913,8 @@ static void crash_with(int sig)
 		printf("job %s\n", getenv("BIP_JOBID"));
 	if (bip_mynode == 1) {
 		sleep_ms(100);
+		if (!sig)
+			_exit(1);
 		raise(sig);
 	}
 	bip_recv(&v, 1); /* waits until bipload stops it */
@@ -925,6 +929,11 @@ static void t_crash(void)
 static void t_killed(void)
 {
 	crash_with(SIGKILL);
+}
+
+static void t_exited(void)
+{
+	crash_with(0);
 }
 
 /*
@@ -1070,7 +1079,7 @@ static const struct {
 	{ "stream", t_stream, 0 },     { "claimrace", t_claimrace, 0 }, { "window", t_window, 0 },
 	{ "bytes", t_bytes, 0 },       { "sources", t_sources, 0 },   { "exitflush", t_exitflush, 0 },
 	{ "zero", t_zero, 1 },         { "reuse", t_reuse, 1 },       { "noinit", t_noinit, 1 },
-	{ "crash", t_crash, 1 },       { "killed", t_killed, 1 },     { "stale", t_stale, 1 },
+	{ "crash", t_crash, 1 },       { "killed", t_killed, 1 },     { "exited", t_exited, 1 },     { "stale", t_stale, 1 },
 	{ "fullq", t_fullq, 1 },       { "hostdown", t_hostdown, 1 },
 };
 

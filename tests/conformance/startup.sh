@@ -55,6 +55,19 @@ killed)
 	left=$(ls /dev/shm | grep -e "^bip-$(id -u)-.*$job" -e "^$pid:" || true)
 	[ -z "$left" ] || fail "shared memory left behind: $left"
 	;;
+exited)
+	# Node 1 leaves with _exit(1), as a library's fatal error may: no
+	# handler runs there either, and bipload removes what it left.
+	"$bipload" -sz 4 --timeout 60 "$prog" exited >"$out" 2>&1
+	rc=$?
+	[ "$rc" -eq 1 ] || fail "exit status $rc, expected 1"
+	pid=$(sed -n 's/^bipload: node 1 (host .*, pid \([0-9]*\)) exited with status 1$/\1/p' "$out")
+	[ -n "$pid" ] || fail "bipload does not name node 1, its pid and its status"
+	job=$(sed -n 's/^job //p' "$out")
+	[ -n "$job" ] || fail "node 0 did not print its job id"
+	left=$(ls /dev/shm | grep -e "^bip-$(id -u)-.*$job" -e "^$pid:" || true)
+	[ -z "$left" ] || fail "shared memory left behind: $left"
+	;;
 messages)
 	# Misuse: each error counted by a node is one line on stderr naming the
 	# node and the call (PROG is the bad-input program).
