@@ -35,7 +35,16 @@
  * A send to oneself that waits for its receive is cancelled on the spot.
  *
  * Per-sender order is BIP's, and receives are matched in the order they
- * were posted, so the non-overtaking rule holds.  Messages to oneself never
+ * were posted, so the non-overtaking rule holds.  Both queues are split by
+ * source world rank, so that matching a message from (or a receive for) one
+ * source looks only at that source's entries, whatever waits from the
+ * others (a collective's root receiving from many leaves): unexpected
+ * messages in one list per source, posted receives in one list per source
+ * plus one for MPI_ANY_SOURCE.  Every entry carries a sequence number
+ * (arrival, or posting), which orders the candidates of different lists:
+ * an ANY_SOURCE receive takes the earliest-arrived match among the first
+ * match of each source, an arrival the earliest-posted of the first match
+ * in its source's list and the first in the ANY_SOURCE list.  Messages to oneself never
  * touch BIP.  Callbacks must not call BIP: what they cannot finish (start a
  * long receive, send an acknowledgement) waits in a deferred list that
  * mpi_shim_progress runs after polling.
@@ -102,6 +111,7 @@ enum unexp_kind {
 
 struct unexp {
 	struct unexp *next, *prev;
+	uint64_t seq;      /* arrival order, across every source */
 	uint32_t ctx;
 	int tag;
 	int src;           /* rank in the communicator */
@@ -145,9 +155,21 @@ struct chunk {
 	struct chunk *next;
 };
 
+struct unexp_list {
+	struct unexp *head, *tail;
+};
+
+struct posted_list {
+	struct mpi_shim_request *head, *tail;
+};
+
 static struct {
-	struct mpi_shim_request *posted_head, *posted_tail;
-	struct unexp *unexp_head, *unexp_tail;
+	struct posted_list *posted;    /* receives from one source, by world rank */
+	struct posted_list posted_any; /* MPI_ANY_SOURCE receives */
+	uint64_t posted_seq;           /* posting order of receives */
+	struct unexp_list *unexp;      /* by source world rank */
+	uint64_t unexp_seq;            /* arrival order of unexpected messages */
+	int nunexp;                    /* unexpected messages queued */
 	struct unexp *unexp_free;
 	struct mpi_shim_request *req_free;
 	struct pending_rts *rts;
@@ -263,52 +285,71 @@ static void unexp_release(struct unexp *u)
 
 /* --- queues --- */
 
+/* A receive from one source waits in that source's list, keyed by the
+ * world rank recv_start put in wpeer; one from any source in its own. */
+static inline struct posted_list *posted_list_of(const struct mpi_shim_request *r)
+{
+	return r->peer == MPI_ANY_SOURCE ? &p2p.posted_any : &p2p.posted[r->wpeer];
+}
+
 static void posted_append(struct mpi_shim_request *r)
 {
+	struct posted_list *l = posted_list_of(r);
+
+	r->seq = p2p.posted_seq++;
 	r->next = NULL;
-	r->prev = p2p.posted_tail;
-	if (p2p.posted_tail)
-		p2p.posted_tail->next = r;
+	r->prev = l->tail;
+	if (l->tail)
+		l->tail->next = r;
 	else
-		p2p.posted_head = r;
-	p2p.posted_tail = r;
+		l->head = r;
+	l->tail = r;
 	r->flags |= MPI_SHIM_F_POSTED;
 }
 
 static void posted_remove(struct mpi_shim_request *r)
 {
+	struct posted_list *l = posted_list_of(r);
+
 	if (r->prev)
 		r->prev->next = r->next;
 	else
-		p2p.posted_head = r->next;
+		l->head = r->next;
 	if (r->next)
 		r->next->prev = r->prev;
 	else
-		p2p.posted_tail = r->prev;
+		l->tail = r->prev;
 	r->flags &= ~MPI_SHIM_F_POSTED;
 }
 
 static void unexp_append(struct unexp *u)
 {
+	struct unexp_list *l = &p2p.unexp[u->wsrc];
+
+	u->seq = p2p.unexp_seq++;
 	u->next = NULL;
-	u->prev = p2p.unexp_tail;
-	if (p2p.unexp_tail)
-		p2p.unexp_tail->next = u;
+	u->prev = l->tail;
+	if (l->tail)
+		l->tail->next = u;
 	else
-		p2p.unexp_head = u;
-	p2p.unexp_tail = u;
+		l->head = u;
+	l->tail = u;
+	p2p.nunexp++;
 }
 
 static void unexp_remove(struct unexp *u)
 {
+	struct unexp_list *l = &p2p.unexp[u->wsrc];
+
 	if (u->prev)
 		u->prev->next = u->next;
 	else
-		p2p.unexp_head = u->next;
+		l->head = u->next;
 	if (u->next)
 		u->next->prev = u->prev;
 	else
-		p2p.unexp_tail = u->prev;
+		l->tail = u->prev;
+	p2p.nunexp--;
 }
 
 static inline int matches(const struct mpi_shim_request *r, uint32_t ctx, int src, int tag)
@@ -317,18 +358,72 @@ static inline int matches(const struct mpi_shim_request *r, uint32_t ctx, int sr
 	       (r->tag == tag || r->tag == MPI_ANY_TAG);
 }
 
-/* The first posted receive that matches, taken out of the queue. */
-static inline struct mpi_shim_request *match_posted(uint32_t ctx, int src, int tag)
+static inline struct mpi_shim_request *posted_first(struct mpi_shim_request *r, uint32_t ctx,
+						    int src, int tag)
 {
-	struct mpi_shim_request *r;
-
-	for (r = p2p.posted_head; r; r = r->next) {
-		if (matches(r, ctx, src, tag)) {
-			posted_remove(r);
+	for (; r; r = r->next)
+		if (matches(r, ctx, src, tag))
 			return r;
+	return NULL;
+}
+
+/* The earliest-posted receive that matches a message from src (rank in
+ * the communicator of ctx), world rank wsrc; left in its queue. */
+static inline struct mpi_shim_request *find_posted(uint32_t ctx, int src, int wsrc, int tag)
+{
+	struct mpi_shim_request *r = posted_first(p2p.posted[wsrc].head, ctx, src, tag);
+	struct mpi_shim_request *a;
+
+	if (mpi_shim_likely(!p2p.posted_any.head))
+		return r;
+	a = posted_first(p2p.posted_any.head, ctx, src, tag);
+	return !r || (a && a->seq < r->seq) ? a : r;
+}
+
+/* The same, taken out of its queue. */
+static inline struct mpi_shim_request *match_posted(uint32_t ctx, int src, int wsrc, int tag)
+{
+	struct mpi_shim_request *r = find_posted(ctx, src, wsrc, tag);
+
+	if (r)
+		posted_remove(r);
+	return r;
+}
+
+static inline int unexp_matches(const struct unexp *u, uint32_t ctx, int src, int tag)
+{
+	return u->ctx == ctx && (src == MPI_ANY_SOURCE || u->src == src) &&
+	       (tag == MPI_ANY_TAG || u->tag == tag);
+}
+
+/* The earliest-arrived unexpected message that a receive (or probe) for
+ * src (rank in the communicator of ctx, or MPI_ANY_SOURCE), world rank
+ * wsrc, matches; left in its queue.  Within one source the first match is
+ * the earliest; across sources the first matches are compared. */
+static struct unexp *find_unexpected(uint32_t ctx, int src, int wsrc, int tag)
+{
+	struct unexp *u, *best = NULL;
+	int w;
+
+	if (src != MPI_ANY_SOURCE) {
+		for (u = p2p.unexp[wsrc].head; u; u = u->next)
+			if (unexp_matches(u, ctx, src, tag))
+				return u;
+		return NULL;
+	}
+	if (!p2p.nunexp)
+		return NULL;
+	for (w = 0; w < mpi_shim.world_size; w++) {
+		for (u = p2p.unexp[w].head; u; u = u->next) {
+			if (best && u->seq > best->seq)
+				break; /* the rest of this source came later still */
+			if (unexp_matches(u, ctx, src, tag)) {
+				best = u;
+				break;
+			}
 		}
 	}
-	return NULL;
+	return best;
 }
 
 /* --- completion --- */
@@ -622,8 +717,8 @@ static int on_cancel(int src, uint64_t cookie)
 	struct unexp *u;
 	struct ctl *a;
 
-	for (u = p2p.unexp_head; u; u = u->next)
-		if (u->wsrc == src && u->aux == cookie &&
+	for (u = p2p.unexp[src].head; u; u = u->next)
+		if (u->aux == cookie &&
 		    (u->kind == U_RTS || u->kind == U_EAGER_SYNC))
 			break;
 	a = ctl_new(src, u && (u->kind != U_RTS || u->ready) ? HDR_CANCEL_YES : HDR_CANCEL_NO,
@@ -671,7 +766,7 @@ static int on_short(int src, int tag, const void *data, size_t len)
 
 	memcpy(&h, p, HDR_BASE);
 	if (mpi_shim_likely(h.kind == HDR_EAGER)) {
-		r = match_posted(h.ctx, h.src, h.tag);
+		r = match_posted(h.ctx, h.src, src, h.tag);
 		if (mpi_shim_likely(r != NULL)) {
 			recv_deliver(r, h.src, h.tag, p + HDR_BASE, len - HDR_BASE);
 			return 0;
@@ -689,12 +784,11 @@ static int on_short(int src, int tag, const void *data, size_t len)
 	memcpy(&h.aux, p + HDR_BASE, sizeof(h.aux));
 	switch (h.kind) {
 	case HDR_EAGER_SYNC:
-		r = match_posted(h.ctx, h.src, h.tag);
+		r = find_posted(h.ctx, h.src, src, h.tag);
 		if (r) {
-			if (ctl_defer(src, HDR_ACK, h.aux) < 0) {
-				posted_append(r); /* back where it was: try again later */
-				return -EAGAIN;
-			}
+			if (ctl_defer(src, HDR_ACK, h.aux) < 0)
+				return -EAGAIN; /* left where it was: try again later */
+			posted_remove(r);
 			recv_deliver(r, h.src, h.tag, p + HDR_FULL, len - HDR_FULL);
 			return 0;
 		}
@@ -710,7 +804,7 @@ static int on_short(int src, int tag, const void *data, size_t len)
 		goto queue;
 	case HDR_RTS:
 		memcpy(&h.cookie, p + HDR_FULL, sizeof(h.cookie));
-		r = match_posted(h.ctx, h.src, h.tag);
+		r = match_posted(h.ctx, h.src, src, h.tag);
 		if (r) {
 			r->status.MPI_SOURCE = h.src;
 			r->status.MPI_TAG = h.tag;
@@ -901,7 +995,7 @@ int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all)
 static int self_send(struct mpi_shim_request *r, const void *data, size_t bytes)
 {
 	const struct hdr *h = (const struct hdr *)r->hdr;
-	struct mpi_shim_request *q = match_posted(h->ctx, h->src, h->tag);
+	struct mpi_shim_request *q = match_posted(h->ctx, h->src, mpi_shim.world_rank, h->tag);
 	struct unexp *u;
 
 	if (q) {
@@ -1087,12 +1181,13 @@ int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, int count, MPI_Da
 		mpi_shim_req_complete(r, MPI_SUCCESS);
 		return MPI_SUCCESS;
 	}
-	for (u = p2p.unexp_head; u; u = u->next) {
-		if (matches(r, u->ctx, u->src, u->tag)) {
-			unexp_remove(u);
-			take_unexpected(r, u);
-			return MPI_SUCCESS;
-		}
+	if (src != MPI_ANY_SOURCE)
+		r->wpeer = comm->world[src];
+	u = find_unexpected(ctx, src, r->wpeer, tag);
+	if (u) {
+		unexp_remove(u);
+		take_unexpected(r, u);
+		return MPI_SUCCESS;
 	}
 	posted_append(r);
 	return MPI_SUCCESS;
@@ -1123,7 +1218,7 @@ int mpi_shim_send_cancel(struct mpi_shim_request *r)
 	if (r->wpeer == mpi_shim.world_rank) {
 		/* To oneself: still in the sender's buffer until a receive
 		 * takes it. */
-		for (u = p2p.unexp_head; u; u = u->next) {
+		for (u = p2p.unexp[mpi_shim.world_rank].head; u; u = u->next) {
 			if (u->kind == U_SELF_REF && u->sender == r) {
 				unexp_remove(u);
 				unexp_release(u);
@@ -1146,39 +1241,36 @@ int mpi_shim_send_cancel(struct mpi_shim_request *r)
 	return 0;
 }
 
-int mpi_shim_probe_unexpected(uint32_t ctx, int src, int tag, MPI_Status *status)
+int mpi_shim_probe_unexpected(MPI_Comm comm, int src, int tag, MPI_Status *status)
 {
-	struct unexp *u;
+	struct unexp *u = find_unexpected(comm->ctx, src,
+					  src == MPI_ANY_SOURCE ? -1 : comm->world[src], tag);
 
-	for (u = p2p.unexp_head; u; u = u->next) {
-		if (u->ctx == ctx && (src == MPI_ANY_SOURCE || u->src == src) &&
-		    (tag == MPI_ANY_TAG || u->tag == tag)) {
-			if (status != MPI_STATUS_IGNORE && status) {
-				status->MPI_SOURCE = u->src;
-				status->MPI_TAG = u->tag;
-				status->MPI_ERROR = MPI_SUCCESS;
-				status->mpi_shim_cancelled = 0;
-				status->mpi_shim_bytes = (MPI_Count)u->len;
-			}
-			return 1;
-		}
+	if (!u)
+		return 0;
+	if (status != MPI_STATUS_IGNORE && status) {
+		status->MPI_SOURCE = u->src;
+		status->MPI_TAG = u->tag;
+		status->MPI_ERROR = MPI_SUCCESS;
+		status->mpi_shim_cancelled = 0;
+		status->mpi_shim_bytes = (MPI_Count)u->len;
 	}
-	return 0;
+	return 1;
 }
 
 /* --- set-up --- */
 
 int mpi_shim_p2p_init(void)
 {
+	int rc = MPI_ERR_NO_MEM;
 	int i;
 
 	p2p.rts = calloc((size_t)mpi_shim.world_size, sizeof(*p2p.rts));
 	p2p.eager = calloc((size_t)mpi_shim.world_size, sizeof(*p2p.eager));
-	if (!p2p.rts || !p2p.eager) {
-		free(p2p.rts);
-		free(p2p.eager);
-		return MPI_ERR_NO_MEM;
-	}
+	p2p.posted = calloc((size_t)mpi_shim.world_size, sizeof(*p2p.posted));
+	p2p.unexp = calloc((size_t)mpi_shim.world_size, sizeof(*p2p.unexp));
+	if (!p2p.rts || !p2p.eager || !p2p.posted || !p2p.unexp)
+		goto free_arrays;
 	for (i = 0; i < mpi_shim.world_size; i++) {
 		size_t m = i == mpi_shim.world_rank ? 0 : bip_layer_short_max(i);
 
@@ -1187,14 +1279,22 @@ int mpi_shim_p2p_init(void)
 			p2p.eager[i] = EAGER_CAP;
 	}
 	if (bip_layer_register(MPI_SHIM_BIP_TAG, &p2p_layer_ops) < 0) {
-		free(p2p.rts);
-		free(p2p.eager);
-		p2p.rts = NULL;
-		p2p.eager = NULL;
-		return MPI_ERR_OTHER;
+		rc = MPI_ERR_OTHER;
+		goto free_arrays;
 	}
 	p2p.registered = 1;
 	return MPI_SUCCESS;
+
+free_arrays:
+	free(p2p.rts);
+	free(p2p.eager);
+	free(p2p.posted);
+	free(p2p.unexp);
+	p2p.rts = NULL;
+	p2p.eager = NULL;
+	p2p.posted = NULL;
+	p2p.unexp = NULL;
+	return rc;
 }
 
 /* After the last MPI call: every request is gone with its memory. */
@@ -1219,6 +1319,8 @@ void mpi_shim_p2p_fini(void)
 	p2p.registered = 0;
 	free(p2p.rts);
 	free(p2p.eager);
+	free(p2p.posted);
+	free(p2p.unexp);
 	p2p.rts = NULL;
 	while ((a = p2p.ctl_free)) {
 		p2p.ctl_free = a->next;

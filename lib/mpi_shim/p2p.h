@@ -49,9 +49,9 @@ int mpi_shim_recv_cancel(struct mpi_shim_request *r);
  * r->cancelled set if it was cancelled.  1 if it was cancelled at once. */
 int mpi_shim_send_cancel(struct mpi_shim_request *r);
 
-/* Look for a message that a receive (ctx, src, tag) would match; fills
- * status if found and returns 1. */
-int mpi_shim_probe_unexpected(uint32_t ctx, int src, int tag, MPI_Status *status);
+/* Look for a message that a receive (src, tag) on comm's point-to-point
+ * context would match; fills status if found and returns 1. */
+int mpi_shim_probe_unexpected(MPI_Comm comm, int src, int tag, MPI_Status *status);
 
 /* Progress-driven requests: advanced by every mpi_shim_progress until
  * complete; one step now (not from inside another step). */

@@ -379,7 +379,7 @@ int PMPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	mpi_shim_progress_all();
-	*flag = mpi_shim_probe_unexpected(comm->ctx, src, tag, status);
+	*flag = mpi_shim_probe_unexpected(comm, src, tag, status);
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Iprobe);
@@ -397,11 +397,11 @@ int PMPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
 	}
 	for (;;) {
 		mpi_shim_progress_all();
-		if (mpi_shim_probe_unexpected(comm->ctx, src, tag, status))
+		if (mpi_shim_probe_unexpected(comm, src, tag, status))
 			return MPI_SUCCESS;
 		if (bip_layer_wait(&w) < 0) {
 			mpi_shim_progress_all();
-			if (mpi_shim_probe_unexpected(comm->ctx, src, tag, status))
+			if (mpi_shim_probe_unexpected(comm, src, tag, status))
 				return MPI_SUCCESS;
 			return mpi_shim_err(comm, MPI_ERR_OTHER, "MPI_Probe",
 					    "every other process has ended: no message from rank %d "

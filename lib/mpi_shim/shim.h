@@ -182,7 +182,9 @@ struct mpi_shim_request {
 	size_t bytes;        /* send: bytes to send; receive: room in bytes */
 	size_t len;          /* receive: bytes of the matched message */
 	uint64_t handle;     /* receive: the BIP handle of a long message */
-	int wpeer;           /* world rank of the matched source or destination */
+	int wpeer;           /* world rank of the matched source or destination;
+				a receive from one source: that source's, from posting */
+	uint64_t seq;        /* receive: posting order, while posted */
 	unsigned flags;      /* protocol state */
 	void *bsend;         /* the region of the attached buffer of a Bsend */
 	struct mpi_shim_request *next, *prev;

@@ -828,6 +828,187 @@ static void test_manylong(void)
 	OK(MPI_Waitall(COUNT, reqs, MPI_STATUSES_IGNORE));
 }
 
+/*
+ * Unexpected messages from several sources, tags and communicators, of
+ * every protocol (eager, synchronous eager, rendezvous, to oneself), queued
+ * in an order rank 0 fixes, then taken by receives and probes by source,
+ * by tag and by wildcards: each must get the earliest message it matches,
+ * per source and, for MPI_ANY_SOURCE, in arrival order across sources.
+ * Then receives from one source and from any source, posted before their
+ * messages, must be matched in posting order.
+ */
+#define UQ_N 72
+#define UQ_BIG 3000 /* a rendezvous over every driver */
+#define UQ_TAG_GO 32001
+#define UQ_TAG_SENT 32002
+
+struct uq_msg {
+	int src, tag, len, other, taken;
+};
+
+static void uq_schedule(struct uq_msg *m, int k)
+{
+	m->src = (k * 5 + k / 7) % size;
+	m->tag = (k / 2 + k % 3) % 3;
+	m->len = k % 5 == 4 ? UQ_BIG : 4 + k;
+	m->other = k % 7 == 3; /* on the duplicate communicator */
+	m->taken = 0;
+}
+
+/* The earliest message not yet taken that (comm, src, tag) matches, or -1. */
+static int uq_expected(const struct uq_msg *m, int other, int src, int tag)
+{
+	int k;
+
+	for (k = 0; k < UQ_N; k++)
+		if (!m[k].taken && m[k].other == other &&
+		    (src == MPI_ANY_SOURCE || m[k].src == src) &&
+		    (tag == MPI_ANY_TAG || m[k].tag == tag))
+			return k;
+	return -1;
+}
+
+static void uq_queue(struct uq_msg *m, MPI_Comm other, MPI_Request *reqs, unsigned char **bufs)
+{
+	int k, x = 0, nreq = 0;
+
+	for (k = 0; k < UQ_N; k++) {
+		MPI_Comm c = m[k].other ? other : MPI_COMM_WORLD;
+
+		if (m[k].src == rank && (rank == 0 || (k % 4 != 1 && m[k].len != UQ_BIG))) {
+			bufs[k] = malloc((size_t)m[k].len);
+			fill(bufs[k], (size_t)m[k].len, m[k].src, k);
+			if (rank != 0)
+				OK(MPI_Recv(&x, 1, MPI_INT, 0, UQ_TAG_GO, sync_comm,
+					    MPI_STATUS_IGNORE));
+			if (rank == 0 || k % 2)
+				OK(MPI_Isend(bufs[k], m[k].len, MPI_BYTE, 0, m[k].tag, c,
+					     &reqs[nreq++]));
+			else
+				OK(MPI_Send(bufs[k], m[k].len, MPI_BYTE, 0, m[k].tag, c));
+			if (rank != 0)
+				OK(MPI_Send(&x, 1, MPI_INT, 0, UQ_TAG_SENT, sync_comm));
+		} else if (m[k].src == rank) {
+			/* Synchronous or rendezvous: completes at the receive. */
+			bufs[k] = malloc((size_t)m[k].len);
+			fill(bufs[k], (size_t)m[k].len, m[k].src, k);
+			OK(MPI_Recv(&x, 1, MPI_INT, 0, UQ_TAG_GO, sync_comm, MPI_STATUS_IGNORE));
+			OK(MPI_Issend(bufs[k], m[k].len, MPI_BYTE, 0, m[k].tag, c, &reqs[nreq++]));
+			OK(MPI_Send(&x, 1, MPI_INT, 0, UQ_TAG_SENT, sync_comm));
+		}
+		/* Rank 0 lets the next message go only once this one is here:
+		 * the arrival order is the schedule's. */
+		if (rank == 0 && m[k].src != 0) {
+			OK(MPI_Send(&x, 1, MPI_INT, m[k].src, UQ_TAG_GO, sync_comm));
+			OK(MPI_Recv(&x, 1, MPI_INT, m[k].src, UQ_TAG_SENT, sync_comm,
+				    MPI_STATUS_IGNORE));
+		}
+	}
+	/* Rank 0's own complete once it has taken them. */
+	if (rank != 0)
+		OK(MPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE));
+}
+
+static void uq_take(struct uq_msg *m, MPI_Comm other)
+{
+	static unsigned char b[UQ_BIG];
+	int step, left = UQ_N, k, flag, src, tag, oth;
+	MPI_Status st;
+
+	for (step = 0; left; step++) {
+		oth = step % 5 == 2;
+		src = step % 4 == 0 || step % 4 == 3 ? MPI_ANY_SOURCE : step % size;
+		tag = step % 3 == 0 ? MPI_ANY_TAG : step % 3;
+		k = uq_expected(m, oth, src, tag);
+		if (k < 0) {
+			OK(MPI_Iprobe(src, tag, oth ? other : MPI_COMM_WORLD, &flag, &st));
+			CHECK(!flag, "step %d: Iprobe(%d, %d) found a message from %d tag %d, "
+			      "none expected", step, src, tag, st.MPI_SOURCE, st.MPI_TAG);
+			continue;
+		}
+		if (step % 2) {
+			OK(MPI_Iprobe(src, tag, oth ? other : MPI_COMM_WORLD, &flag, &st));
+			CHECK(flag, "step %d: Iprobe(%d, %d) found nothing, expected message %d",
+			      step, src, tag, k);
+			expect_status(&st, m[k].src, m[k].tag, m[k].len);
+		}
+		memset(b, 0, sizeof(b));
+		OK(MPI_Recv(b, UQ_BIG, MPI_BYTE, src, tag, oth ? other : MPI_COMM_WORLD, &st));
+		CHECK(st.MPI_SOURCE == m[k].src && st.MPI_TAG == m[k].tag,
+		      "step %d: Recv(%d, %d%s) got source %d tag %d, expected message %d "
+		      "(source %d tag %d)", step, src, tag, oth ? ", dup" : "", st.MPI_SOURCE,
+		      st.MPI_TAG, k, m[k].src, m[k].tag);
+		expect_status(&st, m[k].src, m[k].tag, m[k].len);
+		expect_data(b, (size_t)m[k].len, m[k].src, k);
+		m[k].taken = 1;
+		left--;
+	}
+	OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
+	CHECK(!flag, "a message from %d tag %d is left", st.MPI_SOURCE, st.MPI_TAG);
+}
+
+/* Posted receives: from any source and from rank 1, matched in posting
+ * order whichever list they wait in. */
+static void uq_posted(void)
+{
+	int v[4] = { -1, -1, -1, -1 }, x = 0, i;
+	MPI_Request r[4];
+	MPI_Status st;
+
+	if (rank == 0) {
+		OK(MPI_Irecv(&v[0], 1, MPI_INT, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, &r[0]));
+		OK(MPI_Irecv(&v[1], 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &r[1]));
+		OK(MPI_Irecv(&v[2], 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+			     &r[2]));
+		OK(MPI_Irecv(&v[3], 1, MPI_INT, 2, 6, MPI_COMM_WORLD, &r[3]));
+		OK(MPI_Send(&x, 1, MPI_INT, 1, UQ_TAG_GO, sync_comm));
+		/* Rank 1's three: the first to r[0], then r[1] (posted before
+		 * r[2]), then r[2]. */
+		for (i = 0; i < 3; i++) {
+			OK(MPI_Wait(&r[i], &st));
+			CHECK(v[i] == 100 + i && st.MPI_SOURCE == 1,
+			      "posted receive %d got %d from %d, expected %d from 1", i, v[i],
+			      st.MPI_SOURCE, 100 + i);
+		}
+		OK(MPI_Send(&x, 1, MPI_INT, 2, UQ_TAG_GO, sync_comm));
+		OK(MPI_Wait(&r[3], &st));
+		CHECK(v[3] == 200 && st.MPI_SOURCE == 2, "posted receive 3 got %d from %d", v[3],
+		      st.MPI_SOURCE);
+	} else if (rank <= 2) {
+		OK(MPI_Recv(&x, 1, MPI_INT, 0, UQ_TAG_GO, sync_comm, MPI_STATUS_IGNORE));
+		for (i = 0; i < (rank == 1 ? 3 : 1); i++) {
+			x = rank * 100 + i;
+			OK(MPI_Send(&x, 1, MPI_INT, 0, rank == 1 ? 5 : 6, MPI_COMM_WORLD));
+		}
+	}
+}
+
+static void test_unexpected(void)
+{
+	struct uq_msg m[UQ_N];
+	MPI_Request reqs[UQ_N];
+	unsigned char *bufs[UQ_N] = { NULL };
+	MPI_Comm other;
+	int k, x = 0;
+
+	OK(MPI_Comm_dup(MPI_COMM_WORLD, &other));
+	for (k = 0; k < UQ_N; k++)
+		uq_schedule(&m[k], k);
+	uq_queue(m, other, reqs, bufs);
+	if (rank == 0) {
+		uq_take(m, other);
+		/* Its sends to itself, all taken now, complete. */
+		for (k = 0; k < UQ_N; k++)
+			x += m[k].src == 0;
+		OK(MPI_Waitall(x, reqs, MPI_STATUSES_IGNORE));
+	}
+	for (k = 0; k < UQ_N; k++)
+		free(bufs[k]);
+	sync_all();
+	uq_posted();
+	OK(MPI_Comm_free(&other));
+}
+
 struct test {
 	const char *name;
 	void (*fn)(void);
@@ -850,6 +1031,7 @@ static const struct test tests[] = {
 	{ "self", test_self, 1 },
 	{ "mix", test_mix, 2 },
 	{ "manylong", test_manylong, 2 },
+	{ "unexpected", test_unexpected, 3 },
 };
 
 /* BIP started by the program before MPI, and still usable after it. */
