@@ -299,15 +299,15 @@ static void rsag(struct coll_sched *s, void *rbuf, void *tmp, int count, MPI_Dat
  * In a collective whose messages all flow towards the root (Reduce,
  * Gather), nothing holds a sender back: called back to back, the leaves
  * run many calls ahead, and their messages pile up at their parents as
- * unexpected ones, which every receive from another child then searches
- * (a cost that grows with the lead, call after call).  Every
- * COLL_RUNAHEAD-th such call on a communicator, each parent answers each
- * child with an empty message once it has the child's data, and the child
- * waits for it: no rank gets more than COLL_RUNAHEAD calls ahead of its
- * parent, for one more wait in COLL_RUNAHEAD calls.  That wait drains
- * the pipeline of calls, which costs a little; on 2 ranks, where the root
- * has one child and so nothing to search, it comes only often enough to
- * bound the memory of the unexpected messages.
+ * unexpected ones, in memory without bound.  (They once also slowed every
+ * receive at the parent, which searched them all; unexpected messages are
+ * now kept per source, so a receive from a child sees that child's only.)
+ * Every COLL_RUNAHEAD-th such call on a communicator, each parent answers
+ * each child with an empty message once it has the child's data, and the
+ * child waits for it: no rank gets more than COLL_RUNAHEAD calls ahead of
+ * its parent, for one more wait in COLL_RUNAHEAD calls.  That wait drains
+ * the pipeline of calls, which costs a little, and more often on more
+ * ranks, where more children share the parent's processor time.
  */
 #define COLL_RUNAHEAD 128
 #define COLL_RUNAHEAD_ONE_CHILD 1024
