@@ -182,26 +182,6 @@ static int boards_init(struct lanai_fw *fw)
 
 /* --- hosts --- */
 
-/* 0 once the process has ended (or is a zombie not yet reaped). */
-static int host_alive(pid_t pid)
-{
-	char path[64], stat[256], *state;
-	FILE *f;
-	size_t n;
-
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 1;
-	n = fread(stat, 1, sizeof(stat) - 1, f);
-	fclose(f);
-	stat[n] = '\0';
-	state = strrchr(stat, ')');
-	return !(state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'));
-}
-
 static void set_state(struct lanai_board *b, uint32_t state)
 {
 	b->state = state;
@@ -606,7 +586,7 @@ static int service(struct lanai_fw *fw, int check_hosts)
 			n += check_control(fw, b);
 		if (b->state != BIP_LANAI_BOARD_RUNNING)
 			continue;
-		if (check_hosts && !b->releasing && !host_alive(b->pid))
+		if (check_hosts && !b->releasing && !bip_process_runs((int)b->pid))
 			b->releasing = 1;
 		n += take_descriptors(fw, b);
 		if (b->xfers)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 
@@ -492,4 +493,23 @@ int bip_shm_prefix(char *buf, size_t len, unsigned uid, const char *jobid)
 	int n = snprintf(buf, len, "bip-%u-%s-", uid, jobid);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int bip_process_runs(int pid)
+{
+	char path[64], stat[256], *state;
+	FILE *f;
+	size_t n;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	n = fread(stat, 1, sizeof(stat) - 1, f);
+	fclose(f);
+	stat[n] = '\0';
+	state = strrchr(stat, ')');
+	return !(state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'));
 }

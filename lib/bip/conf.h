@@ -92,6 +92,10 @@ int bip_conf_default_path(char *buf, size_t len);
  * address. */
 int bip_host_is_local(const char *host);
 
+/* 1 while process pid of this machine runs, 0 once it has ended (or is a
+ * zombie not yet reaped). */
+int bip_process_runs(int pid);
+
 /* BIP_OPTS: "n<k>" and "q" in any order, e.g. "n5q". */
 struct bip_opts {
 	int nodes;                    /* 0 when not given */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Start-up failure, crash and error messages, seen from the user's side.
-# Usage: startup.sh noinit|crash|killed|messages BIPLOAD PROG
+# Usage: startup.sh noinit|crash|killed|exited|messages BIPLOAD PROG
 set -u
 what=$1
 bipload=$2
@@ -41,28 +41,20 @@ crash)
 	left=$(ls /dev/shm | grep "^bip-$(id -u)-" | grep -F -- "$job" || true)
 	[ -z "$left" ] || fail "shared memory left behind: $left"
 	;;
-killed)
-	# Node 1 is killed with SIGKILL: no handler of its own runs, so what it
-	# had in shared memory (libfabric's shm provider names regions
-	# "PID:...") is for bipload to remove.
-	"$bipload" -sz 4 --timeout 60 "$prog" killed >"$out" 2>&1
+killed | exited)
+	# Node 1 is killed with SIGKILL, or leaves with _exit(1) as a library's
+	# fatal error may: no handler of its own runs, so what it had in shared
+	# memory (libfabric's shm provider names regions "PID:...") is for
+	# bipload to remove.
+	case "$what" in
+	killed) want=137 how="killed by signal SIGKILL" ;;
+	exited) want=1 how="exited with status 1" ;;
+	esac
+	"$bipload" -sz 4 --timeout 60 "$prog" "$what" >"$out" 2>&1
 	rc=$?
-	[ "$rc" -eq 137 ] || fail "exit status $rc, expected 137 (128 + SIGKILL)"
-	pid=$(sed -n 's/^bipload: node 1 (host .*, pid \([0-9]*\)) killed by signal SIGKILL$/\1/p' "$out")
-	[ -n "$pid" ] || fail "bipload does not name node 1, its pid and its signal"
-	job=$(sed -n 's/^job //p' "$out")
-	[ -n "$job" ] || fail "node 0 did not print its job id"
-	left=$(ls /dev/shm | grep -e "^bip-$(id -u)-.*$job" -e "^$pid:" || true)
-	[ -z "$left" ] || fail "shared memory left behind: $left"
-	;;
-exited)
-	# Node 1 leaves with _exit(1), as a library's fatal error may: no
-	# handler runs there either, and bipload removes what it left.
-	"$bipload" -sz 4 --timeout 60 "$prog" exited >"$out" 2>&1
-	rc=$?
-	[ "$rc" -eq 1 ] || fail "exit status $rc, expected 1"
-	pid=$(sed -n 's/^bipload: node 1 (host .*, pid \([0-9]*\)) exited with status 1$/\1/p' "$out")
-	[ -n "$pid" ] || fail "bipload does not name node 1, its pid and its status"
+	[ "$rc" -eq "$want" ] || fail "exit status $rc, expected $want"
+	pid=$(sed -n "s/^bipload: node 1 (host .*, pid \\([0-9]*\\)) $how\$/\\1/p" "$out")
+	[ -n "$pid" ] || fail "bipload does not name node 1, its pid and how it ended"
 	job=$(sed -n 's/^job //p' "$out")
 	[ -n "$job" ] || fail "node 0 did not print its job id"
 	left=$(ls /dev/shm | grep -e "^bip-$(id -u)-.*$job" -e "^$pid:" || true)

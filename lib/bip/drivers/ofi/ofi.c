@@ -973,9 +973,6 @@ static int ofi_poll(struct bip_nic *nic)
 static int ofi_alive(struct bip_nic *nic, int node)
 {
 	struct bip_ofi_peer *p = &bip_ofi_of(nic)->peers[node];
-	char path[64], stat[256], *state;
-	size_t n;
-	FILE *f;
 
 	if (p->dead)
 		return 0;
@@ -985,17 +982,7 @@ static int ofi_alive(struct bip_nic *nic, int node)
 			live_check(bip_ofi_of(nic), p, node);
 		return !p->dead;
 	}
-	if (kill(p->pid, 0) < 0 && errno == ESRCH)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", p->pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 1;
-	n = fread(stat, 1, sizeof(stat) - 1, f);
-	fclose(f);
-	stat[n] = '\0';
-	state = strrchr(stat, ')');
-	return !(state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'));
+	return bip_process_runs(p->pid);
 }
 
 /* A credit message through a send buffer, so that it has a completion. */

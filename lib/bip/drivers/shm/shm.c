@@ -503,23 +503,10 @@ static int shm_poll(struct bip_nic *nic)
 static int shm_alive(struct bip_nic *nic, int node)
 {
 	struct bip_shm_peer *p = &bip_shm_of(nic)->peers[node];
-	char path[64], stat[256], *state;
-	FILE *f;
-	size_t n;
 
 	if (!p->seg)
 		return 0;
-	if (kill(p->pid, 0) < 0 && errno == ESRCH)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)p->pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 1;
-	n = fread(stat, 1, sizeof(stat) - 1, f);
-	fclose(f);
-	stat[n] = '\0';
-	state = strrchr(stat, ')');
-	return !(state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'));
+	return bip_process_runs((int)p->pid);
 }
 
 const struct bip_nic_ops bip_shm_ops = {
