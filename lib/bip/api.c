@@ -620,9 +620,9 @@ BIP_EXPORT void bip_get_counters(struct bip_counters *counters)
 
 static int check_tag_bytes(const char *call, int tag)
 {
-	if (bip_likely(tag >= 0 && tag < BIP_ALL_TAGS))
+	if (bip_likely(tag >= 0 && tag < BIP_TAG_FLOW))
 		return 1;
-	bip_error(call, "tag %d out of range (0 .. %d)", tag, BIP_ALL_TAGS - 1);
+	bip_error(call, "tag %d out of range (0 .. %d)", tag, BIP_TAG_FLOW - 1);
 	return 0;
 }
 
@@ -680,10 +680,10 @@ BIP_EXPORT int bip_tirecv_bytes(int tag, void *buf, size_t maxlen)
 
 BIP_EXPORT long bip_rwait_bytes(int id, int *node)
 {
-	return rwait_checked("bip_rwait_bytes", id, node, BIP_ALL_TAGS);
+	return rwait_checked("bip_rwait_bytes", id, node, BIP_TAG_FLOW);
 }
 
 BIP_EXPORT long bip_rtest_bytes(int id, int *node)
 {
-	return rtest_checked("bip_rtest_bytes", id, node, BIP_ALL_TAGS);
+	return rtest_checked("bip_rtest_bytes", id, node, BIP_TAG_FLOW);
 }

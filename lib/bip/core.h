@@ -28,7 +28,11 @@
 
 /* Tags NTAGS .. BIP_ALL_TAGS-1 are reserved for layers above the API (the MPI shim). */
 #define BIP_INTERNAL_TAGS BIP_RESERVED_TAGS
-#define BIP_ALL_TAGS (NTAGS + BIP_INTERNAL_TAGS)
+/* The core's own tag, above the layers': per-tag flow control (nic.h). */
+#define BIP_TAG_FLOW (NTAGS + BIP_INTERNAL_TAGS)
+#define BIP_ALL_TAGS (BIP_TAG_FLOW + 1)
+/* Words of a bitmap with one bit per tag. */
+#define BIP_TAG_WORDS ((BIP_ALL_TAGS + 63) / 64)
 _Static_assert(BIP_INTERNAL_TAGS <= 32, "one bit of layer_pending per reserved tag");
 
 /* Lengths travel as 32-bit byte counts. */
@@ -102,6 +106,12 @@ struct bip_sreq {
 struct bip_peer {
 	struct bip_nic *nic;
 	struct bip_sreq *queued_head, *queued_tail;
+	/* flow control (proto.c): the tags this peer told us to hold ... */
+	uint64_t held_by_peer[BIP_TAG_WORDS];
+	/* ... the tags we want it to hold, and what we last told it */
+	uint64_t hold_want[BIP_TAG_WORDS];
+	uint64_t hold_told[BIP_TAG_WORDS];
+	size_t kept_bytes;       /* its arrivals the core keeps (held) */
 };
 
 enum bip_wait_mode { BIP_WAIT_AUTO, BIP_WAIT_SPIN, BIP_WAIT_YIELD };
@@ -262,7 +272,7 @@ void bip_layer_retry(void);
 
 static inline const struct bip_layer_ops *bip_layer_of(uint32_t tag)
 {
-	return tag >= NTAGS && tag < BIP_ALL_TAGS ? bip_state.layer[tag - NTAGS] : NULL;
+	return tag >= NTAGS && tag < BIP_TAG_FLOW ? bip_state.layer[tag - NTAGS] : NULL;
 }
 
 static inline int bip_recv_id(uint32_t tag, uint32_t gen)

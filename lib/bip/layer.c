@@ -16,9 +16,9 @@
 
 static int check_layer_tag(const char *call, int tag)
 {
-	if (tag < NTAGS || tag >= BIP_ALL_TAGS) {
+	if (tag < NTAGS || tag >= BIP_TAG_FLOW) {
 		bip_error(call, "tag %d is not a reserved tag (%d to %d)", tag, NTAGS,
-			  BIP_ALL_TAGS - 1);
+			  BIP_TAG_FLOW - 1);
 		return 0;
 	}
 	return 1;

@@ -34,10 +34,13 @@
  *
  *  - poll: make progress; the driver calls the bip_core_* entry points
  *    below for what happened.  Returns the number of events, or a negative
- *    errno on a fatal NIC error.  An arrival handler may answer -EAGAIN
- *    (the tag's queue is full): the driver must then keep that arrival and
- *    every later one from the same peer, and offer it again on a later poll,
- *    so that per-peer order is kept.
+ *    errno on a fatal NIC error.  An arrival handler answers -EAGAIN only
+ *    when the peer has run past its allowance of held arrivals (below): the
+ *    driver must then keep that arrival and every later one from the same
+ *    peer, and offer it again on a later poll, so that per-peer order is
+ *    kept.  This is the last resort against a sender that goes on sending
+ *    to a tag it was told to hold; a program that makes progress never
+ *    meets it.
  *
  * Arrivals reach the tag queues in one of two ways:
  *
@@ -57,8 +60,27 @@
  *    job->tagqs[tag].freed; it keeps what does not fit and writes it later,
  *    in order, so nothing is refused.
  *
+ * Flow control is per tag: a full tag queue holds back only the messages
+ * of that (sender, receiver, tag); the sender's messages for other tags
+ * pass.  The core does it for the drivers that hand arrivals over: an
+ * arrival that finds its tag's queue full (or a layer that refuses it) is
+ * kept by the core, in order behind the tag's earlier kept arrivals, and
+ * the core tells the sender to hold that tag (a message on its own tag,
+ * BIP_TAG_FLOW, which is never held); once the tag's kept arrivals have
+ * all moved into the queue it tells the sender to resume.  The sender keeps
+ * its messages for a held (receiver, tag) in the peer's queue and posts
+ * those for other tags past them.  What the sender posted before it learnt
+ * of the hold is kept at the receiver: at most what was in flight, since
+ * the sender learns of it at its next progress.  A NIC that fills the
+ * queues keeps what does not fit per (source, tag), lets the source's other
+ * tags pass, and its driver calls bip_core_tag_held(src, tag, 1) when the
+ * NIC starts keeping arrivals of that source and tag and (src, tag, 0) when
+ * it keeps none any more; the core tells the sender as above.  No driver
+ * holds a whole peer back for one tag, except the last resort above.
+ *
  * Messages between two nodes arrive in the order they were posted, shorts
- * and long announcements alike.  Ops are called with the core's lock held
+ * and long announcements alike (per tag: the messages of a held tag wait
+ * while later ones of other tags pass).  Ops are called with the core's lock held
  * (when the process has threads), so a driver needs no lock of its own.
  * An operation a driver does not support is set to a function returning
  * -ENOSYS, never left NULL (post_short2 excepted, see above).
@@ -157,6 +179,10 @@ int bip_core_long_arrived(int src, uint32_t tag, size_t len, uint64_t handle);
  * tag (a short message, or the announcement of a long one).  Called once per
  * entry, in the order the NIC wrote the entries of that tag. */
 void bip_core_queued(uint32_t tag);
+
+/* A NIC that fills the queues started (held 1) or stopped (held 0) keeping
+ * arrivals of src for tag that found the tag's queue full. */
+void bip_core_tag_held(int src, uint32_t tag, int held);
 
 /* The long send posted with cookie has completed (status 0 or -errno). */
 void bip_core_send_done(uint64_t cookie, int status);

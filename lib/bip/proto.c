@@ -542,3 +542,21 @@ void bip_core_recv_done(uint64_t cookie, int status)
 	else
 		recv_complete(t, t->src, t->len, 1);
 }
+
+/* --- flow control per tag (nic.h) --- */
+
+void bip_core_tag_held(int src, uint32_t tag, int held)
+{
+	struct bip_peer *p;
+
+	if (bip_unlikely(src < 0 || src >= bip_state.numnodes || tag >= BIP_TAG_FLOW)) {
+		bip_error("bip_progress", "the NIC reported holding node %d's tag %u, which does "
+			  "not exist", src, tag);
+		return;
+	}
+	p = &bip_state.peers[src];
+	if (held)
+		p->hold_want[tag / 64] |= 1ull << (tag % 64);
+	else
+		p->hold_want[tag / 64] &= ~(1ull << (tag % 64));
+}
