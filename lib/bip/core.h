@@ -103,6 +103,24 @@ struct bip_sreq {
 	struct bip_sreq *next;   /* peer queue, or free list */
 };
 
+/* An arrival the core keeps until its tag's queue has room (nic.h). */
+struct bip_kept {
+	struct bip_kept *next;
+	uint32_t tag;
+	uint8_t kind;            /* BIP_TAGQ_SHORT or BIP_TAGQ_LONG */
+	uint32_t len;            /* the message's bytes */
+	uint64_t handle;         /* a long message's */
+	unsigned char data[];    /* a short message's */
+};
+
+/*
+ * Bytes of one peer's arrivals the core keeps at most.  A sender learns
+ * that a tag is held at its next progress, so what it sent before then is
+ * kept: a ring's or a provider's worth, far below this.  Past it the peer's
+ * driver holds all of its arrivals back (the last resort of nic.h).
+ */
+#define BIP_KEPT_MAX (64u << 20)
+
 struct bip_peer {
 	struct bip_nic *nic;
 	struct bip_sreq *queued_head, *queued_tail;
@@ -111,7 +129,11 @@ struct bip_peer {
 	/* ... the tags we want it to hold, and what we last told it */
 	uint64_t hold_want[BIP_TAG_WORDS];
 	uint64_t hold_told[BIP_TAG_WORDS];
-	size_t kept_bytes;       /* its arrivals the core keeps (held) */
+	/* its arrivals the core keeps, in arrival order: those of the tags
+	 * in hold_want (a driver that hands arrivals over) */
+	struct bip_kept *kept_head, *kept_tail;
+	size_t kept_bytes;
+	int kept_full;           /* it ran past BIP_KEPT_MAX (said once) */
 };
 
 enum bip_wait_mode { BIP_WAIT_AUTO, BIP_WAIT_SPIN, BIP_WAIT_YIELD };
@@ -147,6 +169,8 @@ struct bip_state {
 	const struct bip_layer_ops *layer[BIP_INTERNAL_TAGS];
 	/* reserved tags (bit tag - NTAGS) whose layer refused a queued entry */
 	unsigned layer_pending;
+	unsigned kept_peers;     /* peers with kept arrivals */
+	int flow_dirty;          /* some peer's hold_want differs from hold_told */
 };
 
 extern struct bip_state bip_state;
@@ -238,6 +262,15 @@ int bip_send_post(int dst, uint32_t tag, const void *buf, size_t len);
 int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const void *buf,
 		      size_t len, unsigned flags, uint64_t cookie);
 void bip_push_queued(void);
+/* Move kept arrivals into their queues, and tell senders of held tags. */
+void bip_flow_progress(void);
+/* Free the kept arrivals (at the end). */
+void bip_flow_free(void);
+
+static inline int bip_tag_held(const struct bip_peer *p, uint32_t tag)
+{
+	return (int)((p->held_by_peer[tag / 64] >> (tag % 64)) & 1);
+}
 struct bip_sreq *bip_sreq_lookup(int id);
 int bip_recv_post(uint32_t tag, void *buf, size_t maxlen);
 /* Try to match the posted receive of t against its queue. */

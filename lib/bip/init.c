@@ -82,7 +82,9 @@ static uint32_t tag_capacity(const struct bip_tag *t, int tag)
 	uint64_t cap = nbufs * (size + BIP_MSG_HEAD) * 4;
 	uint64_t one = (BIPSMALLSIZE + BIP_MSG_HEAD) * 4;
 
-	if (tag >= NTAGS)
+	if (tag == BIP_TAG_FLOW)
+		cap = 16 * one; /* emptied as soon as it is written */
+	else if (tag >= NTAGS)
 		cap = 256 * one; /* internal tags carry the traffic of a whole layer */
 	return (uint32_t)((cap < one ? one : cap) + one);
 }
@@ -439,6 +441,7 @@ static void release_all(void)
 		bip_state.tags[i].state = BIP_RECV_IDLE;
 	}
 	bip_sreq_table_free();
+	bip_flow_free();
 	free(bip_state.peers);
 	bip_state.peers = NULL;
 	bip_conf_free(bip_state.conf);

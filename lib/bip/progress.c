@@ -26,6 +26,8 @@ int bip_progress(void)
 	}
 	if (bip_unlikely(bip_state.layer_pending))
 		bip_layer_retry();
+	if (bip_unlikely(bip_state.kept_peers || bip_state.flow_dirty))
+		bip_flow_progress();
 	if (bip_unlikely(bip_state.queued_sends))
 		bip_push_queued();
 	return events;

@@ -11,10 +11,25 @@
  * Receiving: arrivals for a tag go straight into the posted receive's
  * buffer when one is waiting and nothing is queued before them; otherwise
  * they are queued in the tag's queue (a long message queues only its
- * announcement).  When the queue is full the arrival is refused with
- * -EAGAIN and the driver offers it again later: the sender waits, nothing
- * is lost.
+ * announcement).
+ *
+ * Flow control is per (sender, receiver, tag) (nic.h).  An arrival that
+ * finds its tag's queue full, or that its layer refuses, is kept by the
+ * core in the sender's list of kept arrivals, and so is every later
+ * arrival of that sender for that tag: the sender's arrivals for other
+ * tags go on as before.  The tags a sender has kept arrivals for are its
+ * hold_want bits; progress tells the sender whenever they change, with a
+ * message on BIP_TAG_FLOW that carries the whole bitmap (so a lost race
+ * between two such messages cannot leave a tag held: the last one wins).
+ * A sender keeps its sends for a held tag in the peer's queue, lets the
+ * later sends for other tags pass them, and posts them once the tag is
+ * released.  Progress offers kept arrivals again, oldest first per tag,
+ * as room appears.  What the sender posted before it learnt of the hold is
+ * kept too, up to BIP_KEPT_MAX bytes per sender; past that (a sender that
+ * never makes progress) the arrival is refused with -EAGAIN and the driver
+ * holds that sender back whole: it waits, nothing is lost.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,32 +181,59 @@ static void peer_enqueue(struct bip_peer *p, struct bip_sreq *r)
 	bip_state.queued_sends++;
 }
 
-/* Post the queued sends of every peer, in order, while their NICs take them. */
-void bip_push_queued(void)
+static int bit_test(const uint64_t *bits, uint32_t tag)
 {
-	int dst, rc;
+	return (int)((bits[tag / 64] >> (tag % 64)) & 1);
+}
 
-	for (dst = 0; dst < bip_state.numnodes && bip_state.queued_sends; dst++) {
-		struct bip_peer *p = &bip_state.peers[dst];
-		struct bip_sreq *r;
+static void bit_set(uint64_t *bits, uint32_t tag)
+{
+	bits[tag / 64] |= 1ull << (tag % 64);
+}
 
-		while ((r = p->queued_head)) {
-			rc = sreq_post(r);
-			if (rc == -EAGAIN)
-				break;
-			p->queued_head = r->next;
-			if (!p->queued_head)
-				p->queued_tail = NULL;
-			bip_state.queued_sends--;
-			if (rc < 0) {
-				bip_error("bip_tisend", "sending %zu bytes to node %d on tag %u failed: %s",
-					  r->len, r->dst, r->tag, strerror(-rc));
-				sreq_complete(r, rc);
-			} else if (r->state != BIP_SEND_LONG) {
-				sreq_complete(r, 0);
-			}
+/*
+ * Post the queued sends of p while its NIC takes them: in order per tag,
+ * the sends for a tag that p holds staying where they are while later ones
+ * for other tags pass them.
+ */
+static void peer_push(struct bip_peer *p)
+{
+	struct bip_sreq **link = &p->queued_head, *r, *last = NULL;
+	uint64_t skip[BIP_TAG_WORDS];
+	int rc;
+
+	memcpy(skip, p->held_by_peer, sizeof(skip));
+	while ((r = *link)) {
+		if (bit_test(skip, r->tag)) {
+			last = r;
+			link = &r->next;
+			continue;
+		}
+		rc = sreq_post(r);
+		if (rc == -EAGAIN)
+			return; /* the NIC has no room for this peer now */
+		*link = r->next;
+		if (!r->next)
+			p->queued_tail = last;
+		bip_state.queued_sends--;
+		if (rc < 0) {
+			bip_error("bip_tisend", "sending %zu bytes to node %d on tag %u failed: %s",
+				  r->len, r->dst, r->tag, strerror(-rc));
+			sreq_complete(r, rc);
+		} else if (r->state != BIP_SEND_LONG) {
+			sreq_complete(r, 0);
 		}
 	}
+}
+
+/* Post the queued sends of every peer (peer_push). */
+void bip_push_queued(void)
+{
+	int dst;
+
+	for (dst = 0; dst < bip_state.numnodes && bip_state.queued_sends; dst++)
+		if (bip_state.peers[dst].queued_head)
+			peer_push(&bip_state.peers[dst]);
 }
 
 /*
@@ -234,6 +276,7 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
 	struct bip_peer *p = &bip_state.peers[dst];
 	size_t limit = (flags & BIP_SEND_LAYER) ? bip_layer_short_limit(p->nic) : BIP_SHORT_MAX;
 	int is_short = hlen + len <= limit && !(flags & BIP_SEND_FORCE_LONG);
+	int held = bip_tag_held(p, tag);
 	struct bip_sreq *r;
 	struct bip_wait w;
 	int rc;
@@ -243,7 +286,7 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
 	if (bip_unlikely(!buf))
 		buf = &empty;
 
-	if (bip_likely(is_short && !p->queued_head)) {
+	if (bip_likely(is_short && !p->queued_head && !held)) {
 		rc = post_short_msg(p->nic, dst, tag, hdr, hlen, buf, len);
 		if (bip_likely(rc == 0)) {
 			count_sent(hlen + len, 0);
@@ -278,7 +321,7 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
 			return rc;
 		}
 	}
-	if (p->queued_head || is_short) {
+	if (p->queued_head || is_short || held) {
 		peer_enqueue(p, r);
 		return sreq_id(r);
 	}
@@ -393,26 +436,15 @@ int bip_recv_post(uint32_t tag, void *buf, size_t maxlen)
 	return bip_recv_id(tag, t->gen);
 }
 
-static struct bip_tag *arrival_tag(uint32_t tag, int src)
-{
-	if (bip_unlikely(tag >= BIP_ALL_TAGS)) {
-		bip_error("bip_progress", "message from node %d for tag %u dropped: no such tag",
-			  src, tag);
-		return NULL;
-	}
-	return &bip_state.tags[tag];
-}
-
-int bip_core_short_arrived(int src, uint32_t tag, const void *data, size_t len)
+/* Offer a short arrival to its layer, its posted receive or its queue:
+ * 0 when taken, -EAGAIN when there is no room now. */
+static int offer_short(uint32_t tag, int src, const void *data, size_t len)
 {
 	const struct bip_layer_ops *ops = bip_layer_of(tag);
-	struct bip_tag *t;
+	struct bip_tag *t = &bip_state.tags[tag];
 
 	if (ops)
 		return ops->short_arrived(src, (int)tag, data, len);
-	t = arrival_tag(tag, src);
-	if (!t)
-		return 0;
 	if (t->state == BIP_RECV_POSTED && !t->q.nunread) {
 		if (bip_likely(len <= t->maxlen)) {
 			bip_copy(t->buf, data, len);
@@ -424,16 +456,13 @@ int bip_core_short_arrived(int src, uint32_t tag, const void *data, size_t len)
 	return bip_tagq_push(&t->q, BIP_TAGQ_SHORT, src, data, (uint32_t)len, (uint32_t)len);
 }
 
-int bip_core_long_arrived(int src, uint32_t tag, size_t len, uint64_t handle)
+static int offer_long(uint32_t tag, int src, size_t len, uint64_t handle)
 {
 	const struct bip_layer_ops *ops = bip_layer_of(tag);
-	struct bip_tag *t;
+	struct bip_tag *t = &bip_state.tags[tag];
 
 	if (ops)
 		return ops->long_arrived(src, (int)tag, len, handle);
-	t = arrival_tag(tag, src);
-	if (!t)
-		return 0;
 	if (t->state == BIP_RECV_POSTED && !t->q.nunread) {
 		if (len <= t->maxlen) {
 			recv_start_long(t, tag, src, len, handle);
@@ -442,6 +471,108 @@ int bip_core_long_arrived(int src, uint32_t tag, size_t len, uint64_t handle)
 		recv_fail(t, too_long(tag, src, len, t->maxlen));
 	}
 	return bip_tagq_push(&t->q, BIP_TAGQ_LONG, src, &handle, (uint32_t)len, sizeof(handle));
+}
+
+/* Tell progress that what p should hold has changed. */
+static void hold_changed(void)
+{
+	bip_state.flow_dirty = 1;
+}
+
+/*
+ * Keep an arrival of src for tag that found no room, behind src's earlier
+ * kept ones: 0, or -EAGAIN when src has run past BIP_KEPT_MAX (or memory
+ * is short), and its driver must hold it back whole.
+ */
+static int keep(int src, uint32_t tag, uint8_t kind, const void *data, size_t len,
+		uint64_t handle)
+{
+	struct bip_peer *p = &bip_state.peers[src];
+	size_t n = kind == BIP_TAGQ_SHORT ? len : 0;
+	struct bip_kept *k;
+
+	if (p->kept_bytes + sizeof(*k) + n > BIP_KEPT_MAX || !(k = malloc(sizeof(*k) + n))) {
+		if (!p->kept_full) {
+			p->kept_full = 1;
+			bip_error("bip_progress", "node %d sent %zu bytes more to held tags than it "
+				  "may (it makes no progress?): all its messages wait now",
+				  src, p->kept_bytes);
+		}
+		return -EAGAIN;
+	}
+	k->next = NULL;
+	k->tag = tag;
+	k->kind = kind;
+	k->len = (uint32_t)len;
+	k->handle = handle;
+	bip_copy(k->data, data, n);
+	if (p->kept_tail)
+		p->kept_tail->next = k;
+	else
+		p->kept_head = k;
+	p->kept_tail = k;
+	if (!p->kept_bytes)
+		bip_state.kept_peers++;
+	p->kept_bytes += sizeof(*k) + n;
+	if (!bit_test(p->hold_want, tag)) {
+		bit_set(p->hold_want, tag);
+		hold_changed();
+	}
+	return 0;
+}
+
+static int arrival_checked(int src, uint32_t tag)
+{
+	if (bip_unlikely(src < 0 || src >= bip_state.numnodes || src == bip_state.mynode)) {
+		bip_error("bip_progress", "message for tag %u from node %d dropped: no such peer",
+			  tag, src);
+		return 0;
+	}
+	if (bip_unlikely(tag >= BIP_ALL_TAGS)) {
+		bip_error("bip_progress", "message from node %d for tag %u dropped: no such tag",
+			  src, tag);
+		return 0;
+	}
+	return 1;
+}
+
+static void flow_arrived(int src, const void *data, size_t len);
+
+int bip_core_short_arrived(int src, uint32_t tag, const void *data, size_t len)
+{
+	int rc;
+
+	if (bip_unlikely(!arrival_checked(src, tag)))
+		return 0;
+	if (bip_unlikely(tag == BIP_TAG_FLOW)) {
+		flow_arrived(src, data, len);
+		return 0;
+	}
+	if (bip_likely(!bit_test(bip_state.peers[src].hold_want, tag))) {
+		rc = offer_short(tag, src, data, len);
+		if (bip_likely(rc != -EAGAIN))
+			return rc;
+	}
+	return keep(src, tag, BIP_TAGQ_SHORT, data, len, 0);
+}
+
+int bip_core_long_arrived(int src, uint32_t tag, size_t len, uint64_t handle)
+{
+	int rc;
+
+	if (bip_unlikely(!arrival_checked(src, tag)))
+		return 0;
+	if (bip_unlikely(tag == BIP_TAG_FLOW)) {
+		bip_error("bip_progress", "long message from node %d on the flow-control tag "
+			  "dropped", src);
+		return 0;
+	}
+	if (!bit_test(bip_state.peers[src].hold_want, tag)) {
+		rc = offer_long(tag, src, len, handle);
+		if (rc != -EAGAIN)
+			return rc;
+	}
+	return keep(src, tag, BIP_TAGQ_LONG, NULL, len, handle);
 }
 
 /*
@@ -497,6 +628,16 @@ void bip_core_queued(uint32_t tag)
 	}
 	t = &bip_state.tags[tag];
 	bip_tagq_produced(&t->q);
+	if (bip_unlikely(tag == BIP_TAG_FLOW)) {
+		struct bip_tagq_entry *e;
+
+		while ((e = bip_tagq_peek(&t->q))) {
+			if (e->kind == BIP_TAGQ_SHORT && arrival_checked(e->src, tag))
+				flow_arrived(e->src, bip_tagq_payload(e), e->len);
+			bip_tagq_pop(&t->q);
+		}
+		return;
+	}
 	ops = bip_layer_of(tag);
 	if (ops) {
 		/* Behind an entry the layer refused, nothing is offered: it
@@ -545,18 +686,143 @@ void bip_core_recv_done(uint64_t cookie, int status)
 
 /* --- flow control per tag (nic.h) --- */
 
+/* The tags a peer may be told to hold: all but BIP_TAG_FLOW. */
+static void flow_mask(uint64_t *bits)
+{
+	uint32_t tag;
+
+	for (tag = BIP_TAG_FLOW; tag < BIP_TAG_WORDS * 64; tag++)
+		bits[tag / 64] &= ~(1ull << (tag % 64));
+}
+
+/* src tells which of our tags it holds: its whole bitmap, little-endian
+ * 64-bit words. */
+static void flow_arrived(int src, const void *data, size_t len)
+{
+	struct bip_peer *p = &bip_state.peers[src];
+	uint64_t bits[BIP_TAG_WORDS];
+	int i;
+
+	if (len != sizeof(bits)) {
+		bip_error("bip_progress", "flow-control message of %zu bytes from node %d "
+			  "dropped (expected %zu)", len, src, sizeof(bits));
+		return;
+	}
+	memcpy(bits, data, sizeof(bits));
+	for (i = 0; i < BIP_TAG_WORDS; i++)
+		bits[i] = le64toh(bits[i]);
+	flow_mask(bits);
+	memcpy(p->held_by_peer, bits, sizeof(bits));
+}
+
 void bip_core_tag_held(int src, uint32_t tag, int held)
 {
 	struct bip_peer *p;
 
-	if (bip_unlikely(src < 0 || src >= bip_state.numnodes || tag >= BIP_TAG_FLOW)) {
+	if (bip_unlikely(src < 0 || src >= bip_state.numnodes || src == bip_state.mynode ||
+			 tag >= BIP_TAG_FLOW)) {
 		bip_error("bip_progress", "the NIC reported holding node %d's tag %u, which does "
 			  "not exist", src, tag);
 		return;
 	}
 	p = &bip_state.peers[src];
-	if (held)
-		p->hold_want[tag / 64] |= 1ull << (tag % 64);
-	else
-		p->hold_want[tag / 64] &= ~(1ull << (tag % 64));
+	if (bit_test(p->hold_want, tag) == !!held)
+		return;
+	p->hold_want[tag / 64] ^= 1ull << (tag % 64);
+	hold_changed();
+}
+
+/*
+ * Offer p's kept arrivals again, oldest first; after one of a tag finds no
+ * room, the later ones of that tag stay too.  The tags left are what p
+ * must hold.
+ */
+static void peer_offer_kept(struct bip_peer *p, int src)
+{
+	struct bip_kept **link = &p->kept_head, *k, *last = NULL;
+	uint64_t stuck[BIP_TAG_WORDS] = { 0 };
+	int rc;
+
+	while ((k = *link)) {
+		if (!bit_test(stuck, k->tag)) {
+			if (k->kind == BIP_TAGQ_SHORT)
+				rc = offer_short(k->tag, src, k->data, k->len);
+			else
+				rc = offer_long(k->tag, src, k->len, k->handle);
+			if (rc != -EAGAIN) {
+				*link = k->next;
+				p->kept_bytes -= sizeof(*k) + (k->kind == BIP_TAGQ_SHORT ? k->len : 0);
+				free(k);
+				continue;
+			}
+			bit_set(stuck, k->tag);
+		}
+		last = k;
+		link = &k->next;
+	}
+	p->kept_tail = last;
+	if (!p->kept_head) {
+		bip_state.kept_peers--;
+		p->kept_bytes = 0;
+		p->kept_full = 0;
+	}
+	if (memcmp(stuck, p->hold_want, sizeof(stuck))) {
+		memcpy(p->hold_want, stuck, sizeof(stuck));
+		hold_changed();
+	}
+}
+
+/* Send each peer whose hold_want changed the whole bitmap (flow_arrived). */
+static void flow_tell(void)
+{
+	int i, w, dirty = 0;
+
+	for (i = 0; i < bip_state.numnodes; i++) {
+		struct bip_peer *p = &bip_state.peers[i];
+		uint64_t msg[BIP_TAG_WORDS];
+		int rc;
+
+		if (i == bip_state.mynode || !memcmp(p->hold_want, p->hold_told, sizeof(msg)))
+			continue;
+		for (w = 0; w < BIP_TAG_WORDS; w++)
+			msg[w] = htole64(p->hold_want[w]);
+		rc = p->nic->ops->post_short(p->nic, i, BIP_TAG_FLOW, msg, sizeof(msg));
+		if (rc == -EAGAIN) {
+			dirty = 1;
+			continue;
+		}
+		/* Sent, or the peer cannot be reached any more: nothing to tell. */
+		memcpy(p->hold_told, p->hold_want, sizeof(msg));
+	}
+	bip_state.flow_dirty = dirty;
+}
+
+void bip_flow_progress(void)
+{
+	int i;
+
+	for (i = 0; i < bip_state.numnodes && bip_state.kept_peers; i++)
+		if (bip_state.peers[i].kept_head)
+			peer_offer_kept(&bip_state.peers[i], i);
+	if (bip_state.flow_dirty)
+		flow_tell();
+}
+
+void bip_flow_free(void)
+{
+	int i;
+
+	for (i = 0; bip_state.peers && i < bip_state.numnodes; i++) {
+		struct bip_peer *p = &bip_state.peers[i];
+		struct bip_kept *k;
+
+		while ((k = p->kept_head)) {
+			p->kept_head = k->next;
+			free(k);
+		}
+		p->kept_tail = NULL;
+		p->kept_bytes = 0;
+	}
+	bip_state.kept_peers = 0;
+	bip_state.flow_dirty = 0;
 }

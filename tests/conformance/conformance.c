@@ -1013,6 +1013,88 @@ static void t_fullq(void)
 }
 
 /*
+ * A full queue holds back only its own tag (issue: 600 sends to tag 7 then
+ * one to tag 8 deadlocked, since the full tag 7 held the sender's tag 8
+ * behind it).  Node 0 sends 600 one-word messages to tag 7, whose queue
+ * takes about 400, then one to tag 8; node 1 waits for tag 8 first, then
+ * takes tag 7's messages, which must come whole and in order.
+ */
+static void t_tagpass(void)
+{
+	enum { COUNT = 600 };
+	static int id[COUNT];
+	int v, i, last;
+
+	if (bip_mynode == 0) {
+		for (i = 0; i < COUNT; i++) {
+			id[i] = bip_tisend(1, 7, &i, 1);
+			CHECK(id[i] >= 0, "send %d to tag 7", i);
+		}
+		v = 8888;
+		last = bip_tisend(1, 8, &v, 1);
+		CHECK(last >= 0, "send to tag 8");
+		bip_swait(last);
+		for (i = 0; i < COUNT; i++)
+			bip_swait(id[i]);
+	} else if (bip_mynode == 1) {
+		CHECK(bip_trecv(8, &v, 1) == 1 && v == 8888, "tag 8 message is %d", v);
+		for (i = 0; i < COUNT; i++)
+			CHECK(bip_trecv(7, &v, 1) == 1 && v == i, "tag 7 message %d is %d", i, v);
+	}
+}
+
+/*
+ * Every tag but one full: each sender (every node but 1) fills tags 1 ..
+ * NTAGS-1 of node 1 past their queues with messages of BIPSMALLSIZE words
+ * (queues sized for 2 of them), then sends one message to tag 0, which
+ * node 1 waits for first.  Then node 1 takes every tag's messages,
+ * checking each sender's order per tag and every word.
+ */
+static void t_tagsfull(void)
+{
+	enum { PER_TAG = 8 };
+	static int id[NTAGS * PER_TAG];
+	static int msg[BIPSMALLSIZE];
+	int next[16] = { 0 };
+	int v, i, k, tag, node, n = 0;
+
+	for (tag = 1; tag < NTAGS; tag++)
+		CHECK(bip_taginit(tag, 2, BIPSMALLSIZE) == 0, "taginit %d", tag);
+	bip_init();
+	CHECK(bip_numnodes <= 16, "tagsfull takes at most 16 nodes");
+	if (bip_mynode != 1) {
+		for (tag = 1; tag < NTAGS; tag++)
+			for (i = 0; i < PER_TAG; i++) {
+				for (k = 0; k < BIPSMALLSIZE; k++)
+					msg[k] = (bip_mynode << 24) + tag * 1000 + i + k;
+				id[n] = bip_tisend(1, tag, msg, BIPSMALLSIZE);
+				CHECK(id[n] >= 0, "send %d to tag %d", i, tag);
+				n++;
+			}
+		v = bip_mynode;
+		CHECK(bip_tsend(1, 0, &v, 1) == 0, "send to tag 0");
+		for (i = 0; i < n; i++)
+			bip_swait(id[i]);
+		return;
+	}
+	for (i = 0; i < bip_numnodes - 1; i++)
+		CHECK(bip_trecvx(0, &v, 1, &node) == 1 && v == node, "tag 0: %d from %d", v, node);
+	for (tag = 1; tag < NTAGS; tag++) {
+		memset(next, 0, sizeof(next));
+		for (i = 0; i < PER_TAG * (bip_numnodes - 1); i++) {
+			CHECK(bip_trecvx(tag, msg, BIPSMALLSIZE, &node) == BIPSMALLSIZE,
+			      "tag %d message %d", tag, i);
+			CHECK(node != 1 && node < 16, "tag %d: message from node %d", tag, node);
+			for (k = 0; k < BIPSMALLSIZE; k++)
+				CHECK(msg[k] == (node << 24) + tag * 1000 + next[node] + k,
+				      "tag %d: word %d of message %d from node %d is %d", tag, k,
+				      next[node], node, msg[k]);
+			next[node]++;
+		}
+	}
+}
+
+/*
  * A host that goes silent, as after a crash (run by tests/netns/conformance.sh
  * hostdown): node 1 says it is ready and stops itself, and the test cuts its
  * host off, so that nothing there answers any more.  Node 0's receive must
@@ -1081,6 +1163,7 @@ static const struct {
 	{ "zero", t_zero, 1 },         { "reuse", t_reuse, 1 },       { "noinit", t_noinit, 1 },
 	{ "crash", t_crash, 1 },       { "killed", t_killed, 1 },     { "exited", t_exited, 1 },     { "stale", t_stale, 1 },
 	{ "fullq", t_fullq, 1 },       { "hostdown", t_hostdown, 1 },
+	{ "tagpass", t_tagpass, 0 },   { "tagsfull", t_tagsfull, 1 },
 };
 
 int main(int argc, char **argv)
