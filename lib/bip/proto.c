@@ -523,8 +523,8 @@ static int keep(int src, uint32_t tag, uint8_t kind, const void *data, size_t le
 
 static int arrival_checked(int src, uint32_t tag)
 {
-	if (bip_unlikely(src < 0 || src >= bip_state.numnodes || src == bip_state.mynode)) {
-		bip_error("bip_progress", "message for tag %u from node %d dropped: no such peer",
+	if (bip_unlikely(src < 0 || src >= bip_state.numnodes)) {
+		bip_error("bip_progress", "message for tag %u from node %d dropped: no such node",
 			  tag, src);
 		return 0;
 	}

@@ -4,6 +4,7 @@
  * the test plays the driver, calling the bip_core_* entry points itself.
  */
 #include <check.h>
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,7 @@ static void teardown(void)
 		bip_state.tags[i].failure = NULL;
 	}
 	bip_sreq_table_free();
+	bip_flow_free();
 	free(bip_state.peers);
 	bip_state.peers = NULL;
 	bip_state.queued_sends = bip_state.inflight_sends = 0;
@@ -218,15 +220,143 @@ START_TEST(test_too_long_message_stays_queued)
 }
 END_TEST
 
-START_TEST(test_full_queue_refuses_arrival)
+/* The flow-control bitmap of the last message the mock NIC took on
+ * BIP_TAG_FLOW, as its receiver reads it. */
+static int told_held(uint32_t tag)
 {
-	int v = 1, buf;
+	uint64_t bits[BIP_TAG_WORDS];
 
-	ck_assert_int_eq(bip_core_short_arrived(1, 9, &v, 4), 0);
-	ck_assert_int_eq(bip_core_short_arrived(1, 9, &v, 4), 0);
-	ck_assert_int_eq(bip_core_short_arrived(1, 9, &v, 4), -EAGAIN);
-	ck_assert_int_eq(bip_trecv(9, &buf, 1), 1);
-	ck_assert_int_eq(bip_core_short_arrived(1, 9, &v, 4), 0);
+	ck_assert_uint_eq(mock.last_tag, BIP_TAG_FLOW);
+	ck_assert_uint_eq(mock.last_len, sizeof(bits));
+	memcpy(bits, mock.last_data, sizeof(bits));
+	return (int)((le64toh(bits[tag / 64]) >> (tag % 64)) & 1);
+}
+
+/*
+ * A full queue keeps the arrival and the sender's later ones for that tag,
+ * tells the sender to hold the tag, takes the sender's other tags and other
+ * senders as before, and moves what it kept in, in order, as room appears.
+ */
+START_TEST(test_full_queue_keeps_arrival)
+{
+	int v, buf, node;
+
+	mock.nshort = 0;
+	for (v = 1; v <= 4; v++)
+		ck_assert_int_eq(bip_core_short_arrived(1, 9, &v, 4), 0);
+	ck_assert_uint_eq(bip_state.tags[9].q.nunread, 2);
+	ck_assert_uint_eq(bip_state.peers[1].hold_want[0] >> 9 & 1, 1);
+	/* Node 2's arrival for tag 9 is kept only because there is no room. */
+	v = 20;
+	ck_assert_int_eq(bip_core_short_arrived(2, 9, &v, 4), 0);
+	ck_assert_uint_eq(bip_state.peers[2].hold_want[0] >> 9 & 1, 1);
+	/* Node 1's other tags pass. */
+	v = 77;
+	ck_assert_int_eq(bip_core_short_arrived(1, 10, &v, 4), 0);
+	ck_assert_int_eq(bip_trecv(10, &buf, 1), 1);
+	ck_assert_int_eq(buf, 77);
+	/* Progress (in bip_trecv) told both senders to hold tag 9. */
+	ck_assert_int_eq(mock.nshort, 2);
+	ck_assert(told_held(9));
+	ck_assert(!told_held(10));
+	/* Nothing new to say: nothing sent. */
+	bip_progress();
+	ck_assert_int_eq(mock.nshort, 2);
+	/* Node 1's messages 1 .. 4 in order, then node 2's. */
+	mock.nshort = 0;
+	for (v = 1; v <= 4; v++) {
+		ck_assert_int_eq(bip_trecvx(9, &buf, 1, &node), 1);
+		ck_assert_int_eq(node, 1);
+		ck_assert_int_eq(buf, v);
+	}
+	ck_assert_int_eq(bip_trecvx(9, &buf, 1, &node), 1);
+	ck_assert_int_eq(node, 2);
+	ck_assert_int_eq(buf, 20);
+	/* Both were told to resume, once. */
+	bip_progress();
+	ck_assert_int_eq(mock.nshort, 2);
+	ck_assert(!told_held(9));
+	ck_assert_uint_eq(bip_state.kept_peers, 0);
+}
+END_TEST
+
+/* A sender told to hold a tag keeps its sends to that tag, in order, and
+ * lets its sends to other tags and other nodes pass. */
+START_TEST(test_held_tag_waits_others_pass)
+{
+	uint64_t bits[BIP_TAG_WORDS] = { 0 };
+	int v, id[3], other, i;
+
+	bits[0] = htole64(1ull << 9);
+	ck_assert_int_eq(bip_core_short_arrived(1, BIP_TAG_FLOW, bits, sizeof(bits)), 0);
+	for (i = 0; i < 3; i++) {
+		v = 100 + i;
+		id[i] = bip_tisend(1, 9, &v, 1);
+		ck_assert_int_gt(id[i], 0);
+	}
+	ck_assert_int_eq(mock.nshort, 0);
+	/* Tag 9 of another node: at once. */
+	v = 6;
+	ck_assert_int_eq(bip_tisend(2, 9, &v, 1), 0);
+	ck_assert_int_eq(mock.nshort, 1);
+	/* Another tag of node 1 passes the held sends. */
+	v = 5;
+	other = bip_tisend(1, 10, &v, 1);
+	ck_assert_int_ne(other, -1);
+	ck_assert_int_eq(bip_stest(other), 1);
+	ck_assert_int_eq(mock.nshort, 2);
+	ck_assert_uint_eq(mock.last_tag, 10);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(bip_stest(id[i]), 0);
+	/* Released: the held sends go, in order. */
+	bits[0] = 0;
+	ck_assert_int_eq(bip_core_short_arrived(1, BIP_TAG_FLOW, bits, sizeof(bits)), 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(bip_stest(id[i]), 1);
+	ck_assert_int_eq(mock.nshort, 5);
+	ck_assert_uint_eq(mock.last_tag, 9);
+	ck_assert_int_eq(mock.last_data[0], 102);
+}
+END_TEST
+
+/* A malformed flow-control message is dropped with a message; the flow tag
+ * itself can never be held. */
+START_TEST(test_bad_flow_message)
+{
+	uint64_t bits[BIP_TAG_WORDS];
+	int v = 1;
+
+	memset(bits, 0xff, sizeof(bits));
+	ck_assert_int_eq(bip_core_short_arrived(1, BIP_TAG_FLOW, bits, 3), 0);
+	ck_assert_ptr_nonnull(strstr(bip_error_string(), "flow-control message of 3 bytes"));
+	ck_assert_uint_eq(bip_state.peers[1].held_by_peer[0], 0);
+	ck_assert_int_eq(bip_core_short_arrived(1, BIP_TAG_FLOW, bits, sizeof(bits)), 0);
+	ck_assert(!bip_tag_held(&bip_state.peers[1], BIP_TAG_FLOW));
+	ck_assert(bip_tag_held(&bip_state.peers[1], 0));
+	/* Arrivals from a node that does not exist are dropped. */
+	ck_assert_int_eq(bip_core_short_arrived(7, 3, &v, 4), 0);
+	ck_assert_ptr_nonnull(strstr(bip_error_string(), "no such node"));
+	ck_assert_uint_eq(bip_state.tags[3].q.nunread, 0);
+}
+END_TEST
+
+/* A sender that goes on sending to a held tag is kept up to BIP_KEPT_MAX
+ * bytes; past that the driver must hold it back whole (-EAGAIN), and the
+ * other senders still pass. */
+START_TEST(test_kept_bytes_are_bounded)
+{
+	static int big[BIPSMALLSIZE];
+	int v = 3, rc = 0;
+	long n;
+
+	for (n = 0; n < 1000000 && rc == 0; n++)
+		rc = bip_core_short_arrived(1, 9, big, sizeof(big));
+	ck_assert_int_eq(rc, -EAGAIN);
+	ck_assert_int_lt(n, 1000000);
+	ck_assert_uint_le(bip_state.peers[1].kept_bytes, BIP_KEPT_MAX);
+	ck_assert_ptr_nonnull(strstr(bip_error_string(), "all its messages wait now"));
+	ck_assert_int_eq(bip_core_short_arrived(2, 10, &v, 4), 0);
+	ck_assert_uint_eq(bip_state.tags[10].q.nunread, 1);
 }
 END_TEST
 
@@ -423,12 +553,21 @@ START_TEST(test_layer_arrivals_go_to_the_layer)
 	ck_assert_int_eq(lay.nlong, 1);
 	ck_assert(lay.handle == 0x1234ull);
 	ck_assert_uint_eq(lay.len, 5000);
-	/* The layer's refusal reaches the driver. */
+	/* The layer's refusal: the core keeps the arrival and offers it again
+	 * at progress, with node 2's later ones for that tag behind it. */
 	lay.refuse = 1;
-	ck_assert_int_eq(bip_core_short_arrived(2, NTAGS + 1, &v, 4), -EAGAIN);
+	ck_assert_int_eq(bip_core_short_arrived(2, NTAGS + 1, &v, 4), 0);
+	ck_assert_int_eq(lay.nshort, 1);
+	lay.refuse = 0;
+	v = 78;
+	ck_assert_int_eq(bip_core_short_arrived(2, NTAGS + 1, &v, 4), 0);
+	ck_assert_int_eq(lay.nshort, 1);
 	/* Another reserved tag still queues as before. */
 	ck_assert_int_eq(bip_core_short_arrived(2, NTAGS + 2, &v, 4), 0);
 	ck_assert_uint_eq(bip_state.tags[NTAGS + 2].q.nunread, 1);
+	bip_progress();
+	ck_assert_int_eq(lay.nshort, 3);
+	ck_assert_uint_eq(bip_state.kept_peers, 0);
 }
 END_TEST
 
@@ -557,7 +696,10 @@ static Suite *proto_suite(void)
 	tcase_add_test(tc, test_short_arrival_is_queued_then_received);
 	tcase_add_test(tc, test_posted_receive_takes_arrival_directly);
 	tcase_add_test(tc, test_too_long_message_stays_queued);
-	tcase_add_test(tc, test_full_queue_refuses_arrival);
+	tcase_add_test(tc, test_full_queue_keeps_arrival);
+	tcase_add_test(tc, test_held_tag_waits_others_pass);
+	tcase_add_test(tc, test_bad_flow_message);
+	tcase_add_test(tc, test_kept_bytes_are_bounded);
 	tcase_add_test(tc, test_long_arrival_needs_a_receive);
 	tcase_add_test(tc, test_getmsg_holds_until_freed);
 	tcase_add_test(tc, test_misuse_is_reported);
