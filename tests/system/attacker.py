@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The network side of attack.sh, run as the second user.
+
+  attacker.py silent HOST PORT SECONDS     connect, say nothing, hold it open
+  attacker.py garbage HOST PORT            connect, send random bytes
+  attacker.py proxy LPORT HOST PORT FILE   accept one client on LPORT, relay
+                                           it to HOST:PORT both ways, and
+                                           record what the client sent in FILE
+  attacker.py replay HOST PORT FILE        connect and send FILE's bytes
+
+Every mode stops by itself within its time limit; connections go to the
+loopback address the test gives, nowhere else.
+"""
+import os
+import select
+import socket
+import sys
+import time
+
+
+def connect(host, port, deadline):
+    while True:
+        try:
+            return socket.create_connection((host, port), timeout=1)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def silent(host, port, seconds):
+    s = connect(host, int(port), time.monotonic() + 20)
+    time.sleep(float(seconds))
+    s.close()
+
+
+def garbage(host, port):
+    s = connect(host, int(port), time.monotonic() + 20)
+    try:
+        s.sendall(os.urandom(4096))
+        s.settimeout(5)
+        s.recv(4096)
+    except OSError:
+        pass
+    s.close()
+
+
+def proxy(lport, host, port, path):
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("127.0.0.1", int(lport)))
+    ls.listen(1)
+    ls.settimeout(30)
+    client, _ = ls.accept()
+    server = connect(host, int(port), time.monotonic() + 20)
+    sent = bytearray()
+    deadline = time.monotonic() + 30
+    peers = {client: server, server: client}
+    while peers and time.monotonic() < deadline:
+        ready, _, _ = select.select(list(peers), [], [], 0.5)
+        for s in ready:
+            try:
+                data = s.recv(65536)
+            except OSError:
+                data = b""
+            if not data:
+                for x in (s, peers[s]):
+                    peers.pop(x, None)
+                continue
+            if s is client:
+                sent += data
+            try:
+                peers[s].sendall(data)
+            except OSError:
+                pass
+    with open(path, "wb") as f:
+        f.write(sent)
+
+
+def replay(host, port, path):
+    with open(path, "rb") as f:
+        data = f.read()
+    s = connect(host, int(port), time.monotonic() + 20)
+    try:
+        s.sendall(data)
+        s.settimeout(5)
+        while s.recv(4096):
+            pass
+    except OSError:
+        pass
+    s.close()
+
+
+def main():
+    modes = {"silent": silent, "garbage": garbage, "proxy": proxy, "replay": replay}
+    if len(sys.argv) < 2 or sys.argv[1] not in modes:
+        sys.exit(__doc__)
+    modes[sys.argv[1]](*sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main()
