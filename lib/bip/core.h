@@ -124,6 +124,8 @@ struct bip_kept {
 struct bip_peer {
 	struct bip_nic *nic;
 	struct bip_sreq *queued_head, *queued_tail;
+	int holds;               /* some bit of held_by_peer is set (the fast
+				  * path reads this word, beside queued_head) */
 	/* flow control (proto.c): the tags this peer told us to hold ... */
 	uint64_t held_by_peer[BIP_TAG_WORDS];
 	/* ... the tags we want it to hold, and what we last told it */

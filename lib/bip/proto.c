@@ -276,7 +276,7 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
 	struct bip_peer *p = &bip_state.peers[dst];
 	size_t limit = (flags & BIP_SEND_LAYER) ? bip_layer_short_limit(p->nic) : BIP_SHORT_MAX;
 	int is_short = hlen + len <= limit && !(flags & BIP_SEND_FORCE_LONG);
-	int held = bip_tag_held(p, tag);
+	int held;
 	struct bip_sreq *r;
 	struct bip_wait w;
 	int rc;
@@ -286,7 +286,9 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
 	if (bip_unlikely(!buf))
 		buf = &empty;
 
-	if (bip_likely(is_short && !p->queued_head && !held)) {
+	/* The bitmap of held tags is read only when the peer holds some. */
+	if (bip_likely(is_short && !p->queued_head) &&
+	    bip_likely(!p->holds || !bip_tag_held(p, tag))) {
 		rc = post_short_msg(p->nic, dst, tag, hdr, hlen, buf, len);
 		if (bip_likely(rc == 0)) {
 			count_sent(hlen + len, 0);
@@ -297,6 +299,7 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
 		bip_state.counters.send_stalls++;
 	}
 
+	held = p->holds && bip_tag_held(p, tag);
 	bip_wait_start(&w);
 	while (!(r = bip_state.sfree)) {
 		/* Every send slot is in flight: wait for one to complete. */
@@ -548,7 +551,9 @@ int bip_core_short_arrived(int src, uint32_t tag, const void *data, size_t len)
 		flow_arrived(src, data, len);
 		return 0;
 	}
-	if (bip_likely(!bit_test(bip_state.peers[src].hold_want, tag))) {
+	/* A sender's hold_want bits are set only while the core keeps some of
+	 * its arrivals (a NIC that fills the queues never calls this). */
+	if (bip_likely(!bip_state.kept_peers) || !bit_test(bip_state.peers[src].hold_want, tag)) {
 		rc = offer_short(tag, src, data, len);
 		if (bip_likely(rc != -EAGAIN))
 			return rc;
@@ -567,7 +572,7 @@ int bip_core_long_arrived(int src, uint32_t tag, size_t len, uint64_t handle)
 			  "dropped", src);
 		return 0;
 	}
-	if (!bit_test(bip_state.peers[src].hold_want, tag)) {
+	if (!bip_state.kept_peers || !bit_test(bip_state.peers[src].hold_want, tag)) {
 		rc = offer_long(tag, src, len, handle);
 		if (rc != -EAGAIN)
 			return rc;
@@ -713,6 +718,9 @@ static void flow_arrived(int src, const void *data, size_t len)
 		bits[i] = le64toh(bits[i]);
 	flow_mask(bits);
 	memcpy(p->held_by_peer, bits, sizeof(bits));
+	p->holds = 0;
+	for (i = 0; i < BIP_TAG_WORDS; i++)
+		p->holds |= bits[i] != 0;
 }
 
 void bip_core_tag_held(int src, uint32_t tag, int held)
