@@ -15,6 +15,16 @@
  * bipload removes, and that stops the process when its stdin reaches end of
  * file: bipload stops a remote process by closing the remote shell's stdin,
  * and a remote shell that dies, or a bipload that dies, closes it too.
+ *
+ * The job id is 128 random bits (getrandom), so that nobody can guess the
+ * names of a job's shared memory before it starts.  The job's secret
+ * (BIP_SECRET, 256 random bits, or the user's own) authenticates the
+ * network start-up exchange: local processes get it in their environment,
+ * remote ones as the first line of the remote shell's stdin, which the
+ * wrapper reads before anything else; it is never on a command line.
+ * Local processes (and the remote shells) die with bipload whatever kills
+ * it (PR_SET_PDEATHSIG), and a remote process ends when its remote shell
+ * does.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -86,6 +98,7 @@ static struct proc *procs;
 static int nprocs;
 static char jobid[BIP_JOBID_MAX + 1];
 static int sig_pipe[2] = { -1, -1 };
+static pid_t bipload_pid;
 static double grace = 3.0;            /* seconds from SIGTERM to SIGKILL (BIPLOAD_GRACE) */
 static double start_limit = 60.0;     /* seconds for a remote shell to start its process */
 static char mark[BIP_JOBID_MAX + 16];  /* "bipload-<jobid>: " */
@@ -296,17 +309,43 @@ static void check_program(const char *prog)
 	die("%s: program not found in PATH (give its path, e.g. ./%s)", prog, prog);
 }
 
+/* n random bytes as 2n lowercase hex digits in out (2n + 1 bytes). */
+static void random_hex(char *out, size_t n)
+{
+	unsigned char b[64];
+	size_t i, got = 0;
+
+	if (n > sizeof(b))
+		die("random_hex: %zu bytes asked", n);
+	while (got < n) {
+		ssize_t r = getrandom(b + got, n - got, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			die("getrandom: %s", strerror(errno));
+		got += (size_t)r;
+	}
+	for (i = 0; i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
 static void make_jobid(void)
 {
-	struct timespec ts;
-	unsigned r;
+	_Static_assert(BIP_JOBID_MAX >= 32, "a job id holds 128 bits in hex");
+	random_hex(jobid, 16);
+}
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	srand((unsigned)(ts.tv_nsec ^ getpid()));
-	r = (unsigned)rand();
-	snprintf(jobid, sizeof(jobid), "%x%lx%x", (unsigned)getpid(),
-		 (unsigned long)(ts.tv_sec * 1000 + ts.tv_nsec / 1000000) & 0xffffffffffUL, r);
-	jobid[BIP_JOBID_MAX] = '\0';
+/* The job's secret: the user's BIP_SECRET, or 256 random bits. */
+static void make_secret(void)
+{
+	char s[65];
+
+	if (getenv(BIP_ENV_SECRET) && *getenv(BIP_ENV_SECRET))
+		return;
+	random_hex(s, 32);
+	if (setenv(BIP_ENV_SECRET, s, 1) < 0)
+		die("setenv: %s", strerror(errno));
 }
 
 static void on_signal(int sig)
@@ -399,6 +438,8 @@ static int carried(const char *name, size_t len)
 	static const char *const always[] = { "BIPCONF", "PATH", "LD_LIBRARY_PATH" };
 	size_t i;
 
+	if (len == strlen(BIP_ENV_SECRET) && !strncmp(name, BIP_ENV_SECRET, len))
+		return 0; /* it travels on stdin, never on a command line */
 	if (len > 4 && !strncmp(name, "BIP_", 4))
 		return 1;
 	for (i = 0; i < sizeof(always) / sizeof(always[0]); i++)
@@ -435,7 +476,7 @@ static char *remote_script(int node, const char *conf_path, const char *cwd)
 	size_t k;
 	int i;
 
-	sb_add(&b, "cd ");
+	sb_add(&b, "IFS= read -r %s || exit 126; export %s; cd ", BIP_ENV_SECRET, BIP_ENV_SECRET);
 	sb_quote(&b, cwd);
 	sb_add(&b, " || exit 126; export");
 	for (e = environ; *e; e++) {
@@ -535,6 +576,8 @@ static void prepare_remote(struct proc *p, int node, const char *conf_path, cons
 	p->rscript = script;
 }
 
+static void write_all(int fd, const char *buf, size_t len);
+
 static void start(int node, const char *conf_path, int stdin_fd)
 {
 	struct proc *p = &procs[node];
@@ -550,6 +593,10 @@ static void start(int node, const char *conf_path, int stdin_fd)
 		int fd0 = p->remote ? in[0] : stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY);
 		struct sigaction sa = { .sa_handler = SIG_DFL };
 
+		/* Die with bipload, whatever kills it; it may be gone already. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != bipload_pid)
+			_exit(127);
 		setpgid(0, 0);
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
@@ -581,6 +628,16 @@ static void start(int node, const char *conf_path, int stdin_fd)
 		close(in[0]);
 		p->stdin_fd = in[1];
 		fcntl(in[1], F_SETFD, FD_CLOEXEC);
+	}
+	if (p->remote) {
+		/* The secret, as the first line of the remote shell's stdin. */
+		const char *secret = getenv(BIP_ENV_SECRET);
+		char line[160];
+		int n = snprintf(line, sizeof(line), "%s\n", secret);
+
+		if (n < 0 || (size_t)n >= sizeof(line))
+			die("%s is too long (%zu characters)", BIP_ENV_SECRET, strlen(secret));
+		write_all(p->stdin_fd, line, (size_t)n);
 	}
 	p->node = node;
 	p->pid = pid;
@@ -960,7 +1017,9 @@ int main(int argc, char **argv)
 			die("BIPLOAD_START_TIMEOUT=%s: expected a positive number of seconds", g);
 	}
 	load_conf(conf_path);
+	bipload_pid = getpid();
 	make_jobid();
+	make_secret();
 	snprintf(mark, sizeof(mark), "bipload-%s: ", jobid);
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("getcwd: %s", strerror(errno));

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -87,6 +88,7 @@ int bipload_lanai_start(const struct bip_conf *conf, const char *conf_path, cons
 	const char *nic = getenv("BIP_NIC");
 	char prog[PATH_MAX], nodes[16], fd_text[16], buf[16];
 	int ready[2], status, i;
+	pid_t parent;
 	size_t got = 0;
 	double deadline;
 	pid_t pid;
@@ -103,6 +105,7 @@ int bipload_lanai_start(const struct bip_conf *conf, const char *conf_path, cons
 	}
 	snprintf(nodes, sizeof(nodes), "%d", conf->n);
 	snprintf(fd_text, sizeof(fd_text), "%d", ready[1]);
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -115,6 +118,10 @@ int bipload_lanai_start(const struct bip_conf *conf, const char *conf_path, cons
 		int k = 0, in = open("/dev/null", O_RDONLY);
 		struct sigaction sa = {.sa_handler = SIG_DFL};
 
+		/* The board goes with bipload, whatever kills it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
 		setpgid(0, 0);
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);

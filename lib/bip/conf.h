@@ -25,6 +25,7 @@
 #define BIP_ENV_NODE "BIP_NODE"      /* this process's node number (set by bipload) */
 #define BIP_ENV_JOBID "BIP_JOBID"    /* job id, [A-Za-z0-9] (set by bipload) */
 #define BIP_ENV_HOST "BIP_HOST"      /* the configuration's name of this host (set by bipload) */
+#define BIP_ENV_SECRET "BIP_SECRET"  /* the job's secret, hex (set by bipload) */
 #define BIP_JOBID_MAX 32
 
 struct bip_route {

@@ -1013,6 +1013,33 @@ static void t_fullq(void)
 }
 
 /*
+ * Traffic that goes on until someone stops it (startup.sh orphans kills
+ * bipload under it): a token round the ring, for at most 60 s.  Each node
+ * says its pid once it runs, and node 0 the job id.
+ */
+static void t_orphan(void)
+{
+	int next = (bip_mynode + 1) % bip_numnodes;
+	time_t end = time(NULL) + 60;
+	int v = 0;
+
+	if (bip_mynode == 0)
+		printf("job %s\n", getenv("BIP_JOBID"));
+	printf("node %d runs as pid %d\n", bip_mynode, (int)getpid());
+	fflush(stdout);
+	while (time(NULL) < end) {
+		if (bip_mynode == 0) {
+			CHECK(bip_tsend(next, 3, &v, 1) == 0, "send");
+			CHECK(bip_trecv(3, &v, 1) == 1, "receive");
+		} else {
+			CHECK(bip_trecv(3, &v, 1) == 1, "receive");
+			v++;
+			CHECK(bip_tsend(next, 3, &v, 1) == 0, "send");
+		}
+	}
+}
+
+/*
  * A full queue holds back only its own tag (issue: 600 sends to tag 7 then
  * one to tag 8 deadlocked, since the full tag 7 held the sender's tag 8
  * behind it).  Node 0 sends 600 one-word messages to tag 7, whose queue
@@ -1164,6 +1191,7 @@ static const struct {
 	{ "crash", t_crash, 1 },       { "killed", t_killed, 1 },     { "exited", t_exited, 1 },     { "stale", t_stale, 1 },
 	{ "fullq", t_fullq, 1 },       { "hostdown", t_hostdown, 1 },
 	{ "tagpass", t_tagpass, 0 },   { "tagsfull", t_tagsfull, 1 },
+	{ "orphan", t_orphan, 0 },
 };
 
 int main(int argc, char **argv)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Start-up failure, crash and error messages, seen from the user's side.
-# Usage: startup.sh noinit|crash|killed|exited|messages BIPLOAD PROG
+# Usage: startup.sh noinit|crash|killed|exited|orphans|messages BIPLOAD PROG
 set -u
 what=$1
 bipload=$2
@@ -60,6 +60,52 @@ killed | exited)
 	left=$(ls /dev/shm | grep -e "^bip-$(id -u)-.*$job" -e "^$pid:" || true)
 	[ -z "$left" ] || fail "shared memory left behind: $left"
 	;;
+orphans)
+	# bipload is killed with SIGKILL while its job exchanges messages: no
+	# handler of its own runs, yet every process of the job (and lanai-sim)
+	# must be gone within 2 s, and nothing of the job left in /dev/shm.
+	"$bipload" -sz 3 --timeout 60 "$prog" orphan >"$out" 2>&1 &
+	bl=$!
+	n=0
+	while [ "$(grep -c '^node [0-9] runs as pid' "$out")" -lt 3 ]; do
+		n=$((n + 1))
+		[ "$n" -lt 300 ] || { kill -9 "$bl"; fail "the job did not start within 30 s"; }
+		sleep 0.1
+	done
+	job=$(sed -n 's/^job //p' "$out")
+	pids=$(sed -n 's/^node [0-9] runs as pid \([0-9]*\)$/\1/p' "$out")
+	# Whatever else runs for the job (lanai-sim) names its id in its arguments.
+	for f in /proc/[0-9]*/cmdline; do
+		p=${f#/proc/}
+		p=${p%/cmdline}
+		[ "$p" = "$bl" ] && continue
+		tr '\0' ' ' <"$f" 2>/dev/null | grep -q -- "$job" && pids="$pids $p"
+	done
+	kill -9 "$bl"
+	wait "$bl" 2>/dev/null
+	n=0
+	while :; do
+		alive=""
+		for p in $pids; do
+			if [ -d "/proc/$p" ] && ! grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null; then
+				alive="$alive $p"
+			fi
+		done
+		[ -z "$alive" ] && break
+		n=$((n + 1))
+		if [ "$n" -ge 20 ]; then
+			for p in $alive; do
+				echo "left: $p $(tr '\0' ' ' <"/proc/$p/cmdline")"
+				kill -9 "$p"
+			done
+			fail "processes of the job still run 2 s after bipload's death:$alive"
+		fi
+		sleep 0.1
+	done
+	left=$(ls /dev/shm | grep "^bip-$(id -u)-.*$job" || true)
+	[ -z "$left" ] || fail "shared memory left behind: $left"
+	echo "all $(echo $pids | wc -w) processes of job $job ended within 2 s of bipload's death"
+	;;
 messages)
 	# Misuse: each error counted by a node is one line on stderr naming the
 	# node and the call (PROG is the bad-input program).
@@ -78,7 +124,7 @@ messages)
 		fail "no message for a call before bip_init"
 	;;
 *)
-	echo "usage: startup.sh noinit|crash|killed|messages BIPLOAD PROG"
+	echo "usage: startup.sh noinit|crash|killed|exited|orphans|messages BIPLOAD PROG"
 	exit 2
 	;;
 esac

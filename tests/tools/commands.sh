@@ -173,6 +173,36 @@ env)
 	grep -q "^node 2 .* BIP_HOST=\[localhost\] .* BIPTEST_X1=\[a b\]" "$out" || fail "-x or BIP_HOST"
 	grep -q "^node 0 .* BIP_HOST=\[$host\] " "$out" || fail "BIP_HOST of node 0"
 	;;
+secret)
+	# Each job gets a random job id and secret; the secret reaches local
+	# processes in their environment and remote ones as the first line of
+	# the remote shell's stdin, never on a command line.  The remote shell
+	# here logs its arguments and runs the command on this machine.
+	printf '#!/bin/sh\nprintf "%%s\\n" "$*" >>"%s/rsh-args"\nshift\nexec "$@"\n' "$HOME" \
+		>"$HOME/remote"
+	chmod +x "$HOME/remote"
+	"$bipconf" -f "$HOME/c" "$host" remote.invalid
+	unset BIP_SECRET
+	for run in 1 2; do
+		"$bipload" -f "$HOME/c" --rsh "$HOME/remote" "$helper" where >"$out" 2>&1 ||
+			fail "a job with a remote node"
+		s0=$(sed -n 's/^node 0 .*BIP_SECRET=\[\([0-9a-f]*\)\].*/\1/p' "$out")
+		s1=$(sed -n 's/^node 1 .*BIP_SECRET=\[\([0-9a-f]*\)\].*/\1/p' "$out")
+		[ "${#s0}" -eq 64 ] || fail "node 0's secret is not 64 hex digits: '$s0'"
+		[ "$s0" = "$s1" ] || fail "the remote node got another secret: '$s1'"
+		grep -q "$s0" "$HOME/rsh-args" && fail "the secret is on the remote shell's command line"
+		job=$(sed -n 's/^bipload: 2 nodes, job \([0-9a-f]*\)$/\1/p' "$out")
+		[ "${#job}" -eq 32 ] || fail "the job id is not 128 bits in hex: '$job'"
+		eval "secret$run=$s0 job$run=$job"
+	done
+	[ "$secret1" != "$secret2" ] || fail "two jobs got the same secret"
+	[ "$job1" != "$job2" ] || fail "two jobs got the same job id"
+	# The user's own secret is kept (several launchers may share a job).
+	mine=0123456789abcdef0123456789abcdef
+	BIP_SECRET=$mine "$bipload" -q -f "$HOME/c" --rsh "$HOME/remote" "$helper" where >"$out" 2>&1 ||
+		fail "a job with the user's secret"
+	[ "$(grep -c "BIP_SECRET=\[$mine\]" "$out")" -eq 2 ] || fail "the user's secret was not kept"
+	;;
 output)
 	"$bipload" -q -sz 4 --tag-output "$helper" lines >"$out" 2>&1 || fail "bipload"
 	[ "$(wc -l <"$out")" -eq 800 ] || fail "expected 800 lines"
@@ -211,7 +241,7 @@ errors)
 	"$bipload" --rsh false -f "$HOME/c" "$helper" sleep >"$out" 2>&1
 	rc=$?
 	[ "$rc" -eq 1 ] || fail "exit status $rc with a failing remote shell, expected 1"
-	grep -q "node 1: the remote shell could not start the process on host remote.invalid (exit status 1); the command was: false remote.invalid sh -c 'cd " "$out" ||
+	grep -q "node 1: the remote shell could not start the process on host remote.invalid (exit status 1); the command was: false remote.invalid sh -c 'IFS= read -r BIP_SECRET " "$out" ||
 		fail "failing remote shell not reported"
 	grep -q "stopped nodes 0" "$out" || fail "node 0 not stopped"
 	BIP_RSH="/no/such/remote-shell -x" "$bipload" -f "$HOME/c" "$helper" sleep >"$out" 2>&1 &&

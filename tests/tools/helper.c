@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 		static const char *const vars[] = { "BIP_HOST",   "BIP_OPTS",   "BIPCONF",
 						    "BIP_JOBID",  "PATH",       "LD_LIBRARY_PATH",
 						    "BIPTEST_X1", "BIPTEST_X2", "BIP_TEST_CARRIED",
-						    "NOT_CARRIED" };
+						    "NOT_CARRIED", "BIP_SECRET" };
 		char net[64] = "-", cwd[4096] = "-";
 		ssize_t n = readlink("/proc/self/ns/net", net, sizeof(net) - 1);
 		size_t k;
