@@ -7,6 +7,9 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +19,8 @@
 
 #include "conf.h"
 #include "core.h"
-#include "drivers/shm/shm_layout.h"
+#include "drivers/shm/shm.h"
+#include "segment.h"
 
 static char jobid[32];
 static char err[512];
@@ -189,6 +193,104 @@ START_TEST(test_unavailable_peer_times_out)
 }
 END_TEST
 
+/* A header as node 1 of 3 writes it, in a buffer of the layout's size. */
+static struct bip_shm_header *good_header(size_t *size_p)
+{
+	uint64_t r, l, pi, a;
+	size_t size = bip_shm_segment_size(3, &r, &l, &pi, &a);
+	struct bip_shm_header *h = calloc(1, size);
+
+	ck_assert_ptr_nonnull(h);
+	*h = (struct bip_shm_header){ .magic = BIP_SHM_MAGIC, .version = BIP_SHM_VERSION,
+				      .numnodes = 3, .node = 1, .pid = 42, .size = size,
+				      .off_rings = r, .off_lsend = l, .off_pipes = pi,
+				      .off_attached = a };
+	*size_p = size;
+	return h;
+}
+
+/* Every field of a peer's header is checked against the layout this process
+ * computes; a forged one is refused naming the field, never used. */
+START_TEST(test_header_check)
+{
+	size_t size;
+	struct bip_shm_header *h = good_header(&size);
+	struct bip_shm_header saved = *h;
+	static const struct {
+		size_t off;
+		uint64_t value;
+		int width;
+		const char *says;
+	} bad[] = {
+		{ offsetof(struct bip_shm_header, magic), 0x41414141, 4, "magic" },
+		{ offsetof(struct bip_shm_header, version), 999, 4, "layout version 999" },
+		{ offsetof(struct bip_shm_header, numnodes), 2, 4, "of 2 nodes" },
+		{ offsetof(struct bip_shm_header, node), 2, 4, "node 2 of 3" },
+		{ offsetof(struct bip_shm_header, size), 1ull << 40, 8, "size" },
+		{ offsetof(struct bip_shm_header, off_rings), 0xfffffffffffff000ull, 8, "offsets" },
+		{ offsetof(struct bip_shm_header, off_lsend), 8, 8, "offsets" },
+		{ offsetof(struct bip_shm_header, off_pipes), 1ull << 62, 8, "offsets" },
+		{ offsetof(struct bip_shm_header, off_attached), 4096 * 1024, 8, "offsets" },
+		{ offsetof(struct bip_shm_header, pid), 0, 4, "process id 0" },
+	};
+	size_t i;
+
+	ck_assert_msg(bip_shm_header_check(h, size, 3, 1, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(bip_shm_header_check(h, size, 3, 2, err, sizeof(err)), -EPROTO);
+	ck_assert_int_eq(bip_shm_header_check(h, size + 4096, 3, 1, err, sizeof(err)), -EPROTO);
+	ck_assert_int_eq(bip_shm_header_check(h, 16, 3, 1, err, sizeof(err)), -EPROTO);
+	ck_assert_ptr_nonnull(strstr(err, "less than a header"));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		*h = saved;
+		memcpy((char *)h + bad[i].off, &bad[i].value, (size_t)bad[i].width);
+		ck_assert_int_eq(bip_shm_header_check(h, size, 3, 1, err, sizeof(err)), -EPROTO);
+		ck_assert_msg(strstr(err, bad[i].says), "field at %zu: %s", bad[i].off, err);
+	}
+	/* Random headers: refused, never a crash. */
+	srand(7);
+	for (i = 0; i < 10000; i++) {
+		size_t k;
+
+		for (k = 0; k < sizeof(*h); k++)
+			((unsigned char *)h)[k] = (unsigned char)rand();
+		if (i % 2)
+			h->magic = BIP_SHM_MAGIC, h->version = BIP_SHM_VERSION;
+		ck_assert_int_eq(bip_shm_header_check(h, size, 3, 1, err, sizeof(err)), -EPROTO);
+	}
+	free(h);
+}
+END_TEST
+
+/* A name another user's file, a link or a file of the wrong mode holds is
+ * refused by bip_segment_open, naming the file; ours opens. */
+START_TEST(test_segment_open_checks)
+{
+	char name[64], path[96];
+	int fd;
+
+	snprintf(name, sizeof(name), "/bip-test-%d", (int)getpid());
+	snprintf(path, sizeof(path), "/dev/shm%s", name);
+	ck_assert_int_eq(bip_segment_open(name, O_RDWR, NULL, err, sizeof(err)), -ENOENT);
+	fd = bip_segment_open(name, O_RDWR | O_CREAT | O_EXCL, NULL, err, sizeof(err));
+	ck_assert_msg(fd >= 0, "%s", err);
+	close(fd);
+	ck_assert_int_eq(bip_segment_open(name, O_RDWR | O_CREAT | O_EXCL, NULL, err, sizeof(err)),
+			 -EEXIST);
+	ck_assert_msg(strstr(err, "another job of this user"), "%s", err);
+	chmod(path, 0644);
+	ck_assert_int_eq(bip_segment_open(name, O_RDWR, NULL, err, sizeof(err)), -EPERM);
+	ck_assert_msg(strstr(err, "mode 0644"), "%s", err);
+	unlink(path);
+	ck_assert_int_eq(symlink("/etc/hostname", path), 0);
+	ck_assert_int_eq(bip_segment_open(name, O_RDWR, NULL, err, sizeof(err)), -EPERM);
+	ck_assert_msg(strstr(err, "symbolic link"), "%s", err);
+	ck_assert_int_eq(bip_segment_open(name, O_RDWR | O_CREAT | O_EXCL, NULL, err, sizeof(err)),
+			 -EEXIST);
+	ck_assert_msg(strstr(err, "symbolic link"), "%s", err);
+	unlink(path);
+}
+END_TEST
+
 static Suite *shm_suite(void)
 {
 	Suite *s = suite_create("shm");
@@ -198,6 +300,10 @@ static Suite *shm_suite(void)
 	tcase_add_test(tc, test_ring_laps_in_order);
 	tcase_add_test(tc, test_full_queue_pushes_back);
 	tcase_add_test(tc, test_unavailable_peer_times_out);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("trust");
+	tcase_add_test(tc, test_header_check);
+	tcase_add_test(tc, test_segment_open_checks);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -12,6 +12,15 @@
  * Short messages: the sender copies the message into the next slot of its
  * ring in the receiver's segment and publishes it with the slot's sequence
  * number: no lock, no system call, no locked atomic.
+ *
+ * Trust: a segment is opened only if it is a regular file of this user with
+ * mode 0600 and not a symbolic link (segment.h), so another user who creates
+ * a job's names first gets the job refused with a message naming him, and
+ * never inside it.  A peer's header must describe exactly the layout this
+ * process computes for the job (bip_shm_header_check); after that check the
+ * driver uses its own offsets and never reads the peer's again.  A slot's
+ * fields are read once, into locals, and checked (kind, length) before use;
+ * indices that come from a peer are masked or range-checked (shm_long.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +37,8 @@
 
 #include "atomics.h"
 #include "conf.h"
+#include "core.h"
+#include "segment.h"
 #include "shm.h"
 
 #define SHM_DIR "/dev/shm"
@@ -55,19 +66,68 @@ size_t bip_shm_segment_size(int n, uint64_t *off_rings, uint64_t *off_lsend, uin
 	return align_up(off, 4096);
 }
 
-static uint64_t *attached_map(struct bip_shm_header *h)
+/* The parts of a segment, at the offsets this process computed (shm->off),
+ * never at the ones a peer's header says. */
+static uint64_t *attached_map(const struct bip_shm *shm, struct bip_shm_header *h)
 {
-	return (uint64_t *)((char *)h + h->off_attached);
+	return (uint64_t *)((char *)h + shm->off_attached);
 }
 
-static struct bip_shm_ring *ring_of(struct bip_shm_header *h, int sender)
+static struct bip_shm_ring *ring_of(const struct bip_shm *shm, struct bip_shm_header *h,
+				    int sender)
 {
-	return (struct bip_shm_ring *)((char *)h + h->off_rings) + sender;
+	return (struct bip_shm_ring *)((char *)h + shm->off_rings) + sender;
 }
 
-static struct bip_shm_pipe *pipe_of(struct bip_shm_header *h, int sender)
+static struct bip_shm_pipe *pipe_of(const struct bip_shm *shm, struct bip_shm_header *h,
+				    int sender)
 {
-	return (struct bip_shm_pipe *)((char *)h + h->off_pipes) + sender;
+	return (struct bip_shm_pipe *)((char *)h + shm->off_pipes) + sender;
+}
+
+int bip_shm_header_check(const struct bip_shm_header *h, size_t seglen, int numnodes, int node,
+			 char *err, size_t errlen)
+{
+	uint64_t off_rings, off_lsend, off_pipes, off_attached;
+	size_t size;
+	struct bip_shm_header c;
+
+	if (seglen < sizeof(c)) {
+		snprintf(err, errlen, "%zu bytes, less than a header", seglen);
+		return -EPROTO;
+	}
+	/* One read of each field: the peer may change them meanwhile. */
+	memcpy(&c, h, sizeof(c));
+	if (c.magic != BIP_SHM_MAGIC) {
+		snprintf(err, errlen, "no BIP segment (magic %#x)", c.magic);
+		return -EPROTO;
+	}
+	if (c.version != BIP_SHM_VERSION) {
+		snprintf(err, errlen, "layout version %u, this library's is %u (another BIP?)",
+			 c.version, BIP_SHM_VERSION);
+		return -EPROTO;
+	}
+	if (numnodes < 1 || c.numnodes != (uint32_t)numnodes || c.node != (uint32_t)node) {
+		snprintf(err, errlen, "node %u of %u nodes, expected node %d of %d", c.node,
+			 c.numnodes, node, numnodes);
+		return -EPROTO;
+	}
+	size = bip_shm_segment_size(numnodes, &off_rings, &off_lsend, &off_pipes, &off_attached);
+	if (c.size != size || seglen != size || c.off_rings != off_rings ||
+	    c.off_lsend != off_lsend || c.off_pipes != off_pipes ||
+	    c.off_attached != off_attached) {
+		snprintf(err, errlen, "size %llu (file %zu) or offsets %llu %llu %llu %llu differ "
+			 "from the layout of %d nodes (%zu bytes)", (unsigned long long)c.size,
+			 seglen, (unsigned long long)c.off_rings, (unsigned long long)c.off_lsend,
+			 (unsigned long long)c.off_pipes, (unsigned long long)c.off_attached,
+			 numnodes, size);
+		return -EPROTO;
+	}
+	if (c.pid <= 0) {
+		snprintf(err, errlen, "process id %d", c.pid);
+		return -EPROTO;
+	}
+	return 0;
 }
 
 static void seg_name(char *buf, size_t len, const char *jobid, int node)
@@ -122,19 +182,9 @@ static int create_self(struct bip_shm *shm, const struct bip_nic_job *job)
 			 job->numnodes);
 		return -ENOSPC;
 	}
-	fd = shm_open(shm->name, O_CREAT | O_EXCL | O_RDWR, 0600);
-	if (fd < 0) {
-		rc = -errno;
-		if (rc == -EEXIST)
-			snprintf(job->err, job->errlen, "shared memory %s already exists: another "
-				 "job with the same id (BIP_JOBID) is running, or one was killed "
-				 "before it started; remove " SHM_DIR "%s if no job uses it",
-				 shm->name, shm->name);
-		else
-			snprintf(job->err, job->errlen, "cannot create shared memory %s: %s",
-				 shm->name, strerror(-rc));
-		return rc;
-	}
+	fd = bip_segment_open(shm->name, O_CREAT | O_EXCL | O_RDWR, NULL, job->err, job->errlen);
+	if (fd < 0)
+		return fd;
 	rc = -posix_fallocate(fd, 0, (off_t)size);
 	if (rc < 0) {
 		snprintf(job->err, job->errlen, "cannot reserve %zu KiB of shared memory in %s: %s",
@@ -159,14 +209,16 @@ static int create_self(struct bip_shm *shm, const struct bip_nic_job *job)
 	h->off_lsend = off_lsend;
 	h->off_pipes = off_pipes;
 	h->off_attached = off_attached;
+	shm->off_rings = off_rings;
+	shm->off_pipes = off_pipes;
+	shm->off_lsend = off_lsend;
+	shm->off_attached = off_attached;
 	bip_shm_probe_value = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)h ^ 0x5a5aa5a5u;
 	h->probe_addr = (uint64_t)(uintptr_t)&bip_shm_probe_value;
 	h->probe_value = bip_shm_probe_value;
 	shm->self = h;
 	shm->self_size = size;
 	shm->lsend = (struct bip_shm_lsend *)((char *)h + off_lsend);
-	/* Let the peers read long messages from this process (Yama ptrace scope 1). */
-	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 	/* Pairs with the acquire of ready in attach_peer. */
 	bip_store_release(&h->ready, 1);
 	return 0;
@@ -177,58 +229,96 @@ undo_create:
 	return rc;
 }
 
+/*
+ * Single copy: let the peer of pid read this process's memory with
+ * process_vm_readv, as narrowly as Yama allows.  Without Yama, or in its
+ * classic mode 0, the kernel allows it between processes of one user and
+ * nothing is needed; in mode 1 (restricted to descendants) the process names
+ * its one peer, or any process when it has several peers, since the kernel
+ * keeps a single exception; modes 2 and 3 refuse it whatever is set, and the
+ * probe then falls back to the pipe.
+ */
+static void allow_reads(struct bip_shm *shm, pid_t pid)
+{
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	int scope = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &scope) != 1)
+			scope = 0;
+		fclose(f);
+	}
+	if (scope != 1)
+		return;
+	if (shm->nlocal == 1)
+		prctl(PR_SET_PTRACER, (unsigned long)pid, 0, 0, 0);
+	else
+		prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+}
+
 /* Try once to map the segment of node; 0 when mapped, -EAGAIN when not there yet. */
 static int attach_peer(struct bip_shm *shm, const struct bip_nic_job *job, int node)
 {
 	struct bip_shm_peer *p = &shm->peers[node];
 	struct bip_shm_header *h;
-	char name[96];
+	char name[96], why[256];
 	struct stat st;
 	int fd, rc;
 
 	seg_name(name, sizeof(name), job->jobid, node);
-	fd = shm_open(name, O_RDWR, 0);
+	fd = bip_segment_open(name, O_RDWR, &st, job->err, job->errlen);
+	if (fd == -ENOENT)
+		return -EAGAIN;
 	if (fd < 0)
-		return errno == ENOENT ? -EAGAIN : -errno;
-	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(*h)) {
-		close(fd); /* created, not yet sized */
+		return -EPROTO; /* the message is in job->err */
+	if (st.st_size < (off_t)shm->self_size) {
+		close(fd); /* created, not yet sized: the owner sizes it before ready */
 		return -EAGAIN;
 	}
-	h = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* Map only the size of the layout, whatever the file's size: a
+	 * bigger file fails the header check below. */
+	h = mmap(NULL, shm->self_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (h == MAP_FAILED)
 		return -errno;
 	/* Pairs with the release of ready in create_self. */
 	if (!bip_load_acquire(&h->ready)) {
-		munmap(h, (size_t)st.st_size);
+		munmap(h, shm->self_size);
 		return -EAGAIN;
 	}
-	if (h->magic != BIP_SHM_MAGIC || h->version != BIP_SHM_VERSION ||
-	    h->numnodes != (uint32_t)job->numnodes || h->node != (uint32_t)node ||
-	    h->size != (uint64_t)st.st_size) {
-		snprintf(job->err, job->errlen, "shared memory %s does not belong to this job "
-			 "(version %u, %u nodes, node %u)", name, h->version, h->numnodes, h->node);
-		rc = -EPROTO;
-		munmap(h, (size_t)st.st_size);
+	rc = bip_shm_header_check(h, (size_t)st.st_size, job->numnodes, node, why, sizeof(why));
+	if (rc < 0) {
+		snprintf(job->err, job->errlen, "shared memory " SHM_DIR "%s of node %d is not "
+			 "a segment of this job: %s", name, node, why);
+		munmap(h, shm->self_size);
 		return rc;
 	}
 	p->seg = h;
-	p->seg_size = (size_t)st.st_size;
+	p->seg_size = shm->self_size;
 	p->pid = h->pid;
-	p->lsend = (struct bip_shm_lsend *)((char *)h + h->off_lsend);
-	p->ring_out = ring_of(h, shm->mynode);
-	p->pipe_out = pipe_of(h, shm->mynode);
-	p->ring_in = ring_of(shm->self, node);
-	p->pipe_in = pipe_of(shm->self, node);
-	/* Tell the owner we have it mapped (start-up only: a locked atomic is fine). */
-	__atomic_fetch_or(&attached_map(h)[shm->mynode / 64], 1ull << (shm->mynode % 64),
+	if (p->pid <= 0) { /* changed since the check */
+		snprintf(job->err, job->errlen, "shared memory " SHM_DIR "%s of node %d: process "
+			 "id %d", name, node, p->pid);
+		return -EPROTO;
+	}
+	p->lsend = (struct bip_shm_lsend *)((char *)h + shm->off_lsend);
+	p->ring_out = ring_of(shm, h, shm->mynode);
+	p->pipe_out = pipe_of(shm, h, shm->mynode);
+	p->ring_in = ring_of(shm, shm->self, node);
+	p->pipe_in = pipe_of(shm, shm->self, node);
+	if (shm->cma_min != SIZE_MAX)
+		allow_reads(shm, p->pid);
+	/* Tell the owner we have it mapped (start-up only: a locked atomic is
+	 * fine).  After allow_reads: the owner probes single copy from us
+	 * only once every peer has said so. */
+	__atomic_fetch_or(&attached_map(shm, h)[shm->mynode / 64], 1ull << (shm->mynode % 64),
 			  __ATOMIC_RELEASE);
 	return 0;
 }
 
 static int all_attached_me(struct bip_shm *shm)
 {
-	uint64_t *map = attached_map(shm->self);
+	uint64_t *map = attached_map(shm, shm->self);
 	int i;
 
 	for (i = 0; i < shm->nlocal; i++) {
@@ -243,7 +333,7 @@ static int all_attached_me(struct bip_shm *shm)
 /* List the nodes that have not shown up, for the time-out message. */
 static void missing_nodes(struct bip_shm *shm, const struct bip_nic_job *job)
 {
-	uint64_t *map = attached_map(shm->self);
+	uint64_t *map = attached_map(shm, shm->self);
 	size_t used;
 	int i, any = 0;
 
@@ -350,15 +440,15 @@ static int shm_open_nic(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	 * size (figures in bip_shm(7)), so single copy is used only from the
 	 * size the user sets. */
 	shm->cma_min = env_size("BIP_SHM_CMA_MIN", SIZE_MAX);
+	if (getenv("BIP_SHM_CMA") && !strcmp(getenv("BIP_SHM_CMA"), "0"))
+		shm->cma_min = SIZE_MAX;
 	rc = wait_for_peers(shm, job);
 	if (rc < 0)
 		goto undo;
 	/* Every peer has mapped my segment: its name is no longer needed. */
 	shm_unlink(shm->name);
 	shm->unlinked = 1;
-	if (getenv("BIP_SHM_CMA") && !strcmp(getenv("BIP_SHM_CMA"), "0"))
-		shm->cma_min = SIZE_MAX;
-	else
+	if (shm->cma_min != SIZE_MAX)
 		bip_shm_probe_cma(shm);
 	*nic_p = &shm->nic;
 	return 0;
@@ -450,6 +540,15 @@ static int shm_post_short2(struct bip_nic *nic, int dst, uint32_t tag, const voi
 	return 0;
 }
 
+/* A slot no sender of this library writes: say so once per peer. */
+void bip_shm_bad_slot(struct bip_shm_peer *p, uint32_t kind, uint32_t tag, uint32_t len)
+{
+	if (p->bad_slots++)
+		return;
+	bip_error("bip_progress", "shm: node %d wrote a bad slot into its ring (kind %u, tag "
+		  "%u, %u bytes): dropped", p->node, kind, tag, len);
+}
+
 /* Deliver what the ring from p holds; returns the number of messages. */
 static int drain_ring(struct bip_shm_peer *p)
 {
@@ -459,19 +558,29 @@ static int drain_ring(struct bip_shm_peer *p)
 	for (;;) {
 		struct bip_shm_slot *slot = &ring->slots[p->cons & (BIP_SHM_RING_SLOTS - 1)];
 
+		uint32_t kind, tag, len;
+
 		/* Pairs with the release of seq in bip_shm_ring_post. */
 		if (bip_load_acquire(&slot->seq) != p->cons + 1)
 			break;
-		if (slot->kind == BIP_SHM_SHORT) {
-			rc = bip_core_short_arrived(p->node, slot->tag, slot->payload, slot->len);
-		} else {
+		/* Read once: the sender's memory, checked before use. */
+		kind = slot->kind;
+		tag = slot->tag;
+		len = slot->len;
+		if (bip_likely(kind == BIP_SHM_SHORT && len <= sizeof(slot->payload))) {
+			rc = bip_core_short_arrived(p->node, tag, slot->payload, len);
+		} else if (kind == BIP_SHM_RTS) {
 			struct bip_shm_rts rts;
 			uint64_t handle;
 
 			memcpy(&rts, slot->payload, sizeof(rts));
-			bip_shm_rts_seen(p, &rts, slot->len);
-			handle = ((uint64_t)p->node << 48) | ((uint64_t)rts.lslot << 32) | rts.gen;
-			rc = bip_core_long_arrived(p->node, slot->tag, slot->len, handle);
+			bip_shm_rts_seen(p, &rts, len);
+			handle = ((uint64_t)p->node << 48) | ((uint64_t)(rts.lslot & 0xffff) << 32) |
+				 rts.gen;
+			rc = bip_core_long_arrived(p->node, tag, len, handle);
+		} else {
+			bip_shm_bad_slot(p, kind, tag, len);
+			rc = 0; /* dropped, with a message */
 		}
 		if (rc == -EAGAIN)
 			break; /* the tag's queue is full: keep this and what follows */

@@ -27,6 +27,7 @@ struct bip_shm_pull {
 struct bip_shm_peer {
 	int node;
 	pid_t pid;
+	unsigned bad_slots;               /* slots of it dropped (said once) */
 	int cma;                          /* process_vm_readv works on this peer */
 	struct bip_shm_header *seg;       /* the peer's segment */
 	size_t seg_size;
@@ -89,6 +90,8 @@ struct bip_shm {
 	int npulls;                       /* long receives through pipes */
 	int npushes;                      /* long sends being pushed through pipes */
 	size_t cma_min;                   /* long messages from this size use process_vm_readv */
+	/* the layout for numnodes, computed here: used for every segment */
+	uint64_t off_rings, off_lsend, off_pipes, off_attached;
 };
 
 static inline struct bip_shm *bip_shm_of(struct bip_nic *nic)
@@ -99,6 +102,17 @@ static inline struct bip_shm *bip_shm_of(struct bip_nic *nic)
 /* Segment geometry for n nodes. */
 size_t bip_shm_segment_size(int n, uint64_t *off_rings, uint64_t *off_lsend, uint64_t *off_pipes,
 			    uint64_t *off_attached);
+
+/*
+ * Check a peer's segment header (seglen bytes mapped) against the layout of
+ * numnodes and the node it should be: 0, or -EPROTO with why in err.  Reads
+ * each field once; the caller uses its own offsets afterwards.
+ */
+int bip_shm_header_check(const struct bip_shm_header *h, size_t seglen, int numnodes, int node,
+			 char *err, size_t errlen);
+
+/* A slot of p that no sender of this library writes: dropped, said once. */
+void bip_shm_bad_slot(struct bip_shm_peer *p, uint32_t kind, uint32_t tag, uint32_t len);
 
 /* shm_long.c */
 int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,
