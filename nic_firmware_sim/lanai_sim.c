@@ -34,6 +34,7 @@
 #include "crc32c.h"
 #include "firmware.h"
 #include "lanai.h"
+#include "segment.h"
 #include "topology.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -65,24 +66,23 @@ static int create_segment(struct lanai_fw *fw, const char *jobid)
 	uint64_t off_boards = (sizeof(struct bip_lanai_fw) + 4095) & ~(uint64_t)4095;
 	size_t size = off_boards + bsize * (uint64_t)fw->nboards;
 	struct bip_lanai_fw *seg;
+	char why[512];
 	int fd, i, rc;
 
 	if (bip_lanai_segment_name(fw->name, sizeof(fw->name), jobid) < 0) {
 		fprintf(stderr, "lanai-sim: job id %s too long\n", jobid);
 		return -ENAMETOOLONG;
 	}
-	fd = shm_open(fw->name, O_CREAT | O_EXCL | O_RDWR, 0600);
+	fd = bip_segment_open(fw->name, O_CREAT | O_EXCL | O_RDWR, NULL, why, sizeof(why));
 	if (fd < 0) {
-		rc = -errno;
-		if (rc == -EEXIST)
+		if (fd == -EEXIST && !strstr(why, "belongs to") && !strstr(why, "symbolic link"))
 			fprintf(stderr,
 				"lanai-sim: /dev/shm%s exists: a firmware already serves "
 				"job %s (or one was killed: remove it if no job uses it)\n",
 				fw->name, jobid);
 		else
-			fprintf(stderr, "lanai-sim: cannot create /dev/shm%s: %s\n", fw->name,
-				strerror(-rc));
-		return rc;
+			fprintf(stderr, "lanai-sim: %s\n", why);
+		return fd;
 	}
 	fw->unlinked = 0;
 	rc = -posix_fallocate(fd, 0, (off_t)size);

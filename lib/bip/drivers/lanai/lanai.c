@@ -47,6 +47,7 @@
 #include "conf.h"
 #include "core.h"
 #include "lanai.h"
+#include "segment.h"
 #include "lanai_board.h"
 #include "lanai_ring.h"
 
@@ -67,6 +68,7 @@ struct bip_lanai {
 	int mynode, numnodes;
 	struct bip_lanai_fw *fw;
 	size_t fw_size;
+	uint64_t off_boards, board_size;  /* the layout computed here */
 	struct bip_lanai_regs *regs;
 	struct bip_lanai_desc *send;
 	struct bip_lanai_event *events;
@@ -137,9 +139,10 @@ static int lanai_available(char *why, size_t len)
 /* Map the job's board segment; fails at once if no firmware serves the job. */
 static int map_segment(struct bip_lanai *l, const struct bip_nic_job *job)
 {
-	char name[128];
+	char name[128], why[512];
 	struct stat st;
 	double deadline = now_s() + 2.0;
+	uint64_t bsize, o1, o2, o3, o4, o5;
 	void *p;
 	int fd, rc;
 
@@ -149,17 +152,15 @@ static int map_segment(struct bip_lanai *l, const struct bip_nic_job *job)
 		return rc;
 	}
 	for (;;) {
-		fd = shm_open(name, O_RDWR, 0);
-		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(*l->fw))
+		/* Only a regular file of this user, mode 0600, no link (segment.h). */
+		fd = bip_segment_open(name, O_RDWR, &st, why, sizeof(why));
+		if (fd >= 0 && st.st_size >= (off_t)sizeof(*l->fw))
 			break;
-		rc = fd < 0 ? -errno : -EAGAIN;
+		rc = fd < 0 ? fd : -EAGAIN;
 		if (fd >= 0)
 			close(fd);
 		if (rc != -ENOENT && rc != -EAGAIN) {
-			snprintf(job->err, job->errlen,
-				 "lanai: cannot open the board segment "
-				 "%s: %s",
-				 name, strerror(-rc));
+			snprintf(job->err, job->errlen, "lanai: the board segment: %s", why);
 			return rc;
 		}
 		if (now_s() > deadline) {
@@ -208,13 +209,27 @@ static int map_segment(struct bip_lanai *l, const struct bip_nic_job *job)
 			 (int)l->fw->pid, l->fw->nboards, job->numnodes);
 		return -EPROTO;
 	}
+	/* The boards lie where this library's layout puts them, and only
+	 * there: the segment's own offsets are checked, then never used. */
+	bsize = bip_lanai_board_layout(&o1, &o2, &o3, &o4, &o5);
+	l->off_boards = (sizeof(struct bip_lanai_fw) + 4095) & ~(uint64_t)4095;
+	l->board_size = bsize;
+	if (l->fw->off_boards != l->off_boards || l->fw->board_size != bsize ||
+	    (uint64_t)st.st_size != l->off_boards + bsize * (uint64_t)job->numnodes) {
+		snprintf(job->err, job->errlen, "lanai: %s: boards at %llu of %llu bytes in %llu "
+			 "bytes, not the layout of %d boards", name,
+			 (unsigned long long)l->fw->off_boards,
+			 (unsigned long long)l->fw->board_size, (unsigned long long)st.st_size,
+			 job->numnodes);
+		return -EPROTO;
+	}
 	return 0;
 }
 
-static struct bip_lanai_regs *board_of(struct bip_lanai_fw *fw, int node)
+static struct bip_lanai_regs *board_of(struct bip_lanai *l, int node)
 {
-	return (struct bip_lanai_regs *)((char *)fw + fw->off_boards +
-					 (size_t)node * fw->board_size);
+	return (struct bip_lanai_regs *)((char *)l->fw + l->off_boards +
+					 (size_t)node * l->board_size);
 }
 
 /*
@@ -264,7 +279,7 @@ static int make_window(struct bip_lanai *l, const struct bip_nic_job *job)
 /* Attach to my board: reset it through the control register and wait until it runs. */
 static int attach_board(struct bip_lanai *l, const struct bip_nic_job *job)
 {
-	struct bip_lanai_regs *r = board_of(l->fw, l->mynode);
+	struct bip_lanai_regs *r = board_of(l, l->mynode);
 	struct bip_lanai_tagq *tq;
 	double deadline;
 	uint32_t state;
@@ -429,7 +444,7 @@ static int lanai_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	if (rc < 0)
 		goto undo;
 	for (i = 0; i < l->numnodes; i++)
-		l->peers[i].regs = board_of(l->fw, i);
+		l->peers[i].regs = board_of(l, i);
 	rc = make_window(l, job);
 	if (rc < 0)
 		goto undo;
