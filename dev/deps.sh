@@ -5,7 +5,7 @@
 set -eu
 
 pkgs="build-essential meson ninja-build pkg-config check libsubunit-dev python3 g++
-      libfabric-dev libfabric-bin libpsm2-dev iproute2 procps"
+      libfabric-dev libfabric-bin libpsm2-dev libsodium-dev iproute2 procps"
 case "${1:-}" in
 --bench) pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev" ;;
 esac

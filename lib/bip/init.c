@@ -20,6 +20,7 @@
 #include "conf.h"
 #include "core.h"
 #include "env.h"
+#include "oob.h"
 
 BIP_EXPORT int bip_mynode = -1;
 BIP_EXPORT int bip_numnodes = 0;
@@ -454,6 +455,9 @@ static int setup(char *err)
 	struct bip_opts opts;
 	int i, rc, nlocal = 0;
 
+	/* The job's secret leaves the environment before anything else runs:
+	 * programs the application starts do not inherit it. */
+	bip_oob_secret_load();
 	rc = load_conf(&opts, err);
 	if (rc < 0)
 		return rc;

@@ -222,7 +222,7 @@ unreachable)
 	"$bipload" -f "$conf" --rsh "env false" "$helper" sleep >"$out" 2>&1
 	rc=$?
 	[ "$rc" -eq 1 ] || fail "exit status $rc, expected 1"
-	grep -q "^bipload: node \([0-5]\): the remote shell could not start the process on host \($ns_prefix-[0-2]\) (exit status 1); the command was: env false \2 sh -c 'cd .*BIP_NODE='\\\\''\1'\\\\''" "$out" ||
+	grep -q "^bipload: node \([0-5]\): the remote shell could not start the process on host \($ns_prefix-[0-2]\) (exit status 1); the command was: env false \2 sh -c 'IFS= read -r BIP_SECRET .*BIP_NODE='\\\\''\1'\\\\''" "$out" ||
 		fail "failing remote shell not reported"
 	# A remote shell that hangs without starting its process.
 	printf '#!/bin/sh\nexec sleep 297.5\n' >"$tmp/hang"

@@ -56,6 +56,10 @@ as_attacker() {
 dir=$(mktemp -d)
 chmod 755 "$dir"
 trap 'rm -rf "$dir"; rm -f /dev/shm/bip-0-atk$$*' EXIT
+# Where the attacker may write (its markers and recordings).
+adir=$dir/scratch
+mkdir "$adir"
+chmod 777 "$adir"
 # A file of the victim's that no attack may touch.
 precious=$dir/precious
 echo "the victim's data" >"$precious"
@@ -77,20 +81,36 @@ fail() {
 	failures=$((failures + 1))
 }
 
-# Start node 1 then node 0 of job $1 by hand, with the environment in
-# $jobenv; wait for both.  Sets rc0, rc1; output in $dir/out0, $dir/out1.
+# Start node $2 then node $3 of job $1 by hand, with the environment in
+# $jobenv, running the command in $between (if any) in between; wait for
+# both.  Sets rc0, rc1; output in $dir/out0, $dir/out1.
 run_job() {
-	for node in 1 0; do
+	for node in $2 $3; do
 		env $jobenv BIPCONF="$dir/conf" BIP_NODE=$node BIP_JOBID="$1" BIP_SECRET="$secret" \
-			BIP_OPTS= BIP_INIT_TIMEOUT=8 \
+			BIP_OPTS= BIP_INIT_TIMEOUT=10 \
 			timeout 60 "$prog" token >"$dir/out$node" 2>&1 &
 		eval "pid$node=$!"
-		[ "$node" = 1 ] && sleep 0.2
+		if [ "$node" = "$2" ]; then
+			sleep 0.2
+			[ -n "$between" ] && eval "$between"
+		fi
 	done
 	wait "$pid0"
 	rc0=$?
 	wait "$pid1"
 	rc1=$?
+}
+
+# Start the attacker ($*) as the other user, and wait until it is connected.
+attack_connected() {
+	rm -f "$adir/connected"
+	ATTACKER_CONNECTED=$adir/connected as_attacker $python "$attacker_py" "$@" &
+	apid=$!
+	n=0
+	while [ ! -e "$adir/connected" ] && [ "$n" -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
 }
 
 # The job ran, or failed with a message matching $1 (grep -E); no crash.
@@ -168,7 +188,7 @@ for attack in $attacks; do
 			shm-symlink) as_attacker ln -s "$precious" "$name" ;;
 			esac
 		done
-		run_job "$job"
+		between= run_job "$job" 1 0
 		judge "/dev/shm/bip-0-$job-[01]"
 		grep -q "$user\|uid $uid" "$dir/out0" "$dir/out1" ||
 			fail "no message names the owner, $user"
@@ -182,20 +202,15 @@ for attack in $attacks; do
 		port=$((30000 + $$ % 10000 + n * 20))
 		jobenv="BIP_NIC=ofi BIP_OFI_PROVIDER=tcp BIP_OOB_PORT=$port"
 		case $attack in
-		oob-silent)
-			as_attacker $python "$attacker_py" silent 127.0.0.1 "$port" 30 &
-			apid=$!
-			;;
-		oob-garbage)
-			as_attacker $python "$attacker_py" garbage 127.0.0.1 "$port" &
-			apid=$!
-			;;
+		oob-silent) between="attack_connected silent 127.0.0.1 $port 30" ;;
+		oob-garbage) between="attack_connected garbage 127.0.0.1 $port" ;;
 		oob-replay)
-			# A first job whose node 1 goes through the attacker's relay.
+			# A first job whose node 1 goes through the attacker's relay,
+			# recording what node 1 says.
 			rec=$dir/recorded
-			as_attacker sh -c "$python '$attacker_py' proxy $((port + 10)) 127.0.0.1 $port '$dir/rec.tmp'" &
+			as_attacker $python "$attacker_py" proxy $((port + 10)) 127.0.0.1 "$port" \
+				"$adir/rec.tmp" &
 			apid=$!
-			chmod 777 "$dir"
 			sleep 0.3
 			BIPCONF="$dir/conf" BIP_NODE=1 BIP_JOBID="$job" BIP_SECRET="$secret" \
 				BIP_OPTS= BIP_INIT_TIMEOUT=8 BIP_NIC=ofi BIP_OFI_PROVIDER=tcp \
@@ -208,20 +223,17 @@ for attack in $attacks; do
 			wait "$p1"
 			rc1=$?
 			wait "$apid"
-			chmod 755 "$dir"
-			mv "$dir/rec.tmp" "$rec" 2>/dev/null
+			mv "$adir/rec.tmp" "$rec" 2>/dev/null
 			if [ "$rc0" -ne 0 ] || [ "$rc1" -ne 0 ] || [ ! -s "$rec" ]; then
 				fail "the recording job did not run through the relay ($rc0, $rc1)"
 				sed 's/^/    /' "$dir/out0" "$dir/out1"
 				continue
 			fi
-			# The same job id and secret again; the replay comes first.
-			as_attacker $python "$attacker_py" replay 127.0.0.1 "$port" "$rec" &
-			apid=$!
+			# The same job id and secret again: node 0, the replay, node 1.
+			between="attack_connected replay 127.0.0.1 $port $rec"
 			;;
 		esac
-		sleep 0.3
-		run_job "$job"
+		run_job "$job" 0 1
 		kill "$apid" 2>/dev/null
 		wait "$apid" 2>/dev/null
 		judge_ran

@@ -4,6 +4,8 @@
 
   attacker.py silent HOST PORT SECONDS     connect, say nothing, hold it open
   attacker.py garbage HOST PORT            connect, send random bytes
+  (every mode that connects touches the file in ATTACKER_CONNECTED, when
+  set, once it is connected)
   attacker.py proxy LPORT HOST PORT FILE   accept one client on LPORT, relay
                                            it to HOST:PORT both ways, and
                                            record what the client sent in FILE
@@ -22,11 +24,16 @@ import time
 def connect(host, port, deadline):
     while True:
         try:
-            return socket.create_connection((host, port), timeout=1)
+            s = socket.create_connection((host, port), timeout=1)
+            break
         except OSError:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
+    mark = os.environ.get("ATTACKER_CONNECTED")
+    if mark:
+        open(mark, "w").close()
+    return s
 
 
 def silent(host, port, seconds):
@@ -53,6 +60,7 @@ def proxy(lport, host, port, path):
     ls.listen(1)
     ls.settimeout(30)
     client, _ = ls.accept()
+    os.environ.pop("ATTACKER_CONNECTED", None)
     server = connect(host, int(port), time.monotonic() + 20)
     sent = bytearray()
     deadline = time.monotonic() + 30

@@ -35,13 +35,15 @@ trap 'rm -rf "$dir"' EXIT
 	done
 } >"$dir/conf"
 
+# Processes started by hand share the job's secret, as bipload gives it.
+secret=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
 for t in "$@"; do
 	job=mix$$$(echo "$t" | tr -cd 'a-z')
 	pids=""
 	for node in 3 2 1 0; do
 		case $node in 0|1) host=127.0.0.1 ;; *) host=$other ;; esac
 		BIPCONF="$dir/conf" BIP_NODE=$node BIP_JOBID=$job BIP_HOST=$host \
-			BIP_INIT_TIMEOUT=30 BIP_NIC= BIP_OPTS= \
+			BIP_INIT_TIMEOUT=30 BIP_NIC= BIP_OPTS= BIP_SECRET=$secret \
 			timeout 120 "$prog" "$t" >"$dir/out$node" 2>&1 &
 		pids="$pids $!"
 	done
@@ -67,7 +69,7 @@ done
 		echo 256
 	done
 } >"$dir/conf2"
-BIPCONF="$dir/conf2" BIP_NODE=1 BIP_JOBID=mix$$u BIP_HOST=127.0.0.1 BIP_INIT_TIMEOUT=3 \
+BIPCONF="$dir/conf2" BIP_NODE=1 BIP_JOBID=mix$$u BIP_HOST=127.0.0.1 BIP_INIT_TIMEOUT=3 BIP_SECRET=$secret \
 	BIP_NIC= BIP_OPTS= timeout 60 "$prog" token >"$dir/out" 2>&1
 rc=$?
 cat "$dir/out"

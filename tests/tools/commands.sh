@@ -278,8 +278,11 @@ startup)
 	expect "$HOME/bad:2: expected \"hostname unit\"" BIPCONF="$HOME/bad"
 	# Another job's shared memory under the same name: refused, and left alone.
 	clash="/dev/shm/bip-$(id -u)-clash$$-0"
-	: >"$clash"
-	expect "shared memory /bip-$(id -u)-clash$$-0 already exists" BIP_JOBID=clash$$ BIP_OPTS=n2 BIP_NODE=0
+	(umask 077 && : >"$clash")
+	expect "$clash already exists: another job of this user" BIP_JOBID=clash$$ BIP_OPTS=n2 BIP_NODE=0
+	# Not made as the job makes its segments: named as such.
+	chmod 644 "$clash"
+	expect "$clash has mode 0644, not 0600" BIP_JOBID=clash$$ BIP_OPTS=n2 BIP_NODE=0
 	[ -e "$clash" ] || fail "the other job's shared memory was removed"
 	rm -f "$clash"
 	;;
