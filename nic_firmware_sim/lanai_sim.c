@@ -890,6 +890,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lanai-sim: %s\n", err);
 		return EXIT_FAILURE;
 	}
+	if (fw.faults.drop_kind && (fw.faults.drop_src >= (uint32_t)n ||
+				    fw.faults.drop_dst >= (uint32_t)n)) {
+		fprintf(stderr, "lanai-sim: BIP_LANAI_DROP: node %u or %u is not one of the %d "
+			"nodes\n", fw.faults.drop_src, fw.faults.drop_dst, n);
+		return EXIT_FAILURE;
+	}
 	if (fw.faults.linkdown_node >= n) {
 		fprintf(stderr,
 			"lanai-sim: BIP_LANAI_LINK_DOWN: node %d is not one of the %d nodes\n",
@@ -905,9 +911,27 @@ int main(int argc, char **argv)
 	if (!fw.conf || load_topology(&fw) < 0)
 		return EXIT_FAILURE;
 	if (trace && *trace) {
-		fw.trace = fopen(trace, "w");
+		/* A new file of ours (mkstemp: O_EXCL, mode 0600) renamed to the
+		 * path: a link another user planted there is replaced, never
+		 * followed, and an older trace is replaced, not written into. */
+		char tmp[4096];
+		int tfd = -1;
+
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", trace) < sizeof(tmp))
+			tfd = mkstemp(tmp);
+		if (tfd >= 0 && rename(tmp, trace) < 0) {
+			int e = errno;
+
+			unlink(tmp);
+			close(tfd);
+			tfd = -1;
+			errno = e;
+		}
+		fw.trace = tfd >= 0 ? fdopen(tfd, "w") : NULL;
 		if (!fw.trace) {
 			fprintf(stderr, "lanai-sim: trace file %s: %s\n", trace, strerror(errno));
+			if (tfd >= 0)
+				close(tfd);
 			return EXIT_FAILURE;
 		}
 		setvbuf(fw.trace, NULL, _IOLBF, 0);

@@ -333,16 +333,27 @@ int bip_file_replace(const char *path, int (*writer)(FILE *f, const void *arg), 
 {
 	char tmp[4096];
 	FILE *f;
-	int rc;
+	int fd, rc;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.new", path) >= sizeof(tmp)) {
+	/* A fresh name of our own in the same directory (mkstemp: O_EXCL, mode
+	 * 0600), never a path another user may have planted a link at; then
+	 * rename, which replaces path itself, not what it may point to. */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp)) {
 		snprintf(err, errlen, "%s: name too long", path);
 		return -ENAMETOOLONG;
 	}
-	f = fopen(tmp, "w");
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", tmp, strerror(-rc));
+		return rc;
+	}
+	f = fdopen(fd, "w");
 	if (!f) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s", tmp, strerror(-rc));
+		close(fd);
+		remove(tmp);
 		return rc;
 	}
 	rc = writer(f, arg);

@@ -8,7 +8,7 @@
 # when depends on time, so the tests of the other faults put it off
 # (BIP_LANAI_SYNC=60s, far beyond their run) to keep their packets the same
 # at every run; the tail tests use it as it is.
-# Usage: faults.sh loss|corrupt|corrupt-long|duplicate|reorder|delay|linkdown|trace|knobfile|badknob
+# Usage: faults.sh loss|corrupt|corrupt-long|duplicate|reorder|delay|linkdown|trace|tracelink|knobfile|badknob
 #                  |tail|tail-stream|tail-sync|tail-ack|tail-answer|tail-delay|tail-reorder
 #        BIPLOAD STREAM
 set -u
@@ -16,8 +16,9 @@ what=$1
 bipload=$2
 prog=$3
 out=$(mktemp)
-trace=$(mktemp)
-trap 'rm -f "$out" "$trace"' EXIT
+tdir=$(mktemp -d)
+trace=$tdir/trace
+trap 'rm -rf "$out" "$tdir"' EXIT
 fail() {
 	cat "$out"
 	echo "FAIL: $*"
@@ -152,10 +153,24 @@ badknob)
 	has "lanai-sim: BIP_LANAI_DELAY=soon: expected a time (10ms, 250us, 1s)"
 	run short BIP_LANAI_DROP=SHORT:1
 	has "lanai-sim: BIP_LANAI_DROP=SHORT:1: expected KIND:SRC:DST:N, the N-th packet (from 0) of KIND from node SRC to node DST (e.g. SHORT:1:0:0)"
+	run short BIP_LANAI_DROP=SHORT:0:5:0
+	has "lanai-sim: BIP_LANAI_DROP: node 0 or 5 is not one of the 2 nodes"
 	run short BIP_LANAI_DROP=PING:1:0:0
 	has "lanai-sim: BIP_LANAI_DROP=PING:1:0:0: unknown packet kind 'PING' (SHORT, RTS, CTS, DATA, ACK, ABORT, SYNC, SYNC_ACK)"
 	run short BIP_LANAI_SYNC=0
 	has "lanai-sim: BIP_LANAI_SYNC=0: expected a time above 0 (1ms, 500us, 1s)"
+	;;
+tracelink)
+	# A link planted at the trace path is replaced by the trace, never
+	# followed: the file it points to is untouched; the trace is mode 0600.
+	echo "keep me" >"$tdir/target"
+	ln -s "$tdir/target" "$trace"
+	run short BIP_LANAI_TRACE="$trace"
+	[ "$rc" -eq 0 ] || fail "exit status $rc"
+	[ "$(cat "$tdir/target")" = "keep me" ] || fail "the link's target was written"
+	[ -L "$trace" ] && fail "the trace is still a link"
+	grep -q "^# lanai-sim trace" "$trace" || fail "no trace written"
+	[ "$(stat -c %a "$trace")" = 600 ] || fail "the trace is not mode 0600"
 	;;
 tail)
 	# The only message of the run is lost: no later packet of the link

@@ -31,6 +31,15 @@ bipconf)
 	cmp "$HOME/.bip/bipconf" "$HOME/want" || fail "unexpected ~/.bip/bipconf"
 	"$bipconf" -f "$HOME/two" x y || fail "bipconf -f"
 	[ "$(head -1 "$HOME/two")" = 2 ] || fail "bipconf -f wrote no file"
+	# Links planted where a careless writer would write first (FILE.new)
+	# or at FILE itself are not followed: FILE becomes a file of its own.
+	echo "keep me" >"$HOME/target"
+	ln -s "$HOME/target" "$HOME/three.new"
+	ln -s "$HOME/target" "$HOME/three"
+	"$bipconf" -f "$HOME/three" x y z || fail "bipconf -f over a link"
+	[ "$(cat "$HOME/target")" = "keep me" ] || fail "bipconf wrote through a link"
+	[ ! -L "$HOME/three" ] && [ "$(head -1 "$HOME/three")" = 3 ] || fail "FILE not replaced"
+	[ "$(stat -c %a "$HOME/three")" = 600 ] || fail "the configuration is not mode 0600"
 	"$bipconf" 2>"$out" && fail "bipconf with no host succeeded"
 	grep -q usage "$out" || fail "no usage message"
 	;;
