@@ -157,9 +157,30 @@ int bip_conf_parse_string(const char *text, const char *name, struct bip_conf **
 			 "number of nodes", name);
 		return -EINVAL;
 	}
-	if (parse_ints(r.buf, &n, 1) != 1 || n < 1 || n > 65535)
-		return conf_fail(err, errlen, &r, "expected the number of nodes (1 .. 65535), got "
-				 "\"%s\"", r.buf);
+	if (parse_ints(r.buf, &n, 1) != 1 || n < 1 || n > BIP_CONF_MAXNODES)
+		return conf_fail(err, errlen, &r, "expected the number of nodes (1 .. %d), got "
+				 "\"%s\"", BIP_CONF_MAXNODES, r.buf);
+	/* The file must hold every line the count promises (a node line and n
+	 * route lines per node) before n * n routes are allocated: a first
+	 * line of 65535 alone is a short file, not a 64 GiB allocation. */
+	{
+		struct conf_reader c = r;
+		long long lines = 0, want = (long long)n * (n + 1);
+
+		while (lines < want && next_line(&c))
+			lines++;
+		if (lines < want) {
+			long node = (long)(lines / (n + 1)), route = (long)(lines % (n + 1)) - 1;
+
+			if (route < 0)
+				snprintf(err, errlen, "%s:%d: file ends before node %ld (of %ld): "
+					 "expected \"hostname unit\"", name, c.line, node, n);
+			else
+				snprintf(err, errlen, "%s:%d: file ends in the routes of node %ld: "
+					 "%ld of %ld route lines", name, c.line, node, route, n);
+			return -EINVAL;
+		}
+	}
 	conf = conf_alloc((int)n);
 	if (!conf) {
 		snprintf(err, errlen, "%s: out of memory", name);

@@ -27,6 +27,8 @@
 #define BIP_ENV_HOST "BIP_HOST"      /* the configuration's name of this host (set by bipload) */
 #define BIP_ENV_SECRET "BIP_SECRET"  /* the job's secret, hex (set by bipload) */
 #define BIP_JOBID_MAX 32
+/* Nodes of a configuration at most (bipconf(5)). */
+#define BIP_CONF_MAXNODES 65535
 
 struct bip_route {
 	int nhops;                    /* 1 .. BIP_CONF_MAXHOPS */

@@ -72,6 +72,11 @@ START_TEST(test_errors_name_file_and_line)
 	expect_error("2\na 0\n256\n256\n", "test.conf:4:", "ends before node 1");
 	expect_error("2\na 0\n256\n", "test.conf:3:", "routes of node 0");
 	expect_error("1\na 0\n256\nb 0\n", "test.conf:4:", "unexpected line");
+	/* A count the file does not hold is found before n * n routes are
+	 * allocated: a parse error, not "out of memory". */
+	expect_error("65535\n", "test.conf:1:", "ends before node 0 (of 65535)");
+	expect_error("65535\na 0\n256\n", "test.conf:3:", "routes of node 0: 1 of 65535");
+	expect_error("65536\n", "test.conf:1:", "number of nodes (1 .. 65535)");
 }
 END_TEST
 
