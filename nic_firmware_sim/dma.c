@@ -8,8 +8,12 @@
  * in its DMA window (a memfd the host creates and the firmware maps when
  * the board is attached): the firmware writes them with plain stores, with
  * the placement rule of lib/bip/tagq.h, and tells the host with an event.
- * What finds its queue full waits here, in order per source, until the
- * host frees room (bip_lanai(7), "Tag queues").
+ * What finds its queue full waits here, in order per source and tag, until
+ * the host frees room; the source's packets for other tags pass it.  The
+ * board tells its host when it starts keeping a source's packets for a tag
+ * (BIP_LANAI_EV_HELD) and when it keeps none any more (RELEASED), so that
+ * the host's core tells that source to hold the tag (nic.h, flow control;
+ * bip_lanai(7), "Tag queues").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -217,12 +221,50 @@ int lanai_queue_arrival(struct lanai_fw *fw, struct lanai_board *b,
 
 /* --- arrivals waiting for room --- */
 
+static int tag_bit(const uint64_t *bits, uint32_t tag)
+{
+	return (int)((bits[tag / 64] >> (tag % 64)) & 1);
+}
+
+int lanai_stalled_tag(const struct lanai_board *b, uint32_t src, uint32_t tag)
+{
+	return tag < LANAI_TAG_WORDS * 64 && tag_bit(b->stall[src].tags, tag);
+}
+
+/* Tell the host of each change of what it holds for src, while the event
+ * queue has room (what is left is told at the next retry). */
+static void tell_holds(struct lanai_board *b, struct lanai_stall *st, uint32_t src)
+{
+	uint32_t w;
+
+	for (w = 0; w < LANAI_TAG_WORDS; w++) {
+		while (st->tags[w] != st->told[w]) {
+			uint64_t diff = st->tags[w] ^ st->told[w];
+			uint32_t bit = (uint32_t)__builtin_ctzll(diff);
+			int held = (int)((st->tags[w] >> bit) & 1);
+			struct bip_lanai_event ev = {
+				.kind = held ? BIP_LANAI_EV_HELD : BIP_LANAI_EV_RELEASED,
+				.src = src,
+				.tag = w * 64 + bit,
+			};
+
+			if (!lanai_event_room(b))
+				return;
+			lanai_event_put(b, &ev);
+			st->told[w] ^= 1ull << bit;
+		}
+	}
+}
+
 void lanai_stall(struct lanai_fw *fw, struct lanai_board *b, struct lanai_packet *p)
 {
 	struct lanai_stall *st = &b->stall[p->h.src];
+	uint32_t tag = p->h.tag;
 
-	if (!st->count)
+	if (!tag_bit(st->tags, tag)) {
 		lanai_trace(fw, "recv", b->node, &p->h, "waits: the queue of its tag is full");
+		st->tags[tag / 64] |= 1ull << (tag % 64);
+	}
 	p->next = NULL;
 	if (st->tail)
 		st->tail->next = p;
@@ -231,6 +273,7 @@ void lanai_stall(struct lanai_fw *fw, struct lanai_board *b, struct lanai_packet
 	st->tail = p;
 	st->count++;
 	b->nstalled++;
+	tell_holds(b, st, p->h.src);
 }
 
 int lanai_retry_stalled(struct lanai_fw *fw, struct lanai_board *b)
@@ -239,22 +282,37 @@ int lanai_retry_stalled(struct lanai_fw *fw, struct lanai_board *b)
 
 	for (src = 0; src < fw->nboards && b->nstalled; src++) {
 		struct lanai_stall *st = &b->stall[src];
-		struct lanai_packet *p;
+		struct lanai_packet **link = &st->head, *p, *last = NULL;
+		uint64_t stuck[LANAI_TAG_WORDS] = { 0 };
 
-		while ((p = st->head)) {
-			if (!gone && (!lanai_event_room(b) ||
-				      lanai_queue_arrival(fw, b, p) == -EAGAIN))
-				break;
+		if (!st->head) {
+			tell_holds(b, st, (uint32_t)src);
+			continue;
+		}
+		/* Oldest first; once a packet of a tag finds no room, the later
+		 * ones of that tag stay behind it, and the other tags go on. */
+		while ((p = *link)) {
+			uint32_t tag = p->h.tag;
+
+			if (!gone && (tag_bit(stuck, tag) || !lanai_event_room(b) ||
+				      lanai_queue_arrival(fw, b, p) == -EAGAIN)) {
+				stuck[tag / 64] |= 1ull << (tag % 64);
+				last = p;
+				link = &p->next;
+				continue;
+			}
 			if (gone)
 				lanai_trace(fw, "recv", b->node, &p->h, "dropped: its host has ended");
-			st->head = p->next;
-			if (!st->head)
-				st->tail = NULL;
+			*link = p->next;
 			st->count--;
 			b->nstalled--;
 			lanai_packet_drop(fw, p);
 			n++;
 		}
+		st->tail = last;
+		memcpy(st->tags, stuck, sizeof(stuck));
+		if (!gone)
+			tell_holds(b, st, (uint32_t)src);
 	}
 	if (b->nstalled)
 		fw->blocked = 1; /* the host frees queue room without ringing */

@@ -91,10 +91,18 @@ struct lanai_packet {
 };
 
 #define LANAI_DATA_CHUNK 65536 /* payload of a DATA packet */
+#define LANAI_TAG_WORDS 8      /* bitmaps of up to 512 tags */
 #define LANAI_LSENDS 4096      /* long sends in flight per board (power of two) */
 #define LANAI_INBOUND_MAX 256  /* packets queued for a board before senders wait */
-#define LANAI_STALL_MAX 64     /* packets of one link waiting for room in the
-				* receiver's tag queues before its sender waits */
+/*
+ * Packets of one link waiting for room in the receiver's tag queues before
+ * its sender waits: the last resort of flow control (nic.h).  The sender's
+ * host holds a full tag once its core hears of it, so what waits here is
+ * what it posted before that: at most its send ring (BIP_LANAI_SEND_SLOTS)
+ * and the receiver's inbound queue (LANAI_INBOUND_MAX) per round of its
+ * progress; this leaves room for many such rounds.
+ */
+#define LANAI_STALL_MAX 8192
 
 struct lanai_lsend {
 	uint64_t addr, len, cookie;
@@ -117,10 +125,13 @@ struct lanai_tagq {
 	struct bip_tagq_prod prod; /* tail and count of bytes written */
 };
 
-/* Packets of one source that found their tag's queue full, in arrival order. */
+/* Packets of one source that found their tag's queue full, in arrival
+ * order; the source's packets for other tags pass them. */
 struct lanai_stall {
 	struct lanai_packet *head, *tail;
 	uint32_t count;
+	uint64_t tags[LANAI_TAG_WORDS];  /* tags with packets here */
+	uint64_t told[LANAI_TAG_WORDS];  /* tags the host was told are held */
 };
 
 /* A long send being pushed: the receiver's CTS arrived. */
@@ -277,6 +288,8 @@ void lanai_stall(struct lanai_fw *fw, struct lanai_board *b, struct lanai_packet
 /* Write the kept packets, source by source, while their queues take them
  * (dropped if the host has ended); how many left. */
 int lanai_retry_stalled(struct lanai_fw *fw, struct lanai_board *b);
+/* 1 if packets of src for tag wait on b (a later one of theirs waits too). */
+int lanai_stalled_tag(const struct lanai_board *b, uint32_t src, uint32_t tag);
 
 /* 1 for the packets that go into the host's tag queues. */
 static inline int lanai_queued_kind(const struct lanai_packet *p)

@@ -519,9 +519,11 @@ static int deliver_inbound(struct lanai_fw *fw, struct lanai_board *b, uint64_t 
 			lanai_trace(fw, "recv", b->node, &p->h, "dropped: its host has ended");
 		} else if (lanai_wire_check(fw, b, p) == 0) {
 			/* Checked in arrival order; behind what its source has
-			 * waiting, or when its queue is full, it waits too. */
+			 * waiting for that tag, or when its queue is full, it
+			 * waits too; the source's other tags pass. */
 			if (lanai_queued_kind(p) &&
-			    (b->stall[p->h.src].head || deliver(fw, b, p) == -EAGAIN)) {
+			    (lanai_stalled_tag(b, p->h.src, p->h.tag) ||
+			     deliver(fw, b, p) == -EAGAIN)) {
 				lanai_stall(fw, b, p);
 				continue;
 			}

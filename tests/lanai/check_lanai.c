@@ -249,6 +249,9 @@ static struct lanai_packet *pop(int b)
  * back with the core's own queue code (lib/bip/tagq.c), as the core does.
  */
 #define HOST_TAGS 2
+
+/* What the board told the host it holds, per source and tag. */
+static int host_held[4][HOST_TAGS];
 static struct bip_tagq hostq[HOST_TAGS];
 static uint8_t *window;
 static uint32_t host_ev_cons;
@@ -271,17 +274,26 @@ static void host_setup(uint32_t cap)
 					       .cap = cap};
 	}
 	host_ev_cons = 0;
+	memset(host_held, 0, sizeof(host_held));
 	ck_assert_int_eq(lanai_set_tagqs(&fw.boards[1], window, (uint64_t)cap * HOST_TAGS, t,
 					 HOST_TAGS), 0);
 }
 
-/* The host reads its events: each SHORT or LONG one is an entry of its tag. */
+/* The host reads its events: each SHORT or LONG one is an entry of its tag;
+ * HELD and RELEASED say which sources' tags the board keeps. */
 static int host_poll(void)
 {
 	struct bip_lanai_event *ev;
 	int n = 0;
 
 	while ((ev = next_event(1, &host_ev_cons))) {
+		if (ev->kind == BIP_LANAI_EV_HELD || ev->kind == BIP_LANAI_EV_RELEASED) {
+			ck_assert_uint_lt(ev->src, 4);
+			ck_assert_uint_lt(ev->tag, HOST_TAGS);
+			ck_assert_int_ne(host_held[ev->src][ev->tag], ev->kind == BIP_LANAI_EV_HELD);
+			host_held[ev->src][ev->tag] = ev->kind == BIP_LANAI_EV_HELD;
+			continue;
+		}
 		ck_assert(ev->kind == BIP_LANAI_EV_SHORT || ev->kind == BIP_LANAI_EV_LONG);
 		ck_assert_uint_lt(ev->tag, HOST_TAGS);
 		bip_tagq_produced(&hostq[ev->tag]);
@@ -368,6 +380,8 @@ END_TEST
  * firmware behind the first that found tag 0 full, node 2's go on into tag
  * 1; once the host frees room, node 0's come, in order.
  */
+/* A full queue keeps its source's packets for that tag only, in order;
+ * the board tells its host when it starts and stops keeping them. */
 START_TEST(test_dma_stall_per_source)
 {
 	struct lanai_board *b;
@@ -393,6 +407,9 @@ START_TEST(test_dma_stall_per_source)
 		lanai_stall(&fw, b, numbered_packet(0, 0, sent + i));
 	ck_assert_int_eq(b->nstalled, 6);
 	ck_assert_uint_eq(b->stall[0].count, 6);
+	ck_assert(lanai_stalled_tag(b, 0, 0));
+	ck_assert(!lanai_stalled_tag(b, 0, 1));
+	ck_assert(!lanai_stalled_tag(b, 2, 0));
 	/* Node 2, another tag: not held back. */
 	for (i = 0; i < 3; i++) {
 		struct lanai_packet *p = numbered_packet(2, 1, i);
@@ -400,11 +417,17 @@ START_TEST(test_dma_stall_per_source)
 		ck_assert_int_eq(lanai_queue_arrival(&fw, b, p), 0);
 		free(p);
 	}
-	ck_assert_int_eq(lanai_retry_stalled(&fw, b), 0);
+	/* Node 0's tag 1, behind its kept tag 0 in the same list, passes. */
+	lanai_stall(&fw, b, numbered_packet(0, 1, 0));
+	ck_assert_int_eq(lanai_retry_stalled(&fw, b), 1);
 	ck_assert_int_eq(b->nstalled, 6);
+	ck_assert(!lanai_stalled_tag(b, 0, 1));
 	host_poll();
+	ck_assert_int_eq(host_held[0][0], 1);
+	ck_assert_int_eq(host_held[0][1], 0);
 	for (i = 0; i < 3; i++)
 		host_take(1, 2, i);
+	host_take(1, 0, 0);
 	/* The host frees room on tag 0: the kept messages follow, in order. */
 	for (i = 0; i < sent; i++)
 		host_take(0, 0, i);
@@ -412,6 +435,7 @@ START_TEST(test_dma_stall_per_source)
 	ck_assert_int_eq(b->nstalled, 0);
 	ck_assert_ptr_null(b->stall[0].head);
 	host_poll();
+	ck_assert_int_eq(host_held[0][0], 0); /* released */
 	for (i = 0; i < 6; i++)
 		host_take(0, 0, sent + i);
 	ck_assert_ptr_null(bip_tagq_peek(&hostq[0]));

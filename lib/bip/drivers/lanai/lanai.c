@@ -655,6 +655,12 @@ static void handle_event(struct bip_lanai *l, const struct bip_lanai_event *ev)
 		}
 		bip_core_recv_done(ev->cookie, ev->status);
 		break;
+	case BIP_LANAI_EV_HELD:
+	case BIP_LANAI_EV_RELEASED:
+		/* The core tells src to hold or resume that tag (it checks
+		 * src and tag: the board's words). */
+		bip_core_tag_held((int)ev->src, ev->tag, ev->kind == BIP_LANAI_EV_HELD);
+		break;
 	case BIP_LANAI_EV_ERROR:
 		board_fault(l, ev);
 	}

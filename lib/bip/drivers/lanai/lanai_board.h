@@ -53,7 +53,7 @@
 #include <stdint.h>
 
 #define BIP_LANAI_MAGIC 0x4c414e41u /* "LANA" */
-#define BIP_LANAI_VERSION 2
+#define BIP_LANAI_VERSION 3
 
 #define BIP_LANAI_SEND_SLOTS 128  /* power of two */
 #define BIP_LANAI_EVENT_SLOTS 256 /* power of two */
@@ -91,6 +91,9 @@ enum bip_lanai_event_kind {
 	BIP_LANAI_EV_SEND_DONE = 3, /* cookie, status: the long send has landed */
 	BIP_LANAI_EV_RECV_DONE = 4, /* cookie, status, index: the long receive is complete */
 	BIP_LANAI_EV_ERROR = 5,	    /* fault: status, src, tag, pseq; payload: the report */
+	BIP_LANAI_EV_HELD = 6,	    /* src, tag: the board keeps src's arrivals for tag,
+				     * whose queue is full (flow control, nic.h) */
+	BIP_LANAI_EV_RELEASED = 7,  /* src, tag: it keeps none of them any more */
 };
 
 /* Fault kinds, for reports and counters (index into the counter arrays). */
