@@ -56,12 +56,14 @@ enum lanai_pkt_kind {
  */
 #define LANAI_SYNC_US 1000	  /* idle time of a link before a SYNC */
 #define LANAI_SYNC_BACKOFF_MAX 32 /* longest wait between SYNCs, in LANAI_SYNC_US */
+#define LANAI_LINK_TIMEOUT_US 10000000 /* BIP_LANAI_LINK_TIMEOUT's default: 10 s */
 
 struct lanai_link {
 	uint32_t need;	     /* sequence number + 1 of the last packet to confirm */
 	uint32_t confirmed;  /* the receiver has had every packet before this one */
 	uint64_t sync_due;   /* firmware clock: when the next SYNC goes */
 	uint32_t unanswered; /* SYNCs sent since the last SYNC_ACK or packet */
+	uint64_t since;	     /* firmware clock: pending since, or last confirmed */
 	int pending;	     /* need is beyond confirmed */
 	int failed;	     /* the sender's host was told the link cannot deliver */
 };
@@ -192,6 +194,7 @@ struct lanai_faults {
 	int linkdown_in_time;
 	uint64_t seed;
 	uint64_t sync_us; /* idle time of a link before a SYNC */
+	uint64_t link_timeout_us; /* a pending link confirmed nothing for this: down */
 	/* Lose the drop_n-th (from 0) packet of kind drop_kind (0: none) from
 	 * node drop_src to node drop_dst. */
 	uint32_t drop_kind, drop_src, drop_dst;

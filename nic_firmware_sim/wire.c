@@ -72,6 +72,7 @@ enum knob_type {
 	KNOB_TRACE,
 	KNOB_DROP,
 	KNOB_SYNC,
+	KNOB_LINK_TIMEOUT,
 };
 
 static const struct knob {
@@ -90,6 +91,7 @@ static const struct knob {
     {"trace", "BIP_LANAI_TRACE", KNOB_TRACE, 0},
     {"drop", "BIP_LANAI_DROP", KNOB_DROP, 0}, /* counted as a loss */
     {"sync", "BIP_LANAI_SYNC", KNOB_SYNC, 0},
+    {"link-timeout", "BIP_LANAI_LINK_TIMEOUT", KNOB_LINK_TIMEOUT, 0},
 };
 
 #define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -203,6 +205,21 @@ static int knob_set(struct lanai_faults *f, const struct knob *k, const char *s,
 			return -EINVAL;
 		}
 		return 0;
+	case KNOB_LINK_TIMEOUT:
+		/* A bare number is seconds here, as the variable's name says. */
+		if (*s && !s[strspn(s, "0123456789")]) {
+			char *end;
+			unsigned long long v = strtoull(s, &end, 10);
+
+			f->link_timeout_us = v > UINT64_MAX / 1000000 ? 0 : v * 1000000;
+		} else if (parse_time(s, &f->link_timeout_us) < 0) {
+			f->link_timeout_us = 0;
+		}
+		if (!f->link_timeout_us) {
+			snprintf(err, errlen, "%s: expected a time above 0 (10, 10s, 500ms)", what);
+			return -EINVAL;
+		}
+		return 0;
 	case KNOB_TRACE:
 		if ((size_t)snprintf(f->trace, sizeof(f->trace), "%s", s) >= sizeof(f->trace)) {
 			snprintf(err, errlen, "%s: file name too long", what);
@@ -270,6 +287,7 @@ int lanai_faults_from_env(struct lanai_faults *f, char *err, size_t errlen)
 	f->linkdown_node = -1;
 	f->seed = 1;
 	f->sync_us = LANAI_SYNC_US;
+	f->link_timeout_us = LANAI_LINK_TIMEOUT_US;
 	if (conf && *conf) {
 		rc = knobs_from_file(f, conf, err, errlen);
 		if (rc < 0)
@@ -473,6 +491,7 @@ static void link_sent(struct lanai_fw *fw, struct lanai_board *s, struct lanai_l
 		l->unanswered = 0;
 		if (!l->pending) {
 			l->pending = 1;
+			l->since = lanai_now_us();
 			s->npending++;
 		}
 	}
@@ -508,6 +527,18 @@ int lanai_sync_links(struct lanai_fw *fw, struct lanai_board *b, uint64_t now)
 			b->npending--;
 			continue;
 		}
+		if (now > l->since && now - l->since >= fw->faults.link_timeout_us) {
+			struct lanai_pkt_header h = { .src = (uint32_t)b->node, .dst = dst,
+						      .seq = l->confirmed };
+
+			lanai_report(fw, b, BIP_LANAI_DET_LINKDOWN, &h,
+				     "lanai: the link from node %d to node %u is down: no packet "
+				     "of it was acknowledged for %.1f s (BIP_LANAI_LINK_TIMEOUT); "
+				     "node %u cannot be reached", b->node, dst,
+				     (double)fw->faults.link_timeout_us / 1e6, dst);
+			link_failed(b, l);
+			continue;
+		}
 		if (now >= l->sync_due) {
 			p = lanai_packet_new(0);
 			if (!p)
@@ -537,6 +568,7 @@ void lanai_sync_acked(struct lanai_fw *fw, struct lanai_board *b, uint32_t peer,
 		return;
 	l->confirmed = seq + 1;
 	l->unanswered = 0;
+	l->since = lanai_now_us(); /* it moves: the time-out starts again */
 	link_settle(b, l);
 }
 

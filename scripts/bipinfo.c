@@ -72,6 +72,9 @@ static void show_env(void)
 		const struct bip_env_var *v = &bip_env_vars[i];
 		const char *now = getenv(v->name);
 
+		if (now && !strcmp(v->name, "BIP_SECRET"))
+			now = "(set, not shown)"; /* a secret stays one */
+
 		if (parsable) {
 			snprintf(key, sizeof(key), "env.%s", v->name);
 			fact(key, "%s", now ? now : "");

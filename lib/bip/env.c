@@ -25,6 +25,8 @@ const struct bip_env_var bip_env_vars[] = {
 			   "q: quiet" },
 	{ "BIP_NODE", "(from the host name)", "this process's node, set by bipload" },
 	{ "BIP_JOBID", "(from the configuration)", "job id naming shared memory, set by bipload" },
+	{ "BIP_SECRET", "(none)", "the job's secret for the network start-up exchange, 32 to 128 "
+				  "hex digits, set by bipload (its value is never shown)" },
 	{ "BIP_HOST", "(the kernel's host name)", "this host's name in the configuration, set by bipload" },
 	{ "BIP_INIT_TIMEOUT", "10 + 2 per node", "seconds bip_init waits for the other nodes" },
 	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield), spin, yield" },
@@ -63,6 +65,8 @@ const struct bip_env_var bip_env_vars[] = {
 	  "lanai: KIND:SRC:DST:N: the wire loses the N-th packet of KIND on that link" },
 	{ "BIP_LANAI_SYNC", "1ms",
 	  "lanai: idle time of a link before its board confirms its last packet (SYNC)" },
+	{ "BIP_LANAI_LINK_TIMEOUT", "10",
+	  "lanai: seconds a link may go without an acknowledgement before it is down" },
 	{ "BIPLOAD_GRACE", "3", "bipload: seconds between SIGTERM and SIGKILL" },
 	{ "BIPLOAD_START_TIMEOUT", "60", "bipload: seconds a remote shell has to start its process" },
 	{ "BIP_RSH", "ssh -o BatchMode=yes -o ConnectTimeout=10",

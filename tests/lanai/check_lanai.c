@@ -146,6 +146,7 @@ static void fw_setup(int n, const char *conf_text, const char *topo_text)
 	board_mem = aligned_alloc(4096, bsize * (uint64_t)n);
 	memset(board_mem, 0, bsize * (uint64_t)n);
 	fw.faults.linkdown_node = -1;
+	fw.faults.link_timeout_us = LANAI_LINK_TIMEOUT_US;
 	fw.t0 = lanai_now_us();
 	for (i = 0; i < n; i++) {
 		struct lanai_board *b = &fw.boards[i];
@@ -926,6 +927,39 @@ START_TEST(test_sync_none_towards_an_ended_host)
 }
 END_TEST
 
+/* A link that confirms nothing for the link time-out is down: its host gets
+ * a report naming the link and the peer, and no more SYNC goes. */
+START_TEST(test_link_timeout)
+{
+	struct bip_lanai_event *ev;
+	uint32_t cons = 0;
+	uint64_t t;
+
+	fw_setup(2, NULL, NULL);
+	fw.faults.sync_us = 1000;
+	fw.faults.link_timeout_us = 2000000;
+	lanai_wire_send(&fw, short_packet(0, 1, 4, "lost"));
+	lanai_packet_drop(&fw, pop(1)); /* never arrives */
+	t = link_of(0, 1)->since;
+	/* Before the time-out: a SYNC. */
+	ck_assert_int_eq(lanai_sync_links(&fw, &fw.boards[0], t + 1999999), 1);
+	lanai_packet_drop(&fw, pop(1));
+	ck_assert_ptr_null(next_event(0, &cons));
+	/* After it: down, reported once, nothing sent. */
+	ck_assert_int_eq(lanai_sync_links(&fw, &fw.boards[0], t + 2000000), 0);
+	ck_assert_ptr_null(fw.boards[1].in_head);
+	ck_assert_int_eq(fw.boards[0].npending, 0);
+	ev = next_event(0, &cons);
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->kind, BIP_LANAI_EV_ERROR);
+	ck_assert_uint_eq(ev->fault, BIP_LANAI_DET_LINKDOWN);
+	ck_assert_msg(strstr((char *)ev->payload, "link from node 0 to node 1 is down"), "%s",
+		      (char *)ev->payload);
+	ck_assert_ptr_null(next_event(0, &cons));
+	fw_teardown();
+}
+END_TEST
+
 START_TEST(test_sync_faults_and_reports)
 {
 	struct lanai_packet *p;
@@ -1111,6 +1145,7 @@ int main(void)
 	tcase_add_test(tc, test_sync_ack_confirms_the_link);
 	tcase_add_test(tc, test_sync_none_towards_an_ended_host);
 	tcase_add_test(tc, test_sync_faults_and_reports);
+	tcase_add_test(tc, test_link_timeout);
 	tcase_add_test(tc, test_drop_knob);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("fault knobs");

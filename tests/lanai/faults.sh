@@ -8,7 +8,7 @@
 # when depends on time, so the tests of the other faults put it off
 # (BIP_LANAI_SYNC=60s, far beyond their run) to keep their packets the same
 # at every run; the tail tests use it as it is.
-# Usage: faults.sh loss|corrupt|corrupt-long|duplicate|reorder|delay|linkdown|trace|tracelink|knobfile|badknob
+# Usage: faults.sh loss|corrupt|corrupt-long|duplicate|reorder|delay|linkdown|trace|tracelink|blackout|knobfile|badknob
 #                  |tail|tail-stream|tail-sync|tail-ack|tail-answer|tail-delay|tail-reorder
 #        BIPLOAD STREAM
 set -u
@@ -159,6 +159,17 @@ badknob)
 	has "lanai-sim: BIP_LANAI_DROP=PING:1:0:0: unknown packet kind 'PING' (SHORT, RTS, CTS, DATA, ACK, ABORT, SYNC, SYNC_ACK)"
 	run short BIP_LANAI_SYNC=0
 	has "lanai-sim: BIP_LANAI_SYNC=0: expected a time above 0 (1ms, 500us, 1s)"
+	;;
+blackout)
+	# Every packet is lost: the link is declared down after
+	# BIP_LANAI_LINK_TIMEOUT, and the job fails naming the link and the
+	# peer, instead of retrying its SYNC forever.
+	run short BIP_LANAI_LOSS=100 BIP_LANAI_LINK_TIMEOUT=2 BIP_LANAI_SYNC=1ms
+	[ "$rc" -ne 124 ] || fail "the job hung until bipload's time-out"
+	[ "$rc" -ne 0 ] || fail "the job ran with every packet lost"
+	has_re "^bip: node [01]: lanai: lanai: the link from node ([01]) to node [01] is down: no packet of it was acknowledged for 2.0 s \(BIP_LANAI_LINK_TIMEOUT\); node [01] cannot be reached\$"
+	run short BIP_LANAI_LINK_TIMEOUT=soon
+	has "lanai-sim: BIP_LANAI_LINK_TIMEOUT=soon: expected a time above 0 (10, 10s, 500ms)"
 	;;
 tracelink)
 	# A link planted at the trace path is replaced by the trace, never
