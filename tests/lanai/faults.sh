@@ -8,13 +8,14 @@
 # when depends on time, so the tests of the other faults put it off
 # (BIP_LANAI_SYNC=60s, far beyond their run) to keep their packets the same
 # at every run; the tail tests use it as it is.
-# Usage: faults.sh loss|corrupt|corrupt-long|duplicate|reorder|delay|linkdown|trace|tracelink|blackout|knobfile|badknob
+# Usage: faults.sh loss|corrupt|corrupt-long|duplicate|reorder|delay|linkdown|trace|tracelink|blackout|fwdeath|knobfile|badknob
 #                  |tail|tail-stream|tail-sync|tail-ack|tail-answer|tail-delay|tail-reorder
 #        BIPLOAD STREAM
 set -u
 what=$1
 bipload=$2
 prog=$3
+conformance=${4:-}
 out=$(mktemp)
 tdir=$(mktemp -d)
 trace=$tdir/trace
@@ -159,6 +160,24 @@ badknob)
 	has "lanai-sim: BIP_LANAI_DROP=PING:1:0:0: unknown packet kind 'PING' (SHORT, RTS, CTS, DATA, ACK, ABORT, SYNC, SYNC_ACK)"
 	run short BIP_LANAI_SYNC=0
 	has "lanai-sim: BIP_LANAI_SYNC=0: expected a time above 0 (1ms, 500us, 1s)"
+	;;
+fwdeath)
+	# lanai-sim dies under a job: each host says so once, and nothing
+	# else (not that every other node has ended, which they have not).
+	env BIP_NIC=lanai "$bipload" -sz 2 --timeout 60 "$conformance" orphan >"$out" 2>&1 &
+	bl=$!
+	n=0
+	while [ "$(grep -c 'runs as pid' "$out")" -lt 2 ] && [ "$n" -lt 300 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	job=$(sed -n 's/^job //p' "$out")
+	pkill -9 -f "lanai-sim -j $job" || fail "no lanai-sim of job $job to kill"
+	wait "$bl"
+	rc=$?
+	[ "$rc" -eq 1 ] || fail "exit status $rc, expected 1"
+	has_re "^bip: node [01]: lanai: the firmware \(lanai-sim, pid [0-9]*\) has ended: no message can move any more\$"
+	grep -q "every other node has ended" "$out" && fail "a wrong second message"
 	;;
 blackout)
 	# Every packet is lost: the link is declared down after

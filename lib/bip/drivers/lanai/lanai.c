@@ -84,7 +84,6 @@ struct bip_lanai {
 	size_t qwin_size;
 	int qwin_fd;
 	int attached;
-	int fw_gone_said;
 };
 
 static inline struct bip_lanai *lanai_of(struct bip_nic *nic)
@@ -693,16 +692,17 @@ static int lanai_alive(struct bip_nic *nic, int node)
 {
 	struct bip_lanai *l = lanai_of(nic);
 
-	/* Without its firmware no board can deliver anything more. */
+	/* Without its firmware no board can deliver anything more: that is
+	 * the cause, said once, and the process ends as at a board's fault
+	 * (the waits would otherwise add that every node has ended, which is
+	 * not what happened). */
 	if (kill(l->fw->pid, 0) < 0 && errno == ESRCH) {
-		if (!l->fw_gone_said) {
-			l->fw_gone_said = 1;
-			bip_error("lanai",
-				  "the firmware (lanai-sim, pid %d) has ended: no message "
-				  "can move any more",
-				  (int)l->fw->pid);
-		}
-		return 0;
+		bip_error("lanai",
+			  "the firmware (lanai-sim, pid %d) has ended: no message can move any "
+			  "more", (int)l->fw->pid);
+		fflush(NULL);
+		/* Not exit(): the atexit handler would wait for sends that cannot end. */
+		_exit(EXIT_FAILURE);
 	}
 	/* Pairs with the release of state in the firmware, made once all the
 	 * peer sent has reached its destination's event queue. */
