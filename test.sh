@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Run the whole test suite: unit, command, conformance and bad-input tests,
 # once in a normal build and once under AddressSanitizer and
-# UndefinedBehaviorSanitizer.  Installs the build dependencies first when
+# UndefinedBehaviorSanitizer, then each libFuzzer target for 30 s.  Installs the build dependencies first when
 # they are missing.  Ends with a line "N passed, N failed, N skipped".
 set -eu
 cd "$(dirname "$0")"
@@ -26,6 +26,17 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	run_suite build-sanitize -Db_sanitize=address,undefined -Db_lundef=false \
 		-Dbuildtype=debug
 
+# The libFuzzer targets, 30 s each (a clang build of its own; dev/fuzz.sh
+# runs them longer).
+if [ ! -d build-fuzz ]; then
+	CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dbuildtype=debug >/dev/null || status=1
+fi
+if [ -d build-fuzz ]; then
+	ninja -C build-fuzz $(ls tests/fuzz/fuzz_*.c | sed 's|\.c$||') || status=1
+	meson test -C build-fuzz --suite fuzz --print-errorlogs --no-rebuild || status=1
+fi
+
 python3 dev/count-tests.py build-test/meson-logs/testlog.json \
-	build-sanitize/meson-logs/testlog.json
+	build-sanitize/meson-logs/testlog.json build-fuzz/meson-logs/testlog.json
 exit $status

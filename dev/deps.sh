@@ -5,7 +5,8 @@
 set -eu
 
 pkgs="build-essential meson ninja-build pkg-config check libsubunit-dev python3 g++
-      libfabric-dev libfabric-bin libpsm2-dev libsodium-dev iproute2 procps"
+      libfabric-dev libfabric-bin libpsm2-dev libsodium-dev iproute2 procps
+      clang libclang-rt-14-dev"
 case "${1:-}" in
 --bench) pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev" ;;
 esac

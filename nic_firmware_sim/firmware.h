@@ -87,6 +87,7 @@ struct lanai_pkt_header {
 struct lanai_packet {
 	struct lanai_packet *next;
 	uint32_t from;	     /* the sending board (bookkeeping, not on the wire) */
+	uint32_t cap;	     /* payload bytes the packet carries, whatever h.len says */
 	uint64_t deliver_at; /* microseconds of the firmware's clock */
 	struct lanai_pkt_header h;
 	uint8_t payload[];
@@ -243,6 +244,11 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p);
 /* Check a packet arriving at board b: 0 if it may be delivered, else a
  * negative errno after the fault was reported to b's host. */
 int lanai_wire_check(struct lanai_fw *fw, struct lanai_board *b, struct lanai_packet *p);
+/* The fields of a packet header as the wire decodes them, against the
+ * payload's length on the wire and the number of boards: 0, or -EPROTO
+ * with why (the CRC is checked apart, lanai_packet_crc_ok). */
+int lanai_packet_header_check(const struct lanai_pkt_header *h, size_t payload_len, int nboards,
+			      char *why, size_t whylen);
 struct lanai_packet *lanai_packet_new(uint32_t len);
 void lanai_trace(struct lanai_fw *fw, const char *dir, int board, const struct lanai_pkt_header *h,
 		 const char *verdict);

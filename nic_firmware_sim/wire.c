@@ -52,8 +52,10 @@ struct lanai_packet *lanai_packet_new(uint32_t len)
 {
 	struct lanai_packet *p = calloc(1, sizeof(*p) + len);
 
-	if (p)
+	if (p) {
 		p->h.len = len;
+		p->cap = len;
+	}
 	return p;
 }
 
@@ -393,17 +395,20 @@ void lanai_report(struct lanai_fw *fw, struct lanai_board *b, enum bip_lanai_det
 
 /* --- sending --- */
 
+/* Over the header and the payload the packet carries (a header that claims
+ * more than that fails its CRC: the length is part of what it covers). */
 static uint32_t packet_crc(const struct lanai_packet *p)
 {
 	struct lanai_pkt_header h = p->h;
+	uint32_t len = p->h.len <= p->cap ? p->h.len : p->cap;
 
 	h.crc = 0;
-	return lanai_crc32c(lanai_crc32c(0, &h, sizeof(h)), p->payload, p->h.len);
+	return lanai_crc32c(lanai_crc32c(0, &h, sizeof(h)), p->payload, len);
 }
 
 int lanai_packet_crc_ok(const struct lanai_packet *p)
 {
-	return packet_crc(p) == p->h.crc;
+	return p->h.len <= p->cap && packet_crc(p) == p->h.crc;
 }
 
 void lanai_packet_drop(struct lanai_fw *fw, struct lanai_packet *p)
@@ -699,12 +704,48 @@ static int still_on_wire(const struct lanai_board *b, uint32_t src, uint32_t seq
 	return b->held && b->held->h.src == src && b->held->h.seq == seq;
 }
 
+int lanai_packet_header_check(const struct lanai_pkt_header *h, size_t payload_len, int nboards,
+			      char *why, size_t whylen)
+{
+	int i;
+
+	if (h->len != payload_len || h->len > LANAI_DATA_CHUNK) {
+		snprintf(why, whylen, "payload of %u bytes, %zu on the wire (at most %d)", h->len,
+			 payload_len, LANAI_DATA_CHUNK);
+		return -EPROTO;
+	}
+	if (nboards < 1 || h->src >= (uint32_t)nboards || h->dst >= (uint32_t)nboards) {
+		snprintf(why, whylen, "from node %u to node %u, of %d", h->src, h->dst, nboards);
+		return -EPROTO;
+	}
+	if (h->kind < LANAI_PKT_SHORT || h->kind > LANAI_PKT_SYNC_ACK) {
+		snprintf(why, whylen, "kind %u", h->kind);
+		return -EPROTO;
+	}
+	if (h->nhops < 1 || h->nhops > BIP_CONF_MAXHOPS) {
+		snprintf(why, whylen, "route of %u hops", h->nhops);
+		return -EPROTO;
+	}
+	for (i = 0; i < h->nhops; i++) {
+		if (h->hop[i] > BIP_ROUTE_DIRECT || (h->hop[i] == BIP_ROUTE_DIRECT && h->nhops > 1)) {
+			snprintf(why, whylen, "route hop %u", h->hop[i]);
+			return -EPROTO;
+		}
+	}
+	if (h->kind == LANAI_PKT_SHORT && h->len > BIP_LANAI_SHORT_MAX) {
+		snprintf(why, whylen, "a short message of %u bytes", h->len);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 int lanai_wire_check(struct lanai_fw *fw, struct lanai_board *b, struct lanai_packet *p)
 {
 	const struct lanai_pkt_header *h = &p->h;
 	uint32_t crc = packet_crc(p), expected;
+	char why[128];
 
-	if (crc != h->crc) {
+	if (crc != h->crc || h->len > p->cap) {
 		lanai_trace(fw, "recv", b->node, h, "dropped: CRC32C mismatch");
 		if (h->src < (uint32_t)fw->nboards)
 			b->rx_failed[h->src] = 1;
@@ -713,6 +754,15 @@ int lanai_wire_check(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pa
 			     "the %s packet from node %u on tag %u, sequence %u: dropped, not "
 			     "delivered",
 			     h->crc, crc, kind_name(h->kind), h->src, h->tag, h->seq);
+		return -EBADMSG;
+	}
+	/* Every field is checked before it indexes anything. */
+	if (lanai_packet_header_check(h, p->cap, fw->nboards, why, sizeof(why)) < 0) {
+		lanai_trace(fw, "recv", b->node, h, "dropped: not a packet of this wire");
+		if (h->src < (uint32_t)fw->nboards)
+			b->rx_failed[h->src] = 1;
+		lanai_report(fw, b, BIP_LANAI_DET_CRC, h,
+			     "malformed packet (%s) with a good CRC32C: dropped, not delivered", why);
 		return -EBADMSG;
 	}
 	if (b->rx_failed[h->src]) {

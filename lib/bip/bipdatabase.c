@@ -88,38 +88,45 @@ bad:
 	return -EINVAL;
 }
 
-int bip_database_load(const char *path, struct bip_database **db_p, char *err, size_t errlen)
+int bip_database_read(FILE *f, const char *name, struct bip_database **db_p, char *err,
+		      size_t errlen)
 {
 	struct bip_database *db;
 	char line[PATH_MAX + 64];
 	int lineno = 0, rc = 0;
-	FILE *f = fopen(path, "r");
 
-	if (!f) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-		return rc;
-	}
 	db = calloc(1, sizeof(*db));
-	if (!db) {
-		fclose(f);
+	if (!db)
 		return -ENOMEM;
-	}
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
-		rc = parse_line(db, line, path, lineno, err, errlen);
+		rc = parse_line(db, line, name, lineno, err, errlen);
 		if (rc == -ENOMEM)
-			snprintf(err, errlen, "%s:%d: out of memory", path, lineno);
+			snprintf(err, errlen, "%s:%d: out of memory", name, lineno);
 		if (rc < 0)
 			break;
 	}
-	fclose(f);
 	if (rc < 0) {
 		bip_database_free(db);
 		return rc;
 	}
 	*db_p = db;
 	return 0;
+}
+
+int bip_database_load(const char *path, struct bip_database **db_p, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	int rc;
+
+	if (!f) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	rc = bip_database_read(f, path, db_p, err, errlen);
+	fclose(f);
+	return rc;
 }
 
 int bip_database_has(const struct bip_database *db, const char *host)

@@ -24,6 +24,9 @@ struct bip_database;
 /* 0, -ENOENT if the file does not exist, or another negative errno with
  * "file:line: ..." in err. */
 int bip_database_load(const char *path, struct bip_database **db_p, char *err, size_t errlen);
+/* The same from an open file, named name in messages. */
+int bip_database_read(FILE *f, const char *name, struct bip_database **db_p, char *err,
+		      size_t errlen);
 int bip_database_has(const struct bip_database *db, const char *host);
 /* The route from one host to another: 0, or -ENOENT if the database has none. */
 int bip_database_route(const struct bip_database *db, const char *from, const char *to,

@@ -927,6 +927,35 @@ START_TEST(test_sync_none_towards_an_ended_host)
 }
 END_TEST
 
+/* A header that claims more payload than the packet carries fails its CRC,
+ * and nothing reads past the payload (found by fuzz/lanai_wire); a packet
+ * whose fields are out of range is refused before they index anything. */
+START_TEST(test_packet_decode_checks)
+{
+	struct lanai_packet *p = short_packet(0, 1, 4, "abcd");
+	struct lanai_pkt_header h;
+	char why[128];
+
+	/* Whatever its CRC says (the wire has not set it here). */
+	p->h.len = 4000;
+	ck_assert(!lanai_packet_crc_ok(p));
+	p->h.len = 4;
+	h = p->h;
+	ck_assert_int_eq(lanai_packet_header_check(&h, 4, 2, why, sizeof(why)), -EPROTO);
+	h.nhops = 1;
+	h.hop[0] = 256;
+	ck_assert_int_eq(lanai_packet_header_check(&h, 4, 2, why, sizeof(why)), 0);
+	ck_assert_int_eq(lanai_packet_header_check(&h, 5, 2, why, sizeof(why)), -EPROTO);
+	h.src = 7;
+	ck_assert_int_eq(lanai_packet_header_check(&h, 4, 2, why, sizeof(why)), -EPROTO);
+	ck_assert_msg(strstr(why, "from node 7"), "%s", why);
+	h.src = 0;
+	h.kind = 99;
+	ck_assert_int_eq(lanai_packet_header_check(&h, 4, 2, why, sizeof(why)), -EPROTO);
+	free(p);
+}
+END_TEST
+
 /* A link that confirms nothing for the link time-out is down: its host gets
  * a report naming the link and the peer, and no more SYNC goes. */
 START_TEST(test_link_timeout)
@@ -1146,6 +1175,7 @@ int main(void)
 	tcase_add_test(tc, test_sync_none_towards_an_ended_host);
 	tcase_add_test(tc, test_sync_faults_and_reports);
 	tcase_add_test(tc, test_link_timeout);
+	tcase_add_test(tc, test_packet_decode_checks);
 	tcase_add_test(tc, test_drop_knob);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("fault knobs");

@@ -564,10 +564,8 @@ static int drain_ring(struct bip_shm_peer *p)
 		if (bip_load_acquire(&slot->seq) != p->cons + 1)
 			break;
 		/* Read once: the sender's memory, checked before use. */
-		kind = slot->kind;
-		tag = slot->tag;
-		len = slot->len;
-		if (bip_likely(kind == BIP_SHM_SHORT && len <= sizeof(slot->payload))) {
+		kind = bip_shm_slot_read(slot, &tag, &len);
+		if (bip_likely(kind == BIP_SHM_SHORT)) {
 			rc = bip_core_short_arrived(p->node, tag, slot->payload, len);
 		} else if (kind == BIP_SHM_RTS) {
 			struct bip_shm_rts rts;
@@ -579,7 +577,7 @@ static int drain_ring(struct bip_shm_peer *p)
 				 rts.gen;
 			rc = bip_core_long_arrived(p->node, tag, len, handle);
 		} else {
-			bip_shm_bad_slot(p, kind, tag, len);
+			bip_shm_bad_slot(p, slot->kind, tag, len);
 			rc = 0; /* dropped, with a message */
 		}
 		if (rc == -EAGAIN)

@@ -111,6 +111,23 @@ size_t bip_shm_segment_size(int n, uint64_t *off_rings, uint64_t *off_lsend, uin
 int bip_shm_header_check(const struct bip_shm_header *h, size_t seglen, int numnodes, int node,
 			 char *err, size_t errlen);
 
+/*
+ * Read a published slot's fields once (the sender's memory) and check them:
+ * BIP_SHM_SHORT with len at most its payload, or BIP_SHM_RTS; 0 for any
+ * other slot, which the receiver drops.
+ */
+static inline uint32_t bip_shm_slot_read(const struct bip_shm_slot *slot, uint32_t *tag,
+					 uint32_t *len)
+{
+	uint32_t kind = slot->kind;
+
+	*tag = slot->tag;
+	*len = slot->len;
+	if (kind == BIP_SHM_SHORT)
+		return *len <= sizeof(slot->payload) ? kind : 0;
+	return kind == BIP_SHM_RTS ? kind : 0;
+}
+
 /* A slot of p that no sender of this library writes: dropped, said once. */
 void bip_shm_bad_slot(struct bip_shm_peer *p, uint32_t kind, uint32_t tag, uint32_t len);
 
