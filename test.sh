@@ -21,6 +21,9 @@ run_suite() {
 }
 
 run_suite build-test
+# Byte counts past 2^31: a few GiB each, once, in the normal build.
+meson test -C build-test --setup bigmem --suite bigmem --num-processes 1 --print-errorlogs \
+	--no-rebuild || status=1
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	run_suite build-sanitize -Db_sanitize=address,undefined -Db_lundef=false \
@@ -38,5 +41,6 @@ if [ -d build-fuzz ]; then
 fi
 
 python3 dev/count-tests.py build-test/meson-logs/testlog.json \
-	build-sanitize/meson-logs/testlog.json build-fuzz/meson-logs/testlog.json
+	build-test/meson-logs/testlog-bigmem.json build-sanitize/meson-logs/testlog.json \
+	build-fuzz/meson-logs/testlog.json
 exit $status

@@ -106,10 +106,15 @@ BIP_EXPORT int bip_layer_send(int dst, int tag, const void *hdr, size_t hlen, co
 			 !bip_layer_of((uint32_t)tag) || hlen > BIP_SHORT_MAX ||
 			 (hlen && !hdr) || (len && !buf) || len > BIP_MAX_MESSAGE ||
 			 cookie > BIP_LAYER_COOKIE_MAX)) {
-		if (bip_check_init(call) && check_node(call, dst) && check_registered(call, tag))
-			bip_error(call, "bad arguments: header %p of %zu bytes (at most %d), "
-				  "buffer %p of %zu bytes, cookie %llu",
-				  hdr, hlen, BIP_SHORT_MAX, buf, len, (unsigned long long)cookie);
+		if (bip_check_init(call) && check_node(call, dst) && check_registered(call, tag)) {
+			if (len > BIP_MAX_MESSAGE)
+				bip_error(call, "a message of %zu bytes: one message carries at "
+					  "most %u", len, BIP_MAX_MESSAGE);
+			else
+				bip_error(call, "bad arguments: header %p of %zu bytes (at most "
+					  "%d), buffer %p of %zu bytes, cookie %llu", hdr, hlen,
+					  BIP_SHORT_MAX, buf, len, (unsigned long long)cookie);
+		}
 		return -1;
 	}
 	locked = bip_lock();

@@ -70,7 +70,7 @@ void mpi_shim_bsend_release(struct mpi_shim_request *req)
 	bs.pending--;
 }
 
-int mpi_shim_bsend_start(const void *buf, int count, MPI_Datatype t, int dst, int tag,
+int mpi_shim_bsend_start(const void *buf, size_t count, MPI_Datatype t, int dst, int tag,
 			 MPI_Comm comm, const char *call)
 {
 	size_t bytes = (size_t)count * t->size, need = bytes + MPI_BSEND_OVERHEAD;

@@ -453,7 +453,7 @@ static void build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, int
 static void allreduce_flat(struct coll_sched *s, void *rbuf, int count, MPI_Datatype type)
 {
 	int p = s->comm->size, r = s->comm->rank, j;
-	char *all = coll_tmp(s, count * p, type);
+	char *all = coll_tmp(s, (size_t)count * (size_t)p, type);
 	void *acc;
 
 	if (!all)
@@ -559,29 +559,29 @@ static void gather_binomial(struct coll_sched *s, const struct coll_args *a, siz
 			runahead_wait(s, parent);
 		return;
 	}
-	tmp = coll_tmp(s, (int)(size * blk), MPI_BYTE);
+	tmp = coll_tmp(s, size * blk, MPI_BYTE);
 	if (a->sbuf == MPI_IN_PLACE)
 		coll_copy(s, coll_at(a->rbuf, (MPI_Aint)r * a->rcount, a->rtype), a->rcount,
-			  a->rtype, tmp, (int)blk, MPI_BYTE);
+			  a->rtype, tmp, blk, MPI_BYTE);
 	else
-		coll_copy(s, a->sbuf, a->scount, a->stype, tmp, (int)blk, MPI_BYTE);
+		coll_copy(s, a->sbuf, a->scount, a->stype, tmp, blk, MPI_BYTE);
 	for (mask = 1; mask < size; mask <<= 1) {
 		int n = mask < p - (vr + mask) ? mask : p - (vr + mask);
 
-		coll_recv(s, tmp + mask * blk, (int)(n * blk), MPI_BYTE, (vr + mask + root) % p);
+		coll_recv(s, tmp + mask * blk, n * blk, MPI_BYTE, (vr + mask + root) % p);
 	}
 	coll_fence(s);
 	for (mask = 1; mask < size && runahead_check(s); mask <<= 1)
 		coll_send(s, NULL, 0, MPI_BYTE, (vr + mask + root) % p);
 	if (vr) {
-		coll_send(s, tmp, (int)(size * blk), MPI_BYTE, parent);
+		coll_send(s, tmp, size * blk, MPI_BYTE, parent);
 		coll_fence(s);
 		if (runahead_check(s))
 			runahead_wait(s, parent);
 		return;
 	}
 	for (i = a->sbuf == MPI_IN_PLACE; i < p; i++)
-		coll_copy(s, tmp + i * blk, (int)blk, MPI_BYTE,
+		coll_copy(s, tmp + i * blk, blk, MPI_BYTE,
 			  coll_at(a->rbuf, (MPI_Aint)((i + root) % p) * a->rcount, a->rtype),
 			  a->rcount, a->rtype);
 }
@@ -598,22 +598,22 @@ static void scatter_binomial(struct coll_sched *s, const struct coll_args *a, si
 		coll_fence(s);
 		return;
 	}
-	tmp = coll_tmp(s, (int)(size * blk), MPI_BYTE);
+	tmp = coll_tmp(s, size * blk, MPI_BYTE);
 	if (vr) {
-		coll_recv(s, tmp, (int)(size * blk), MPI_BYTE, (vr - (vr & -vr) + root) % p);
+		coll_recv(s, tmp, size * blk, MPI_BYTE, (vr - (vr & -vr) + root) % p);
 		coll_fence(s);
 	} else {
 		for (i = 0; i < p; i++)
 			coll_copy(s, coll_at(a->sbuf, (MPI_Aint)((i + root) % p) * a->scount, a->stype),
-				  a->scount, a->stype, tmp + i * blk, (int)blk, MPI_BYTE);
+				  a->scount, a->stype, tmp + i * blk, blk, MPI_BYTE);
 	}
 	for (mask = 1; mask < size; mask <<= 1) {
 		int n = mask < p - (vr + mask) ? mask : p - (vr + mask);
 
-		coll_send(s, tmp + mask * blk, (int)(n * blk), MPI_BYTE, (vr + mask + root) % p);
+		coll_send(s, tmp + mask * blk, n * blk, MPI_BYTE, (vr + mask + root) % p);
 	}
 	if (a->rbuf != MPI_IN_PLACE)
-		coll_copy(s, tmp, (int)blk, MPI_BYTE, a->rbuf, a->rcount, a->rtype);
+		coll_copy(s, tmp, blk, MPI_BYTE, a->rbuf, a->rcount, a->rtype);
 	coll_fence(s);
 }
 
@@ -683,7 +683,8 @@ static void build_scatterv(struct coll_sched *s, const struct coll_args *a, int 
 
 static void build_allgather(struct coll_sched *s, const struct coll_args *a)
 {
-	int p = s->comm->size, r = s->comm->rank, n = a->rcount, k;
+	int p = s->comm->size, r = s->comm->rank, k;
+	size_t n = (size_t)a->rcount; /* the products below pass 2^31 */
 	MPI_Datatype t = a->rtype;
 	char *tmp;
 

@@ -38,9 +38,9 @@ struct coll_step {
 	int peer;
 	const void *src;
 	void *dst;
-	int count;
+	size_t count;
 	MPI_Datatype type;
-	int dcount;
+	size_t dcount;
 	MPI_Datatype dtype;
 };
 
@@ -90,14 +90,14 @@ void mpi_shim_op_release(MPI_Op op);
 /* coll_sched.c: building and running schedules. */
 int coll_sched_init(struct coll_sched *s, MPI_Comm comm, MPI_Op op);
 void coll_sched_destroy(struct coll_sched *s);
-void coll_send(struct coll_sched *s, const void *buf, int count, MPI_Datatype type, int peer);
-void coll_recv(struct coll_sched *s, void *buf, int count, MPI_Datatype type, int peer);
-void coll_copy(struct coll_sched *s, const void *src, int scount, MPI_Datatype stype,
-	       void *dst, int dcount, MPI_Datatype dtype);
-void coll_reduce(struct coll_sched *s, const void *in, void *inout, int count,
+void coll_send(struct coll_sched *s, const void *buf, size_t count, MPI_Datatype type, int peer);
+void coll_recv(struct coll_sched *s, void *buf, size_t count, MPI_Datatype type, int peer);
+void coll_copy(struct coll_sched *s, const void *src, size_t scount, MPI_Datatype stype,
+	       void *dst, size_t dcount, MPI_Datatype dtype);
+void coll_reduce(struct coll_sched *s, const void *in, void *inout, size_t count,
 		 MPI_Datatype type);
 void coll_fence(struct coll_sched *s);
-void *coll_tmp(struct coll_sched *s, int count, MPI_Datatype type);
+void *coll_tmp(struct coll_sched *s, size_t count, MPI_Datatype type);
 int coll_sched_progress(struct coll_sched *s, int *done);
 int coll_sched_run(struct coll_sched *s);
 

@@ -165,7 +165,7 @@ static struct coll_step *coll_add(struct coll_sched *s, enum coll_step_kind kind
 	return st;
 }
 
-void coll_send(struct coll_sched *s, const void *buf, int count, MPI_Datatype type, int peer)
+void coll_send(struct coll_sched *s, const void *buf, size_t count, MPI_Datatype type, int peer)
 {
 	struct coll_step *st = coll_add(s, STEP_SEND);
 
@@ -177,7 +177,7 @@ void coll_send(struct coll_sched *s, const void *buf, int count, MPI_Datatype ty
 	}
 }
 
-void coll_recv(struct coll_sched *s, void *buf, int count, MPI_Datatype type, int peer)
+void coll_recv(struct coll_sched *s, void *buf, size_t count, MPI_Datatype type, int peer)
 {
 	struct coll_step *st = coll_add(s, STEP_RECV);
 
@@ -189,8 +189,8 @@ void coll_recv(struct coll_sched *s, void *buf, int count, MPI_Datatype type, in
 	}
 }
 
-void coll_copy(struct coll_sched *s, const void *src, int scount, MPI_Datatype stype,
-	       void *dst, int dcount, MPI_Datatype dtype)
+void coll_copy(struct coll_sched *s, const void *src, size_t scount, MPI_Datatype stype,
+	       void *dst, size_t dcount, MPI_Datatype dtype)
 {
 	struct coll_step *st;
 
@@ -207,7 +207,7 @@ void coll_copy(struct coll_sched *s, const void *src, int scount, MPI_Datatype s
 	}
 }
 
-void coll_reduce(struct coll_sched *s, const void *in, void *inout, int count, MPI_Datatype type)
+void coll_reduce(struct coll_sched *s, const void *in, void *inout, size_t count, MPI_Datatype type)
 {
 	struct coll_step *st = coll_add(s, STEP_REDUCE);
 
@@ -233,7 +233,7 @@ void coll_fence(struct coll_sched *s)
  * (the same extent), so that the same datatype describes it.  Returns the
  * address of element 0, true_lb bytes before the first byte touched.
  */
-void *coll_tmp(struct coll_sched *s, int count, MPI_Datatype type)
+void *coll_tmp(struct coll_sched *s, size_t count, MPI_Datatype type)
 {
 	MPI_Aint extent = type->extent < 0 ? -type->extent : type->extent;
 	size_t bytes = 0;
@@ -242,7 +242,7 @@ void *coll_tmp(struct coll_sched *s, int count, MPI_Datatype type)
 	if (s->err)
 		return NULL;
 	if (count > 0)
-		bytes = (size_t)(count - 1) * (size_t)extent + (size_t)type->true_extent;
+		bytes = (count - 1) * (size_t)extent + (size_t)type->true_extent;
 	if (bytes <= COLL_SCRATCH_BYTES && s->nscratch < 2) {
 		p = s->scratch[s->nscratch++].bytes;
 	} else {

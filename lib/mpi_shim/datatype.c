@@ -1095,7 +1095,7 @@ MPI_SHIM_ALIAS(MPI_Address);
 
 /* --- Packing --- */
 
-void mpi_shim_datatype_pack(const void *buf, int count, MPI_Datatype t, size_t offset, void *out,
+void mpi_shim_datatype_pack(const void *buf, size_t count, MPI_Datatype t, size_t offset, void *out,
 			    size_t len)
 {
 	if (t->contiguous) {
@@ -1106,7 +1106,7 @@ void mpi_shim_datatype_pack(const void *buf, int count, MPI_Datatype t, size_t o
 				   offset, out, len, 0);
 }
 
-void mpi_shim_datatype_unpack(const void *in, size_t len, void *buf, int count, MPI_Datatype t,
+void mpi_shim_datatype_unpack(const void *in, size_t len, void *buf, size_t count, MPI_Datatype t,
 			      size_t offset)
 {
 	if (t->contiguous) {

@@ -97,12 +97,12 @@ void mpi_shim_datatype_release(MPI_Datatype t);
  * Copy bytes [offset, offset + len) of the packed form of count elements
  * of t at buf to out; offset + len <= count * t->size.
  */
-void mpi_shim_datatype_pack(const void *buf, int count, MPI_Datatype t, size_t offset,
+void mpi_shim_datatype_pack(const void *buf, size_t count, MPI_Datatype t, size_t offset,
 			    void *out, size_t len);
 
 /* The reverse: len bytes from in become bytes [offset, offset + len) of
  * the packed form of count elements of t at buf. */
-void mpi_shim_datatype_unpack(const void *in, size_t len, void *buf, int count, MPI_Datatype t,
+void mpi_shim_datatype_unpack(const void *in, size_t len, void *buf, size_t count, MPI_Datatype t,
 			      size_t offset);
 
 /* The number of basic elements in the first bytes bytes of the packed form

@@ -225,6 +225,15 @@ int mpi_shim_check_type(MPI_Comm comm, MPI_Datatype t, const char *call)
 int mpi_shim_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype t,
 		       const char *call)
 {
+	size_t extent = (size_t)(t->extent < 0 ? -t->extent : t->extent), bytes;
+
+	/* count times the size, or times the extent, beyond what memory can
+	 * address: no buffer can be that, and no byte count can say it. */
+	if (count > 0 && (__builtin_mul_overflow((size_t)count, t->size, &bytes) ||
+			  __builtin_mul_overflow((size_t)count, extent, &bytes)))
+		return mpi_shim_err(comm, MPI_ERR_COUNT, call, "count %d times the datatype's "
+				    "size (%zu bytes) or extent (%zu bytes) overflows the byte "
+				    "count", count, t->size, extent);
 	if (buf || !count || !t->predefined || !t->size)
 		return MPI_SUCCESS;
 	return mpi_shim_err(comm, MPI_ERR_BUFFER, call, "the buffer is NULL and count is %d",

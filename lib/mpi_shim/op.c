@@ -12,6 +12,7 @@
  * datatype reduces with a predefined operation when all its elements have the
  * same predefined type; the loop then runs over the elements of its type map.
  */
+#include <limits.h>
 #include <complex.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -346,7 +347,7 @@ int mpi_shim_check_op(MPI_Comm comm, MPI_Op op, MPI_Datatype t, const char *call
 /* Bytes of a non-contiguous buffer reduced at a time. */
 #define OP_CHUNK 4096
 
-void mpi_shim_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype t)
+void mpi_shim_op_apply(MPI_Op op, const void *in, void *inout, size_t count, MPI_Datatype t)
 {
 	union {
 		long double align;
@@ -356,13 +357,22 @@ void mpi_shim_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Da
 	int pairs;
 	op_loop loop;
 
-	if (count <= 0)
+	if (!count)
 		return;
 	if (op->id == OP_USER) {
-		MPI_Datatype dt = t;
-		int len = count;
+		/* The user's function counts in int: at most INT_MAX at a time. */
+		const char *ip = in;
+		char *op_ = inout;
 
-		op->fn((void *)in, inout, &len, &dt);
+		while (count) {
+			MPI_Datatype dt = t;
+			int len = count > INT_MAX ? INT_MAX : (int)count;
+
+			op->fn((void *)ip, op_, &len, &dt);
+			ip += (size_t)len * (size_t)t->extent;
+			op_ += (size_t)len * (size_t)t->extent;
+			count -= (size_t)len;
+		}
 		return;
 	}
 	loop = op_loop_of(op, t);

@@ -1037,7 +1037,7 @@ static int send_failed(struct mpi_shim_request *r, int rc)
 	return rc;
 }
 
-int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, MPI_Datatype t,
+int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, size_t count, MPI_Datatype t,
 			int dst, int tag, MPI_Comm comm, uint32_t ctx, int mode)
 {
 	struct hdr *h = (struct hdr *)r->hdr;
@@ -1150,7 +1150,7 @@ static void take_unexpected(struct mpi_shim_request *r, struct unexp *u)
 	unexp_release(u);
 }
 
-int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, int count, MPI_Datatype t,
+int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, size_t count, MPI_Datatype t,
 			int src, int tag, MPI_Comm comm, uint32_t ctx)
 {
 	struct unexp *u;
@@ -1171,7 +1171,7 @@ int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, int count, MPI_Da
 	r->flags &= MPI_SHIM_F_KEEP;
 	hold_comm(r);
 	r->packed = NULL;
-	r->bytes = (size_t)count * t->size;
+	r->bytes = count * t->size;
 	r->len = 0;
 	r->status.mpi_shim_cancelled = 0;
 	if (mpi_shim_unlikely(src == MPI_PROC_NULL)) {
@@ -1337,7 +1337,7 @@ void mpi_shim_p2p_fini(void)
 
 /* --- point-to-point on the collective context --- */
 
-int mpi_shim_coll_isend(const void *buf, int count, MPI_Datatype t, int dst, int tag,
+int mpi_shim_coll_isend(const void *buf, size_t count, MPI_Datatype t, int dst, int tag,
 			MPI_Comm comm, MPI_Request *req)
 {
 	struct mpi_shim_request *r = mpi_shim_req_alloc();
@@ -1357,7 +1357,7 @@ int mpi_shim_coll_isend(const void *buf, int count, MPI_Datatype t, int dst, int
 	return MPI_SUCCESS;
 }
 
-int mpi_shim_coll_irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+int mpi_shim_coll_irecv(void *buf, size_t count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
 			MPI_Request *req)
 {
 	struct mpi_shim_request *r = mpi_shim_req_alloc();
@@ -1371,7 +1371,7 @@ int mpi_shim_coll_irecv(void *buf, int count, MPI_Datatype t, int src, int tag, 
 	return MPI_SUCCESS;
 }
 
-int mpi_shim_coll_send(const void *buf, int count, MPI_Datatype t, int dst, int tag,
+int mpi_shim_coll_send(const void *buf, size_t count, MPI_Datatype t, int dst, int tag,
 		       MPI_Comm comm)
 {
 	MPI_Request r;
@@ -1382,7 +1382,7 @@ int mpi_shim_coll_send(const void *buf, int count, MPI_Datatype t, int dst, int 
 	return mpi_shim_request_wait(&r, MPI_STATUS_IGNORE);
 }
 
-int mpi_shim_coll_recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+int mpi_shim_coll_recv(void *buf, size_t count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
 		       MPI_Status *status)
 {
 	MPI_Request r;
@@ -1393,8 +1393,8 @@ int mpi_shim_coll_recv(void *buf, int count, MPI_Datatype t, int src, int tag, M
 	return mpi_shim_request_wait(&r, status);
 }
 
-int mpi_shim_coll_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dst,
-			   int stag, void *rbuf, int rcount, MPI_Datatype rtype, int src,
+int mpi_shim_coll_sendrecv(const void *sbuf, size_t scount, MPI_Datatype stype, int dst,
+			   int stag, void *rbuf, size_t rcount, MPI_Datatype rtype, int src,
 			   int rtag, MPI_Comm comm, MPI_Status *status)
 {
 	MPI_Request rr, sr;

@@ -27,9 +27,9 @@ struct mpi_shim_request *mpi_shim_req_alloc(void);
 void mpi_shim_req_free(struct mpi_shim_request *r);
 
 /* Start a send or a receive on request r (fields set by these calls). */
-int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, int count, MPI_Datatype t,
+int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, size_t count, MPI_Datatype t,
 			int dst, int tag, MPI_Comm comm, uint32_t ctx, int mode);
-int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, int count, MPI_Datatype t,
+int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, size_t count, MPI_Datatype t,
 			int src, int tag, MPI_Comm comm, uint32_t ctx);
 
 /* Wait until r is done (progress, then waiting steps).  MPI_SUCCESS, or
@@ -75,7 +75,7 @@ static inline void mpi_shim_status_empty(MPI_Status *st)
 int mpi_shim_start(MPI_Request r, const char *call);
 
 /* Buffered sends (bsend.c) */
-int mpi_shim_bsend_start(const void *buf, int count, MPI_Datatype t, int dst, int tag,
+int mpi_shim_bsend_start(const void *buf, size_t count, MPI_Datatype t, int dst, int tag,
 			 MPI_Comm comm, const char *call);
 void mpi_shim_bsend_release(struct mpi_shim_request *r);
 void mpi_shim_bsend_flush(void);

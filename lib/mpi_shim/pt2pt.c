@@ -26,7 +26,8 @@ static inline int check_args(const void *buf, int count, MPI_Datatype t, int ran
 			    ((unsigned)rank < (unsigned)comm->size || rank == MPI_PROC_NULL ||
 			     (recv && rank == MPI_ANY_SOURCE)) &&
 			    (tag >= 0 || (recv && tag == MPI_ANY_TAG)) &&
-			    (buf || !count || !t->predefined || !t->size || rank == MPI_PROC_NULL)))
+			    (buf || !count || !t->predefined || !t->size || rank == MPI_PROC_NULL) &&
+			    (uint64_t)count * t->size <= MPI_SHIM_MESSAGE_MAX))
 		return MPI_SUCCESS;
 	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm(comm, call)) ||
 	    (rc = mpi_shim_check_count(comm, count, call)) ||
@@ -35,6 +36,13 @@ static inline int check_args(const void *buf, int count, MPI_Datatype t, int ran
 	    (rc = mpi_shim_check_tag(comm, tag, recv, call)) ||
 	    (rank != MPI_PROC_NULL && (rc = mpi_shim_check_buf(comm, buf, count, t, call))))
 		return rc;
+	/* One message carries what one BIP message does; a receive buffer may
+	 * be larger than any message. */
+	if (!recv && rank != MPI_PROC_NULL && (uint64_t)count * t->size > MPI_SHIM_MESSAGE_MAX)
+		return mpi_shim_err(comm, MPI_ERR_COUNT, call, "a message of %d elements of %zu "
+				    "bytes is %llu bytes; one message carries at most %llu (4 GiB - "
+				    "1)", count, t->size, (unsigned long long)count * t->size,
+				    (unsigned long long)MPI_SHIM_MESSAGE_MAX);
 	return MPI_SUCCESS;
 }
 

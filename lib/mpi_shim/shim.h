@@ -165,7 +165,7 @@ struct mpi_shim_request {
 
 	/* the arguments of the call */
 	void *buf;
-	int count;
+	size_t count;
 	MPI_Datatype type;
 	int peer;            /* rank in comm, MPI_ANY_SOURCE or MPI_PROC_NULL */
 	int tag;
@@ -217,16 +217,16 @@ void mpi_shim_request_release(MPI_Request req);
  * is a valid tag.  MPI_PROC_NULL is accepted.  Completion through
  * mpi_shim_request_test/wait or PMPI_Wait/Test.
  */
-int mpi_shim_coll_isend(const void *buf, int count, MPI_Datatype t, int dst, int tag,
+int mpi_shim_coll_isend(const void *buf, size_t count, MPI_Datatype t, int dst, int tag,
 			MPI_Comm comm, MPI_Request *req);
-int mpi_shim_coll_irecv(void *buf, int count, MPI_Datatype t, int src, int tag,
+int mpi_shim_coll_irecv(void *buf, size_t count, MPI_Datatype t, int src, int tag,
 			MPI_Comm comm, MPI_Request *req);
-int mpi_shim_coll_send(const void *buf, int count, MPI_Datatype t, int dst, int tag,
+int mpi_shim_coll_send(const void *buf, size_t count, MPI_Datatype t, int dst, int tag,
 		       MPI_Comm comm);
-int mpi_shim_coll_recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+int mpi_shim_coll_recv(void *buf, size_t count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
 		       MPI_Status *status);
-int mpi_shim_coll_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dst,
-			   int stag, void *rbuf, int rcount, MPI_Datatype rtype, int src,
+int mpi_shim_coll_sendrecv(const void *sbuf, size_t scount, MPI_Datatype stype, int dst,
+			   int stag, void *rbuf, size_t rcount, MPI_Datatype rtype, int src,
 			   int rtag, MPI_Comm comm, MPI_Status *status);
 
 /*
@@ -257,6 +257,8 @@ const char *mpi_shim_err_name(int errclass);
 int mpi_shim_check_init(const char *call);                          /* MPI_ERR_OTHER */
 int mpi_shim_check_comm(MPI_Comm comm, const char *call);           /* MPI_ERR_COMM */
 int mpi_shim_check_count(MPI_Comm comm, int count, const char *call); /* MPI_ERR_COUNT */
+/* Bytes one message carries at most: one BIP message's (bip.h). */
+#define MPI_SHIM_MESSAGE_MAX 0xffffffffull
 int mpi_shim_check_type(MPI_Comm comm, MPI_Datatype t, const char *call); /* MPI_ERR_TYPE */
 int mpi_shim_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype t,
 		       const char *call);                           /* MPI_ERR_BUFFER */
@@ -304,7 +306,7 @@ void mpi_shim_coll_fini(void);
 struct mpi_shim_op;
 
 /* inout[i] = in[i] op inout[i] for count elements of t. */
-void mpi_shim_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype t);
+void mpi_shim_op_apply(MPI_Op op, const void *in, void *inout, size_t count, MPI_Datatype t);
 /* MPI_SUCCESS if op applies to t, else MPI_ERR_OP (nothing reported). */
 int mpi_shim_op_valid(MPI_Op op, MPI_Datatype t);
 

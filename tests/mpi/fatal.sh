@@ -1,14 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # fatal.sh BIPLOAD PROGRAM WHAT NP - a job stopped by MPI_ERRORS_ARE_FATAL
-# (WHAT=fatal) or by MPI_Abort (WHAT=abort): bipload fails, and the message
+# (WHAT=fatal; WHAT=count, a byte count that overflows) or by MPI_Abort
+# (WHAT=abort): bipload fails, and the message
 # names the host, the pid, the rank, the call, the error and a hint.
 set -u
 bipload=$1 prog=$2 what=$3 np=$4
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 
-"$bipload" -q -sz "$np" --timeout 60 "$prog" "$what" 2>"$err" >/dev/null
+mode=$what
+[ "$what" = count ] && mode=overflowfatal
+"$bipload" -q -sz "$np" --timeout 60 "$prog" "$mode" 2>"$err" >/dev/null
 rc=$?
 fail() {
 	echo "fatal.sh: $what: $1" >&2
@@ -26,6 +29,10 @@ fatal)
 		fail "no message naming host, pid, rank, call, error and values"
 	grep -q "^mpi: hint: ranks are 0 to" "$err" || fail "no hint"
 	grep -q "MPI_ERRORS_ARE_FATAL" "$err" || fail "the handler is not named"
+	;;
+count)
+	grep -q "^mpi: host $host, pid [0-9]*, rank 0: MPI_Send: MPI_ERR_COUNT: count 5 times the datatype's size (4611686018427387904 bytes) or extent (4611686018427387904 bytes) overflows the byte count" "$err" ||
+		fail "no message naming the call and the overflow"
 	;;
 abort)
 	grep -q "^mpi: host $host, pid [0-9]*, rank 0: MPI_Abort called with error code 7" "$err" ||
