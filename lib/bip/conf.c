@@ -144,6 +144,39 @@ static int parse_route_line(struct conf_reader *r, struct bip_route *route, char
 	return 0;
 }
 
+/* Parse the n nodes of a file too short for them, storing nothing: the
+ * first malformed line, or where the file ends; always -EINVAL. */
+static int conf_check_only(struct conf_reader *r, long n, const char *name, char *err,
+			   size_t errlen)
+{
+	struct bip_conf_node node;
+	struct bip_route route;
+	long i, j;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		if (!next_line(r)) {
+			snprintf(err, errlen, "%s:%d: file ends before node %ld (of %ld): expected "
+				 "\"hostname unit\"", name, r->line, i, n);
+			return -EINVAL;
+		}
+		rc = parse_node_line(r, &node, err, errlen);
+		if (rc < 0)
+			return rc;
+		for (j = 0; j < n; j++) {
+			if (!next_line(r)) {
+				snprintf(err, errlen, "%s:%d: file ends in the routes of node %ld: "
+					 "%ld of %ld route lines", name, r->line, i, j, n);
+				return -EINVAL;
+			}
+			rc = parse_route_line(r, &route, err, errlen);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return -EINVAL; /* not reached: the file was short */
+}
+
 int bip_conf_parse_string(const char *text, const char *name, struct bip_conf **conf_p,
 			  char *err, size_t errlen)
 {
@@ -162,24 +195,17 @@ int bip_conf_parse_string(const char *text, const char *name, struct bip_conf **
 				 "\"%s\"", BIP_CONF_MAXNODES, r.buf);
 	/* The file must hold every line the count promises (a node line and n
 	 * route lines per node) before n * n routes are allocated: a first
-	 * line of 65535 alone is a short file, not a 64 GiB allocation. */
+	 * line of 65535 alone is a short file, not a 64 GiB allocation.  A
+	 * short file is parsed without storing anything, so that a malformed
+	 * line is still named before the end of the file. */
 	{
 		struct conf_reader c = r;
 		long long lines = 0, want = (long long)n * (n + 1);
 
 		while (lines < want && next_line(&c))
 			lines++;
-		if (lines < want) {
-			long node = (long)(lines / (n + 1)), route = (long)(lines % (n + 1)) - 1;
-
-			if (route < 0)
-				snprintf(err, errlen, "%s:%d: file ends before node %ld (of %ld): "
-					 "expected \"hostname unit\"", name, c.line, node, n);
-			else
-				snprintf(err, errlen, "%s:%d: file ends in the routes of node %ld: "
-					 "%ld of %ld route lines", name, c.line, node, route, n);
-			return -EINVAL;
-		}
+		if (lines < want)
+			return conf_check_only(&r, n, name, err, errlen);
 	}
 	conf = conf_alloc((int)n);
 	if (!conf) {

@@ -74,13 +74,17 @@ placement)
 		fail "bipload"
 	ns_note_job "$out"
 	[ "$(grep -c '^\[[0-5]\] node ' "$out")" -eq 6 ] || fail "expected 6 lines"
+	# The job's secret: the same on every host (remote ones read it on
+	# their remote shell's stdin), 256 bits.
+	secret=$(sed -n 's/^\[0\] node 0 .* BIP_SECRET=\[\([0-9a-f]*\)\].*/\1/p' "$out")
+	[ "${#secret}" -eq 64 ] || fail "node 0's secret is not 64 hex digits: '$secret'"
 	i=0
 	for h in "$h0" "$h1" "$h2" "$h0" "$h1" "$h2"; do
 		line=$(grep "^\[$i\] node $i " "$out") || fail "node $i printed nothing"
 		want="[$i] node $i net $(net_of "$h") cwd [$tmp/work dir] BIP_HOST=[$h] BIP_OPTS=[n6]"
 		want="$want BIPCONF=[$conf] BIP_JOBID=[$job] PATH=[$PATH] LD_LIBRARY_PATH=[$tmp/lib]"
 		want="$want BIPTEST_X1=[a b'c \$HOME] BIPTEST_X2=[two words] BIP_TEST_CARRIED=[yes]"
-		want="$want NOT_CARRIED=[-] arg=[q'x] arg=[*]"
+		want="$want NOT_CARRIED=[-] BIP_SECRET=[$secret] arg=[q'x] arg=[*]"
 		[ "$line" = "$want" ] || fail "node $i:
 got  $line
 want $want"
@@ -214,7 +218,7 @@ unreachable)
 	[ "$rc" -eq 255 ] || fail "exit status $rc, expected 255 (ip netns exec)"
 	grep -q "^Cannot open network namespace \"$ns_prefix-9\"" "$out" ||
 		fail "the remote shell's own message not forwarded"
-	grep -q "^bipload: node 1: the remote shell could not start the process on host $ns_prefix-9 (exit status 255); the command was: ip netns exec $ns_prefix-9 sh -c 'cd " "$out" ||
+	grep -q "^bipload: node 1: the remote shell could not start the process on host $ns_prefix-9 (exit status 255); the command was: ip netns exec $ns_prefix-9 sh -c 'IFS= read -r BIP_SECRET " "$out" ||
 		fail "unreachable host not reported"
 	grep -q "^bipload: stopped nodes 0 2$" "$out" || fail "the others not stopped"
 	no_leftovers
@@ -231,7 +235,7 @@ unreachable)
 		"$helper" sleep >"$out" 2>&1
 	rc=$?
 	[ "$rc" -eq 255 ] || fail "exit status $rc with a hanging remote shell, expected 255"
-	grep -q "^bipload: node [0-5]: the remote shell has not started the process on host $ns_prefix-[0-2] after 1 s; the command was: $tmp/hang $ns_prefix-[0-2] sh -c 'cd " "$out" ||
+	grep -q "^bipload: node [0-5]: the remote shell has not started the process on host $ns_prefix-[0-2] after 1 s; the command was: $tmp/hang $ns_prefix-[0-2] sh -c 'IFS= read -r BIP_SECRET " "$out" ||
 		fail "hanging remote shell not reported"
 	pgrep -fa "^sleep 297.5" && fail "hanging remote shells left"
 	# A program missing on the remote host.
