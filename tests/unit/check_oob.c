@@ -255,6 +255,24 @@ static int connect_node0(int port)
 	return -1;
 }
 
+/* The nodes forked from now on write their stderr into a new file at
+ * path (a mkstemp template), read by log_has; log_end removes it. */
+static void log_to(char *path)
+{
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	node_stderr = path;
+}
+
+static void log_end(const char *path)
+{
+	node_stderr = NULL;
+	unlink(path);
+	unsetenv("BIP_OOB_PORT");
+}
+
 static int log_has(const char *path, const char *what)
 {
 	char line[1024];
@@ -277,15 +295,12 @@ START_TEST(test_silent_clients_do_not_stall)
 {
 	char log[] = "/tmp/bip-oob-logXXXXXX";
 	struct bip_conf *conf;
-	int port, fd[8], i, lfd;
+	int port, fd[8], i;
 	char junk[200];
 	pid_t p0, p1, p2;
 
 	new_job();
-	lfd = mkstemp(log);
-	ck_assert_int_ge(lfd, 0);
-	close(lfd);
-	node_stderr = log;
+	log_to(log);
 	port = fixed_port();
 	conf = make_conf(3, "localhost");
 	p0 = run_node(conf, 0, 3, 12, NULL);
@@ -304,9 +319,7 @@ START_TEST(test_silent_clients_do_not_stall)
 		close(fd[i]);
 	ck_assert_msg(log_has(log, "dropped a connection from 127.0.0.1"), "no drop logged");
 	ck_assert_msg(log_has(log, "not a BIP start-up frame"), "garbage not named");
-	node_stderr = NULL;
-	unlink(log);
-	unsetenv("BIP_OOB_PORT");
+	log_end(log);
 	bip_conf_free(conf);
 }
 END_TEST
@@ -318,13 +331,9 @@ START_TEST(test_wrong_secret_is_refused)
 	char log[] = "/tmp/bip-oob-logXXXXXX";
 	struct bip_conf *conf;
 	pid_t p0, p1;
-	int lfd;
 
 	new_job();
-	lfd = mkstemp(log);
-	ck_assert_int_ge(lfd, 0);
-	close(lfd);
-	node_stderr = log;
+	log_to(log);
 	fixed_port();
 	conf = make_conf(2, "localhost");
 	p0 = run_node(conf, 0, 2, 3.0, "waiting for node 1");
@@ -333,9 +342,7 @@ START_TEST(test_wrong_secret_is_refused)
 	ck_assert_int_eq(wait_status(p0), 3);
 	ck_assert_int_eq(wait_status(p1), 3);
 	ck_assert_msg(log_has(log, "its proof of the job's secret is wrong"), "no drop logged");
-	node_stderr = NULL;
-	unlink(log);
-	unsetenv("BIP_OOB_PORT");
+	log_end(log);
 	bip_conf_free(conf);
 }
 END_TEST
