@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bipload.h - the parts of bipload and what each offers the others.
+ *
+ * bipload is split by concern, as MPICH's Hydra is:
+ *
+ *   bipload.c       the user interface: options, BIP_OPTS, the configuration,
+ *                   the program, main
+ *   bipload_pm.c    the process manager: the job's identity (id, secret), the
+ *                   process table, output forwarding, supervision (failures,
+ *                   time-outs, signals), clean-up and the final report
+ *   bipload_boot.c  the bootstrap back ends that start one node's process:
+ *                   local (fork and exec) and rsh (a remote shell running a
+ *                   small sh script), each a struct bipload_boot
+ *   bipload_lanai.c the simulated board's firmware, started for the job
+ *
+ * Everything here is one process's state, shared by the parts.
+ */
+#ifndef BIPLOAD_H
+#define BIPLOAD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "conf.h"
+
+#define LINE_MAX_FWD 65536
+#define DEFAULT_RSH "ssh -o BatchMode=yes -o ConnectTimeout=10"
+/* Seconds a stopped remote process's shell gets beyond the grace period
+ * before bipload kills the remote shell itself. */
+#define REMOTE_SLACK 10.0
+
+struct stream {
+	int fd;                 /* -1 at EOF */
+	int out;                /* where its lines go: 1 or 2 */
+	size_t len;
+	char buf[LINE_MAX_FWD];
+};
+
+struct bipload_boot;
+
+struct proc {
+	int node;
+	const struct bipload_boot *boot; /* how it is started */
+	pid_t pid;              /* 0 once reaped */
+	pid_t started;          /* its pid, for the report */
+	int status;
+	int stopped;            /* bipload sent it a signal */
+	int judged;             /* its end was taken into account */
+	struct stream s[2];     /* stdout, stderr */
+	/* Remote processes: pid and started are those of the remote shell. */
+	int remote;
+	int stdin_fd;           /* our end of the remote shell's stdin, or -1 */
+	double kill_at;         /* when stopped: kill the remote shell after this */
+	long remote_pid;        /* the process's pid on its host, 0 until told */
+	int start_late;         /* not started within start_limit: a failure */
+	int remote_status;      /* its status as its host tells, -1 until told */
+	char **rargv;           /* the remote shell's command: words of */
+	char *rwords, *rscript; /* these two strings */
+	char *cmd;              /* the command, quoted, for messages */
+};
+
+/* The options (bipload.c). */
+struct bipload_opts {
+	int nodes;
+	const char *conf_file;
+	int quiet;
+	int tag_output;
+	double timeout;
+	const char *rsh;        /* --rsh, else BIP_RSH, else DEFAULT_RSH */
+	const char **xvars;     /* -x: names carried to remote hosts */
+	int nxvars;
+	char **argv;
+};
+
+extern struct bipload_opts opt;
+extern struct bip_conf *conf;
+extern struct proc *procs;
+extern int nprocs;
+extern char jobid[BIP_JOBID_MAX + 1];
+extern char mark[BIP_JOBID_MAX + 16];  /* "bipload-<jobid>: " */
+extern int sig_pipe[2];
+extern pid_t bipload_pid;
+extern double grace;                   /* seconds from SIGTERM to SIGKILL */
+extern double start_limit;             /* seconds for a remote shell to start */
+
+/* --- bipload.c: messages and helpers --- */
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double now_s(void);
+/* 1 if s[0..len) is a variable name. */
+int valid_name(const char *s, size_t len);
+
+/* --- bipload_boot.c: starting one node's process --- */
+struct bipload_boot {
+	const char *name;
+	/* Before any process starts: what the back end needs for node. */
+	void (*prepare)(struct proc *p, int node, const char *conf_path, const char *cwd);
+	/* In the forked child, its stdio set: become node's process. */
+	void (*exec)(struct proc *p, int node, const char *conf_path) __attribute__((noreturn));
+};
+extern const struct bipload_boot bipload_boot_local;
+extern const struct bipload_boot bipload_boot_rsh;
+/* Choose node's back end and prepare it. */
+void bipload_boot_prepare(struct proc *p, int node, const char *conf_path, const char *cwd);
+/* Start node's process (stdin_fd: node 0's stdin when local, or -1). */
+void start(int node, const char *conf_path, int stdin_fd);
+void set_cloexec_nonblock(int fd);
+
+/* --- bipload_pm.c: the job --- */
+void make_jobid(void);
+void make_secret(void);
+void on_signal(int sig);
+void write_all(int fd, const char *buf, size_t len);
+/* Run the started job until every process has ended and its output is
+ * forwarded; returns bipload's exit status. */
+int bipload_pm_run(int stdin_fd);
+
+#endif /* BIPLOAD_H */
