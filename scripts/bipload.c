@@ -48,6 +48,7 @@ struct proc *procs;
 int nprocs;
 char jobid[BIP_JOBID_MAX + 1];
 char mark[BIP_JOBID_MAX + 16];
+char secret[129];
 int sig_pipe[2] = { -1, -1 };
 pid_t bipload_pid;
 double grace = 3.0;            /* BIPLOAD_GRACE */

@@ -79,6 +79,7 @@ extern struct proc *procs;
 extern int nprocs;
 extern char jobid[BIP_JOBID_MAX + 1];
 extern char mark[BIP_JOBID_MAX + 16];  /* "bipload-<jobid>: " */
+extern char secret[129];               /* the job's BIP_SECRET (make_secret) */
 extern int sig_pipe[2];
 extern pid_t bipload_pid;
 extern double grace;                   /* seconds from SIGTERM to SIGKILL */

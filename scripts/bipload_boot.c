@@ -52,6 +52,7 @@ static void child_env(int node, const char *conf_path)
 	snprintf(v, sizeof(v), "%d", node);
 	setenv(BIP_ENV_NODE, v, 1);
 	setenv(BIP_ENV_JOBID, jobid, 1);
+	setenv(BIP_ENV_SECRET, secret, 1);
 	setenv(BIP_ENV_HOST, conf->nodes[node].host, 1);
 	snprintf(v, sizeof(v), "n%d%s", conf->n, opt.quiet ? "q" : "");
 	setenv(BIP_ENV_OPTS, v, 1);
@@ -293,12 +294,9 @@ void start(int node, const char *conf_path, int stdin_fd)
 	}
 	if (p->remote) {
 		/* The secret, as the first line of the remote shell's stdin. */
-		const char *secret = getenv(BIP_ENV_SECRET);
-		char line[160];
+		char line[sizeof(secret) + 1];
 		int n = snprintf(line, sizeof(line), "%s\n", secret);
 
-		if (n < 0 || (size_t)n >= sizeof(line))
-			die("%s is too long (%zu characters)", BIP_ENV_SECRET, strlen(secret));
 		write_all(p->stdin_fd, line, (size_t)n);
 	}
 	p->node = node;

@@ -60,13 +60,18 @@ void make_jobid(void)
 /* The job's secret: the user's BIP_SECRET, or 256 random bits. */
 void make_secret(void)
 {
-	char s[65];
+	const char *mine = getenv(BIP_ENV_SECRET);
 
-	if (getenv(BIP_ENV_SECRET) && *getenv(BIP_ENV_SECRET))
+	if (mine && *mine) {
+		if (strlen(mine) >= sizeof(secret))
+			die("%s is too long (%zu characters; the library takes 32 to 128 hex "
+			    "digits)", BIP_ENV_SECRET, strlen(mine));
+		strcpy(secret, mine);
 		return;
-	random_hex(s, 32);
-	if (setenv(BIP_ENV_SECRET, s, 1) < 0)
-		die("setenv: %s", strerror(errno));
+	}
+	/* Kept here and set only in each local child (child_env): bipload's
+	 * own environment stays as it was. */
+	random_hex(secret, 32);
 }
 
 void on_signal(int sig)
