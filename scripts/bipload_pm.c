@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -331,9 +332,13 @@ static void remove_shm(void)
 	while ((d = readdir(dir))) {
 		if (!strncmp(d->d_name, prefix, len) || ended_child_region(d->d_name)) {
 			char path[512];
+			struct stat st;
 
+			/* Only a file of ours: another user's process may have
+			 * the pid of a child that ended, or have made the name. */
 			snprintf(path, sizeof(path), "/dev/shm/%s", d->d_name);
-			unlink(path);
+			if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+				unlink(path);
 		}
 	}
 	closedir(dir);
