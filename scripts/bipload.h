@@ -107,6 +107,10 @@ void bipload_boot_prepare(struct proc *p, int node, const char *conf_path, const
 /* Start node's process (stdin_fd: node 0's stdin when local, or -1). */
 void start(int node, const char *conf_path, int stdin_fd);
 void set_cloexec_nonblock(int fd);
+/* In a child of bipload (parent): die with bipload whatever kills it (and
+ * at once if it is gone already), a process group of its own, default
+ * signal handling. */
+void bipload_child_setup(pid_t parent);
 
 /* --- bipload_pm.c: the job --- */
 void make_jobid(void);

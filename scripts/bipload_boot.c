@@ -251,6 +251,22 @@ static void rsh_prepare(struct proc *p, int node, const char *conf_path, const c
 	p->rscript = script;
 }
 
+void bipload_child_setup(pid_t parent)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+
+	/* Die with bipload, whatever kills it; it may be gone already. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	setpgid(0, 0);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
 void start(int node, const char *conf_path, int stdin_fd)
 {
 	struct proc *p = &procs[node];
@@ -264,18 +280,8 @@ void start(int node, const char *conf_path, int stdin_fd)
 		die("fork: %s", strerror(errno));
 	if (pid == 0) {
 		int fd0 = p->remote ? in[0] : stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY);
-		struct sigaction sa = { .sa_handler = SIG_DFL };
 
-		/* Die with bipload, whatever kills it; it may be gone already. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != bipload_pid)
-			_exit(127);
-		setpgid(0, 0);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-		sigaction(SIGCHLD, &sa, NULL);
-		sigaction(SIGPIPE, &sa, NULL);
+		bipload_child_setup(bipload_pid);
 		dup2(fd0, 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);

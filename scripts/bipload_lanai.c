@@ -17,12 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bipload.h"
 #include "bipload_lanai.h"
 #include "conf.h"
 
@@ -69,14 +69,6 @@ static void find_firmware(char *buf, size_t len)
 	snprintf(buf, len, "lanai-sim");
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void stop_at_exit(void)
 {
 	bipload_lanai_stop();
@@ -116,18 +108,9 @@ int bipload_lanai_start(const struct bip_conf *conf, const char *conf_path, cons
 	if (pid == 0) {
 		char *argv[12];
 		int k = 0, in = open("/dev/null", O_RDONLY);
-		struct sigaction sa = {.sa_handler = SIG_DFL};
 
 		/* The board goes with bipload, whatever kills it. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		setpgid(0, 0);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-		sigaction(SIGCHLD, &sa, NULL);
-		sigaction(SIGPIPE, &sa, NULL);
+		bipload_child_setup(parent);
 		if (in >= 0)
 			dup2(in, 0);
 		for (i = 3; i < 1024; i++)
