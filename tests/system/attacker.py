@@ -68,13 +68,15 @@ def proxy(lport, host, port, path):
     while peers and time.monotonic() < deadline:
         ready, _, _ = select.select(list(peers), [], [], 0.5)
         for s in ready:
+            if s not in peers:
+                continue  # its other end closed in this same round
             try:
                 data = s.recv(65536)
             except OSError:
                 data = b""
             if not data:
-                for x in (s, peers[s]):
-                    peers.pop(x, None)
+                other = peers.pop(s)
+                peers.pop(other, None)
                 continue
             if s is client:
                 sent += data
