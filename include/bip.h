@@ -85,6 +85,7 @@ int bip_finalize(void);
 const char *bip_error_string(void);
 
 /* Counters of this process since bip_init. */
+#define BIP_COUNTER_PATHS 4 /* paths counted one by one (rails) */
 struct bip_counters {
 	uint64_t short_sent;     /* short messages handed to the NIC */
 	uint64_t long_sent;      /* long messages completed (sender side) */
@@ -94,7 +95,29 @@ struct bip_counters {
 	uint64_t bytes_received;
 	uint64_t send_stalls;    /* sends that had to wait for room at the receiver */
 	uint64_t errors;         /* calls that failed */
+	/* The reliability layer (bip(7)), for drivers that go through it;
+	 * zero on the others.  Packets: */
+	uint64_t retransmits;    /* sent again (after a timeout or a NACK) */
+	uint64_t timeouts;       /* retransmission timer expiries */
+	uint64_t duplicates;     /* received again and dropped */
+	uint64_t corrupt;        /* received with a CRC32C that did not match, dropped */
+	uint64_t nacks_sent;     /* asked for again (their data was corrupt) */
+	uint64_t nacks_received;
+	uint64_t acks_sent;      /* acknowledgements sent on their own */
+	uint64_t rebinds;        /* moved from a path that failed to another */
+	uint64_t failbacks;      /* paths used again after they failed */
+	struct bip_path_counters {
+		uint64_t sent;       /* packets sent on the path, first or again */
+		uint64_t retransmits;
+		uint64_t timeouts;
+		uint64_t duplicates; /* received on it */
+		uint64_t corrupt;    /* received on it */
+		uint64_t retired;    /* times it was taken out of use */
+		uint64_t restored;   /* times it was used again */
+	} path[BIP_COUNTER_PATHS];
 };
+/* Programs built against BIP 0.92's smaller struct keep the 0.92 symbol,
+ * which fills only its fields. */
 void bip_get_counters(struct bip_counters *counters);
 
 /*

@@ -73,12 +73,15 @@ void lanai_drop_window(struct lanai_board *b)
 int lanai_set_tagqs(struct lanai_board *b, void *p, uint64_t size,
 		    const struct bip_lanai_tagq *t, uint32_t n)
 {
-	uint32_t i, least = 2 * bip_tagq_entry_size(BIP_LANAI_SHORT_MAX);
+	uint32_t i, least = 2 * bip_tagq_entry_size(b->mode == BIP_LANAI_MODE_DGRAM
+							? LANAI_PAYLOAD_MAX
+							: BIP_LANAI_SHORT_MAX);
 
-	if (n > BIP_LANAI_TAGQ_SLOTS) {
+	if (n > BIP_LANAI_TAGQ_SLOTS || (b->mode == BIP_LANAI_MODE_DGRAM && n != 1)) {
 		lanai_board_error(b, -EPROTO,
 				  "board %d: the host lists %u tag queues, the board has room "
-				  "for %d", b->node, n, BIP_LANAI_TAGQ_SLOTS);
+				  "for %d (datagram mode: exactly 1)", b->node, n,
+				  BIP_LANAI_TAGQ_SLOTS);
 		return -EPROTO;
 	}
 	for (i = 0; i < n; i++) {
@@ -177,7 +180,7 @@ int lanai_queue_arrival(struct lanai_fw *fw, struct lanai_board *b,
 	if (!lanai_event_room(b))
 		return -EAGAIN; /* the host could not be told: not now */
 	q = &b->tq[h->tag];
-	if (h->kind == LANAI_PKT_SHORT) {
+	if (h->kind != LANAI_PKT_RTS) { /* SHORT, DGRAM */
 		e.kind = BIP_TAGQ_SHORT;
 		e.len = h->len;
 		payload = p->payload;

@@ -37,6 +37,7 @@ enum lanai_pkt_kind {
 				 * arg1 errno */
 	LANAI_PKT_SYNC = 7,	/* the link is idle: did all before this arrive? */
 	LANAI_PKT_SYNC_ACK = 8, /* yes: arg0 the sequence number of the SYNC */
+	LANAI_PKT_DGRAM = 9,	/* datagram mode: payload the datagram (tag 0) */
 };
 
 /*
@@ -94,6 +95,8 @@ struct lanai_packet {
 };
 
 #define LANAI_DATA_CHUNK 65536 /* payload of a DATA packet */
+/* Payload of any packet: a datagram is a descriptor's payload and a chunk. */
+#define LANAI_PAYLOAD_MAX (LANAI_DATA_CHUNK + BIP_LANAI_INLINE_MAX)
 #define LANAI_TAG_WORDS 8      /* bitmaps of up to 512 tags */
 #define LANAI_LSENDS 4096      /* long sends in flight per board (power of two) */
 #define LANAI_INBOUND_MAX 256  /* packets queued for a board before senders wait */
@@ -165,7 +168,9 @@ struct lanai_board {
 	int npending;				/* links with a packet not yet confirmed */
 	struct lanai_packet *in_head, *in_tail; /* the wire's packets for this board */
 	int in_count;
-	struct lanai_tagq *tq;	   /* [ntags] the host's tag queues */
+	uint32_t mode;		   /* enum bip_lanai_mode, taken at attach */
+	struct lanai_tagq *tq;	   /* [ntags] the host's tag queues; in datagram
+				    * mode one: its receive queue */
 	uint32_t ntags;
 	void *qwin; /* the host's DMA window, mapped at attach */
 	size_t qwin_size;
@@ -303,7 +308,8 @@ int lanai_stalled_tag(const struct lanai_board *b, uint32_t src, uint32_t tag);
 /* 1 for the packets that go into the host's tag queues. */
 static inline int lanai_queued_kind(const struct lanai_packet *p)
 {
-	return p->h.kind == LANAI_PKT_SHORT || p->h.kind == LANAI_PKT_RTS;
+	return p->h.kind == LANAI_PKT_SHORT || p->h.kind == LANAI_PKT_RTS ||
+	       p->h.kind == LANAI_PKT_DGRAM;
 }
 
 /* 1 if an event can be written to b's event queue now. */

@@ -199,6 +199,8 @@ static int check_control(struct lanai_fw *fw, struct lanai_board *b)
 		b->pid = b->regs->host_pid;
 		b->send_cons = b->post_cons = 0;
 		b->evp.prod = b->evp.cons_seen = 0;
+		b->mode = b->regs->mode == BIP_LANAI_MODE_DGRAM ? BIP_LANAI_MODE_DGRAM
+								 : BIP_LANAI_MODE_MESSAGES;
 		lanai_take_tagqs(b);
 		set_state(b, BIP_LANAI_BOARD_RUNNING);
 		return 1;
@@ -314,7 +316,10 @@ static int take_descriptors(struct lanai_fw *fw, struct lanai_board *b)
 		if (!bip_lanai_ring_ready(&d->seq, b->send_cons))
 			break;
 		if (d->dst >= (uint32_t)fw->nboards || d->dst == (uint32_t)b->node ||
-		    (d->kind == BIP_LANAI_DESC_SHORT && d->len > BIP_LANAI_SHORT_MAX)) {
+		    (d->kind == BIP_LANAI_DESC_SHORT && d->len > BIP_LANAI_SHORT_MAX) ||
+		    (d->kind == BIP_LANAI_DESC_DGRAM &&
+		     (b->mode != BIP_LANAI_MODE_DGRAM || d->tag > BIP_LANAI_INLINE_MAX ||
+		      d->len > LANAI_DATA_CHUNK))) {
 			b->send_cons++; /* not from the driver: ignored */
 			continue;
 		}
@@ -327,6 +332,26 @@ static int take_descriptors(struct lanai_fw *fw, struct lanai_board *b)
 				break;
 			p->h.kind = LANAI_PKT_SHORT;
 			memcpy(p->payload, d->payload, d->len);
+		} else if (d->kind == BIP_LANAI_DESC_DGRAM) {
+			uint32_t inl = d->tag;
+
+			p = lanai_packet_new(inl + (uint32_t)d->len);
+			if (!p)
+				break;
+			p->h.kind = LANAI_PKT_DGRAM;
+			memcpy(p->payload, d->payload, inl);
+			/* The rest from the host's memory.  A buffer gone
+			 * already (a retransmission the host no longer needs)
+			 * sends what is there: the receiver drops it. */
+			if (d->len && lanai_dma_read(b->pid, p->payload + inl, d->addr, d->len) < 0)
+				memset(p->payload + inl, 0, d->len);
+			p->h.src = (uint32_t)b->node;
+			p->h.dst = d->dst;
+			p->h.tag = 0;
+			b->send_cons++;
+			lanai_wire_send(fw, p);
+			n++;
+			continue;
 		} else {
 			struct lanai_lsend *ls;
 			uint32_t slot;
@@ -404,6 +429,10 @@ static int deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pack
 	struct bip_lanai_event ev = {.src = h->src, .tag = h->tag};
 
 	switch (h->kind) {
+	case LANAI_PKT_DGRAM:
+		if (b->mode != BIP_LANAI_MODE_DGRAM)
+			break; /* not from a board of this job's mode: dropped */
+		/* fall through */
 	case LANAI_PKT_SHORT:
 	case LANAI_PKT_RTS:
 		if (lanai_queue_arrival(fw, b, p) == -EAGAIN)
@@ -938,7 +967,7 @@ int main(int argc, char **argv)
 		}
 		setvbuf(fw.trace, NULL, _IOLBF, 0);
 		fprintf(fw.trace, "# lanai-sim trace: job %s, %d boards, crc32c %s\n", jobid, n,
-			lanai_crc32c_hw() ? "sse4.2" : "table");
+			bip_crc32c_hw() ? "sse4.2" : "table");
 	}
 	fw.t0 = lanai_now_us();
 	if (boards_init(&fw) < 0) {

@@ -30,7 +30,7 @@
 static const char *const kind_names[] = {
     [LANAI_PKT_SHORT] = "SHORT", [LANAI_PKT_RTS] = "RTS",	    [LANAI_PKT_CTS] = "CTS",
     [LANAI_PKT_DATA] = "DATA",	 [LANAI_PKT_ACK] = "ACK",	    [LANAI_PKT_ABORT] = "ABORT",
-    [LANAI_PKT_SYNC] = "SYNC",	 [LANAI_PKT_SYNC_ACK] = "SYNC_ACK",
+    [LANAI_PKT_SYNC] = "SYNC",	 [LANAI_PKT_SYNC_ACK] = "SYNC_ACK", [LANAI_PKT_DGRAM] = "DGRAM",
 };
 
 #define NKINDS (sizeof(kind_names) / sizeof(kind_names[0]))
@@ -385,6 +385,15 @@ void lanai_report(struct lanai_fw *fw, struct lanai_board *b, enum bip_lanai_det
 	va_start(ap, fmt);
 	vsnprintf((char *)ev.payload, sizeof(ev.payload), fmt, ap);
 	va_end(ap);
+	if (b->mode == BIP_LANAI_MODE_DGRAM) {
+		/* Its host repairs losses itself: it hears only of links that
+		 * cannot deliver, to use its other paths; when its event queue
+		 * is full, it hears of the next one. */
+		if ((what == BIP_LANAI_DET_LINKDOWN || what == BIP_LANAI_DET_ROUTE) &&
+		    lanai_event_room(b))
+			lanai_event_put(b, &ev);
+		return;
+	}
 	if (b->has_pending_err)
 		return; /* its host has a report already; it ends at the first */
 	if (lanai_event_put(b, &ev) < 0) {
@@ -403,7 +412,7 @@ static uint32_t packet_crc(const struct lanai_packet *p)
 	uint32_t len = p->h.len <= p->cap ? p->h.len : p->cap;
 
 	h.crc = 0;
-	return lanai_crc32c(lanai_crc32c(0, &h, sizeof(h)), p->payload, len);
+	return bip_crc32c(bip_crc32c(0, &h, sizeof(h)), p->payload, len);
 }
 
 int lanai_packet_crc_ok(const struct lanai_packet *p)
@@ -609,7 +618,8 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 	s->regs->pkts_sent++;
 	s->regs->bytes_sent += p->h.len;
 	s->inflight++;
-	if (p->h.kind != LANAI_PKT_SYNC_ACK)
+	/* A datagram's loss is its host's to find: no SYNC follows it. */
+	if (p->h.kind != LANAI_PKT_SYNC_ACK && p->h.kind != LANAI_PKT_DGRAM)
 		link_sent(fw, s, l, &p->h);
 
 	if (link_is_down(fw, &p->h)) {
@@ -709,16 +719,17 @@ int lanai_packet_header_check(const struct lanai_pkt_header *h, size_t payload_l
 {
 	int i;
 
-	if (h->len != payload_len || h->len > LANAI_DATA_CHUNK) {
+	if (h->len != payload_len ||
+	    h->len > (h->kind == LANAI_PKT_DGRAM ? LANAI_PAYLOAD_MAX : LANAI_DATA_CHUNK)) {
 		snprintf(why, whylen, "payload of %u bytes, %zu on the wire (at most %d)", h->len,
-			 payload_len, LANAI_DATA_CHUNK);
+			 payload_len, LANAI_PAYLOAD_MAX);
 		return -EPROTO;
 	}
 	if (nboards < 1 || h->src >= (uint32_t)nboards || h->dst >= (uint32_t)nboards) {
 		snprintf(why, whylen, "from node %u to node %u, of %d", h->src, h->dst, nboards);
 		return -EPROTO;
 	}
-	if (h->kind < LANAI_PKT_SHORT || h->kind > LANAI_PKT_SYNC_ACK) {
+	if (h->kind < LANAI_PKT_SHORT || h->kind > LANAI_PKT_DGRAM) {
 		snprintf(why, whylen, "kind %u", h->kind);
 		return -EPROTO;
 	}
@@ -764,6 +775,13 @@ int lanai_wire_check(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pa
 		lanai_report(fw, b, BIP_LANAI_DET_CRC, h,
 			     "malformed packet (%s) with a good CRC32C: dropped, not delivered", why);
 		return -EBADMSG;
+	}
+	if (h->kind == LANAI_PKT_DGRAM) {
+		/* Sequence, loss and order of datagrams are the host's. */
+		b->regs->pkts_received++;
+		b->regs->bytes_received += h->len;
+		lanai_trace(fw, "recv", b->node, h, "delivered");
+		return 0;
 	}
 	if (b->rx_failed[h->src]) {
 		lanai_trace(fw, "recv", b->node, h, "dropped: a fault was detected on this link");

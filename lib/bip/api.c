@@ -145,7 +145,7 @@ static int swait_checked(const char *call, int id)
 		bip_progress();
 		bip_unlock(locked);
 		if (bip_wait_step(&w) < 0) {
-			bip_error(call, "send %d will never complete: " BIP_ALL_GONE, id);
+			bip_error(call, "send %d will never complete: %s", id, bip_wait_failure());
 			return -1;
 		}
 	}
@@ -264,8 +264,8 @@ static long recv_wait(const char *call, struct bip_tag *t, int locked, int *node
 			/* Withdraw the receive: nothing can complete it. */
 			t->state = BIP_RECV_IDLE;
 			bip_unlock(locked);
-			bip_error(call, "receive on tag %u: " BIP_ALL_GONE,
-				  (unsigned)(t - bip_state.tags));
+			bip_error(call, "receive on tag %u: %s",
+				  (unsigned)(t - bip_state.tags), bip_wait_failure());
 			return -1;
 		}
 	}
@@ -474,7 +474,7 @@ static int *tgetmsg_checked(const char *call, int tag, int *length, int *node)
 		if (rc)
 			break;
 		if (bip_wait_step(&w) < 0) {
-			bip_error(call, "tag %d: " BIP_ALL_GONE, tag);
+			bip_error(call, "tag %d: %s", tag, bip_wait_failure());
 			return NULL;
 		}
 	}
@@ -605,7 +605,16 @@ BIP_EXPORT int bip_probe(void)
 	return rc;
 }
 
-BIP_EXPORT void bip_get_counters(struct bip_counters *counters)
+/*
+ * Two versions of bip_get_counters: BIP_0.93's struct carries the
+ * reliability layer's counters; a program linked against BIP 0.92 gets the
+ * 0.92 symbol, which writes only the eight fields its struct has.
+ */
+struct bip_counters_092 {
+	uint64_t f[8];
+};
+
+BIP_EXPORT void bip_get_counters_093(struct bip_counters *counters)
 {
 	int locked;
 
@@ -615,6 +624,28 @@ BIP_EXPORT void bip_get_counters(struct bip_counters *counters)
 	*counters = bip_state.counters;
 	bip_unlock(locked);
 }
+
+BIP_EXPORT void bip_get_counters_092(struct bip_counters_092 *counters)
+{
+	int locked;
+
+	if (!counters)
+		return;
+	locked = bip_lock();
+	memcpy(counters, &bip_state.counters, sizeof(*counters));
+	bip_unlock(locked);
+}
+
+#ifdef BIP_SYMVER
+__asm__(".symver bip_get_counters_093, bip_get_counters@@BIP_0.93");
+__asm__(".symver bip_get_counters_092, bip_get_counters@BIP_0.92");
+#else
+/* The static archive of the unit tests: one symbol, the current one. */
+void bip_get_counters(struct bip_counters *counters)
+{
+	bip_get_counters_093(counters);
+}
+#endif
 
 /* --- byte-length forms, for layers above the API --- */
 

@@ -173,6 +173,7 @@ struct bip_state {
 	unsigned layer_pending;
 	unsigned kept_peers;     /* peers with kept arrivals */
 	int flow_dirty;          /* some peer's hold_want differs from hold_told */
+	int lost_peer;           /* a node the reliability layer gave up on, or -1 */
 };
 
 extern struct bip_state bip_state;
@@ -233,8 +234,9 @@ int bip_wait_yield(struct bip_wait *w);
 
 /*
  * One step of waiting: spin briefly, then give the core to others.
- * Returns 0, or -EPIPE once every other node has ended: then nothing more
- * can arrive, and the caller reports it instead of waiting forever.
+ * Returns 0, or -EPIPE once every other node has ended (or one was lost,
+ * bip_core_peer_lost): then nothing more can arrive, and the caller reports
+ * bip_wait_failure() instead of waiting forever.
  */
 static inline int bip_wait_step(struct bip_wait *w)
 {
@@ -248,6 +250,13 @@ static inline int bip_wait_step(struct bip_wait *w)
 
 /* The message for -EPIPE from bip_wait_step. */
 #define BIP_ALL_GONE "every other node has ended: nothing more can arrive"
+
+/* Why bip_wait_step failed: BIP_ALL_GONE, or that a node was lost. */
+const char *bip_wait_failure(void);
+
+/* The reliability layer gave up on node (it said why): from now on every
+ * wait fails (bip_wait_step), since what that node sent or would send is lost. */
+void bip_core_peer_lost(int node);
 
 /* --- protocol (proto.c) --- */
 

@@ -21,6 +21,7 @@
 #include "core.h"
 #include "env.h"
 #include "oob.h"
+#include "rel.h"
 
 BIP_EXPORT int bip_mynode = -1;
 BIP_EXPORT int bip_numnodes = 0;
@@ -28,6 +29,7 @@ BIP_EXPORT int bip_numnodes = 0;
 struct bip_state bip_state = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.spin_limit = 1000,
+	.lost_peer = -1,
 };
 
 
@@ -408,6 +410,8 @@ static int open_nics(const struct bip_opts *opts, const char *jobid, char *err)
 			.ntags = BIP_ALL_TAGS,
 		};
 		rc = choice[k]->open(&job, &nic);
+		if (rc == 0 && nic->dgram)
+			rc = bip_rel_open(&job, nic, &nic);
 		if (rc < 0) {
 			free(serve);
 			return rc;
@@ -580,8 +584,8 @@ BIP_EXPORT int bip_finalize(void)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		locked = bip_lock();
 		if (rc < 0) {
-			bip_error("bip_finalize", "%u send(s) not taken: " BIP_ALL_GONE,
-				  bip_state.inflight_sends);
+			bip_error("bip_finalize", "%u send(s) not taken: %s",
+				  bip_state.inflight_sends, bip_wait_failure());
 			break;
 		}
 		if (now.tv_sec - start.tv_sec + (now.tv_nsec - start.tv_nsec) * 1e-9 >

@@ -84,6 +84,12 @@
  * (when the process has threads), so a driver needs no lock of its own.
  * An operation a driver does not support is set to a function returning
  * -ENOSYS, never left NULL (post_short2 excepted, see above).
+ *
+ * All of the above is what the core may rely on.  A driver whose NIC may
+ * lose, corrupt, duplicate or reorder (the simulated board, libfabric
+ * datagram endpoints) does not provide it itself: it sets dgram, moves
+ * datagrams only (rel.h), and the reliability layer (rel.c), which the
+ * core opens on top of it, provides this contract.
  */
 #ifndef BIP_NIC_H
 #define BIP_NIC_H
@@ -92,6 +98,7 @@
 #include <stdint.h>
 
 struct bip_conf;
+struct bip_dgram;
 struct bip_nic;
 
 /* A tag's queue, for a NIC that writes the queues itself (tagq.h). */
@@ -150,6 +157,10 @@ struct bip_nic {
 	const char *desc;             /* what bip_init prints, e.g. "ofi (tcp;ofi_rxm)";
 				       * NULL: the driver's name */
 	int fills_queues;             /* the NIC writes the tag queues (job->tagqs) */
+	/* Set by a driver that is not reliable by itself (rel.h): it moves
+	 * datagrams, and the core puts the reliability layer above it.  NULL
+	 * for the reliable ones, whose ops above are the ones used. */
+	struct bip_dgram *dgram;
 };
 
 /* The drivers compiled in. */

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 
 #include "core.h"
 
@@ -47,8 +48,27 @@ static int others_gone(void)
 	return bip_state.numnodes > 1;
 }
 
+void bip_core_peer_lost(int node)
+{
+	if (bip_state.lost_peer < 0)
+		bip_state.lost_peer = node;
+}
+
+const char *bip_wait_failure(void)
+{
+	static char msg[96];
+
+	if (bip_state.lost_peer < 0)
+		return BIP_ALL_GONE;
+	snprintf(msg, sizeof(msg), "node %d cannot be reached (said above): what it sent is lost",
+		 bip_state.lost_peer);
+	return msg;
+}
+
 int bip_wait_yield(struct bip_wait *w)
 {
+	if (bip_unlikely(bip_state.lost_peer >= 0))
+		return -EPIPE;
 	sched_yield();
 	/* Now and then (a system call per peer), see whether anyone is left. */
 	if (++w->yields % 4096 == 0 && others_gone()) {

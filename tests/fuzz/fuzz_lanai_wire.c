@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		c.crc = 0;
 		p->h.len = (uint32_t)plen;
 		c.len = (uint32_t)plen;
-		p->h.crc = lanai_crc32c(lanai_crc32c(0, &c, sizeof(c)), p->payload, plen);
+		p->h.crc = bip_crc32c(bip_crc32c(0, &c, sizeof(c)), p->payload, plen);
 	}
 	if (lanai_packet_crc_ok(p))
 		lanai_packet_header_check(&p->h, plen, 1 + data[0] / 2 % 64, why, sizeof(why));

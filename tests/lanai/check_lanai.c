@@ -534,16 +534,16 @@ START_TEST(test_crc32c_vectors)
 		inc[i] = (uint8_t)i;
 		dec[i] = (uint8_t)(31 - i);
 	}
-	ck_assert_uint_eq(lanai_crc32c(0, "123456789", 9), 0xe3069283u);
-	ck_assert_uint_eq(lanai_crc32c_table(0, "123456789", 9), 0xe3069283u);
-	ck_assert_uint_eq(lanai_crc32c(0, zeros, 32), 0x8a9136aau);
-	ck_assert_uint_eq(lanai_crc32c_table(0, zeros, 32), 0x8a9136aau);
-	ck_assert_uint_eq(lanai_crc32c(0, ones, 32), 0x62a8ab43u);
-	ck_assert_uint_eq(lanai_crc32c_table(0, ones, 32), 0x62a8ab43u);
-	ck_assert_uint_eq(lanai_crc32c(0, inc, 32), 0x46dd794eu);
-	ck_assert_uint_eq(lanai_crc32c(0, dec, 32), 0x113fdb5cu);
-	ck_assert_uint_eq(lanai_crc32c_table(0, dec, 32), 0x113fdb5cu);
-	ck_assert_uint_eq(lanai_crc32c(0, "", 0), 0);
+	ck_assert_uint_eq(bip_crc32c(0, "123456789", 9), 0xe3069283u);
+	ck_assert_uint_eq(bip_crc32c_table(0, "123456789", 9), 0xe3069283u);
+	ck_assert_uint_eq(bip_crc32c(0, zeros, 32), 0x8a9136aau);
+	ck_assert_uint_eq(bip_crc32c_table(0, zeros, 32), 0x8a9136aau);
+	ck_assert_uint_eq(bip_crc32c(0, ones, 32), 0x62a8ab43u);
+	ck_assert_uint_eq(bip_crc32c_table(0, ones, 32), 0x62a8ab43u);
+	ck_assert_uint_eq(bip_crc32c(0, inc, 32), 0x46dd794eu);
+	ck_assert_uint_eq(bip_crc32c(0, dec, 32), 0x113fdb5cu);
+	ck_assert_uint_eq(bip_crc32c_table(0, dec, 32), 0x113fdb5cu);
+	ck_assert_uint_eq(bip_crc32c(0, "", 0), 0);
 }
 END_TEST
 
@@ -555,16 +555,16 @@ START_TEST(test_crc32c_chained_and_paths_agree)
 
 	for (i = 0; i < 1000; i++)
 		buf[i] = (uint8_t)(i * 31 + 7);
-	one = lanai_crc32c(0, buf, sizeof(buf));
+	one = bip_crc32c(0, buf, sizeof(buf));
 	/* Cut anywhere, including not on 8 bytes: the same CRC. */
 	for (i = 0; i <= 1000; i += 37) {
 		two =
-		    lanai_crc32c(lanai_crc32c(0, buf, (size_t)i), buf + i, sizeof(buf) - (size_t)i);
+		    bip_crc32c(bip_crc32c(0, buf, (size_t)i), buf + i, sizeof(buf) - (size_t)i);
 		ck_assert_uint_eq(one, two);
 	}
-	ck_assert_uint_eq(one, lanai_crc32c_table(0, buf, sizeof(buf)));
+	ck_assert_uint_eq(one, bip_crc32c_table(0, buf, sizeof(buf)));
 	buf[500] ^= 4;
-	ck_assert_uint_ne(one, lanai_crc32c(0, buf, sizeof(buf)));
+	ck_assert_uint_ne(one, bip_crc32c(0, buf, sizeof(buf)));
 }
 END_TEST
 

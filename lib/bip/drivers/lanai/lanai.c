@@ -22,11 +22,26 @@
  *    which poll hands to the core (for arrivals: which queue has a new
  *    entry).
  *
- * A fault the board detects (corrupt, duplicated, lost or reordered
- * packet, wrong route, link down) is fatal to this process: the driver
- * prints the board's report and exits with status 1, so that bipload names
- * the node and stops the job.  Recovering from faults is not done here;
- * nothing corrupt, duplicated or out of order is ever handed to the core.
+ * That is message mode (BIP_LANAI_RELIABLE=0), for fault-free wires: a
+ * fault the board detects (corrupt, duplicated, lost or reordered packet,
+ * wrong route, link down) is fatal to this process: the driver prints the
+ * board's report and exits with status 1, so that bipload names the node
+ * and stops the job.  Nothing corrupt, duplicated or out of order is ever
+ * handed to the core.
+ *
+ * In datagram mode (the default) the driver declares itself unreliable
+ * (rel.h) and the reliability layer repairs what the wire does:
+ *
+ *  - a datagram is a descriptor of kind DGRAM: the layer's header and a
+ *    short message's data in the descriptor itself, a fragment's data read
+ *    by the firmware from the user's buffer (its DMA), so that a long send
+ *    is still never copied on the host;
+ *  - the firmware writes arriving datagrams into one receive queue in the
+ *    DMA window (entries laid out as a tag queue's, tagq.h) and tells the
+ *    host with an event; the driver hands each to the layer and frees it;
+ *  - the board counts the faults it sees and drops what fails its checks,
+ *    without stopping; it tells the host only of a link that cannot deliver
+ *    (down, or a wrong route), which the layer takes as a path down.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +65,8 @@
 #include "segment.h"
 #include "lanai_board.h"
 #include "lanai_ring.h"
+#include "rel.h"
+#include "tagq.h"
 
 struct bip_lanai_peer {
 	const struct bip_lanai_regs *regs; /* the peer's board, for its state */
@@ -80,10 +97,17 @@ struct bip_lanai {
 	int nlfree;
 	struct bip_lanai_lrecv_wait *lwait_head, *lwait_tail;
 	struct bip_lanai_peer *peers;
-	void *qwin; /* the DMA window: the tag queues */
+	void *qwin; /* the DMA window: the tag queues, or the receive queue */
 	size_t qwin_size;
 	int qwin_fd;
 	int attached;
+	/* datagram mode */
+	int dgram_mode;
+	struct bip_dgram dg;
+	uint32_t rx_cap;   /* bytes of the receive queue, at the window's start */
+	uint32_t rx_read;  /* offset of the next entry */
+	uint32_t rx_freed; /* bytes freed, published for the firmware (release) */
+	unsigned rx_unread;
 };
 
 static inline struct bip_lanai *lanai_of(struct bip_nic *nic)
@@ -248,7 +272,9 @@ static int make_window(struct bip_lanai *l, const struct bip_nic_job *job)
 	void *p;
 	int i, fd;
 
-	for (i = 0; i < job->ntags; i++)
+	if (l->dgram_mode)
+		size = window_span(l->rx_cap);
+	for (i = 0; !l->dgram_mode && i < job->ntags; i++)
 		size += window_span(job->tagqs[i].cap);
 	fd = memfd_create("bip-lanai-queues", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
@@ -268,7 +294,7 @@ static int make_window(struct bip_lanai *l, const struct bip_nic_job *job)
 	l->qwin = p;
 	l->qwin_size = size;
 	l->qwin_fd = fd;
-	for (i = 0; i < job->ntags; i++) {
+	for (i = 0; !l->dgram_mode && i < job->ntags; i++) {
 		job->tagqs[i].buf = (char *)p + off;
 		off += window_span(job->tagqs[i].cap);
 	}
@@ -310,14 +336,24 @@ static int attach_board(struct bip_lanai *l, const struct bip_nic_job *job)
 	l->events = (struct bip_lanai_event *)((char *)r + r->off_event);
 	l->lrecv = (struct bip_lanai_lrecv *)((char *)r + r->off_lrecv);
 	l->post = (struct bip_lanai_post *)((char *)r + r->off_post);
-	/* Where the firmware writes arrivals: the core's tag queues, in the window. */
+	/* Where the firmware writes arrivals: the core's tag queues, in the
+	 * window; in datagram mode, the one receive queue at its start. */
 	tq = (struct bip_lanai_tagq *)((char *)r + r->off_tagq);
-	for (i = 0; i < job->ntags; i++) {
-		tq[i].off = (uint64_t)((char *)job->tagqs[i].buf - (char *)l->qwin);
-		tq[i].freed_addr = (uint64_t)(uintptr_t)job->tagqs[i].freed;
-		tq[i].cap = job->tagqs[i].cap;
+	if (l->dgram_mode) {
+		tq[0].off = 0;
+		tq[0].freed_addr = (uint64_t)(uintptr_t)&l->rx_freed;
+		tq[0].cap = l->rx_cap;
+		r->ntags = 1;
+		r->mode = BIP_LANAI_MODE_DGRAM;
+	} else {
+		for (i = 0; i < job->ntags; i++) {
+			tq[i].off = (uint64_t)((char *)job->tagqs[i].buf - (char *)l->qwin);
+			tq[i].freed_addr = (uint64_t)(uintptr_t)job->tagqs[i].freed;
+			tq[i].cap = job->tagqs[i].cap;
+		}
+		r->ntags = (uint32_t)job->ntags;
+		r->mode = BIP_LANAI_MODE_MESSAGES;
 	}
-	r->ntags = (uint32_t)job->ntags;
 	r->qwin_size = l->qwin_size;
 	r->qwin_fd = l->qwin_fd;
 	/* Let the firmware read and write this process's memory (its DMA). */
@@ -412,12 +448,62 @@ static void lanai_close(struct bip_nic *nic);
 static bip_cold __attribute__((noreturn)) void board_fault(struct bip_lanai *l,
 							   const struct bip_lanai_event *ev);
 
+extern const struct bip_dgram_ops bip_lanai_dgram_ops;
+
+/* BIP_LANAI_RELIABLE: 1 (datagram mode) unless it says 0; -1 if it says
+ * something else. */
+static int reliable_mode(const struct bip_nic_job *job)
+{
+	const char *s = getenv("BIP_LANAI_RELIABLE");
+
+	if (!s || !*s || !strcmp(s, "1"))
+		return 1;
+	if (!strcmp(s, "0"))
+		return 0;
+	snprintf(job->err, job->errlen,
+		 "BIP_LANAI_RELIABLE=%s: expected 1 (the reliability layer repairs the wire's "
+		 "faults) or 0 (fault-free wires only: the first fault ends the job)", s);
+	return -1;
+}
+
+/* BIP_LANAI_RX_QUEUE: bytes of the datagram receive queue. */
+static int rx_queue_size(const struct bip_nic_job *job, uint32_t *cap)
+{
+	const char *s = getenv("BIP_LANAI_RX_QUEUE");
+	uint32_t least = 2 * bip_tagq_entry_size(BIP_LANAI_INLINE_MAX + 65536);
+	char *end;
+	unsigned long long v;
+
+	*cap = 8u << 20;
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	if (errno || end == s || *end || v < least || v > (1u << 30)) {
+		snprintf(job->err, job->errlen,
+			 "BIP_LANAI_RX_QUEUE=%s: expected bytes from %u to 1G (k and M suffixes)",
+			 s, least);
+		return -EINVAL;
+	}
+	*cap = (uint32_t)v & ~3u;
+	return 0;
+}
+
 static int lanai_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 {
 	struct bip_lanai *l;
-	int i, rc;
+	int i, rc, mode = reliable_mode(job);
+	uint32_t rx_cap = 0;
 
-	if (!job->tagqs) {
+	if (mode < 0)
+		return -EINVAL;
+	if (mode && (rc = rx_queue_size(job, &rx_cap)) < 0)
+		return rc;
+	if (!mode && !job->tagqs) {
 		/* The firmware writes the tag queues: it must be their only writer. */
 		snprintf(job->err, job->errlen, "lanai: the board must serve every other node "
 			 "(BIP_NIC=lanai), since it writes the tag queues itself");
@@ -428,7 +514,14 @@ static int lanai_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 		return -ENOMEM;
 	l->nic.ops = &bip_lanai_ops;
 	l->nic.max_short = BIP_LANAI_SHORT_MAX;
-	l->nic.fills_queues = 1;
+	l->nic.fills_queues = !mode;
+	l->dgram_mode = mode;
+	l->rx_cap = rx_cap;
+	if (mode) {
+		l->dg = (struct bip_dgram){ .ops = &bip_lanai_dgram_ops, .npaths = 1,
+					    .mtu = 65536 };
+		l->nic.dgram = &l->dg;
+	}
 	l->qwin_fd = -1;
 	l->mynode = job->mynode;
 	l->numnodes = job->numnodes;
@@ -480,7 +573,7 @@ static void drain_errors(struct bip_lanai *l)
 		ring_doorbell(l);
 		sched_yield();
 	}
-	for (c = l->ev_cons;; c++) {
+	for (c = l->ev_cons; !l->dgram_mode; c++) {
 		struct bip_lanai_event *ev =
 		    bip_lanai_slot(l->events, BIP_LANAI_EVENT_SLOTS, sizeof(*ev), c);
 
@@ -717,6 +810,126 @@ const struct bip_nic_ops bip_lanai_ops = {
     .post_long = lanai_post_long,
     .post_long_recv = lanai_post_long_recv,
     .poll = lanai_poll,
+    .alive = lanai_alive,
+    .close = lanai_close,
+};
+
+/* --- datagram mode --- */
+
+static int lanai_dgram_send(struct bip_nic *nic, int path, int dst, const void *hdr, size_t hlen,
+			    const void *data, size_t len)
+{
+	struct bip_lanai *l = lanai_of(nic);
+	struct bip_lanai_desc *d;
+
+	(void)path; /* one board: one path */
+	if (!bip_lanai_ring_room(&l->sendp, &l->regs->send_cons, BIP_LANAI_SEND_SLOTS))
+		return -EAGAIN;
+	d = bip_lanai_slot(l->send, BIP_LANAI_SEND_SLOTS, sizeof(*d), l->sendp.prod);
+	d->kind = BIP_LANAI_DESC_DGRAM;
+	d->dst = (uint32_t)dst;
+	memcpy(d->payload, hdr, hlen);
+	if (hlen + len <= BIP_LANAI_INLINE_MAX) {
+		bip_copy(d->payload + hlen, data, len);
+		d->tag = (uint32_t)(hlen + len);
+		d->len = 0;
+	} else {
+		d->tag = (uint32_t)hlen;
+		d->len = len;
+		d->addr = (uint64_t)(uintptr_t)data;
+	}
+	bip_lanai_ring_publish(&l->sendp, &d->seq);
+	doorbell(l);
+	return 0;
+}
+
+/* The board wrote an entry that breaks the queue's layout: nothing after
+ * it can be found. */
+static bip_cold __attribute__((noreturn)) void bad_entry(struct bip_lanai *l, const char *what)
+{
+	bip_error("lanai", "the board of node %d wrote a malformed entry into the receive "
+		  "queue (%s at offset %u): no datagram can be read any more", l->mynode, what,
+		  l->rx_read);
+	fflush(NULL);
+	_exit(EXIT_FAILURE);
+}
+
+/* Hand the next datagram of the receive queue to the layer, then free it. */
+static void take_datagram(struct bip_lanai *l)
+{
+	uint8_t *q = l->qwin;
+	struct bip_tagq_entry e;
+	uint32_t freed = l->rx_freed;
+
+	if (l->rx_cap - l->rx_read < BIP_TAGQ_HEAD)
+		bad_entry(l, "no room for a head");
+	memcpy(&e, q + l->rx_read, sizeof(e));
+	if (e.kind == BIP_TAGQ_WRAP) {
+		freed += l->rx_cap - l->rx_read;
+		l->rx_read = 0;
+		memcpy(&e, q, sizeof(e));
+	}
+	if (e.kind != BIP_TAGQ_SHORT || e.len > l->rx_cap || e.size != bip_tagq_entry_size(e.len) ||
+	    e.size > l->rx_cap - l->rx_read)
+		bad_entry(l, "kind, length or size");
+	/* The layer checks the source and everything in the datagram. */
+	bip_rel_arrived(&l->nic, 0, e.src, q + l->rx_read + BIP_TAGQ_HEAD, e.len);
+	freed += e.size;
+	l->rx_read += e.size;
+	if (l->rx_read == l->rx_cap)
+		l->rx_read = 0;
+	/* Pairs with the firmware's DMA read of the count. */
+	bip_store_release(&l->rx_freed, freed);
+}
+
+static void dgram_event(struct bip_lanai *l, const struct bip_lanai_event *ev)
+{
+	char msg[BIP_LANAI_INLINE_MAX + 1];
+
+	switch (ev->kind) {
+	case BIP_LANAI_EV_SHORT:
+		take_datagram(l);
+		break;
+	case BIP_LANAI_EV_ERROR:
+		/* A link that cannot deliver (down, or a wrong route): the
+		 * path to that node is down. */
+		memcpy(msg, ev->payload, BIP_LANAI_INLINE_MAX);
+		msg[BIP_LANAI_INLINE_MAX] = '\0';
+		if (ev->dst < (uint32_t)l->numnodes)
+			bip_rel_path_state(&l->nic, 0, (int)ev->dst, 0, msg);
+		break;
+	default:
+		/* HELD, RELEASED: the board keeps datagrams while the queue is
+		 * full, and the layer's window bounds them. */
+		break;
+	}
+}
+
+static int lanai_dgram_poll(struct bip_nic *nic)
+{
+	struct bip_lanai *l = lanai_of(nic);
+	int n = 0;
+
+	for (;;) {
+		struct bip_lanai_event *ev =
+		    bip_lanai_slot(l->events, BIP_LANAI_EVENT_SLOTS, sizeof(*ev), l->ev_cons);
+
+		if (!bip_lanai_ring_ready(&ev->seq, l->ev_cons))
+			break;
+		dgram_event(l, ev);
+		l->ev_cons++;
+		n++;
+	}
+	if (l->ev_cons != l->ev_published) {
+		l->ev_published = l->ev_cons;
+		bip_lanai_ring_release(&l->regs->event_cons, l->ev_cons);
+	}
+	return n;
+}
+
+const struct bip_dgram_ops bip_lanai_dgram_ops = {
+    .send = lanai_dgram_send,
+    .poll = lanai_dgram_poll,
     .alive = lanai_alive,
     .close = lanai_close,
 };

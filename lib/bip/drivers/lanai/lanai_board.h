@@ -53,13 +53,14 @@
 #include <stdint.h>
 
 #define BIP_LANAI_MAGIC 0x4c414e41u /* "LANA" */
-#define BIP_LANAI_VERSION 3
+#define BIP_LANAI_VERSION 4
 
 #define BIP_LANAI_SEND_SLOTS 128  /* power of two */
 #define BIP_LANAI_EVENT_SLOTS 256 /* power of two */
 #define BIP_LANAI_LRECV_SLOTS 512 /* power of two; more than the tags */
-#define BIP_LANAI_SLOT_SIZE 320
-#define BIP_LANAI_SHORT_MAX 256 /* payload of a slot: BIPSMALLSIZE words */
+#define BIP_LANAI_SLOT_SIZE 448
+#define BIP_LANAI_SHORT_MAX 256 /* a short message: BIPSMALLSIZE words */
+#define BIP_LANAI_INLINE_MAX (BIP_LANAI_SLOT_SIZE - 64) /* payload of a slot */
 #define BIP_LANAI_TAGQ_SLOTS 512  /* tags a board can serve */
 
 /* Board state (regs.state), written by the firmware. */
@@ -81,6 +82,17 @@ enum bip_lanai_control {
 enum bip_lanai_desc_kind {
 	BIP_LANAI_DESC_SHORT = 1, /* payload: the message, len bytes */
 	BIP_LANAI_DESC_LONG = 2,  /* addr, len: the user's buffer; cookie for SEND_DONE */
+	BIP_LANAI_DESC_DGRAM = 3, /* datagram mode: tag bytes of payload, then len bytes
+				   * read at addr (DMA); path: the board's rail */
+};
+
+/* How the host uses its board (regs.mode, written before it attaches). */
+enum bip_lanai_mode {
+	BIP_LANAI_MODE_MESSAGES = 0, /* the board moves messages, fills the tag queues
+				      * and stops at the first fault */
+	BIP_LANAI_MODE_DGRAM = 1,    /* the board moves datagrams into one receive
+				      * queue, and counts faults without stopping: the
+				      * host's reliability layer repairs them */
 };
 
 /* Events (firmware -> host). */
@@ -128,7 +140,7 @@ struct bip_lanai_desc {
 	uint64_t addr;	 /* LONG: the user's buffer, in the host's address space */
 	uint64_t cookie; /* LONG: returned in SEND_DONE */
 	uint8_t pad[24];
-	uint8_t payload[BIP_LANAI_SHORT_MAX];
+	uint8_t payload[BIP_LANAI_INLINE_MAX];
 };
 
 /* An event: one slot of the event queue. */
@@ -145,7 +157,7 @@ struct bip_lanai_event {
 	uint32_t fault;	 /* ERROR: enum bip_lanai_detect */
 	uint32_t dst;	 /* ERROR: destination node of the packet */
 	uint8_t pad[8];
-	uint8_t payload[BIP_LANAI_SHORT_MAX]; /* ERROR: the report */
+	uint8_t payload[BIP_LANAI_INLINE_MAX]; /* ERROR: the report */
 };
 
 /* A posted long receive: written by the host before it posts the index. */
@@ -191,6 +203,7 @@ struct bip_lanai_regs {
 	uint32_t ntags;
 	uint64_t qwin_size;
 	int32_t qwin_fd;
+	uint32_t mode; /* enum bip_lanai_mode */
 	/* Board state, written by the firmware (release); enum bip_lanai_state. */
 	_Alignas(64) uint32_t state;
 	int32_t fw_pid;

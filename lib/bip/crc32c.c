@@ -33,7 +33,7 @@ static void crc_table_build(void)
 	}
 }
 
-uint32_t lanai_crc32c_table(uint32_t crc, const void *buf, size_t len)
+uint32_t bip_crc32c_table(uint32_t crc, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 
@@ -61,7 +61,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const voi
 	return ~(uint32_t)c;
 }
 
-int lanai_crc32c_hw(void)
+int bip_crc32c_hw(void)
 {
 	static int hw = -1;
 
@@ -72,20 +72,20 @@ int lanai_crc32c_hw(void)
 	return hw;
 }
 
-uint32_t lanai_crc32c(uint32_t crc, const void *buf, size_t len)
+uint32_t bip_crc32c(uint32_t crc, const void *buf, size_t len)
 {
-	if (lanai_crc32c_hw())
+	if (bip_crc32c_hw())
 		return crc_hw(crc, buf, len);
-	return lanai_crc32c_table(crc, buf, len);
+	return bip_crc32c_table(crc, buf, len);
 }
 #else
-int lanai_crc32c_hw(void)
+int bip_crc32c_hw(void)
 {
 	return 0;
 }
 
-uint32_t lanai_crc32c(uint32_t crc, const void *buf, size_t len)
+uint32_t bip_crc32c(uint32_t crc, const void *buf, size_t len)
 {
-	return lanai_crc32c_table(crc, buf, len);
+	return bip_crc32c_table(crc, buf, len);
 }
 #endif

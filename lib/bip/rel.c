@@ -1,0 +1,1306 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rel.c - the reliability layer: every message intact, once and in order
+ * over datagram NICs that lose, corrupt, duplicate and reorder (rel.h),
+ * over one or several paths per peer.  After LA-MPI (Aulwes et al., 2004):
+ * end to end, in the host.
+ *
+ * Packets.  Each datagram starts with a header (struct rel_hdr), then its
+ * data.  Reliable packets take the next 64-bit sequence number of the
+ * (sender, receiver) pair, whatever path they go on, so that a packet moved
+ * to another path keeps its number and a copy is known as such whichever
+ * path brings it:
+ *
+ *   SHORT  a short message: tag, oseq, data
+ *   RTS    a long message is announced: tag, oseq, arg0 its send id,
+ *          arg1 its length
+ *   CTS    the receiver has its buffer: arg0 the send id, arg1 the
+ *          receive id
+ *   FRAG   a piece of a long message: arg0 the receive id, arg1 its
+ *          offset, data
+ *
+ * and two that take no number and are never sent again:
+ *
+ *   ACK    nothing but the acknowledgement fields
+ *   NACK   arg0: the sequence number of a packet whose data was corrupt
+ *   PROBE  asks for an ACK on the path it came by (a retired path is tried)
+ *
+ * Every packet carries ack (every sequence number below it arrived) and
+ * sack (bit i: ack + 1 + i arrived too): acknowledgements ride on traffic.
+ * When none flows back, the receiver sends an ACK after BIP_REL_ACK_DELAY,
+ * or at once after a quarter window of packets, after a duplicate, and when
+ * the packet asks (flag ACKNOW: retransmissions and probes).
+ *
+ * Checks.  hcrc is the CRC32C of the header (hcrc 0); a header that fails
+ * it, or whose fields do not hold, is dropped and counted as corrupt.  dcrc
+ * is the CRC32C of the data, checked where the data ends: a fragment in
+ * the user's buffer after it is copied there, a short message in the host
+ * memory the NIC wrote it to, before the core takes it.  A packet whose
+ * data fails the check is not acknowledged and draws a NACK: its sender
+ * sends it again at once.  Packets already received are dropped and
+ * counted as duplicates.
+ *
+ * Order.  SHORT and RTS carry oseq, their order among the sender's
+ * messages to this receiver; they reach the core in that order, which is
+ * BIP's (per sender, receiver and tag, and more).  One that comes early,
+ * or that the core cannot take yet (nic.h's last resort), is copied and
+ * waits; fragments go to their place in any order.
+ *
+ * Retransmission.  A packet not acknowledged BIP_REL_RTO after it was sent
+ * is sent again, each wait twice the one before, up to BIP_REL_RTO_MAX.
+ * A short message's copy is kept until it is acknowledged; a long message
+ * is sent from the user's buffer, which is its retransmission buffer: the
+ * send completes when its last fragment is acknowledged.  The sender has at
+ * most BIP_REL_WINDOW packets unacknowledged per peer (so at most that
+ * many fragments of BIP_REL_FRAG bytes); when the window is full, new
+ * short messages wait in the core's queue and fragments wait their turn.
+ *
+ * Paths.  A short message, RTS or CTS goes on one path, fragments are
+ * striped over every path that is up, in turn.  A path that the NIC
+ * reports down, or on which BIP_REL_PATH_FAILS sends in a row timed out
+ * with nothing heard on it, is retired: its unacknowledged packets are sent
+ * again on the others (counted as rebinds) and it gets a PROBE every
+ * BIP_REL_PROBE until something comes back on it; then it is used again.
+ * When no path to a peer is up and nothing has come from it for
+ * BIP_RETRY_TIMEOUT while packets to it wait, the peer is lost: the error
+ * names it and the state of each path, its pending long transfers fail, and
+ * every wait fails from then on (bip_wait_step).
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "conf.h"
+#include "core.h"
+#include "crc32c.h"
+#include "rel.h"
+
+#define REL_VERSION 1
+
+enum rel_kind {
+	REL_SHORT = 1,
+	REL_RTS = 2,
+	REL_CTS = 3,
+	REL_FRAG = 4,
+	REL_ACK = 5,
+	REL_NACK = 6,
+	REL_PROBE = 7,
+};
+
+#define REL_F_ACKNOW 1
+
+struct rel_hdr {
+	uint8_t version;
+	uint8_t kind;
+	uint8_t path;  /* the path it was sent on */
+	uint8_t flags;
+	uint32_t tag;
+	uint64_t seq;  /* reliable kinds: from 1; else 0 */
+	uint64_t ack;
+	uint64_t sack;
+	uint64_t una;  /* the sender's oldest unacknowledged sequence number */
+	uint64_t oseq;
+	uint64_t arg0;
+	uint64_t arg1;
+	uint32_t len;  /* bytes of data */
+	uint32_t dcrc;
+	uint32_t hcrc;
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct rel_hdr) == 80, "the header's size is part of the protocol");
+_Static_assert(sizeof(struct rel_hdr) <= BIP_REL_HDR_MAX, "header fits");
+
+enum rel_path_state {
+	PATH_UP = 0,
+	PATH_RETIRED = 1, /* timed out */
+	PATH_DOWN = 2,    /* the NIC said so */
+};
+
+static const char *const path_state_name[] = {"up", "retired", "down"};
+
+struct rel_path {
+	int state;
+	unsigned fails;     /* sends in a row that timed out, nothing heard since */
+	uint64_t since;     /* ns: in this state since */
+	uint64_t probe_due; /* ns */
+	char why[120];      /* what retired it */
+};
+
+/* A packet sent and not yet acknowledged: slot seq % window. */
+struct rel_txe {
+	uint64_t seq;  /* 0: the slot is free */
+	uint64_t due;  /* ns: when it goes again */
+	const void *data;
+	struct rel_lsend *ls; /* FRAG: its long send */
+	struct rel_hdr h;
+	uint8_t path;
+	uint8_t retries;
+	uint8_t acked;  /* acknowledged selectively, before snd_una reached it */
+	uint8_t unsent; /* the NIC had no room: not yet on any path */
+};
+
+/* An ordered arrival (SHORT, RTS) waiting for its turn or for the core. */
+struct rel_held {
+	struct rel_hdr h;
+	unsigned char data[];
+};
+
+struct rel_peer {
+	int served;
+	int failed;
+	/* sending */
+	uint64_t snd_next, snd_una;
+	uint64_t oseq_tx;
+	uint64_t next_due;   /* ns: the earliest due of its unacknowledged packets; 0 none */
+	struct rel_txe *tx;  /* [window] */
+	unsigned char *copies; /* [window * max_short]: short messages' copies */
+	unsigned rr;
+	/* receiving */
+	uint64_t rcv_next;
+	uint64_t *rcv_bits;  /* [window / 64], bit seq % window */
+	uint64_t oseq_rx;
+	struct rel_held **held; /* [window], slot oseq % window */
+	unsigned nheld;
+	unsigned ack_owed;
+	int ack_now;
+	int ack_path;
+	uint64_t ack_due;    /* ns */
+	uint64_t last_heard; /* ns */
+	uint64_t confirmed;  /* its una: it knows we have all its packets below this */
+	struct rel_path path[BIP_REL_MAXPATHS];
+	struct rel_peer_counts {
+		uint64_t sent[BIP_REL_MAXPATHS];
+	} c;
+};
+
+enum rel_ls_state { LS_FREE, LS_ANNOUNCED, LS_STREAMING, LS_SENT };
+
+struct rel_lsend {
+	uint32_t gen;
+	int state;
+	int dst;
+	const unsigned char *buf;
+	size_t len, next, acked;
+	uint64_t cookie;
+	uint64_t rid;
+	struct rel_lsend *next_stream;
+};
+
+struct rel_lrecv {
+	uint32_t gen;
+	int active;
+	int src;
+	int cts_pending; /* its CTS waits for room in the window */
+	unsigned char *buf;
+	size_t len, got;
+	uint64_t sid;    /* the sender's send id */
+	uint64_t cookie;
+};
+
+#define REL_IDX_BITS 20
+#define REL_IDX_MASK ((1u << REL_IDX_BITS) - 1)
+#define REL_GEN_MASK ((1u << (32 - REL_IDX_BITS)) - 1)
+
+struct bip_rel {
+	struct bip_nic nic;
+	struct bip_nic *lower;
+	struct bip_dgram *dg;
+	int mynode, numnodes, npaths;
+	const struct bip_conf *conf;
+	unsigned window;     /* packets, a power of two */
+	size_t frag;
+	size_t max_short;
+	uint64_t rto, rto_max, ack_delay, probe, retry_timeout; /* ns */
+	unsigned path_fails;
+	struct rel_peer *peers;
+	struct rel_lsend *ls;  /* [nls] */
+	uint32_t nls, *lsfree, nlsfree;
+	struct rel_lrecv *lr;  /* [nlr] */
+	uint32_t nlr, *lrfree, nlrfree;
+	struct rel_lsend *stream_head, **stream_tail;
+	unsigned cts_waiting;
+	unsigned busy;         /* some peer has something unacknowledged or owed */
+	unsigned nheld;        /* ordered arrivals waiting, over all peers */
+	int opened;
+	uint64_t now;          /* ns, read once per poll when needed */
+	char desc[96];
+};
+
+static inline struct bip_rel *rel_of(struct bip_nic *nic)
+{
+	return (struct bip_rel *)nic;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* --- counters --- */
+
+static inline struct bip_counters *counters(void)
+{
+	return &bip_state.counters;
+}
+
+static inline void count_path(int path, size_t off)
+{
+	if (path >= 0 && path < BIP_COUNTER_PATHS)
+		(*(uint64_t *)((char *)&counters()->path[path] + off))++;
+}
+
+#define COUNT_PATH(path, field) count_path(path, offsetof(struct bip_path_counters, field))
+
+/* --- sending packets --- */
+
+static uint64_t rto_of(const struct bip_rel *r, unsigned retries)
+{
+	uint64_t t = r->rto << (retries < 16 ? retries : 16);
+
+	return t < r->rto_max ? t : r->rto_max;
+}
+
+/* The acknowledgement fields for peer p; sending them settles what p was owed. */
+static void fill_ack(struct bip_rel *r, struct rel_peer *p, struct rel_hdr *h)
+{
+	uint64_t sack = 0;
+	unsigned i;
+
+	h->ack = p->rcv_next;
+	for (i = 0; i < 64 && i + 1 < r->window; i++) {
+		uint64_t s = p->rcv_next + 1 + i;
+
+		if (p->rcv_bits[(s & (r->window - 1)) / 64] >> (s & 63) & 1)
+			sack |= 1ull << i;
+	}
+	h->sack = sack;
+	h->una = p->snd_una;
+	p->ack_owed = 0;
+	p->ack_now = 0;
+}
+
+static void seal(struct rel_hdr *h)
+{
+	h->version = REL_VERSION;
+	h->hcrc = 0;
+	h->hcrc = bip_crc32c(0, h, sizeof(*h));
+}
+
+/* A path of peer p to send on: the next one up, in turn; if none is up,
+ * the one that failed last (it may answer yet). */
+static int pick_path(struct bip_rel *r, struct rel_peer *p)
+{
+	int i, best = 0;
+
+	for (i = 0; i < r->npaths; i++) {
+		int k = (int)(p->rr++ % (unsigned)r->npaths);
+
+		if (p->path[k].state == PATH_UP)
+			return k;
+	}
+	for (i = 1; i < r->npaths; i++)
+		if (p->path[i].since > p->path[best].since)
+			best = i;
+	return best;
+}
+
+static void path_retire(struct bip_rel *r, struct rel_peer *p, int peer, int k, int state,
+			const char *why)
+{
+	struct rel_path *ph = &p->path[k];
+
+	if (ph->state == state)
+		return;
+	if (ph->state == PATH_UP)
+		COUNT_PATH(k, retired);
+	ph->state = state;
+	ph->since = r->now ? r->now : now_ns();
+	ph->probe_due = ph->since + r->probe;
+	snprintf(ph->why, sizeof(ph->why), "%s", why ? why : "");
+	(void)peer;
+}
+
+static void path_heard(struct bip_rel *r, struct rel_peer *p, int k)
+{
+	struct rel_path *ph = &p->path[k];
+
+	ph->fails = 0;
+	if (ph->state != PATH_UP) {
+		ph->state = PATH_UP;
+		ph->since = r->now ? r->now : now_ns();
+		ph->why[0] = '\0';
+		counters()->failbacks++;
+		COUNT_PATH(k, restored);
+	}
+}
+
+/* Put txe e of peer on a path; unsent stays set if the NIC has no room. */
+static void tx_send(struct bip_rel *r, int peer, struct rel_txe *e, int again)
+{
+	struct rel_peer *p = &r->peers[peer];
+	int k = e->path, rc, tries;
+
+	if (p->path[k].state != PATH_UP && !e->unsent) {
+		int n = pick_path(r, p);
+
+		if (n != k) {
+			counters()->rebinds++;
+			k = n;
+		}
+	}
+	for (tries = 0; tries < r->npaths; tries++) {
+		e->h.path = (uint8_t)k;
+		e->h.flags = again ? REL_F_ACKNOW : 0;
+		fill_ack(r, p, &e->h);
+		seal(&e->h);
+		rc = r->dg->ops->send(r->lower, k, peer, &e->h, sizeof(e->h), e->data, e->h.len);
+		if (rc == 0) {
+			e->path = (uint8_t)k;
+			e->unsent = 0;
+			p->c.sent[k]++;
+			COUNT_PATH(k, sent);
+			if (again) {
+				counters()->retransmits++;
+				COUNT_PATH(k, retransmits);
+			}
+			return;
+		}
+		if (rc != -ENETDOWN)
+			break;
+		path_retire(r, p, peer, k, PATH_DOWN, "the NIC cannot send on it");
+		k = pick_path(r, p);
+	}
+	e->unsent = 1;
+	e->path = (uint8_t)k;
+}
+
+static void peer_due(struct rel_peer *p, uint64_t due)
+{
+	if (!p->next_due || due < p->next_due)
+		p->next_due = due;
+}
+
+/* Room for one more reliable packet to peer p. */
+static inline int window_room(const struct bip_rel *r, const struct rel_peer *p)
+{
+	return p->snd_next - p->snd_una < r->window;
+}
+
+/* Take the next sequence number for a packet to peer and send it. */
+static struct rel_txe *tx_new(struct bip_rel *r, int peer, uint8_t kind, uint32_t tag,
+			      uint64_t arg0, uint64_t arg1, const void *data, uint32_t len)
+{
+	struct rel_peer *p = &r->peers[peer];
+	uint64_t seq = p->snd_next++;
+	struct rel_txe *e = &p->tx[seq & (r->window - 1)];
+
+	memset(e, 0, sizeof(*e));
+	e->seq = seq;
+	e->h.kind = kind;
+	e->h.tag = tag;
+	e->h.seq = seq;
+	e->h.arg0 = arg0;
+	e->h.arg1 = arg1;
+	e->h.len = len;
+	e->data = data;
+	e->h.dcrc = len ? bip_crc32c(0, data, len) : 0;
+	if (kind == REL_SHORT || kind == REL_RTS)
+		e->h.oseq = p->oseq_tx++;
+	e->path = (uint8_t)pick_path(r, p);
+	tx_send(r, peer, e, 0);
+	if (!r->now)
+		r->now = now_ns();
+	e->due = e->unsent ? r->now : r->now + r->rto;
+	peer_due(p, e->due);
+	r->busy = 1;
+	return e;
+}
+
+/* An unnumbered packet: ACK, NACK or PROBE, on path k. */
+static void send_control(struct bip_rel *r, int peer, int k, uint8_t kind, uint8_t flags,
+			 uint64_t arg0)
+{
+	struct rel_peer *p = &r->peers[peer];
+	struct rel_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.kind = kind;
+	h.path = (uint8_t)k;
+	h.flags = flags;
+	h.arg0 = arg0;
+	fill_ack(r, p, &h);
+	seal(&h);
+	if (r->dg->ops->send(r->lower, k, peer, &h, sizeof(h), NULL, 0) == 0) {
+		COUNT_PATH(k, sent);
+		if (kind == REL_ACK)
+			counters()->acks_sent++;
+		else if (kind == REL_NACK)
+			counters()->nacks_sent++;
+	} else if (kind == REL_ACK) {
+		/* No room: owed still, tried again at the next poll. */
+		p->ack_owed = p->ack_owed ? p->ack_owed : 1;
+		p->ack_now = 1;
+	}
+}
+
+/* --- completing what the peer acknowledged --- */
+
+static void lsend_free(struct bip_rel *r, struct rel_lsend *ls)
+{
+	ls->state = LS_FREE;
+	ls->gen = (ls->gen + 1) & REL_GEN_MASK;
+	r->lsfree[r->nlsfree++] = (uint32_t)(ls - r->ls);
+}
+
+static void tx_complete(struct bip_rel *r, struct rel_txe *e)
+{
+	struct rel_lsend *ls = e->ls;
+
+	e->acked = 1;
+	if (ls && e->h.kind == REL_FRAG) {
+		ls->acked += e->h.len;
+		if (ls->acked == ls->len && ls->state == LS_SENT) {
+			uint64_t cookie = ls->cookie;
+
+			lsend_free(r, ls);
+			bip_core_send_done(cookie, 0);
+		}
+	}
+}
+
+static void take_ack(struct bip_rel *r, struct rel_peer *p, const struct rel_hdr *h)
+{
+	uint64_t ack = h->ack;
+	unsigned i;
+
+	if (ack > p->snd_next)
+		return; /* acknowledges what was never sent: not believed */
+	while (p->snd_una < ack) {
+		struct rel_txe *e = &p->tx[p->snd_una & (r->window - 1)];
+
+		if (e->seq == p->snd_una && !e->acked)
+			tx_complete(r, e);
+		e->seq = 0;
+		p->snd_una++;
+	}
+	for (i = 0; h->sack && i < 64; i++) {
+		uint64_t s = ack + 1 + i;
+		struct rel_txe *e;
+
+		if (!(h->sack >> i & 1) || s >= p->snd_next)
+			continue;
+		e = &p->tx[s & (r->window - 1)];
+		if (e->seq == s && !e->acked)
+			tx_complete(r, e);
+	}
+	if (p->snd_una == p->snd_next)
+		p->next_due = 0;
+}
+
+/* --- the core's ops --- */
+
+static int rel_post_short(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len)
+{
+	struct bip_rel *r = rel_of(nic);
+	struct rel_peer *p = &r->peers[dst];
+	unsigned char *copy;
+
+	if (bip_unlikely(p->failed))
+		return -EHOSTUNREACH;
+	if (bip_unlikely(!window_room(r, p)))
+		return -EAGAIN;
+	copy = p->copies + (size_t)(p->snd_next & (r->window - 1)) * r->max_short;
+	bip_copy(copy, buf, len);
+	r->now = 0;
+	tx_new(r, dst, REL_SHORT, tag, 0, 0, copy, (uint32_t)len);
+	return 0;
+}
+
+static int rel_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,
+			 uint64_t cookie)
+{
+	struct bip_rel *r = rel_of(nic);
+	struct rel_peer *p = &r->peers[dst];
+	struct rel_lsend *ls;
+	uint32_t idx;
+
+	if (bip_unlikely(p->failed))
+		return -EHOSTUNREACH;
+	if (!window_room(r, p) || !r->nlsfree)
+		return -EAGAIN;
+	idx = r->lsfree[--r->nlsfree];
+	ls = &r->ls[idx];
+	ls->state = LS_ANNOUNCED;
+	ls->dst = dst;
+	ls->buf = buf;
+	ls->len = len;
+	ls->next = ls->acked = 0;
+	ls->cookie = cookie;
+	r->now = 0;
+	tx_new(r, dst, REL_RTS, tag, (uint64_t)ls->gen << REL_IDX_BITS | idx, len, NULL, 0);
+	return 0;
+}
+
+static void send_cts(struct bip_rel *r, struct rel_lrecv *lr)
+{
+	uint32_t idx = (uint32_t)(lr - r->lr);
+
+	if (!window_room(r, &r->peers[lr->src])) {
+		if (!lr->cts_pending) {
+			lr->cts_pending = 1;
+			r->cts_waiting++;
+		}
+		return;
+	}
+	if (lr->cts_pending) {
+		lr->cts_pending = 0;
+		r->cts_waiting--;
+	}
+	tx_new(r, lr->src, REL_CTS, 0, lr->sid, (uint64_t)lr->gen << REL_IDX_BITS | idx, NULL, 0);
+}
+
+static int grow_lrecv(struct bip_rel *r)
+{
+	uint32_t n = r->nlr ? r->nlr * 2 : 64, i;
+	struct rel_lrecv *lr;
+	uint32_t *fr;
+
+	if (n > REL_IDX_MASK + 1)
+		return -ENOMEM;
+	lr = realloc(r->lr, n * sizeof(*lr));
+	if (!lr)
+		return -ENOMEM;
+	r->lr = lr;
+	fr = realloc(r->lrfree, n * sizeof(*fr));
+	if (!fr)
+		return -ENOMEM;
+	r->lrfree = fr;
+	memset(lr + r->nlr, 0, (n - r->nlr) * sizeof(*lr));
+	for (i = n; i-- > r->nlr;)
+		r->lrfree[r->nlrfree++] = i;
+	r->nlr = n;
+	return 0;
+}
+
+static int rel_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size_t len,
+			      uint64_t cookie)
+{
+	struct bip_rel *r = rel_of(nic);
+	int src = (int)(handle >> 32);
+	struct rel_lrecv *lr;
+
+	if (src < 0 || src >= r->numnodes || !r->peers[src].served)
+		return -EPROTO;
+	if (r->peers[src].failed)
+		return -EHOSTUNREACH;
+	if (!r->nlrfree && grow_lrecv(r) < 0)
+		return -ENOMEM;
+	lr = &r->lr[r->lrfree[--r->nlrfree]];
+	lr->active = 1;
+	lr->src = src;
+	lr->buf = buf;
+	lr->len = len;
+	lr->got = 0;
+	lr->sid = (uint32_t)handle;
+	lr->cookie = cookie;
+	lr->cts_pending = 0;
+	r->now = 0;
+	send_cts(r, lr);
+	return 0;
+}
+
+static void lrecv_done(struct bip_rel *r, struct rel_lrecv *lr, int status)
+{
+	uint64_t cookie = lr->cookie;
+
+	if (lr->cts_pending)
+		r->cts_waiting--;
+	lr->active = 0;
+	lr->cts_pending = 0;
+	lr->gen = (lr->gen + 1) & REL_GEN_MASK;
+	r->lrfree[r->nlrfree++] = (uint32_t)(lr - r->lr);
+	bip_core_recv_done(cookie, status);
+}
+
+/* --- arrivals --- */
+
+static int header_ok(const struct bip_rel *r, const struct rel_hdr *h, size_t dlen, int path)
+{
+	struct rel_hdr c = *h;
+
+	c.hcrc = 0;
+	if (bip_crc32c(0, &c, sizeof(c)) != h->hcrc || h->version != REL_VERSION)
+		return 0;
+	if (h->kind < REL_SHORT || h->kind > REL_PROBE || h->len != dlen || h->path != path)
+		return 0;
+	switch (h->kind) {
+	case REL_SHORT:
+		return h->len <= r->max_short && h->tag < BIP_ALL_TAGS && h->seq;
+	case REL_RTS:
+		return !h->len && h->tag < BIP_ALL_TAGS && h->seq && h->arg1 > 0 &&
+		       h->arg1 <= BIP_MAX_MESSAGE;
+	case REL_CTS:
+		return !h->len && h->seq;
+	case REL_FRAG:
+		return h->len > 0 && h->seq;
+	default:
+		return !h->len && !h->seq;
+	}
+}
+
+/* Hand ordered arrival (SHORT or RTS) to the core: 0 or -EAGAIN. */
+static int to_core(int src, const struct rel_hdr *h, const void *data)
+{
+	if (h->kind == REL_SHORT)
+		return bip_core_short_arrived(src, h->tag, data, h->len);
+	return bip_core_long_arrived(src, h->tag, (size_t)h->arg1, (uint64_t)src << 32 |
+				     (uint32_t)h->arg0);
+}
+
+static int hold(struct bip_rel *r, struct rel_peer *p, const struct rel_hdr *h, const void *data)
+{
+	struct rel_held *m = malloc(sizeof(*m) + h->len);
+
+	if (!m)
+		return -ENOMEM;
+	m->h = *h;
+	bip_copy(m->data, data, h->len);
+	p->held[h->oseq & (r->window - 1)] = m;
+	p->nheld++;
+	r->nheld++;
+	return 0;
+}
+
+/* Deliver the held arrivals of src whose turn has come. */
+static void release_held(struct bip_rel *r, int src)
+{
+	struct rel_peer *p = &r->peers[src];
+
+	while (p->nheld) {
+		struct rel_held **slot = &p->held[p->oseq_rx & (r->window - 1)];
+		struct rel_held *m = *slot;
+
+		if (!m || m->h.oseq != p->oseq_rx || to_core(src, &m->h, m->data) == -EAGAIN)
+			return;
+		*slot = NULL;
+		p->nheld--;
+		r->nheld--;
+		p->oseq_rx++;
+		free(m);
+	}
+}
+
+/* An ordered arrival: 0 (taken or kept), or -1 to drop it unacknowledged. */
+static int ordered(struct bip_rel *r, int src, const struct rel_hdr *h, const void *data)
+{
+	struct rel_peer *p = &r->peers[src];
+
+	if (h->oseq < p->oseq_rx || h->oseq - p->oseq_rx >= r->window ||
+	    p->held[h->oseq & (r->window - 1)])
+		return -1; /* not a number this sender can have used now */
+	if (h->oseq == p->oseq_rx && !p->nheld) {
+		if (to_core(src, h, data) == 0) {
+			p->oseq_rx++;
+			return 0;
+		}
+	} else if (h->oseq == p->oseq_rx && to_core(src, h, data) == 0) {
+		p->oseq_rx++;
+		release_held(r, src);
+		return 0;
+	}
+	return hold(r, p, h, data) < 0 ? -1 : 0;
+}
+
+static void bad_data(struct bip_rel *r, int src, int path, const struct rel_hdr *h)
+{
+	counters()->corrupt++;
+	COUNT_PATH(path, corrupt);
+	send_control(r, src, path, REL_NACK, 0, h->seq);
+}
+
+/* A FRAG: into its place, checked there.  0 (placed, or for no receive of
+ * ours: acknowledged and dropped, so that it is not sent forever), or -1 to
+ * drop it unacknowledged (its data failed the check). */
+static int fragment(struct bip_rel *r, int src, int path, const struct rel_hdr *h,
+		    const void *data)
+{
+	uint32_t idx = (uint32_t)h->arg0 & REL_IDX_MASK;
+	struct rel_lrecv *lr;
+	unsigned char *at;
+
+	if (idx >= r->nlr)
+		return 0;
+	lr = &r->lr[idx];
+	if (!lr->active || lr->src != src || (uint32_t)(h->arg0 >> REL_IDX_BITS) != lr->gen ||
+	    h->arg0 >> 32 || h->arg1 > lr->len || h->len > lr->len - h->arg1)
+		return 0;
+	at = lr->buf + h->arg1;
+	memcpy(at, data, h->len);
+	if (bip_crc32c(0, at, h->len) != h->dcrc) {
+		bad_data(r, src, path, h);
+		return -1;
+	}
+	lr->got += h->len;
+	if (lr->got == lr->len)
+		lrecv_done(r, lr, 0);
+	return 0;
+}
+
+static void start_stream(struct bip_rel *r, struct rel_lsend *ls)
+{
+	ls->state = LS_STREAMING;
+	ls->next_stream = NULL;
+	*r->stream_tail = ls;
+	r->stream_tail = &ls->next_stream;
+}
+
+static void cts(struct bip_rel *r, int src, const struct rel_hdr *h)
+{
+	uint32_t idx = (uint32_t)h->arg0 & REL_IDX_MASK;
+	struct rel_lsend *ls;
+
+	if (idx >= r->nls || h->arg0 >> 32)
+		return;
+	ls = &r->ls[idx];
+	if (ls->state != LS_ANNOUNCED || ls->dst != src || (uint32_t)(h->arg0 >> REL_IDX_BITS) !=
+	    ls->gen)
+		return;
+	ls->rid = h->arg1;
+	start_stream(r, ls);
+}
+
+static void nack(struct bip_rel *r, int src, const struct rel_hdr *h)
+{
+	struct rel_peer *p = &r->peers[src];
+	uint64_t s = h->arg0;
+	struct rel_txe *e;
+
+	counters()->nacks_received++;
+	if (s < p->snd_una || s >= p->snd_next)
+		return;
+	e = &p->tx[s & (r->window - 1)];
+	if (e->seq != s || e->acked)
+		return;
+	if (!r->now)
+		r->now = now_ns();
+	tx_send(r, src, e, 1);
+	e->due = r->now + rto_of(r, e->retries);
+	peer_due(p, e->due);
+}
+
+void bip_rel_arrived(struct bip_nic *lower, int path, int src, const void *pkt, size_t len)
+{
+	struct bip_rel *r = lower->dgram->rel;
+	struct rel_peer *p;
+	struct rel_hdr h;
+	const unsigned char *data = (const unsigned char *)pkt + sizeof(h);
+	uint64_t s;
+	unsigned bit;
+	int rc = 0;
+
+	if (src < 0 || src >= r->numnodes || !r->peers[src].served || path < 0 ||
+	    path >= r->npaths || len < sizeof(h))
+		return;
+	memcpy(&h, pkt, sizeof(h));
+	if (!header_ok(r, &h, len - sizeof(h), path)) {
+		counters()->corrupt++;
+		COUNT_PATH(path, corrupt);
+		return;
+	}
+	p = &r->peers[src];
+	if (!r->now)
+		r->now = now_ns();
+	p->last_heard = r->now;
+	path_heard(r, p, path);
+	take_ack(r, p, &h);
+	if (h.una > p->confirmed && h.una <= p->rcv_next)
+		p->confirmed = h.una;
+	switch (h.kind) {
+	case REL_ACK:
+		if (h.flags & REL_F_ACKNOW)
+			send_control(r, src, path, REL_ACK, 0, 0);
+		return;
+	case REL_NACK:
+		nack(r, src, &h);
+		return;
+	case REL_PROBE:
+		send_control(r, src, path, REL_ACK, 0, 0);
+		return;
+	}
+	s = h.seq;
+	bit = (unsigned)(s & (r->window - 1));
+	if (s < p->rcv_next || (s - p->rcv_next < r->window && p->rcv_bits[bit / 64] >> (bit & 63) & 1)) {
+		counters()->duplicates++;
+		COUNT_PATH(path, duplicates);
+		p->ack_now = 1;
+		p->ack_path = path;
+		p->ack_owed++;
+		r->busy = 1;
+		return;
+	}
+	if (s - p->rcv_next >= r->window)
+		return; /* beyond the window: the sender cannot have sent it */
+	switch (h.kind) {
+	case REL_SHORT:
+		if (bip_crc32c(0, data, h.len) != h.dcrc) {
+			bad_data(r, src, path, &h);
+			return;
+		}
+		rc = ordered(r, src, &h, data);
+		break;
+	case REL_RTS:
+		rc = ordered(r, src, &h, NULL);
+		break;
+	case REL_CTS:
+		cts(r, src, &h);
+		break;
+	case REL_FRAG:
+		rc = fragment(r, src, path, &h, data);
+		break;
+	}
+	if (rc < 0)
+		return;
+	p->rcv_bits[bit / 64] |= 1ull << (bit & 63);
+	while (p->rcv_bits[(p->rcv_next & (r->window - 1)) / 64] >> (p->rcv_next & 63) & 1) {
+		unsigned b = (unsigned)(p->rcv_next & (r->window - 1));
+
+		p->rcv_bits[b / 64] &= ~(1ull << (b & 63));
+		p->rcv_next++;
+	}
+	if (!p->ack_owed++)
+		p->ack_due = r->now + r->ack_delay;
+	if (h.flags & REL_F_ACKNOW)
+		p->ack_now = 1;
+	p->ack_path = path;
+	r->busy = 1;
+}
+
+void bip_rel_path_state(struct bip_nic *lower, int path, int peer, int up, const char *why)
+{
+	struct bip_rel *r = lower->dgram->rel;
+	struct rel_peer *p;
+
+	if (peer < 0 || peer >= r->numnodes || path < 0 || path >= r->npaths)
+		return;
+	p = &r->peers[peer];
+	if (!r->now)
+		r->now = now_ns();
+	if (up) {
+		path_heard(r, p, path);
+		return;
+	}
+	if (p->path[path].state != PATH_DOWN)
+		path_retire(r, p, peer, path, PATH_DOWN, why);
+	/* Its packets go again on the others at once. */
+	p->next_due = r->now;
+	r->busy = 1;
+}
+
+/* --- timers: retransmission, acknowledgements, probes, giving up --- */
+
+static void peer_lost(struct bip_rel *r, int peer)
+{
+	struct rel_peer *p = &r->peers[peer];
+	char msg[1024];
+	size_t used;
+	uint32_t i;
+	int k;
+
+	p->failed = 1;
+	used = (size_t)snprintf(msg, sizeof(msg),
+				"node %d (host %s) cannot be reached: nothing came from it for "
+				"%.1f s (BIP_RETRY_TIMEOUT) while %llu packet(s) to it waited;",
+				peer, r->conf->nodes[peer].host, (double)r->retry_timeout / 1e9,
+				(unsigned long long)(p->snd_next - p->snd_una));
+	for (k = 0; k < r->npaths && used < sizeof(msg); k++)
+		used += (size_t)snprintf(msg + used, sizeof(msg) - used, " path %d: %s for %.1f s%s%s%s",
+					 k, path_state_name[p->path[k].state],
+					 (double)(r->now - p->path[k].since) / 1e9,
+					 p->path[k].why[0] ? " (" : "", p->path[k].why,
+					 p->path[k].why[0] ? ")" : "");
+	bip_error_msg("bip", msg);
+	bip_core_peer_lost(peer);
+	for (i = 0; i < r->nls; i++) {
+		struct rel_lsend *ls = &r->ls[i];
+
+		if (ls->state != LS_FREE && ls->dst == peer) {
+			uint64_t cookie = ls->cookie;
+
+			lsend_free(r, ls);
+			bip_core_send_done(cookie, -EHOSTUNREACH);
+		}
+	}
+	for (i = 0; i < r->nlr; i++)
+		if (r->lr[i].active && r->lr[i].src == peer)
+			lrecv_done(r, &r->lr[i], -EHOSTUNREACH);
+	p->snd_una = p->snd_next;
+	p->next_due = 0;
+}
+
+static void retransmit_due(struct bip_rel *r, int peer)
+{
+	struct rel_peer *p = &r->peers[peer];
+	uint64_t s, next = 0;
+
+	for (s = p->snd_una; s < p->snd_next; s++) {
+		struct rel_txe *e = &p->tx[s & (r->window - 1)];
+
+		if (e->seq != s || e->acked)
+			continue;
+		if (e->due <= r->now) {
+			if (e->unsent) {
+				tx_send(r, peer, e, 0);
+			} else {
+				struct rel_path *ph = &p->path[e->path];
+
+				counters()->timeouts++;
+				COUNT_PATH(e->path, timeouts);
+				if (e->retries < 255)
+					e->retries++;
+				if (ph->state == PATH_UP && ++ph->fails >= r->path_fails) {
+					char why[80];
+
+					snprintf(why, sizeof(why), "%u sends in a row timed out",
+						 ph->fails);
+					path_retire(r, p, peer, e->path, PATH_RETIRED, why);
+				}
+				tx_send(r, peer, e, 1);
+			}
+			e->due = r->now + (e->unsent ? 0 : rto_of(r, e->retries));
+		}
+		if (!next || e->due < next)
+			next = e->due;
+	}
+	p->next_due = next;
+}
+
+/* Fragments of the streaming long sends, while windows have room. */
+static void push_streams(struct bip_rel *r)
+{
+	struct rel_lsend **lp = &r->stream_head;
+
+	while (*lp) {
+		struct rel_lsend *ls = *lp;
+		struct rel_peer *p = &r->peers[ls->dst];
+
+		while (ls->next < ls->len && window_room(r, p)) {
+			size_t n = ls->len - ls->next < r->frag ? ls->len - ls->next : r->frag;
+			struct rel_txe *e = tx_new(r, ls->dst, REL_FRAG, 0, ls->rid, ls->next,
+						   ls->buf + ls->next, (uint32_t)n);
+
+			e->ls = ls;
+			ls->next += n;
+		}
+		if (ls->next < ls->len) {
+			lp = &ls->next_stream;
+			continue;
+		}
+		ls->state = LS_SENT;
+		*lp = ls->next_stream;
+		if (!*lp)
+			r->stream_tail = lp;
+		if (ls->acked == ls->len) {
+			uint64_t cookie = ls->cookie;
+
+			lsend_free(r, ls);
+			bip_core_send_done(cookie, 0);
+		}
+	}
+}
+
+static void timers(struct bip_rel *r)
+{
+	int i, k, busy = 0;
+
+	for (i = 0; i < r->numnodes; i++) {
+		struct rel_peer *p = &r->peers[i];
+		int up = 0;
+
+		if (!p->served || p->failed)
+			continue;
+		if (p->ack_owed && (p->ack_now || p->ack_owed >= r->window / 4 ||
+				    r->now >= p->ack_due))
+			send_control(r, i, p->ack_path, REL_ACK, 0, 0);
+		if (p->next_due && p->next_due <= r->now)
+			retransmit_due(r, i);
+		for (k = 0; k < r->npaths; k++) {
+			struct rel_path *ph = &p->path[k];
+
+			if (ph->state == PATH_UP) {
+				up = 1;
+			} else if (r->now >= ph->probe_due) {
+				send_control(r, i, k, REL_PROBE, REL_F_ACKNOW, 0);
+				ph->probe_due = r->now + r->probe;
+			}
+		}
+		if (!up && p->snd_una != p->snd_next && r->now - p->last_heard >= r->retry_timeout) {
+			peer_lost(r, i);
+			continue;
+		}
+		busy |= p->snd_una != p->snd_next || p->ack_owed || !up;
+	}
+	r->busy = busy || r->stream_head || r->cts_waiting;
+}
+
+static int rel_poll(struct bip_nic *nic)
+{
+	struct bip_rel *r = rel_of(nic);
+	int n;
+
+	r->now = 0;
+	n = r->dg->ops->poll(r->lower);
+	if (bip_unlikely(r->cts_waiting)) {
+		uint32_t i;
+
+		for (i = 0; i < r->nlr && r->cts_waiting; i++)
+			if (r->lr[i].active && r->lr[i].cts_pending)
+				send_cts(r, &r->lr[i]);
+	}
+	if (bip_unlikely(r->nheld)) {
+		int i;
+
+		for (i = 0; i < r->numnodes; i++)
+			if (r->peers[i].nheld)
+				release_held(r, i);
+	}
+	if (r->stream_head)
+		push_streams(r);
+	if (r->busy) {
+		if (!r->now)
+			r->now = now_ns();
+		timers(r);
+	}
+	return n;
+}
+
+static int rel_alive(struct bip_nic *nic, int node)
+{
+	struct bip_rel *r = rel_of(nic);
+
+	if (r->peers[node].failed)
+		return 0;
+	return r->dg->ops->alive(r->lower, node);
+}
+
+/*
+ * Before the lower NIC closes: what this process sent must be acknowledged
+ * (a short send completed at once, but only its copy here can repair a
+ * loss), unless its receiver has ended or is lost.
+ */
+static void drain(struct bip_rel *r)
+{
+	uint64_t start = now_ns();
+	int i, pending;
+
+	do {
+		pending = 0;
+		rel_poll(&r->nic);
+		for (i = 0; i < r->numnodes; i++) {
+			struct rel_peer *p = &r->peers[i];
+
+			if (p->served && !p->failed && p->snd_una != p->snd_next &&
+			    r->dg->ops->alive(r->lower, i))
+				pending = 1;
+		}
+		if (pending)
+			sched_yield();
+	} while (pending && now_ns() - start < r->retry_timeout);
+}
+
+/*
+ * Then each peer must know that everything it sent arrived: else a lost
+ * last acknowledgement would leave its long send waiting for a receiver
+ * that has gone.  A peer that has not confirmed it (its una) is asked (an
+ * ACK with ACKNOW, again after each BIP_REL_RTO) until it answers, ends,
+ * or BIP_RETRY_TIMEOUT passes.
+ */
+static void linger(struct bip_rel *r)
+{
+	uint64_t start = now_ns(), asked = 0;
+	int i, pending;
+
+	for (;;) {
+		uint64_t now = now_ns();
+
+		pending = 0;
+		for (i = 0; i < r->numnodes; i++) {
+			struct rel_peer *p = &r->peers[i];
+
+			if (!p->served || p->failed || p->confirmed >= p->rcv_next ||
+			    !r->dg->ops->alive(r->lower, i))
+				continue;
+			pending = 1;
+			if (now - asked >= r->rto)
+				send_control(r, i, pick_path(r, p), REL_ACK, REL_F_ACKNOW, 0);
+		}
+		if (!pending || now - start >= r->retry_timeout)
+			return;
+		if (now - asked >= r->rto)
+			asked = now;
+		sched_yield();
+		rel_poll(&r->nic);
+	}
+}
+
+static void rel_close(struct bip_nic *nic)
+{
+	struct bip_rel *r = rel_of(nic);
+	int i;
+
+	if (r->opened) {
+		drain(r);
+		linger(r);
+	}
+	r->dg->ops->close(r->lower);
+	for (i = 0; r->peers && i < r->numnodes; i++) {
+		struct rel_peer *p = &r->peers[i];
+		unsigned k;
+
+		for (k = 0; p->held && k < r->window; k++)
+			free(p->held[k]);
+		free(p->held);
+		free(p->tx);
+		free(p->copies);
+		free(p->rcv_bits);
+	}
+	free(r->peers);
+	free(r->ls);
+	free(r->lsfree);
+	free(r->lr);
+	free(r->lrfree);
+	free(r);
+}
+
+const struct bip_nic_ops bip_rel_ops = {
+    .name = "rel",
+    .post_short = rel_post_short,
+    .post_short2 = NULL,
+    .post_long = rel_post_long,
+    .post_long_recv = rel_post_long_recv,
+    .poll = rel_poll,
+    .alive = rel_alive,
+    .close = rel_close,
+};
+
+/* --- opening --- */
+
+static int env_num(const char *name, double def, double lo, double hi, double *out, char *err,
+		   size_t errlen)
+{
+	const char *s = getenv(name);
+	char *end;
+	double v;
+
+	*out = def;
+	if (!s || !*s)
+		return 0;
+	v = strtod(s, &end);
+	if (end == s || *end || !(v >= lo && v <= hi)) {
+		snprintf(err, errlen, "%s=%s: expected a number from %g to %g", name, s, lo, hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bip_nic **nic_p)
+{
+	struct bip_dgram *dg = lower->dgram;
+	struct bip_rel *r;
+	double window, frag, rto, rto_max, ack_delay, probe, retry, fails;
+	int i, rc;
+	uint32_t k;
+
+	rc = env_num("BIP_REL_WINDOW", 256, 16, 16384, &window, job->err, job->errlen);
+	if (!rc && ((unsigned)window & ((unsigned)window - 1)))
+		rc = -EINVAL, snprintf(job->err, job->errlen,
+				       "BIP_REL_WINDOW=%g: expected a power of two", window);
+	if (!rc)
+		rc = env_num("BIP_REL_FRAG", dg->mtu < 65536 ? (double)dg->mtu : 65536, 1024,
+			     (double)dg->mtu, &frag, job->err, job->errlen);
+	if (!rc)
+		rc = env_num("BIP_REL_RTO", 0.005, 1e-5, 10, &rto, job->err, job->errlen);
+	if (!rc)
+		rc = env_num("BIP_REL_RTO_MAX", 0.5, 1e-5, 60, &rto_max, job->err, job->errlen);
+	if (!rc)
+		rc = env_num("BIP_REL_ACK_DELAY", 0.0002, 0, 1, &ack_delay, job->err, job->errlen);
+	if (!rc)
+		rc = env_num("BIP_REL_PROBE", 0.1, 0.001, 60, &probe, job->err, job->errlen);
+	if (!rc)
+		rc = env_num("BIP_REL_PATH_FAILS", 3, 1, 1000, &fails, job->err, job->errlen);
+	if (!rc)
+		rc = env_num("BIP_RETRY_TIMEOUT", 30, 0.01, 86400, &retry, job->err, job->errlen);
+	if (rc < 0) {
+		dg->ops->close(lower);
+		return rc;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		dg->ops->close(lower);
+		return -ENOMEM;
+	}
+	r->nic.ops = &bip_rel_ops;
+	r->nic.max_short = lower->max_short;
+	r->lower = lower;
+	r->dg = dg;
+	dg->rel = r;
+	r->mynode = job->mynode;
+	r->numnodes = job->numnodes;
+	r->conf = job->conf;
+	r->npaths = dg->npaths;
+	r->window = (unsigned)window;
+	r->frag = (size_t)frag;
+	r->max_short = lower->max_short;
+	r->rto = (uint64_t)(rto * 1e9);
+	r->rto_max = (uint64_t)(rto_max * 1e9);
+	if (r->rto_max < r->rto)
+		r->rto_max = r->rto;
+	r->ack_delay = (uint64_t)(ack_delay * 1e9);
+	r->probe = (uint64_t)(probe * 1e9);
+	r->retry_timeout = (uint64_t)(retry * 1e9);
+	r->path_fails = (unsigned)fails;
+	r->stream_tail = &r->stream_head;
+	snprintf(r->desc, sizeof(r->desc), "%s, reliability layer: %d path(s)",
+		 lower->desc ? lower->desc : lower->ops->name, r->npaths);
+	r->nic.desc = r->desc;
+	r->peers = calloc((size_t)r->numnodes, sizeof(*r->peers));
+	r->nls = BIP_MAX_SENDS;
+	r->ls = calloc(r->nls, sizeof(*r->ls));
+	r->lsfree = calloc(r->nls, sizeof(*r->lsfree));
+	if (!r->peers || !r->ls || !r->lsfree)
+		goto nomem;
+	for (k = r->nls; k-- > 0;)
+		r->lsfree[r->nlsfree++] = k;
+	for (i = 0; i < r->numnodes; i++) {
+		struct rel_peer *p = &r->peers[i];
+
+		if (!job->serve[i])
+			continue;
+		p->served = 1;
+		p->snd_next = p->snd_una = 1;
+		p->rcv_next = 1;
+		p->confirmed = 1;
+		p->last_heard = now_ns();
+		p->tx = calloc(r->window, sizeof(*p->tx));
+		p->copies = malloc((size_t)r->window * r->max_short);
+		p->rcv_bits = calloc(r->window / 64, sizeof(*p->rcv_bits));
+		p->held = calloc(r->window, sizeof(*p->held));
+		if (!p->tx || !p->copies || !p->rcv_bits || !p->held)
+			goto nomem;
+	}
+	r->opened = 1;
+	*nic_p = &r->nic;
+	return 0;
+
+nomem:
+	snprintf(job->err, job->errlen, "reliability layer: out of memory for %d nodes",
+		 r->numnodes);
+	rel_close(&r->nic);
+	return -ENOMEM;
+}
