@@ -97,9 +97,11 @@ struct bip_counters {
 	uint64_t errors;         /* calls that failed */
 	/* The reliability layer (bip(7)), for drivers that go through it;
 	 * zero on the others.  Packets: */
-	uint64_t retransmits;    /* sent again (after a timeout or a NACK) */
+	uint64_t retransmits;    /* sent again (after a timeout, a NACK or a gap) */
+	uint64_t fast_retransmits; /* of which sent again because later ones arrived */
 	uint64_t timeouts;       /* retransmission timer expiries */
 	uint64_t duplicates;     /* received again and dropped */
+	uint64_t early;          /* messages that came before their turn and waited */
 	uint64_t corrupt;        /* received with a CRC32C that did not match, dropped */
 	uint64_t nacks_sent;     /* asked for again (their data was corrupt) */
 	uint64_t nacks_received;

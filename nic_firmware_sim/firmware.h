@@ -89,6 +89,7 @@ struct lanai_packet {
 	struct lanai_packet *next;
 	uint32_t from;	     /* the sending board (bookkeeping, not on the wire) */
 	uint32_t cap;	     /* payload bytes the packet carries, whatever h.len says */
+	uint32_t bus_flip;   /* datagram: 1 + the bit its DMA into the host flips, or 0 */
 	uint64_t deliver_at; /* microseconds of the firmware's clock */
 	struct lanai_pkt_header h;
 	uint8_t payload[];

@@ -432,6 +432,10 @@ static int deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pack
 	case LANAI_PKT_DGRAM:
 		if (b->mode != BIP_LANAI_MODE_DGRAM)
 			break; /* not from a board of this job's mode: dropped */
+		if (p->bus_flip) { /* the corrupt fault, on the bus */
+			p->payload[(p->bus_flip - 1) / 8] ^= (uint8_t)(1u << ((p->bus_flip - 1) % 8));
+			p->bus_flip = 0;
+		}
 		/* fall through */
 	case LANAI_PKT_SHORT:
 	case LANAI_PKT_RTS:

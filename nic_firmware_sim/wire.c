@@ -653,13 +653,21 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 	}
 	if (fault_hits(fw, rng, BIP_LANAI_FAULT_CORRUPT)) {
 		fw->seg->injected[BIP_LANAI_FAULT_CORRUPT]++;
-		lanai_trace(fw, "send", s->node, &p->h, "corrupted (injected)");
-		/* One bit, after the CRC: in the payload, else in an argument. */
-		if (p->h.len)
+		/* One bit, after the CRC: in the payload, else in an argument.
+		 * Half the datagrams are damaged on the receiving board's DMA
+		 * into its host instead, after the wire's CRC passed: only the
+		 * host's own check can see that. */
+		if (p->h.kind == LANAI_PKT_DGRAM && p->h.len && rng_next(rng) % 2) {
+			lanai_trace(fw, "send", s->node, &p->h,
+				    "to be corrupted on the receiver's bus (injected)");
+			p->bus_flip = 1 + (uint32_t)(rng_next(rng) % ((uint64_t)p->h.len * 8));
+		} else if (p->h.len)
 			p->payload[rng_next(rng) % p->h.len] ^=
 			    (uint8_t)(1u << (rng_next(rng) % 8));
 		else
 			p->h.arg1 ^= 1ull << 63;
+		if (!p->bus_flip)
+			lanai_trace(fw, "send", s->node, &p->h, "corrupted (injected)");
 	} else {
 		lanai_trace(fw, "send", s->node, &p->h, "sent");
 	}

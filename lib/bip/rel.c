@@ -91,6 +91,7 @@ enum rel_kind {
 };
 
 #define REL_F_ACKNOW 1
+#define REL_DUPTHRESH 3
 
 struct rel_hdr {
 	uint8_t version;
@@ -133,6 +134,7 @@ struct rel_path {
 struct rel_txe {
 	uint64_t seq;  /* 0: the slot is free */
 	uint64_t due;  /* ns: when it goes again */
+	uint64_t sent; /* ns: when it went last */
 	const void *data;
 	struct rel_lsend *ls; /* FRAG: its long send */
 	struct rel_hdr h;
@@ -140,6 +142,7 @@ struct rel_txe {
 	uint8_t retries;
 	uint8_t acked;  /* acknowledged selectively, before snd_una reached it */
 	uint8_t unsent; /* the NIC had no room: not yet on any path */
+	uint8_t fast;   /* sent again already for the gap that later packets show */
 };
 
 /* An ordered arrival (SHORT, RTS) waiting for its turn or for the core. */
@@ -155,6 +158,8 @@ struct rel_peer {
 	uint64_t snd_next, snd_una;
 	uint64_t oseq_tx;
 	uint64_t next_due;   /* ns: the earliest due of its unacknowledged packets; 0 none */
+	uint64_t srtt, rttvar; /* ns: round trip, smoothed, and its variation; 0: no sample yet */
+	size_t inflight;     /* bytes of data unacknowledged */
 	struct rel_txe *tx;  /* [window] */
 	unsigned char *copies; /* [window * max_short]: short messages' copies */
 	unsigned rr;
@@ -212,6 +217,7 @@ struct bip_rel {
 	const struct bip_conf *conf;
 	unsigned window;     /* packets, a power of two */
 	size_t frag;
+	size_t window_bytes; /* fragments' bytes unacknowledged per peer, at most (about) */
 	size_t max_short;
 	uint64_t rto, rto_max, ack_delay, probe, retry_timeout; /* ns */
 	unsigned path_fails;
@@ -259,11 +265,31 @@ static inline void count_path(int path, size_t off)
 
 /* --- sending packets --- */
 
-static uint64_t rto_of(const struct bip_rel *r, unsigned retries)
+/* The retransmission timeout of a packet to p sent retries times before:
+ * twice the round trip measured plus four times its variation (Jacobson's
+ * estimate, with room for a round trip that doubles when the processes
+ * share processors), at least BIP_REL_RTO, doubled at each retry, at most
+ * BIP_REL_RTO_MAX. */
+static uint64_t rto_of(const struct bip_rel *r, const struct rel_peer *p, unsigned retries)
 {
-	uint64_t t = r->rto << (retries < 16 ? retries : 16);
+	uint64_t t = 2 * p->srtt + 4 * p->rttvar;
 
+	if (t < r->rto)
+		t = r->rto;
+	t <<= retries < 16 ? retries : 16;
 	return t < r->rto_max ? t : r->rto_max;
+}
+
+/* A round trip measured on a packet sent once (Karn: never on one sent again). */
+static void rtt_sample(struct rel_peer *p, uint64_t rtt)
+{
+	if (!p->srtt) {
+		p->srtt = rtt;
+		p->rttvar = rtt / 2;
+		return;
+	}
+	p->rttvar = (3 * p->rttvar + (rtt > p->srtt ? rtt - p->srtt : p->srtt - rtt)) / 4;
+	p->srtt = (7 * p->srtt + rtt) / 8;
 }
 
 /* The acknowledgement fields for peer p; sending them settles what p was owed. */
@@ -363,6 +389,8 @@ static void tx_send(struct bip_rel *r, int peer, struct rel_txe *e, int again)
 		if (rc == 0) {
 			e->path = (uint8_t)k;
 			e->unsent = 0;
+			e->fast = 0;
+			e->sent = r->now ? r->now : (r->now = now_ns());
 			p->c.sent[k]++;
 			COUNT_PATH(k, sent);
 			if (again) {
@@ -410,13 +438,14 @@ static struct rel_txe *tx_new(struct bip_rel *r, int peer, uint8_t kind, uint32_
 	e->h.len = len;
 	e->data = data;
 	e->h.dcrc = len ? bip_crc32c(0, data, len) : 0;
+	p->inflight += len;
 	if (kind == REL_SHORT || kind == REL_RTS)
 		e->h.oseq = p->oseq_tx++;
 	e->path = (uint8_t)pick_path(r, p);
 	tx_send(r, peer, e, 0);
 	if (!r->now)
 		r->now = now_ns();
-	e->due = e->unsent ? r->now : r->now + r->rto;
+	e->due = e->unsent ? r->now : r->now + rto_of(r, p, 0);
 	peer_due(p, e->due);
 	r->busy = 1;
 	return e;
@@ -458,11 +487,14 @@ static void lsend_free(struct bip_rel *r, struct rel_lsend *ls)
 	r->lsfree[r->nlsfree++] = (uint32_t)(ls - r->ls);
 }
 
-static void tx_complete(struct bip_rel *r, struct rel_txe *e)
+static void tx_complete(struct bip_rel *r, struct rel_peer *p, struct rel_txe *e)
 {
 	struct rel_lsend *ls = e->ls;
 
 	e->acked = 1;
+	p->inflight -= e->h.len;
+	if (!e->retries && !e->unsent && r->now > e->sent)
+		rtt_sample(p, r->now - e->sent);
 	if (ls && e->h.kind == REL_FRAG) {
 		ls->acked += e->h.len;
 		if (ls->acked == ls->len && ls->state == LS_SENT) {
@@ -474,9 +506,42 @@ static void tx_complete(struct bip_rel *r, struct rel_txe *e)
 	}
 }
 
+/*
+ * Losses found before their timeout, sent again at once (once per loss):
+ *  - by count, as TCP's fast retransmit: REL_DUPTHRESH packets beyond it
+ *    arrived (top: the highest acknowledged), and the wire reorders by one;
+ *  - by time (RACK, RFC 8985): it was sent a quarter round trip or more
+ *    before a packet now acknowledged.
+ * Packets sent once go in sequence order, so the walk stops at the first
+ * that neither rule condemns.
+ */
+static void rack_detect(struct bip_rel *r, struct rel_peer *p, uint64_t latest, uint64_t top)
+{
+	uint64_t reo = p->srtt / 4, s;
+
+	for (s = p->snd_una; s < p->snd_next; s++) {
+		struct rel_txe *e = &p->tx[s & (r->window - 1)];
+
+		if (e->seq != s || e->acked || e->unsent)
+			continue;
+		if (e->sent + reo >= latest && s + REL_DUPTHRESH > top) {
+			if (!e->retries && !e->fast)
+				break;
+			continue;
+		}
+		if (e->fast)
+			continue; /* sent again for this loss already: its timer is on */
+		counters()->fast_retransmits++;
+		tx_send(r, (int)(p - r->peers), e, 1);
+		e->fast = 1;
+		e->due = r->now + rto_of(r, p, e->retries);
+		peer_due(p, e->due);
+	}
+}
+
 static void take_ack(struct bip_rel *r, struct rel_peer *p, const struct rel_hdr *h)
 {
-	uint64_t ack = h->ack;
+	uint64_t ack = h->ack, latest = 0;
 	unsigned i;
 
 	if (ack > p->snd_next)
@@ -484,8 +549,11 @@ static void take_ack(struct bip_rel *r, struct rel_peer *p, const struct rel_hdr
 	while (p->snd_una < ack) {
 		struct rel_txe *e = &p->tx[p->snd_una & (r->window - 1)];
 
-		if (e->seq == p->snd_una && !e->acked)
-			tx_complete(r, e);
+		if (e->seq == p->snd_una && !e->acked) {
+			if (!e->retries && !e->fast && e->sent > latest)
+				latest = e->sent; /* never an ambiguous one (Karn) */
+			tx_complete(r, p, e);
+		}
 		e->seq = 0;
 		p->snd_una++;
 	}
@@ -496,11 +564,19 @@ static void take_ack(struct bip_rel *r, struct rel_peer *p, const struct rel_hdr
 		if (!(h->sack >> i & 1) || s >= p->snd_next)
 			continue;
 		e = &p->tx[s & (r->window - 1)];
-		if (e->seq == s && !e->acked)
-			tx_complete(r, e);
+		if (e->seq == s && !e->acked) {
+			if (!e->retries && !e->fast && e->sent > latest)
+				latest = e->sent;
+			tx_complete(r, p, e);
+		}
 	}
-	if (p->snd_una == p->snd_next)
+	if (p->snd_una == p->snd_next) {
 		p->next_due = 0;
+		return;
+	}
+	if (latest)
+		rack_detect(r, p, latest,
+			    h->sack ? ack + 64 - (uint64_t)__builtin_clzll(h->sack) : ack - 1);
 }
 
 /* --- the core's ops --- */
@@ -714,6 +790,8 @@ static int ordered(struct bip_rel *r, int src, const struct rel_hdr *h, const vo
 		release_held(r, src);
 		return 0;
 	}
+	if (h->oseq != p->oseq_rx)
+		counters()->early++;
 	return hold(r, p, h, data) < 0 ? -1 : 0;
 }
 
@@ -790,7 +868,7 @@ static void nack(struct bip_rel *r, int src, const struct rel_hdr *h)
 	if (!r->now)
 		r->now = now_ns();
 	tx_send(r, src, e, 1);
-	e->due = r->now + rto_of(r, e->retries);
+	e->due = r->now + rto_of(r, p, e->retries);
 	peer_due(p, e->due);
 }
 
@@ -940,13 +1018,22 @@ static void peer_lost(struct bip_rel *r, int peer)
 		if (r->lr[i].active && r->lr[i].src == peer)
 			lrecv_done(r, &r->lr[i], -EHOSTUNREACH);
 	p->snd_una = p->snd_next;
+	p->inflight = 0;
 	p->next_due = 0;
 }
 
+/*
+ * The timer of peer's packets.  Of the packets whose timeout has passed,
+ * only the oldest on each path goes again (and counts as a timeout): the
+ * others were sent after it and are likely waiting behind it, not lost.
+ * Their timers start again; the acknowledgement of the one sent again
+ * shows which of them are lost (rack_detect), as in TCP.
+ */
 static void retransmit_due(struct bip_rel *r, int peer)
 {
 	struct rel_peer *p = &r->peers[peer];
 	uint64_t s, next = 0;
+	unsigned timed_out = 0; /* bit k: path k had its timeout in this round */
 
 	for (s = p->snd_una; s < p->snd_next; s++) {
 		struct rel_txe *e = &p->tx[s & (r->window - 1)];
@@ -955,10 +1042,13 @@ static void retransmit_due(struct bip_rel *r, int peer)
 			continue;
 		if (e->due <= r->now) {
 			if (e->unsent) {
-				tx_send(r, peer, e, 0);
+				tx_send(r, peer, e, e->retries > 0);
+			} else if (timed_out >> e->path & 1) {
+				e->due = r->now + rto_of(r, p, e->retries);
 			} else {
 				struct rel_path *ph = &p->path[e->path];
 
+				timed_out |= 1u << e->path;
 				counters()->timeouts++;
 				COUNT_PATH(e->path, timeouts);
 				if (e->retries < 255)
@@ -972,7 +1062,8 @@ static void retransmit_due(struct bip_rel *r, int peer)
 				}
 				tx_send(r, peer, e, 1);
 			}
-			e->due = r->now + (e->unsent ? 0 : rto_of(r, e->retries));
+			if (e->due <= r->now)
+				e->due = r->now + (e->unsent ? 0 : rto_of(r, p, e->retries));
 		}
 		if (!next || e->due < next)
 			next = e->due;
@@ -989,7 +1080,8 @@ static void push_streams(struct bip_rel *r)
 		struct rel_lsend *ls = *lp;
 		struct rel_peer *p = &r->peers[ls->dst];
 
-		while (ls->next < ls->len && window_room(r, p)) {
+		while (ls->next < ls->len && window_room(r, p) &&
+		       (p->inflight < r->window_bytes || p->snd_una == p->snd_next)) {
 			size_t n = ls->len - ls->next < r->frag ? ls->len - ls->next : r->frag;
 			struct rel_txe *e = tx_new(r, ls->dst, REL_FRAG, 0, ls->rid, ls->next,
 						   ls->buf + ls->next, (uint32_t)n);
@@ -1157,6 +1249,7 @@ static void rel_close(struct bip_nic *nic)
 		drain(r);
 		linger(r);
 	}
+
 	r->dg->ops->close(r->lower);
 	for (i = 0; r->peers && i < r->numnodes; i++) {
 		struct rel_peer *p = &r->peers[i];
@@ -1213,7 +1306,7 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 {
 	struct bip_dgram *dg = lower->dgram;
 	struct bip_rel *r;
-	double window, frag, rto, rto_max, ack_delay, probe, retry, fails;
+	double window, wbytes, frag, rto, rto_max, ack_delay, probe, retry, fails;
 	int i, rc;
 	uint32_t k;
 
@@ -1225,7 +1318,10 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 		rc = env_num("BIP_REL_FRAG", dg->mtu < 65536 ? (double)dg->mtu : 65536, 1024,
 			     (double)dg->mtu, &frag, job->err, job->errlen);
 	if (!rc)
-		rc = env_num("BIP_REL_RTO", 0.005, 1e-5, 10, &rto, job->err, job->errlen);
+		rc = env_num("BIP_REL_WINDOW_BYTES", 1 << 20, 4096, 1 << 30, &wbytes, job->err,
+			     job->errlen);
+	if (!rc)
+		rc = env_num("BIP_REL_RTO", 0.002, 1e-5, 10, &rto, job->err, job->errlen);
 	if (!rc)
 		rc = env_num("BIP_REL_RTO_MAX", 0.5, 1e-5, 60, &rto_max, job->err, job->errlen);
 	if (!rc)
@@ -1256,6 +1352,7 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 	r->npaths = dg->npaths;
 	r->window = (unsigned)window;
 	r->frag = (size_t)frag;
+	r->window_bytes = (size_t)wbytes;
 	r->max_short = lower->max_short;
 	r->rto = (uint64_t)(rto * 1e9);
 	r->rto_max = (uint64_t)(rto_max * 1e9);

@@ -8,10 +8,14 @@
 # when depends on time, so the tests of the other faults put it off
 # (BIP_LANAI_SYNC=60s, far beyond their run) to keep their packets the same
 # at every run; the tail tests use it as it is.
+# These are the board's own checks, in message mode (BIP_LANAI_RELIABLE=0,
+# where the first fault ends the job); reliable.sh tests the repairs of the
+# reliability layer, the default.
 # Usage: faults.sh loss|corrupt|corrupt-long|duplicate|reorder|delay|linkdown|trace|tracelink|blackout|fwdeath|knobfile|badknob
 #                  |tail|tail-stream|tail-sync|tail-ack|tail-answer|tail-delay|tail-reorder
 #        BIPLOAD STREAM
 set -u
+export BIP_LANAI_RELIABLE=0
 what=$1
 bipload=$2
 prog=$3

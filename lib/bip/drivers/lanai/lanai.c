@@ -861,14 +861,16 @@ static void take_datagram(struct bip_lanai *l)
 	struct bip_tagq_entry e;
 	uint32_t freed = l->rx_freed;
 
-	if (l->rx_cap - l->rx_read < BIP_TAGQ_HEAD)
-		bad_entry(l, "no room for a head");
-	memcpy(&e, q + l->rx_read, sizeof(e));
+	/* A wrap mark is its kind alone: what is left at the end may be less
+	 * than a head. */
+	memcpy(&e.kind, q + l->rx_read, sizeof(e.kind));
 	if (e.kind == BIP_TAGQ_WRAP) {
 		freed += l->rx_cap - l->rx_read;
 		l->rx_read = 0;
-		memcpy(&e, q, sizeof(e));
 	}
+	if (l->rx_cap - l->rx_read < BIP_TAGQ_HEAD)
+		bad_entry(l, "no room for a head");
+	memcpy(&e, q + l->rx_read, sizeof(e));
 	if (e.kind != BIP_TAGQ_SHORT || e.len > l->rx_cap || e.size != bip_tagq_entry_size(e.len) ||
 	    e.size > l->rx_cap - l->rx_read)
 		bad_entry(l, "kind, length or size");
