@@ -233,5 +233,12 @@ int main(int argc, char **argv)
 	       (unsigned long long)c.failbacks);
 	fflush(stdout);
 	bip_finalize();
+	for (i = 0; i < INFLIGHT; i++)
+		free(sbuf[i]);
+	for (i = 0; i < 2 * n; i++)
+		free(in[i].buf);
+	free(in);
+	free(sent_s);
+	free(sent_l);
 	return 0;
 }
