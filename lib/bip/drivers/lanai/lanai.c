@@ -758,6 +758,9 @@ static void handle_event(struct bip_lanai *l, const struct bip_lanai_event *ev)
 	}
 }
 
+static void dgram_event(struct bip_lanai *l, const struct bip_lanai_event *ev);
+
+/* The events of the board, in either mode (dgram_event: datagram mode). */
 static int lanai_poll(struct bip_nic *nic)
 {
 	struct bip_lanai *l = lanai_of(nic);
@@ -769,7 +772,10 @@ static int lanai_poll(struct bip_nic *nic)
 
 		if (!bip_lanai_ring_ready(&ev->seq, l->ev_cons))
 			break;
-		handle_event(l, ev);
+		if (l->dgram_mode)
+			dgram_event(l, ev);
+		else
+			handle_event(l, ev);
 		l->ev_cons++;
 		n++;
 	}
@@ -907,31 +913,9 @@ static void dgram_event(struct bip_lanai *l, const struct bip_lanai_event *ev)
 	}
 }
 
-static int lanai_dgram_poll(struct bip_nic *nic)
-{
-	struct bip_lanai *l = lanai_of(nic);
-	int n = 0;
-
-	for (;;) {
-		struct bip_lanai_event *ev =
-		    bip_lanai_slot(l->events, BIP_LANAI_EVENT_SLOTS, sizeof(*ev), l->ev_cons);
-
-		if (!bip_lanai_ring_ready(&ev->seq, l->ev_cons))
-			break;
-		dgram_event(l, ev);
-		l->ev_cons++;
-		n++;
-	}
-	if (l->ev_cons != l->ev_published) {
-		l->ev_published = l->ev_cons;
-		bip_lanai_ring_release(&l->regs->event_cons, l->ev_cons);
-	}
-	return n;
-}
-
 const struct bip_dgram_ops bip_lanai_dgram_ops = {
     .send = lanai_dgram_send,
-    .poll = lanai_dgram_poll,
+    .poll = lanai_poll,
     .alive = lanai_alive,
     .close = lanai_close,
 };
