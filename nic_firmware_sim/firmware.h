@@ -198,6 +198,7 @@ struct lanai_faults {
 	uint64_t delay_us;
 	int linkdown_node;	 /* -1: none */
 	uint64_t linkdown_after; /* packets, or microseconds if in_time */
+	uint64_t linkup_after;	 /* the same: the link is up again (0: never) */
 	int linkdown_in_time;
 	uint64_t seed;
 	uint64_t sync_us; /* idle time of a link before a SYNC */
@@ -209,7 +210,17 @@ struct lanai_faults {
 	char trace[512]; /* the trace file, or "" */
 };
 
+/*
+ * One network of boards: a rail.  A host with several boards per node
+ * (rails, BIP_LANAI_RAILS or a configuration with several routes per line)
+ * has one lanai_fw per rail, all in one firmware process and one segment:
+ * board b of rail r is cabled to rail r's network only, and its packets
+ * name nodes (src, dst) within that rail.  Each rail has its own fault
+ * knobs (BIP_LANAI_RAIL<r>_*), generator, link state and counters; the
+ * segment's counters are their sums.
+ */
 struct lanai_fw {
+	int rail, nrails;
 	struct bip_lanai_fw *seg;
 	size_t seg_size;
 	char name[128];
@@ -218,7 +229,6 @@ struct lanai_fw {
 	struct lanai_board *boards;
 	const struct bip_conf *conf;
 	const struct bip_topology *topo; /* NULL: only direct routes */
-	char topo_path[512];
 	/* Route verdicts, computed at first use: [src * n + dst]. */
 	int8_t *route_ok; /* 0 unknown, 1 good, -1 wrong */
 	char **route_why;
@@ -227,8 +237,12 @@ struct lanai_fw {
 	uint64_t rng_sync;    /* faults of SYNCs and SYNC_ACKs, whose number depends on
 			       * time: the others stay reproducible from the seed */
 	uint64_t drop_seen;   /* packets that matched the drop knob */
-	int linkdown;	      /* the link is down now */
+	int linkdown;	      /* 0 not yet, 1 the link is down now, 2 up again */
 	uint64_t linkdown_at; /* packet count when it went down */
+	uint64_t linkup_at;   /* packet count when it came up again */
+	uint64_t packets;     /* packets put on this rail's wire */
+	uint64_t injected[BIP_LANAI_NFAULTS]; /* this rail's counters */
+	uint64_t detected[BIP_LANAI_NDETECT];
 	FILE *trace;
 	uint64_t t0;	   /* start, in microseconds */
 	int spin;	   /* it may spin when idle (enough processors) */
@@ -240,9 +254,16 @@ struct lanai_fw {
 uint64_t lanai_now_us(void);
 
 /* wire.c */
-/* The knobs of the wire: the knob file ($BIP_LANAI_CONF, else
- * $HOME/.bip/biplanai if it exists), then the BIP_LANAI_* variables. */
-int lanai_faults_from_env(struct lanai_faults *f, char *err, size_t errlen);
+/* The knobs of rail's wire: the knob file ($BIP_LANAI_CONF, else
+ * $HOME/.bip/biplanai if it exists), then the BIP_LANAI_* variables; in
+ * both, a knob given for the rail alone ("rail1.loss 5",
+ * BIP_LANAI_RAIL1_LOSS=5) wins over the one for every rail.  A knob for a
+ * rail at or beyond nrails is an error. */
+int lanai_faults_from_env(struct lanai_faults *f, int rail, int nrails, char *err,
+			  size_t errlen);
+/* Count an injected fault or a detected one, on the rail and the segment. */
+void lanai_count_injected(struct lanai_fw *fw, enum bip_lanai_fault k);
+void lanai_count_detected(struct lanai_fw *fw, enum bip_lanai_detect k);
 /* Put a packet on the wire from board src (h.src, h.dst, kind, tag, len, args
  * and payload set): routes, sequences, CRCs, injects faults, queues it for
  * the destination board or reports why not.  Takes the packet. */
@@ -319,9 +340,10 @@ static inline int lanai_event_room(struct lanai_board *b)
 	return bip_lanai_ring_room(&b->evp, &b->regs->event_cons, BIP_LANAI_EVENT_SLOTS);
 }
 
-/* route.c: where the route of the configuration from node src to node dst
- * lands.  0 if at dst's host, else -EHOSTUNREACH with the reason in why. */
-int lanai_route_check(const struct bip_conf *conf, const struct bip_topology *topo, int src,
-		      int dst, char *why, size_t whylen);
+/* route.c: where rail's route of the configuration from node src to node
+ * dst lands (from board rail of src's host; it must reach board rail of
+ * dst's host).  0 if at dst's host, else -EHOSTUNREACH with the reason in why. */
+int lanai_route_check(const struct bip_conf *conf, const struct bip_topology *topo, int rail,
+		      int src, int dst, char *why, size_t whylen);
 
 #endif /* LANAI_FIRMWARE_H */

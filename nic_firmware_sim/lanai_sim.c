@@ -5,7 +5,8 @@
  *
  *   lanai-sim -j JOBID -n NODES [-f CONF] [-T TRACE] [-r FD] [-q]
  *
- * Creates the job's board segment (one board per node), then serves the
+ * Creates the job's board segment (one board per node and rail: rail r's
+ * boards make one network, struct lanai_fw, of their own), then serves the
  * boards whose hosts attach: it takes descriptors from their send rings,
  * puts packets on the simulated wire, delivers arriving packets as events,
  * and moves long messages itself between the processes' buffers
@@ -47,7 +48,9 @@ static void on_signal(int sig)
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: lanai-sim -j JOBID -n NODES [-f CONF] [-T TRACE] [-r FD] [-q]\n");
+		"usage: lanai-sim -j JOBID -n NODES [-f CONF] [-T TRACE] [-r FD] [-q]\n"
+		"  (BIP_LANAI_RAILS: boards per node, when the configuration has one route "
+		"per line)\n");
 	exit(status);
 }
 
@@ -58,16 +61,18 @@ static struct lanai_board *board(struct lanai_fw *fw, int node)
 
 /* --- the segment --- */
 
-static int create_segment(struct lanai_fw *fw, const char *jobid)
+/* The segment, for every rail: fws[0] holds its name and mapping. */
+static int create_segment(struct lanai_fw *fws, int nrails, const char *jobid)
 {
+	struct lanai_fw *fw = &fws[0];
 	uint64_t off_send, off_event, off_lrecv, off_post, off_tagq;
 	uint64_t bsize =
 	    bip_lanai_board_layout(&off_send, &off_event, &off_lrecv, &off_post, &off_tagq);
 	uint64_t off_boards = (sizeof(struct bip_lanai_fw) + 4095) & ~(uint64_t)4095;
-	size_t size = off_boards + bsize * (uint64_t)fw->nboards;
+	size_t size = off_boards + bsize * (uint64_t)fw->nboards * (uint64_t)nrails;
 	struct bip_lanai_fw *seg;
 	char why[512];
-	int fd, i, rc;
+	int fd, i, rc, rail;
 
 	if (bip_lanai_segment_name(fw->name, sizeof(fw->name), jobid) < 0) {
 		fprintf(stderr, "lanai-sim: job id %s too long\n", jobid);
@@ -103,11 +108,14 @@ static int create_segment(struct lanai_fw *fw, const char *jobid)
 	fw->seg_size = size;
 	seg->magic = BIP_LANAI_MAGIC;
 	seg->version = BIP_LANAI_VERSION;
-	seg->nboards = (uint32_t)fw->nboards;
+	seg->nboards = (uint32_t)(fw->nboards * nrails);
+	seg->nnodes = (uint32_t)fw->nboards;
+	seg->nrails = (uint32_t)nrails;
 	seg->pid = (int32_t)getpid();
 	seg->size = size;
 	seg->off_boards = off_boards;
 	seg->board_size = bsize;
+	/* The knobs of rail 0 (bip_lanai(7)); every rail's are in its summary. */
 	for (i = 0; i < BIP_LANAI_NFAULTS; i++)
 		seg->knob_ppm[i] = fw->faults.ppm[i];
 	seg->delay_us = (uint32_t)fw->faults.delay_us;
@@ -116,33 +124,38 @@ static int create_segment(struct lanai_fw *fw, const char *jobid)
 	seg->linkdown_after = fw->faults.linkdown_after;
 	seg->linkdown_in_time = (uint32_t)fw->faults.linkdown_in_time;
 	seg->seed = fw->faults.seed;
-	for (i = 0; i < fw->nboards; i++) {
-		struct bip_lanai_regs *r =
-		    (struct bip_lanai_regs *)((char *)seg + off_boards + (uint64_t)i * bsize);
-		struct lanai_board *b = board(fw, i);
+	for (rail = 0; rail < nrails; rail++) {
+		fws[rail].seg = seg;
+		for (i = 0; i < fw->nboards; i++) {
+			struct bip_lanai_regs *r =
+			    (struct bip_lanai_regs *)((char *)seg + off_boards +
+						      ((uint64_t)rail * fw->nboards + i) * bsize);
+			struct lanai_board *b = board(&fws[rail], i);
 
-		r->magic = BIP_LANAI_MAGIC;
-		r->version = BIP_LANAI_VERSION;
-		r->node = (uint32_t)i;
-		r->send_slots = BIP_LANAI_SEND_SLOTS;
-		r->event_slots = BIP_LANAI_EVENT_SLOTS;
-		r->lrecv_slots = BIP_LANAI_LRECV_SLOTS;
-		r->slot_size = BIP_LANAI_SLOT_SIZE;
-		r->short_max = BIP_LANAI_SHORT_MAX;
-		r->off_send = off_send;
-		r->off_event = off_event;
-		r->off_lrecv = off_lrecv;
-		r->off_post = off_post;
-		r->off_tagq = off_tagq;
-		r->tagq_slots = BIP_LANAI_TAGQ_SLOTS;
-		r->fw_pid = (int32_t)getpid();
-		r->state = BIP_LANAI_BOARD_READY;
-		b->regs = r;
-		b->send = (struct bip_lanai_desc *)((char *)r + off_send);
-		b->events = (struct bip_lanai_event *)((char *)r + off_event);
-		b->lrecv = (struct bip_lanai_lrecv *)((char *)r + off_lrecv);
-		b->post = (struct bip_lanai_post *)((char *)r + off_post);
-		b->state = BIP_LANAI_BOARD_READY;
+			r->magic = BIP_LANAI_MAGIC;
+			r->version = BIP_LANAI_VERSION;
+			r->node = (uint32_t)i;
+			r->rail = (uint32_t)rail;
+			r->send_slots = BIP_LANAI_SEND_SLOTS;
+			r->event_slots = BIP_LANAI_EVENT_SLOTS;
+			r->lrecv_slots = BIP_LANAI_LRECV_SLOTS;
+			r->slot_size = BIP_LANAI_SLOT_SIZE;
+			r->short_max = BIP_LANAI_SHORT_MAX;
+			r->off_send = off_send;
+			r->off_event = off_event;
+			r->off_lrecv = off_lrecv;
+			r->off_post = off_post;
+			r->off_tagq = off_tagq;
+			r->tagq_slots = BIP_LANAI_TAGQ_SLOTS;
+			r->fw_pid = (int32_t)getpid();
+			r->state = BIP_LANAI_BOARD_READY;
+			b->regs = r;
+			b->send = (struct bip_lanai_desc *)((char *)r + off_send);
+			b->events = (struct bip_lanai_event *)((char *)r + off_event);
+			b->lrecv = (struct bip_lanai_lrecv *)((char *)r + off_lrecv);
+			b->post = (struct bip_lanai_post *)((char *)r + off_post);
+			b->state = BIP_LANAI_BOARD_READY;
+		}
 	}
 	/* Pairs with the acquire of ready in the host driver. */
 	bip_store_release(&seg->ready, 1);
@@ -698,33 +711,39 @@ static void set_need_doorbell(struct lanai_fw *fw, uint32_t v)
 }
 
 /* Sleep until a doorbell, a delayed packet is due, or a host check is due. */
-static void sleep_idle(struct lanai_fw *fw)
+static void sleep_idle(struct lanai_fw *fws, int nrails)
 {
-	uint32_t w = bip_load_acquire(&fw->seg->wake);
-	uint64_t timeout = 100000, now;
+	uint32_t w = bip_load_acquire(&fws[0].seg->wake);
+	uint64_t timeout = 100000, now, due = 0;
 	struct timespec ts;
+	int r, posted = 0, blocked = 0;
 
-	set_need_doorbell(fw, 1);
+	for (r = 0; r < nrails; r++)
+		set_need_doorbell(&fws[r], 1);
 	/* Orders need_doorbell before the last look at the rings; pairs with
 	 * the host's fence between publishing a slot and reading need_doorbell. */
 	bip_fence();
-	if (!work_posted(fw) && !stop_signal) {
+	for (r = 0; r < nrails; r++) {
+		posted |= work_posted(&fws[r]);
+		blocked |= fws[r].blocked;
+		if (fws[r].next_due && (!due || fws[r].next_due < due))
+			due = fws[r].next_due;
+	}
+	if (!posted && !stop_signal) {
 		now = lanai_now_us();
-		if (fw->blocked)
+		if (blocked)
 			timeout = 1000; /* a host frees event slots without ringing */
-		if (fw->next_due)
-			timeout =
-			    fw->next_due > now
-				? (fw->next_due - now < timeout ? fw->next_due - now : timeout)
-				: 0;
+		if (due)
+			timeout = due > now ? (due - now < timeout ? due - now : timeout) : 0;
 		if (timeout) {
 			ts.tv_sec = (time_t)(timeout / 1000000u);
 			ts.tv_nsec = (long)(timeout % 1000000u) * 1000;
-			fw->seg->sleeps++;
-			syscall(SYS_futex, &fw->seg->wake, FUTEX_WAIT, w, &ts, NULL, 0);
+			fws[0].seg->sleeps++;
+			syscall(SYS_futex, &fws[0].seg->wake, FUTEX_WAIT, w, &ts, NULL, 0);
 		}
 	}
-	set_need_doorbell(fw, 0);
+	for (r = 0; r < nrails; r++)
+		set_need_doorbell(&fws[r], 0);
 }
 
 /*
@@ -735,87 +754,111 @@ static void sleep_idle(struct lanai_fw *fw)
  */
 #define LANAI_SLEEP_US 2000
 
-static void run(struct lanai_fw *fw)
+static void run(struct lanai_fw *fws, int nrails)
 {
 	uint64_t last_check = 0, last_work = lanai_now_us();
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-
 	/* The hosts and the firmware each want a processor. */
-	fw->spin = ncpu > fw->nboards + 1;
+	int spin = ncpu > fws[0].nboards + 1;
 
 	while (!stop_signal) {
 		uint64_t now = lanai_now_us();
-		int check = now - last_check > 50000;
+		int check = now - last_check > 50000, work = 0, released = 1, attached = 1, r;
 
 		if (check)
 			last_check = now;
-		if (service(fw, check)) {
+		for (r = 0; r < nrails; r++)
+			work += service(&fws[r], check);
+		if (work) {
 			last_work = now;
 			continue;
 		}
-		if (all_released(fw))
+		for (r = 0; r < nrails; r++) {
+			released &= all_released(&fws[r]);
+			attached &= all_attached(&fws[r]);
+		}
+		if (released)
 			break;
-		if (!fw->unlinked && all_attached(fw)) {
+		if (!fws[0].unlinked && attached) {
 			/* Every host has mapped the segment: its name is no longer
 			 * needed, and nothing is left in /dev/shm even after kill -9. */
-			shm_unlink(fw->name);
-			fw->unlinked = 1;
+			shm_unlink(fws[0].name);
+			fws[0].unlinked = 1;
 		}
 		if (now - last_work < LANAI_SLEEP_US) {
-			if (fw->spin)
+			if (spin)
 				bip_cpu_relax();
 			else
 				sched_yield();
 		} else {
-			sleep_idle(fw);
+			sleep_idle(fws, nrails);
 			last_work = lanai_now_us();
 		}
 	}
 }
 
-static void summary(struct lanai_fw *fw, int quiet)
+static void print_counts(const char *rail, uint64_t packets, const uint64_t *inj,
+			 const uint64_t *det)
 {
-	const struct bip_lanai_fw *s = fw->seg;
+	fprintf(stderr,
+		"lanai-sim: %s%llu packets; injected: loss %llu, corrupt %llu, duplicate %llu, "
+		"delay %llu, reorder %llu, link-down %llu; detected: crc %llu, duplicate %llu, "
+		"gap %llu, reorder %llu, wrong-route %llu, link-down %llu\n",
+		rail, (unsigned long long)packets,
+		(unsigned long long)inj[BIP_LANAI_FAULT_LOSS],
+		(unsigned long long)inj[BIP_LANAI_FAULT_CORRUPT],
+		(unsigned long long)inj[BIP_LANAI_FAULT_DUPLICATE],
+		(unsigned long long)inj[BIP_LANAI_FAULT_DELAY],
+		(unsigned long long)inj[BIP_LANAI_FAULT_REORDER],
+		(unsigned long long)inj[BIP_LANAI_FAULT_LINKDOWN],
+		(unsigned long long)det[BIP_LANAI_DET_CRC],
+		(unsigned long long)det[BIP_LANAI_DET_DUPLICATE],
+		(unsigned long long)det[BIP_LANAI_DET_GAP],
+		(unsigned long long)det[BIP_LANAI_DET_REORDER],
+		(unsigned long long)det[BIP_LANAI_DET_ROUTE],
+		(unsigned long long)det[BIP_LANAI_DET_LINKDOWN]);
+}
+
+/* The wire's counters: the sums, then each rail's when there are several. */
+static void summary(struct lanai_fw *fws, int nrails, int quiet)
+{
+	const struct bip_lanai_fw *s = fws[0].seg;
 	uint64_t any = 0;
-	int i;
+	int i, r;
 
 	for (i = 0; i < BIP_LANAI_NFAULTS; i++)
-		any |= s->injected[i] | s->knob_ppm[i];
+		any |= s->injected[i];
 	for (i = 0; i < BIP_LANAI_NDETECT; i++)
 		any |= s->detected[i];
-	any |= fw->faults.linkdown_node >= 0 || fw->faults.delay_us;
+	for (r = 0; r < nrails; r++) {
+		for (i = 0; i < BIP_LANAI_NFAULTS; i++)
+			any |= fws[r].faults.ppm[i];
+		any |= fws[r].faults.linkdown_node >= 0 || fws[r].faults.delay_us;
+	}
 	if (quiet && !any)
 		return;
 	if (!quiet) {
 		uint64_t rung = 0;
 
-		for (i = 0; i < fw->nboards; i++)
-			rung += fw->boards[i].regs->doorbells;
+		for (r = 0; r < nrails; r++)
+			for (i = 0; i < fws[r].nboards; i++)
+				rung += fws[r].boards[i].regs->doorbells;
 		fprintf(stderr, "lanai-sim: %d boards, slept %llu times, %llu doorbells rung\n",
-			fw->nboards, (unsigned long long)s->sleeps, (unsigned long long)rung);
+			fws[0].nboards * nrails, (unsigned long long)s->sleeps,
+			(unsigned long long)rung);
 	}
-	fprintf(stderr,
-		"lanai-sim: %llu packets; injected: loss %llu, corrupt %llu, duplicate %llu, "
-		"delay %llu, reorder %llu, link-down %llu; detected: crc %llu, duplicate %llu, "
-		"gap %llu, reorder %llu, wrong-route %llu, link-down %llu\n",
-		(unsigned long long)s->packets,
-		(unsigned long long)s->injected[BIP_LANAI_FAULT_LOSS],
-		(unsigned long long)s->injected[BIP_LANAI_FAULT_CORRUPT],
-		(unsigned long long)s->injected[BIP_LANAI_FAULT_DUPLICATE],
-		(unsigned long long)s->injected[BIP_LANAI_FAULT_DELAY],
-		(unsigned long long)s->injected[BIP_LANAI_FAULT_REORDER],
-		(unsigned long long)s->injected[BIP_LANAI_FAULT_LINKDOWN],
-		(unsigned long long)s->detected[BIP_LANAI_DET_CRC],
-		(unsigned long long)s->detected[BIP_LANAI_DET_DUPLICATE],
-		(unsigned long long)s->detected[BIP_LANAI_DET_GAP],
-		(unsigned long long)s->detected[BIP_LANAI_DET_REORDER],
-		(unsigned long long)s->detected[BIP_LANAI_DET_ROUTE],
-		(unsigned long long)s->detected[BIP_LANAI_DET_LINKDOWN]);
+	print_counts("", s->packets, s->injected, s->detected);
+	for (r = 0; nrails > 1 && r < nrails; r++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "rail %d: ", r);
+		print_counts(name, fws[r].packets, fws[r].injected, fws[r].detected);
+	}
 }
 
 /* The configuration the processes will read: -f, $BIPCONF, ~/.bip/bipconf,
  * else n nodes on this host. */
-static struct bip_conf *load_conf(const char *file, int n)
+static struct bip_conf *load_conf(const char *file, int n, int nrails)
 {
 	char path[4096], err[512];
 	struct bip_conf *conf = NULL;
@@ -836,10 +879,18 @@ static struct bip_conf *load_conf(const char *file, int n)
 			bip_conf_free(conf);
 			return NULL;
 		}
+		if (nrails && nrails != conf->nrails) {
+			fprintf(stderr,
+				"lanai-sim: BIP_LANAI_RAILS=%d, but the configuration %s has %d "
+				"route%s per line (one per rail)\n",
+				nrails, file, conf->nrails, conf->nrails == 1 ? "" : "s");
+			bip_conf_free(conf);
+			return NULL;
+		}
 		bip_conf_truncate(conf, n);
 		return conf;
 	}
-	rc = bip_conf_local(n, &conf);
+	rc = bip_conf_local_rails(n, nrails ? nrails : 1, &conf);
 	if (rc < 0) {
 		fprintf(stderr, "lanai-sim: cannot describe this host: %s\n", strerror(-rc));
 		return NULL;
@@ -847,21 +898,90 @@ static struct bip_conf *load_conf(const char *file, int n)
 	return conf;
 }
 
-static int load_topology(struct lanai_fw *fw)
+/* BIP_LANAI_RAILS: boards per node; 0 when not set (the configuration says). */
+static int rails_from_env(void)
 {
-	struct bip_topology *topo = NULL;
-	char err[512];
-	int rc;
+	const char *s = getenv("BIP_LANAI_RAILS");
+	char *end;
+	long v;
 
-	if (bip_topology_default_path(fw->topo_path, sizeof(fw->topo_path)) < 0 ||
-	    access(fw->topo_path, F_OK) < 0)
-		return 0; /* no topology: direct routes only */
-	rc = bip_topology_load(fw->topo_path, &topo, err, sizeof(err));
-	if (rc < 0) {
-		fprintf(stderr, "lanai-sim: %s\n", err);
-		return rc;
+	if (!s || !*s)
+		return 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end || v < 1 || v > BIP_CONF_MAXRAILS) {
+		fprintf(stderr, "lanai-sim: BIP_LANAI_RAILS=%s: expected 1 to %d boards per node\n",
+			s, BIP_CONF_MAXRAILS);
+		return -1;
 	}
-	fw->topo = topo;
+	return (int)v;
+}
+
+static void rail_free(struct lanai_fw *fw)
+{
+	int i, k;
+
+	for (i = 0; fw->boards && i < fw->nboards; i++) {
+		struct lanai_board *b = board(fw, i);
+		struct lanai_packet *p, *next;
+
+		for (p = b->in_head; p; p = next) {
+			next = p->next;
+			free(p);
+		}
+		free(b->held);
+		for (k = 0; b->stall && k < fw->nboards; k++) {
+			for (p = b->stall[k].head; p; p = next) {
+				next = p->next;
+				free(p);
+			}
+		}
+		free(b->stall);
+		free(b->tq);
+		lanai_drop_window(b);
+		while (b->xfers) {
+			struct lanai_xfer *x = b->xfers;
+
+			b->xfers = x->next;
+			free(x);
+		}
+		free(b->tx_seq);
+		free(b->rx_seq);
+		free(b->rx_failed);
+		free(b->link);
+		free(b->lsend);
+		free(b->lsfree);
+	}
+	for (i = 0; fw->route_why && i < fw->nboards * fw->nboards; i++)
+		free(fw->route_why[i]);
+	free(fw->route_why);
+	free(fw->route_ok);
+	free(fw->boards);
+}
+
+/* Rail r's knobs, checked against the job's nodes. */
+static int rail_faults(struct lanai_fw *fw, int n)
+{
+	char err[512];
+
+	if (lanai_faults_from_env(&fw->faults, fw->rail, fw->nrails, err, sizeof(err)) < 0) {
+		fprintf(stderr, "lanai-sim: %s\n", err);
+		return -EINVAL;
+	}
+	if (fw->faults.drop_kind && (fw->faults.drop_src >= (uint32_t)n ||
+				     fw->faults.drop_dst >= (uint32_t)n)) {
+		fprintf(stderr, "lanai-sim: BIP_LANAI_DROP: node %u or %u is not one of the %d "
+			"nodes\n", fw->faults.drop_src, fw->faults.drop_dst, n);
+		return -EINVAL;
+	}
+	if (fw->faults.linkdown_node >= n) {
+		fprintf(stderr,
+			"lanai-sim: BIP_LANAI_LINK_DOWN: node %d is not one of the %d nodes\n",
+			fw->faults.linkdown_node, n);
+		return -EINVAL;
+	}
+	/* Rail 0 draws as a single rail always did; the others differ. */
+	fw->rng = fw->faults.seed + (uint64_t)fw->rail * 0x5241494cull; /* "RAIL" */
+	fw->rng_sync = fw->rng ^ 0x53594e43u; /* "SYNC" */
 	return 0;
 }
 
@@ -869,12 +989,16 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
 						 {NULL, 0, NULL, 0}};
-	struct lanai_fw fw = {.unlinked = 1};
+	struct lanai_fw *fws = NULL;
 	const char *jobid = NULL, *conf_file = NULL, *trace = NULL;
 	struct sigaction sa = {.sa_handler = on_signal};
-	char err[512];
-	int c, ready_fd = -1, quiet = 0, n = 0, rc = EXIT_FAILURE, i, k;
+	struct bip_conf *conf;
+	struct bip_topology *topo = NULL;
+	char topo_path[512];
+	FILE *tf = NULL;
+	int c, ready_fd = -1, quiet = 0, n = 0, rc = EXIT_FAILURE, r, nrails;
 	pid_t parent = getppid();
+	uint64_t t0;
 
 	while ((c = getopt_long(argc, argv, "j:n:f:T:r:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -921,30 +1045,35 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (lanai_faults_from_env(&fw.faults, err, sizeof(err)) < 0) {
-		fprintf(stderr, "lanai-sim: %s\n", err);
+	nrails = rails_from_env();
+	if (nrails < 0)
 		return EXIT_FAILURE;
-	}
-	if (fw.faults.drop_kind && (fw.faults.drop_src >= (uint32_t)n ||
-				    fw.faults.drop_dst >= (uint32_t)n)) {
-		fprintf(stderr, "lanai-sim: BIP_LANAI_DROP: node %u or %u is not one of the %d "
-			"nodes\n", fw.faults.drop_src, fw.faults.drop_dst, n);
+	conf = load_conf(conf_file, n, nrails);
+	if (!conf)
 		return EXIT_FAILURE;
+	nrails = conf->nrails;
+	fws = calloc((size_t)nrails, sizeof(*fws));
+	if (!fws) {
+		fprintf(stderr, "lanai-sim: out of memory\n");
+		goto undo;
 	}
-	if (fw.faults.linkdown_node >= n) {
-		fprintf(stderr,
-			"lanai-sim: BIP_LANAI_LINK_DOWN: node %d is not one of the %d nodes\n",
-			fw.faults.linkdown_node, n);
-		return EXIT_FAILURE;
+	for (r = 0; r < nrails; r++) {
+		fws[r] = (struct lanai_fw){ .rail = r, .nrails = nrails, .unlinked = 1,
+					    .nboards = n, .conf = conf };
+		if (rail_faults(&fws[r], n) < 0)
+			goto undo;
 	}
-	fw.rng = fw.faults.seed;
-	fw.rng_sync = fw.faults.seed ^ 0x53594e43u; /* "SYNC" */
+	if (bip_topology_default_path(topo_path, sizeof(topo_path)) == 0 &&
+	    access(topo_path, F_OK) == 0) {
+		char err[512];
+
+		if (bip_topology_load(topo_path, &topo, err, sizeof(err)) < 0) {
+			fprintf(stderr, "lanai-sim: %s\n", err);
+			goto undo;
+		}
+	}
 	if (!trace)
-		trace = fw.faults.trace;
-	fw.nboards = n;
-	fw.conf = load_conf(conf_file, n);
-	if (!fw.conf || load_topology(&fw) < 0)
-		return EXIT_FAILURE;
+		trace = fws[0].faults.trace;
 	if (trace && *trace) {
 		/* A new file of ours (mkstemp: O_EXCL, mode 0600) renamed to the
 		 * path: a link another user planted there is replaced, never
@@ -962,23 +1091,29 @@ int main(int argc, char **argv)
 			tfd = -1;
 			errno = e;
 		}
-		fw.trace = tfd >= 0 ? fdopen(tfd, "w") : NULL;
-		if (!fw.trace) {
+		tf = tfd >= 0 ? fdopen(tfd, "w") : NULL;
+		if (!tf) {
 			fprintf(stderr, "lanai-sim: trace file %s: %s\n", trace, strerror(errno));
 			if (tfd >= 0)
 				close(tfd);
-			return EXIT_FAILURE;
+			goto undo;
 		}
-		setvbuf(fw.trace, NULL, _IOLBF, 0);
-		fprintf(fw.trace, "# lanai-sim trace: job %s, %d boards, crc32c %s\n", jobid, n,
+		setvbuf(tf, NULL, _IOLBF, 0);
+		fprintf(tf, "# lanai-sim trace: job %s, %d boards%s, crc32c %s\n", jobid,
+			n * nrails, nrails > 1 ? " (rails of one network each)" : "",
 			bip_crc32c_hw() ? "sse4.2" : "table");
 	}
-	fw.t0 = lanai_now_us();
-	if (boards_init(&fw) < 0) {
-		fprintf(stderr, "lanai-sim: out of memory\n");
-		goto undo;
+	t0 = lanai_now_us();
+	for (r = 0; r < nrails; r++) {
+		fws[r].topo = topo;
+		fws[r].trace = tf;
+		fws[r].t0 = t0;
+		if (boards_init(&fws[r]) < 0) {
+			fprintf(stderr, "lanai-sim: out of memory\n");
+			goto undo;
+		}
 	}
-	if (create_segment(&fw, jobid) < 0)
+	if (create_segment(fws, nrails, jobid) < 0)
 		goto undo;
 	if (ready_fd >= 0) {
 		if (write(ready_fd, "ready\n", 6) != 6) {
@@ -986,55 +1121,22 @@ int main(int argc, char **argv)
 		}
 		close(ready_fd);
 	}
-	run(&fw);
-	summary(&fw, quiet);
+	run(fws, nrails);
+	summary(fws, nrails, quiet);
 	rc = EXIT_SUCCESS;
 undo:
-	if (fw.seg) {
-		if (!fw.unlinked)
-			shm_unlink(fw.name);
-		munmap(fw.seg, fw.seg_size);
+	if (fws && fws[0].seg) {
+		if (!fws[0].unlinked)
+			shm_unlink(fws[0].name);
+		munmap(fws[0].seg, fws[0].seg_size);
 	}
-	if (fw.trace)
-		fclose(fw.trace);
-	for (i = 0; fw.boards && i < fw.nboards; i++) {
-		struct lanai_board *b = board(&fw, i);
-		struct lanai_packet *p, *next;
-
-		for (p = b->in_head; p; p = next) {
-			next = p->next;
-			free(p);
-		}
-		free(b->held);
-		for (k = 0; b->stall && k < fw.nboards; k++) {
-			for (p = b->stall[k].head; p; p = next) {
-				next = p->next;
-				free(p);
-			}
-		}
-		free(b->stall);
-		free(b->tq);
-		lanai_drop_window(b);
-		while (b->xfers) {
-			struct lanai_xfer *x = b->xfers;
-
-			b->xfers = x->next;
-			free(x);
-		}
-		free(b->tx_seq);
-		free(b->rx_seq);
-		free(b->rx_failed);
-		free(b->link);
-		free(b->lsend);
-		free(b->lsfree);
-	}
-	for (i = 0; fw.route_why && i < fw.nboards * fw.nboards; i++)
-		free(fw.route_why[i]);
-	free(fw.route_why);
-	free(fw.route_ok);
-	free(fw.boards);
-	if (fw.topo)
-		bip_topology_free((struct bip_topology *)fw.topo);
-	bip_conf_free((struct bip_conf *)fw.conf);
+	if (tf)
+		fclose(tf);
+	for (r = 0; fws && r < nrails; r++)
+		rail_free(&fws[r]);
+	free(fws);
+	if (topo)
+		bip_topology_free(topo);
+	bip_conf_free(conf);
 	return rc;
 }

@@ -24,14 +24,14 @@ static void route_text(const struct bip_route *r, char *buf, size_t len)
 		used += (size_t)snprintf(buf + used, len - used, "%s%d", i ? " " : "", r->hop[i]);
 }
 
-int lanai_route_check(const struct bip_conf *conf, const struct bip_topology *topo, int src,
-		      int dst, char *why, size_t whylen)
+int lanai_route_check(const struct bip_conf *conf, const struct bip_topology *topo, int rail,
+		      int src, int dst, char *why, size_t whylen)
 {
-	const struct bip_route *r = &conf->routes[(size_t)src * conf->n + dst];
+	const struct bip_route *r = bip_conf_route(conf, rail, src, dst);
 	const char *from = conf->nodes[src].host, *to = conf->nodes[dst].host, *landed = NULL;
 	int direct = r->nhops == 1 && r->hop[0] == BIP_ROUTE_DIRECT;
 	char rt[64], w[256];
-	int rc;
+	int rc, unit = -1;
 
 	route_text(r, rt, sizeof(rt));
 	if (!strcmp(from, to)) {
@@ -52,10 +52,9 @@ int lanai_route_check(const struct bip_conf *conf, const struct bip_topology *to
 			 rt, from, to);
 		return -EHOSTUNREACH;
 	}
-	rc = bip_topology_follow(topo, from, r, &landed, w, sizeof(w));
+	rc = bip_topology_follow_unit(topo, from, rail, r, &landed, &unit, w, sizeof(w));
 	if (rc == -ENOENT) {
-		snprintf(why, whylen, "route %s from host %s: host %s is not in the topology", rt,
-			 from, from);
+		snprintf(why, whylen, "route %s from host %s: %s", rt, from, w);
 		return -EHOSTUNREACH;
 	}
 	if (rc < 0) {
@@ -65,6 +64,13 @@ int lanai_route_check(const struct bip_conf *conf, const struct bip_topology *to
 	if (strcmp(landed, to)) {
 		snprintf(why, whylen, "route %s from host %s lands on host %s, not on host %s", rt,
 			 from, landed, to);
+		return -EHOSTUNREACH;
+	}
+	if (unit != rail) {
+		snprintf(why, whylen,
+			 "route %s of rail %d from host %s lands on board %d of host %s, not on "
+			 "its board %d",
+			 rt, rail, from, unit, to, rail);
 		return -EHOSTUNREACH;
 	}
 	return 0;

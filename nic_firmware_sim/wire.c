@@ -16,6 +16,7 @@
  * loss shows as a gap at the next packet) is dropped and reported to its
  * host, and nothing more is delivered from that link.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -116,6 +117,19 @@ static int parse_time(const char *s, uint64_t *us)
 	return 0;
 }
 
+/* A packet count ("100") or a time with its unit ("50ms"). */
+static int parse_after(const char *s, uint64_t *v, int *in_time)
+{
+	char *end;
+
+	*in_time = 0;
+	*v = strtoull(s, &end, 10);
+	if (end != s && !*end && isdigit((unsigned char)*s))
+		return 0;
+	*in_time = 1;
+	return parse_time(s, v) < 0 || !strpbrk(s, "su") ? -EINVAL : 0;
+}
+
 static int knob_set(struct lanai_faults *f, const struct knob *k, const char *s, const char *what,
 		    char *err, size_t errlen)
 {
@@ -147,28 +161,42 @@ static int knob_set(struct lanai_faults *f, const struct knob *k, const char *s,
 		}
 		return 0;
 	case KNOB_LINKDOWN: {
+		/* NODE@DOWN or NODE@DOWN:UP, both packet counts or both times. */
 		long node = strtol(s, &end, 10);
-		const char *after = end + 1;
+		const char *after = end + 1, *colon;
+		char down[64];
+		int in_time, up_in_time = 0;
 
-		if (end == s || *end != '@' || node < 0 || !*after) {
+		colon = strchr(after, ':');
+		if (end == s || *end != '@' || node < 0 || !*after ||
+		    (size_t)(colon ? colon - after : (long)strlen(after)) >= sizeof(down) ||
+		    (colon && !colon[1])) {
 			snprintf(err, errlen,
-				 "%s: expected NODE@PACKETS or NODE@TIME (e.g. 1@100, 1@50ms)",
+				 "%s: expected NODE@DOWN or NODE@DOWN:UP, packet counts or times "
+				 "(e.g. 1@100, 1@50ms, 1@50ms:300ms)",
 				 what);
 			return -EINVAL;
 		}
+		snprintf(down, sizeof(down), "%.*s", (int)(colon ? colon - after : (long)strlen(after)),
+			 after);
 		f->linkdown_node = (int)node;
-		f->linkdown_in_time = 0;
-		f->linkdown_after = strtoull(after, &end, 10);
-		if (end == after || *end) {
-			f->linkdown_in_time = 1;
-			if (parse_time(after, &f->linkdown_after) < 0 || !strpbrk(after, "su")) {
-				snprintf(err, errlen,
-					 "%s: after '@', a packet count or a time with its unit "
-					 "(50ms, 1s)",
-					 what);
-				return -EINVAL;
-			}
+		f->linkup_after = 0;
+		if (parse_after(down, &f->linkdown_after, &in_time) < 0 ||
+		    (colon && parse_after(colon + 1, &f->linkup_after, &up_in_time) < 0)) {
+			snprintf(err, errlen,
+				 "%s: after '@' and ':', a packet count or a time with its unit "
+				 "(50ms, 1s)",
+				 what);
+			return -EINVAL;
 		}
+		if (colon && (up_in_time != in_time || f->linkup_after <= f->linkdown_after)) {
+			snprintf(err, errlen,
+				 "%s: the link comes up again after it goes down, counted the same "
+				 "way (both packets or both times)",
+				 what);
+			return -EINVAL;
+		}
+		f->linkdown_in_time = in_time;
 		return 0;
 	}
 	case KNOB_DROP: {
@@ -232,10 +260,32 @@ static int knob_set(struct lanai_faults *f, const struct knob *k, const char *s,
 	return -EINVAL;
 }
 
-/* The knob file: "NAME VALUE" per line, blank lines and '#' comments ignored. */
-static int knobs_from_file(struct lanai_faults *f, const char *path, char *err, size_t errlen)
+/* "rail<N>.key" (file) or "RAIL<N>_" (variable, after BIP_LANAI_): the rail
+ * N and where the knob's own name starts; -1 if s names no rail. */
+static int rail_prefix(const char *s, const char *word, char sep, const char **rest)
 {
-	char line[1024], what[1200];
+	size_t n = strlen(word);
+	char *end;
+	long r;
+
+	if (strncmp(s, word, n) || !isdigit((unsigned char)s[n]))
+		return -1;
+	r = strtol(s + n, &end, 10);
+	if (*end != sep || r > 1000)
+		return -1;
+	*rest = end + 1;
+	return (int)r;
+}
+
+/*
+ * The knob file: "NAME VALUE" per line, blank lines and '#' comments
+ * ignored; "railN.NAME VALUE" for rail N alone.  Pass 0 takes the knobs of
+ * every rail, pass 1 those of this rail, so that these win.
+ */
+static int knobs_from_file(struct lanai_faults *f, int rail, int nrails, int pass,
+			   const char *path, char *err, size_t errlen)
+{
+	char line[1024], what[5200];
 	FILE *in = fopen(path, "r");
 	int lineno = 0, rc = 0;
 
@@ -244,8 +294,10 @@ static int knobs_from_file(struct lanai_faults *f, const char *path, char *err, 
 		return -errno;
 	}
 	while (rc == 0 && fgets(line, sizeof(line), in)) {
+		const char *name;
 		char *key, *val, *e;
 		size_t i;
+		int r;
 
 		lineno++;
 		line[strcspn(line, "\r\n")] = '\0';
@@ -259,18 +311,26 @@ static int knobs_from_file(struct lanai_faults *f, const char *path, char *err, 
 		for (e = val + strlen(val); e > val && (e[-1] == ' ' || e[-1] == '\t');)
 			*--e = '\0';
 		snprintf(what, sizeof(what), "%s:%d: %s %s", path, lineno, key, val);
-		for (i = 0; i < NKNOBS && strcmp(key, knobs[i].key); i++)
+		name = key;
+		r = rail_prefix(key, "rail", '.', &name);
+		if (r >= nrails) {
+			snprintf(err, errlen, "%s:%d: %s: rail %d, but the job has %d rail%s", path,
+				 lineno, key, r, nrails, nrails == 1 ? "" : "s");
+			rc = -EINVAL;
+			break;
+		}
+		for (i = 0; i < NKNOBS && strcmp(name, knobs[i].key); i++)
 			;
 		if (i == NKNOBS) {
 			snprintf(err, errlen,
 				 "%s:%d: unknown knob '%s' (loss, corrupt, duplicate, reorder, "
 				 "delay, seed, link-down, trace, drop, sync)",
-				 path, lineno, key);
+				 path, lineno, name);
 			rc = -EINVAL;
 		} else if (!*val) {
 			snprintf(err, errlen, "%s:%d: %s needs a value", path, lineno, key);
 			rc = -EINVAL;
-		} else {
+		} else if ((pass == 0 && r < 0) || (pass == 1 && r == rail)) {
 			rc = knob_set(f, &knobs[i], val, what, err, errlen);
 		}
 	}
@@ -278,40 +338,102 @@ static int knobs_from_file(struct lanai_faults *f, const char *path, char *err, 
 	return rc;
 }
 
-int lanai_faults_from_env(struct lanai_faults *f, char *err, size_t errlen)
+/* BIP_LANAI_RAIL<N>_* for a rail the job does not have, or a knob that does
+ * not exist: an error, not a knob silently ignored. */
+static int check_rail_vars(int nrails, char *err, size_t errlen)
+{
+	extern char **environ;
+	char **e;
+
+	for (e = environ; *e; e++) {
+		const char *rest;
+		size_t i, n;
+		int r;
+
+		if (strncmp(*e, "BIP_LANAI_", 10))
+			continue;
+		r = rail_prefix(*e + 10, "RAIL", '_', &rest);
+		if (r < 0)
+			continue;
+		n = strcspn(*e, "=");
+		if (r >= nrails) {
+			snprintf(err, errlen, "%.*s: rail %d, but the job has %d rail%s", (int)n, *e,
+				 r, nrails, nrails == 1 ? "" : "s");
+			return -EINVAL;
+		}
+		for (i = 0; i < NKNOBS; i++)
+			if (!strncmp(rest, knobs[i].env + 10, strlen(knobs[i].env + 10)) &&
+			    rest[strlen(knobs[i].env + 10)] == '=')
+				break;
+		if (i == NKNOBS) {
+			snprintf(err, errlen, "%.*s: no such knob (BIP_LANAI_RAIL%d_LOSS, _CORRUPT, "
+				 "_DUPLICATE, _REORDER, _DELAY, _SEED, _LINK_DOWN, _DROP)", (int)n, *e,
+				 r);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int lanai_faults_from_env(struct lanai_faults *f, int rail, int nrails, char *err,
+			  size_t errlen)
 {
 	const char *conf = getenv("BIP_LANAI_CONF"), *home = getenv("HOME");
-	char path[4096], what[4200];
+	char path[4096], what[4200], var[64];
+	const char *file = NULL;
 	size_t i;
-	int rc;
+	int rc, pass;
 
 	memset(f, 0, sizeof(*f));
 	f->linkdown_node = -1;
 	f->seed = 1;
 	f->sync_us = LANAI_SYNC_US;
 	f->link_timeout_us = LANAI_LINK_TIMEOUT_US;
-	if (conf && *conf) {
-		rc = knobs_from_file(f, conf, err, errlen);
-		if (rc < 0)
-			return rc;
-	} else if (home &&
-		   (size_t)snprintf(path, sizeof(path), "%s/.bip/biplanai", home) < sizeof(path) &&
-		   access(path, F_OK) == 0) {
-		rc = knobs_from_file(f, path, err, errlen);
+	if (conf && *conf)
+		file = conf;
+	else if (home &&
+		 (size_t)snprintf(path, sizeof(path), "%s/.bip/biplanai", home) < sizeof(path) &&
+		 access(path, F_OK) == 0)
+		file = path;
+	for (pass = 0; file && pass < 2; pass++) {
+		rc = knobs_from_file(f, rail, nrails, pass, file, err, errlen);
 		if (rc < 0)
 			return rc;
 	}
-	for (i = 0; i < NKNOBS; i++) {
-		const char *s = getenv(knobs[i].env);
+	rc = check_rail_vars(nrails, err, errlen);
+	if (rc < 0)
+		return rc;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < NKNOBS; i++) {
+			const char *name = knobs[i].env, *s;
 
-		if (!s || !*s)
-			continue;
-		snprintf(what, sizeof(what), "%s=%s", knobs[i].env, s);
-		rc = knob_set(f, &knobs[i], s, what, err, errlen);
-		if (rc < 0)
-			return rc;
+			if (pass) {
+				snprintf(var, sizeof(var), "BIP_LANAI_RAIL%d_%s", rail,
+					 knobs[i].env + 10);
+				name = var;
+			}
+			s = getenv(name);
+			if (!s || !*s)
+				continue;
+			snprintf(what, sizeof(what), "%s=%s", name, s);
+			rc = knob_set(f, &knobs[i], s, what, err, errlen);
+			if (rc < 0)
+				return rc;
+		}
 	}
 	return 0;
+}
+
+void lanai_count_injected(struct lanai_fw *fw, enum bip_lanai_fault k)
+{
+	fw->injected[k]++;
+	fw->seg->injected[k]++;
+}
+
+void lanai_count_detected(struct lanai_fw *fw, enum bip_lanai_detect k)
+{
+	fw->detected[k]++;
+	fw->seg->detected[k]++;
 }
 
 /* splitmix64: the fault generator, reproducible from BIP_LANAI_SEED. */
@@ -331,6 +453,14 @@ static int fault_hits(struct lanai_fw *fw, uint64_t *rng, enum bip_lanai_fault f
 
 /* --- trace --- */
 
+/* "rail 1: " when the host has several rails, else "". */
+static const char *rail_name(const struct lanai_fw *fw)
+{
+	static const char *const names[] = { "rail 0: ", "rail 1: ", "rail 2: ", "rail 3: " };
+
+	return fw->nrails > 1 && fw->rail < 4 ? names[fw->rail] : "";
+}
+
 void lanai_trace(struct lanai_fw *fw, const char *dir, int board, const struct lanai_pkt_header *h,
 		 const char *verdict)
 {
@@ -345,9 +475,9 @@ void lanai_trace(struct lanai_fw *fw, const char *dir, int board, const struct l
 		used += (size_t)snprintf(route + used, sizeof(route) - used, "%s%u", i ? "," : "",
 					 h->hop[i]);
 	fprintf(fw->trace,
-		"%.6f board %d %s src %u dst %u route %s kind %s tag %u seq %u len %u "
+		"%.6f %sboard %d %s src %u dst %u route %s kind %s tag %u seq %u len %u "
 		"crc 0x%08x: %s\n",
-		(double)(lanai_now_us() - fw->t0) * 1e-6, board, dir, h->src, h->dst, route,
+		(double)(lanai_now_us() - fw->t0) * 1e-6, rail_name(fw), board, dir, h->src, h->dst, route,
 		kind_name(h->kind), h->tag, h->seq, h->len, h->crc, verdict);
 }
 
@@ -380,7 +510,7 @@ void lanai_report(struct lanai_fw *fw, struct lanai_board *b, enum bip_lanai_det
 	};
 	va_list ap;
 
-	fw->seg->detected[what]++;
+	lanai_count_detected(fw, what);
 	b->regs->detected[what]++;
 	va_start(ap, fmt);
 	vsnprintf((char *)ev.payload, sizeof(ev.payload), fmt, ap);
@@ -446,7 +576,7 @@ static int route_verdict(struct lanai_fw *fw, int src, int dst, const char **why
 	if (!fw->route_ok[k]) {
 		char w[256];
 
-		if (lanai_route_check(fw->conf, fw->topo, src, dst, w, sizeof(w)) == 0) {
+		if (lanai_route_check(fw->conf, fw->topo, fw->rail, src, dst, w, sizeof(w)) == 0) {
 			fw->route_ok[k] = 1;
 		} else {
 			fw->route_ok[k] = -1;
@@ -457,21 +587,36 @@ static int route_verdict(struct lanai_fw *fw, int src, int dst, const char **why
 	return fw->route_ok[k];
 }
 
+/* Where the link-down knob counts from: packets this rail carried before
+ * this one, or microseconds since the start. */
+static uint64_t linkdown_clock(const struct lanai_fw *fw)
+{
+	return fw->faults.linkdown_in_time ? lanai_now_us() - fw->t0 : fw->packets - 1;
+}
+
 static int link_is_down(struct lanai_fw *fw, const struct lanai_pkt_header *h)
 {
 	const struct lanai_faults *f = &fw->faults;
 
-	if (f->linkdown_node < 0)
+	if (f->linkdown_node < 0 || fw->linkdown == 2)
 		return 0;
 	if (!fw->linkdown) {
-		/* Packets carried before this one, or microseconds since start. */
-		uint64_t now = f->linkdown_in_time ? lanai_now_us() - fw->t0 : fw->seg->packets - 1;
-
-		if (now < f->linkdown_after)
+		if (linkdown_clock(fw) < f->linkdown_after)
 			return 0;
 		fw->linkdown = 1;
-		fw->linkdown_at = fw->seg->packets - 1;
-		fw->seg->injected[BIP_LANAI_FAULT_LINKDOWN]++;
+		fw->linkdown_at = fw->packets - 1;
+		lanai_count_injected(fw, BIP_LANAI_FAULT_LINKDOWN);
+		if (fw->trace)
+			fprintf(fw->trace, "%.6f rail %d: link of board %d down\n",
+				(double)(lanai_now_us() - fw->t0) * 1e-6, fw->rail, f->linkdown_node);
+	}
+	if (f->linkup_after && linkdown_clock(fw) >= f->linkup_after) {
+		fw->linkdown = 2;
+		fw->linkup_at = fw->packets - 1;
+		if (fw->trace)
+			fprintf(fw->trace, "%.6f rail %d: link of board %d up again\n",
+				(double)(lanai_now_us() - fw->t0) * 1e-6, fw->rail, f->linkdown_node);
+		return 0;
 	}
 	return h->src == (uint32_t)f->linkdown_node || h->dst == (uint32_t)f->linkdown_node;
 }
@@ -598,7 +743,7 @@ static int drop_hits(struct lanai_fw *fw, const struct lanai_pkt_header *h)
 void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 {
 	struct lanai_board *s = &fw->boards[p->h.src], *d = &fw->boards[p->h.dst];
-	const struct bip_route *r = &fw->conf->routes[(size_t)p->h.src * fw->nboards + p->h.dst];
+	const struct bip_route *r = bip_conf_route(fw->conf, fw->rail, (int)p->h.src, (int)p->h.dst);
 	struct lanai_link *l = &s->link[p->h.dst];
 	uint64_t *rng = p->h.kind == LANAI_PKT_SYNC || p->h.kind == LANAI_PKT_SYNC_ACK
 			    ? &fw->rng_sync
@@ -615,6 +760,7 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 	p->h.crc = packet_crc(p);
 	p->deliver_at = 0;
 	fw->seg->packets++;
+	fw->packets++;
 	s->regs->pkts_sent++;
 	s->regs->bytes_sent += p->h.len;
 	s->inflight++;
@@ -627,9 +773,10 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 
 		lanai_trace(fw, "send", s->node, &p->h, "dropped: link down");
 		lanai_report(fw, s, BIP_LANAI_DET_LINKDOWN, &p->h,
-			     "link of node %d (host %s) is down after %llu packets on the wire: "
+			     "%slink of node %d (host %s) is down after %llu packets on the wire: "
 			     "%s packet to node %u on tag %u, sequence %u not delivered",
-			     down, fw->conf->nodes[down].host, (unsigned long long)fw->linkdown_at,
+			     rail_name(fw), down, fw->conf->nodes[down].host,
+			     (unsigned long long)fw->linkdown_at,
 			     kind_name(p->h.kind), p->h.dst, p->h.tag, p->h.seq);
 		link_failed(s, l);
 		lanai_packet_drop(fw, p);
@@ -638,21 +785,21 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 	if (route_verdict(fw, (int)p->h.src, (int)p->h.dst, &why) < 0) {
 		lanai_trace(fw, "send", s->node, &p->h, "dropped: wrong route");
 		lanai_report(fw, s, BIP_LANAI_DET_ROUTE, &p->h,
-			     "wrong route: %s; %s packet to node %u on tag %u, sequence %u "
+			     "%swrong route: %s; %s packet to node %u on tag %u, sequence %u "
 			     "dropped, not delivered",
-			     why, kind_name(p->h.kind), p->h.dst, p->h.tag, p->h.seq);
+			     rail_name(fw), why, kind_name(p->h.kind), p->h.dst, p->h.tag, p->h.seq);
 		link_failed(s, l);
 		lanai_packet_drop(fw, p);
 		return;
 	}
 	if (drop_hits(fw, &p->h) || fault_hits(fw, rng, BIP_LANAI_FAULT_LOSS)) {
-		fw->seg->injected[BIP_LANAI_FAULT_LOSS]++;
+		lanai_count_injected(fw, BIP_LANAI_FAULT_LOSS);
 		lanai_trace(fw, "send", s->node, &p->h, "lost (injected)");
 		lanai_packet_drop(fw, p);
 		return;
 	}
 	if (fault_hits(fw, rng, BIP_LANAI_FAULT_CORRUPT)) {
-		fw->seg->injected[BIP_LANAI_FAULT_CORRUPT]++;
+		lanai_count_injected(fw, BIP_LANAI_FAULT_CORRUPT);
 		/* One bit, after the CRC: in the payload, else in an argument.
 		 * Half the datagrams are damaged on the receiving board's DMA
 		 * into its host instead, after the wire's CRC passed: only the
@@ -672,7 +819,7 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 		lanai_trace(fw, "send", s->node, &p->h, "sent");
 	}
 	if (fw->faults.delay_us) {
-		fw->seg->injected[BIP_LANAI_FAULT_DELAY]++;
+		lanai_count_injected(fw, BIP_LANAI_FAULT_DELAY);
 		p->deliver_at = lanai_now_us() + fw->faults.delay_us;
 	}
 	if (fault_hits(fw, rng, BIP_LANAI_FAULT_DUPLICATE)) {
@@ -680,7 +827,7 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 
 		if (c) {
 			memcpy(c, p, sizeof(*p) + p->h.len);
-			fw->seg->injected[BIP_LANAI_FAULT_DUPLICATE]++;
+			lanai_count_injected(fw, BIP_LANAI_FAULT_DUPLICATE);
 			s->inflight++;
 			lanai_trace(fw, "send", s->node, &c->h, "duplicated (injected)");
 			enqueue(fw, d, p);
@@ -700,7 +847,7 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 		struct lanai_packet *h = d->held;
 
 		d->held = NULL;
-		fw->seg->injected[BIP_LANAI_FAULT_REORDER]++;
+		lanai_count_injected(fw, BIP_LANAI_FAULT_REORDER);
 		lanai_trace(fw, "send", s->node, &h->h,
 			    "reordered (injected): after the next packet");
 		enqueue(fw, d, h);

@@ -28,12 +28,12 @@
 
 static pid_t fw_pid;
 
-/* 1 if some route of the configuration crosses a switch. */
+/* 1 if some route of the configuration, on any rail, crosses a switch. */
 static int switched(const struct bip_conf *conf)
 {
 	int i;
 
-	for (i = 0; i < conf->n * conf->n; i++)
+	for (i = 0; i < conf->nrails * conf->n * conf->n; i++)
 		if (conf->routes[i].nhops != 1 || conf->routes[i].hop[0] != BIP_ROUTE_DIRECT)
 			return 1;
 	return 0;

@@ -84,20 +84,26 @@ static int parse_ints(char *buf, long *v, int max)
 	return n;
 }
 
-static struct bip_conf *conf_alloc(int n)
+static struct bip_conf *conf_alloc_rails(int n, int nrails)
 {
 	struct bip_conf *conf = calloc(1, sizeof(*conf));
 
 	if (!conf)
 		return NULL;
 	conf->n = n;
+	conf->nrails = nrails;
 	conf->nodes = calloc((size_t)n, sizeof(*conf->nodes));
-	conf->routes = calloc((size_t)n * (size_t)n, sizeof(*conf->routes));
+	conf->routes = calloc((size_t)nrails * n * (size_t)n, sizeof(*conf->routes));
 	if (!conf->nodes || !conf->routes) {
 		bip_conf_free(conf);
 		return NULL;
 	}
 	return conf;
+}
+
+static struct bip_conf *conf_alloc(int n)
+{
+	return conf_alloc_rails(n, 1);
 }
 
 static int parse_node_line(struct conf_reader *r, struct bip_conf_node *node, char *err,
@@ -320,22 +326,27 @@ int bip_conf_parse_file(const char *path, struct bip_conf **conf_p, char *err, s
 
 int bip_conf_local(int n, struct bip_conf **conf_p)
 {
+	return bip_conf_local_rails(n, 1, conf_p);
+}
+
+int bip_conf_local_rails(int n, int nrails, struct bip_conf **conf_p)
+{
 	struct bip_conf *conf;
 	struct utsname u;
 	int i;
 
-	if (n < 1)
+	if (n < 1 || nrails < 1 || nrails > BIP_CONF_MAXRAILS)
 		return -EINVAL;
 	if (uname(&u) < 0)
 		return -errno;
-	conf = conf_alloc(n);
+	conf = conf_alloc_rails(n, nrails);
 	if (!conf)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		snprintf(conf->nodes[i].host, sizeof(conf->nodes[i].host), "%s", u.nodename);
 		conf->nodes[i].unit = 0;
 	}
-	for (i = 0; i < n * n; i++) {
+	for (i = 0; i < nrails * n * n; i++) {
 		conf->routes[i].nhops = 1;
 		conf->routes[i].hop[0] = BIP_ROUTE_DIRECT;
 	}
@@ -345,14 +356,16 @@ int bip_conf_local(int n, struct bip_conf **conf_p)
 
 int bip_conf_truncate(struct bip_conf *conf, int n)
 {
-	int i, j;
+	int i, j, r;
 
 	if (n < 1 || n > conf->n)
 		return -EINVAL;
-	/* Routes are rows of conf->n: repack them as rows of n. */
-	for (i = 0; i < n; i++)
-		for (j = 0; j < n; j++)
-			conf->routes[i * n + j] = conf->routes[i * conf->n + j];
+	/* Routes are rows of conf->n, rail after rail: repack them as rows of n. */
+	for (r = 0; r < conf->nrails; r++)
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++)
+				conf->routes[((size_t)r * n + i) * n + j] =
+				    conf->routes[((size_t)r * conf->n + i) * conf->n + j];
 	conf->n = n;
 	return 0;
 }

@@ -18,6 +18,7 @@
 #define BIP_CONF_HOSTLEN 256
 #define BIP_CONF_MAXHOPS 4
 #define BIP_ROUTE_DIRECT 256
+#define BIP_CONF_MAXRAILS 4
 
 /* Environment of the start-up interface. */
 #define BIP_ENV_CONF "BIPCONF"       /* configuration file */
@@ -43,9 +44,18 @@ struct bip_conf_node {
 
 struct bip_conf {
 	int n;                        /* number of nodes */
+	int nrails;                   /* routes per pair: 1 .. BIP_CONF_MAXRAILS */
 	struct bip_conf_node *nodes;  /* n nodes */
-	struct bip_route *routes;     /* n * n routes: routes[from * n + to] */
+	struct bip_route *routes;     /* nrails * n * n routes, rail after rail:
+				       * routes[(rail * n + from) * n + to] */
 };
+
+/* Rail's route from node from to node to. */
+static inline const struct bip_route *bip_conf_route(const struct bip_conf *conf, int rail,
+						     int from, int to)
+{
+	return &conf->routes[((size_t)rail * conf->n + from) * conf->n + to];
+}
 
 /*
  * Parse a configuration.  On success return 0 and set *conf_p (free it with
@@ -58,6 +68,8 @@ int bip_conf_parse_string(const char *text, const char *name, struct bip_conf **
 
 /* A configuration of n nodes on this host (hostname from uname -n), all routes direct. */
 int bip_conf_local(int n, struct bip_conf **conf_p);
+/* The same with nrails rails (-EINVAL outside 1 .. BIP_CONF_MAXRAILS). */
+int bip_conf_local_rails(int n, int nrails, struct bip_conf **conf_p);
 
 /* Keep only the first n nodes (n <= conf->n); returns 0 or -EINVAL. */
 int bip_conf_truncate(struct bip_conf *conf, int n);

@@ -58,11 +58,13 @@
  * Paths.  A short message, RTS or CTS goes on one path, fragments are
  * striped over every path that is up, in turn.  A path that the NIC
  * reports down, or on which BIP_REL_PATH_FAILS sends in a row timed out
- * with nothing heard on it, is retired: its unacknowledged packets are sent
- * again on the others (counted as rebinds) and it gets a PROBE every
- * BIP_REL_PROBE until something comes back on it; then it is used again.
- * When no path to a peer is up and nothing has come from it for
- * BIP_RETRY_TIMEOUT while packets to it wait, the peer is lost: the error
+ * with nothing heard on it while another path is up, is retired: its
+ * unacknowledged packets are sent again on the others (counted as
+ * rebinds) and it gets a PROBE every BIP_REL_PROBE until something comes
+ * back on it; then it is used again.  The last path up is never retired
+ * for timeouts (there is nowhere to go), but counts as failed while they
+ * go on.  When every path to a peer has failed and nothing has come from
+ * it for BIP_RETRY_TIMEOUT while packets to it wait, the peer is lost: the error
  * names it and the state of each path, its pending long transfers fail, and
  * every wait fails from then on (bip_wait_step).
  */
@@ -334,6 +336,17 @@ static int pick_path(struct bip_rel *r, struct rel_peer *p)
 		if (p->path[i].since > p->path[best].since)
 			best = i;
 	return best;
+}
+
+/* 1 if a path of peer p other than k is up. */
+static int other_path_up(const struct bip_rel *r, const struct rel_peer *p, int k)
+{
+	int i;
+
+	for (i = 0; i < r->npaths; i++)
+		if (i != k && p->path[i].state == PATH_UP)
+			return 1;
+	return 0;
 }
 
 static void path_retire(struct bip_rel *r, struct rel_peer *p, int peer, int k, int state,
@@ -997,7 +1010,12 @@ static void peer_lost(struct bip_rel *r, int peer)
 				peer, r->conf->nodes[peer].host, (double)r->retry_timeout / 1e9,
 				(unsigned long long)(p->snd_next - p->snd_una));
 	for (k = 0; k < r->npaths && used < sizeof(msg); k++)
-		used += (size_t)snprintf(msg + used, sizeof(msg) - used, " path %d: %s for %.1f s%s%s%s",
+		if (p->path[k].state == PATH_UP)
+			used += (size_t)snprintf(msg + used, sizeof(msg) - used,
+						 " path %d: timing out (%u sends in a row)", k,
+						 p->path[k].fails);
+		else
+			used += (size_t)snprintf(msg + used, sizeof(msg) - used, " path %d: %s for %.1f s%s%s%s",
 					 k, path_state_name[p->path[k].state],
 					 (double)(r->now - p->path[k].since) / 1e9,
 					 p->path[k].why[0] ? " (" : "", p->path[k].why,
@@ -1053,7 +1071,11 @@ static void retransmit_due(struct bip_rel *r, int peer)
 				COUNT_PATH(e->path, timeouts);
 				if (e->retries < 255)
 					e->retries++;
-				if (ph->state == PATH_UP && ++ph->fails >= r->path_fails) {
+				/* Retired only if another path is up to take its
+				 * packets: the last one keeps working, and the
+				 * peer is lost only after BIP_RETRY_TIMEOUT. */
+				if (ph->state == PATH_UP && ++ph->fails >= r->path_fails &&
+				    other_path_up(r, p, e->path)) {
 					char why[80];
 
 					snprintf(why, sizeof(why), "%u sends in a row timed out",
@@ -1125,7 +1147,9 @@ static void timers(struct bip_rel *r)
 			struct rel_path *ph = &p->path[k];
 
 			if (ph->state == PATH_UP) {
-				up = 1;
+				/* The last path up is not retired, but one that
+				 * keeps timing out has failed as well. */
+				up |= ph->fails < r->path_fails;
 			} else if (r->now >= ph->probe_due) {
 				send_control(r, i, k, REL_PROBE, REL_F_ACKNOW, 0);
 				ph->probe_due = r->now + r->probe;

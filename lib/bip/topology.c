@@ -561,3 +561,16 @@ int bip_topology_default_path(char *buf, size_t len)
 		return -ENAMETOOLONG;
 	return 0;
 }
+
+int bip_topology_follow_unit(const struct bip_topology *topo, const char *from_host, int from_unit,
+			     const struct bip_route *route, const char **to_host_p, int *to_unit_p,
+			     char *why, size_t whylen)
+{
+	if (from_unit != 0) {
+		snprintf(why, whylen, "host %s has no board %d in the topology", from_host,
+			 from_unit);
+		return -ENOENT;
+	}
+	*to_unit_p = 0;
+	return bip_topology_follow(topo, from_host, route, to_host_p, why, whylen);
+}

@@ -61,6 +61,12 @@ int bip_topology_follow(const struct bip_topology *topo, const char *from_host,
 			const struct bip_route *route, const char **to_host_p, char *why,
 			size_t whylen);
 
+/* The same from board from_unit of from_host; *to_unit_p: the board the
+ * route reaches. */
+int bip_topology_follow_unit(const struct bip_topology *topo, const char *from_host, int from_unit,
+			     const struct bip_route *route, const char **to_host_p, int *to_unit_p,
+			     char *why, size_t whylen);
+
 /*
  * A shortest route from one host to another, crossing at most
  * BIP_CONF_MAXHOPS switches; among routes of the same length, the one taking

@@ -139,6 +139,7 @@ static void fw_setup(int n, const char *conf_text, const char *topo_text)
 	fw.conf = conf;
 	fw.topo = topo;
 	fw.nboards = n;
+	fw.nrails = 1;
 	fw.seg = calloc(1, sizeof(*fw.seg));
 	fw.boards = calloc((size_t)n, sizeof(*fw.boards));
 	fw.route_ok = calloc((size_t)n * n, 1);
@@ -584,31 +585,31 @@ START_TEST(test_route_walk)
 	char why[512];
 
 	fw_setup(4, chain_conf, chain_topo);
-	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 1, why, sizeof(why)), 0);
-	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 2, why, sizeof(why)), 0);
-	ck_assert_int_eq(lanai_route_check(conf, topo, 2, 1, why, sizeof(why)), 0);
-	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 3, why, sizeof(why)), 0);
-	ck_assert_int_eq(lanai_route_check(conf, topo, 3, 2, why, sizeof(why)), 0);
+	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 0, 1, why, sizeof(why)), 0);
+	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 0, 2, why, sizeof(why)), 0);
+	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 2, 1, why, sizeof(why)), 0);
+	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 0, 3, why, sizeof(why)), 0);
+	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 3, 2, why, sizeof(why)), 0);
 	/* Lands elsewhere. */
 	conf->routes[0 * 4 + 2] = (struct bip_route){.nhops = 1, .hop = {1}};
-	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 2, why, sizeof(why)), -EHOSTUNREACH);
+	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 0, 2, why, sizeof(why)), -EHOSTUNREACH);
 	ck_assert_str_eq(why, "route 1 from host ha lands on host hb, not on host hc");
 	/* Nowhere: an empty port. */
 	conf->routes[0 * 4 + 2] = (struct bip_route){.nhops = 1, .hop = {5}};
-	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 2, why, sizeof(why)), -EHOSTUNREACH);
+	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 0, 2, why, sizeof(why)), -EHOSTUNREACH);
 	ck_assert_msg(strstr(why, "no cable on port 5 of switch s1") &&
 			  strstr(why, "so it cannot reach host hc"),
 		      "%s", why);
 	/* Two nodes of one host need no switch. */
 	conf->routes[0 * 4 + 3] = (struct bip_route){.nhops = 1, .hop = {1}};
-	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 3, why, sizeof(why)), -EHOSTUNREACH);
+	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 0, 3, why, sizeof(why)), -EHOSTUNREACH);
 	ck_assert_str_eq(why, "route 1 from node 0 to node 3, both on host ha: nodes of one host "
 			      "need no switch (route 256)");
 	/* Without a topology, only direct routes. */
-	ck_assert_int_eq(lanai_route_check(conf, NULL, 0, 1, why, sizeof(why)), -EHOSTUNREACH);
+	ck_assert_int_eq(lanai_route_check(conf, NULL, 0, 0, 1, why, sizeof(why)), -EHOSTUNREACH);
 	ck_assert_msg(strstr(why, "only direct routes (256) exist"), "%s", why);
 	conf->routes[0 * 4 + 1] = (struct bip_route){.nhops = 1, .hop = {256}};
-	ck_assert_int_eq(lanai_route_check(conf, NULL, 0, 1, why, sizeof(why)), 0);
+	ck_assert_int_eq(lanai_route_check(conf, NULL, 0, 0, 1, why, sizeof(why)), 0);
 	fw_teardown();
 }
 END_TEST
@@ -1095,7 +1096,7 @@ START_TEST(test_fault_knobs_from_env)
 	setenv("BIP_LANAI_DELAY", "250us", 1);
 	setenv("BIP_LANAI_SEED", "99", 1);
 	setenv("BIP_LANAI_LINK_DOWN", "3@50ms", 1);
-	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), 0);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 1, err, sizeof(err)), 0);
 	ck_assert_uint_eq(f.ppm[BIP_LANAI_FAULT_LOSS], 25000);
 	ck_assert_uint_eq(f.ppm[BIP_LANAI_FAULT_CORRUPT], 10000);
 	ck_assert_uint_eq(f.delay_us, 250);
@@ -1104,15 +1105,55 @@ START_TEST(test_fault_knobs_from_env)
 	ck_assert_int_eq(f.linkdown_in_time, 1);
 	ck_assert_uint_eq(f.linkdown_after, 50000);
 	setenv("BIP_LANAI_LINK_DOWN", "1@40", 1);
-	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), 0);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 1, err, sizeof(err)), 0);
 	ck_assert_int_eq(f.linkdown_in_time, 0);
 	ck_assert_uint_eq(f.linkdown_after, 40);
 	setenv("BIP_LANAI_LINK_DOWN", "1@", 1);
-	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), -EINVAL);
-	ck_assert_msg(strstr(err, "BIP_LANAI_LINK_DOWN=1@: expected NODE@PACKETS"), "%s", err);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 1, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "BIP_LANAI_LINK_DOWN=1@: expected NODE@DOWN or NODE@DOWN:UP"),
+		      "%s", err);
+	/* Down, then up again: counted the same way, up after down. */
+	setenv("BIP_LANAI_LINK_DOWN", "1@50ms:300ms", 1);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(f.linkdown_in_time, 1);
+	ck_assert_uint_eq(f.linkdown_after, 50000);
+	ck_assert_uint_eq(f.linkup_after, 300000);
+	setenv("BIP_LANAI_LINK_DOWN", "2@100:900", 1);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(f.linkdown_in_time, 0);
+	ck_assert_uint_eq(f.linkup_after, 900);
+	setenv("BIP_LANAI_LINK_DOWN", "2@100:50ms", 1);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 1, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "counted the same way"), "%s", err);
+	setenv("BIP_LANAI_LINK_DOWN", "2@100:100", 1);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 1, err, sizeof(err)), -EINVAL);
+	setenv("BIP_LANAI_LINK_DOWN", "2@100:", 1);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 1, err, sizeof(err)), -EINVAL);
 	unsetenv("BIP_LANAI_LINK_DOWN");
+	/* A knob of one rail wins on that rail only. */
+	setenv("BIP_LANAI_RAIL1_LINK_DOWN", "0@10:20", 1);
+	setenv("BIP_LANAI_RAIL1_LOSS", "7", 1);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(f.linkdown_node, -1);
+	ck_assert_uint_eq(f.ppm[BIP_LANAI_FAULT_LOSS], 25000);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 1, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(f.linkdown_node, 0);
+	ck_assert_uint_eq(f.linkup_after, 20);
+	ck_assert_uint_eq(f.ppm[BIP_LANAI_FAULT_LOSS], 70000);
+	ck_assert_uint_eq(f.ppm[BIP_LANAI_FAULT_CORRUPT], 10000);
+	/* ... and is an error where there is no such rail. */
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 1, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "BIP_LANAI_RAIL1_LINK_DOWN: rail 1, but the job has 1 rail") ||
+			  strstr(err, "BIP_LANAI_RAIL1_LOSS: rail 1, but the job has 1 rail"),
+		      "%s", err);
+	unsetenv("BIP_LANAI_RAIL1_LINK_DOWN");
+	unsetenv("BIP_LANAI_RAIL1_LOSS");
+	setenv("BIP_LANAI_RAIL0_JITTER", "3", 1);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 2, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "BIP_LANAI_RAIL0_JITTER: no such knob"), "%s", err);
+	unsetenv("BIP_LANAI_RAIL0_JITTER");
 	setenv("BIP_LANAI_LOSS", "101", 1);
-	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 1, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "BIP_LANAI_LOSS=101: expected a percentage from 0 to 100 (e.g. 5%)");
 	unsetenv("BIP_LANAI_LOSS");
 	unsetenv("BIP_LANAI_CORRUPT");
@@ -1122,21 +1163,21 @@ START_TEST(test_fault_knobs_from_env)
 	ck_assert_uint_eq(f.drop_kind, 0);
 	setenv("BIP_LANAI_DROP", "SYNC_ACK:1:0:3", 1);
 	setenv("BIP_LANAI_SYNC", "250us", 1);
-	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), 0);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 1, err, sizeof(err)), 0);
 	ck_assert_uint_eq(f.drop_kind, LANAI_PKT_SYNC_ACK);
 	ck_assert_uint_eq(f.drop_src, 1);
 	ck_assert_uint_eq(f.drop_dst, 0);
 	ck_assert_uint_eq(f.drop_n, 3);
 	ck_assert_uint_eq(f.sync_us, 250);
 	setenv("BIP_LANAI_DROP", "SHORT:1:1:0", 1);
-	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 1, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(strstr(err, "BIP_LANAI_DROP=SHORT:1:1:0: expected KIND:SRC:DST:N"), "%s",
 		      err);
 	setenv("BIP_LANAI_DROP", "SHORT:1:0:0x", 1);
-	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 1, err, sizeof(err)), -EINVAL);
 	unsetenv("BIP_LANAI_DROP");
 	setenv("BIP_LANAI_SYNC", "0us", 1);
-	ck_assert_int_eq(lanai_faults_from_env(&f, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(lanai_faults_from_env(&f, 0, 1, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "BIP_LANAI_SYNC=0us: expected a time above 0 (1ms, 500us, 1s)");
 	unsetenv("BIP_LANAI_SYNC");
 }

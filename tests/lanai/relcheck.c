@@ -224,13 +224,20 @@ int main(int argc, char **argv)
 	bip_get_counters(&c);
 	printf("node %d: %ld short, %ld long from %d nodes: every word and the order right; "
 	       "retransmits %llu fast %llu timeouts %llu duplicates %llu early %llu corrupt %llu "
-	       "nacks %llu/%llu rebinds %llu failbacks %llu\n",
+	       "nacks %llu/%llu rebinds %llu failbacks %llu",
 	       me, done_s, done_l, peers, (unsigned long long)c.retransmits,
 	       (unsigned long long)c.fast_retransmits, (unsigned long long)c.timeouts,
 	       (unsigned long long)c.duplicates, (unsigned long long)c.early,
 	       (unsigned long long)c.corrupt, (unsigned long long)c.nacks_sent,
 	       (unsigned long long)c.nacks_received, (unsigned long long)c.rebinds,
 	       (unsigned long long)c.failbacks);
+	for (i = 0; i < BIP_COUNTER_PATHS; i++)
+		if (c.path[i].sent)
+			printf(" path %d: sent %llu retired %llu restored %llu", i,
+			       (unsigned long long)c.path[i].sent,
+			       (unsigned long long)c.path[i].retired,
+			       (unsigned long long)c.path[i].restored);
+	printf("\n");
 	fflush(stdout);
 	bip_finalize();
 	for (i = 0; i < INFLIGHT; i++)

@@ -42,6 +42,14 @@
  *  - the board counts the faults it sees and drops what fails its checks,
  *    without stopping; it tells the host only of a link that cannot deliver
  *    (down, or a wrong route), which the layer takes as a path down.
+ *
+ * Rails.  A host may give each node several boards (BIP_LANAI_RAILS, or a
+ * configuration with a route per rail on each line): board r of every node
+ * is on network r.  In datagram mode the driver attaches one instance per
+ * board and presents them to the layer as one NIC of npaths paths, path r
+ * being board r: rail 0's instance is the one the layer sees, and it hands
+ * sends to the board of their path and polls every board.  Message mode
+ * uses one board and refuses a host with several.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -108,6 +116,11 @@ struct bip_lanai {
 	uint32_t rx_read;  /* offset of the next entry */
 	uint32_t rx_freed; /* bytes freed, published for the firmware (release) */
 	unsigned rx_unread;
+	/* rails: this board's rail; the instance of rail 0 (which the layer
+	 * sees) holds every rail's, itself first */
+	int rail, nrails;
+	struct bip_lanai *top;
+	struct bip_lanai *rails[BIP_REL_MAXPATHS];
 };
 
 static inline struct bip_lanai *lanai_of(struct bip_nic *nic)
@@ -225,34 +238,39 @@ static int map_segment(struct bip_lanai *l, const struct bip_nic_job *job)
 			 name, BIP_LANAI_VERSION, l->fw->magic, l->fw->version);
 		return -EPROTO;
 	}
-	if (l->fw->nboards != (uint32_t)job->numnodes) {
+	if (l->fw->nnodes != (uint32_t)job->numnodes || l->fw->nrails < 1 ||
+	    l->fw->nrails > BIP_REL_MAXPATHS ||
+	    l->fw->nboards != (uint64_t)l->fw->nnodes * l->fw->nrails) {
 		snprintf(job->err, job->errlen,
-			 "lanai: the firmware (pid %d) serves %u boards, "
-			 "the job has %d nodes",
-			 (int)l->fw->pid, l->fw->nboards, job->numnodes);
+			 "lanai: the firmware (pid %d) serves %u boards of %u nodes on %u rails, "
+			 "the job has %d nodes (and at most %d rails)",
+			 (int)l->fw->pid, l->fw->nboards, l->fw->nnodes, l->fw->nrails,
+			 job->numnodes, BIP_REL_MAXPATHS);
 		return -EPROTO;
 	}
+	l->nrails = (int)l->fw->nrails;
 	/* The boards lie where this library's layout puts them, and only
 	 * there: the segment's own offsets are checked, then never used. */
 	bsize = bip_lanai_board_layout(&o1, &o2, &o3, &o4, &o5);
 	l->off_boards = (sizeof(struct bip_lanai_fw) + 4095) & ~(uint64_t)4095;
 	l->board_size = bsize;
 	if (l->fw->off_boards != l->off_boards || l->fw->board_size != bsize ||
-	    (uint64_t)st.st_size != l->off_boards + bsize * (uint64_t)job->numnodes) {
+	    (uint64_t)st.st_size != l->off_boards + bsize * (uint64_t)l->fw->nboards) {
 		snprintf(job->err, job->errlen, "lanai: %s: boards at %llu of %llu bytes in %llu "
-			 "bytes, not the layout of %d boards", name,
+			 "bytes, not the layout of %u boards", name,
 			 (unsigned long long)l->fw->off_boards,
 			 (unsigned long long)l->fw->board_size, (unsigned long long)st.st_size,
-			 job->numnodes);
+			 l->fw->nboards);
 		return -EPROTO;
 	}
 	return 0;
 }
 
+/* The board of node on this instance's rail. */
 static struct bip_lanai_regs *board_of(struct bip_lanai *l, int node)
 {
 	return (struct bip_lanai_regs *)((char *)l->fw + l->off_boards +
-					 (size_t)node * l->board_size);
+					 ((size_t)l->rail * l->numnodes + node) * l->board_size);
 }
 
 /*
@@ -311,18 +329,20 @@ static int attach_board(struct bip_lanai *l, const struct bip_nic_job *job)
 	int i;
 
 	if (r->magic != BIP_LANAI_MAGIC || r->node != (uint32_t)l->mynode ||
+	    r->rail != (uint32_t)l->rail ||
 	    r->send_slots != BIP_LANAI_SEND_SLOTS || r->event_slots != BIP_LANAI_EVENT_SLOTS ||
 	    r->lrecv_slots != BIP_LANAI_LRECV_SLOTS || r->slot_size != BIP_LANAI_SLOT_SIZE) {
-		snprintf(job->err, job->errlen, "lanai: board %d has an unexpected layout",
-			 l->mynode);
+		snprintf(job->err, job->errlen, "lanai: board %d of rail %d has an unexpected layout",
+			 l->mynode, l->rail);
 		return -EPROTO;
 	}
 	state = bip_load_acquire(&r->state);
 	if (state != BIP_LANAI_BOARD_READY) {
 		snprintf(job->err, job->errlen,
-			 "lanai: the board of node %d is %s (process %d): "
+			 "lanai: the board of node %d (rail %d) is %s (process %d): "
 			 "is another process of this job running as node %d?",
-			 l->mynode, state == BIP_LANAI_BOARD_RUNNING ? "in use" : "released",
+			 l->mynode, l->rail,
+			 state == BIP_LANAI_BOARD_RUNNING ? "in use" : "released",
 			 (int)r->host_pid, l->mynode);
 		return -EBUSY;
 	}
@@ -369,8 +389,8 @@ static int attach_board(struct bip_lanai *l, const struct bip_nic_job *job)
 		if (now_s() > deadline || kill(l->fw->pid, 0) < 0) {
 			snprintf(job->err, job->errlen,
 				 "lanai: the firmware (lanai-sim, pid %d) "
-				 "did not start the board of node %d",
-				 (int)l->fw->pid, l->mynode);
+				 "did not start the board of node %d (rail %d)",
+				 (int)l->fw->pid, l->mynode, l->rail);
 			return -ETIMEDOUT;
 		}
 		ring_doorbell(l);
@@ -493,10 +513,64 @@ static int rx_queue_size(const struct bip_nic_job *job, uint32_t *cap)
 	return 0;
 }
 
+/* This node's board of rail: mapped, its window made, attached. */
+static int open_rail(const struct bip_nic_job *job, int mode, uint32_t rx_cap, int rail,
+		     struct bip_lanai **l_p)
+{
+	struct bip_lanai *l = calloc(1, sizeof(*l));
+	int i, rc;
+
+	if (!l)
+		return -ENOMEM;
+	l->nic.ops = &bip_lanai_ops;
+	l->nic.max_short = BIP_LANAI_SHORT_MAX;
+	l->nic.fills_queues = !mode;
+	l->dgram_mode = mode;
+	l->rx_cap = rx_cap;
+	l->qwin_fd = -1;
+	l->mynode = job->mynode;
+	l->numnodes = job->numnodes;
+	l->rail = rail;
+	l->top = l;
+	for (i = BIP_LANAI_LRECV_SLOTS; i-- > 0;)
+		l->lfree[l->nlfree++] = (uint16_t)i;
+	l->peers = calloc((size_t)job->numnodes, sizeof(*l->peers));
+	if (!l->peers) {
+		rc = -ENOMEM;
+		goto undo;
+	}
+	rc = map_segment(l, job);
+	if (rc < 0)
+		goto undo;
+	if (!mode && l->nrails > 1) {
+		snprintf(job->err, job->errlen,
+			 "lanai: the firmware gives each node %d boards (rails), and message mode "
+			 "(BIP_LANAI_RELIABLE=0) uses one: only the reliability layer spreads "
+			 "traffic over rails (unset BIP_LANAI_RELIABLE, or run with one rail)",
+			 l->nrails);
+		rc = -EINVAL;
+		goto undo;
+	}
+	for (i = 0; i < l->numnodes; i++)
+		l->peers[i].regs = board_of(l, i);
+	rc = make_window(l, job);
+	if (rc < 0)
+		goto undo;
+	rc = attach_board(l, job);
+	if (rc < 0)
+		goto undo;
+	*l_p = l;
+	return 0;
+
+undo:
+	lanai_close(&l->nic);
+	return rc;
+}
+
 static int lanai_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 {
 	struct bip_lanai *l;
-	int i, rc, mode = reliable_mode(job);
+	int k, rc, mode = reliable_mode(job);
 	uint32_t rx_cap = 0;
 
 	if (mode < 0)
@@ -509,43 +583,28 @@ static int lanai_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 			 "(BIP_NIC=lanai), since it writes the tag queues itself");
 		return -EINVAL;
 	}
-	l = calloc(1, sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	l->nic.ops = &bip_lanai_ops;
-	l->nic.max_short = BIP_LANAI_SHORT_MAX;
-	l->nic.fills_queues = !mode;
-	l->dgram_mode = mode;
-	l->rx_cap = rx_cap;
+	rc = open_rail(job, mode, rx_cap, 0, &l);
+	if (rc < 0)
+		return rc;
+	l->rails[0] = l;
 	if (mode) {
-		l->dg = (struct bip_dgram){ .ops = &bip_lanai_dgram_ops, .npaths = 1,
+		l->dg = (struct bip_dgram){ .ops = &bip_lanai_dgram_ops, .npaths = l->nrails,
 					    .mtu = 65536 };
 		l->nic.dgram = &l->dg;
 	}
-	l->qwin_fd = -1;
-	l->mynode = job->mynode;
-	l->numnodes = job->numnodes;
-	for (i = BIP_LANAI_LRECV_SLOTS; i-- > 0;)
-		l->lfree[l->nlfree++] = (uint16_t)i;
-	l->peers = calloc((size_t)job->numnodes, sizeof(*l->peers));
-	if (!l->peers) {
-		rc = -ENOMEM;
-		goto undo;
+	/* Every board first, then the peers' boards: each process attaches
+	 * all of its own before it waits for anyone's. */
+	for (k = 1; k < l->nrails; k++) {
+		rc = open_rail(job, mode, rx_cap, k, &l->rails[k]);
+		if (rc < 0)
+			goto undo;
+		l->rails[k]->top = l;
 	}
-	rc = map_segment(l, job);
-	if (rc < 0)
-		goto undo;
-	for (i = 0; i < l->numnodes; i++)
-		l->peers[i].regs = board_of(l, i);
-	rc = make_window(l, job);
-	if (rc < 0)
-		goto undo;
-	rc = attach_board(l, job);
-	if (rc < 0)
-		goto undo;
-	rc = wait_for_peers(l, job);
-	if (rc < 0)
-		goto undo;
+	for (k = 0; k < l->nrails; k++) {
+		rc = wait_for_peers(l->rails[k], job);
+		if (rc < 0)
+			goto undo;
+	}
 	adjust_spin(job);
 	*nic_p = &l->nic;
 	return 0;
@@ -587,6 +646,12 @@ static void drain_errors(struct bip_lanai *l)
 static void lanai_close(struct bip_nic *nic)
 {
 	struct bip_lanai *l = lanai_of(nic);
+	int k;
+
+	/* The other rails' boards first (the instance of rail 0 holds them). */
+	for (k = 1; k < BIP_REL_MAXPATHS; k++)
+		if (l->rails[k])
+			lanai_close(&l->rails[k]->nic);
 
 	if (l->attached && bip_load_acquire(&l->regs->state) == BIP_LANAI_BOARD_RUNNING)
 		drain_errors(l);
@@ -825,10 +890,9 @@ const struct bip_nic_ops bip_lanai_ops = {
 static int lanai_dgram_send(struct bip_nic *nic, int path, int dst, const void *hdr, size_t hlen,
 			    const void *data, size_t len)
 {
-	struct bip_lanai *l = lanai_of(nic);
+	struct bip_lanai *l = lanai_of(nic)->rails[path]; /* path r: board r */
 	struct bip_lanai_desc *d;
 
-	(void)path; /* one board: one path */
 	if (!bip_lanai_ring_room(&l->sendp, &l->regs->send_cons, BIP_LANAI_SEND_SLOTS))
 		return -EAGAIN;
 	d = bip_lanai_slot(l->send, BIP_LANAI_SEND_SLOTS, sizeof(*d), l->sendp.prod);
@@ -853,9 +917,9 @@ static int lanai_dgram_send(struct bip_nic *nic, int path, int dst, const void *
  * it can be found. */
 static bip_cold __attribute__((noreturn)) void bad_entry(struct bip_lanai *l, const char *what)
 {
-	bip_error("lanai", "the board of node %d wrote a malformed entry into the receive "
-		  "queue (%s at offset %u): no datagram can be read any more", l->mynode, what,
-		  l->rx_read);
+	bip_error("lanai", "the board of node %d (rail %d) wrote a malformed entry into the "
+		  "receive queue (%s at offset %u): no datagram can be read any more", l->mynode,
+		  l->rail, what, l->rx_read);
 	fflush(NULL);
 	_exit(EXIT_FAILURE);
 }
@@ -881,7 +945,7 @@ static void take_datagram(struct bip_lanai *l)
 	    e.size > l->rx_cap - l->rx_read)
 		bad_entry(l, "kind, length or size");
 	/* The layer checks the source and everything in the datagram. */
-	bip_rel_arrived(&l->nic, 0, e.src, q + l->rx_read + BIP_TAGQ_HEAD, e.len);
+	bip_rel_arrived(&l->top->nic, l->rail, e.src, q + l->rx_read + BIP_TAGQ_HEAD, e.len);
 	freed += e.size;
 	l->rx_read += e.size;
 	if (l->rx_read == l->rx_cap)
@@ -904,7 +968,7 @@ static void dgram_event(struct bip_lanai *l, const struct bip_lanai_event *ev)
 		memcpy(msg, ev->payload, BIP_LANAI_INLINE_MAX);
 		msg[BIP_LANAI_INLINE_MAX] = '\0';
 		if (ev->dst < (uint32_t)l->numnodes)
-			bip_rel_path_state(&l->nic, 0, (int)ev->dst, 0, msg);
+			bip_rel_path_state(&l->top->nic, l->rail, (int)ev->dst, 0, msg);
 		break;
 	default:
 		/* HELD, RELEASED: the board keeps datagrams while the queue is
@@ -913,9 +977,20 @@ static void dgram_event(struct bip_lanai *l, const struct bip_lanai_event *ev)
 	}
 }
 
+/* Every board's events. */
+static int lanai_dgram_poll(struct bip_nic *nic)
+{
+	struct bip_lanai *l = lanai_of(nic);
+	int k, n = 0;
+
+	for (k = 0; k < l->nrails; k++)
+		n += lanai_poll(&l->rails[k]->nic);
+	return n;
+}
+
 const struct bip_dgram_ops bip_lanai_dgram_ops = {
     .send = lanai_dgram_send,
-    .poll = lanai_poll,
+    .poll = lanai_dgram_poll,
     .alive = lanai_alive,
     .close = lanai_close,
 };

@@ -9,8 +9,13 @@
  *
  *   struct bip_lanai_fw        firmware registers: identity, wake-up word,
  *                              fault knobs and fault counters of the wire
- *   boards[nboards]            one board per node, board_size bytes each,
- *                              at off_boards + node * board_size
+ *   boards[nboards]            one board per node and rail, board_size bytes
+ *                              each: board (node, rail) at off_boards +
+ *                              (rail * nnodes + node) * board_size
+ *
+ * A host may have several boards per node, rails: rail r's boards make a
+ * network of their own (its switches, its routes, its faults), and a board
+ * reaches only the boards of its rail.
  *
  * A board is
  *
@@ -53,7 +58,7 @@
 #include <stdint.h>
 
 #define BIP_LANAI_MAGIC 0x4c414e41u /* "LANA" */
-#define BIP_LANAI_VERSION 4
+#define BIP_LANAI_VERSION 5
 
 #define BIP_LANAI_SEND_SLOTS 128  /* power of two */
 #define BIP_LANAI_EVENT_SLOTS 256 /* power of two */
@@ -204,6 +209,7 @@ struct bip_lanai_regs {
 	uint64_t qwin_size;
 	int32_t qwin_fd;
 	uint32_t mode; /* enum bip_lanai_mode */
+	uint32_t rail; /* the board's rail (written by the firmware) */
 	/* Board state, written by the firmware (release); enum bip_lanai_state. */
 	_Alignas(64) uint32_t state;
 	int32_t fw_pid;
@@ -235,6 +241,8 @@ struct bip_lanai_fw {
 	uint64_t size; /* bytes of the segment */
 	uint64_t off_boards;
 	uint64_t board_size;
+	uint32_t nnodes; /* boards per rail */
+	uint32_t nrails; /* 1 .. 4; nboards = nnodes * nrails */
 	/* Set (release) once every board is reset and readable. */
 	_Alignas(64) uint32_t ready;
 	/* The firmware sleeps on this word (futex); a doorbell adds 1 and wakes it. */
@@ -274,6 +282,8 @@ _Static_assert(offsetof(struct bip_lanai_regs, send_cons) == 384, "register page
 _Static_assert(offsetof(struct bip_lanai_regs, need_doorbell) == 448, "register page layout");
 _Static_assert(offsetof(struct bip_lanai_regs, detected) == 544, "register page layout");
 _Static_assert(offsetof(struct bip_lanai_fw, packets) == 352, "firmware registers layout");
+_Static_assert(offsetof(struct bip_lanai_fw, nrails) == 44, "firmware registers layout");
+_Static_assert(offsetof(struct bip_lanai_regs, rail) == 96, "register page layout");
 _Static_assert(sizeof(struct bip_lanai_regs) <= BIP_LANAI_REGS_SIZE, "register page fits");
 _Static_assert(offsetof(struct bip_lanai_fw, wake) == 128, "firmware registers layout");
 _Static_assert((BIP_LANAI_SEND_SLOTS & (BIP_LANAI_SEND_SLOTS - 1)) == 0, "power of two");
