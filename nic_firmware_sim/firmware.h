@@ -180,6 +180,7 @@ struct lanai_board {
 	struct lanai_packet *held; /* a packet held back by the reorder fault */
 	uint64_t held_since;
 	int inflight;			    /* packets from this board not yet delivered */
+	uint64_t tx_free_ns; /* its link is busy until then (BIP_LANAI_RATE) */
 	/* The board goes DEAD (released) once inflight is 0 and no link is
 	 * pending towards a board whose host still runs. */
 	struct bip_lanai_event pending_err; /* an error event waiting for room */
@@ -196,6 +197,7 @@ struct lanai_board {
 struct lanai_faults {
 	uint32_t ppm[BIP_LANAI_NFAULTS]; /* probability per million, per packet */
 	uint64_t delay_us;
+	double rate_mbs; /* speed of each board's link, MB/s; 0: no limit */
 	int linkdown_node;	 /* -1: none */
 	uint64_t linkdown_after; /* packets, or microseconds if in_time */
 	uint64_t linkup_after;	 /* the same: the link is up again (0: never) */

@@ -76,6 +76,7 @@ enum knob_type {
 	KNOB_DROP,
 	KNOB_SYNC,
 	KNOB_LINK_TIMEOUT,
+	KNOB_RATE,
 };
 
 static const struct knob {
@@ -95,6 +96,7 @@ static const struct knob {
     {"drop", "BIP_LANAI_DROP", KNOB_DROP, 0}, /* counted as a loss */
     {"sync", "BIP_LANAI_SYNC", KNOB_SYNC, 0},
     {"link-timeout", "BIP_LANAI_LINK_TIMEOUT", KNOB_LINK_TIMEOUT, 0},
+    {"rate", "BIP_LANAI_RATE", KNOB_RATE, 0},
 };
 
 #define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -250,6 +252,18 @@ static int knob_set(struct lanai_faults *f, const struct knob *k, const char *s,
 			return -EINVAL;
 		}
 		return 0;
+	case KNOB_RATE: {
+		double v = strtod(s, &end);
+
+		if (end == s || *end || v < 0 || v > 1e6) {
+			snprintf(err, errlen,
+				 "%s: expected the speed of a link in MB/s (e.g. 250; 0: no limit)",
+				 what);
+			return -EINVAL;
+		}
+		f->rate_mbs = v;
+		return 0;
+	}
 	case KNOB_TRACE:
 		if ((size_t)snprintf(f->trace, sizeof(f->trace), "%s", s) >= sizeof(f->trace)) {
 			snprintf(err, errlen, "%s: file name too long", what);
@@ -324,7 +338,7 @@ static int knobs_from_file(struct lanai_faults *f, int rail, int nrails, int pas
 		if (i == NKNOBS) {
 			snprintf(err, errlen,
 				 "%s:%d: unknown knob '%s' (loss, corrupt, duplicate, reorder, "
-				 "delay, seed, link-down, trace, drop, sync)",
+				 "delay, seed, link-down, trace, drop, sync, link-timeout, rate)",
 				 path, lineno, name);
 			rc = -EINVAL;
 		} else if (!*val) {
@@ -818,9 +832,21 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 	} else {
 		lanai_trace(fw, "send", s->node, &p->h, "sent");
 	}
+	if (fw->faults.rate_mbs > 0) {
+		/* The sender's link carries rate_mbs bytes per microsecond: the
+		 * packet leaves once those before it have, and takes its time. */
+		uint64_t now_ns = lanai_now_us() * 1000;
+
+		if (s->tx_free_ns < now_ns)
+			s->tx_free_ns = now_ns;
+		s->tx_free_ns += (uint64_t)((double)(sizeof(p->h) + p->h.len) * 1000.0 /
+					    fw->faults.rate_mbs);
+		p->deliver_at = (s->tx_free_ns + 999) / 1000;
+	}
 	if (fw->faults.delay_us) {
 		lanai_count_injected(fw, BIP_LANAI_FAULT_DELAY);
-		p->deliver_at = lanai_now_us() + fw->faults.delay_us;
+		p->deliver_at = (p->deliver_at ? p->deliver_at : lanai_now_us()) +
+				fw->faults.delay_us;
 	}
 	if (fault_hits(fw, rng, BIP_LANAI_FAULT_DUPLICATE)) {
 		struct lanai_packet *c = lanai_packet_new(p->h.len);

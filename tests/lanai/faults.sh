@@ -142,7 +142,7 @@ knobfile)
 	has "lanai-sim: $knobs:2: loss lots: expected a percentage from 0 to 100 (e.g. 5%)"
 	printf 'jitter 3ms\n' >"$knobs"
 	run short BIP_LANAI_CONF="$knobs"
-	has "lanai-sim: $knobs:1: unknown knob 'jitter' (loss, corrupt, duplicate, reorder, delay, seed, link-down, trace, drop, sync)"
+	has "lanai-sim: $knobs:1: unknown knob 'jitter' (loss, corrupt, duplicate, reorder, delay, seed, link-down, trace, drop, sync, link-timeout, rate)"
 	rm -f "$knobs"
 	run short BIP_LANAI_CONF="$knobs"
 	has "lanai-sim: $knobs: No such file or directory"
