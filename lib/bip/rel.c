@@ -94,6 +94,7 @@ enum rel_kind {
 
 #define REL_F_ACKNOW 1
 #define REL_DUPTHRESH 3
+#define REL_TIMER_POLLS 16 /* polls without news between two looks at the timers */
 
 struct rel_hdr {
 	uint8_t version;
@@ -167,7 +168,8 @@ struct rel_peer {
 	unsigned rr;
 	/* receiving */
 	uint64_t rcv_next;
-	uint64_t *rcv_bits;  /* [window / 64], bit seq % window */
+	uint64_t *rcv_bits;  /* [window / 64 (at least 1)]: seq's bit is bit seq % 64
+			      * of word (seq % window) / 64 */
 	uint64_t oseq_rx;
 	struct rel_held **held; /* [window], slot oseq % window */
 	unsigned nheld;
@@ -234,6 +236,7 @@ struct bip_rel {
 	unsigned nheld;        /* ordered arrivals waiting, over all peers */
 	int opened;
 	uint64_t now;          /* ns, read once per poll when needed */
+	unsigned quiet_polls;  /* polls in a row that did not read the clock */
 	char desc[96];
 };
 
@@ -301,11 +304,21 @@ static void fill_ack(struct bip_rel *r, struct rel_peer *p, struct rel_hdr *h)
 	unsigned i;
 
 	h->ack = p->rcv_next;
-	for (i = 0; i < 64 && i + 1 < r->window; i++) {
-		uint64_t s = p->rcv_next + 1 + i;
+	if (r->window >= 128) {
+		/* The 64 bits after rcv_next, from at most two words. */
+		uint64_t pos = (p->rcv_next + 1) & (r->window - 1);
+		unsigned w = (unsigned)(pos / 64), off = (unsigned)(pos & 63);
 
-		if (p->rcv_bits[(s & (r->window - 1)) / 64] >> (s & 63) & 1)
-			sack |= 1ull << i;
+		sack = p->rcv_bits[w] >> off;
+		if (off)
+			sack |= p->rcv_bits[(w + 1) & (r->window / 64 - 1)] << (64 - off);
+	} else {
+		for (i = 0; i < 64 && i + 1 < r->window; i++) {
+			uint64_t s = p->rcv_next + 1 + i;
+
+			if (p->rcv_bits[(s & (r->window - 1)) / 64] >> (s & 63) & 1)
+				sack |= 1ull << i;
+		}
 	}
 	h->sack = sack;
 	h->una = p->snd_una;
@@ -1187,7 +1200,13 @@ static int rel_poll(struct bip_nic *nic)
 	}
 	if (r->stream_head)
 		push_streams(r);
-	if (r->busy) {
+	/* The timers run when this poll read the clock anyway (something
+	 * arrived or went), else every REL_TIMER_POLLS polls: a waiting
+	 * process polls in a loop, and reading the clock at each round costs
+	 * more than the rest of the round (a clock read is a system call on
+	 * some virtual machines). */
+	if (r->busy && (r->now || ++r->quiet_polls >= REL_TIMER_POLLS)) {
+		r->quiet_polls = 0;
 		if (!r->now)
 			r->now = now_ns();
 		timers(r);
@@ -1410,7 +1429,7 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 		p->last_heard = now_ns();
 		p->tx = calloc(r->window, sizeof(*p->tx));
 		p->copies = malloc((size_t)r->window * r->max_short);
-		p->rcv_bits = calloc(r->window / 64, sizeof(*p->rcv_bits));
+		p->rcv_bits = calloc((r->window + 63) / 64, sizeof(*p->rcv_bits));
 		p->held = calloc(r->window, sizeof(*p->held));
 		if (!p->tx || !p->copies || !p->rcv_bits || !p->held)
 			goto nomem;

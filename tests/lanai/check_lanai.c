@@ -548,6 +548,28 @@ START_TEST(test_crc32c_vectors)
 }
 END_TEST
 
+/* The three-stripe path (buffers of 768 bytes and more) agrees with the
+ * table at every length around its block size, at odd addresses, and
+ * when chained. */
+START_TEST(test_crc32c_stripes)
+{
+	static uint8_t buf[5000];
+	size_t len, off;
+	int i;
+
+	for (i = 0; i < (int)sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 131 + (i >> 7) * 17 + 3);
+	for (off = 0; off < 3; off++)
+		for (len = 700; len < 2400; len += (len % 97) + 1)
+			ck_assert_msg(bip_crc32c(7, buf + off, len) ==
+					  bip_crc32c_table(7, buf + off, len),
+				      "length %zu at offset %zu", len, off);
+	for (len = 0; len < 4900; len += 383)
+		ck_assert_uint_eq(bip_crc32c(bip_crc32c(0, buf, len), buf + len, 4900 - len),
+				  bip_crc32c_table(0, buf, 4900));
+}
+END_TEST
+
 START_TEST(test_crc32c_chained_and_paths_agree)
 {
 	uint8_t buf[1000];
@@ -1201,6 +1223,7 @@ int main(void)
 	tc = tcase_create("crc32c");
 	tcase_add_test(tc, test_crc32c_vectors);
 	tcase_add_test(tc, test_crc32c_chained_and_paths_agree);
+	tcase_add_test(tc, test_crc32c_stripes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("routes");
 	tcase_add_test(tc, test_route_walk);
