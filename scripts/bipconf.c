@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	const char *file = NULL, *home = getenv("HOME");
 	struct bip_database *db = NULL;
 	struct bip_conf conf;
-	int i, j, first = 1, rc, status = 1;
+	int i, j, k, first = 1, rc, status = 1;
 
 	while (first < argc && argv[first][0] == '-') {
 		if (!strcmp(argv[first], "-f") && first + 1 < argc) {
@@ -92,8 +92,10 @@ int main(int argc, char **argv)
 	}
 
 	conf.n = argc - first;
+	/* One route per rail of the database (its hosts' boards, bipconf(5)). */
+	conf.nrails = db ? bip_database_rails(db) : 1;
 	conf.nodes = calloc((size_t)conf.n, sizeof(*conf.nodes));
-	conf.routes = calloc((size_t)conf.n * (size_t)conf.n, sizeof(*conf.routes));
+	conf.routes = calloc((size_t)conf.nrails * conf.n * (size_t)conf.n, sizeof(*conf.routes));
 	if (!conf.nodes || !conf.routes) {
 		fprintf(stderr, "bipconf: out of memory\n");
 		goto out;
@@ -115,21 +117,22 @@ int main(int argc, char **argv)
 		}
 		snprintf(conf.nodes[i].host, sizeof(conf.nodes[i].host), "%s", host);
 	}
-	for (i = 0; i < conf.n; i++)
-		for (j = 0; j < conf.n; j++) {
-			struct bip_route *r = &conf.routes[i * conf.n + j];
-			const char *from = conf.nodes[i].host, *to = conf.nodes[j].host;
+	for (k = 0; k < conf.nrails; k++)
+		for (i = 0; i < conf.n; i++)
+			for (j = 0; j < conf.n; j++) {
+				struct bip_route *r = &conf.routes[((size_t)k * conf.n + i) * conf.n + j];
+				const char *from = conf.nodes[i].host, *to = conf.nodes[j].host;
 
-			/* Nodes on one host talk without the network: no switch. */
-			if (!db || !strcmp(from, to)) {
-				r->nhops = 1;
-				r->hop[0] = BIP_ROUTE_DIRECT;
-			} else if (bip_database_route(db, from, to, r) < 0) {
-				fprintf(stderr, "bipconf: %s has no route from %s to %s: run biproute "
-					"with every host first\n", dbpath, from, to);
-				goto out;
+				/* Nodes on one host talk without the network: no switch. */
+				if (!db || !strcmp(from, to)) {
+					r->nhops = 1;
+					r->hop[0] = BIP_ROUTE_DIRECT;
+				} else if (bip_database_route_rail(db, from, to, k, r) < 0) {
+					fprintf(stderr, "bipconf: %s has no route from %s to %s: run "
+						"biproute with every host first\n", dbpath, from, to);
+					goto out;
+				}
 			}
-		}
 
 	if (file) {
 		snprintf(path, sizeof(path), "%s", file);

@@ -91,7 +91,7 @@ static void list_hosts(const struct bip_topology *topo)
 static int routes_from_topology(struct bip_database *db, const struct bip_topology *topo,
 				const char *path, char **hosts, int n)
 {
-	int i, j, missing = 0, unroutable = 0, rc;
+	int i, j, missing = 0, unroutable = 0, rc, nrails = bip_topology_units(topo);
 
 	for (i = 0; i < n; i++) {
 		if (!bip_topology_has_host(topo, hosts[i])) {
@@ -106,21 +106,36 @@ static int routes_from_topology(struct bip_database *db, const struct bip_topolo
 	}
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < n; j++) {
-			struct bip_route route;
+			struct bip_route route[BIP_CONF_MAXRAILS];
+			int k;
 
 			if (i == j)
 				continue;
-			rc = bip_topology_route(topo, hosts[i], hosts[j], &route);
+			/* A route per rail: the networks of boards 0, 1, ... */
+			for (k = 0, rc = 0; k < nrails && rc == 0; k++)
+				rc = bip_topology_route_unit(topo, hosts[i], hosts[j], k, &route[k]);
+			if (rc == -ENOENT) {
+				fprintf(stderr,
+					"biproute: the topology %s has %d rails, and host %s or %s "
+					"has no board %d: every host needs a board on every rail\n",
+					path, nrails, hosts[i], hosts[j], k - 1);
+				return rc;
+			}
 			if (rc == -EHOSTUNREACH) {
+				char rail[24] = "";
+
+				if (nrails > 1)
+					snprintf(rail, sizeof(rail), " on rail %d", k - 1);
 				if (++unroutable <= MAX_PAIR_MESSAGES)
 					fprintf(stderr,
 						"biproute: no route from %s to %s crossing at most "
-						"%d switches in the topology %s\n",
-						hosts[i], hosts[j], BIP_CONF_MAXHOPS, path);
+						"%d switches in the topology %s%s\n",
+						hosts[i], hosts[j], BIP_CONF_MAXHOPS, path, rail);
 				continue;
 			}
 			if (rc == 0)
-				rc = bip_database_add_route(db, hosts[i], hosts[j], &route);
+				rc = bip_database_add_route_rails(db, hosts[i], hosts[j], route,
+								  nrails);
 			if (rc < 0) {
 				fprintf(stderr, "biproute: route from %s to %s: %s\n", hosts[i],
 					hosts[j], strerror(-rc));

@@ -13,7 +13,7 @@
 struct db_route {
 	char from[BIP_CONF_HOSTLEN];
 	char to[BIP_CONF_HOSTLEN];
-	struct bip_route route;
+	struct bip_route route[BIP_CONF_MAXRAILS]; /* of each rail */
 };
 
 struct bip_database {
@@ -22,6 +22,7 @@ struct bip_database {
 	int nhosts;
 	struct db_route *routes;
 	int nroutes;
+	int nrails; /* routes per route line: the first line's (0: no line yet) */
 };
 
 #define TOPOLOGY_COMMENT "# topology: "
@@ -58,33 +59,53 @@ static int parse_line(struct bip_database *db, char *line, const char *path, int
 		return bip_database_add_host(db, name);
 	}
 	if (!strcmp(kw, "route")) {
-		struct db_route r = { .route.nhops = 0 };
+		struct bip_route routes[BIP_CONF_MAXRAILS] = { { 0 } };
 		char *from = strtok_r(NULL, " \t\r\n", &save);
 		char *to = strtok_r(NULL, " \t\r\n", &save);
+		int k = 0, rc;
 
 		if (!from || !to || strlen(from) >= BIP_CONF_HOSTLEN ||
 		    strlen(to) >= BIP_CONF_HOSTLEN)
 			goto bad;
-		snprintf(r.from, sizeof(r.from), "%s", from);
-		snprintf(r.to, sizeof(r.to), "%s", to);
+		/* Hops, and '/' before each further rail's route. */
 		while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
-			char *end;
-			long v = strtol(tok, &end, 10);
+			while (*tok) {
+				struct bip_route *r = &routes[k];
+				char *end;
+				long v;
 
-			if (*end || v < 0 || v > BIP_ROUTE_DIRECT || r.route.nhops == BIP_CONF_MAXHOPS)
-				goto bad;
-			r.route.hop[r.route.nhops++] = (int)v;
+				if (*tok == '/') {
+					if (!r->nhops || ++k == BIP_CONF_MAXRAILS)
+						goto bad;
+					tok++;
+					continue;
+				}
+				v = strtol(tok, &end, 10);
+				if (end == tok || (*end && *end != '/') || v < 0 ||
+				    v > BIP_ROUTE_DIRECT || r->nhops == BIP_CONF_MAXHOPS)
+					goto bad;
+				r->hop[r->nhops++] = (int)v;
+				tok = end;
+			}
 		}
-		if (!r.route.nhops || (r.route.nhops > 1 && r.route.hop[0] == BIP_ROUTE_DIRECT))
-			goto bad;
-		return bip_database_add_route(db, r.from, r.to, &r.route);
+		for (rc = 0; rc <= k; rc++)
+			if (!routes[rc].nhops ||
+			    (routes[rc].nhops > 1 && routes[rc].hop[0] == BIP_ROUTE_DIRECT))
+				goto bad;
+		if (db->nrails && k + 1 != db->nrails) {
+			snprintf(err, errlen, "%s:%d: %d route%s (rails) on this line, %d on the "
+				 "first route line", path, lineno, k + 1, k ? "s" : "", db->nrails);
+			return -EINVAL;
+		}
+		return bip_database_add_route_rails(db, from, to, routes, k + 1);
 	}
 	snprintf(err, errlen, "%s:%d: unknown keyword \"%s\" (expected host or route)", path,
 		 lineno, kw);
 	return -EINVAL;
 bad:
 	snprintf(err, errlen, "%s:%d: malformed %s line (expected \"host NAME\" or \"route FROM "
-		 "TO HOP...\" with 1 to 4 hops, 256 alone for direct)", path, lineno, kw);
+		 "TO HOP...\" with 1 to 4 hops, 256 alone for direct, and \"/ HOP...\" for "
+		 "each further rail)", path, lineno, kw);
 	return -EINVAL;
 }
 
@@ -142,15 +163,28 @@ int bip_database_has(const struct bip_database *db, const char *host)
 int bip_database_route(const struct bip_database *db, const char *from, const char *to,
 		       struct bip_route *route)
 {
+	return bip_database_route_rail(db, from, to, 0, route);
+}
+
+int bip_database_route_rail(const struct bip_database *db, const char *from, const char *to,
+			    int rail, struct bip_route *route)
+{
 	int i;
 
+	if (rail < 0 || rail >= bip_database_rails(db))
+		return -ENOENT;
 	for (i = 0; i < db->nroutes; i++) {
 		if (!strcmp(db->routes[i].from, from) && !strcmp(db->routes[i].to, to)) {
-			*route = db->routes[i].route;
+			*route = db->routes[i].route[rail];
 			return 0;
 		}
 	}
 	return -ENOENT;
+}
+
+int bip_database_rails(const struct bip_database *db)
+{
+	return db->nrails ? db->nrails : 1;
 }
 
 const char *bip_database_topology(const struct bip_database *db)
@@ -187,23 +221,36 @@ int bip_database_add_host(struct bip_database *db, const char *host)
 int bip_database_add_route(struct bip_database *db, const char *from, const char *to,
 			   const struct bip_route *route)
 {
-	struct db_route *r;
+	return bip_database_add_route_rails(db, from, to, route, 1);
+}
 
-	if (strlen(from) >= BIP_CONF_HOSTLEN || strlen(to) >= BIP_CONF_HOSTLEN ||
-	    route->nhops < 1 || route->nhops > BIP_CONF_MAXHOPS)
+int bip_database_add_route_rails(struct bip_database *db, const char *from, const char *to,
+				 const struct bip_route *routes, int nrails)
+{
+	struct db_route *r;
+	int k;
+
+	if (strlen(from) >= BIP_CONF_HOSTLEN || strlen(to) >= BIP_CONF_HOSTLEN || nrails < 1 ||
+	    nrails > BIP_CONF_MAXRAILS || (db->nrails && nrails != db->nrails))
 		return -EINVAL;
+	for (k = 0; k < nrails; k++)
+		if (routes[k].nhops < 1 || routes[k].nhops > BIP_CONF_MAXHOPS)
+			return -EINVAL;
 	if (bip_array_grow((void **)&db->routes, db->nroutes, sizeof(*db->routes)) < 0)
 		return -ENOMEM;
 	r = &db->routes[db->nroutes++];
+	memset(r, 0, sizeof(*r));
 	snprintf(r->from, sizeof(r->from), "%s", from);
 	snprintf(r->to, sizeof(r->to), "%s", to);
-	r->route = *route;
+	for (k = 0; k < nrails; k++)
+		r->route[k] = routes[k];
+	db->nrails = nrails;
 	return 0;
 }
 
 int bip_database_write(FILE *f, const struct bip_database *db)
 {
-	int i, h;
+	int i, h, k;
 
 	fprintf(f, "# BIP routing database, written by biproute (format: bipconf(5))\n");
 	if (db->topology)
@@ -216,8 +263,12 @@ int bip_database_write(FILE *f, const struct bip_database *db)
 		const struct db_route *r = &db->routes[i];
 
 		fprintf(f, "route %s %s", r->from, r->to);
-		for (h = 0; h < r->route.nhops; h++)
-			fprintf(f, " %d", r->route.hop[h]);
+		for (k = 0; k < db->nrails; k++) {
+			if (k)
+				fputs(" /", f);
+			for (h = 0; h < r->route[k].nhops; h++)
+				fprintf(f, " %d", r->route[k].hop[h]);
+		}
 		fputc('\n', f);
 	}
 	return ferror(f) ? -EIO : 0;

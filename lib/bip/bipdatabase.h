@@ -6,7 +6,11 @@
  *   # comment
  *   host NAME                    a host of the network
  *   route FROM TO HOP [HOP...]   1 to 4 switch ports, or 256 alone (direct)
+ *         [/ HOP [HOP...]] ...   and the route of each further rail
  *
+ * Every route line holds the same number of routes, one per rail (the
+ * networks of the hosts' boards 0, 1, ...: topology.h), as the lines of a
+ * configuration do.
  * A comment "# topology: FILE" records the topology the routes were computed
  * from (none: the hosts are on an IP network and every route is 256).  It is
  * a comment so that any reader of the format accepts the file.
@@ -31,6 +35,10 @@ int bip_database_has(const struct bip_database *db, const char *host);
 /* The route from one host to another: 0, or -ENOENT if the database has none. */
 int bip_database_route(const struct bip_database *db, const char *from, const char *to,
 		       struct bip_route *route);
+/* The same on one rail; bip_database_rails: routes per line (1 if none). */
+int bip_database_route_rail(const struct bip_database *db, const char *from, const char *to,
+			    int rail, struct bip_route *route);
+int bip_database_rails(const struct bip_database *db);
 /* The topology file recorded in the database, or NULL. */
 const char *bip_database_topology(const struct bip_database *db);
 
@@ -40,6 +48,9 @@ int bip_database_create(const char *topology, struct bip_database **db_p);
 int bip_database_add_host(struct bip_database *db, const char *host);
 int bip_database_add_route(struct bip_database *db, const char *from, const char *to,
 			   const struct bip_route *route);
+/* The routes of nrails rails (every route of the database has as many). */
+int bip_database_add_route_rails(struct bip_database *db, const char *from, const char *to,
+				 const struct bip_route *routes, int nrails);
 /* Write db in the format above; 0 or a negative errno. */
 int bip_database_write(FILE *f, const struct bip_database *db);
 

@@ -101,11 +101,6 @@ static struct bip_conf *conf_alloc_rails(int n, int nrails)
 	return conf;
 }
 
-static struct bip_conf *conf_alloc(int n)
-{
-	return conf_alloc_rails(n, 1);
-}
-
 static int parse_node_line(struct conf_reader *r, struct bip_conf_node *node, char *err,
 			   size_t errlen)
 {
@@ -125,15 +120,18 @@ static int parse_node_line(struct conf_reader *r, struct bip_conf_node *node, ch
 	return 0;
 }
 
-static int parse_route_line(struct conf_reader *r, struct bip_route *route, char *err,
-			    size_t errlen)
+/* One route: 1 to 4 numbers in text (a part of the line r holds). */
+static int parse_route(struct conf_reader *r, char *text, struct bip_route *route, char *err,
+		       size_t errlen)
 {
 	long v[BIP_CONF_MAXHOPS];
+	char shown[sizeof(r->buf)];
 	int n, i;
 
-	n = parse_ints(r->buf, v, BIP_CONF_MAXHOPS);
+	snprintf(shown, sizeof(shown), "%s", text);
+	n = parse_ints(text, v, BIP_CONF_MAXHOPS);
 	if (n < 0)
-		return conf_fail(err, errlen, r, "route \"%s\" is not a list of numbers", r->buf);
+		return conf_fail(err, errlen, r, "route \"%s\" is not a list of numbers", shown);
 	if (n == 0 || n > BIP_CONF_MAXHOPS)
 		return conf_fail(err, errlen, r, "a route has 1 to %d numbers, this line has %s",
 				 BIP_CONF_MAXHOPS, n ? "more" : "none");
@@ -150,13 +148,56 @@ static int parse_route_line(struct conf_reader *r, struct bip_route *route, char
 	return 0;
 }
 
+/*
+ * A route line: the routes of rail 0, 1, ... separated by '/'.  Returns
+ * how many (1 .. BIP_CONF_MAXRAILS), or a negative errno.
+ */
+static int parse_route_line(struct conf_reader *r, struct bip_route *routes, char *err,
+			    size_t errlen)
+{
+	char *part = r->buf, *slash;
+	int k = 0, rc;
+
+	for (;;) {
+		slash = strchr(part, '/');
+		if (slash)
+			*slash = '\0';
+		if (k == BIP_CONF_MAXRAILS)
+			return conf_fail(err, errlen, r, "more than %d routes (rails) on a line",
+					 BIP_CONF_MAXRAILS);
+		if (!part[strspn(part, " \t\r")] && (slash || k))
+			return conf_fail(err, errlen, r, "an empty route %s '/'",
+					 slash ? "before" : "after");
+		rc = parse_route(r, part, &routes[k++], err, errlen);
+		if (rc < 0)
+			return rc;
+		if (!slash)
+			return k;
+		part = slash + 1;
+	}
+}
+
+/* Routes on the first route line (after the first node's line), 1 if the
+ * file does not say. */
+static int first_line_rails(struct conf_reader r)
+{
+	const char *q;
+	int k = 1;
+
+	if (!next_line(&r) || !next_line(&r))
+		return 1;
+	for (q = r.buf; *q && *q != '#'; q++)
+		k += *q == '/';
+	return k > BIP_CONF_MAXRAILS ? BIP_CONF_MAXRAILS : k;
+}
+
 /* Parse the n nodes of a file too short for them, storing nothing: the
  * first malformed line, or where the file ends; always -EINVAL. */
 static int conf_check_only(struct conf_reader *r, long n, const char *name, char *err,
 			   size_t errlen)
 {
 	struct bip_conf_node node;
-	struct bip_route route;
+	struct bip_route route[BIP_CONF_MAXRAILS];
 	long i, j;
 	int rc;
 
@@ -175,7 +216,7 @@ static int conf_check_only(struct conf_reader *r, long n, const char *name, char
 					 "%ld of %ld route lines", name, r->line, i, j, n);
 				return -EINVAL;
 			}
-			rc = parse_route_line(r, &route, err, errlen);
+			rc = parse_route_line(r, route, err, errlen);
 			if (rc < 0)
 				return rc;
 		}
@@ -187,9 +228,10 @@ int bip_conf_parse_string(const char *text, const char *name, struct bip_conf **
 			  char *err, size_t errlen)
 {
 	struct conf_reader r = { .name = name, .p = text };
+	struct bip_route routes[BIP_CONF_MAXRAILS];
 	struct bip_conf *conf;
 	long n;
-	int i, j, rc;
+	int i, j, k, rc;
 
 	if (!next_line(&r)) {
 		snprintf(err, errlen, "%s: empty configuration: the first line must hold the "
@@ -213,7 +255,7 @@ int bip_conf_parse_string(const char *text, const char *name, struct bip_conf **
 		if (lines < want)
 			return conf_check_only(&r, n, name, err, errlen);
 	}
-	conf = conf_alloc((int)n);
+	conf = conf_alloc_rails((int)n, first_line_rails(r));
 	if (!conf) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -ENOMEM;
@@ -235,9 +277,18 @@ int bip_conf_parse_string(const char *text, const char *name, struct bip_conf **
 				rc = -EINVAL;
 				goto fail;
 			}
-			rc = parse_route_line(&r, &conf->routes[i * n + j], err, errlen);
+			rc = parse_route_line(&r, routes, err, errlen);
 			if (rc < 0)
 				goto fail;
+			if (rc != conf->nrails) {
+				rc = conf_fail(err, errlen, &r,
+					       "%d route%s (rails) on this line, %d on the first "
+					       "route line: every line gives one route per rail",
+					       rc, rc == 1 ? "" : "s", conf->nrails);
+				goto fail;
+			}
+			for (k = 0; k < conf->nrails; k++)
+				conf->routes[((size_t)k * n + i) * n + j] = routes[k];
 		}
 	}
 	if (next_line(&r)) {
@@ -372,16 +423,20 @@ int bip_conf_truncate(struct bip_conf *conf, int n)
 
 int bip_conf_write(FILE *f, const struct bip_conf *conf)
 {
-	int i, j, k;
+	int i, j, k, rail;
 
 	fprintf(f, "%d\n", conf->n);
 	for (i = 0; i < conf->n; i++) {
 		fprintf(f, "%s %d\n", conf->nodes[i].host, conf->nodes[i].unit);
 		for (j = 0; j < conf->n; j++) {
-			const struct bip_route *r = &conf->routes[i * conf->n + j];
+			for (rail = 0; rail < conf->nrails; rail++) {
+				const struct bip_route *r = bip_conf_route(conf, rail, i, j);
 
-			for (k = 0; k < r->nhops; k++)
-				fprintf(f, k ? " %d" : "%d", r->hop[k]);
+				if (rail)
+					fputs(" / ", f);
+				for (k = 0; k < r->nhops; k++)
+					fprintf(f, k ? " %d" : "%d", r->hop[k]);
+			}
 			fputc('\n', f);
 		}
 	}

@@ -8,6 +8,11 @@
  * a line "hostname unit" followed by n route lines of 1 to 4 numbers (a
  * single 256 means no switch, also used for the route to itself).  Blank
  * lines and lines whose first non-blank character is '#' are ignored.
+ *
+ * Rails: a host whose nodes have several boards, each on a network of its
+ * own, gives on each route line the route of every rail, rail 0 first,
+ * separated by '/' ("7 0 / 3 0").  Every route line holds the same number
+ * of routes, 1 to BIP_CONF_MAXRAILS; a file without '/' has one rail.
  */
 #ifndef BIP_CONF_H
 #define BIP_CONF_H

@@ -23,7 +23,8 @@
  *
  *   ACK    nothing but the acknowledgement fields
  *   NACK   arg0: the sequence number of a packet whose data was corrupt
- *   PROBE  asks for an ACK on the path it came by (a retired path is tried)
+ *   PROBE  asks for an ACK on the path it came by (a retired path is tried);
+ *          that ACK has flag PROBED, and brings the path back into use
  *
  * Every packet carries ack (every sequence number below it arrived) and
  * sack (bit i: ack + 1 + i arrived too): acknowledgements ride on traffic.
@@ -58,13 +59,17 @@
  * Paths.  A short message, RTS or CTS goes on one path, fragments are
  * striped over every path that is up, in turn.  A path that the NIC
  * reports down, or on which BIP_REL_PATH_FAILS sends in a row timed out
- * with nothing heard on it while another path is up, is retired: its
- * unacknowledged packets are sent again on the others (counted as
- * rebinds) and it gets a PROBE every BIP_REL_PROBE until something comes
- * back on it; then it is used again.  The last path up is never retired
- * for timeouts (there is nowhere to go), but counts as failed while they
- * go on.  When every path to a peer has failed and nothing has come from
- * it for BIP_RETRY_TIMEOUT while packets to it wait, the peer is lost: the error
+ * while another path is up, is retired: its unacknowledged packets are
+ * sent again on the others (counted as rebinds) and it gets a PROBE every
+ * BIP_REL_PROBE until the answer to one comes back on it; then it is used
+ * again.  Only that answer brings a path back: traffic from the peer on it
+ * proves only the peer's direction, and a path may fail one way (a wrong
+ * route, a cable half broken).  A send counts as failed when it times
+ * out, and the count of its path is cleared when something sent on that
+ * path is acknowledged.  The last path up is never retired for timeouts
+ * (there is nowhere to go), but it has failed too while they go on.  When
+ * every path to a peer has failed and nothing has come from it for
+ * BIP_RETRY_TIMEOUT while packets to it wait, the peer is lost: the error
  * names it and the state of each path, its pending long transfers fail, and
  * every wait fails from then on (bip_wait_step).
  */
@@ -93,6 +98,7 @@ enum rel_kind {
 };
 
 #define REL_F_ACKNOW 1
+#define REL_F_PROBED 2 /* an ACK answering a PROBE, on the path it came by */
 #define REL_DUPTHRESH 3
 #define REL_TIMER_POLLS 16 /* polls without news between two looks at the timers */
 
@@ -378,6 +384,9 @@ static void path_retire(struct bip_rel *r, struct rel_peer *p, int peer, int k, 
 	(void)peer;
 }
 
+/* Path k to p works both ways: a PROBE sent on it was answered on it (or
+ * the NIC says it is back).  Traffic from p on k alone proves only p's
+ * direction: a path may fail one way. */
 static void path_heard(struct bip_rel *r, struct rel_peer *p, int k)
 {
 	struct rel_path *ph = &p->path[k];
@@ -519,6 +528,9 @@ static void tx_complete(struct bip_rel *r, struct rel_peer *p, struct rel_txe *e
 
 	e->acked = 1;
 	p->inflight -= e->h.len;
+	/* What went on that path arrived: its sends are not failing. */
+	if (p->path[e->path].state == PATH_UP)
+		p->path[e->path].fails = 0;
 	if (!e->retries && !e->unsent && r->now > e->sent)
 		rtt_sample(p, r->now - e->sent);
 	if (ls && e->h.kind == REL_FRAG) {
@@ -921,12 +933,13 @@ void bip_rel_arrived(struct bip_nic *lower, int path, int src, const void *pkt, 
 	if (!r->now)
 		r->now = now_ns();
 	p->last_heard = r->now;
-	path_heard(r, p, path);
 	take_ack(r, p, &h);
 	if (h.una > p->confirmed && h.una <= p->rcv_next)
 		p->confirmed = h.una;
 	switch (h.kind) {
 	case REL_ACK:
+		if (h.flags & REL_F_PROBED)
+			path_heard(r, p, path);
 		if (h.flags & REL_F_ACKNOW)
 			send_control(r, src, path, REL_ACK, 0, 0);
 		return;
@@ -934,7 +947,7 @@ void bip_rel_arrived(struct bip_nic *lower, int path, int src, const void *pkt, 
 		nack(r, src, &h);
 		return;
 	case REL_PROBE:
-		send_control(r, src, path, REL_ACK, 0, 0);
+		send_control(r, src, path, REL_ACK, REL_F_PROBED, 0);
 		return;
 	}
 	s = h.seq;

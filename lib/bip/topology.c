@@ -20,13 +20,13 @@ enum topo_kind {
 struct topo_end {
 	enum topo_kind kind;
 	int index; /* into hosts[] or switches[] */
-	int port;  /* port of the switch (TOPO_SWITCH only) */
+	int port;  /* port of the switch, or board (unit) of the host */
 	int line;  /* line of the file that laid the cable, for messages */
 };
 
 struct topo_host {
 	char name[BIP_CONF_HOSTLEN];
-	struct topo_end cable;
+	struct topo_end cable[BIP_CONF_MAXRAILS]; /* of each board (unit) */
 };
 
 struct topo_switch {
@@ -41,6 +41,7 @@ struct bip_topology {
 	int nhosts;
 	struct topo_switch *switches;
 	int nswitches;
+	int units; /* 1 + the highest unit of a board */
 };
 
 /* The longest statement: link SWITCH PORT SWITCH PORT. */
@@ -196,16 +197,47 @@ static int switch_port(struct bip_topology *topo, struct topo_reader *r, const c
 	return 0;
 }
 
-static int host_free(struct bip_topology *topo, struct topo_reader *r, int h, char *err,
-		     size_t errlen)
+static int host_free(struct bip_topology *topo, struct topo_reader *r, int h, int unit,
+		     char *err, size_t errlen)
 {
 	const struct topo_host *host = &topo->hosts[h];
 
-	if (host->cable.kind != TOPO_NONE)
+	if (host->cable[unit].kind != TOPO_NONE && !unit)
 		return topo_fail(err, errlen, r,
-				 "host %s already has its cable (line %d): a host has one board",
-				 host->name, host->cable.line);
+				 "host %s already has its cable (line %d): a board has one (a "
+				 "second board of the host is %s/1)",
+				 host->name, host->cable[0].line, host->name);
+	if (host->cable[unit].kind != TOPO_NONE)
+		return topo_fail(err, errlen, r,
+				 "board %d of host %s already has its cable (line %d)", unit,
+				 host->name, host->cable[unit].line);
+	if (unit >= topo->units)
+		topo->units = unit + 1;
 	return 0;
+}
+
+/* "HOST" or "HOST/UNIT": the host's index (added if new) and its board. */
+static int board_of(struct bip_topology *topo, struct topo_reader *r, const char *field,
+		    int *unit_p, char *err, size_t errlen)
+{
+	char name[BIP_CONF_HOSTLEN];
+	const char *slash = strchr(field, '/');
+	size_t len = slash ? (size_t)(slash - field) : strlen(field);
+	int unit = 0;
+
+	if (slash) {
+		unit = parse_small(slash + 1);
+		if (unit < 0 || unit >= BIP_CONF_MAXRAILS || !len)
+			return topo_fail(err, errlen, r,
+					 "\"%s\": expected HOST or HOST/UNIT, a board 0 to %d", field,
+					 BIP_CONF_MAXRAILS - 1);
+	}
+	if (len >= sizeof(name))
+		return check_name(r, "host", field, err, errlen);
+	memcpy(name, field, len);
+	name[len] = '\0';
+	*unit_p = unit;
+	return host_index(topo, r, name, err, errlen);
 }
 
 static int parse_switch(struct bip_topology *topo, struct topo_reader *r, char *err, size_t errlen)
@@ -242,7 +274,7 @@ static int parse_switch(struct bip_topology *topo, struct topo_reader *r, char *
 
 static int parse_link(struct bip_topology *topo, struct topo_reader *r, char *err, size_t errlen)
 {
-	int sw, port, h, sw2, port2, rc;
+	int sw, port, h, sw2, port2, rc, unit;
 
 	if (r->nfields == 4) {
 		/* link HOST SWITCH PORT: check the switch first, so that a
@@ -250,14 +282,14 @@ static int parse_link(struct bip_topology *topo, struct topo_reader *r, char *er
 		rc = switch_port(topo, r, r->field[2], r->field[3], &sw, &port, err, errlen);
 		if (rc < 0)
 			return rc;
-		h = host_index(topo, r, r->field[1], err, errlen);
+		h = board_of(topo, r, r->field[1], &unit, err, errlen);
 		if (h < 0)
 			return h;
-		rc = host_free(topo, r, h, err, errlen);
+		rc = host_free(topo, r, h, unit, err, errlen);
 		if (rc < 0)
 			return rc;
-		topo->hosts[h].cable = (struct topo_end){TOPO_SWITCH, sw, port, r->line};
-		topo->switches[sw].port[port] = (struct topo_end){TOPO_HOST, h, 0, r->line};
+		topo->hosts[h].cable[unit] = (struct topo_end){TOPO_SWITCH, sw, port, r->line};
+		topo->switches[sw].port[port] = (struct topo_end){TOPO_HOST, h, unit, r->line};
 		return 0;
 	}
 	if (r->nfields == 5) {
@@ -280,26 +312,26 @@ static int parse_link(struct bip_topology *topo, struct topo_reader *r, char *er
 
 static int parse_direct(struct bip_topology *topo, struct topo_reader *r, char *err, size_t errlen)
 {
-	int a, b, rc;
+	int a, b, ua, ub, rc;
 
 	if (r->nfields != 3)
 		return topo_fail(err, errlen, r, "expected \"direct HOST HOST\"");
-	if (!strcmp(r->field[1], r->field[2]))
-		return topo_fail(err, errlen, r, "host %s cabled to itself", r->field[1]);
-	a = host_index(topo, r, r->field[1], err, errlen);
+	a = board_of(topo, r, r->field[1], &ua, err, errlen);
 	if (a < 0)
 		return a;
-	b = host_index(topo, r, r->field[2], err, errlen);
+	b = board_of(topo, r, r->field[2], &ub, err, errlen);
 	if (b < 0)
 		return b;
-	rc = host_free(topo, r, a, err, errlen);
+	if (a == b)
+		return topo_fail(err, errlen, r, "host %s cabled to itself", topo->hosts[a].name);
+	rc = host_free(topo, r, a, ua, err, errlen);
 	if (rc < 0)
 		return rc;
-	rc = host_free(topo, r, b, err, errlen);
+	rc = host_free(topo, r, b, ub, err, errlen);
 	if (rc < 0)
 		return rc;
-	topo->hosts[a].cable = (struct topo_end){TOPO_HOST, b, 0, r->line};
-	topo->hosts[b].cable = (struct topo_end){TOPO_HOST, a, 0, r->line};
+	topo->hosts[a].cable[ua] = (struct topo_end){TOPO_HOST, b, ub, r->line};
+	topo->hosts[b].cable[ub] = (struct topo_end){TOPO_HOST, a, ua, r->line};
 	return 0;
 }
 
@@ -312,6 +344,7 @@ int bip_topology_parse_string(const char *text, const char *name, struct bip_top
 
 	if (!topo)
 		return -ENOMEM;
+	topo->units = 1;
 	while (next_statement(&r)) {
 		const char *kw = r.field[0];
 
@@ -417,6 +450,15 @@ int bip_topology_follow(const struct bip_topology *topo, const char *from_host,
 			const struct bip_route *route, const char **to_host_p, char *why,
 			size_t whylen)
 {
+	int unit;
+
+	return bip_topology_follow_unit(topo, from_host, 0, route, to_host_p, &unit, why, whylen);
+}
+
+int bip_topology_follow_unit(const struct bip_topology *topo, const char *from_host, int from_unit,
+			     const struct bip_route *route, const char **to_host_p, int *to_unit_p,
+			     char *why, size_t whylen)
+{
 	struct topo_end at;
 	int h = find_host(topo, from_host), i;
 
@@ -424,10 +466,16 @@ int bip_topology_follow(const struct bip_topology *topo, const char *from_host,
 		snprintf(why, whylen, "host %s is not in the topology", from_host);
 		return -ENOENT;
 	}
+	if (from_unit < 0 || from_unit >= BIP_CONF_MAXRAILS ||
+	    (from_unit > 0 && topo->hosts[h].cable[from_unit].kind == TOPO_NONE)) {
+		snprintf(why, whylen, "host %s has no board %d in the topology", from_host,
+			 from_unit);
+		return -ENOENT;
+	}
 	if (route->nhops < 1 || route->nhops > BIP_CONF_MAXHOPS)
 		return unreachable(why, whylen, route, from_host, "%d hops, not 1 to %d",
 				   route->nhops, BIP_CONF_MAXHOPS);
-	at = topo->hosts[h].cable;
+	at = topo->hosts[h].cable[from_unit];
 	if (at.kind == TOPO_NONE)
 		return unreachable(why, whylen, route, from_host, "%s has no cable", from_host);
 	if (route->hop[0] == BIP_ROUTE_DIRECT) {
@@ -439,6 +487,7 @@ int bip_topology_follow(const struct bip_topology *topo, const char *from_host,
 					   "switch %s",
 					   from_host, at.port, topo->switches[at.index].name);
 		*to_host_p = topo->hosts[at.index].name;
+		*to_unit_p = at.port;
 		return 0;
 	}
 	if (at.kind == TOPO_HOST)
@@ -472,6 +521,7 @@ int bip_topology_follow(const struct bip_topology *topo, const char *from_host,
 						   i + 1, topo->hosts[at.index].name,
 						   route->nhops - i - 1);
 			*to_host_p = topo->hosts[at.index].name;
+			*to_unit_p = at.port;
 			return 0;
 		}
 	}
@@ -488,21 +538,37 @@ int bip_topology_follow(const struct bip_topology *topo, const char *from_host,
 int bip_topology_route(const struct bip_topology *topo, const char *from, const char *to,
 		       struct bip_route *route_p)
 {
+	return bip_topology_route_unit(topo, from, to, 0, route_p);
+}
+
+int bip_topology_route_unit(const struct bip_topology *topo, const char *from, const char *to,
+			    int unit, struct bip_route *route_p)
+{
 	int f = find_host(topo, from), t = find_host(topo, to);
 	int *prev, *prev_port, *depth, *queue;
 	int head = 0, tail = 0, src, dst, sw, p, n, rc = -EHOSTUNREACH;
 	struct bip_route route = {.nhops = 1, .hop = {BIP_ROUTE_DIRECT}};
 
-	if (f < 0 || t < 0)
+	const struct topo_end *fc, *tc;
+
+	if (f < 0 || t < 0 || unit < 0 || unit >= BIP_CONF_MAXRAILS)
 		return -ENOENT;
-	if (f == t || (topo->hosts[f].cable.kind == TOPO_HOST && topo->hosts[f].cable.index == t)) {
+	if (f == t) {
 		*route_p = route;
 		return 0;
 	}
-	if (topo->hosts[f].cable.kind != TOPO_SWITCH || topo->hosts[t].cable.kind != TOPO_SWITCH)
+	fc = &topo->hosts[f].cable[unit];
+	tc = &topo->hosts[t].cable[unit];
+	if (fc->kind == TOPO_NONE || tc->kind == TOPO_NONE)
+		return unit ? -ENOENT : -EHOSTUNREACH;
+	if (fc->kind == TOPO_HOST && fc->index == t && fc->port == unit) {
+		*route_p = route;
+		return 0;
+	}
+	if (fc->kind != TOPO_SWITCH || tc->kind != TOPO_SWITCH)
 		return -EHOSTUNREACH;
-	src = topo->hosts[f].cable.index;
-	dst = topo->hosts[t].cable.index;
+	src = fc->index;
+	dst = tc->index;
 
 	n = topo->nswitches;
 	prev = malloc(4 * (size_t)n * sizeof(int));
@@ -536,7 +602,7 @@ int bip_topology_route(const struct bip_topology *topo, const char *from, const 
 	}
 	if (depth[dst] > 0) {
 		route.nhops = depth[dst];
-		route.hop[route.nhops - 1] = topo->hosts[t].cable.port;
+		route.hop[route.nhops - 1] = tc->port;
 		for (sw = dst, n = route.nhops - 2; prev[sw] >= 0; sw = prev[sw], n--)
 			route.hop[n] = prev_port[sw];
 		*route_p = route;
@@ -562,15 +628,7 @@ int bip_topology_default_path(char *buf, size_t len)
 	return 0;
 }
 
-int bip_topology_follow_unit(const struct bip_topology *topo, const char *from_host, int from_unit,
-			     const struct bip_route *route, const char **to_host_p, int *to_unit_p,
-			     char *why, size_t whylen)
+int bip_topology_units(const struct bip_topology *topo)
 {
-	if (from_unit != 0) {
-		snprintf(why, whylen, "host %s has no board %d in the topology", from_host,
-			 from_unit);
-		return -ENOENT;
-	}
-	*to_unit_p = 0;
-	return bip_topology_follow(topo, from_host, route, to_host_p, why, whylen);
+	return topo->units;
 }

@@ -9,13 +9,18 @@
  * lines and '#' comments ignored:
  *
  *   switch NAME PORTS              a switch with ports 0 .. PORTS-1 (1 .. 64)
- *   link HOST SWITCH PORT          the board of HOST is cabled to PORT of SWITCH
+ *   link BOARD SWITCH PORT         BOARD is cabled to PORT of SWITCH
  *   link SWITCH PORT SWITCH PORT   two switches cabled together
- *   direct HOST HOST               two boards cabled back to back (route 256)
+ *   direct BOARD BOARD             two boards cabled back to back (route 256)
+ *
+ * where BOARD is HOST/UNIT, board UNIT (0 .. BIP_CONF_MAXRAILS - 1) of
+ * HOST, or HOST alone for HOST/0 ('/' is in no host name).  A host's
+ * boards of one unit make a network, a rail: rail r is the network of the
+ * boards r, and a host with several boards is on several networks.
  *
  * A switch is declared before a link names it.  A port holds at most one
- * cable, a host has one board and so at most one cable, and a name is either
- * a host or a switch.  Hosts are the names that links and directs give them.
+ * cable, a board at most one, and a name is either a host or a switch.
+ * Hosts are the names that links and directs give them.
  *
  * A route is what the configuration file holds: the output port taken at
  * each switch crossed, in order (1 to 4 of them), or 256 alone when no switch
@@ -62,7 +67,7 @@ int bip_topology_follow(const struct bip_topology *topo, const char *from_host,
 			size_t whylen);
 
 /* The same from board from_unit of from_host; *to_unit_p: the board the
- * route reaches. */
+ * route reaches (-ENOENT also if from_host has no board from_unit). */
 int bip_topology_follow_unit(const struct bip_topology *topo, const char *from_host, int from_unit,
 			     const struct bip_route *route, const char **to_host_p, int *to_unit_p,
 			     char *why, size_t whylen);
@@ -77,6 +82,14 @@ int bip_topology_follow_unit(const struct bip_topology *topo, const char *from_h
  */
 int bip_topology_route(const struct bip_topology *topo, const char *from, const char *to,
 		       struct bip_route *route_p);
+
+/* The same between the boards unit of two hosts: the route of rail unit
+ * (-ENOENT also if either has no board unit). */
+int bip_topology_route_unit(const struct bip_topology *topo, const char *from, const char *to,
+			    int unit, struct bip_route *route_p);
+
+/* The rails of the topology: 1 + the highest unit of a board. */
+int bip_topology_units(const struct bip_topology *topo);
 
 /* 1 if host is a host of the topology (a switch is not), else 0. */
 int bip_topology_has_host(const struct bip_topology *topo, const char *host);

@@ -108,6 +108,37 @@ topology)
 	"$bipconf" localhost 127.0.0.3 2>"$out" && fail "a missing route was accepted"
 	grep -q "no route from localhost to 127.0.0.3: run biproute" "$out" || fail "missing route not named"
 	;;
+rails)
+	# Two parallel networks: each host's board 0 on switch a, board 1 on
+	# switch b.  biproute finds a route per rail, bipconf writes both.
+	cat >"$HOME/net" <<-EOF
+	switch a 8
+	switch b 8
+	link 127.0.0.1 a 0
+	link 127.0.0.2 a 1
+	link 127.0.0.3 a 2
+	link 127.0.0.1/1 b 5
+	link 127.0.0.2/1 b 6
+	link 127.0.0.3/1 b 7
+	EOF
+	"$biproute" -t "$HOME/net" 127.0.0.1 127.0.0.2 127.0.0.3 2>"$out" || fail "biproute -t"
+	grep -q "^route 127.0.0.1 127.0.0.3 2 / 7$" "$HOME/.bip/bipdatabase" ||
+		fail "no route per rail in the database"
+	"$bipconf" 127.0.0.2 127.0.0.3 2>"$out" || fail "bipconf"
+	printf '%s\n' 2 "127.0.0.2 0" "256 / 256" "2 / 7" "127.0.0.3 0" "1 / 6" "256 / 256" \
+		>"$HOME/want"
+	diff "$HOME/want" "$HOME/.bip/bipconf" >"$out" || fail "unexpected routes in ~/.bip/bipconf"
+	# A host without a board on rail 1.
+	sed '/127.0.0.3\/1/d' "$HOME/net" >"$HOME/net2"
+	"$biproute" -t "$HOME/net2" 127.0.0.1 127.0.0.3 2>"$out" && fail "a host without rail 1 accepted"
+	grep -q "has 2 rails, and host 127.0.0.1 or 127.0.0.3 has no board 1" "$out" ||
+		fail "the missing board was not named"
+	# A board out of range.
+	printf 'switch a 8\nlink h/9 a 0\n' >"$HOME/net3"
+	"$biproute" -t "$HOME/net3" h 2>"$out" && fail "board 9 accepted"
+	grep -q "net3:2: \"h/9\": expected HOST or HOST/UNIT, a board 0 to 3" "$out" ||
+		fail "no clear error for board 9"
+	;;
 routeerrors)
 	cat >"$HOME/net" <<-EOF
 	switch s0 8

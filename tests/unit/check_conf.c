@@ -104,6 +104,62 @@ START_TEST(test_write_round_trip)
 }
 END_TEST
 
+/* Rails: a route per rail on each line, '/' between them. */
+START_TEST(test_rails)
+{
+	const char *two = "2\na 0\n256 / 256\n1 2 / 3\nb 0\n4/5 6\n256 / 256\n";
+	char buf[1024], err[256];
+	struct bip_conf *conf, *again;
+	FILE *f;
+
+	ck_assert_int_eq(parse(two, &conf), 0);
+	ck_assert_int_eq(conf->nrails, 2);
+	ck_assert_int_eq(bip_conf_route(conf, 0, 0, 1)->nhops, 2);
+	ck_assert_int_eq(bip_conf_route(conf, 0, 0, 1)->hop[1], 2);
+	ck_assert_int_eq(bip_conf_route(conf, 1, 0, 1)->hop[0], 3);
+	ck_assert_int_eq(bip_conf_route(conf, 1, 1, 0)->nhops, 2);
+	ck_assert_int_eq(bip_conf_route(conf, 1, 1, 0)->hop[1], 6);
+	/* Rail 0 lies where a one-rail file's routes lie. */
+	ck_assert_int_eq(conf->routes[2].hop[0], 4);
+	f = fmemopen(buf, sizeof(buf), "w");
+	ck_assert_int_eq(bip_conf_write(f, conf), 0);
+	fclose(f);
+	ck_assert_str_eq(buf, "2\na 0\n256 / 256\n1 2 / 3\nb 0\n4 / 5 6\n256 / 256\n");
+	ck_assert_int_eq(parse(buf, &again), 0);
+	ck_assert_int_eq(again->nrails, 2);
+	ck_assert_int_eq(bip_conf_route(again, 1, 1, 0)->hop[1], 6);
+	bip_conf_free(again);
+	/* Truncating keeps every rail. */
+	ck_assert_int_eq(bip_conf_truncate(conf, 1), 0);
+	ck_assert_int_eq(bip_conf_route(conf, 1, 0, 0)->hop[0], 256);
+	bip_conf_free(conf);
+	ck_assert_int_eq(parse("1\na 0\n256/256/256/256\n", &conf), 0);
+	ck_assert_int_eq(conf->nrails, 4);
+	bip_conf_free(conf);
+	/* Misuse: a different count, too many, an empty route. */
+	ck_assert_int_eq(bip_conf_parse_string("2\na 0\n256 / 256\n1\nb 0\n1 / 2\n256 / 256\n",
+					       "t.conf", &conf, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:4: 1 route (rails) on this line, 2 on the first route line: "
+			      "every line gives one route per rail");
+	ck_assert_int_eq(bip_conf_parse_string("1\na 0\n256/256/256/256/256\n", "t.conf", &conf,
+					       err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:3: more than 4 routes (rails) on a line");
+	ck_assert_int_eq(bip_conf_parse_string("1\na 0\n256 / \n", "t.conf", &conf, err,
+					       sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:3: an empty route after '/'");
+	ck_assert_int_eq(bip_conf_parse_string("1\na 0\n / 256\n", "t.conf", &conf, err,
+					       sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:3: an empty route before '/'");
+	/* On this host. */
+	ck_assert_int_eq(bip_conf_local_rails(3, 2, &conf), 0);
+	ck_assert_int_eq(conf->nrails, 2);
+	ck_assert_int_eq(bip_conf_route(conf, 1, 2, 1)->hop[0], 256);
+	bip_conf_free(conf);
+	ck_assert_int_eq(bip_conf_local_rails(3, 5, &conf), -EINVAL);
+	ck_assert_int_eq(bip_conf_local_rails(3, 0, &conf), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_local_default)
 {
 	struct bip_conf *conf;
@@ -200,6 +256,7 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_errors_name_file_and_line);
 	tcase_add_test(tc, test_write_round_trip);
 	tcase_add_test(tc, test_local_default);
+	tcase_add_test(tc, test_rails);
 	tcase_add_test(tc, test_opts);
 	tcase_add_test(tc, test_job_names);
 	tcase_add_test(tc, test_default_path);

@@ -337,6 +337,62 @@ START_TEST(test_follow_wrong_routes)
 }
 END_TEST
 
+/* Two parallel networks: every host's board 0 on switch A, board 1 on
+ * switch B (cabled to other ports), and a direct pair on unit 2. */
+START_TEST(test_units)
+{
+	struct bip_topology *topo = parse_ok("switch A 8\nswitch B 8\n"
+					     "link h1 A 0\nlink h2/0 A 1\nlink h3 A 2\n"
+					     "link h1/1 B 5\nlink h2/1 B 6\nlink h3/1 B 7\n"
+					     "direct h1/2 h2/2\n");
+	struct bip_route r = {0};
+	const char *to = NULL;
+	char why[512] = "", text[64];
+	int unit = -1;
+
+	ck_assert_int_eq(bip_topology_units(topo), 3);
+	ck_assert_int_eq(bip_topology_host_count(topo), 3);
+	expect_route(topo, "h1", "h3", "2");
+	ck_assert_int_eq(bip_topology_route_unit(topo, "h1", "h3", 1, &r), 0);
+	ck_assert_int_eq(bip_route_format(&r, text, sizeof(text)), 0);
+	ck_assert_str_eq(text, "7");
+	ck_assert_int_eq(bip_topology_route_unit(topo, "h1", "h2", 2, &r), 0);
+	ck_assert_int_eq(r.hop[0], BIP_ROUTE_DIRECT);
+	ck_assert_int_eq(bip_topology_route_unit(topo, "h1", "h3", 2, &r), -ENOENT);
+	/* Following: unit 1 lands on unit 1 of h2. */
+	r = mkroute(1, 6, 0, 0, 0);
+	ck_assert_int_eq(bip_topology_follow_unit(topo, "h1", 1, &r, &to, &unit, why, sizeof(why)),
+			 0);
+	ck_assert_str_eq(to, "h2");
+	ck_assert_int_eq(unit, 1);
+	r = mkroute(1, 256, 0, 0, 0);
+	ck_assert_int_eq(bip_topology_follow_unit(topo, "h2", 2, &r, &to, &unit, why, sizeof(why)),
+			 0);
+	ck_assert_str_eq(to, "h1");
+	ck_assert_int_eq(unit, 2);
+	ck_assert_int_eq(bip_topology_follow_unit(topo, "h3", 3, &r, &to, &unit, why, sizeof(why)),
+			 -ENOENT);
+	ck_assert_str_eq(why, "host h3 has no board 3 in the topology");
+	bip_topology_free(topo);
+
+	/* Networks joined: rail 1's route may land on a board 0. */
+	topo = parse_ok("switch A 4\nlink a A 0\nlink a/1 A 1\nlink b A 2\n");
+	r = mkroute(1, 2, 0, 0, 0);
+	ck_assert_int_eq(bip_topology_follow_unit(topo, "a", 1, &r, &to, &unit, why, sizeof(why)),
+			 0);
+	ck_assert_str_eq(to, "b");
+	ck_assert_int_eq(unit, 0);
+	bip_topology_free(topo);
+
+	expect_error("switch A 4\nlink a/1 A 0\nlink a/1 A 1\n", "test.topo:3:",
+		     "board 1 of host a already has its cable (line 2)");
+	expect_error("switch A 4\nlink a/9 A 0\n", "test.topo:2:",
+		     "\"a/9\": expected HOST or HOST/UNIT, a board 0 to 3");
+	expect_error("switch A 4\nlink /1 A 0\n", "test.topo:2:", "expected HOST or HOST/UNIT");
+	expect_error("direct a/1 a/2\n", "test.topo:1:", "host a cabled to itself");
+}
+END_TEST
+
 START_TEST(test_default_path)
 {
 	char buf[256];
@@ -393,6 +449,7 @@ int main(void)
 	tcase_add_test(route, test_route_parallel);
 	tcase_add_test(route, test_direct);
 	tcase_add_test(follow, test_follow_wrong_routes);
+	tcase_add_test(route, test_units);
 	tcase_add_test(misc, test_default_path);
 	tcase_add_test(misc, test_route_format);
 	suite_add_tcase(s, parse);
