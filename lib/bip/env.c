@@ -14,8 +14,12 @@ const struct bip_nic_ops *const bip_drivers[] = {
 #ifdef BIP_HAVE_PSM2
 	&bip_psm2_ops,
 #endif
-	/* Never chosen by itself: the simulated board serves when asked (BIP_NIC=lanai). */
+	/* Never chosen by themselves: the simulated board (BIP_NIC=lanai) and
+	 * libfabric's datagram endpoints (BIP_NIC=udp) serve when asked. */
 	&bip_lanai_ops,
+#ifdef BIP_HAVE_OFI
+	&bip_udp_ops,
+#endif
 };
 const size_t bip_ndrivers = sizeof(bip_drivers) / sizeof(bip_drivers[0]);
 
@@ -89,6 +93,10 @@ const struct bip_env_var bip_env_vars[] = {
 	  "lanai: idle time of a link before its board confirms its last packet (SYNC)" },
 	{ "BIP_LANAI_LINK_TIMEOUT", "10",
 	  "lanai: seconds a link may go without an acknowledgement before it is down" },
+	{ "BIP_UDP_LOSS", "0", "udp: percentage of datagrams the driver drops when it sends" },
+	{ "BIP_UDP_CORRUPT", "0", "udp: percentage of datagrams sent with one bit flipped" },
+	{ "BIP_UDP_DUPLICATE", "0", "udp: percentage of datagrams sent twice" },
+	{ "BIP_UDP_SEED", "1", "udp: seed of the fault generator (each node: seed ^ node)" },
 	{ "BIPLOAD_GRACE", "3", "bipload: seconds between SIGTERM and SIGKILL" },
 	{ "BIPLOAD_START_TIMEOUT", "60", "bipload: seconds a remote shell has to start its process" },
 	{ "BIP_RSH", "ssh -o BatchMode=yes -o ConnectTimeout=10",

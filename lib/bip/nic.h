@@ -168,6 +168,7 @@ extern const struct bip_nic_ops bip_shm_ops;
 extern const struct bip_nic_ops bip_lanai_ops;
 extern const struct bip_nic_ops bip_ofi_ops;
 extern const struct bip_nic_ops bip_psm2_ops;
+extern const struct bip_nic_ops bip_udp_ops;
 
 /* 1 if nodes a and b of conf are on the same host: the same name in the
  * configuration, or both names local to this machine (bip_host_is_local). */

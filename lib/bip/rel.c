@@ -174,8 +174,8 @@ struct rel_peer {
 	unsigned rr;
 	/* receiving */
 	uint64_t rcv_next;
-	uint64_t *rcv_bits;  /* [window / 64 (at least 1)]: seq's bit is bit seq % 64
-			      * of word (seq % window) / 64 */
+	uint64_t *rcv_bits;  /* [window / 64 (at least 1)]: seq's bit is bit b % 64
+			      * of word b / 64, b = seq % window (rcv_bit) */
 	uint64_t oseq_rx;
 	struct rel_held **held; /* [window], slot oseq % window */
 	unsigned nheld;
@@ -304,6 +304,14 @@ static void rtt_sample(struct rel_peer *p, uint64_t rtt)
 }
 
 /* The acknowledgement fields for peer p; sending them settles what p was owed. */
+/* 1 if sequence number s (within the window) has arrived. */
+static inline int rcv_bit(const struct bip_rel *r, const struct rel_peer *p, uint64_t s)
+{
+	uint64_t b = s & (r->window - 1);
+
+	return (int)(p->rcv_bits[b / 64] >> (b & 63) & 1);
+}
+
 static void fill_ack(struct bip_rel *r, struct rel_peer *p, struct rel_hdr *h)
 {
 	uint64_t sack = 0;
@@ -322,7 +330,7 @@ static void fill_ack(struct bip_rel *r, struct rel_peer *p, struct rel_hdr *h)
 		for (i = 0; i < 64 && i + 1 < r->window; i++) {
 			uint64_t s = p->rcv_next + 1 + i;
 
-			if (p->rcv_bits[(s & (r->window - 1)) / 64] >> (s & 63) & 1)
+			if (rcv_bit(r, p, s))
 				sack |= 1ull << i;
 		}
 	}
@@ -984,7 +992,7 @@ void bip_rel_arrived(struct bip_nic *lower, int path, int src, const void *pkt, 
 	if (rc < 0)
 		return;
 	p->rcv_bits[bit / 64] |= 1ull << (bit & 63);
-	while (p->rcv_bits[(p->rcv_next & (r->window - 1)) / 64] >> (p->rcv_next & 63) & 1) {
+	while (rcv_bit(r, p, p->rcv_next)) {
 		unsigned b = (unsigned)(p->rcv_next & (r->window - 1));
 
 		p->rcv_bits[b / 64] &= ~(1ull << (b & 63));
@@ -1370,6 +1378,9 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 	if (!rc && ((unsigned)window & ((unsigned)window - 1)))
 		rc = -EINVAL, snprintf(job->err, job->errlen,
 				       "BIP_REL_WINDOW=%g: expected a power of two", window);
+	/* Unless the variable says, no more than the NIC can take in. */
+	if (!rc && dg->window && dg->window < window && !getenv("BIP_REL_WINDOW"))
+		window = dg->window;
 	if (!rc)
 		rc = env_num("BIP_REL_FRAG", dg->mtu < 65536 ? (double)dg->mtu : 65536, 1024,
 			     (double)dg->mtu, &frag, job->err, job->errlen);

@@ -57,6 +57,10 @@ struct bip_dgram {
 	const struct bip_dgram_ops *ops;
 	int npaths;          /* 1 .. BIP_REL_MAXPATHS */
 	size_t mtu;          /* bytes of data after the header, at most */
+	unsigned window;     /* packets in flight per peer the NIC's receive
+			      * side can hold (a power of two, at least 16;
+			      * 0: no limit): the layer's window unless
+			      * BIP_REL_WINDOW says otherwise */
 	void *rel;           /* the layer above (set by bip_rel_open) */
 };
 

@@ -6,7 +6,7 @@
 # relcheck checks every word and the order (status 3 and "WRONG" at the
 # first wrong one) and prints each node's counters.  Seeds are fixed.
 #
-# Usage: reliable.sh KIND-PERCENT|all-1|clean NODES SHORTS LONGS BIPLOAD RELCHECK
+# Usage: reliable.sh KIND-PERCENT|all-1|clean|window-16 NODES SHORTS LONGS BIPLOAD RELCHECK
 #        reliable.sh lost BIPLOAD STREAM      every path down for good
 #        reliable.sh badvar BIPLOAD STREAM    misuse of the variables
 #        reliable.sh soak BIPLOAD RELCHECK [ROUNDS]
@@ -42,10 +42,12 @@ check_run() {
 }
 
 case $what in
-clean|all-1|loss-*|corrupt-*|duplicate-*|reorder-*)
+clean|all-1|loss-*|corrupt-*|duplicate-*|reorder-*|window-16)
 	nodes=$1 shorts=$2 longs=$3 bipload=$4 relcheck=$5
 	case $what in
 	clean) knobs= ;;
+	# The smallest window (fewer packets than the selective ACK covers).
+	window-16) knobs="BIP_REL_WINDOW=16 BIP_LANAI_LOSS=1 BIP_LANAI_REORDER=1" ;;
 	all-1) knobs="BIP_LANAI_LOSS=1 BIP_LANAI_CORRUPT=1 BIP_LANAI_DUPLICATE=1 BIP_LANAI_REORDER=1" ;;
 	*) kind=${what%-*} pct=${what#*-}
 	   knobs="BIP_LANAI_$(echo "$kind" | tr a-z A-Z)=$pct" ;;
@@ -76,6 +78,9 @@ clean|all-1|loss-*|corrupt-*|duplicate-*|reorder-*)
 	reorder-*)
 		[ "$(injected reorder)" -gt 0 ] || fail "no reordering injected"
 		[ "$(total early)" -gt 0 ] || fail "no message came early" ;;
+	window-16)
+		[ "$(injected loss)" -gt 0 ] || fail "no loss injected"
+		[ "$(total retransmits)" -gt 0 ] || fail "no retransmission" ;;
 	all-1)
 		for k in loss corrupt duplicate reorder; do
 			[ "$(injected $k)" -gt 0 ] || fail "no $k injected"
