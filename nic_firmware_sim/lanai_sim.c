@@ -969,14 +969,15 @@ static int rail_faults(struct lanai_fw *fw, int n)
 	}
 	if (fw->faults.drop_kind && (fw->faults.drop_src >= (uint32_t)n ||
 				     fw->faults.drop_dst >= (uint32_t)n)) {
-		fprintf(stderr, "lanai-sim: BIP_LANAI_DROP: node %u or %u is not one of the %d "
-			"nodes\n", fw->faults.drop_src, fw->faults.drop_dst, n);
+		fprintf(stderr, "lanai-sim: BIP_LANAI_DROP%s: node %u or %u is not one of the %d "
+			"nodes\n", fw->nrails > 1 ? " (or its rail's)" : "", fw->faults.drop_src,
+			fw->faults.drop_dst, n);
 		return -EINVAL;
 	}
 	if (fw->faults.linkdown_node >= n) {
 		fprintf(stderr,
-			"lanai-sim: BIP_LANAI_LINK_DOWN: node %d is not one of the %d nodes\n",
-			fw->faults.linkdown_node, n);
+			"lanai-sim: BIP_LANAI_LINK_DOWN%s: node %d is not one of the %d nodes\n",
+			fw->nrails > 1 ? " (or its rail's)" : "", fw->faults.linkdown_node, n);
 		return -EINVAL;
 	}
 	/* Rail 0 draws as a single rail always did; the others differ. */

@@ -9,7 +9,8 @@
  * rounds), each a pattern of its round; node 1 checks every word and ends
  * with status 3 at the first wrong one.  Then the two exchange small
  * messages until each has seen a path fail back (a failed path used
- * again: the failbacks counter), for at most 60 s (status 4 if not), so
+ * again: the failbacks counter) and has every path in use again, for at
+ * most 60 s (status 4 if not), so
  * that a test that takes a link down and brings it back sees both ends of
  * it whatever the speed of the machine.  Without a link taken down, pass
  * "-" as ROUNDS' successor (railcheck 64 4 -) to skip that wait.  Each node
@@ -42,11 +43,12 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Ping-pong until both nodes have seen a fail-back: 0, or 4 after 60 s. */
+/* Ping-pong until both nodes have seen a fail-back and every path retired
+ * is back in use: 0, or 4 after 60 s. */
 static int until_failback(int me)
 {
 	double deadline = now_s() + 60.0;
-	int msg[2], both = 0;
+	int msg[2], both = 0, p;
 	long round;
 
 	for (round = 0; !both; round++) {
@@ -55,6 +57,8 @@ static int until_failback(int me)
 
 		bip_get_counters(&c);
 		mine = c.failbacks > 0;
+		for (p = 0; p < BIP_COUNTER_PATHS; p++)
+			mine &= c.path[p].restored == c.path[p].retired;
 		if (me == 0) {
 			msg[0] = (int)round;
 			msg[1] = mine;

@@ -542,6 +542,13 @@ static int open_rail(const struct bip_nic_job *job, int mode, uint32_t rx_cap, i
 	rc = map_segment(l, job);
 	if (rc < 0)
 		goto undo;
+	if (rail >= l->nrails) {
+		/* The segment said more rails when rail 0 mapped it. */
+		snprintf(job->err, job->errlen, "lanai: the board segment has %d rails now, not "
+			 "the %d it had", l->nrails, rail + 1);
+		rc = -EPROTO;
+		goto undo;
+	}
 	if (!mode && l->nrails > 1) {
 		snprintf(job->err, job->errlen,
 			 "lanai: the firmware gives each node %d boards (rails), and message mode "
