@@ -215,6 +215,12 @@ const char *bip_layer_host(int node);
  * name), 0 if not, -1 for a node out of range. */
 int bip_layer_same_host(int a, int b);
 
+/* End the whole job now (MPI_Abort): through the launcher when it can
+ * (srun under PMIx or PMI-2 ends the step), else this process exits with
+ * code (1 .. 255; others become 1) and bipload stops the others.  msg goes
+ * to the launcher where it takes one.  Does not return. */
+void bip_layer_abort(int code, const char *msg) __attribute__((noreturn));
+
 #ifdef __cplusplus
 }
 #endif

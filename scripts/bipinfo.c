@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bipinfo - what this BIP is and what it would do here: version and build,
- * the drivers compiled in and whether each can run on this machine, every
+ * the drivers and the start-up back ends compiled in and whether each can
+ * run on this machine (and which one a program started now would use), every
  * variable BIP reads with its default and current value, and the
  * configuration a program started now would use.
  *
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "bip.h"
+#include "boot.h"
 #include "conf.h"
 #include "env.h"
 
@@ -59,6 +61,32 @@ static void show_drivers(void)
 		else
 			fact(key, "unavailable: %s", why);
 	}
+}
+
+static void show_boots(void)
+{
+	const struct bip_boot_ops *now;
+	char why[256], key[64], err[512] = "";
+	size_t i;
+
+	if (!parsable)
+		printf("\nStart-up back ends compiled in:\n");
+	for (i = 0; i < bip_nboots; i++) {
+		const struct bip_boot_ops *ops = bip_boots[i];
+
+		why[0] = '\0';
+		snprintf(key, sizeof(key), "bootstrap.%s", ops->name);
+		if (ops->available(why, sizeof(why)))
+			fact(key, "available%s", ops->detected() ? " (its launcher started this "
+				     "process)" : "");
+		else
+			fact(key, "unavailable: %s", why);
+	}
+	now = bip_boot_choose(err, sizeof(err));
+	if (now)
+		fact("bootstrap", "%s", now->name);
+	else
+		fact("bootstrap", "none: %s", err);
 }
 
 static void show_env(void)
@@ -150,6 +178,7 @@ int main(int argc, char **argv)
 	fact("ntags", "%d (+%d reserved)", NTAGS, BIP_RESERVED_TAGS);
 	fact("bipsmallsize", "%d words", BIPSMALLSIZE);
 	show_drivers();
+	show_boots();
 	show_env();
 	return show_conf();
 }

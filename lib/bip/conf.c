@@ -558,9 +558,19 @@ static int host_is_this_machine(const char *host)
  * does not name this machine for the kernel, it is the only local name;
  * when it does, the other names of this machine are local too.
  */
+static char host_self[BIP_CONF_HOSTLEN];
+
+void bip_host_set_self(const char *name)
+{
+	snprintf(host_self, sizeof(host_self), "%s", name ? name : "");
+}
+
 int bip_host_is_local(const char *host)
 {
 	const char *me = getenv(BIP_ENV_HOST);
+
+	if (host_self[0])
+		return !strcmp(host, host_self);
 
 	if (me && *me) {
 		if (!strcmp(host, me))

@@ -111,6 +111,9 @@ int bip_conf_default_path(char *buf, size_t len);
  * uname -n, its short form, "localhost", or a name resolving to a loopback
  * address. */
 int bip_host_is_local(const char *host);
+/* A launcher's name of this host (boot.h): from then on, a host is local
+ * if and only if it has this name.  NULL or "" goes back to the rules above. */
+void bip_host_set_self(const char *name);
 
 /* 1 while process pid of this machine runs, 0 once it has ended (or is a
  * zombie not yet reaped). */

@@ -32,6 +32,8 @@ const struct bip_env_var bip_env_vars[] = {
 	{ "BIP_SECRET", "(none)", "the job's secret for the network start-up exchange, 32 to 128 "
 				  "hex digits, set by bipload (its value is never shown)" },
 	{ "BIP_HOST", "(the kernel's host name)", "this host's name in the configuration, set by bipload" },
+	{ "BIP_BOOTSTRAP", "(from the environment)", "start-up back end: bipload, pmix or pmi2; "
+	  "otherwise BIP_NODE means bipload, PMIX_RANK pmix, PMI_FD or PMI_RANK pmi2" },
 	{ "BIP_INIT_TIMEOUT", "10 + 2 per node", "seconds bip_init waits for the other nodes" },
 	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield), spin, yield" },
 	{ "BIP_SPIN", "2000 (5 with more local processes than processors)",

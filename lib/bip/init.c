@@ -2,10 +2,9 @@
 /*
  * init.c - bip_init, bip_taginit and bip_finalize.
  *
- * Start-up: read BIP_OPTS and the configuration ($BIPCONF, else
- * $HOME/.bip/bipconf, else BIP_OPTS's n<k> nodes on this host), find this
- * process's node (BIP_NODE, set by bipload, else its host in the
- * configuration), size the tag queues, and open the NIC drivers: shm for
+ * Start-up: learn this process's node, the node count and their hosts from
+ * the start-up module (boot.h: bipload's environment and the configuration,
+ * PMIx or PMI-2), size the tag queues, and open the NIC drivers: shm for
  * the peers on this host, a network driver (ofi, psm2) for the others.
  * The drivers wait for the peers, so processes may start in any order and
  * with any delay.
@@ -17,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boot.h"
 #include "conf.h"
 #include "core.h"
 #include "env.h"
@@ -143,112 +143,6 @@ static int setup_wait(int nlocal, char *err)
 	return 0;
 }
 
-/* Read BIP_OPTS and the configuration. */
-static int load_conf(struct bip_opts *opts, char *err)
-{
-	const char *opts_env = getenv(BIP_ENV_OPTS);
-	const char *conf_env = getenv(BIP_ENV_CONF);
-	char path[4096], perr[400];
-	struct bip_conf *conf = NULL;
-	int rc;
-
-	memset(opts, 0, sizeof(*opts));
-	if (opts_env && bip_opts_parse(opts_env, opts, perr, sizeof(perr)) < 0) {
-		snprintf(err, BIP_ERR, "BIP_OPTS=%s: %s", opts_env, perr);
-		return -EINVAL;
-	}
-	rc = bip_conf_default_path(path, sizeof(path));
-	if (conf_env && *conf_env) {
-		rc = bip_conf_parse_file(conf_env, &conf, perr, sizeof(perr));
-	} else if (rc == 0 && access(path, F_OK) == 0) {
-		rc = bip_conf_parse_file(path, &conf, perr, sizeof(perr));
-	} else {
-		/* No configuration: the embedded default, every node on this host. */
-		rc = bip_conf_local(opts->nodes > 0 ? opts->nodes : 1, &conf);
-		if (rc < 0)
-			snprintf(perr, sizeof(perr), "cannot describe this host: %s", strerror(-rc));
-	}
-	if (rc < 0) {
-		snprintf(err, BIP_ERR, "%s", perr);
-		return rc;
-	}
-	if (opts->nodes > 0) {
-		if (opts->nodes > conf->n) {
-			snprintf(err, BIP_ERR, "BIP_OPTS asks for %d nodes but the configuration "
-				 "has %d", opts->nodes, conf->n);
-			bip_conf_free(conf);
-			return -EINVAL;
-		}
-		bip_conf_truncate(conf, opts->nodes);
-	}
-	bip_state.conf = conf;
-	return 0;
-}
-
-/* This process's node: BIP_NODE, or the only node on this host. */
-static int find_mynode(char *err)
-{
-	const struct bip_conf *conf = bip_state.conf;
-	const char *s = getenv(BIP_ENV_NODE);
-	int i, found = -1, count = 0;
-
-	if (s && *s) {
-		char *end;
-		long v = strtol(s, &end, 10);
-
-		if (*end || v < 0 || v >= conf->n) {
-			snprintf(err, BIP_ERR, "BIP_NODE=%s: expected a node number in 0 .. %d", s,
-				 conf->n - 1);
-			return -EINVAL;
-		}
-		return (int)v;
-	}
-	for (i = 0; i < conf->n; i++) {
-		if (bip_host_is_local(conf->nodes[i].host)) {
-			if (found < 0)
-				found = i;
-			count++;
-		}
-	}
-	if (count == 1)
-		return found;
-	if (count == 0)
-		snprintf(err, BIP_ERR, "this host is not in the configuration (%d nodes)", conf->n);
-	else
-		snprintf(err, BIP_ERR, "this host holds %d nodes of the configuration: start "
-			 "the program with bipload, or set BIP_NODE", count);
-	return -EINVAL;
-}
-
-/* The job id: BIP_JOBID, or one derived from the user and the configuration
- * (processes started by hand share it). */
-static int find_jobid(char *out, size_t len, char *err)
-{
-	const char *s = getenv(BIP_ENV_JOBID);
-	const struct bip_conf *conf = bip_state.conf;
-	uint64_t h = 1469598103934665603ull;
-	int i;
-
-	if (s && *s) {
-		if (!bip_jobid_valid(s)) {
-			snprintf(err, BIP_ERR, "BIP_JOBID=%s: expected 1 to %d letters and digits", s,
-				 BIP_JOBID_MAX);
-			return -EINVAL;
-		}
-		snprintf(out, len, "%s", s);
-		return 0;
-	}
-	for (i = 0; i < conf->n; i++) {
-		const char *c;
-
-		for (c = conf->nodes[i].host; *c; c++)
-			h = (h ^ (unsigned char)*c) * 1099511628211ull;
-		h = (h ^ (unsigned)i) * 1099511628211ull;
-	}
-	snprintf(out, len, "m%016llx", (unsigned long long)h);
-	return 0;
-}
-
 int bip_nic_same_host(const struct bip_conf *conf, int a, int b)
 {
 	const char *ha = conf->nodes[a].host, *hb = conf->nodes[b].host;
@@ -314,7 +208,7 @@ static const struct bip_nic_ops *pick_network(int remote, char *err)
  * driver chosen, shm first, with the set of peers it serves.  Every node
  * opens its drivers in the same order, so their start-up waits interlock.
  */
-static int open_nics(const struct bip_opts *opts, const char *jobid, char *err)
+static int open_nics(int quiet, const char *jobid, char *err)
 {
 	const struct bip_conf *conf = bip_state.conf;
 	const char *want = getenv("BIP_NIC");
@@ -402,7 +296,7 @@ static int open_nics(const struct bip_opts *opts, const char *jobid, char *err)
 			.serve = serve,
 			.jobid = jobid,
 			.timeout = timeout,
-			.quiet = opts->quiet,
+			.quiet = quiet,
 			.err = err,
 			.errlen = BIP_ERR,
 			/* Its NIC may write the queues only as their one producer. */
@@ -451,34 +345,33 @@ static void release_all(void)
 	bip_state.peers = NULL;
 	bip_conf_free(bip_state.conf);
 	bip_state.conf = NULL;
+	bip_boot_finish();
 }
+
+/* A launcher started this process (its stdout is then usually a pipe). */
+static int launched;
 
 static int setup(char *err)
 {
-	char jobid[BIP_JOBID_MAX + 2];
-	struct bip_opts opts;
+	struct bip_boot boot;
 	int i, rc, nlocal = 0;
 
 	/* The job's secret leaves the environment before anything else runs:
 	 * programs the application starts do not inherit it. */
 	bip_oob_secret_load();
-	rc = load_conf(&opts, err);
+	rc = bip_boot_start(&boot, err, BIP_ERR);
 	if (rc < 0)
 		return rc;
-	bip_state.quiet = opts.quiet;
-	rc = find_mynode(err);
-	if (rc < 0)
-		goto undo_conf;
-	bip_state.mynode = rc;
-	bip_state.numnodes = bip_state.conf->n;
+	bip_state.conf = boot.conf;
+	bip_state.quiet = boot.quiet;
+	bip_state.mynode = boot.mynode;
+	bip_state.numnodes = boot.numnodes;
+	launched = boot.launched;
 	for (i = 0; i < bip_state.numnodes; i++)
 		nlocal += bip_host_is_local(bip_state.conf->nodes[i].host);
 	rc = setup_wait(nlocal, err);
 	if (rc < 0)
-		goto undo_conf;
-	rc = find_jobid(jobid, sizeof(jobid), err);
-	if (rc < 0)
-		goto undo_conf;
+		goto undo_all;
 	rc = -ENOMEM;
 	snprintf(err, BIP_ERR, "out of memory");
 	bip_state.peers = calloc((size_t)bip_state.numnodes, sizeof(*bip_state.peers));
@@ -492,17 +385,13 @@ static int setup(char *err)
 		t->state = BIP_RECV_IDLE;
 	}
 	err[0] = '\0';
-	rc = open_nics(&opts, jobid, err);
+	rc = open_nics(boot.quiet, boot.jobid, err);
 	if (rc < 0)
 		goto undo_all;
 	return 0;
 
 undo_all:
 	release_all();
-	return rc;
-undo_conf:
-	bip_conf_free(bip_state.conf);
-	bip_state.conf = NULL;
 	return rc;
 }
 
@@ -527,14 +416,15 @@ BIP_EXPORT void bip_init(void)
 		bip_error("bip_init", "BIP cannot start again after bip_finalize");
 		return;
 	}
-	/* Under bipload, stdout is a pipe: make it line-buffered so that the
-	 * nodes' lines reach the user as they are printed, not at exit. */
-	if (getenv(BIP_ENV_NODE) && !isatty(STDOUT_FILENO))
-		setvbuf(stdout, NULL, _IOLBF, 0);
 	if (setup(err) < 0) {
 		fprintf(stderr, "bip: bip_init: %s\n", err[0] ? err : "start-up failed");
 		exit(EXIT_FAILURE);
 	}
+	/* Under bipload or srun, stdout is a pipe: make it line-buffered so
+	 * that the nodes' lines reach the user as they are printed, not at
+	 * exit. */
+	if (launched && !isatty(STDOUT_FILENO))
+		setvbuf(stdout, NULL, _IOLBF, 0);
 	memset(&bip_state.counters, 0, sizeof(bip_state.counters));
 	bip_mynode = bip_state.mynode;
 	bip_numnodes = bip_state.numnodes;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "boot.h"
 #include "core.h"
 #include "conf.h"
 
@@ -229,4 +230,9 @@ BIP_EXPORT int bip_layer_same_host(int a, int b)
 	if (!bip_check_init(call) || !check_node(call, a) || !check_node(call, b))
 		return -1;
 	return bip_nic_same_host(bip_state.conf, a, b);
+}
+
+BIP_EXPORT void bip_layer_abort(int code, const char *msg)
+{
+	bip_boot_abort(code > 0 && code < 256 ? code : 1, msg ? msg : "aborted");
 }

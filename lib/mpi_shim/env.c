@@ -243,8 +243,9 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 		"stopping the job\n", host, (int)getpid(),
 		mpi_shim.initialized ? mpi_shim.world_rank : -1, errorcode);
 	fflush(stderr);
-	/* A failing exit status makes bipload stop every other process. */
-	_exit(errorcode > 0 && errorcode < 256 ? errorcode : 1);
+	/* Through the launcher (srun ends the step), or a failing exit status
+	 * that makes bipload stop every other process. */
+	bip_layer_abort(errorcode, "MPI_Abort");
 }
 MPI_SHIM_ALIAS(MPI_Abort);
 

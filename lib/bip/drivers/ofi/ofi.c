@@ -10,7 +10,7 @@
  * the address exchange checks it.
  *
  * Start-up: open the endpoint, post the receive pool, then exchange the
- * endpoint addresses through the out-of-band all-gather (oob.h) and insert
+ * endpoint addresses through the start-up all-gather (boot.h) and insert
  * them in the address vector.
  *
  * Short messages: header and payload are copied into the provider (an
@@ -37,6 +37,7 @@
 #include <rdma/fi_cm.h>
 
 #include "conf.h"
+#include "boot.h"
 #include "oob.h"
 #include "ofi.h"
 
@@ -576,7 +577,7 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 	all = calloc((size_t)job->numnodes, sizeof(*all));
 	if (!all)
 		return -ENOMEM;
-	rc = bip_oob_allgather(&oj, &me, sizeof(me), all, job->err, job->errlen);
+	rc = bip_boot_allgather(&oj, &me, sizeof(me), all, job->err, job->errlen);
 	if (rc < 0)
 		goto undo_all;
 	for (i = 0; i < job->numnodes; i++) {

@@ -25,7 +25,7 @@
  * kernel whenever its process is not running.
  *
  * Start-up: open the endpoint, post the pool, then exchange the endpoint
- * addresses through the out-of-band all-gather (oob.h) and insert every
+ * addresses through the start-up all-gather (boot.h) and insert every
  * node's, in node order.
  *
  * Faults, since the machine may have no netem: BIP_UDP_LOSS, BIP_UDP_CORRUPT
@@ -45,6 +45,7 @@
 
 #include "conf.h"
 #include "core.h"
+#include "boot.h"
 #include "oob.h"
 #include "ofi.h"
 #include "rel.h"
@@ -324,7 +325,7 @@ static int udp_connect(struct bip_udp *u, const struct bip_nic_job *job)
 	all = calloc((size_t)job->numnodes, sizeof(*all));
 	if (!all)
 		return -ENOMEM;
-	rc = bip_oob_allgather(&oj, &me, sizeof(me), all, job->err, job->errlen);
+	rc = bip_boot_allgather(&oj, &me, sizeof(me), all, job->err, job->errlen);
 	if (rc < 0)
 		goto undo;
 	for (i = 0; i < job->numnodes; i++) {

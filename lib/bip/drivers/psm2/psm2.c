@@ -38,6 +38,7 @@
 #include "conf.h"
 #include "drivers/netproto.h"
 #include "nic.h"
+#include "boot.h"
 #include "oob.h"
 
 /* --- libpsm2, loaded at first use --- */
@@ -617,7 +618,7 @@ static int bip_psm2_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	mask = calloc((size_t)job->numnodes, sizeof(*mask));
 	if (!all || !epids || !addrs || !errs || !mask)
 		goto undo;
-	rc = bip_oob_allgather(&oj, &me, sizeof(me), all, job->err, job->errlen);
+	rc = bip_boot_allgather(&oj, &me, sizeof(me), all, job->err, job->errlen);
 	if (rc < 0)
 		goto undo;
 	for (i = 0; i < job->numnodes; i++) {

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * boot_bipload.c - start-up under bipload, or by hand (boot.h).
+ *
+ * The configuration is $BIPCONF, else $HOME/.bip/bipconf, else BIP_OPTS's
+ * n<k> nodes on this host; BIP_OPTS's n<k> keeps its first k nodes.  This
+ * process's node is BIP_NODE (set by bipload), else the only node of the
+ * configuration on this host.  The job id is BIP_JOBID (set by bipload),
+ * else one derived from the configuration, so that processes started by
+ * hand on each host agree on it.  The network drivers exchange their
+ * addresses through the job's own TCP all-gather (oob.h), which needs the
+ * job's secret (BIP_SECRET).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "oob.h"
+
+/* Read BIP_OPTS and the configuration. */
+static int load_conf(struct bip_boot *b, struct bip_opts *opts, char *err, size_t errlen)
+{
+	const char *opts_env = getenv(BIP_ENV_OPTS);
+	const char *conf_env = getenv(BIP_ENV_CONF);
+	char path[4096], perr[400];
+	struct bip_conf *conf = NULL;
+	int rc;
+
+	memset(opts, 0, sizeof(*opts));
+	if (opts_env && bip_opts_parse(opts_env, opts, perr, sizeof(perr)) < 0) {
+		snprintf(err, errlen, "BIP_OPTS=%s: %s", opts_env, perr);
+		return -EINVAL;
+	}
+	rc = bip_conf_default_path(path, sizeof(path));
+	if (conf_env && *conf_env) {
+		rc = bip_conf_parse_file(conf_env, &conf, perr, sizeof(perr));
+	} else if (rc == 0 && access(path, F_OK) == 0) {
+		rc = bip_conf_parse_file(path, &conf, perr, sizeof(perr));
+	} else {
+		/* No configuration: the embedded default, every node on this host. */
+		rc = bip_conf_local(opts->nodes > 0 ? opts->nodes : 1, &conf);
+		if (rc < 0)
+			snprintf(perr, sizeof(perr), "cannot describe this host: %s", strerror(-rc));
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "%s", perr);
+		return rc;
+	}
+	if (opts->nodes > 0) {
+		if (opts->nodes > conf->n) {
+			snprintf(err, errlen, "BIP_OPTS asks for %d nodes but the configuration "
+				 "has %d", opts->nodes, conf->n);
+			bip_conf_free(conf);
+			return -EINVAL;
+		}
+		bip_conf_truncate(conf, opts->nodes);
+	}
+	b->conf = conf;
+	return 0;
+}
+
+/* This process's node: BIP_NODE, or the only node on this host. */
+static int find_mynode(const struct bip_conf *conf, char *err, size_t errlen)
+{
+	const char *s = getenv(BIP_ENV_NODE);
+	int i, found = -1, count = 0;
+
+	if (s && *s) {
+		char *end;
+		long v = strtol(s, &end, 10);
+
+		if (*end || v < 0 || v >= conf->n) {
+			snprintf(err, errlen, "BIP_NODE=%s: expected a node number in 0 .. %d", s,
+				 conf->n - 1);
+			return -EINVAL;
+		}
+		return (int)v;
+	}
+	for (i = 0; i < conf->n; i++) {
+		if (bip_host_is_local(conf->nodes[i].host)) {
+			if (found < 0)
+				found = i;
+			count++;
+		}
+	}
+	if (count == 1)
+		return found;
+	if (count == 0)
+		snprintf(err, errlen, "this host is not in the configuration (%d nodes)", conf->n);
+	else
+		snprintf(err, errlen, "this host holds %d nodes of the configuration: start "
+			 "the program with bipload, or set BIP_NODE", count);
+	return -EINVAL;
+}
+
+/* The job id: BIP_JOBID, or one derived from the user and the configuration
+ * (processes started by hand share it). */
+static int find_jobid(const struct bip_conf *conf, char *out, size_t len, char *err,
+		      size_t errlen)
+{
+	const char *s = getenv(BIP_ENV_JOBID);
+	uint64_t h = 1469598103934665603ull;
+	int i;
+
+	if (s && *s) {
+		if (!bip_jobid_valid(s)) {
+			snprintf(err, errlen, "BIP_JOBID=%s: expected 1 to %d letters and digits", s,
+				 BIP_JOBID_MAX);
+			return -EINVAL;
+		}
+		snprintf(out, len, "%s", s);
+		return 0;
+	}
+	for (i = 0; i < conf->n; i++) {
+		const char *c;
+
+		for (c = conf->nodes[i].host; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ull;
+		h = (h ^ (unsigned)i) * 1099511628211ull;
+	}
+	snprintf(out, len, "m%016llx", (unsigned long long)h);
+	return 0;
+}
+
+
+static int available(char *why, size_t len)
+{
+	(void)why;
+	(void)len;
+	return 1;
+}
+
+static int detected(void)
+{
+	const char *s = getenv(BIP_ENV_NODE);
+
+	return s && *s;
+}
+
+static int start(struct bip_boot *b, char *err, size_t errlen)
+{
+	struct bip_opts opts;
+	int rc;
+
+	rc = load_conf(b, &opts, err, errlen);
+	if (rc < 0)
+		return rc;
+	b->quiet = opts.quiet;
+	b->numnodes = b->conf->n;
+	b->launched = detected();
+	rc = find_mynode(b->conf, err, errlen);
+	if (rc >= 0) {
+		b->mynode = rc;
+		rc = find_jobid(b->conf, b->jobid, sizeof(b->jobid), err, errlen);
+	}
+	if (rc < 0) {
+		bip_conf_free(b->conf);
+		b->conf = NULL;
+		return rc;
+	}
+	return 0;
+}
+
+/* No abort: bipload stops the other processes when one exits failing. */
+const struct bip_boot_ops bip_boot_bipload = {
+	.name = "bipload",
+	.available = available,
+	.detected = detected,
+	.start = start,
+	.allgather = bip_oob_allgather,
+};
