@@ -6,7 +6,9 @@
  *           [--rsh CMD] [-x VAR[=value]]... prog [args...]
  *
  * Starts one process per node, on the node's host: on this host directly,
- * on another through a remote shell (ssh, or BIP_RSH / --rsh).  Forwards
+ * on another through a remote shell (ssh, or BIP_RSH / --rsh).  Inside a
+ * Slurm allocation without a configuration, the nodes are the allocation's
+ * and srun starts every process (bipload_slurm.c).  Forwards
  * their output line by line, and when one fails stops the others and says
  * which node failed and how.
  *
@@ -192,10 +194,10 @@ static void parse_args(int argc, char **argv)
 		usage(2);
 	}
 	opt.argv = argv + i;
-	if (!opt.rsh)
-		opt.rsh = getenv("BIP_RSH");
 	if (!opt.rsh || !*opt.rsh)
-		opt.rsh = DEFAULT_RSH;
+		opt.rsh = getenv("BIP_RSH");
+	if (opt.rsh && !*opt.rsh)
+		opt.rsh = NULL; /* the default comes with the configuration */
 }
 
 /* Find the configuration; sets conf and the absolute path in path (or ""). */
@@ -210,6 +212,9 @@ static void load_conf(char *path)
 	    (getenv(BIP_ENV_CONF) || access(def, F_OK) == 0))
 		file = def;
 	if (!file) {
+		/* Inside a Slurm allocation: its nodes. */
+		if (bipload_slurm_conf(opt.nodes, path, PATH_MAX))
+			return;
 		if (!opt.nodes)
 			die("no configuration (no -f, no $BIPCONF, no ~/.bip/bipconf): give -sz N "
 			    "to run N processes on this host, or write one with bipconf");
@@ -280,9 +285,11 @@ int main(int argc, char **argv)
 		if (*end || start_limit <= 0)
 			die("BIPLOAD_START_TIMEOUT=%s: expected a positive number of seconds", g);
 	}
-	load_conf(conf_path);
 	bipload_pid = getpid();
 	make_jobid();
+	load_conf(conf_path);
+	if (!opt.rsh)
+		opt.rsh = DEFAULT_RSH;
 	make_secret();
 	snprintf(mark, sizeof(mark), "bipload-%s: ", jobid);
 	if (!getcwd(cwd, sizeof(cwd)))

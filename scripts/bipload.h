@@ -13,6 +13,7 @@
  *                   local (fork and exec) and rsh (a remote shell running a
  *                   small sh script), each a struct bipload_boot
  *   bipload_lanai.c the simulated board's firmware, started for the job
+ *   bipload_slurm.c the nodes of a Slurm allocation, started through srun
  *
  * Everything here is one process's state, shared by the parts.
  */
@@ -91,6 +92,16 @@ void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double now_s(void);
 /* 1 if s[0..len) is a variable name. */
 int valid_name(const char *s, size_t len);
+
+/* --- bipload_slurm.c: inside a Slurm allocation --- */
+/* If SLURM_JOB_ID is set: the configuration of nodes processes (0: the
+ * allocation's tasks) on the allocation's nodes, written to a file named in
+ * conf_path (removed at exit), srun as the remote shell unless the user
+ * gave one; returns 1.  0 outside an allocation.  Dies with the reason
+ * when it cannot.  Needs the job id. */
+int bipload_slurm_conf(int nodes, char *conf_path, size_t len);
+/* 1 if every process starts through the remote shell (inside an allocation). */
+int bipload_slurm_all_remote(void);
 
 /* --- bipload_boot.c: starting one node's process --- */
 struct bipload_boot {

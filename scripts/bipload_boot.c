@@ -350,7 +350,7 @@ const struct bipload_boot bipload_boot_rsh = {
 
 void bipload_boot_prepare(struct proc *p, int node, const char *conf_path, const char *cwd)
 {
-	p->boot = bip_host_is_local(conf->nodes[node].host) ? &bipload_boot_local :
-								&bipload_boot_rsh;
+	p->boot = bip_host_is_local(conf->nodes[node].host) && !bipload_slurm_all_remote() ?
+			  &bipload_boot_local : &bipload_boot_rsh;
 	p->boot->prepare(p, node, conf_path, cwd);
 }

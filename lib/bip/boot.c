@@ -90,6 +90,7 @@ static int srun_without_pmi(long *ntasks)
 const struct bip_boot_ops *bip_boot_choose(char *err, size_t errlen)
 {
 	const char *want = getenv("BIP_BOOTSTRAP");
+	const struct bip_boot_ops *ops;
 	char because[128];
 	size_t i, k;
 	long ntasks;
@@ -104,7 +105,16 @@ const struct bip_boot_ops *bip_boot_choose(char *err, size_t errlen)
 			return NULL;
 		}
 		snprintf(because, sizeof(because), "BIP_BOOTSTRAP=%s", want);
-		return usable(want, because, err, errlen);
+		ops = usable(want, because, err, errlen);
+		/* A PMI library without its server may start a singleton: every
+		 * process would be a job of its own. */
+		if (ops && strcmp(want, "bipload") && !ops->detected()) {
+			snprintf(err, errlen, "BIP_BOOTSTRAP=%s: this process was not started by a "
+				 "%s launcher (%s%s%s is not set)", want, want, known[i].env[0],
+				 known[i].env[1] ? " or " : "", known[i].env[1] ? known[i].env[1] : "");
+			return NULL;
+		}
+		return ops;
 	}
 	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
 		for (k = 0; k < 2 && known[i].env[k]; k++) {
@@ -139,6 +149,7 @@ int bip_boot_start(struct bip_boot *b, char *err, size_t errlen)
 		return rc;
 	}
 	started = ops;
+	b->can_abort = ops->abort != NULL;
 	return 0;
 }
 
@@ -175,10 +186,15 @@ void bip_boot_finish(void)
 
 void bip_boot_jobid(char *out, size_t len, char prefix, const char *launcher_id)
 {
+	const char *cluster = getenv("SLURM_CLUSTER_NAME");
 	uint64_t h = 1469598103934665603ull;
 	const char *c;
 
 	for (c = launcher_id; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	/* Slurm numbers jobs per cluster: two clusters on one machine (a test,
+	 * or a cluster restarted with a fresh state) may both run job 1. */
+	for (c = cluster ? cluster : ""; *c; c++)
 		h = (h ^ (unsigned char)*c) * 1099511628211ull;
 	snprintf(out, len, "%c%016llx", prefix, (unsigned long long)h);
 }

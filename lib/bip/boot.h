@@ -33,7 +33,10 @@
  * and this process's host is the name of its own node.  The job id is
  * derived from the launcher's id of the job (PMIx namespace, PMI-2 job id),
  * the same in every process of the job and different for every job step.
- * A fence that does not complete within BIP_INIT_TIMEOUT (a process of the
+ * Under a launcher that can end the job, a process whose peer ends without
+ * the goodbye of bip_finalize ends the job through it (progress.c): srun
+ * does not end a step when one task dies.  A fence that does not complete
+ * within BIP_INIT_TIMEOUT (a process of the
  * job died before bip_init, or never started) ends this process with a
  * message saying so, instead of waiting for ever.
  */
@@ -54,6 +57,7 @@ struct bip_boot {
 	char jobid[BIP_JOBID_MAX + 2];
 	int quiet;                      /* BIP_OPTS's q */
 	int launched;                   /* 1 if a launcher started this process */
+	int can_abort;                  /* 1 if the launcher can end the whole job */
 };
 
 struct bip_boot_ops {

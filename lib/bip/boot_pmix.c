@@ -5,8 +5,8 @@
  *
  * The node is the PMIx rank, the node count PMIX_JOB_SIZE of the
  * namespace, the job id a hash of the namespace (unique per job step).
- * Hosts: each process puts its host name (PMIX_HOSTNAME, which Slurm sets
- * to its node name) as "bip.host" and a fence that collects the data
+ * Hosts: each process puts its host name (Slurm's node name, else
+ * PMIX_HOSTNAME) as "bip.host" and a fence that collects the data
  * gathers them; every all-gather of a driver is one more key ("bip.<k>",
  * k counting the all-gathers, which every process makes in the same order)
  * and one more fence.  Keys hold byte objects; what comes back is checked
@@ -205,11 +205,18 @@ static int job_size(uint32_t *size, char *err, size_t errlen)
 	return -EPROTO;
 }
 
-/* This host's name as the server knows it, else the usual sources. */
+/* This host's name: Slurm's name of its node, else the server's name of
+ * the host (Slurm's is the kernel's, which namespaces share), else the
+ * usual sources. */
 static void my_host(char *out, size_t len)
 {
+	const char *slurm = getenv("SLURMD_NODENAME");
 	pmix_value_t *v = NULL;
 
+	if (slurm && *slurm && strlen(slurm) < len) {
+		snprintf(out, len, "%s", slurm);
+		return;
+	}
 	if (px.get(&me, PMIX_HOSTNAME, NULL, 0, &v) == PMIX_SUCCESS && v &&
 	    v->type == PMIX_STRING && v->data.string && *v->data.string &&
 	    strlen(v->data.string) < len) {

@@ -136,6 +136,9 @@ struct bip_peer {
 	struct bip_kept *kept_head, *kept_tail;
 	size_t kept_bytes;
 	int kept_full;           /* it ran past BIP_KEPT_MAX (said once) */
+	/* It said goodbye at bip_finalize (bip_flow_bye), or has been seen
+	 * ended without one (counts toward bip_state.watch_peers). */
+	int said_bye, seen_dead;
 };
 
 enum bip_wait_mode { BIP_WAIT_AUTO, BIP_WAIT_SPIN, BIP_WAIT_YIELD };
@@ -174,6 +177,9 @@ struct bip_state {
 	unsigned kept_peers;     /* peers with kept arrivals */
 	int flow_dirty;          /* some peer's hold_want differs from hold_told */
 	int lost_peer;           /* a node the reliability layer gave up on, or -1 */
+	/* A launcher that can end the job started it (boot.h): a peer whose
+	 * process ends without saying goodbye ends the job (progress.c). */
+	int watch_peers;
 };
 
 extern struct bip_state bip_state;
@@ -253,6 +259,9 @@ static inline int bip_wait_step(struct bip_wait *w)
 
 /* Why bip_wait_step failed: BIP_ALL_GONE, or that a node was lost. */
 const char *bip_wait_failure(void);
+
+/* Tell every peer that this process leaves through bip_finalize (proto.c). */
+void bip_flow_bye(void);
 
 /* The reliability layer gave up on node (it said why): from now on every
  * wait fails (bip_wait_step), since what that node sent or would send is lost. */

@@ -367,6 +367,7 @@ static int setup(char *err)
 	bip_state.mynode = boot.mynode;
 	bip_state.numnodes = boot.numnodes;
 	launched = boot.launched;
+	bip_state.watch_peers = boot.can_abort;
 	for (i = 0; i < bip_state.numnodes; i++)
 		nlocal += bip_host_is_local(bip_state.conf->nodes[i].host);
 	rc = setup_wait(nlocal, err);
@@ -486,9 +487,12 @@ BIP_EXPORT int bip_finalize(void)
 			break;
 		}
 	}
+	if (bip_state.watch_peers)
+		bip_flow_bye();
 	release_all();
 	bip_state.initialized = 0;
 	bip_state.finalized = 1;
+	bip_state.watch_peers = 0;
 	bip_state.queued_sends = 0;
 	bip_state.inflight_sends = 0;
 	bip_unlock(locked);

@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "boot.h"
 #include "core.h"
 
 int bip_progress(void)
@@ -65,11 +67,48 @@ const char *bip_wait_failure(void)
 	return msg;
 }
 
+/*
+ * Under a launcher that can end the job (srun): a peer whose process has
+ * ended without the goodbye of bip_finalize died, and the job ends
+ * through the launcher, as MPI programs expect, instead of every other
+ * process waiting for ever.  Only peers on this host are watched, through
+ * shm: there the goodbye is in the peer's ring before its process ends,
+ * and whether the process runs is exact.  A goodbye over a network can be
+ * lost when its sender closes the endpoint; a peer on another host is
+ * watched by the processes of its own host.  Seen dead twice, with the
+ * NICs polled in between, before the job is ended.
+ */
+static void watch_peers(void)
+{
+	char msg[BIP_CONF_HOSTLEN + 160];
+	int i;
+
+	for (i = 0; i < bip_state.numnodes; i++) {
+		struct bip_peer *p = &bip_state.peers[i];
+
+		if (i == bip_state.mynode || p->said_bye || p->nic->ops != &bip_shm_ops ||
+		    p->nic->ops->alive(p->nic, i))
+			continue;
+		if (!p->seen_dead) {
+			p->seen_dead = 1;
+			continue;
+		}
+		snprintf(msg, sizeof(msg), "node %d (host %s) ended without bip_finalize",
+			 i, bip_state.conf->nodes[i].host);
+		fprintf(stderr, "bip: node %d: %s: ending the job\n", bip_state.mynode, msg);
+		bip_boot_abort(1, msg);
+	}
+}
+
 int bip_wait_yield(struct bip_wait *w)
 {
 	if (bip_unlikely(bip_state.lost_peer >= 0))
 		return -EPIPE;
 	sched_yield();
+	if (bip_state.watch_peers && w->yields % 4096 == 2048) {
+		bip_progress();
+		watch_peers();
+	}
 	/* Now and then (a system call per peer), see whether anyone is left. */
 	if (++w->yields % 4096 == 0 && others_gone()) {
 		/* Take what they sent before they ended. */

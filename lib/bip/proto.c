@@ -700,14 +700,21 @@ static void flow_mask(uint64_t *bits)
 		bits[tag / 64] &= ~(1ull << (tag % 64));
 }
 
+/* The goodbye of bip_flow_bye: shorter than any bitmap. */
+static const char flow_bye_msg[8] = "BIP-BYE";
+
 /* src tells which of our tags it holds: its whole bitmap, little-endian
- * 64-bit words. */
+ * 64-bit words; or that it leaves (flow_bye_msg). */
 static void flow_arrived(int src, const void *data, size_t len)
 {
 	struct bip_peer *p = &bip_state.peers[src];
 	uint64_t bits[BIP_TAG_WORDS];
 	int i;
 
+	if (len == sizeof(flow_bye_msg) && !memcmp(data, flow_bye_msg, len)) {
+		p->said_bye = 1;
+		return;
+	}
 	if (len != sizeof(bits)) {
 		bip_error("bip_progress", "flow-control message of %zu bytes from node %d "
 			  "dropped (expected %zu)", len, src, sizeof(bits));
@@ -803,6 +810,29 @@ static void flow_tell(void)
 		memcpy(p->hold_told, p->hold_want, sizeof(msg));
 	}
 	bip_state.flow_dirty = dirty;
+}
+
+/*
+ * Goodbye to every peer on this host (shm): a peer that sees this process
+ * end without one knows it died (progress.c).  A full ring is retried a
+ * while; a peer that cannot be told is not waited for.
+ */
+void bip_flow_bye(void)
+{
+	int i, tries;
+
+	for (i = 0; i < bip_state.numnodes; i++) {
+		struct bip_nic *nic = bip_state.peers[i].nic;
+
+		if (i == bip_state.mynode || !nic || nic->ops != &bip_shm_ops)
+			continue;
+		for (tries = 0; tries < 10000; tries++) {
+			if (nic->ops->post_short(nic, i, BIP_TAG_FLOW, flow_bye_msg,
+						 sizeof(flow_bye_msg)) != -EAGAIN)
+				break;
+			bip_progress();
+		}
+	}
 }
 
 void bip_flow_progress(void)

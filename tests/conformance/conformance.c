@@ -901,7 +901,11 @@ static void t_zero(void)
 /* Start-up and crash behaviour, checked by the wrapper script. */
 static void t_noinit(void)
 {
-	if (atoi(getenv("BIP_NODE") ? getenv("BIP_NODE") : "0") == 2)
+	const char *node = getenv("BIP_NODE");
+
+	if (!node)
+		node = getenv("SLURM_PROCID"); /* under srun */
+	if (atoi(node ? node : "0") == 2)
 		exit(0); /* never calls bip_init */
 	bip_init();
 }

@@ -70,7 +70,12 @@ clean|all-1|loss-*|corrupt-*|duplicate-*|reorder-*|window-16)
 		# On the wire the board drops it (a loss); on its bus only the
 		# host's CRC32C sees it, and asks again.
 		[ "$(total corrupt)" -gt 0 ] || fail "no corrupt data seen by the hosts"
-		[ "$(total nacks)" -gt 0 ] || fail "no NACK" ;;
+		# A corrupt header draws no NACK (its sender cannot be trusted):
+		# at 0.1 % the few faults the hosts see may all strike headers.
+		case "$what" in
+		corrupt-0.1) ;;
+		*) [ "$(total nacks)" -gt 0 ] || fail "no NACK" ;;
+		esac ;;
 	duplicate-*)
 		[ "$(injected duplicate)" -gt 0 ] || fail "no duplicate injected"
 		[ "$(total duplicates)" -ge "$(injected duplicate)" ] ||

@@ -425,6 +425,61 @@ static void test_hosts(void)
 	OK(MPI_Comm_free(&shared));
 }
 
+/*
+ * Under srun: MPI_COMM_TYPE_SHARED groups the ranks exactly as Slurm
+ * placed them (SLURMD_NODENAME, the node each task runs on), and the
+ * processor name is that node.
+ */
+static void test_slurmhosts(void)
+{
+	char (*names)[64], mine[64], proc[MPI_MAX_PROCESSOR_NAME];
+	const char *node = getenv("SLURMD_NODENAME");
+	MPI_Comm shared;
+	int n, r, i, k, len, want = 0, wrank = 0;
+
+	CHECK(node && *node && strlen(node) < sizeof(mine), "SLURMD_NODENAME not set: not "
+	      "started by srun");
+	names = calloc((size_t)size, sizeof(*names));
+	CHECK(names, "no memory");
+	memset(mine, 0, sizeof(mine));
+	snprintf(mine, sizeof(mine), "%s", node);
+	OK(MPI_Allgather(mine, 64, MPI_CHAR, names, 64, MPI_CHAR, MPI_COMM_WORLD));
+	OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared));
+	OK(MPI_Comm_size(shared, &n));
+	OK(MPI_Comm_rank(shared, &r));
+	for (i = 0; i < size; i++) {
+		if (strcmp(names[i], mine))
+			continue;
+		if (i == rank)
+			wrank = want;
+		want++;
+		CHECK(bip_layer_same_host(rank, i) == 1, "ranks %d and %d are both on %s",
+		      rank, i, mine);
+	}
+	for (i = 0; i < size; i++)
+		if (strcmp(names[i], mine))
+			CHECK(bip_layer_same_host(rank, i) == 0, "rank %d (%s) is not on %s", i,
+			      names[i], mine);
+	CHECK(n == want, "%d ranks share my node %s, Slurm placed %d there", n, mine, want);
+	CHECK(r == wrank, "rank %d on my node, expected %d", r, wrank);
+	/* Every member of shared says it is on this node. */
+	for (k = 0; k < n; k++) {
+		char theirs[64];
+
+		memcpy(theirs, mine, sizeof(theirs));
+		OK(MPI_Bcast(theirs, 64, MPI_CHAR, k, shared));
+		CHECK(!strcmp(theirs, mine), "member %d of my shared communicator is on %s, not %s",
+		      k, theirs, mine);
+	}
+	OK(MPI_Get_processor_name(proc, &len));
+	exchange(shared, 31);
+	OK(MPI_Comm_free(&shared));
+	free(names);
+	if (rank == 0)
+		printf("slurmhosts: %d ranks; rank 0 on %s with %d (processor %s)\n", size, mine, n,
+		       proc);
+}
+
 /* A communicator freed while requests on it are in flight: they complete
  * normally (the standard's deferred deallocation). */
 static int freed_deletes;
@@ -557,6 +612,7 @@ static const struct test tests[] = {
 	{ "errors", test_errors },
 	{ "errhandler", test_errhandler },
 	{ "hosts", test_hosts },
+	{ "slurmhosts", test_slurmhosts },
 	{ "threads", test_threads },
 	{ "freecomm", test_freecomm },
 	{ "fatal", test_fatal },

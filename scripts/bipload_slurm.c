@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bipload_slurm.c - bipload inside a Slurm allocation (bipload.h).
+ *
+ * When SLURM_JOB_ID is set and the user gives no configuration (no -f, no
+ * $BIPCONF, no ~/.bip/bipconf), the nodes come from the allocation:
+ * SLURM_JOB_NODELIST, expanded by scontrol show hostnames, and
+ * SLURM_TASKS_PER_NODE ("2(x3),1"), filled node after node (as srun's
+ * block distribution does); processes beyond the allocation's tasks go one
+ * per node in turn.  Without -sz, the job has the allocation's tasks.
+ *
+ * Every process then starts through srun, one step of one task each on its
+ * node (srun -N1 -n1 --overlap --mpi=none -w HOST), as through any remote
+ * shell: Slurm accounts for it and kills it with the allocation.  A --rsh
+ * or BIP_RSH given by the user still wins.
+ *
+ * The processes on other nodes read the configuration from a file, so it
+ * is written into the working directory, which bipload's remote shells
+ * already need on every node (.bipload-<job id>.conf), and removed when
+ * bipload exits.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bipload.h"
+
+#define SLURM_RSH "srun -N1 -n1 --overlap --mpi=none --kill-on-bad-exit=0 -w"
+
+static char conf_file[PATH_MAX];
+
+static void remove_conf(void)
+{
+	if (conf_file[0] && getpid() == bipload_pid)
+		unlink(conf_file);
+}
+
+/* The allocation's host names, one per line of scontrol's output. */
+static int hostnames(const char *nodelist, char ***hosts_p)
+{
+	char cmd[64 + 4096], line[BIP_CONF_HOSTLEN + 2], **hosts = NULL;
+	int n = 0, rc;
+	FILE *f;
+
+	if (strlen(nodelist) > 4000 || strchr(nodelist, '\''))
+		die("SLURM_JOB_NODELIST is not a node list: %.80s", nodelist);
+	snprintf(cmd, sizeof(cmd), "scontrol show hostnames '%s' 2>&1", nodelist);
+	f = popen(cmd, "r");
+	if (!f)
+		die("cannot run scontrol to expand the allocation's nodes: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!*line)
+			continue;
+		if (bip_array_grow((void **)&hosts, n + 1, sizeof(*hosts)) < 0 ||
+		    !(hosts[n] = strdup(line)))
+			die("out of memory");
+		n++;
+	}
+	rc = pclose(f);
+	if (rc != 0 || n == 0)
+		die("scontrol show hostnames '%s' failed%s%s: is Slurm's scontrol in PATH? (or "
+		    "give a configuration with -f)", nodelist, n ? ": " : "", n ? hosts[0] : "");
+	*hosts_p = hosts;
+	return n;
+}
+
+/* SLURM_TASKS_PER_NODE, "2(x3),1": counts[i] for each of n nodes (0 where
+ * it says nothing).  Returns the total. */
+static int tasks_per_node(const char *s, int *counts, int n)
+{
+	int node = 0, total = 0;
+
+	while (s && *s && node < n) {
+		char *end;
+		long c = strtol(s, &end, 10), rep = 1;
+
+		if (end == s || c < 0 || c > 65535)
+			return 0;
+		s = end;
+		if (!strncmp(s, "(x", 2)) {
+			rep = strtol(s + 2, &end, 10);
+			if (end == s + 2 || *end != ')' || rep < 1)
+				return 0;
+			s = end + 1;
+		}
+		while (rep-- > 0 && node < n) {
+			counts[node++] = (int)c;
+			total += (int)c;
+		}
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return 0;
+	}
+	return total;
+}
+
+static int conf_writer(FILE *f, const void *arg)
+{
+	return bip_conf_write(f, arg);
+}
+
+int bipload_slurm_conf(int nodes, char *conf_path, size_t len)
+{
+	const char *jobenv = getenv("SLURM_JOB_ID");
+	const char *list = getenv("SLURM_JOB_NODELIST");
+	char **hosts, err[512], cwd[PATH_MAX];
+	int *counts, *placed, n, total, i, k, rc;
+
+	if (!jobenv || !*jobenv)
+		return 0;
+	if (!list || !*list)
+		list = getenv("SLURM_NODELIST");
+	if (!list || !*list)
+		die("SLURM_JOB_ID=%s is set but SLURM_JOB_NODELIST is not: cannot find the "
+		    "allocation's nodes (give a configuration with -f)", jobenv);
+	n = hostnames(list, &hosts);
+	counts = calloc((size_t)n, sizeof(*counts));
+	placed = calloc((size_t)n, sizeof(*placed));
+	if (!counts || !placed)
+		die("out of memory");
+	total = tasks_per_node(getenv("SLURM_TASKS_PER_NODE"), counts, n);
+	if (!nodes)
+		nodes = total > 0 ? total : n;
+	if (nodes > BIP_CONF_MAXNODES)
+		die("-sz %d: at most %d nodes", nodes, BIP_CONF_MAXNODES);
+	rc = bip_conf_local(nodes, &conf);
+	if (rc < 0)
+		die("cannot describe %d nodes: %s", nodes, strerror(-rc));
+	/* Block: fill each node with its tasks; then one per node in turn. */
+	for (i = 0, k = 0; i < nodes; i++) {
+		while (k < n && placed[k] >= counts[k])
+			k++;
+		if (k == n) {
+			int m = (i - total) % n;
+
+			snprintf(conf->nodes[i].host, BIP_CONF_HOSTLEN, "%s", hosts[m]);
+			conf->nodes[i].unit = placed[m]++;
+		} else {
+			snprintf(conf->nodes[i].host, BIP_CONF_HOSTLEN, "%s", hosts[k]);
+			conf->nodes[i].unit = placed[k]++;
+		}
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		die("getcwd: %s", strerror(errno));
+	rc = snprintf(conf_path, len, "%s/.bipload-%s.conf", cwd, jobid);
+	if (rc < 0 || (size_t)rc >= len)
+		die("the working directory's path is too long");
+	if (bip_file_replace(conf_path, conf_writer, conf, err, sizeof(err)) < 0)
+		die("inside Slurm allocation %s: cannot write the job's configuration: %s (the "
+		    "working directory must be one that every node shares)", jobenv, err);
+	snprintf(conf_file, sizeof(conf_file), "%s", conf_path);
+	atexit(remove_conf);
+	if (!opt.rsh)
+		opt.rsh = SLURM_RSH;
+	if (!opt.quiet)
+		info("inside Slurm allocation %s: %d node%s on %d host%s (%s), started with srun",
+		     jobenv, nodes, nodes > 1 ? "s" : "", n, n > 1 ? "s" : "", list);
+	for (i = 0; i < n; i++)
+		free(hosts[i]);
+	free(hosts);
+	free(counts);
+	free(placed);
+	return 1;
+}
+
+int bipload_slurm_all_remote(void)
+{
+	return conf_file[0] != '\0';
+}

@@ -1,0 +1,243 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# BIP and MPI programs under a real Slurm (cluster.sh), started by srun
+# through PMIx and PMI-2, and by bipload inside an allocation.
+# Usage: slurm.sh VARIANT GROUP BUILDDIR SOURCEDIR
+#   VARIANT single: one host with one slurmd; multi: three hosts, one slurmd
+#           each, so that srun -N 3 spans hosts and ofi carries the traffic
+#   GROUP   start:       srun -n 4 prog (MpiDefault=pmix), both --mpi values,
+#                        ranks started seconds apart, and misuse
+#           conformance: a subset of the BIP conformance programs
+#           mpi:         MPI point-to-point, communicators, MPI_Init_thread,
+#                        MPI_COMM_TYPE_SHARED by Slurm's nodes, MPI_Abort
+#           failures:    a crashed rank, a rank that never calls bip_init
+#           bipload:     bipload inside salloc and sbatch
+# Skipped (exit 77) with the reason where Slurm cannot run.
+set -u
+variant=$1
+group=$2
+build=$3
+src=$4
+. "$src/tests/netns/hosts.sh"
+. "$src/tests/slurm/cluster.sh"
+
+unset BIPCONF BIP_OPTS BIP_NODE BIP_JOBID BIP_HOST BIP_RSH BIP_NIC BIP_BOOTSTRAP
+unset SLURM_JOB_ID SLURM_JOB_NODELIST
+token="$build/examples/token"
+conformance="$build/tests/conformance/conformance"
+comm="$build/tests/mpi/mpi_comm"
+p2p="$build/tests/mpi/mpi_p2p"
+bipload="$build/scripts/bipload"
+bipinfo="$build/scripts/bipinfo"
+
+case "$variant" in
+single) nhosts=1 ;;
+multi)
+	nhosts=3
+	line=$("$bipinfo" --parsable | grep '^driver\.ofi=')
+	case "$line" in
+	"") ns_skip "the ofi driver is not compiled in" ;;
+	*=unavailable*) ns_skip "the ofi driver cannot run here: ${line#*=unavailable: }" ;;
+	esac
+	fi_info -p tcp >/dev/null 2>&1 || ns_skip "libfabric has no tcp provider here"
+	export BIP_OFI_PROVIDER=tcp
+	;;
+*)
+	echo "unknown variant $variant"
+	exit 2
+	;;
+esac
+mpis=""
+for b in pmix pmi2; do
+	"$bipinfo" --parsable | grep -q "^bootstrap\.$b=available" && mpis="$mpis $b"
+done
+[ -n "$mpis" ] || ns_skip "neither the pmix nor the pmi2 start-up back end can run here"
+
+mkdir -p "$build/tests/slurm" && dir=$(mktemp -d "$build/tests/slurm/run.XXXXXX") || exit 1
+out="$dir/out"
+trap 'ns_cleanup; rm -rf "$dir"' EXIT
+sl_start "$dir" "$nhosts"
+cd "$dir" || exit 1
+export BIP_INIT_TIMEOUT=30
+
+# srun's placement: over every host in the multi variant, evenly when it can.
+spread() {
+	k=$nhosts
+	[ "$1" -lt "$k" ] && k=$1
+	if [ $(($1 % k)) -eq 0 ]; then
+		echo "-N $k --ntasks-per-node=$(($1 / k))"
+	else
+		echo "-N $k"
+	fi
+}
+
+fail() {
+	[ -f "$out" ] && cat "$out"
+	sl_fail "$*"
+}
+
+# run EXPECTED-STATUS DESCRIPTION CMD...: the command's output in $out.
+run() {
+	want=$1
+	what=$2
+	shift 2
+	sl_run "$@" >"$out" 2>&1
+	rc=$?
+	[ "$rc" -eq "$want" ] || fail "$what: exit status $rc, expected $want"
+	echo "ok: $what"
+}
+
+has() {
+	grep -q "$1" "$out" || fail "$2: no \"$1\" in the output"
+}
+
+# Nothing of the job left: no process of it on any host, no segment.
+clean() {
+	sleep 0.5
+	for h in $ns_hosts; do
+		for pid in $(ip netns pids "$h"); do
+			case "$(ps -o comm= -p "$pid")" in
+			munged | slurmctld | slurmscriptd | slurmd | slurmstepd | "") ;;
+			*) fail "$1: left running on $h: $(ps -o pid=,args= -p "$pid")" ;;
+			esac
+		done
+	done
+	left=$(ls /dev/shm | grep "^bip-$(id -u)-[xy]" || true)
+	[ -z "$left" ] || fail "$1: shared memory left: $left"
+}
+
+# The driver line of node 0: shm only on one host, shm and ofi across hosts.
+drivers() {
+	if [ "$nhosts" -gt 1 ]; then
+		has "driver shm + ofi" "$1"
+	else
+		has "driver shm$" "$1"
+	fi
+}
+
+case "$group" in
+start)
+	run 0 "srun -n 4 (MpiDefault=pmix)" srun $(spread 4) -n 4 "$token"
+	has "token arrived" "srun -n 4"
+	drivers "srun -n 4"
+	for m in $mpis; do
+		run 0 "srun --mpi=$m -n 6" srun $(spread 6) -n 6 --mpi="$m" "$token"
+		has "token arrived" "--mpi=$m"
+		drivers "--mpi=$m"
+		run 0 "srun --mpi=$m, ranks started 0 to 3 s apart" srun $(spread 4) -n 4 \
+			--mpi="$m" sh -c 'sleep $SLURM_PROCID; exec "$0"' "$token"
+		has "token arrived" "late ranks, --mpi=$m"
+		run 0 "BIP_BOOTSTRAP=$m under --mpi=$m" env BIP_BOOTSTRAP="$m" \
+			srun $(spread 2) -n 2 --mpi="$m" "$token"
+		run 1 "BIP_OPTS=n3 with 4 tasks" env BIP_OPTS=n3 srun $(spread 4) -n 4 \
+			--mpi="$m" "$token"
+		has "BIP_OPTS asks for 3 nodes but the launcher started 4 processes" "BIP_OPTS=n3"
+	done
+	run 1 "srun --mpi=none" srun $(spread 2) -n 2 --mpi=none "$token"
+	has "without a PMI (srun --mpi=none): run it with srun --mpi=pmix or --mpi=pmi2" \
+		"--mpi=none"
+	run 1 "BIP_BOOTSTRAP=nonsense" env BIP_BOOTSTRAP=nonsense srun -n 1 "$token"
+	has "BIP_BOOTSTRAP=nonsense: expected bipload, pmix or pmi2" "BIP_BOOTSTRAP=nonsense"
+	for m in $mpis; do
+		other=pmix
+		[ "$m" = pmix ] && other=pmi2
+		run 1 "BIP_BOOTSTRAP=$other under --mpi=$m" env BIP_BOOTSTRAP="$other" \
+			srun -n 2 --mpi="$m" "$token"
+		has "BIP_BOOTSTRAP=$other: this process was not started by a" "wrong BIP_BOOTSTRAP"
+	done
+	;;
+conformance)
+	for m in $mpis; do
+		for t in sizes:2 alltoall:6 ordering:6 probe:2 stream:2 sources:3 exitflush:3 \
+			bytes:2 longblock:3 gone:3; do
+			name=${t%:*}
+			np=${t#*:}
+			run 0 "conformance $name, $np ranks, --mpi=$m" \
+				srun $(spread "$np") -n "$np" --mpi="$m" "$conformance" "$name"
+		done
+	done
+	;;
+mpi)
+	for m in $mpis; do
+		for t in ring:6 order:6 mix:6 persistent:3 probe:3 unexpected:3 bsend:3; do
+			name=${t%:*}
+			np=${t#*:}
+			run 0 "MPI p2p $name, $np ranks, --mpi=$m" \
+				srun $(spread "$np") -n "$np" --mpi="$m" "$p2p" "$name"
+		done
+		# (split expects one host: MPI_COMM_TYPE_SHARED of all.)
+		tests="env group errors threads freecomm slurmhosts"
+		[ "$nhosts" -eq 1 ] && tests="split $tests"
+		for t in $tests; do
+			run 0 "MPI comm $t, 6 ranks, --mpi=$m" \
+				srun $(spread 6) -n 6 --mpi="$m" "$comm" "$t"
+		done
+		has "slurmhosts: 6 ranks; rank 0 on $ns_prefix-0 with $((6 / nhosts))" \
+			"MPI_COMM_TYPE_SHARED by Slurm's nodes"
+		# MPI_Abort ends the whole step: the others are killed.
+		sl_run srun $(spread 3) -n 3 --mpi="$m" "$comm" abort >"$out" 2>&1
+		rc=$?
+		[ "$rc" -ne 0 ] || fail "MPI_Abort under --mpi=$m: srun exited 0"
+		has "MPI_Abort called with error code 7" "MPI_Abort"
+		grep -q "CANCELLED\|Killed\|aborted" "$out" ||
+			fail "MPI_Abort under --mpi=$m: the step was not ended"
+		echo "ok: MPI_Abort under --mpi=$m ends the step (srun exit $rc)"
+		clean "MPI_Abort --mpi=$m"
+	done
+	;;
+failures)
+	for m in $mpis; do
+		# Node 1 dies of SIGSEGV: the others see it gone and end; srun
+		# reports the signal; nothing is left.
+		sl_run env ASAN_OPTIONS=handle_segv=0 srun $(spread 6) -n 6 --mpi="$m" \
+			"$conformance" crash >"$out" 2>&1
+		rc=$?
+		[ "$rc" -ne 0 ] || fail "crash under --mpi=$m: srun exited 0"
+		grep -q "task 1: Segmentation fault" "$out" ||
+			fail "crash under --mpi=$m: srun did not report task 1's SIGSEGV"
+		echo "ok: a crashed rank under --mpi=$m ends the step (srun exit $rc)"
+		clean "crash --mpi=$m"
+		# Node 2 never calls bip_init: the others give up at the time-out.
+		sl_run env BIP_INIT_TIMEOUT=4 srun $(spread 3) -n 3 --mpi="$m" \
+			"$conformance" noinit >"$out" 2>&1
+		rc=$?
+		[ "$rc" -ne 0 ] || fail "noinit under --mpi=$m: srun exited 0"
+		has "did not complete in 4 s (BIP_INIT_TIMEOUT): a process of the job has not reached bip_init" \
+			"noinit --mpi=$m"
+		echo "ok: a rank that never starts BIP under --mpi=$m: the others stop (srun exit $rc)"
+		clean "noinit --mpi=$m"
+	done
+	;;
+bipload)
+	n=$((2 * nhosts))
+	[ "$n" -lt 4 ] && n=4
+	run 0 "bipload inside salloc" salloc -N "$nhosts" -n "$n" "$bipload" "$token"
+	has "inside Slurm allocation [0-9]*: $n nodes on $nhosts host" "bipload inside salloc"
+	has "token arrived" "bipload inside salloc"
+	drivers "bipload inside salloc"
+	run 0 "bipload -sz 3 inside salloc" salloc -N "$nhosts" -n "$n" "$bipload" -sz 3 \
+		"$comm" split
+	ls .bipload-*.conf >/dev/null 2>&1 && fail "bipload left its configuration file"
+	printf '#!/bin/sh\n"%s" "%s"\n' "$bipload" "$token" >job.sh
+	run 0 "bipload inside sbatch" sbatch -W -N "$nhosts" -n "$n" -o "$dir/batch.out" job.sh
+	cat batch.out >>"$out"
+	has "token arrived" "bipload inside sbatch"
+	# A crash inside the allocation: bipload names the node and stops the rest.
+	sl_run env ASAN_OPTIONS=handle_segv=0 salloc -N "$nhosts" -n "$n" "$bipload" \
+		"$conformance" crash >"$out" 2>&1
+	rc=$?
+	[ "$rc" -ne 0 ] || fail "crash inside salloc: exit 0"
+	has "node 1 (host .*) killed by signal SIGSEGV" "crash inside salloc"
+	echo "ok: a crash inside salloc (exit $rc)"
+	clean "bipload crash"
+	# A configuration of the user's wins over the allocation.
+	"$build/scripts/bipconf" -f "$dir/mine" localhost localhost >/dev/null || fail "bipconf"
+	run 0 "-f inside salloc" salloc -n 2 "$bipload" -f "$dir/mine" "$token"
+	grep -q "inside Slurm allocation" "$out" && fail "-f did not win over the allocation"
+	;;
+*)
+	echo "unknown group $group"
+	exit 2
+	;;
+esac
+echo "PASS"
