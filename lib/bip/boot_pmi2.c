@@ -140,6 +140,12 @@ static int start(struct bip_boot *b, char *err, size_t errlen)
 
 	if (load(err, errlen) < 0)
 		return -ENODEV;
+	if (!getenv("PMI_FD") || !*getenv("PMI_FD")) {
+		/* libpmi2 would start a singleton: every process a job alone. */
+		snprintf(err, errlen, "pmi2: PMI_RANK is set but PMI_FD is not: no PMI-2 server "
+			 "to talk to");
+		return -EINVAL;
+	}
 	rc = p2.init(&spawned, &size, &rank, &appnum);
 	if (rc != PMI2_SUCCESS) {
 		snprintf(err, errlen, "pmi2: PMI2_Init failed (error %d; PMI_FD=%s)", rc,

@@ -824,7 +824,8 @@ void bip_flow_bye(void)
 	for (i = 0; i < bip_state.numnodes; i++) {
 		struct bip_nic *nic = bip_state.peers[i].nic;
 
-		if (i == bip_state.mynode || !nic || nic->ops != &bip_shm_ops)
+		if (i == bip_state.mynode || !nic || nic->ops != &bip_shm_ops ||
+		    !nic->ops->alive(nic, i))
 			continue;
 		for (tries = 0; tries < 10000; tries++) {
 			if (nic->ops->post_short(nic, i, BIP_TAG_FLOW, flow_bye_msg,

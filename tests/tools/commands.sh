@@ -316,6 +316,38 @@ startup)
 	expect "this host is not in the configuration" BIPCONF="$HOME/other"
 	printf '1\nx\n' >"$HOME/bad"
 	expect "$HOME/bad:2: expected \"hostname unit\"" BIPCONF="$HOME/bad"
+	# Start-up back ends (bip_slurm(7)): a wrong choice, a PMI back end
+	# forced without its launcher, srun without a PMI.
+	expect "BIP_BOOTSTRAP=foo: expected bipload, pmix or pmi2" BIP_BOOTSTRAP=foo
+	for b in pmix pmi2; do
+		if "$build/scripts/bipinfo" --parsable | grep -q "^bootstrap\.$b=available"; then
+			expect "BIP_BOOTSTRAP=$b: this process was not started by a $b launcher" \
+				BIP_BOOTSTRAP=$b
+		else
+			expect "BIP_BOOTSTRAP=$b: .*$b" BIP_BOOTSTRAP=$b
+		fi
+	done
+	# A launcher's variables without its server.
+	if "$build/scripts/bipinfo" --parsable | grep -q "^bootstrap\.pmix=available"; then
+		expect "pmix: PMIx_Init: .*is the PMIx server of the launcher running" PMIX_RANK=0
+	fi
+	if "$build/scripts/bipinfo" --parsable | grep -q "^bootstrap\.pmi2=available"; then
+		expect "pmi2: PMI2_Init failed (error [0-9]*; PMI_FD=99)" PMI_FD=99 PMI_RANK=0
+		expect "pmi2: PMI_RANK is set but PMI_FD is not" PMI_RANK=1 PMI_SIZE=2
+	fi
+	expect "srun started this process as one of 4 tasks without a PMI" SLURM_STEP_ID=0 \
+		SLURM_STEP_NUM_TASKS=4
+	BIP_BOOTSTRAP=bipload "$bipload" -q -sz 2 "$token" >"$out" 2>&1 ||
+		fail "BIP_BOOTSTRAP=bipload under bipload"
+	grep -q "token arrived" "$out" || fail "BIP_BOOTSTRAP=bipload: no token"
+	# bipload inside a Slurm allocation it cannot read: says why.
+	SLURM_JOB_ID=5 SLURM_JOB_NODELIST= "$bipload" -sz 2 "$token" >"$out" 2>&1 &&
+		fail "bipload without the allocation's nodes ran"
+	grep -q "SLURM_JOB_ID=5 is set but SLURM_JOB_NODELIST is not" "$out" ||
+		fail "no message for a missing node list"
+	SLURM_JOB_ID=5 SLURM_JOB_NODELIST="n[1-2]" PATH=/nonexistent "$bipload" -sz 2 "$token" \
+		>"$out" 2>&1 && fail "bipload without scontrol ran"
+	grep -q "is Slurm's scontrol in PATH" "$out" || fail "no message for a missing scontrol"
 	# Another job's shared memory under the same name: refused, and left alone.
 	clash="/dev/shm/bip-$(id -u)-clash$$-0"
 	(umask 077 && : >"$clash")
@@ -333,6 +365,11 @@ bipinfo)
 	grep -q '^driver.shm=available$' "$out" || fail "shm not available"
 	grep -q '^default.BIP_INIT_TIMEOUT=10 + 2 per node$' "$out" || fail "no default"
 	grep -q '^conf.nodes=1$' "$out" || fail "default configuration"
+	grep -q '^bootstrap.bipload=available$' "$out" || fail "no bipload back end"
+	grep -q '^bootstrap=bipload$' "$out" || fail "bipload not chosen by hand"
+	BIP_BOOTSTRAP=bogus "$bipinfo" --parsable >"$out" || fail "bipinfo BIP_BOOTSTRAP=bogus"
+	grep -q '^bootstrap=none: BIP_BOOTSTRAP=bogus: expected bipload, pmix or pmi2$' "$out" ||
+		fail "a wrong BIP_BOOTSTRAP not shown"
 	BIP_OPTS=n3 BIP_WAIT=yield "$bipinfo" --parsable >"$out" || fail "bipinfo n3"
 	grep -q '^env.BIP_WAIT=yield$' "$out" || fail "current value not shown"
 	grep -q '^conf.node.2=.* (this host)$' "$out" || fail "3 local nodes"
