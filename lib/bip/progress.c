@@ -75,8 +75,9 @@ const char *bip_wait_failure(void)
  * shm: there the goodbye is in the peer's ring before its process ends,
  * and whether the process runs is exact.  A goodbye over a network can be
  * lost when its sender closes the endpoint; a peer on another host is
- * watched by the processes of its own host.  Seen dead twice, with the
- * NICs polled in between, before the job is ended.
+ * watched by the processes of its own host.  Seen dead at two checks, with
+ * the waiter's own polls in between (a goodbye in the ring is taken by
+ * them), before the job is ended.
  */
 static void watch_peers(void)
 {
@@ -105,10 +106,8 @@ int bip_wait_yield(struct bip_wait *w)
 	if (bip_unlikely(bip_state.lost_peer >= 0))
 		return -EPIPE;
 	sched_yield();
-	if (bip_state.watch_peers && w->yields % 4096 == 2048) {
-		bip_progress();
+	if (bip_state.watch_peers && w->yields % 4096 == 2048)
 		watch_peers();
-	}
 	/* Now and then (a system call per peer), see whether anyone is left. */
 	if (++w->yields % 4096 == 0 && others_gone()) {
 		/* Take what they sent before they ended. */
