@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Run the whole test suite: unit, command, conformance and bad-input tests,
 # once in a normal build and once under AddressSanitizer and
-# UndefinedBehaviorSanitizer, then each libFuzzer target for 30 s.  Installs the build dependencies first when
+# UndefinedBehaviorSanitizer (a representative subset of the drivers and
+# of the jobs across hosts; tests/meson.build says which), then each
+# libFuzzer target for 30 s.  Installs the build dependencies first when
 # they are missing.  Ends with a line "N passed, N failed, N skipped".
 set -eu
 cd "$(dirname "$0")"
