@@ -109,15 +109,23 @@ EOF
 # (ns_setup's /etc/netns/h/hosts) in a mount namespace of its own.
 # Each host has a /tmp of its own too: Slurm's PMIx plugin makes
 # directories there named after the job, and every test cluster numbers its
-# jobs from 1.
+# jobs from 1.  The cluster's hosts share a /dev/shm of their own
+# ($sl_dir/shm, which sl_shm_left reads), so that a test sees only its own
+# jobs' shared memory, not that of a test running beside it.
 sl_on() {
 	h=$1
 	shift
-	mkdir -p "$sl_dir/tmp/$h" && chmod 1777 "$sl_dir/tmp/$h"
+	mkdir -p "$sl_dir/tmp/$h" "$sl_dir/shm" && chmod 1777 "$sl_dir/tmp/$h" "$sl_dir/shm"
 	nsenter --net="/run/netns/$h" unshare --mount --propagation private sh -c \
 		'mount --bind "/etc/netns/$0/hosts" /etc/hosts &&
-		 mount --bind "$1" /tmp && shift && exec "$@"' "$h" "$sl_dir/tmp/$h" \
+		 mount --bind "$1" /tmp && mount --bind "$2" /dev/shm && shift 2 &&
+		 exec "$@"' "$h" "$sl_dir/tmp/$h" "$sl_dir/shm" \
 		env SLURM_CONF="$sl_conf" "$@"
+}
+
+# The BIP segments left in the cluster's /dev/shm.
+sl_shm_left() {
+	ls "$sl_dir/shm" 2>/dev/null | grep "^bip-" || true
 }
 
 sl_run() {

@@ -112,7 +112,7 @@ clean() {
 			esac
 		done
 	done
-	left=$(ls /dev/shm | grep "^bip-$(id -u)-[xy]" || true)
+	left=$(sl_shm_left)
 	[ -z "$left" ] || fail "$1: shared memory left: $left"
 }
 
