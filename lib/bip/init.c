@@ -92,23 +92,6 @@ static uint32_t tag_capacity(const struct bip_tag *t, int tag)
 	return (uint32_t)((cap < one ? one : cap) + one);
 }
 
-static int env_double(const char *name, double *out, char *err)
-{
-	const char *s = getenv(name);
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return 0;
-	v = strtod(s, &end);
-	if (*end || v <= 0) {
-		snprintf(err, BIP_ERR, "%s=%s: expected a positive number of seconds", name, s);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
 static int setup_wait(int nlocal, char *err)
 {
 	const char *mode = getenv("BIP_WAIT");
@@ -216,11 +199,11 @@ static int open_nics(int quiet, const char *jobid, char *err)
 	static struct bip_nic_tagq tagqs[BIP_ALL_TAGS];
 	struct bip_nic_job job;
 	unsigned char *serve;
-	double timeout = 10.0 + 2.0 * conf->n;
+	double timeout;
 	char why[256];
 	int i, k, rc, remote = -1, local = 0;
 
-	rc = env_double("BIP_INIT_TIMEOUT", &timeout, err);
+	rc = bip_boot_timeout(conf->n, &timeout, err, BIP_ERR);
 	if (rc < 0)
 		return rc;
 	for (i = 0; i < conf->n; i++) {
