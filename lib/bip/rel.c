@@ -380,7 +380,9 @@ static void path_retire(struct bip_rel *r, struct rel_peer *p, int peer, int k, 
 			const char *why)
 {
 	struct rel_path *ph = &p->path[k];
+	uint64_t s;
 
+	(void)peer;
 	if (ph->state == state)
 		return;
 	if (ph->state == PATH_UP)
@@ -389,7 +391,17 @@ static void path_retire(struct bip_rel *r, struct rel_peer *p, int peer, int k, 
 	ph->since = r->now ? r->now : now_ns();
 	ph->probe_due = ph->since + r->probe;
 	snprintf(ph->why, sizeof(ph->why), "%s", why ? why : "");
-	(void)peer;
+	/* Its unacknowledged packets go again on the others at once
+	 * (retransmit_due, which rebinds them), if one is up. */
+	if (!other_path_up(r, p, k))
+		return;
+	for (s = p->snd_una; s < p->snd_next; s++) {
+		struct rel_txe *e = &p->tx[s & (r->window - 1)];
+
+		if (e->seq == s && !e->acked && !e->unsent && e->path == k)
+			e->due = ph->since;
+	}
+	p->next_due = ph->since;
 }
 
 /* Path k to p works both ways: a PROBE sent on it was answered on it (or
@@ -1022,8 +1034,6 @@ void bip_rel_path_state(struct bip_nic *lower, int path, int peer, int up, const
 	}
 	if (p->path[path].state != PATH_DOWN)
 		path_retire(r, p, peer, path, PATH_DOWN, why);
-	/* Its packets go again on the others at once. */
-	p->next_due = r->now;
 	r->busy = 1;
 }
 
@@ -1087,6 +1097,8 @@ static void retransmit_due(struct bip_rel *r, int peer)
 	uint64_t s, next = 0;
 	unsigned timed_out = 0; /* bit k: path k had its timeout in this round */
 
+	p->next_due = 0; /* path_retire may set it again during the round */
+
 	for (s = p->snd_una; s < p->snd_next; s++) {
 		struct rel_txe *e = &p->tx[s & (r->window - 1)];
 
@@ -1095,6 +1107,11 @@ static void retransmit_due(struct bip_rel *r, int peer)
 		if (e->due <= r->now) {
 			if (e->unsent) {
 				tx_send(r, peer, e, e->retries > 0);
+			} else if (p->path[e->path].state != PATH_UP &&
+				   other_path_up(r, p, e->path)) {
+				/* Its path was retired: every packet on it goes
+				 * on another (a rebind), not only the oldest. */
+				tx_send(r, peer, e, 1);
 			} else if (timed_out >> e->path & 1) {
 				e->due = r->now + rto_of(r, p, e->retries);
 			} else {
@@ -1124,7 +1141,8 @@ static void retransmit_due(struct bip_rel *r, int peer)
 		if (!next || e->due < next)
 			next = e->due;
 	}
-	p->next_due = next;
+	if (next)
+		peer_due(p, next);
 }
 
 /* Fragments of the streaming long sends, while windows have room. */
