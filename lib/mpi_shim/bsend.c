@@ -71,7 +71,7 @@ void mpi_shim_bsend_release(struct mpi_shim_request *req)
 }
 
 int mpi_shim_bsend_start(const void *buf, size_t count, MPI_Datatype t, int dst, int tag,
-			 MPI_Comm comm, const char *call)
+			 MPI_Comm comm, struct mpi_shim_request *user, const char *call)
 {
 	size_t bytes = (size_t)count * t->size, need = bytes + MPI_BSEND_OVERHEAD;
 	struct mpi_shim_request *r;
@@ -106,7 +106,6 @@ int mpi_shim_bsend_start(const void *buf, size_t count, MPI_Datatype t, int dst,
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
 	}
 	r->bsend = reg;
-	r->freed = 1; /* nobody waits for it: released when complete */
 	bs.pending++;
 	rc = mpi_shim_send_start(r, copy, (int)bytes, MPI_BYTE, dst, tag, comm, comm->ctx,
 				 MPI_SHIM_MODE_STANDARD);
@@ -116,6 +115,16 @@ int mpi_shim_bsend_start(const void *buf, size_t count, MPI_Datatype t, int dst,
 		return mpi_shim_err(comm, rc, call, "sending to rank %d failed: %s", dst,
 				    bip_error_string());
 	}
+	if (user && (r->flags & MPI_SHIM_F_NAMED)) {
+		user->wpeer = r->wpeer;
+		user->msgno = r->msgno;
+		user->flags |= MPI_SHIM_F_NAMED;
+	}
+	/* Nobody waits for it: released when complete. */
+	if (r->done)
+		mpi_shim_request_release(r);
+	else
+		r->freed = 1;
 	return MPI_SUCCESS;
 }
 

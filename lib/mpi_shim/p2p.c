@@ -24,15 +24,19 @@
  *    request completes when the receiver has the data, so a rendezvous
  *    send is also synchronous.
  *
- * Cancelling a send (MPI_Cancel) that waits for its receiver - a
- * rendezvous or a synchronous eager send - sends HDR_CANCEL naming the
- * send by its cookie, which its envelope carried.  The receiver answers
- * HDR_CANCEL_YES if the envelope is still unexpected (it removes it; the
- * data of a rendezvous is then received into a scratch buffer and dropped,
- * since BIP has no way to discard a long message and the sender's buffer is
- * released only when it is taken), HDR_CANCEL_NO if a receive matched it.
- * Sends that BIP has taken whole (eager) are gone and cannot be cancelled.
- * A send to oneself that waits for its receive is cancelled on the spot.
+ * Cancelling a send (MPI_Cancel), of any kind and even once it is
+ * complete (an eager one is, as soon as BIP has taken it), as long as it
+ * was not reported by Wait or Test: HDR_CANCEL names the message by its
+ * number among the envelopes and control messages this process sent to
+ * that peer (both sides count them: BIP keeps their order from one node,
+ * so the numbers agree without travelling in every envelope), and the
+ * request by its cookie.  The receiver answers HDR_CANCEL_YES if the
+ * message is still unexpected (it removes it; the data of a rendezvous is
+ * then received into a scratch buffer and dropped, since BIP has no way to
+ * discard a long message and the sender's buffer is released only when it
+ * is taken), HDR_CANCEL_NO if a receive matched it (or a matched probe took
+ * it).  The request is not complete until the answer came.  A send to
+ * oneself is cancelled on the spot if no receive took it.
  *
  * Per-sender order is BIP's, and receives are matched in the order they
  * were posted, so the non-overtaking rule holds.  Both queues are split by
@@ -65,7 +69,8 @@ enum hdr_kind {
 	HDR_RTS,        /* aux: bytes of the long message that follows;
 			   cookie: the sender's */
 	HDR_ACK,        /* aux: the cookie of the synchronous send */
-	HDR_CANCEL,     /* aux: the cookie of the send to cancel */
+	HDR_CANCEL,     /* aux: the number of the message to withdraw;
+			   cookie: the sender's request */
 	HDR_CANCEL_YES, /* aux: the cookie of the send, now cancelled */
 	HDR_CANCEL_NO,  /* aux: the cookie of the send, already matched */
 };
@@ -120,6 +125,7 @@ struct unexp {
 	uint8_t ready;
 	size_t len;
 	uint64_t aux;      /* U_EAGER_SYNC, U_RTS: the sender's cookie */
+	uint64_t msgno;    /* its number among what wsrc sent here (see Cancel) */
 	uint64_t handle;
 	struct mpi_shim_request *sender; /* U_SELF_REF */
 	const void *sdata;
@@ -181,6 +187,9 @@ static struct {
 	struct chunk *chunks;
 	int registered;
 	size_t *eager;  /* the most eager data to each world rank */
+	/* Envelopes and control messages sent to and taken from each world
+	 * rank: the numbers by which a cancel names a message. */
+	uint64_t *sent_msgs, *taken_msgs;
 	/* Progress-driven requests not yet complete: every progress call
 	 * advances them, so that a non-blocking collective moves on while
 	 * its process waits for something else. */
@@ -611,9 +620,12 @@ static const char *ctl_name(uint32_t kind)
 /* Not from a callback.  0 if sent or queued in BIP, -1 (reported). */
 static int ctl_send(struct ctl *a)
 {
-	int rc = bip_layer_send(a->dst, MPI_SHIM_BIP_TAG, &a->hdr, HDR_FULL, NULL, 0,
+	size_t hlen = a->hdr.kind == HDR_CANCEL ? HDR_RTS_LEN : HDR_FULL;
+	int rc = bip_layer_send(a->dst, MPI_SHIM_BIP_TAG, &a->hdr, hlen, NULL, 0,
 				(uint64_t)(uintptr_t)a | COOKIE_CTL);
 
+	if (rc >= 0)
+		p2p.sent_msgs[a->dst]++;
 	if (rc < 0)
 		fprintf(stderr, "mpi: rank %d: %s to rank %d failed: %s\n", mpi_shim.world_rank,
 			ctl_name(a->hdr.kind), a->dst, bip_error_string());
@@ -711,15 +723,14 @@ mpi_shim_cold static void run_deferred(void)
  * order from one node), so the send is either still unexpected here or
  * was matched by a receive.
  */
-static int on_cancel(int src, uint64_t cookie)
+static int on_cancel(int src, uint64_t msgno, uint64_t cookie)
 {
 	struct drain *d = NULL;
 	struct unexp *u;
 	struct ctl *a;
 
 	for (u = p2p.unexp[src].head; u; u = u->next)
-		if (u->aux == cookie &&
-		    (u->kind == U_RTS || u->kind == U_EAGER_SYNC))
+		if (u->msgno == msgno)
 			break;
 	a = ctl_new(src, u && (u->kind != U_RTS || u->ready) ? HDR_CANCEL_YES : HDR_CANCEL_NO,
 		    cookie);
@@ -757,13 +768,33 @@ static int on_cancel(int src, uint64_t cookie)
 	return 0;
 }
 
-static int on_short(int src, int tag, const void *data, size_t len)
+/* The answer to a cancel of r. */
+static void on_cancel_answer(struct mpi_shim_request *r, int yes)
 {
-	const unsigned char *p = data;
+	r->flags &= ~MPI_SHIM_F_CANCELLING;
+	p2p.ncancelling--;
+	if (yes) {
+		r->cancelled = 1;
+		r->status.mpi_shim_cancelled = 1;
+	}
+	if (r->flags & MPI_SHIM_F_REOPENED) {
+		r->flags &= ~MPI_SHIM_F_REOPENED;
+		r->done = 1;
+		if (r->freed)
+			mpi_shim_request_release(r);
+		return;
+	}
+	send_try_complete(r);
+}
+
+static int on_envelope(int src, const unsigned char *p, size_t len)
+{
 	struct mpi_shim_request *r;
 	struct unexp *u;
 	struct hdr h;
 
+	if (mpi_shim_unlikely(len < HDR_BASE))
+		goto too_short;
 	memcpy(&h, p, HDR_BASE);
 	if (mpi_shim_likely(h.kind == HDR_EAGER)) {
 		r = match_posted(h.ctx, h.src, src, h.tag);
@@ -781,6 +812,9 @@ static int on_short(int src, int tag, const void *data, size_t len)
 		memcpy(u->data, p + HDR_BASE, u->len);
 		goto queue;
 	}
+	if (mpi_shim_unlikely(len < (h.kind == HDR_RTS || h.kind == HDR_CANCEL ? HDR_RTS_LEN :
+								   HDR_FULL)))
+		goto too_short;
 	memcpy(&h.aux, p + HDR_BASE, sizeof(h.aux));
 	switch (h.kind) {
 	case HDR_EAGER_SYNC:
@@ -827,23 +861,22 @@ static int on_short(int src, int tag, const void *data, size_t len)
 		send_try_complete(r);
 		return 0;
 	case HDR_CANCEL:
-		return on_cancel(src, h.aux);
+		memcpy(&h.cookie, p + HDR_FULL, sizeof(h.cookie));
+		return on_cancel(src, h.aux, h.cookie);
 	case HDR_CANCEL_YES:
 	case HDR_CANCEL_NO:
-		r = (struct mpi_shim_request *)(uintptr_t)h.aux;
-		r->flags &= ~MPI_SHIM_F_CANCELLING;
-		p2p.ncancelling--;
-		if (h.kind == HDR_CANCEL_YES) {
-			r->cancelled = 1;
-			r->status.mpi_shim_cancelled = 1;
-		}
-		send_try_complete(r);
+		on_cancel_answer((struct mpi_shim_request *)(uintptr_t)h.aux,
+				 h.kind == HDR_CANCEL_YES);
 		return 0;
 	default:
 		fprintf(stderr, "mpi: rank %d: message of unknown kind %u from rank %d dropped\n",
 			mpi_shim.world_rank, h.kind, src);
 		return 0;
 	}
+too_short:
+	fprintf(stderr, "mpi: rank %d: message of %zu bytes from rank %d is shorter than its "
+		"envelope: dropped\n", mpi_shim.world_rank, len, src);
+	return 0;
 too_long:
 	/* Only a sender with a larger EAGER_CAP sends this. */
 	fprintf(stderr, "mpi: rank %d: eager message of %zu bytes from rank %d is over %zu: "
@@ -854,8 +887,19 @@ queue:
 	u->tag = h.tag;
 	u->src = h.src;
 	u->wsrc = src;
+	u->msgno = p2p.taken_msgs[src];
 	unexp_append(u);
 	return 0;
+}
+
+static int on_short(int src, int tag, const void *data, size_t len)
+{
+	int rc = on_envelope(src, data, len);
+
+	(void)tag;
+	if (mpi_shim_likely(rc == 0))
+		p2p.taken_msgs[src]++;
+	return rc;
 }
 
 static int on_long(int src, int tag, size_t len, uint64_t handle)
@@ -1011,6 +1055,8 @@ static int self_send(struct mpi_shim_request *r, const void *data, size_t bytes)
 	u->src = h->src;
 	u->wsrc = mpi_shim.world_rank;
 	u->len = bytes;
+	u->msgno = r->msgno = p2p.sent_msgs[mpi_shim.world_rank]++;
+	r->flags |= MPI_SHIM_F_NAMED;
 	if (bytes <= SELF_EAGER && r->mode != MPI_SHIM_MODE_SYNC) {
 		u->kind = U_SELF_COPY;
 		if (bytes)
@@ -1102,6 +1148,10 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, size_t coun
 		hlen = HDR_RTS_LEN;
 	}
 	rc = bip_layer_send(wdst, MPI_SHIM_BIP_TAG, h, hlen, data, bytes, (uint64_t)(uintptr_t)r);
+	if (mpi_shim_likely(rc >= 0)) {
+		r->msgno = p2p.sent_msgs[wdst]++;
+		r->flags |= MPI_SHIM_F_NAMED;
+	}
 	if (mpi_shim_likely(rc == 1)) {
 		send_local_done(r, MPI_SUCCESS);
 	} else if (rc < 0) {
@@ -1209,34 +1259,43 @@ int mpi_shim_recv_cancel(struct mpi_shim_request *r)
 
 int mpi_shim_send_cancel(struct mpi_shim_request *r)
 {
-	const struct hdr *h = (const struct hdr *)r->hdr;
 	struct unexp *u;
 	struct ctl *a;
 
-	if (r->done || r->cancelled || (r->flags & MPI_SHIM_F_CANCELLING))
+	if (r->cancelled || (r->flags & MPI_SHIM_F_CANCELLING) || !(r->flags & MPI_SHIM_F_NAMED) ||
+	    (r->done && r->error))
 		return 0;
 	if (r->wpeer == mpi_shim.world_rank) {
-		/* To oneself: still in the sender's buffer until a receive
-		 * takes it. */
-		for (u = p2p.unexp[mpi_shim.world_rank].head; u; u = u->next) {
-			if (u->kind == U_SELF_REF && u->sender == r) {
-				unexp_remove(u);
-				unexp_release(u);
-				r->cancelled = 1;
-				r->status.mpi_shim_cancelled = 1;
-				mpi_shim_req_complete(r, MPI_SUCCESS);
-				return 1;
-			}
+		/* To oneself: withdrawn if no receive took it. */
+		for (u = p2p.unexp[mpi_shim.world_rank].head; u; u = u->next)
+			if ((u->kind == U_SELF_REF || u->kind == U_SELF_COPY) &&
+			    u->msgno == r->msgno)
+				break;
+		if (!u)
+			return 0;
+		unexp_remove(u);
+		if (u->kind == U_SELF_REF) {
+			/* Its sender is r, or the send of a buffered r. */
+			u->sender->cancelled = 1;
+			u->sender->status.mpi_shim_cancelled = 1;
+			mpi_shim_req_complete(u->sender, MPI_SUCCESS);
 		}
-		return 0;
+		unexp_release(u);
+		r->cancelled = 1;
+		r->status.mpi_shim_cancelled = 1;
+		return 1;
 	}
-	/* An eager send is in BIP's hands, whole: it will arrive. */
-	if (h->kind != HDR_RTS && h->kind != HDR_EAGER_SYNC)
+	a = ctl_new(r->wpeer, HDR_CANCEL, r->msgno);
+	if (!a)
 		return 0;
-	a = ctl_new(r->wpeer, HDR_CANCEL, (uint64_t)(uintptr_t)r);
-	if (!a || ctl_send(a) < 0)
+	a->hdr.cookie = (uint64_t)(uintptr_t)r;
+	if (ctl_send(a) < 0)
 		return 0;
 	r->flags |= MPI_SHIM_F_CANCELLING;
+	if (r->done) {
+		r->done = 0;
+		r->flags |= MPI_SHIM_F_REOPENED;
+	}
 	p2p.ncancelling++;
 	return 0;
 }
@@ -1269,8 +1328,10 @@ int mpi_shim_p2p_init(void)
 	p2p.eager = calloc((size_t)mpi_shim.world_size, sizeof(*p2p.eager));
 	p2p.posted = calloc((size_t)mpi_shim.world_size, sizeof(*p2p.posted));
 	p2p.unexp = calloc((size_t)mpi_shim.world_size, sizeof(*p2p.unexp));
-	if (!p2p.rts || !p2p.eager || !p2p.posted || !p2p.unexp)
+	p2p.sent_msgs = calloc((size_t)mpi_shim.world_size * 2, sizeof(*p2p.sent_msgs));
+	if (!p2p.rts || !p2p.eager || !p2p.posted || !p2p.unexp || !p2p.sent_msgs)
 		goto free_arrays;
+	p2p.taken_msgs = p2p.sent_msgs + mpi_shim.world_size;
 	for (i = 0; i < mpi_shim.world_size; i++) {
 		size_t m = i == mpi_shim.world_rank ? 0 : bip_layer_short_max(i);
 
@@ -1290,6 +1351,8 @@ free_arrays:
 	free(p2p.eager);
 	free(p2p.posted);
 	free(p2p.unexp);
+	free(p2p.sent_msgs);
+	p2p.sent_msgs = p2p.taken_msgs = NULL;
 	p2p.rts = NULL;
 	p2p.eager = NULL;
 	p2p.posted = NULL;
@@ -1321,6 +1384,7 @@ void mpi_shim_p2p_fini(void)
 	free(p2p.eager);
 	free(p2p.posted);
 	free(p2p.unexp);
+	free(p2p.sent_msgs);
 	p2p.rts = NULL;
 	while ((a = p2p.ctl_free)) {
 		p2p.ctl_free = a->next;

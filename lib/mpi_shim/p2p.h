@@ -19,6 +19,9 @@
 #define MPI_SHIM_F_POOL 32u      /* from the pool (not on a caller's stack) */
 #define MPI_SHIM_F_COMM 64u      /* holds a reference on comm */
 #define MPI_SHIM_F_CANCELLING 128u /* send: the answer to a cancel is to come */
+#define MPI_SHIM_F_NAMED 256u    /* send: wpeer and msgno name a message that left */
+#define MPI_SHIM_F_REOPENED 512u /* send: was complete when cancelled: done again
+				    when the answer comes */
 /* Flags that stay from one start of a request to the next. */
 #define MPI_SHIM_F_KEEP (MPI_SHIM_F_POOL | MPI_SHIM_F_COMM)
 
@@ -44,9 +47,9 @@ void mpi_shim_progress_all(void);
  * 1 if it was cancelled. */
 int mpi_shim_recv_cancel(struct mpi_shim_request *r);
 
-/* Ask to cancel a send that waits for its receiver (rendezvous, synchronous,
- * or to oneself and not yet received); the answer completes it later, with
- * r->cancelled set if it was cancelled.  1 if it was cancelled at once. */
+/* Ask to cancel a send not yet reported by Wait or Test (of any kind, even
+ * complete); the answer completes it (again) later, with r->cancelled set if
+ * the message was withdrawn.  1 if it was cancelled at once (to oneself). */
 int mpi_shim_send_cancel(struct mpi_shim_request *r);
 
 /* Look for a message that a receive (src, tag) on comm's point-to-point
@@ -75,8 +78,10 @@ static inline void mpi_shim_status_empty(MPI_Status *st)
 int mpi_shim_start(MPI_Request r, const char *call);
 
 /* Buffered sends (bsend.c) */
+/* user (NULL for MPI_Bsend): the request the user holds, which learns the
+ * name of the message (MPI_SHIM_F_NAMED) so that MPI_Cancel can withdraw it. */
 int mpi_shim_bsend_start(const void *buf, size_t count, MPI_Datatype t, int dst, int tag,
-			 MPI_Comm comm, const char *call);
+			 MPI_Comm comm, struct mpi_shim_request *user, const char *call);
 void mpi_shim_bsend_release(struct mpi_shim_request *r);
 void mpi_shim_bsend_flush(void);
 

@@ -111,7 +111,7 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype t, int dst, int tag, MPI
 
 	if ((rc = check_args(buf, count, t, dst, tag, comm, 0, "MPI_Bsend")))
 		return rc;
-	return mpi_shim_bsend_start(buf, count, t, dst, tag, comm, "MPI_Bsend");
+	return mpi_shim_bsend_start(buf, count, t, dst, tag, comm, NULL, "MPI_Bsend");
 }
 MPI_SHIM_ALIAS(MPI_Bsend);
 
@@ -129,13 +129,15 @@ static int send_nonblocking(const void *buf, int count, MPI_Datatype t, int dst,
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
 	if (mode == MPI_SHIM_MODE_BUFFERED) {
 		/* The data is copied before the call returns: done at once. */
-		rc = mpi_shim_bsend_start(buf, count, t, dst, tag, comm, call);
+		r->kind = MPI_SHIM_REQ_SEND;
+		r->mode = MPI_SHIM_MODE_BUFFERED;
+		r->comm = comm;
+		r->peer = dst;
+		rc = mpi_shim_bsend_start(buf, count, t, dst, tag, comm, r, call);
 		if (rc) {
 			mpi_shim_req_free(r);
 			return rc;
 		}
-		r->kind = MPI_SHIM_REQ_SEND;
-		r->comm = comm;
 		r->done = 1;
 	} else {
 		rc = mpi_shim_send_start(r, buf, count, t, dst, tag, comm, comm->ctx, mode);

@@ -486,9 +486,9 @@ int PMPI_Cancel(MPI_Request *req)
 	if (!req || !*req || (*req)->kind == REQ_INVALID)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Cancel",
 				    "invalid request (NULL, MPI_REQUEST_NULL or already freed)");
-	/* A receive not yet matched is cancelled at once; a send that waits
-	 * for its receiver is asked to be (p2p.c); anything else completes
-	 * normally (MPI_Test_cancelled then says false). */
+	/* A receive not yet matched is cancelled at once; a send is asked
+	 * to be (p2p.c), and Wait or Test reports the answer (MPI_Test_cancelled
+	 * says whether it was). */
 	if ((*req)->kind == MPI_SHIM_REQ_RECV && active(*req))
 		mpi_shim_recv_cancel(*req);
 	else if ((*req)->kind == MPI_SHIM_REQ_SEND && active(*req))
@@ -528,7 +528,10 @@ int mpi_shim_start(MPI_Request r, const char *call)
 		rc = mpi_shim_recv_start(r, r->buf, r->count, r->type, r->peer, r->tag, r->comm,
 					 r->ctx);
 	} else if (r->mode == MPI_SHIM_MODE_BUFFERED) {
-		rc = mpi_shim_bsend_start(r->buf, r->count, r->type, r->peer, r->tag, r->comm,
+		r->flags &= MPI_SHIM_F_KEEP;
+		r->cancelled = 0;
+		r->status.mpi_shim_cancelled = 0;
+		rc = mpi_shim_bsend_start(r->buf, r->count, r->type, r->peer, r->tag, r->comm, r,
 					  call);
 		if (rc)
 			return rc; /* reported */

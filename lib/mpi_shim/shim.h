@@ -185,6 +185,7 @@ struct mpi_shim_request {
 	int wpeer;           /* world rank of the matched source or destination;
 				a receive from one source: that source's, from posting */
 	uint64_t seq;        /* receive: posting order, while posted */
+	uint64_t msgno;      /* send: its number among the messages to wpeer */
 	unsigned flags;      /* protocol state */
 	void *bsend;         /* the region of the attached buffer of a Bsend */
 	struct mpi_shim_request *next, *prev;

@@ -431,10 +431,23 @@ static void test_cancel(void)
  * and nothing else is there).  Once a receive matched it, or for an eager
  * send that BIP has taken, the send completes normally.
  */
-enum send_kind { SEND_RNDV, SEND_SSEND_SMALL, SEND_SSEND_BIG, SEND_PERSISTENT, SEND_FREED };
+enum send_kind {
+	SEND_RNDV,
+	SEND_SSEND_SMALL,
+	SEND_SSEND_BIG,
+	SEND_PERSISTENT,
+	SEND_EAGER,            /* complete at once: withdrawn at the receiver */
+	SEND_PERSISTENT_SMALL, /* the same, started from MPI_Send_init */
+	SEND_BUFFERED_SMALL,
+	SEND_BUFFERED_BIG,
+	SEND_BSEND_INIT,
+	SEND_FREED,
+};
 
-static const char *const send_kind_names[] = { "rendezvous", "small synchronous",
-					       "large synchronous", "persistent", "freed" };
+static const char *const send_kind_names[] = {
+	"rendezvous", "small synchronous", "large synchronous", "persistent", "eager",
+	"small persistent", "small buffered", "large buffered", "persistent buffered", "freed",
+};
 
 #define CANCEL_BIG 65536
 #define CANCEL_SMALL 16
@@ -468,19 +481,40 @@ static void receive_only(unsigned char *buf, int n, int tag, int seq)
 static void cancel_unexpected(enum send_kind kind, unsigned char *a, unsigned char *b)
 {
 	int tag = 200 + (int)kind, seq = 2 * (int)kind;
-	int n = kind == SEND_SSEND_SMALL ? CANCEL_SMALL : CANCEL_BIG;
+	int small = kind == SEND_SSEND_SMALL || kind == SEND_EAGER ||
+		    kind == SEND_PERSISTENT_SMALL || kind == SEND_BUFFERED_SMALL ||
+		    kind == SEND_BSEND_INIT;
+	int buffered = kind == SEND_BUFFERED_SMALL || kind == SEND_BUFFERED_BIG ||
+		       kind == SEND_BSEND_INIT;
+	int n = small ? CANCEL_SMALL : CANCEL_BIG, bsize;
 	MPI_Request req = MPI_REQUEST_NULL;
 	MPI_Status st;
+	void *battach = NULL;
 
 	if (rank == 0) {
 		fill(a, (size_t)n, 0, seq);
+		if (buffered) {
+			battach = malloc((size_t)(n + MPI_BSEND_OVERHEAD) * 2);
+			OK(MPI_Buffer_attach(battach, (n + MPI_BSEND_OVERHEAD) * 2));
+		}
 		switch (kind) {
 		case SEND_SSEND_SMALL:
 		case SEND_SSEND_BIG:
 			OK(MPI_Issend(a, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
 			break;
 		case SEND_PERSISTENT:
+		case SEND_PERSISTENT_SMALL:
 			OK(MPI_Send_init(a, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+			OK(MPI_Start(&req));
+			break;
+		case SEND_BUFFERED_SMALL:
+		case SEND_BUFFERED_BIG:
+			OK(MPI_Ibsend(a, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+			/* The data is copied: the user's buffer is free. */
+			memset(a, 0, (size_t)n);
+			break;
+		case SEND_BSEND_INIT:
+			OK(MPI_Bsend_init(a, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
 			OK(MPI_Start(&req));
 			break;
 		default:
@@ -509,7 +543,8 @@ static void cancel_unexpected(enum send_kind kind, unsigned char *a, unsigned ch
 	sync_all();
 	if (rank == 0) {
 		fill(b, (size_t)n, 0, seq + 1);
-		if (kind == SEND_PERSISTENT) {
+		if (kind == SEND_PERSISTENT || kind == SEND_PERSISTENT_SMALL ||
+		    kind == SEND_BSEND_INIT) {
 			/* Started again, the same request is a normal send. */
 			fill(a, (size_t)n, 0, seq + 1);
 			OK(MPI_Start(&req));
@@ -518,6 +553,12 @@ static void cancel_unexpected(enum send_kind kind, unsigned char *a, unsigned ch
 			OK(MPI_Request_free(&req));
 		} else {
 			OK(MPI_Send(b, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD));
+		}
+		if (buffered) {
+			/* Waits for the buffered sends: the cancelled one too. */
+			OK(MPI_Buffer_detach(&battach, &bsize));
+			CHECK(bsize == (n + MPI_BSEND_OVERHEAD) * 2, "detached %d bytes", bsize);
+			free(battach);
 		}
 	} else if (rank == 1) {
 		receive_only(b, n, tag, seq + 1);
@@ -553,25 +594,6 @@ static void cancel_matched(int ssend, int n, unsigned char *a, unsigned char *b)
 	sync_all();
 }
 
-/* An eager send is BIP's once started: it arrives, cancelled or not. */
-static void cancel_eager(unsigned char *a, unsigned char *b)
-{
-	MPI_Request req;
-	MPI_Status st;
-
-	if (rank == 0) {
-		fill(a, CANCEL_SMALL, 0, 30);
-		OK(MPI_Isend(a, CANCEL_SMALL, MPI_BYTE, 1, 230, MPI_COMM_WORLD, &req));
-		OK(MPI_Cancel(&req));
-		OK(MPI_Wait(&req, &st));
-		CHECK(cancelled(&st) == 0, "an eager send reads as cancelled");
-	}
-	sync_all();
-	if (rank == 1)
-		receive_only(b, CANCEL_SMALL, 230, 30);
-	sync_all();
-}
-
 /* Sends to oneself: cancelled while no receive took them. */
 static void cancel_self(unsigned char *a, unsigned char *b)
 {
@@ -602,14 +624,21 @@ static void cancel_self(unsigned char *a, unsigned char *b)
 		expect_status(&st, rank, 241, lens[k]);
 		expect_data(b, (size_t)lens[k], rank, 40 + k);
 	}
-	/* Small, standard: copied at once, so it completes and arrives. */
+	/* Small, standard: copied and complete at once, withdrawn all the same. */
 	fill(a, CANCEL_SMALL, rank, 42);
 	OK(MPI_Isend(a, CANCEL_SMALL, MPI_BYTE, rank, 242, MPI_COMM_WORLD, &req));
 	OK(MPI_Cancel(&req));
 	OK(MPI_Wait(&req, &st));
-	CHECK(cancelled(&st) == 0, "a copied send to oneself reads as cancelled");
-	OK(MPI_Recv(b, CANCEL_SMALL, MPI_BYTE, rank, 242, MPI_COMM_WORLD, &st));
+	CHECK(cancelled(&st) == 1, "a copied send to oneself not cancelled");
+	OK(MPI_Iprobe(rank, 242, MPI_COMM_WORLD, &flag, &st));
+	CHECK(flag == 0, "a cancelled copied send to oneself is still there");
+	/* Received first: too late. */
+	OK(MPI_Isend(a, CANCEL_SMALL, MPI_BYTE, rank, 243, MPI_COMM_WORLD, &req));
+	OK(MPI_Recv(b, CANCEL_SMALL, MPI_BYTE, rank, 243, MPI_COMM_WORLD, &st));
 	expect_data(b, CANCEL_SMALL, rank, 42);
+	OK(MPI_Cancel(&req));
+	OK(MPI_Wait(&req, &st));
+	CHECK(cancelled(&st) == 0, "a received copied send to oneself reads as cancelled");
 }
 
 static void test_cancel_send(void)
@@ -631,7 +660,7 @@ static void test_cancel_send(void)
 	cancel_matched(0, CANCEL_BIG, a, b);
 	cancel_matched(1, CANCEL_BIG, a, b);
 	cancel_matched(1, CANCEL_SMALL, a, b);
-	cancel_eager(a, b);
+	cancel_matched(0, CANCEL_SMALL, a, b);
 }
 
 static void test_zero(void)
