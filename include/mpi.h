@@ -40,6 +40,7 @@ typedef struct mpi_shim_op *MPI_Op;
 typedef struct mpi_shim_request *MPI_Request;
 typedef struct mpi_shim_errhandler *MPI_Errhandler;
 typedef struct mpi_shim_info *MPI_Info;
+typedef struct mpi_shim_message *MPI_Message;
 
 /* --- Integer types --- */
 typedef ptrdiff_t MPI_Aint;
@@ -176,6 +177,9 @@ extern struct mpi_shim_errhandler mpi_shim_errors_are_fatal, mpi_shim_errors_ret
 #define MPI_REQUEST_NULL ((MPI_Request)0)
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
 #define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+extern struct mpi_shim_message mpi_shim_message_no_proc;
+#define MPI_MESSAGE_NO_PROC (&mpi_shim_message_no_proc)
 
 /* Datatypes: one object per basic C type; the pair types serve MINLOC/MAXLOC. */
 extern struct mpi_shim_type mpi_shim_type_char, mpi_shim_type_signed_char,
@@ -325,6 +329,13 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
                          int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                MPI_Status *status);
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+              MPI_Status *status);
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Request *request);
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
 int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
 int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
@@ -606,6 +617,13 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
                           MPI_Status *status);
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status);
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status);
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Request *request);
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);

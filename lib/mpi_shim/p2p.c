@@ -1200,11 +1200,9 @@ static void take_unexpected(struct mpi_shim_request *r, struct unexp *u)
 	unexp_release(u);
 }
 
-int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, size_t count, MPI_Datatype t,
-			int src, int tag, MPI_Comm comm, uint32_t ctx)
+static void recv_setup(struct mpi_shim_request *r, void *buf, size_t count, MPI_Datatype t,
+		       int src, int tag, MPI_Comm comm, uint32_t ctx)
 {
-	struct unexp *u;
-
 	r->kind = MPI_SHIM_REQ_RECV;
 	r->buf = buf;
 	r->count = count;
@@ -1224,6 +1222,14 @@ int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, size_t count, MPI
 	r->bytes = count * t->size;
 	r->len = 0;
 	r->status.mpi_shim_cancelled = 0;
+}
+
+int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, size_t count, MPI_Datatype t,
+			int src, int tag, MPI_Comm comm, uint32_t ctx)
+{
+	struct unexp *u;
+
+	recv_setup(r, buf, count, t, src, tag, comm, ctx);
 	if (mpi_shim_unlikely(src == MPI_PROC_NULL)) {
 		r->status.MPI_SOURCE = MPI_PROC_NULL;
 		r->status.MPI_TAG = MPI_ANY_TAG;
@@ -1300,21 +1306,48 @@ int mpi_shim_send_cancel(struct mpi_shim_request *r)
 	return 0;
 }
 
-int mpi_shim_probe_unexpected(MPI_Comm comm, int src, int tag, MPI_Status *status)
+static struct unexp *probe(MPI_Comm comm, int src, int tag, MPI_Status *status)
 {
 	struct unexp *u = find_unexpected(comm->ctx, src,
 					  src == MPI_ANY_SOURCE ? -1 : comm->world[src], tag);
 
-	if (!u)
-		return 0;
-	if (status != MPI_STATUS_IGNORE && status) {
+	if (u && status != MPI_STATUS_IGNORE && status) {
 		status->MPI_SOURCE = u->src;
 		status->MPI_TAG = u->tag;
 		status->MPI_ERROR = MPI_SUCCESS;
 		status->mpi_shim_cancelled = 0;
 		status->mpi_shim_bytes = (MPI_Count)u->len;
 	}
-	return 1;
+	return u;
+}
+
+int mpi_shim_probe_unexpected(MPI_Comm comm, int src, int tag, MPI_Status *status)
+{
+	return probe(comm, src, tag, status) != NULL;
+}
+
+/*
+ * Matched probe: the message leaves the unexpected queue, so that no
+ * receive or probe sees it again and a cancel of its send is refused; the
+ * receive that names it takes it as if it had just been found there.
+ */
+void *mpi_shim_message_claim(MPI_Comm comm, int src, int tag, MPI_Status *status)
+{
+	struct unexp *u = probe(comm, src, tag, status);
+
+	if (u)
+		unexp_remove(u);
+	return u;
+}
+
+void mpi_shim_message_recv(struct mpi_shim_request *r, void *buf, size_t count, MPI_Datatype t,
+			   MPI_Comm comm, void *message)
+{
+	struct unexp *u = message;
+
+	recv_setup(r, buf, count, t, u->src, u->tag, comm, comm->ctx);
+	r->wpeer = u->wsrc;
+	take_unexpected(r, u);
 }
 
 /* --- set-up --- */

@@ -55,6 +55,12 @@ int mpi_shim_send_cancel(struct mpi_shim_request *r);
 /* Look for a message that a receive (src, tag) on comm's point-to-point
  * context would match; fills status if found and returns 1. */
 int mpi_shim_probe_unexpected(MPI_Comm comm, int src, int tag, MPI_Status *status);
+/* Matched probe: the same, and the message is taken out of the queue (an
+ * opaque pointer; NULL if there is none).  mpi_shim_message_recv receives
+ * it on r, as mpi_shim_recv_start would (the message is gone after). */
+void *mpi_shim_message_claim(MPI_Comm comm, int src, int tag, MPI_Status *status);
+void mpi_shim_message_recv(struct mpi_shim_request *r, void *buf, size_t count, MPI_Datatype t,
+			   MPI_Comm comm, void *message);
 
 /* Progress-driven requests: advanced by every mpi_shim_progress until
  * complete; one step now (not from inside another step). */

@@ -489,3 +489,183 @@ int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype t, int count)
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Status_set_elements);
+
+/* --- matched probe: MPI_Mprobe, MPI_Improbe, MPI_Mrecv, MPI_Imrecv --- */
+
+/* A message handle: the message taken out of the queue, and its
+ * communicator (held until the message is received). */
+struct mpi_shim_message {
+	void *msg;
+	MPI_Comm comm;
+};
+
+struct mpi_shim_message mpi_shim_message_no_proc;
+
+static int claim(int src, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status,
+		 const char *call)
+{
+	struct mpi_shim_message *m;
+	void *u;
+
+	m = malloc(sizeof(*m));
+	if (!m)
+		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for a message handle");
+	u = mpi_shim_message_claim(comm, src, tag, status);
+	if (!u) {
+		free(m);
+		return 0;
+	}
+	m->msg = u;
+	m->comm = comm;
+	comm->refcount++;
+	*message = m;
+	return 1;
+}
+
+static int check_mprobe(int src, int tag, MPI_Comm comm, MPI_Message *message, const char *call)
+{
+	int rc;
+
+	if ((rc = check_probe(src, tag, comm, call)))
+		return rc;
+	if (!message)
+		return mpi_shim_err(comm, MPI_ERR_ARG, call, "message is NULL");
+	return MPI_SUCCESS;
+}
+
+int PMPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+		 MPI_Status *status)
+{
+	int rc;
+
+	if ((rc = check_mprobe(src, tag, comm, message, "MPI_Improbe")))
+		return rc;
+	if (!flag)
+		return mpi_shim_err(comm, MPI_ERR_ARG, "MPI_Improbe", "flag is NULL");
+	if (src == MPI_PROC_NULL) {
+		*flag = 1;
+		*message = MPI_MESSAGE_NO_PROC;
+		status_proc_null(status);
+		return MPI_SUCCESS;
+	}
+	mpi_shim_progress_all();
+	rc = claim(src, tag, comm, message, status, "MPI_Improbe");
+	if (rc < 0 || rc > 1)
+		return rc;
+	*flag = rc;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Improbe);
+
+int PMPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+	struct bip_layer_wait w = { 0, 0 };
+	int rc;
+
+	if ((rc = check_mprobe(src, tag, comm, message, "MPI_Mprobe")))
+		return rc;
+	if (src == MPI_PROC_NULL) {
+		*message = MPI_MESSAGE_NO_PROC;
+		status_proc_null(status);
+		return MPI_SUCCESS;
+	}
+	for (int dead = 0;;) {
+		mpi_shim_progress_all();
+		rc = claim(src, tag, comm, message, status, "MPI_Mprobe");
+		if (rc)
+			return rc == 1 ? MPI_SUCCESS : rc;
+		if (dead)
+			return mpi_shim_err(comm, MPI_ERR_OTHER, "MPI_Mprobe",
+					    "every other process has ended: no message from rank %d "
+					    "with tag %d can come", src, tag);
+		dead = bip_layer_wait(&w) < 0;
+	}
+}
+MPI_SHIM_ALIAS(MPI_Mprobe);
+
+static int check_mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *message,
+		       const char *call)
+{
+	MPI_Comm comm;
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)))
+		return rc;
+	if (!message || *message == MPI_MESSAGE_NULL)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
+				    "the message is %s (not from MPI_Mprobe or MPI_Improbe, "
+				    "or already received)", message ? "MPI_MESSAGE_NULL" : "NULL");
+	comm = *message == MPI_MESSAGE_NO_PROC ? MPI_COMM_NULL : (*message)->comm;
+	if ((rc = mpi_shim_check_count(comm, count, call)) ||
+	    (rc = mpi_shim_check_type(comm, t, call)) ||
+	    (rc = mpi_shim_check_buf(comm, buf, count, t, call)))
+		return rc;
+	return MPI_SUCCESS;
+}
+
+/* Start the receive of *message on r; *message becomes MPI_MESSAGE_NULL. */
+static void mrecv_start(struct mpi_shim_request *r, void *buf, int count, MPI_Datatype t,
+			MPI_Message *message)
+{
+	struct mpi_shim_message *m = *message;
+
+	*message = MPI_MESSAGE_NULL;
+	if (m == MPI_MESSAGE_NO_PROC) {
+		mpi_shim_recv_start(r, buf, (size_t)count, t, MPI_PROC_NULL, 0, MPI_COMM_SELF,
+				    MPI_COMM_SELF->ctx);
+		return;
+	}
+	mpi_shim_message_recv(r, buf, (size_t)count, t, m->comm, m->msg);
+	mpi_shim_comm_release(m->comm);
+	free(m);
+}
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *message, MPI_Status *status)
+{
+	struct mpi_shim_request *r;
+	MPI_Comm comm;
+	int rc;
+
+	if ((rc = check_mrecv(buf, count, t, message, "MPI_Mrecv")))
+		return rc;
+	comm = *message == MPI_MESSAGE_NO_PROC ? MPI_COMM_SELF : (*message)->comm;
+	r = mpi_shim_req_alloc();
+	if (mpi_shim_unlikely(!r))
+		return mpi_shim_err(comm, MPI_ERR_NO_MEM, "MPI_Mrecv", "no memory for a request");
+	mrecv_start(r, buf, count, t, message);
+	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Mrecv", 1)))
+		return rc;
+	if (status && status != MPI_STATUS_IGNORE)
+		*status = r->status;
+	rc = r->error;
+	if (mpi_shim_unlikely(rc)) {
+		rc = mpi_shim_err(comm, rc, "MPI_Mrecv",
+				  "message of %zu bytes from rank %d with tag %d is longer than "
+				  "the receive buffer (%zu bytes)",
+				  r->len, r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes);
+	}
+	mpi_shim_req_free(r);
+	return rc;
+}
+MPI_SHIM_ALIAS(MPI_Mrecv);
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *message, MPI_Request *req)
+{
+	struct mpi_shim_request *r;
+	MPI_Comm comm;
+	int rc;
+
+	if ((rc = check_mrecv(buf, count, t, message, "MPI_Imrecv")))
+		return rc;
+	comm = *message == MPI_MESSAGE_NO_PROC ? MPI_COMM_SELF : (*message)->comm;
+	if ((rc = check_request_ptr(comm, req, "MPI_Imrecv")))
+		return rc;
+	r = mpi_shim_req_alloc();
+	if (mpi_shim_unlikely(!r))
+		return mpi_shim_err(comm, MPI_ERR_NO_MEM, "MPI_Imrecv", "no memory for a request");
+	mrecv_start(r, buf, count, t, message);
+	r->active = 1;
+	*req = r;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Imrecv);

@@ -1042,6 +1042,104 @@ static void test_unexpected(void)
 	OK(MPI_Comm_free(&other));
 }
 
+/* Matched probe: the probed message is the one received, whatever comes
+ * after it; no other receive or probe sees it meanwhile. */
+static void test_mprobe(void)
+{
+	static unsigned char a[CANCEL_BIG], b[CANCEL_BIG];
+	const int lens[] = { CANCEL_SMALL, CANCEL_BIG };
+	MPI_Message msg = MPI_MESSAGE_NULL;
+	MPI_Request req;
+	MPI_Status st;
+	int k, flag = -1;
+
+	/* MPI_PROC_NULL: the no-process message, received as empty. */
+	OK(MPI_Mprobe(MPI_PROC_NULL, 7, MPI_COMM_WORLD, &msg, &st));
+	CHECK(msg == MPI_MESSAGE_NO_PROC && st.MPI_SOURCE == MPI_PROC_NULL, "Mprobe PROC_NULL");
+	OK(MPI_Mrecv(b, 4, MPI_BYTE, &msg, &st));
+	CHECK(msg == MPI_MESSAGE_NULL && st.MPI_SOURCE == MPI_PROC_NULL &&
+	      st.MPI_TAG == MPI_ANY_TAG, "Mrecv of MPI_MESSAGE_NO_PROC");
+	OK(MPI_Improbe(MPI_PROC_NULL, 7, MPI_COMM_WORLD, &flag, &msg, &st));
+	CHECK(flag == 1 && msg == MPI_MESSAGE_NO_PROC, "Improbe PROC_NULL");
+	OK(MPI_Imrecv(b, 4, MPI_BYTE, &msg, &req));
+	OK(MPI_Wait(&req, &st));
+	CHECK(st.MPI_SOURCE == MPI_PROC_NULL, "Imrecv of MPI_MESSAGE_NO_PROC");
+
+	/* Misuse. */
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+	CHECK(MPI_Mrecv(b, 1, MPI_BYTE, &msg, &st) == MPI_ERR_REQUEST, "Mrecv of MESSAGE_NULL");
+	CHECK(MPI_Imrecv(b, 1, MPI_BYTE, NULL, &req) == MPI_ERR_REQUEST, "Imrecv of NULL");
+	CHECK(MPI_Mprobe(0, 1, MPI_COMM_WORLD, NULL, &st) == MPI_ERR_ARG, "Mprobe NULL message");
+	CHECK(MPI_Improbe(size, 1, MPI_COMM_WORLD, &flag, &msg, &st) == MPI_ERR_RANK,
+	      "Improbe of rank %d", size);
+	CHECK(MPI_Improbe(0, -5, MPI_COMM_WORLD, &flag, &msg, &st) == MPI_ERR_TAG, "tag -5");
+	CHECK(MPI_Improbe(0, 1, MPI_COMM_NULL, &flag, &msg, &st) == MPI_ERR_COMM, "COMM_NULL");
+	OK(MPI_Improbe(0, 99, MPI_COMM_WORLD, &flag, &msg, &st));
+	CHECK(flag == 0 && msg == MPI_MESSAGE_NULL, "Improbe found a message that was not sent");
+
+	/* To oneself, small and large: the probed one, then the next. */
+	for (k = 0; k < 2; k++) {
+		MPI_Request s1, s2;
+
+		fill(a, (size_t)lens[k], rank, 60 + k);
+		OK(MPI_Isend(a, lens[k], MPI_BYTE, rank, 70, MPI_COMM_WORLD, &s1));
+		OK(MPI_Isend(a, 8, MPI_BYTE, rank, 70, MPI_COMM_WORLD, &s2));
+		OK(MPI_Mprobe(rank, 70, MPI_COMM_WORLD, &msg, &st));
+		expect_status(&st, rank, 70, lens[k]);
+		/* The claimed message is nobody else's now. */
+		OK(MPI_Iprobe(rank, 70, MPI_COMM_WORLD, &flag, &st));
+		CHECK(flag == 1, "the second message is not there");
+		expect_status(&st, rank, 70, 8);
+		OK(MPI_Recv(b, 8, MPI_BYTE, rank, 70, MPI_COMM_WORLD, &st));
+		expect_status(&st, rank, 70, 8);
+		memset(b, 0, (size_t)lens[k]);
+		OK(MPI_Mrecv(b, lens[k], MPI_BYTE, &msg, &st));
+		expect_status(&st, rank, 70, lens[k]);
+		expect_data(b, (size_t)lens[k], rank, 60 + k);
+		OK(MPI_Waitall(1, &s1, MPI_STATUSES_IGNORE));
+		OK(MPI_Wait(&s2, MPI_STATUS_IGNORE));
+	}
+	if (size < 2)
+		goto out;
+	/* From rank 0 to rank 1, eager and rendezvous; a cancel of a probed
+	 * send fails, and truncation is reported by the receive. */
+	for (k = 0; k < 2; k++) {
+		if (rank == 0) {
+			fill(a, (size_t)lens[k], 0, 80 + k);
+			OK(MPI_Isend(a, lens[k], MPI_BYTE, 1, 81, MPI_COMM_WORLD, &req));
+		}
+		if (rank == 1) {
+			do
+				OK(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg,
+					       &st));
+			while (!flag);
+			expect_status(&st, 0, 81, lens[k]);
+		}
+		sync_all();
+		if (rank == 0) {
+			OK(MPI_Cancel(&req));
+			OK(MPI_Wait(&req, &st));
+			CHECK(cancelled(&st) == 0, "a probed send of %d bytes reads as cancelled",
+			      lens[k]);
+			OK(MPI_Send(a, 4, MPI_BYTE, 1, 82, MPI_COMM_WORLD));
+		}
+		if (rank == 1) {
+			OK(MPI_Imrecv(b, lens[k], MPI_BYTE, &msg, &req));
+			CHECK(msg == MPI_MESSAGE_NULL, "Imrecv left the message handle");
+			OK(MPI_Wait(&req, &st));
+			expect_status(&st, 0, 81, lens[k]);
+			expect_data(b, (size_t)lens[k], 0, 80 + k);
+			OK(MPI_Mprobe(0, 82, MPI_COMM_WORLD, &msg, &st));
+			CHECK(MPI_Mrecv(b, 2, MPI_BYTE, &msg, &st) == MPI_ERR_TRUNCATE,
+			      "4 bytes into 2 not truncated");
+			CHECK(msg == MPI_MESSAGE_NULL, "message handle after a truncated receive");
+		}
+		sync_all();
+	}
+out:
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
 struct test {
 	const char *name;
 	void (*fn)(void);
@@ -1058,6 +1156,7 @@ static const struct test tests[] = {
 	{ "bsend", test_bsend, 2 },
 	{ "cancel", test_cancel, 1 },
 	{ "cancelsend", test_cancel_send, 1 },
+	{ "mprobe", test_mprobe, 1 },
 	{ "zero", test_zero, 1 },
 	{ "probe", test_probe, 2 },
 	{ "sendrecv", test_sendrecv, 1 },
