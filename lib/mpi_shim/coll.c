@@ -61,7 +61,7 @@
  * a rank waits ceil(log_k p) times instead of ceil(log2 p), and with more
  * processes than cores each wait may cost a switch to another process.
  */
-static void build_barrier(struct coll_sched *s)
+void coll_build_barrier(struct coll_sched *s)
 {
 	int p = s->comm->size, r = s->comm->rank, k, d, j;
 
@@ -141,7 +141,7 @@ static void bcast_scatter_ring(struct coll_sched *s, char *buf, size_t bytes, in
 	}
 }
 
-static void build_bcast(struct coll_sched *s, void *buf, int count, MPI_Datatype type, int root)
+void coll_build_bcast(struct coll_sched *s, void *buf, int count, MPI_Datatype type, int root)
 {
 	int p = s->comm->size, r = s->comm->rank;
 	int vr = (r - root + p) % p, mask = 1;
@@ -390,7 +390,7 @@ static const void *reduce_children(struct coll_sched *s, const void *acc, void *
 	return acc;
 }
 
-static void build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, int count,
+void coll_build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, int count,
 			 MPI_Datatype type, int root)
 {
 	int p = s->comm->size, r = s->comm->rank;
@@ -652,7 +652,7 @@ static void build_gatherv(struct coll_sched *s, const struct coll_args *a, int r
 	coll_fence(s);
 }
 
-static void build_scatterv(struct coll_sched *s, const struct coll_args *a, int regular)
+void coll_build_scatterv(struct coll_sched *s, const struct coll_args *a, int regular)
 {
 	int p = s->comm->size, r = s->comm->rank, i;
 	size_t blk = r == a->root ? (size_t)a->scount * a->stype->size :
@@ -882,7 +882,7 @@ static void build_reduce_scatter(struct coll_sched *s, const struct coll_args *a
 		total += regular ? a->rcount : a->rcounts[i];
 	if (r == 0)
 		all = coll_tmp(s, total, t);
-	build_reduce(s, src, all, total, t, 0);
+	coll_build_reduce(s, src, all, total, t, 0);
 	if (!regular) {
 		displs = malloc(p * sizeof(*displs));
 		if (!displs) {
@@ -903,7 +903,7 @@ static void build_reduce_scatter(struct coll_sched *s, const struct coll_args *a
 	sc.rcount = regular ? a->rcount : a->rcounts[r];
 	sc.rtype = t;
 	sc.root = 0;
-	build_scatterv(s, &sc, regular);
+	coll_build_scatterv(s, &sc, regular);
 	free(displs);
 }
 
@@ -959,12 +959,14 @@ static void build_scan(struct coll_sched *s, const struct coll_args *a, int excl
 
 int coll_build(enum coll_kind kind, struct coll_sched *s, const struct coll_args *a)
 {
+	if (mpi_shim_is_inter(s->comm))
+		return coll_build_inter(kind, s, a);
 	switch (kind) {
 	case COLL_BARRIER:
-		build_barrier(s);
+		coll_build_barrier(s);
 		break;
 	case COLL_BCAST:
-		build_bcast(s, a->rbuf, a->rcount, a->rtype, a->root);
+		coll_build_bcast(s, a->rbuf, a->rcount, a->rtype, a->root);
 		break;
 	case COLL_GATHER:
 		build_gatherv(s, a, 1);
@@ -973,10 +975,10 @@ int coll_build(enum coll_kind kind, struct coll_sched *s, const struct coll_args
 		build_gatherv(s, a, 0);
 		break;
 	case COLL_SCATTER:
-		build_scatterv(s, a, 1);
+		coll_build_scatterv(s, a, 1);
 		break;
 	case COLL_SCATTERV:
-		build_scatterv(s, a, 0);
+		coll_build_scatterv(s, a, 0);
 		break;
 	case COLL_ALLGATHER:
 		build_allgather(s, a);
@@ -990,7 +992,7 @@ int coll_build(enum coll_kind kind, struct coll_sched *s, const struct coll_args
 		build_alltoall(s, a, kind);
 		break;
 	case COLL_REDUCE:
-		build_reduce(s, a->sbuf, a->rbuf, a->rcount, a->rtype, a->root);
+		coll_build_reduce(s, a->sbuf, a->rbuf, a->rcount, a->rtype, a->root);
 		break;
 	case COLL_ALLREDUCE:
 		build_allreduce(s, a->sbuf, a->rbuf, a->rcount, a->rtype);
@@ -1155,6 +1157,8 @@ int coll_check(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a, co
 
 	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm(comm, call)))
 		return rc;
+	if (mpi_shim_is_inter(comm))
+		return coll_check_inter(kind, comm, a, call);
 	p = comm->size;
 	r = comm->rank;
 	root = a->root;

@@ -42,6 +42,7 @@ struct coll_step {
 	MPI_Datatype type;
 	size_t dcount;
 	MPI_Datatype dtype;
+	int local;   /* a send or receive on comm->local (inter-communicators) */
 };
 
 struct coll_buf {
@@ -70,6 +71,7 @@ struct coll_sched {
 	int nreqs, capreqs;
 	struct coll_buf *tmp; /* temporary buffers, released with the schedule */
 	int ntmp, captmp;
+	int on_local;        /* steps added now are on comm->local (coll_inter.c) */
 	int err;             /* an error building the schedule: it never runs */
 	int run_err;         /* the first error of a step run */
 	int nscratch;        /* scratch buffers in use */
@@ -148,6 +150,19 @@ enum coll_kind {
 /* Reports a bad argument through mpi_shim_err, naming call. */
 int coll_check(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a, const char *call);
 int coll_build(enum coll_kind kind, struct coll_sched *s, const struct coll_args *a);
+
+/* coll.c: algorithms of an intra-communicator that coll_inter.c runs in
+ * one group of an inter-communicator (s->on_local set). */
+void coll_build_barrier(struct coll_sched *s);
+void coll_build_bcast(struct coll_sched *s, void *buf, int count, MPI_Datatype type, int root);
+void coll_build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, int count,
+		       MPI_Datatype type, int root);
+void coll_build_scatterv(struct coll_sched *s, const struct coll_args *a, int regular);
+
+/* coll_inter.c: the collectives of an inter-communicator. */
+int coll_check_inter(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a,
+		     const char *call);
+int coll_build_inter(enum coll_kind kind, struct coll_sched *s, const struct coll_args *a);
 void coll_skip(MPI_Comm comm);
 int coll_blocking(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a,
 		  const char *call);

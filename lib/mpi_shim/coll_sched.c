@@ -115,6 +115,7 @@ int coll_sched_init(struct coll_sched *s, MPI_Comm comm, MPI_Op op)
 	s->op = op;
 	s->nsteps = s->next = s->nreqs = s->ntmp = s->nscratch = 0;
 	s->err = s->run_err = 0;
+	s->on_local = 0;
 	s->steps = s->inline_steps;
 	s->cap = COLL_INLINE_STEPS;
 	s->reqs = s->inline_reqs;
@@ -162,6 +163,7 @@ static struct coll_step *coll_add(struct coll_sched *s, enum coll_step_kind kind
 	st = &s->steps[s->nsteps++];
 	memset(st, 0, sizeof(*st));
 	st->kind = kind;
+	st->local = s->on_local;
 	return st;
 }
 
@@ -349,11 +351,11 @@ static void coll_round_start(struct coll_sched *s)
 		switch (st->kind) {
 		case STEP_SEND:
 			rc = mpi_shim_coll_isend(st->src, st->count, st->type, st->peer, s->tag,
-						 s->comm, &r);
+						 st->local ? s->comm->local : s->comm, &r);
 			break;
 		case STEP_RECV:
 			rc = mpi_shim_coll_irecv(st->dst, st->count, st->type, st->peer, s->tag,
-						 s->comm, &r);
+						 st->local ? s->comm->local : s->comm, &r);
 			break;
 		case STEP_COPY:
 			coll_failed(s, coll_do_copy(st));

@@ -30,6 +30,8 @@ int mpi_shim_comm_setup(struct mpi_shim_comm *c, int size, int *world, int rank,
 	c->rank = rank;
 	c->size = size;
 	c->world = world;
+	c->peer_world = world;
+	c->peer_size = size;
 	c->host = malloc((size_t)size * sizeof(*c->host));
 	if (!c->host)
 		goto no_memory;
@@ -67,6 +69,15 @@ void mpi_shim_comm_fini(struct mpi_shim_comm *c)
 	if (c->group)
 		mpi_shim_group_release(c->group);
 	c->group = NULL;
+	if (c->remote_group)
+		mpi_shim_group_release(c->remote_group);
+	c->remote_group = NULL;
+	if (c->peer_world != c->world)
+		free(c->peer_world);
+	c->peer_world = NULL;
+	if (c->local)
+		mpi_shim_comm_release(c->local);
+	c->local = NULL;
 	free(c->world);
 	free(c->host);
 	c->world = NULL;
@@ -84,7 +95,7 @@ void mpi_shim_comm_release(struct mpi_shim_comm *c)
 
 /* --- small collectives for communicator creation (binomial trees) --- */
 
-static int bcast0(MPI_Comm c, void *buf, int bytes)
+int mpi_shim_comm_bcast0(MPI_Comm c, void *buf, int bytes)
 {
 	int mask = 1, rc;
 
@@ -108,8 +119,7 @@ static int bcast0(MPI_Comm c, void *buf, int bytes)
 	return MPI_SUCCESS;
 }
 
-/* The largest next_ctx of the members of c, then known to all of them. */
-static int agree_ctx(MPI_Comm c, uint32_t *ctx_p)
+int mpi_shim_comm_max_ctx(MPI_Comm c, uint32_t *ctx_p)
 {
 	uint32_t v = mpi_shim.next_ctx, x;
 	int mask, rc;
@@ -131,18 +141,27 @@ static int agree_ctx(MPI_Comm c, uint32_t *ctx_p)
 				v = x;
 		}
 	}
-	rc = bcast0(c, &v, (int)sizeof(v));
+	rc = mpi_shim_comm_bcast0(c, &v, (int)sizeof(v));
 	if (rc)
 		return rc;
-	mpi_shim.next_ctx = v + 2;
 	*ctx_p = v;
 	return MPI_SUCCESS;
 }
 
+/* The largest next_ctx of the members of c, then known to all of them. */
+static int agree_ctx(MPI_Comm c, uint32_t *ctx_p)
+{
+	int rc = mpi_shim_comm_max_ctx(c, ctx_p);
+
+	if (!rc)
+		mpi_shim.next_ctx = *ctx_p + 2;
+	return rc;
+}
+
 /* A communicator of size members (world ranks), rank being this process,
  * with context ctx, inheriting what it inherits from parent. */
-static int comm_new(MPI_Comm parent, int size, int *world, int rank, uint32_t ctx,
-		    MPI_Comm *newcomm)
+int mpi_shim_comm_new(MPI_Comm parent, int size, int *world, int rank, uint32_t ctx,
+		      MPI_Comm *newcomm)
 {
 	struct mpi_shim_comm *c = malloc(sizeof(*c));
 	int rc;
@@ -207,13 +226,15 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm(comm, call)) ||
 	    (rc = check_out(comm, newcomm, call)))
 		return rc;
+	if (mpi_shim_is_inter(comm))
+		return mpi_shim_intercomm_dup(comm, newcomm, call);
 	if ((rc = agree_ctx(comm, &ctx)))
 		return mpi_shim_err(comm, rc, call, "agreeing on a context failed");
 	world = malloc((size_t)comm->size * sizeof(*world));
 	if (!world)
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory");
 	memcpy(world, comm->world, (size_t)comm->size * sizeof(*world));
-	if ((rc = comm_new(comm, comm->size, world, comm->rank, ctx, newcomm)))
+	if ((rc = mpi_shim_comm_new(comm, comm->size, world, comm->rank, ctx, newcomm)))
 		return mpi_shim_err(comm, rc, call, "no memory");
 	if ((rc = mpi_shim_attr_copy_all(comm, *newcomm))) {
 		mpi_shim_comm_fini(*newcomm);
@@ -248,6 +269,9 @@ static int split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const cha
 	int n = comm->size, i, m, me = -1, rc;
 	int *world;
 
+	if (mpi_shim_is_inter(comm))
+		return mpi_shim_err(comm, MPI_ERR_COMM, call,
+				    "splitting an inter-communicator is not supported");
 	if (color < 0 && color != MPI_UNDEFINED)
 		return mpi_shim_err(comm, MPI_ERR_ARG, call,
 				    "color %d is negative (and not MPI_UNDEFINED)", color);
@@ -268,7 +292,7 @@ static int split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const cha
 		if (rc)
 			goto failed;
 	}
-	rc = bcast0(comm, all, n * (int)sizeof(*all));
+	rc = mpi_shim_comm_bcast0(comm, all, n * (int)sizeof(*all));
 	if (rc)
 		goto failed;
 	for (i = 0; i < n; i++)
@@ -296,7 +320,7 @@ static int split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const cha
 			me = i;
 	}
 	free(all);
-	rc = comm_new(comm, m, world, me, ctx, newcomm);
+	rc = mpi_shim_comm_new(comm, m, world, me, ctx, newcomm);
 	if (rc)
 		return mpi_shim_err(comm, rc, call, "no memory");
 	return MPI_SUCCESS;
@@ -346,6 +370,9 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm(comm, call)) ||
 	    (rc = check_out(comm, newcomm, call)))
 		return rc;
+	if (mpi_shim_is_inter(comm))
+		return mpi_shim_err(comm, MPI_ERR_COMM, call,
+				    "MPI_Comm_create on an inter-communicator is not supported");
 	if (!group || group->refcount <= 0)
 		return mpi_shim_err(comm, MPI_ERR_GROUP, call, "invalid group (%s)",
 				    group ? "freed" : "MPI_GROUP_NULL");
@@ -367,7 +394,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 	if (!world)
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory");
 	memcpy(world, group->world, (size_t)group->size * sizeof(*world));
-	if ((rc = comm_new(comm, group->size, world, group->rank, ctx, newcomm)))
+	if ((rc = mpi_shim_comm_new(comm, group->size, world, group->rank, ctx, newcomm)))
 		return mpi_shim_err(comm, rc, call, "no memory");
 	return MPI_SUCCESS;
 }
@@ -410,9 +437,23 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 		*result = MPI_IDENT;
 		return MPI_SUCCESS;
 	}
+	if (mpi_shim_is_inter(comm1) != mpi_shim_is_inter(comm2)) {
+		*result = MPI_UNEQUAL;
+		return MPI_SUCCESS;
+	}
 	rc = PMPI_Group_compare(comm1->group, comm2->group, result);
 	if (rc)
 		return rc;
+	if (mpi_shim_is_inter(comm1)) {
+		/* Both groups count: the weaker of the two results. */
+		int remote;
+
+		rc = PMPI_Group_compare(comm1->remote_group, comm2->remote_group, &remote);
+		if (rc)
+			return rc;
+		if (remote > *result)
+			*result = remote;
+	}
 	if (*result == MPI_IDENT)
 		*result = MPI_CONGRUENT;
 	return MPI_SUCCESS;
@@ -432,19 +473,6 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Comm_group);
-
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-	int rc;
-
-	if ((rc = mpi_shim_check_init("MPI_Comm_test_inter")) ||
-	    (rc = mpi_shim_check_comm(comm, "MPI_Comm_test_inter")) ||
-	    (rc = check_out(comm, flag, "MPI_Comm_test_inter")))
-		return rc;
-	*flag = 0; /* only intra-communicators exist here */
-	return MPI_SUCCESS;
-}
-MPI_SHIM_ALIAS(MPI_Comm_test_inter);
 
 int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 {

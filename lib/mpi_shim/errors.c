@@ -242,11 +242,13 @@ int mpi_shim_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype t
 
 int mpi_shim_check_rank(MPI_Comm comm, int rank, int any_source, const char *call)
 {
-	if ((rank >= 0 && rank < comm->size) || rank == MPI_PROC_NULL ||
+	if ((rank >= 0 && rank < comm->peer_size) || rank == MPI_PROC_NULL ||
 	    (any_source && rank == MPI_ANY_SOURCE))
 		return MPI_SUCCESS;
 	return mpi_shim_err(comm, MPI_ERR_RANK, call,
-			    "rank %d is not in the communicator (size %d)%s", rank, comm->size,
+			    "rank %d is not in the %scommunicator (size %d)%s", rank,
+			    mpi_shim_is_inter(comm) ? "remote group of the inter-" : "",
+			    comm->peer_size,
 			    rank == MPI_ANY_SOURCE ? ": MPI_ANY_SOURCE is only for receives" : "");
 }
 

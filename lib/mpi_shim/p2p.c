@@ -1125,7 +1125,7 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, size_t coun
 		mpi_shim_datatype_pack(buf, count, t, 0, r->packed, bytes);
 		data = r->packed;
 	}
-	r->wpeer = wdst = comm->world[dst];
+	r->wpeer = wdst = comm->peer_world[dst];
 	h->ctx = ctx;
 	h->tag = tag;
 	h->src = comm->rank;
@@ -1238,7 +1238,7 @@ int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, size_t count, MPI
 		return MPI_SUCCESS;
 	}
 	if (src != MPI_ANY_SOURCE)
-		r->wpeer = comm->world[src];
+		r->wpeer = comm->peer_world[src];
 	u = find_unexpected(ctx, src, r->wpeer, tag);
 	if (u) {
 		unexp_remove(u);
@@ -1309,7 +1309,7 @@ int mpi_shim_send_cancel(struct mpi_shim_request *r)
 static struct unexp *probe(MPI_Comm comm, int src, int tag, MPI_Status *status)
 {
 	struct unexp *u = find_unexpected(comm->ctx, src,
-					  src == MPI_ANY_SOURCE ? -1 : comm->world[src], tag);
+					  src == MPI_ANY_SOURCE ? -1 : comm->peer_world[src], tag);
 
 	if (u && status != MPI_STATUS_IGNORE && status) {
 		status->MPI_SOURCE = u->src;

@@ -23,7 +23,7 @@ static inline int check_args(const void *buf, int count, MPI_Datatype t, int ran
 
 	if (mpi_shim_likely(mpi_shim.initialized && !mpi_shim.finalized && comm &&
 			    comm->valid && count >= 0 && t && t->committed && t->refcount > 0 &&
-			    ((unsigned)rank < (unsigned)comm->size || rank == MPI_PROC_NULL ||
+			    ((unsigned)rank < (unsigned)comm->peer_size || rank == MPI_PROC_NULL ||
 			     (recv && rank == MPI_ANY_SOURCE)) &&
 			    (tag >= 0 || (recv && tag == MPI_ANY_TAG)) &&
 			    (buf || !count || !t->predefined || !t->size || rank == MPI_PROC_NULL) &&

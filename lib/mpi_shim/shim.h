@@ -107,6 +107,16 @@ struct mpi_shim_comm {
 			       NULL for MPI_COMM_WORLD (identity) */
 	uint32_t ctx;      /* point-to-point context */
 	uint32_t coll_ctx; /* collective context */
+	/* The processes that point-to-point ranks name: world rank of each
+	 * rank, and how many; this group's (world, size) in an
+	 * intra-communicator, the remote group's in an inter-communicator. */
+	int *peer_world;
+	int peer_size;
+	/* Inter-communicators (intercomm.c): the remote group, and an
+	 * intra-communicator of the local group that the collectives use;
+	 * NULL in an intra-communicator. */
+	struct mpi_shim_group *remote_group;
+	struct mpi_shim_comm *local;
 	struct mpi_shim_errhandler *errhandler;
 	struct mpi_shim_attr *attrs;
 	struct mpi_shim_group *group;
@@ -127,6 +137,12 @@ struct mpi_shim_comm {
 static inline int mpi_shim_world_rank(MPI_Comm comm, int rank)
 {
 	return comm->world[rank];
+}
+
+/* 1 if comm is an inter-communicator. */
+static inline int mpi_shim_is_inter(MPI_Comm comm)
+{
+	return comm->local != NULL;
 }
 
 /* --- Requests (request.c, p2p.c) --- */
@@ -285,6 +301,17 @@ void mpi_shim_comm_fini(struct mpi_shim_comm *c);
 /* Drop a reference (the user's handle, or a request's): the last one of a
  * freed communicator releases it. */
 void mpi_shim_comm_release(struct mpi_shim_comm *c);
+/* A communicator of size members (world ranks, owned by it), rank being
+ * this process, with context ctx, inheriting the error handler of parent. */
+int mpi_shim_comm_new(MPI_Comm parent, int size, int *world, int rank, uint32_t ctx,
+		      MPI_Comm *newcomm);
+/* Small collectives on c's collective context for making communicators:
+ * the largest next_ctx of c's members (next_ctx is not changed), and a
+ * broadcast from rank 0. */
+int mpi_shim_comm_max_ctx(MPI_Comm c, uint32_t *ctx_p);
+int mpi_shim_comm_bcast0(MPI_Comm c, void *buf, int bytes);
+/* intercomm.c: MPI_Comm_dup of an inter-communicator (reported errors). */
+int mpi_shim_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm, const char *call);
 /* env.c: the host index of a world rank (same index: same host). */
 int mpi_shim_host_of(int world_rank);
 /* errors.c */
