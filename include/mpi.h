@@ -92,13 +92,10 @@ typedef struct MPI_Status {
 /* MPI_Comm_split_type: the processes on the same host */
 #define MPI_COMM_TYPE_SHARED 1
 
-/* Virtual topologies: MPI_Topo_test's answers (MPI_UNDEFINED: none), and
- * the special weights of the distributed graphs (never valid addresses) */
+/* Virtual topologies: MPI_Topo_test's answers (MPI_UNDEFINED: none) */
 #define MPI_CART 1
 #define MPI_GRAPH 2
 #define MPI_DIST_GRAPH 3
-#define MPI_UNWEIGHTED ((int *)2)
-#define MPI_WEIGHTS_EMPTY ((int *)3)
 
 /* Predefined attribute keys (MPI_Comm_get_attr on MPI_COMM_WORLD) */
 #define MPI_TAG_UB 0
@@ -176,6 +173,11 @@ extern struct mpi_shim_errhandler mpi_shim_errors_are_fatal, mpi_shim_errors_ret
 #define MPI_GROUP_EMPTY (&mpi_shim_group_empty)
 #define MPI_ERRORS_ARE_FATAL (&mpi_shim_errors_are_fatal)
 #define MPI_ERRORS_RETURN (&mpi_shim_errors_return)
+
+/* The special weights of the distributed graphs: addresses of the library's */
+extern int mpi_shim_unweighted[], mpi_shim_weights_empty[];
+#define MPI_UNWEIGHTED (mpi_shim_unweighted)
+#define MPI_WEIGHTS_EMPTY (mpi_shim_weights_empty)
 
 #define MPI_COMM_NULL ((MPI_Comm)0)
 #define MPI_GROUP_NULL ((MPI_Group)0)

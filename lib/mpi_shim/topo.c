@@ -22,6 +22,9 @@
 #include "shim.h"
 #include "topo.h"
 
+/* MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY: their addresses are the values. */
+int mpi_shim_unweighted[1], mpi_shim_weights_empty[1];
+
 /* --- allocation --- */
 
 static struct mpi_shim_topo *topo_alloc(int kind, int ndims, int nnodes, int nedges, int nin,
