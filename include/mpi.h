@@ -20,9 +20,9 @@ extern "C" {
 
 /*
  * The standard this library implements completely is MPI-1.3 point-to-point,
- * collectives, groups, communicators (intra-communicators only) and
- * datatypes; virtual topologies and inter-communicators are missing, so no
- * later version is claimed.  Some later calls (MPI_Init_thread, non-blocking
+ * collectives, groups, communicators (intra-communicators only), datatypes
+ * and virtual topologies; inter-communicators are missing, so no later
+ * version is claimed.  Some later calls (MPI_Init_thread, non-blocking
  * collectives, MPI_Comm_split_type...) are provided as well: mpi_shim(7).
  */
 #define MPI_VERSION 1
