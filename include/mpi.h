@@ -176,8 +176,8 @@ extern struct mpi_shim_errhandler mpi_shim_errors_are_fatal, mpi_shim_errors_ret
 
 /* The special weights of the distributed graphs: addresses of the library's */
 extern int mpi_shim_unweighted[], mpi_shim_weights_empty[];
-#define MPI_UNWEIGHTED (mpi_shim_unweighted)
-#define MPI_WEIGHTS_EMPTY (mpi_shim_weights_empty)
+#define MPI_UNWEIGHTED ((int *)mpi_shim_unweighted)
+#define MPI_WEIGHTS_EMPTY ((int *)mpi_shim_weights_empty)
 
 #define MPI_COMM_NULL ((MPI_Comm)0)
 #define MPI_GROUP_NULL ((MPI_Group)0)

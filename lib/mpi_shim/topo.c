@@ -576,9 +576,13 @@ int PMPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int ed
 	t = topo_alloc(MPI_GRAPH, 0, nnodes, nedges, n, n);
 	if (t) {
 		memcpy(t->index, index, (size_t)nnodes * sizeof(int));
-		memcpy(t->edges, edges, (size_t)nedges * sizeof(int));
-		memcpy(t->in, edges + first, (size_t)n * sizeof(int));
-		memcpy(t->out, edges + first, (size_t)n * sizeof(int));
+		/* edges may be NULL when there are none */
+		if (nedges)
+			memcpy(t->edges, edges, (size_t)nedges * sizeof(int));
+		if (n) {
+			memcpy(t->in, edges + first, (size_t)n * sizeof(int));
+			memcpy(t->out, edges + first, (size_t)n * sizeof(int));
+		}
 	}
 	return topo_attach(comm_graph, t, comm, call);
 }
