@@ -803,6 +803,17 @@ static void run_neighbor(MPI_Comm comm, const char *what)
 			verify(&nb, kind, call, &nbufs[kind]);
 		}
 	}
+	/* On a dup (same topology) freed while the collective is in flight. */
+	{
+		MPI_Comm dup;
+
+		OK(MPI_Comm_dup(comm, &dup));
+		prepare(&nb, me, 4, 5, &nbufs[4]);
+		OK(start(4, dup, &nbufs[4], &reqs[0]));
+		OK(MPI_Comm_free(&dup));
+		OK(MPI_Wait(&reqs[0], MPI_STATUS_IGNORE));
+		verify(&nb, 4, 5, &nbufs[4]);
+	}
 }
 
 static void test_neighbor(void)
