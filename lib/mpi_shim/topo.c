@@ -27,6 +27,16 @@ int mpi_shim_unweighted[1], mpi_shim_weights_empty[1];
 
 /* --- allocation --- */
 
+/* The next n ints of an array being cut up. */
+static int *take(int **p, int n)
+{
+	int *a = *p;
+
+	*p += n;
+	return a;
+}
+
+/* A topology of kind with room for its arrays, each of the length given. */
 static struct mpi_shim_topo *topo_alloc(int kind, int ndims, int nnodes, int nedges, int nin,
 					int nout)
 {
@@ -46,15 +56,15 @@ static struct mpi_shim_topo *topo_alloc(int kind, int ndims, int nnodes, int ned
 	t->nout = nout;
 	t->nints = n;
 	p = t->ints;
-	t->dims = p, p += ndims;
-	t->periods = p, p += ndims;
-	t->coords = p, p += ndims;
-	t->index = p, p += nnodes;
-	t->edges = p, p += nedges;
-	t->in = p, p += nin;
-	t->inw = p, p += nin;
-	t->out = p, p += nout;
-	t->outw = p;
+	t->dims = take(&p, ndims);
+	t->periods = take(&p, ndims);
+	t->coords = take(&p, ndims);
+	t->index = take(&p, nnodes);
+	t->edges = take(&p, nedges);
+	t->in = take(&p, nin);
+	t->inw = take(&p, nin);
+	t->out = take(&p, nout);
+	t->outw = take(&p, nout);
 	return t;
 }
 
