@@ -64,6 +64,7 @@ void mpi_shim_comm_fini(struct mpi_shim_comm *c)
 		c->coll_free(c);
 	c->coll_free = NULL;
 	c->coll = NULL;
+	mpi_shim_topo_free(c);
 	mpi_shim_errhandler_release(c->errhandler);
 	c->errhandler = NULL;
 	if (c->group)
@@ -236,11 +237,14 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	memcpy(world, comm->world, (size_t)comm->size * sizeof(*world));
 	if ((rc = mpi_shim_comm_new(comm, comm->size, world, comm->rank, ctx, newcomm)))
 		return mpi_shim_err(comm, rc, call, "no memory");
-	if ((rc = mpi_shim_attr_copy_all(comm, *newcomm))) {
+	/* The topology too (topo.c), then the attributes. */
+	if ((rc = mpi_shim_topo_copy(comm, *newcomm)) ||
+	    (rc = mpi_shim_attr_copy_all(comm, *newcomm))) {
 		mpi_shim_comm_fini(*newcomm);
 		free(*newcomm);
 		*newcomm = MPI_COMM_NULL;
-		return mpi_shim_err(comm, rc, call, "an attribute copy function failed");
+		return mpi_shim_err(comm, rc, call,
+				    "copying the topology or an attribute failed");
 	}
 	return MPI_SUCCESS;
 }

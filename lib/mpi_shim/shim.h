@@ -13,6 +13,7 @@
  * errors.c     error handlers, error strings, the argument checks
  * datatype.c   datatypes (see datatype.h)
  * coll*.c      collectives; nbc*.c non-blocking collectives; op.c operations
+ * topo.c       virtual topologies; coll_neighbor.c neighbourhood collectives
  *
  * Every MPI_ call is defined as PMPI_name and MPI_name is a weak alias of
  * it (MPI_SHIM_ALIAS), so that a profiling tool can define MPI_name and
@@ -130,6 +131,7 @@ struct mpi_shim_comm {
 	unsigned coll_seq;
 	void *coll;
 	void (*coll_free)(struct mpi_shim_comm *comm);
+	struct mpi_shim_topo *topo; /* virtual topology (topo.c), or NULL */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -327,6 +329,10 @@ int mpi_shim_p2p_init(void);
 void mpi_shim_p2p_fini(void);
 /* coll_sched.c: free the temporary buffers kept for later collectives. */
 void mpi_shim_coll_fini(void);
+/* topo.c: release c's topology (MPI_Comm_free); copy from's to to (MPI_Comm_dup:
+ * MPI_SUCCESS or MPI_ERR_NO_MEM, nothing reported). */
+void mpi_shim_topo_free(struct mpi_shim_comm *c);
+int mpi_shim_topo_copy(MPI_Comm from, MPI_Comm to);
 
 /* --- Operations (op.c) --- */
 

@@ -19,6 +19,9 @@ static const MPI_Datatype types[] = {
 	MPI_LONG_DOUBLE_INT,
 };
 
+/* The special weights of the distributed graphs are address constants too. */
+static int *const weights[] = { MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY };
+
 static int failures;
 
 static void expect(int ok, const char *what)
@@ -49,6 +52,10 @@ int main(void)
 	       "null handles");
 	expect(MPI_LONG_LONG == MPI_LONG_LONG_INT, "MPI_LONG_LONG is MPI_LONG_LONG_INT");
 	expect(MPI_C_COMPLEX == MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX is MPI_C_FLOAT_COMPLEX");
+	expect(weights[0] && weights[1] && weights[0] != weights[1],
+	       "MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are distinct and not NULL");
+	expect(MPI_CART != MPI_GRAPH && MPI_GRAPH != MPI_DIST_GRAPH && MPI_CART != MPI_UNDEFINED,
+	       "topology kinds distinct");
 	for (i = 0; i < n; i++) {
 		expect(types[i] != MPI_DATATYPE_NULL, "predefined datatype not null");
 		for (j = i + 1; j < n; j++)

@@ -351,6 +351,9 @@ static void test_errors(void)
 	CHECK(MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, ic) == MPI_ERR_BUFFER,
 	      "MPI_IN_PLACE on an inter");
 	CHECK(MPI_Comm_split(ic, 0, 0, &c) == MPI_ERR_COMM, "split of an inter");
+	OK(MPI_Topo_test(ic, &x));
+	CHECK(x == MPI_UNDEFINED, "an inter-communicator's topology %d", x);
+	CHECK(MPI_Cart_create(ic, 1, &lsize, &v, 0, &c) == MPI_ERR_COMM, "Cart_create on inter");
 	/* It still works after the refusals. */
 	OK(MPI_Barrier(ic));
 	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
