@@ -59,8 +59,36 @@ enum mpi_shim_basic {
 	MPI_SHIM_BASIC_2INT,
 	MPI_SHIM_BASIC_SHORT_INT,
 	MPI_SHIM_BASIC_LONG_DOUBLE_INT,
+	/* Fortran (gfortran's sizes) and C++ types */
+	MPI_SHIM_BASIC_INTEGER,
+	MPI_SHIM_BASIC_REAL,
+	MPI_SHIM_BASIC_DOUBLE_PRECISION,
+	MPI_SHIM_BASIC_COMPLEX,
+	MPI_SHIM_BASIC_DOUBLE_COMPLEX,
+	MPI_SHIM_BASIC_LOGICAL,
+	MPI_SHIM_BASIC_CHARACTER,
+	MPI_SHIM_BASIC_INTEGER1,
+	MPI_SHIM_BASIC_INTEGER2,
+	MPI_SHIM_BASIC_INTEGER4,
+	MPI_SHIM_BASIC_INTEGER8,
+	MPI_SHIM_BASIC_REAL4,
+	MPI_SHIM_BASIC_REAL8,
+	MPI_SHIM_BASIC_REAL16,
+	MPI_SHIM_BASIC_COMPLEX8,
+	MPI_SHIM_BASIC_COMPLEX16,
+	MPI_SHIM_BASIC_COMPLEX32,
+	MPI_SHIM_BASIC_CXX_BOOL,
+	MPI_SHIM_BASIC_CXX_FLOAT_COMPLEX,
+	MPI_SHIM_BASIC_CXX_DOUBLE_COMPLEX,
+	MPI_SHIM_BASIC_CXX_LONG_DOUBLE_COMPLEX,
+	/* Fortran pairs of MINLOC and MAXLOC: { value; value-typed index; } */
+	MPI_SHIM_BASIC_2REAL,
+	MPI_SHIM_BASIC_2DOUBLE_PRECISION,
+	MPI_SHIM_BASIC_2INTEGER,
 	MPI_SHIM_BASIC_COUNT_OF_KINDS
 };
+
+struct mpi_shim_attr;
 
 struct mpi_shim_type {
 	size_t size;          /* bytes of data in one element */
@@ -79,6 +107,7 @@ struct mpi_shim_type {
 	enum mpi_shim_basic kind; /* for a predefined type; NONE otherwise */
 	int refcount;         /* the user's handle, plus types built on it */
 	void *layout;         /* private to datatype.c */
+	struct mpi_shim_attr *attrs; /* MPI_Type_set_attr (attr.c) */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -126,6 +155,24 @@ void mpi_shim_datatype_pairs_expand(const struct mpi_shim_type *pair, const void
 				    void *structs, size_t n);
 void mpi_shim_datatype_pairs_compress(const struct mpi_shim_type *pair, const void *structs,
 				      void *packed, size_t n);
+
+/*
+ * How a derived type was made, for MPI_Type_get_envelope/contents: the
+ * combiner (MPI_COMBINER_x) and its arguments as the standard lists them;
+ * counts holds the large counts of a type made by an MPI-4.0 _c call.  Set
+ * by the constructors (datatype.c, type_array.c) on the type they return,
+ * replacing what the constructors they used internally recorded; the
+ * datatypes are retained.  MPI_SUCCESS or MPI_ERR_NO_MEM.
+ */
+int mpi_shim_datatype_set_envelope(MPI_Datatype t, int combiner, int ni, const int *ints, int na,
+				   const MPI_Aint *aints, int nc, const MPI_Count *counts, int nd,
+				   const MPI_Datatype *types);
+
+/* Free a new type after a failure (no callbacks: nothing was attached). */
+void mpi_shim_datatype_discard(MPI_Datatype t);
+
+/* Mark a type made by MPI_Type_create_f90_x: predefined (never freed). */
+void mpi_shim_datatype_make_predefined(MPI_Datatype t);
 
 /* Where count elements of a contiguous type start. */
 static inline char *mpi_shim_datatype_start(const void *buf, MPI_Datatype t)
