@@ -429,6 +429,7 @@ static int bounds_add(struct bounds *b, MPI_Datatype t, uint64_t copies, int64_t
 {
 	struct type_info *info = type_info(t);
 	uint64_t bytes, elems;
+	int64_t lo, hi, tlo, thi;
 
 	if (!copies)
 		return 0;
@@ -438,28 +439,36 @@ static int bounds_add(struct bounds *b, MPI_Datatype t, uint64_t copies, int64_t
 	if (__builtin_mul_overflow(copies, info->nelem, &elems) ||
 	    __builtin_add_overflow(b->nelem, elems, &b->nelem))
 		return -EOVERFLOW;
+	/* The bounds of the copies, each of which must be an address. */
+	if (__builtin_add_overflow(dmin, (int64_t)t->lb, &lo) ||
+	    __builtin_add_overflow(dmax, (int64_t)t->lb, &hi) ||
+	    __builtin_add_overflow(hi, (int64_t)t->extent, &hi) ||
+	    __builtin_add_overflow(dmin, (int64_t)t->true_lb, &tlo) ||
+	    __builtin_add_overflow(dmax, (int64_t)t->true_lb, &thi) ||
+	    __builtin_add_overflow(thi, (int64_t)t->true_extent, &thi))
+		return -ERANGE;
 	if (info->lb_marker) {
 		b->has_lb_marker = 1;
-		if (dmin + t->lb < b->marker_lb)
-			b->marker_lb = dmin + t->lb;
+		if (lo < b->marker_lb)
+			b->marker_lb = lo;
 	} else if (t->size) {
-		if (dmin + t->lb < b->data_lb)
-			b->data_lb = dmin + t->lb;
+		if (lo < b->data_lb)
+			b->data_lb = lo;
 	}
 	if (info->ub_marker) {
 		b->has_ub_marker = 1;
-		if (dmax + t->lb + t->extent > b->marker_ub)
-			b->marker_ub = dmax + t->lb + t->extent;
+		if (hi > b->marker_ub)
+			b->marker_ub = hi;
 	} else if (t->size) {
-		if (dmax + t->lb + t->extent > b->data_ub)
-			b->data_ub = dmax + t->lb + t->extent;
+		if (hi > b->data_ub)
+			b->data_ub = hi;
 	}
 	if (t->size) {
 		b->has_data = 1;
-		if (dmin + t->true_lb < b->true_lb)
-			b->true_lb = dmin + t->true_lb;
-		if (dmax + t->true_lb + t->true_extent > b->true_ub)
-			b->true_ub = dmax + t->true_lb + t->true_extent;
+		if (tlo < b->true_lb)
+			b->true_lb = tlo;
+		if (thi > b->true_ub)
+			b->true_ub = thi;
 		if (!b->basic_set) {
 			b->basic = t->basic;
 			b->basic_set = 1;
@@ -580,6 +589,9 @@ static int build_error(int err, const char *call)
 	if (err == -ENOMEM)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, call,
 				    "out of memory for the type's layout");
+	if (err == -ERANGE)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+				    "the type's data would lie beyond the address range");
 	return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, call,
 			    "the type would hold more than 2^63 bytes");
 }
@@ -613,14 +625,22 @@ static int build_blocks(enum type_combiner combiner, int nblk, const int64_t *bl
 	}
 	bounds_init(&b);
 	for (i = 0; i < nblk; i++) {
-		int64_t span = (bl[i] - 1) * (int64_t)old->extent;
-		int64_t rspan = reps ? (int64_t)(reps - 1) * rstride : 0;
-
 		info->blocklen[i] = bl[i] * (int64_t)reps;
+		/* A block of no copies adds nothing to the type map: not its
+		 * displacement either, however far it lies. */
 		if (bl[i] && reps) {
-			err = bounds_add(&b, old, (uint64_t)bl[i] * reps,
-					 disp[i] + min64(0, span) + min64(0, rspan),
-					 disp[i] + max64(0, span) + max64(0, rspan));
+			int64_t span, rspan, lo, hi;
+
+			if (__builtin_mul_overflow(bl[i] - 1, (int64_t)old->extent, &span) ||
+			    __builtin_mul_overflow((int64_t)(reps - 1), rstride, &rspan) ||
+			    __builtin_add_overflow(disp[i], min64(0, span), &lo) ||
+			    __builtin_add_overflow(lo, min64(0, rspan), &lo) ||
+			    __builtin_add_overflow(disp[i], max64(0, span), &hi) ||
+			    __builtin_add_overflow(hi, max64(0, rspan), &hi)) {
+				err = -ERANGE;
+				goto free_parts;
+			}
+			err = bounds_add(&b, old, (uint64_t)bl[i] * reps, lo, hi);
 			if (err)
 				goto free_parts;
 		}
@@ -1066,7 +1086,10 @@ static int indexed(int64_t count, struct counts bls, int64_t blocklength, struct
 			goto free_arrays;
 		}
 		disp[i] = adisp ? adisp[i] : count_at(disps, i);
-		if (elements && __builtin_mul_overflow(disp[i], (int64_t)oldtype->extent, &disp[i])) {
+		if (!bl[i])
+			disp[i] = 0; /* an empty block: not part of the type map */
+		else if (elements &&
+			 __builtin_mul_overflow(disp[i], (int64_t)oldtype->extent, &disp[i])) {
 			rc = mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
 					  "displacement %lld in bytes overflows", (long long)i);
 			goto free_arrays;
@@ -1368,13 +1391,20 @@ static int type_struct(int64_t count, struct counts bls, struct counts disps,
 	for (i = 0; i < count; i++) {
 		MPI_Datatype old = types[i];
 		int64_t bl = count_at(bls, i), d = adisp ? adisp[i] : count_at(disps, i);
-		int64_t span = (bl - 1) * (int64_t)old->extent;
+		int64_t span;
 
 		type_set_component(t, (int)i, old);
 		info->blocklen[i] = bl;
 		if (bl) {
-			err = bounds_add(&b, old, (uint64_t)bl, d + min64(0, span),
-					 d + max64(0, span));
+			int64_t lo, hi;
+
+			if (__builtin_mul_overflow(bl - 1, (int64_t)old->extent, &span) ||
+			    __builtin_add_overflow(d, min64(0, span), &lo) ||
+			    __builtin_add_overflow(d, max64(0, span), &hi)) {
+				err = -ERANGE;
+				break;
+			}
+			err = bounds_add(&b, old, (uint64_t)bl, lo, hi);
 			if (err)
 				break;
 		}
