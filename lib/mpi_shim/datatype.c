@@ -1906,6 +1906,31 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 }
 MPI_SHIM_ALIAS(MPI_Pack_size);
 
+/* --- The basic elements in packed order --- */
+
+int mpi_shim_datatype_for_each_basic(MPI_Datatype t, uint64_t count,
+				     int (*fn)(void *arg, MPI_Datatype basic, uint64_t n),
+				     void *arg)
+{
+	struct type_info *info = type_info(t);
+	uint64_t c;
+	int i, rc;
+
+	if (!count || !t->size)
+		return 0;
+	if (t->basic)
+		return fn(arg, (MPI_Datatype)t->basic, count * t->nbasic);
+	for (c = 0; c < count; c++) {
+		for (i = 0; i < info->nblocks; i++) {
+			rc = mpi_shim_datatype_for_each_basic(info->types[info->ntypes > 1 ? i : 0],
+							      (uint64_t)info->blocklen[i], fn, arg);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 /* --- Element counts --- */
 
 static int elements_prefix(MPI_Datatype t, uint64_t bytes, uint64_t *elems);

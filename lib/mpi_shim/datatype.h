@@ -168,6 +168,15 @@ int mpi_shim_datatype_set_envelope(MPI_Datatype t, int combiner, int ni, const i
 				   const MPI_Aint *aints, int nc, const MPI_Count *counts, int nd,
 				   const MPI_Datatype *types);
 
+/*
+ * Call fn(arg, basic, n) for each run of n consecutive basic elements of the
+ * same predefined type, in the order of the packed form of count elements
+ * of t; stops at, and returns, the first non-zero return of fn.
+ */
+int mpi_shim_datatype_for_each_basic(MPI_Datatype t, uint64_t count,
+				     int (*fn)(void *arg, MPI_Datatype basic, uint64_t n),
+				     void *arg);
+
 /* Free a new type after a failure (no callbacks: nothing was attached). */
 void mpi_shim_datatype_discard(MPI_Datatype t);
 
