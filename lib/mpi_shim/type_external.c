@@ -63,7 +63,7 @@ static const struct layout32 *layout32_of(enum mpi_shim_basic kind)
 				     c16 = TWO(CONV_SWAP, 16, 16),
 				     cld = TWO(CONV_LDBL, sizeof(long double), 16),
 				     p44 = PAIR(CONV_SWAP, 4, 4, CONV_SWAP, 4, 4),
-				     p84 = PAIR(CONV_SWAP, 8, 4, CONV_SWAP, 4, 4),
+				     p84 = PAIR(CONV_SWAP, 8, 8, CONV_SWAP, 4, 4),
 				     pl4 = PAIR(CONV_SLONG, sizeof(long), 4, CONV_SWAP, 4, 4),
 				     p24 = PAIR(CONV_SWAP, 2, 2, CONV_SWAP, 4, 4),
 				     pld4 = PAIR(CONV_LDBL, sizeof(long double), 16, CONV_SWAP, 4, 4),
