@@ -15,6 +15,12 @@
  * A derived type holds a reference on each of its component types (for
  * Get_elements); the user's MPI_Type_free drops the handle's reference, so
  * a type stays alive while types built on it or requests using it need it.
+ *
+ * Every constructor also records the type's envelope, the combiner and the
+ * arguments it was called with (MPI_Type_get_envelope/get_contents), with
+ * a reference on each datatype argument; the large-count _c constructors
+ * keep their counts as large counts.  MPI_Type_get_contents hands out new
+ * handles to derived types, so a type counts its user handles.
  */
 #include <errno.h>
 #include <limits.h>
@@ -169,7 +175,6 @@ PREDEFINED(mpi_shim_type_short_int, struct pair_short_int, MPI_SHIM_BASIC_SHORT_
 PREDEFINED(mpi_shim_type_long_double_int, struct pair_long_double_int, MPI_SHIM_BASIC_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT");
 
 /* Fortran, gfortran's sizes; REAL16 is IEEE quadruple precision. */
-typedef _Complex float __attribute__((mode(TC))) complex128;
 struct pair_2real {
 	float value, index;
 };
@@ -193,10 +198,10 @@ PREDEFINED(mpi_shim_type_integer4, int32_t, MPI_SHIM_BASIC_INTEGER4, "MPI_INTEGE
 PREDEFINED(mpi_shim_type_integer8, int64_t, MPI_SHIM_BASIC_INTEGER8, "MPI_INTEGER8");
 PREDEFINED(mpi_shim_type_real4, float, MPI_SHIM_BASIC_REAL4, "MPI_REAL4");
 PREDEFINED(mpi_shim_type_real8, double, MPI_SHIM_BASIC_REAL8, "MPI_REAL8");
-PREDEFINED(mpi_shim_type_real16, __float128, MPI_SHIM_BASIC_REAL16, "MPI_REAL16");
+PREDEFINED(mpi_shim_type_real16, mpi_shim_quad, MPI_SHIM_BASIC_REAL16, "MPI_REAL16");
 PREDEFINED(mpi_shim_type_complex8, float _Complex, MPI_SHIM_BASIC_COMPLEX8, "MPI_COMPLEX8");
 PREDEFINED(mpi_shim_type_complex16, double _Complex, MPI_SHIM_BASIC_COMPLEX16, "MPI_COMPLEX16");
-PREDEFINED(mpi_shim_type_complex32, complex128, MPI_SHIM_BASIC_COMPLEX32, "MPI_COMPLEX32");
+PREDEFINED(mpi_shim_type_complex32, mpi_shim_complex_quad, MPI_SHIM_BASIC_COMPLEX32, "MPI_COMPLEX32");
 PREDEFINED(mpi_shim_type_cxx_bool, _Bool, MPI_SHIM_BASIC_CXX_BOOL, "MPI_CXX_BOOL");
 PREDEFINED(mpi_shim_type_cxx_float_complex, float _Complex, MPI_SHIM_BASIC_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX");
 PREDEFINED(mpi_shim_type_cxx_double_complex, double _Complex, MPI_SHIM_BASIC_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX");

@@ -17,6 +17,22 @@
 
 #include "mpi.h"
 
+/*
+ * IEEE quadruple precision, for MPI_REAL16 and MPI_COMPLEX32 (gfortran's
+ * REAL(16)) and for MPI_LONG_DOUBLE in external32: __float128 where the
+ * compiler has it (x86-64), else a long double that is that format
+ * (aarch64, where __float128 does not exist).
+ */
+#if defined(__SIZEOF_FLOAT128__)
+typedef __float128 mpi_shim_quad;
+typedef _Complex float __attribute__((mode(TC))) mpi_shim_complex_quad;
+#elif defined(__LDBL_MANT_DIG__) && __LDBL_MANT_DIG__ == 113
+typedef long double mpi_shim_quad;
+typedef long double _Complex mpi_shim_complex_quad;
+#else
+#error "MPI_REAL16 needs IEEE quadruple precision: __float128 or a 128-bit long double"
+#endif
+
 /* The basic C types, for reductions (op.c) and Get_elements. */
 enum mpi_shim_basic {
 	MPI_SHIM_BASIC_NONE, /* a mix of basic types, or a derived type */

@@ -6,9 +6,12 @@
  * A predefined datatype that a reduction accepts maps to an element kind:
  * C integers by size and signedness (MPI_LONG and MPI_INT64_T share the loop
  * of the machine's 64-bit integer), floating point, complex, logical, byte and
- * the value/index pairs of MINLOC and MAXLOC.  A table indexed by operation
- * and kind holds one loop per pair the standard defines; an empty slot is an
- * operation that does not apply to that datatype (MPI_ERR_OP).  A derived
+ * the value/index pairs of MINLOC and MAXLOC; the Fortran types map to the
+ * same loops (their integers without the logical operations, LOGICAL with
+ * loops of its own, REAL16 and COMPLEX32 in quadruple precision).  A table
+ * indexed by operation and kind holds one loop per pair the standard defines;
+ * an empty slot is an operation that does not apply to that datatype
+ * (MPI_ERR_OP).  A derived
  * datatype reduces with a predefined operation when all its elements have the
  * same predefined type; the loop then runs over the elements of its type map.
  */
@@ -159,10 +162,9 @@ OP_LOOP(sum_cld, long double complex, a + b)
 OP_LOOP(prod_cld, long double complex, a * b)
 
 /* Quadruple precision (MPI_REAL16, MPI_COMPLEX32). */
-typedef _Complex float __attribute__((mode(TC))) complex128;
-FLOAT_LOOPS(q, __float128)
-OP_LOOP(sum_cq, complex128, a + b)
-OP_LOOP(prod_cq, complex128, a * b)
+FLOAT_LOOPS(q, mpi_shim_quad)
+OP_LOOP(sum_cq, mpi_shim_complex_quad, a + b)
+OP_LOOP(prod_cq, mpi_shim_complex_quad, a * b)
 
 /* Fortran LOGICAL: non-zero is .true.; the results are 1 and 0. */
 OP_LOOP(land_fl, int32_t, (a != 0) && (b != 0))

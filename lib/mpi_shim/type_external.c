@@ -269,10 +269,10 @@ static int field_out(const struct field *f, const unsigned char *in, unsigned ch
 		return MPI_SUCCESS;
 	case CONV_LDBL: {
 		long double ld;
-		__float128 q;
+		mpi_shim_quad q;
 
 		memcpy(&ld, in, sizeof(ld));
-		q = (__float128)ld;
+		q = (mpi_shim_quad)ld;
 		swap_bytes(out, (const unsigned char *)&q, 16);
 		return MPI_SUCCESS;
 	}
@@ -303,7 +303,7 @@ static void field_in(const struct field *f, const unsigned char *in, unsigned ch
 		break;
 	case CONV_LDBL: {
 		long double ld;
-		__float128 q;
+		mpi_shim_quad q;
 
 		swap_bytes((unsigned char *)&q, in, 16);
 		ld = (long double)q;
