@@ -9,9 +9,11 @@
  * request.c    requests: Wait/Test families, persistent requests, Cancel
  * comm.c       communicators, context ids, Comm_split_type
  * group.c      groups
- * attr.c       attributes and keyvals
+ * attr.c       attributes and keyvals (communicators and datatypes)
  * errors.c     error handlers, error strings, the argument checks
- * datatype.c   datatypes (see datatype.h)
+ * datatype.c   datatypes (see datatype.h); type_array.c subarrays and darrays,
+ *              type_external.c external32, type_large.c the _c queries,
+ *              type_match.c match_size and the f90 types
  * coll*.c      collectives; nbc*.c non-blocking collectives; op.c operations
  *
  * Every MPI_ call is defined as PMPI_name and MPI_name is a weak alias of
