@@ -248,6 +248,79 @@ extern struct mpi_shim_type mpi_shim_type_char, mpi_shim_type_signed_char,
 #define MPI_SHORT_INT (&mpi_shim_type_short_int)
 #define MPI_LONG_DOUBLE_INT (&mpi_shim_type_long_double_int)
 
+/* --- Datatypes: envelopes, subarrays and distributed arrays, matching --- */
+#define MPI_COMBINER_NAMED 1
+#define MPI_COMBINER_DUP 2
+#define MPI_COMBINER_CONTIGUOUS 3
+#define MPI_COMBINER_VECTOR 4
+#define MPI_COMBINER_HVECTOR_INTEGER 5
+#define MPI_COMBINER_HVECTOR 6
+#define MPI_COMBINER_INDEXED 7
+#define MPI_COMBINER_HINDEXED_INTEGER 8
+#define MPI_COMBINER_HINDEXED 9
+#define MPI_COMBINER_INDEXED_BLOCK 10
+#define MPI_COMBINER_HINDEXED_BLOCK 11
+#define MPI_COMBINER_STRUCT_INTEGER 12
+#define MPI_COMBINER_STRUCT 13
+#define MPI_COMBINER_SUBARRAY 14
+#define MPI_COMBINER_DARRAY 15
+#define MPI_COMBINER_F90_REAL 16
+#define MPI_COMBINER_F90_COMPLEX 17
+#define MPI_COMBINER_F90_INTEGER 18
+#define MPI_COMBINER_RESIZED 19
+
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
+
+/*
+ * The Fortran datatypes, usable from C (gfortran's sizes: INTEGER, REAL and
+ * LOGICAL of 4 bytes, DOUBLE PRECISION of 8, CHARACTER of 1), and the C++
+ * ones.  MPI_REAL16 and MPI_COMPLEX32 are IEEE quadruple precision
+ * (__float128, gfortran's REAL(16)).
+ */
+extern struct mpi_shim_type mpi_shim_type_integer, mpi_shim_type_real,
+	mpi_shim_type_double_precision, mpi_shim_type_complex,
+	mpi_shim_type_double_complex, mpi_shim_type_logical, mpi_shim_type_character,
+	mpi_shim_type_2real, mpi_shim_type_2double_precision, mpi_shim_type_2integer,
+	mpi_shim_type_integer1, mpi_shim_type_integer2, mpi_shim_type_integer4,
+	mpi_shim_type_integer8, mpi_shim_type_real4, mpi_shim_type_real8,
+	mpi_shim_type_real16, mpi_shim_type_complex8, mpi_shim_type_complex16,
+	mpi_shim_type_complex32, mpi_shim_type_cxx_bool, mpi_shim_type_cxx_float_complex,
+	mpi_shim_type_cxx_double_complex, mpi_shim_type_cxx_long_double_complex;
+
+#define MPI_INTEGER (&mpi_shim_type_integer)
+#define MPI_REAL (&mpi_shim_type_real)
+#define MPI_DOUBLE_PRECISION (&mpi_shim_type_double_precision)
+#define MPI_COMPLEX (&mpi_shim_type_complex)
+#define MPI_DOUBLE_COMPLEX (&mpi_shim_type_double_complex)
+#define MPI_LOGICAL (&mpi_shim_type_logical)
+#define MPI_CHARACTER (&mpi_shim_type_character)
+#define MPI_2REAL (&mpi_shim_type_2real)
+#define MPI_2DOUBLE_PRECISION (&mpi_shim_type_2double_precision)
+#define MPI_2INTEGER (&mpi_shim_type_2integer)
+#define MPI_INTEGER1 (&mpi_shim_type_integer1)
+#define MPI_INTEGER2 (&mpi_shim_type_integer2)
+#define MPI_INTEGER4 (&mpi_shim_type_integer4)
+#define MPI_INTEGER8 (&mpi_shim_type_integer8)
+#define MPI_REAL4 (&mpi_shim_type_real4)
+#define MPI_REAL8 (&mpi_shim_type_real8)
+#define MPI_REAL16 (&mpi_shim_type_real16)
+#define MPI_COMPLEX8 (&mpi_shim_type_complex8)
+#define MPI_COMPLEX16 (&mpi_shim_type_complex16)
+#define MPI_COMPLEX32 (&mpi_shim_type_complex32)
+#define MPI_CXX_BOOL (&mpi_shim_type_cxx_bool)
+#define MPI_CXX_FLOAT_COMPLEX (&mpi_shim_type_cxx_float_complex)
+#define MPI_CXX_DOUBLE_COMPLEX (&mpi_shim_type_cxx_double_complex)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX (&mpi_shim_type_cxx_long_double_complex)
+
 /* Reduction operations */
 extern struct mpi_shim_op mpi_shim_op_max, mpi_shim_op_min, mpi_shim_op_sum,
 	mpi_shim_op_prod, mpi_shim_op_land, mpi_shim_op_band, mpi_shim_op_lor,
@@ -290,6 +363,18 @@ MPI_Comm_delete_attr_function mpi_shim_comm_null_delete_fn;
 #define MPI_NULL_COPY_FN mpi_shim_comm_null_copy_fn
 #define MPI_DUP_FN mpi_shim_comm_dup_fn
 #define MPI_NULL_DELETE_FN mpi_shim_comm_null_delete_fn
+
+/* Attributes on datatypes */
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+					void *attribute_val_in, void *attribute_val_out,
+					int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+					  void *attribute_val, void *extra_state);
+MPI_Type_copy_attr_function mpi_shim_type_null_copy_fn, mpi_shim_type_dup_fn;
+MPI_Type_delete_attr_function mpi_shim_type_null_delete_fn;
+#define MPI_TYPE_NULL_COPY_FN mpi_shim_type_null_copy_fn
+#define MPI_TYPE_DUP_FN mpi_shim_type_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN mpi_shim_type_null_delete_fn
 
 /* --- Environment --- */
 int MPI_Init(int *argc, char ***argv);
@@ -652,6 +737,96 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
                MPI_Datatype datatype, MPI_Comm comm);
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
 
+/* --- Datatypes: MPI-3.1 additions and the large-count (MPI-4.0) calls --- */
+int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                        int *num_datatypes, int *combiner);
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                        int max_datatypes, int array_of_integers[],
+                        MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                           const int array_of_subsizes[], const int array_of_starts[],
+                           int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                         const int array_of_distribs[], const int array_of_dargs[],
+                         const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                         MPI_Datatype *newtype);
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+                    MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
+                    MPI_Aint *position);
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                      MPI_Aint *position, void *outbuf, int outcount,
+                      MPI_Datatype datatype);
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                         MPI_Aint *size);
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                         MPI_Type_delete_attr_function *type_delete_attr_fn,
+                         int *type_keyval, void *extra_state);
+int MPI_Type_free_keyval(int *type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                    MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                            MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                     const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                             const MPI_Count array_of_displacements[],
+                             MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                  const MPI_Count array_of_displacements[],
+                                  MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                   const MPI_Count array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                           const MPI_Count array_of_displacements[],
+                           const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+                             const MPI_Count array_of_subsizes[],
+                             const MPI_Count array_of_starts[], int order,
+                             MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                           const int array_of_distribs[], const int array_of_dargs[],
+                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype);
+int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                            MPI_Datatype *newtype);
+int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size);
+int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb,
+                             MPI_Count *true_extent);
+int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
+                          MPI_Count *num_addresses, MPI_Count *num_large_counts,
+                          MPI_Count *num_datatypes, int *combiner);
+int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
+                          MPI_Count max_addresses, MPI_Count max_large_counts,
+                          MPI_Count max_datatypes, int array_of_integers[],
+                          MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                          MPI_Datatype array_of_datatypes[]);
+int MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+             MPI_Count outsize, MPI_Count *position, MPI_Comm comm);
+int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+               MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm);
+int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size);
+int MPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount,
+                      MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+                      MPI_Count *position);
+int MPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize,
+                        MPI_Count *position, void *outbuf, MPI_Count outcount,
+                        MPI_Datatype datatype);
+int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
+                           MPI_Count *size);
+int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+
 /* --- The profiling interface: the same calls under their PMPI_ names --- */
 int PMPI_Init(int *argc, char ***argv);
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
@@ -996,6 +1171,96 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                 MPI_Datatype datatype, MPI_Comm comm);
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+
+/* --- Datatypes: MPI-3.1 additions and the large-count (MPI-4.0) calls --- */
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                         int *num_datatypes, int *combiner);
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                         int max_datatypes, int array_of_integers[],
+                         MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                            const int array_of_subsizes[], const int array_of_starts[],
+                            int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                          const int array_of_distribs[], const int array_of_dargs[],
+                          const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                          MPI_Datatype *newtype);
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+                     MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
+                     MPI_Aint *position);
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                       MPI_Aint *position, void *outbuf, int outcount,
+                       MPI_Datatype datatype);
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                          MPI_Aint *size);
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                          MPI_Type_delete_attr_function *type_delete_attr_fn,
+                          int *type_keyval, void *extra_state);
+int PMPI_Type_free_keyval(int *type_keyval);
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                     MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                             MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                      const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype);
+int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                              const MPI_Count array_of_displacements[],
+                              MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                   const MPI_Count array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                    const MPI_Count array_of_displacements[],
+                                    MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                            const MPI_Count array_of_displacements[],
+                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+                              const MPI_Count array_of_subsizes[],
+                              const MPI_Count array_of_starts[], int order,
+                              MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype);
+int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                             MPI_Datatype *newtype);
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size);
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb,
+                              MPI_Count *true_extent);
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
+                           MPI_Count *num_addresses, MPI_Count *num_large_counts,
+                           MPI_Count *num_datatypes, int *combiner);
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
+                           MPI_Count max_addresses, MPI_Count max_large_counts,
+                           MPI_Count max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                           MPI_Datatype array_of_datatypes[]);
+int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+              MPI_Count outsize, MPI_Count *position, MPI_Comm comm);
+int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm);
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size);
+int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount,
+                       MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+                       MPI_Count *position);
+int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize,
+                         MPI_Count *position, void *outbuf, MPI_Count outcount,
+                         MPI_Datatype datatype);
+int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
+                            MPI_Count *size);
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
 
 #ifdef __cplusplus
 }

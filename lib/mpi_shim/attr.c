@@ -1,22 +1,44 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * attr.c - attributes of communicators: the predefined keys (MPI_TAG_UB,
- * MPI_WTIME_IS_GLOBAL...) and keys made by MPI_Comm_create_keyval, with
- * their copy and delete callbacks.
+ * attr.c - attributes of communicators and of datatypes: the predefined
+ * keys of communicators (MPI_TAG_UB, MPI_WTIME_IS_GLOBAL...) and the keys
+ * made by MPI_Comm_create_keyval and MPI_Type_create_keyval, with their copy
+ * and delete callbacks.
+ *
+ * One table holds the keys of both kinds of object; each key knows its kind,
+ * and a key of one kind is MPI_ERR_KEYVAL on the other.  A key is counted by
+ * the user's handle and by every attribute that uses it: MPI_*_free_keyval
+ * drops only the handle's count, so attributes set with it keep working
+ * (get, set, delete, copy, their callbacks) until they are deleted, and its
+ * number is given to a new key only when the last of them is gone.
  */
 #include <limits.h>
 #include <stdlib.h>
 
 #include "shim.h"
+#include "datatype.h"
 
 /* Keys below this are predefined (MPI_TAG_UB .. MPI_LASTUSEDCODE). */
 #define FIRST_USER_KEY 16
 
+enum key_kind {
+	KEY_COMM,
+	KEY_TYPE,
+};
+
 struct keyval {
-	int used;
+	int used;     /* the number is taken (handle or attributes) */
+	int freed;    /* MPI_*_free_keyval was called */
 	int refcount; /* the user's key, plus attributes that use it */
-	MPI_Comm_copy_attr_function *copy;
-	MPI_Comm_delete_attr_function *del;
+	enum key_kind kind;
+	union {
+		MPI_Comm_copy_attr_function *comm;
+		MPI_Type_copy_attr_function *type;
+	} copy;
+	union {
+		MPI_Comm_delete_attr_function *comm;
+		MPI_Type_delete_attr_function *type;
+	} del;
 	void *extra;
 };
 
@@ -24,6 +46,8 @@ static struct {
 	struct keyval *keys;
 	int nkeys;
 } attrs;
+
+static const char *const kind_name[] = {"communicator", "datatype"};
 
 /* The predefined attributes' values; their addresses are returned. */
 static int tag_ub = INT_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_is_global = 0,
@@ -49,34 +73,55 @@ int mpi_shim_comm_null_delete_fn(MPI_Comm comm, int keyval, void *value, void *e
 	return MPI_SUCCESS;
 }
 
-static struct keyval *key_of(int keyval)
+int mpi_shim_type_null_copy_fn(MPI_Datatype oldtype, int keyval, void *extra, void *in,
+			       void *out, int *flag)
+{
+	*flag = 0;
+	return MPI_SUCCESS;
+}
+
+int mpi_shim_type_dup_fn(MPI_Datatype oldtype, int keyval, void *extra, void *in, void *out,
+			 int *flag)
+{
+	*(void **)out = in;
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+
+int mpi_shim_type_null_delete_fn(MPI_Datatype type, int keyval, void *value, void *extra)
+{
+	return MPI_SUCCESS;
+}
+
+/* A key of that kind still in use (its handle or an attribute), or NULL. */
+static struct keyval *key_of(int keyval, enum key_kind kind)
 {
 	int i = keyval - FIRST_USER_KEY;
 
-	if (i < 0 || i >= attrs.nkeys || !attrs.keys[i].used)
+	if (i < 0 || i >= attrs.nkeys || !attrs.keys[i].used || attrs.keys[i].kind != kind)
 		return NULL;
 	return &attrs.keys[i];
 }
 
+static struct keyval *key_at(int keyval)
+{
+	return &attrs.keys[keyval - FIRST_USER_KEY];
+}
+
 static void key_release(int keyval)
 {
-	struct keyval *k = &attrs.keys[keyval - FIRST_USER_KEY];
+	struct keyval *k = key_at(keyval);
 
 	if (--k->refcount == 0)
 		k->used = 0;
 }
 
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy,
-			    MPI_Comm_delete_attr_function *del, int *keyval, void *extra)
+/* A new key: its number in *keyval. */
+static int key_create(enum key_kind kind, int *keyval, struct keyval **k_p)
 {
 	struct keyval *k;
-	int i, rc;
+	int i;
 
-	if ((rc = mpi_shim_check_init("MPI_Comm_create_keyval")))
-		return rc;
-	if (!keyval)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_create_keyval",
-				    "keyval is NULL");
 	for (i = 0; i < attrs.nkeys && attrs.keys[i].used; i++)
 		;
 	if (i == attrs.nkeys) {
@@ -84,8 +129,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy,
 
 		k = realloc(attrs.keys, (size_t)n * sizeof(*k));
 		if (!k)
-			return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_keyval",
-					    "no memory");
+			return MPI_ERR_NO_MEM;
 		for (int j = attrs.nkeys; j < n; j++)
 			k[j].used = 0;
 		attrs.keys = k;
@@ -93,11 +137,30 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy,
 	}
 	k = &attrs.keys[i];
 	k->used = 1;
+	k->freed = 0;
 	k->refcount = 1;
-	k->copy = copy ? copy : mpi_shim_comm_null_copy_fn;
-	k->del = del ? del : mpi_shim_comm_null_delete_fn;
-	k->extra = extra;
+	k->kind = kind;
 	*keyval = FIRST_USER_KEY + i;
+	*k_p = k;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy,
+			    MPI_Comm_delete_attr_function *del, int *keyval, void *extra)
+{
+	static const char call[] = "MPI_Comm_create_keyval";
+	struct keyval *k;
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)))
+		return rc;
+	if (!keyval)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "keyval is NULL");
+	if ((rc = key_create(KEY_COMM, keyval, &k)))
+		return mpi_shim_err(MPI_COMM_NULL, rc, call, "no memory");
+	k->copy.comm = copy ? copy : mpi_shim_comm_null_copy_fn;
+	k->del.comm = del ? del : mpi_shim_comm_null_delete_fn;
+	k->extra = extra;
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Comm_create_keyval);
@@ -109,16 +172,66 @@ int PMPI_Keyval_create(MPI_Copy_function *copy, MPI_Delete_function *del, int *k
 }
 MPI_SHIM_ALIAS(MPI_Keyval_create);
 
-static int check_user_key(MPI_Comm comm, int keyval, const char *call)
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy,
+			    MPI_Type_delete_attr_function *del, int *keyval, void *extra)
 {
-	if (keyval >= 0 && keyval < FIRST_USER_KEY)
+	static const char call[] = "MPI_Type_create_keyval";
+	struct keyval *k;
+	int rc;
+
+	if (!keyval)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "keyval is NULL");
+	if ((rc = key_create(KEY_TYPE, keyval, &k)))
+		return mpi_shim_err(MPI_COMM_NULL, rc, call, "no memory");
+	k->copy.type = copy ? copy : mpi_shim_type_null_copy_fn;
+	k->del.type = del ? del : mpi_shim_type_null_delete_fn;
+	k->extra = extra;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_create_keyval);
+
+/*
+ * A user key of that kind that attributes may use: its handle may have been
+ * freed while attributes still use it (they keep working).
+ */
+static int check_user_key(MPI_Comm comm, int keyval, enum key_kind kind, const char *call)
+{
+	struct keyval *k;
+
+	if (kind == KEY_COMM && keyval >= 0 && keyval < FIRST_USER_KEY)
 		return mpi_shim_err(comm, MPI_ERR_KEYVAL, call,
 				    "key %d is predefined: it cannot be set, deleted or freed",
 				    keyval);
-	if (!key_of(keyval))
+	k = key_of(keyval, kind);
+	if (!k) {
+		int i = keyval - FIRST_USER_KEY;
+
+		if (i >= 0 && i < attrs.nkeys && attrs.keys[i].used)
+			return mpi_shim_err(comm, MPI_ERR_KEYVAL, call,
+					    "key %d is a %s key, not a %s key", keyval,
+					    kind_name[attrs.keys[i].kind], kind_name[kind]);
 		return mpi_shim_err(comm, MPI_ERR_KEYVAL, call,
-				    "key %d was not made by MPI_Comm_create_keyval (or was freed)",
-				    keyval);
+				    "key %d is not a %s key (never made, or freed and no longer "
+				    "used by any attribute)",
+				    keyval, kind_name[kind]);
+	}
+	return MPI_SUCCESS;
+}
+
+static int free_keyval(int *keyval, enum key_kind kind, const char *call)
+{
+	int rc;
+
+	if (!keyval)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "keyval is NULL");
+	if ((rc = check_user_key(MPI_COMM_NULL, *keyval, kind, call)))
+		return rc;
+	if (key_at(*keyval)->freed)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_KEYVAL, call,
+				    "key %d has already been freed", *keyval);
+	key_at(*keyval)->freed = 1;
+	key_release(*keyval);
+	*keyval = MPI_KEYVAL_INVALID;
 	return MPI_SUCCESS;
 }
 
@@ -128,14 +241,7 @@ int PMPI_Comm_free_keyval(int *keyval)
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_free_keyval")))
 		return rc;
-	if (!keyval)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_free_keyval",
-				    "keyval is NULL");
-	if ((rc = check_user_key(MPI_COMM_NULL, *keyval, "MPI_Comm_free_keyval")))
-		return rc;
-	key_release(*keyval);
-	*keyval = MPI_KEYVAL_INVALID;
-	return MPI_SUCCESS;
+	return free_keyval(keyval, KEY_COMM, "MPI_Comm_free_keyval");
 }
 MPI_SHIM_ALIAS(MPI_Comm_free_keyval);
 
@@ -145,23 +251,35 @@ int PMPI_Keyval_free(int *keyval)
 }
 MPI_SHIM_ALIAS(MPI_Keyval_free);
 
-static struct mpi_shim_attr **find(MPI_Comm comm, int keyval)
+int PMPI_Type_free_keyval(int *keyval)
+{
+	return free_keyval(keyval, KEY_TYPE, "MPI_Type_free_keyval");
+}
+MPI_SHIM_ALIAS(MPI_Type_free_keyval);
+
+/* --- Lists of attributes, for either kind of object --- */
+
+static struct mpi_shim_attr **find(struct mpi_shim_attr **list, int keyval)
 {
 	struct mpi_shim_attr **pp;
 
-	for (pp = &comm->attrs; *pp; pp = &(*pp)->next)
+	for (pp = list; *pp; pp = &(*pp)->next)
 		if ((*pp)->keyval == keyval)
 			return pp;
 	return NULL;
 }
 
-/* Delete the attribute at *pp, calling its delete callback. */
-static int delete_at(MPI_Comm comm, struct mpi_shim_attr **pp)
+/* Delete the attribute at *pp of obj, calling its delete callback. */
+static int delete_at(void *obj, struct mpi_shim_attr **pp)
 {
 	struct mpi_shim_attr *a = *pp;
-	struct keyval *k = &attrs.keys[a->keyval - FIRST_USER_KEY];
-	int rc = k->del(comm, a->keyval, a->value, k->extra);
+	struct keyval *k = key_at(a->keyval);
+	int rc;
 
+	if (k->kind == KEY_COMM)
+		rc = k->del.comm(obj, a->keyval, a->value, k->extra);
+	else
+		rc = k->del.type(obj, a->keyval, a->value, k->extra);
 	if (rc != MPI_SUCCESS)
 		return rc;
 	*pp = a->next;
@@ -170,27 +288,104 @@ static int delete_at(MPI_Comm comm, struct mpi_shim_attr **pp)
 	return MPI_SUCCESS;
 }
 
-int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
+/* Set (or replace) the attribute of keyval (checked) in the list of obj. */
+static int attr_set(void *obj, struct mpi_shim_attr **list, int keyval, void *value)
 {
 	struct mpi_shim_attr **pp, *a;
 	int rc;
 
-	if ((rc = mpi_shim_check_init("MPI_Comm_set_attr")) ||
-	    (rc = mpi_shim_check_comm(comm, "MPI_Comm_set_attr")) ||
-	    (rc = check_user_key(comm, keyval, "MPI_Comm_set_attr")))
+	pp = find(list, keyval);
+	if (pp) {
+		/* The key's count is held meanwhile: the old attribute may be the
+		 * last user of a freed key. */
+		key_at(keyval)->refcount++;
+		rc = delete_at(obj, pp);
+		if (rc == MPI_SUCCESS) {
+			a = malloc(sizeof(*a));
+			if (!a) {
+				key_release(keyval);
+				return MPI_ERR_NO_MEM;
+			}
+			a->keyval = keyval;
+			a->value = value;
+			a->next = *list;
+			*list = a;
+			return MPI_SUCCESS;
+		}
+		key_release(keyval);
 		return rc;
-	pp = find(comm, keyval);
-	if (pp && (rc = delete_at(comm, pp)))
-		return mpi_shim_err(comm, rc, "MPI_Comm_set_attr",
-				    "the delete callback of key %d failed", keyval);
+	}
 	a = malloc(sizeof(*a));
 	if (!a)
-		return mpi_shim_err(comm, MPI_ERR_NO_MEM, "MPI_Comm_set_attr", "no memory");
+		return MPI_ERR_NO_MEM;
 	a->keyval = keyval;
 	a->value = value;
-	a->next = comm->attrs;
-	comm->attrs = a;
-	key_of(keyval)->refcount++;
+	a->next = *list;
+	*list = a;
+	key_at(keyval)->refcount++;
+	return MPI_SUCCESS;
+}
+
+/* Copy every attribute of `from` whose copy callback says so into `to`. */
+static int copy_all(void *from, struct mpi_shim_attr *src, struct mpi_shim_attr **dst)
+{
+	struct mpi_shim_attr *a, *b;
+
+	for (a = src; a; a = a->next) {
+		struct keyval *k = key_at(a->keyval);
+		void *out = NULL;
+		int flag = 0, rc;
+
+		if (k->kind == KEY_COMM)
+			rc = k->copy.comm(from, a->keyval, k->extra, a->value, &out, &flag);
+		else
+			rc = k->copy.type(from, a->keyval, k->extra, a->value, &out, &flag);
+		if (rc != MPI_SUCCESS)
+			return rc;
+		if (!flag)
+			continue;
+		b = malloc(sizeof(*b));
+		if (!b)
+			return MPI_ERR_NO_MEM;
+		b->keyval = a->keyval;
+		b->value = out;
+		b->next = *dst;
+		*dst = b;
+		k->refcount++;
+	}
+	return MPI_SUCCESS;
+}
+
+/* Every attribute of obj, callbacks called (one that fails: dropped anyway). */
+static void delete_all(void *obj, struct mpi_shim_attr **list)
+{
+	while (*list) {
+		if (delete_at(obj, list) != MPI_SUCCESS) {
+			struct mpi_shim_attr *a = *list;
+
+			*list = a->next;
+			key_release(a->keyval);
+			free(a);
+		}
+	}
+}
+
+/* --- Communicators --- */
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
+{
+	static const char call[] = "MPI_Comm_set_attr";
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm(comm, call)) ||
+	    (rc = check_user_key(comm, keyval, KEY_COMM, call)))
+		return rc;
+	rc = attr_set(comm, &comm->attrs, keyval, value);
+	if (rc == MPI_ERR_NO_MEM)
+		return mpi_shim_err(comm, rc, call, "no memory");
+	if (rc)
+		return mpi_shim_err(comm, rc, call, "the delete callback of key %d failed",
+				    keyval);
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Comm_set_attr);
@@ -237,10 +432,9 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
 		v = &lastusedcode;
 		break;
 	default:
-		if (!key_of(keyval))
-			return mpi_shim_err(comm, MPI_ERR_KEYVAL, "MPI_Comm_get_attr",
-					    "key %d is not a valid attribute key", keyval);
-		pp = find(comm, keyval);
+		if ((rc = check_user_key(comm, keyval, KEY_COMM, "MPI_Comm_get_attr")))
+			return rc;
+		pp = find(&comm->attrs, keyval);
 		*flag = pp != NULL;
 		if (pp)
 			*(void **)value = (*pp)->value;
@@ -260,20 +454,20 @@ MPI_SHIM_ALIAS(MPI_Attr_get);
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 {
+	static const char call[] = "MPI_Comm_delete_attr";
 	struct mpi_shim_attr **pp;
 	int rc;
 
-	if ((rc = mpi_shim_check_init("MPI_Comm_delete_attr")) ||
-	    (rc = mpi_shim_check_comm(comm, "MPI_Comm_delete_attr")) ||
-	    (rc = check_user_key(comm, keyval, "MPI_Comm_delete_attr")))
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm(comm, call)) ||
+	    (rc = check_user_key(comm, keyval, KEY_COMM, call)))
 		return rc;
-	pp = find(comm, keyval);
+	pp = find(&comm->attrs, keyval);
 	if (!pp)
-		return mpi_shim_err(comm, MPI_ERR_KEYVAL, "MPI_Comm_delete_attr",
+		return mpi_shim_err(comm, MPI_ERR_KEYVAL, call,
 				    "the communicator has no attribute for key %d", keyval);
 	if ((rc = delete_at(comm, pp)))
-		return mpi_shim_err(comm, rc, "MPI_Comm_delete_attr",
-				    "the delete callback of key %d failed", keyval);
+		return mpi_shim_err(comm, rc, call, "the delete callback of key %d failed",
+				    keyval);
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Comm_delete_attr);
@@ -287,43 +481,13 @@ MPI_SHIM_ALIAS(MPI_Attr_delete);
 /* MPI_Comm_dup: each attribute whose copy callback says so. */
 int mpi_shim_attr_copy_all(MPI_Comm from, MPI_Comm to)
 {
-	struct mpi_shim_attr *a, *b;
-
-	for (a = from->attrs; a; a = a->next) {
-		struct keyval *k = &attrs.keys[a->keyval - FIRST_USER_KEY];
-		void *out = NULL;
-		int flag = 0, rc;
-
-		rc = k->copy(from, a->keyval, k->extra, a->value, &out, &flag);
-		if (rc != MPI_SUCCESS)
-			return rc;
-		if (!flag)
-			continue;
-		b = malloc(sizeof(*b));
-		if (!b)
-			return MPI_ERR_NO_MEM;
-		b->keyval = a->keyval;
-		b->value = out;
-		b->next = to->attrs;
-		to->attrs = b;
-		k->refcount++;
-	}
-	return MPI_SUCCESS;
+	return copy_all(from, from->attrs, &to->attrs);
 }
 
 /* MPI_Comm_free and MPI_Finalize: every attribute, callbacks called. */
 void mpi_shim_attr_delete_all(MPI_Comm comm)
 {
-	while (comm->attrs) {
-		if (delete_at(comm, &comm->attrs) != MPI_SUCCESS) {
-			/* Dropped anyway: the communicator is going. */
-			struct mpi_shim_attr *a = comm->attrs;
-
-			comm->attrs = a->next;
-			key_release(a->keyval);
-			free(a);
-		}
-	}
+	delete_all(comm, &comm->attrs);
 }
 
 void mpi_shim_attr_fini(void)
@@ -337,4 +501,84 @@ void mpi_shim_attr_free_keys(void)
 	free(attrs.keys);
 	attrs.keys = NULL;
 	attrs.nkeys = 0;
+}
+
+/* --- Datatypes --- */
+
+static int check_type(MPI_Datatype t, const char *call)
+{
+	if (!mpi_shim_datatype_ok(t))
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_TYPE, call,
+				    t == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
+							   : "the datatype has been freed");
+	return MPI_SUCCESS;
+}
+
+int PMPI_Type_set_attr(MPI_Datatype type, int keyval, void *value)
+{
+	static const char call[] = "MPI_Type_set_attr";
+	int rc;
+
+	if ((rc = check_type(type, call)) ||
+	    (rc = check_user_key(MPI_COMM_NULL, keyval, KEY_TYPE, call)))
+		return rc;
+	rc = attr_set(type, &type->attrs, keyval, value);
+	if (rc == MPI_ERR_NO_MEM)
+		return mpi_shim_err(MPI_COMM_NULL, rc, call, "no memory");
+	if (rc)
+		return mpi_shim_err(MPI_COMM_NULL, rc, call,
+				    "the delete callback of key %d failed", keyval);
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_set_attr);
+
+int PMPI_Type_get_attr(MPI_Datatype type, int keyval, void *value, int *flag)
+{
+	static const char call[] = "MPI_Type_get_attr";
+	struct mpi_shim_attr **pp;
+	int rc;
+
+	if ((rc = check_type(type, call)))
+		return rc;
+	if (!value || !flag)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+				    "attribute_val or flag is NULL");
+	if ((rc = check_user_key(MPI_COMM_NULL, keyval, KEY_TYPE, call)))
+		return rc;
+	pp = find(&type->attrs, keyval);
+	*flag = pp != NULL;
+	if (pp)
+		*(void **)value = (*pp)->value;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_get_attr);
+
+int PMPI_Type_delete_attr(MPI_Datatype type, int keyval)
+{
+	static const char call[] = "MPI_Type_delete_attr";
+	struct mpi_shim_attr **pp;
+	int rc;
+
+	if ((rc = check_type(type, call)) ||
+	    (rc = check_user_key(MPI_COMM_NULL, keyval, KEY_TYPE, call)))
+		return rc;
+	pp = find(&type->attrs, keyval);
+	if (!pp)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_KEYVAL, call,
+				    "the datatype has no attribute for key %d", keyval);
+	if ((rc = delete_at(type, pp)))
+		return mpi_shim_err(MPI_COMM_NULL, rc, call,
+				    "the delete callback of key %d failed", keyval);
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_delete_attr);
+
+int mpi_shim_type_attr_copy_all(MPI_Datatype from, MPI_Datatype to)
+{
+	return copy_all(from, from->attrs, &to->attrs);
+}
+
+void mpi_shim_type_attr_delete_all(MPI_Datatype t)
+{
+	delete_all(t, &t->attrs);
 }

@@ -15,6 +15,12 @@
  * A derived type holds a reference on each of its component types (for
  * Get_elements); the user's MPI_Type_free drops the handle's reference, so
  * a type stays alive while types built on it or requests using it need it.
+ *
+ * Every constructor also records the type's envelope, the combiner and the
+ * arguments it was called with (MPI_Type_get_envelope/get_contents), with
+ * a reference on each datatype argument; the large-count _c constructors
+ * keep their counts as large counts.  MPI_Type_get_contents hands out new
+ * handles to derived types, so a type counts its user handles.
  */
 #include <errno.h>
 #include <limits.h>
@@ -47,7 +53,8 @@ enum type_combiner {
 struct type_info {
 	struct mpi_shim_layout layout;
 	enum type_combiner combiner;
-	uint8_t user_freed; /* MPI_Type_free was called on it */
+	uint8_t user_freed; /* MPI_Type_free was called on its last handle */
+	int handles;	    /* the user's handles (MPI_Type_get_contents adds some) */
 	uint8_t lb_marker;  /* lb was set explicitly (resized), and sticks */
 	uint8_t ub_marker;  /* the same for ub */
 	size_t align;	    /* strictest alignment of its basic members */
@@ -57,6 +64,13 @@ struct type_info {
 	int64_t *blocklen;  /* consecutive copies of types[ntypes > 1 ? i : 0] */
 	struct mpi_shim_type **types;
 	int ntypes;
+	/* How it was made (MPI_COMBINER_x; 0 for a named type) and with what. */
+	int env_combiner;
+	int env_ni, env_na, env_nc, env_nd;
+	int *env_ints;
+	MPI_Aint *env_aints;
+	MPI_Count *env_counts;
+	MPI_Datatype *env_types;
 };
 
 _Static_assert(offsetof(struct type_info, layout) == 0, "the layout opens type_info");
@@ -160,6 +174,49 @@ PREDEFINED(mpi_shim_type_2int, struct pair_2int, MPI_SHIM_BASIC_2INT, "MPI_2INT"
 PREDEFINED(mpi_shim_type_short_int, struct pair_short_int, MPI_SHIM_BASIC_SHORT_INT, "MPI_SHORT_INT");
 PREDEFINED(mpi_shim_type_long_double_int, struct pair_long_double_int, MPI_SHIM_BASIC_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT");
 
+/* Fortran, gfortran's sizes; REAL16 is IEEE quadruple precision. */
+struct pair_2real {
+	float value, index;
+};
+struct pair_2double_precision {
+	double value, index;
+};
+struct pair_2integer {
+	int32_t value, index;
+};
+
+PREDEFINED(mpi_shim_type_integer, int32_t, MPI_SHIM_BASIC_INTEGER, "MPI_INTEGER");
+PREDEFINED(mpi_shim_type_real, float, MPI_SHIM_BASIC_REAL, "MPI_REAL");
+PREDEFINED(mpi_shim_type_double_precision, double, MPI_SHIM_BASIC_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION");
+PREDEFINED(mpi_shim_type_complex, float _Complex, MPI_SHIM_BASIC_COMPLEX, "MPI_COMPLEX");
+PREDEFINED(mpi_shim_type_double_complex, double _Complex, MPI_SHIM_BASIC_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX");
+PREDEFINED(mpi_shim_type_logical, int32_t, MPI_SHIM_BASIC_LOGICAL, "MPI_LOGICAL");
+PREDEFINED(mpi_shim_type_character, char, MPI_SHIM_BASIC_CHARACTER, "MPI_CHARACTER");
+PREDEFINED(mpi_shim_type_integer1, int8_t, MPI_SHIM_BASIC_INTEGER1, "MPI_INTEGER1");
+PREDEFINED(mpi_shim_type_integer2, int16_t, MPI_SHIM_BASIC_INTEGER2, "MPI_INTEGER2");
+PREDEFINED(mpi_shim_type_integer4, int32_t, MPI_SHIM_BASIC_INTEGER4, "MPI_INTEGER4");
+PREDEFINED(mpi_shim_type_integer8, int64_t, MPI_SHIM_BASIC_INTEGER8, "MPI_INTEGER8");
+PREDEFINED(mpi_shim_type_real4, float, MPI_SHIM_BASIC_REAL4, "MPI_REAL4");
+PREDEFINED(mpi_shim_type_real8, double, MPI_SHIM_BASIC_REAL8, "MPI_REAL8");
+PREDEFINED(mpi_shim_type_real16, mpi_shim_quad, MPI_SHIM_BASIC_REAL16, "MPI_REAL16");
+PREDEFINED(mpi_shim_type_complex8, float _Complex, MPI_SHIM_BASIC_COMPLEX8, "MPI_COMPLEX8");
+PREDEFINED(mpi_shim_type_complex16, double _Complex, MPI_SHIM_BASIC_COMPLEX16, "MPI_COMPLEX16");
+PREDEFINED(mpi_shim_type_complex32, mpi_shim_complex_quad, MPI_SHIM_BASIC_COMPLEX32, "MPI_COMPLEX32");
+PREDEFINED(mpi_shim_type_cxx_bool, _Bool, MPI_SHIM_BASIC_CXX_BOOL, "MPI_CXX_BOOL");
+PREDEFINED(mpi_shim_type_cxx_float_complex, float _Complex, MPI_SHIM_BASIC_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX");
+PREDEFINED(mpi_shim_type_cxx_double_complex, double _Complex, MPI_SHIM_BASIC_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX");
+PREDEFINED(mpi_shim_type_cxx_long_double_complex, long double _Complex, MPI_SHIM_BASIC_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX");
+PREDEFINED(mpi_shim_type_2real, struct pair_2real, MPI_SHIM_BASIC_2REAL, "MPI_2REAL");
+PREDEFINED(mpi_shim_type_2double_precision, struct pair_2double_precision, MPI_SHIM_BASIC_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION");
+PREDEFINED(mpi_shim_type_2integer, struct pair_2integer, MPI_SHIM_BASIC_2INTEGER, "MPI_2INTEGER");
+
+/* The Fortran pairs have no holes: two basic elements of half the size. */
+static struct mpi_shim_type *const fortran_pairs[] = {
+	&mpi_shim_type_2real,
+	&mpi_shim_type_2double_precision,
+	&mpi_shim_type_2integer,
+};
+
 /* The pairs: the value's size and where the int index lies. */
 #define PAIR(obj, s) { &obj, sizeof(((struct s *)0)->value), offsetof(struct s, index) }
 static const struct {
@@ -207,6 +264,30 @@ static struct mpi_shim_type *const basics[] = {
 	&mpi_shim_type_c_float_complex,
 	&mpi_shim_type_c_double_complex,
 	&mpi_shim_type_c_long_double_complex,
+	&mpi_shim_type_integer,
+	&mpi_shim_type_real,
+	&mpi_shim_type_double_precision,
+	&mpi_shim_type_complex,
+	&mpi_shim_type_double_complex,
+	&mpi_shim_type_logical,
+	&mpi_shim_type_character,
+	&mpi_shim_type_integer1,
+	&mpi_shim_type_integer2,
+	&mpi_shim_type_integer4,
+	&mpi_shim_type_integer8,
+	&mpi_shim_type_real4,
+	&mpi_shim_type_real8,
+	&mpi_shim_type_real16,
+	&mpi_shim_type_complex8,
+	&mpi_shim_type_complex16,
+	&mpi_shim_type_complex32,
+	&mpi_shim_type_cxx_bool,
+	&mpi_shim_type_cxx_float_complex,
+	&mpi_shim_type_cxx_double_complex,
+	&mpi_shim_type_cxx_long_double_complex,
+	&mpi_shim_type_2real,
+	&mpi_shim_type_2double_precision,
+	&mpi_shim_type_2integer,
 };
 /* clang-format on */
 
@@ -221,6 +302,10 @@ __attribute__((constructor)) static void datatype_init(void)
 
 	for (i = 0; i < sizeof(basics) / sizeof(basics[0]); i++)
 		mpi_shim_layout_block(&type_info(basics[i])->layout, 0, basics[i]->size);
+	for (i = 0; i < sizeof(fortran_pairs) / sizeof(fortran_pairs[0]); i++) {
+		type_info(fortran_pairs[i])->nelem = 2;
+		type_info(fortran_pairs[i])->pair_value = fortran_pairs[i]->size / 2;
+	}
 	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		struct mpi_shim_type *t = pairs[i].type;
 		struct type_info *info = type_info(t);
@@ -253,6 +338,7 @@ void mpi_shim_datatype_retain(MPI_Datatype t)
 }
 
 static void type_destroy(struct mpi_shim_type *t);
+static void envelope_clear(struct type_info *info);
 
 void mpi_shim_datatype_release(MPI_Datatype t)
 {
@@ -269,6 +355,7 @@ static void type_destroy(struct mpi_shim_type *t)
 
 	for (i = 0; i < info->ntypes; i++)
 		mpi_shim_datatype_release(info->types[i]);
+	envelope_clear(info);
 	mpi_shim_layout_free(&info->layout);
 	free(info->types);
 	free(info->blocklen);
@@ -302,14 +389,6 @@ static int check_committed(MPI_Comm comm, MPI_Datatype t, const char *call)
 		return mpi_shim_err(comm, MPI_ERR_TYPE, call,
 				    "datatype %s is not committed (MPI_Type_commit)",
 				    t->name[0] ? t->name : "(derived)");
-	return MPI_SUCCESS;
-}
-
-static int check_count(int count, const char *call, const char *what)
-{
-	if (count < 0)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, call, "%s %d is negative", what,
-				    count);
 	return MPI_SUCCESS;
 }
 
@@ -355,6 +434,7 @@ static int bounds_add(struct bounds *b, MPI_Datatype t, uint64_t copies, int64_t
 {
 	struct type_info *info = type_info(t);
 	uint64_t bytes, elems;
+	int64_t lo, hi, tlo, thi;
 
 	if (!copies)
 		return 0;
@@ -364,28 +444,36 @@ static int bounds_add(struct bounds *b, MPI_Datatype t, uint64_t copies, int64_t
 	if (__builtin_mul_overflow(copies, info->nelem, &elems) ||
 	    __builtin_add_overflow(b->nelem, elems, &b->nelem))
 		return -EOVERFLOW;
+	/* The bounds of the copies, each of which must be an address. */
+	if (__builtin_add_overflow(dmin, (int64_t)t->lb, &lo) ||
+	    __builtin_add_overflow(dmax, (int64_t)t->lb, &hi) ||
+	    __builtin_add_overflow(hi, (int64_t)t->extent, &hi) ||
+	    __builtin_add_overflow(dmin, (int64_t)t->true_lb, &tlo) ||
+	    __builtin_add_overflow(dmax, (int64_t)t->true_lb, &thi) ||
+	    __builtin_add_overflow(thi, (int64_t)t->true_extent, &thi))
+		return -ERANGE;
 	if (info->lb_marker) {
 		b->has_lb_marker = 1;
-		if (dmin + t->lb < b->marker_lb)
-			b->marker_lb = dmin + t->lb;
+		if (lo < b->marker_lb)
+			b->marker_lb = lo;
 	} else if (t->size) {
-		if (dmin + t->lb < b->data_lb)
-			b->data_lb = dmin + t->lb;
+		if (lo < b->data_lb)
+			b->data_lb = lo;
 	}
 	if (info->ub_marker) {
 		b->has_ub_marker = 1;
-		if (dmax + t->lb + t->extent > b->marker_ub)
-			b->marker_ub = dmax + t->lb + t->extent;
+		if (hi > b->marker_ub)
+			b->marker_ub = hi;
 	} else if (t->size) {
-		if (dmax + t->lb + t->extent > b->data_ub)
-			b->data_ub = dmax + t->lb + t->extent;
+		if (hi > b->data_ub)
+			b->data_ub = hi;
 	}
 	if (t->size) {
 		b->has_data = 1;
-		if (dmin + t->true_lb < b->true_lb)
-			b->true_lb = dmin + t->true_lb;
-		if (dmax + t->true_lb + t->true_extent > b->true_ub)
-			b->true_ub = dmax + t->true_lb + t->true_extent;
+		if (tlo < b->true_lb)
+			b->true_lb = tlo;
+		if (thi > b->true_ub)
+			b->true_ub = thi;
 		if (!b->basic_set) {
 			b->basic = t->basic;
 			b->basic_set = 1;
@@ -464,6 +552,7 @@ static int type_alloc(enum type_combiner combiner, int nblocks, int ntypes,
 	if (!info->blocklen || !info->types)
 		goto free_arrays;
 	mpi_shim_layout_block(&info->layout, 0, 0);
+	info->handles = 1;
 	t->refcount = 1;
 	t->layout = info;
 	t->kind = MPI_SHIM_BASIC_NONE;
@@ -505,6 +594,9 @@ static int build_error(int err, const char *call)
 	if (err == -ENOMEM)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, call,
 				    "out of memory for the type's layout");
+	if (err == -ERANGE)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+				    "the type's data would lie beyond the address range");
 	return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, call,
 			    "the type would hold more than 2^63 bytes");
 }
@@ -538,14 +630,22 @@ static int build_blocks(enum type_combiner combiner, int nblk, const int64_t *bl
 	}
 	bounds_init(&b);
 	for (i = 0; i < nblk; i++) {
-		int64_t span = (bl[i] - 1) * (int64_t)old->extent;
-		int64_t rspan = reps ? (int64_t)(reps - 1) * rstride : 0;
-
 		info->blocklen[i] = bl[i] * (int64_t)reps;
+		/* A block of no copies adds nothing to the type map: not its
+		 * displacement either, however far it lies. */
 		if (bl[i] && reps) {
-			err = bounds_add(&b, old, (uint64_t)bl[i] * reps,
-					 disp[i] + min64(0, span) + min64(0, rspan),
-					 disp[i] + max64(0, span) + max64(0, rspan));
+			int64_t span, rspan, lo, hi;
+
+			if (__builtin_mul_overflow(bl[i] - 1, (int64_t)old->extent, &span) ||
+			    __builtin_mul_overflow((int64_t)(reps - 1), rstride, &rspan) ||
+			    __builtin_add_overflow(disp[i], min64(0, span), &lo) ||
+			    __builtin_add_overflow(lo, min64(0, rspan), &lo) ||
+			    __builtin_add_overflow(disp[i], max64(0, span), &hi) ||
+			    __builtin_add_overflow(hi, max64(0, rspan), &hi)) {
+				err = -ERANGE;
+				goto free_parts;
+			}
+			err = bounds_add(&b, old, (uint64_t)bl[i] * reps, lo, hi);
 			if (err)
 				goto free_parts;
 		}
@@ -576,82 +676,405 @@ free_type:
 	return build_error(err, call);
 }
 
+/* --- Envelopes (MPI_Type_get_envelope, MPI_Type_get_contents) --- */
+
+static void envelope_clear(struct type_info *info)
+{
+	int i;
+
+	for (i = 0; i < info->env_nd; i++)
+		mpi_shim_datatype_release(info->env_types[i]);
+	free(info->env_ints);
+	free(info->env_aints);
+	free(info->env_counts);
+	free(info->env_types);
+	info->env_ints = NULL;
+	info->env_aints = NULL;
+	info->env_counts = NULL;
+	info->env_types = NULL;
+	info->env_ni = info->env_na = info->env_nc = info->env_nd = 0;
+}
+
+static void *dup_array(const void *a, int n, size_t size, int *fail)
+{
+	void *p;
+
+	if (n <= 0)
+		return NULL;
+	p = malloc((size_t)n * size);
+	if (!p)
+		*fail = 1;
+	else
+		memcpy(p, a, (size_t)n * size);
+	return p;
+}
+
+int mpi_shim_datatype_set_envelope(MPI_Datatype t, int combiner, int ni, const int *ints, int na,
+				   const MPI_Aint *aints, int nc, const MPI_Count *counts, int nd,
+				   const MPI_Datatype *types)
+{
+	struct type_info *info = type_info(t);
+	int i, fail = 0;
+
+	envelope_clear(info);
+	info->env_ints = dup_array(ints, ni, sizeof(*ints), &fail);
+	info->env_aints = dup_array(aints, na, sizeof(*aints), &fail);
+	info->env_counts = dup_array(counts, nc, sizeof(*counts), &fail);
+	info->env_types = dup_array(types, nd, sizeof(*types), &fail);
+	if (fail) {
+		envelope_clear(info);
+		return MPI_ERR_NO_MEM;
+	}
+	for (i = 0; i < nd; i++)
+		mpi_shim_datatype_retain(types[i]);
+	info->env_combiner = combiner;
+	info->env_ni = ni;
+	info->env_na = na;
+	info->env_nc = nc;
+	info->env_nd = nd;
+	return MPI_SUCCESS;
+}
+
+void mpi_shim_datatype_discard(MPI_Datatype t)
+{
+	type_info(t)->handles = 0;
+	type_info(t)->user_freed = 1;
+	mpi_shim_datatype_release(t);
+}
+
+void mpi_shim_datatype_make_predefined(MPI_Datatype t)
+{
+	t->predefined = 1;
+	t->committed = 1;
+}
+
+/* Record the envelope of a type a public constructor returns, or fail. */
+static int envelope_or_fail(MPI_Datatype t, const char *call, int combiner, int ni,
+			    const int *ints, int na, const MPI_Aint *aints, int nc,
+			    const MPI_Count *counts, int nd, const MPI_Datatype *types,
+			    MPI_Datatype *newtype)
+{
+	if (mpi_shim_datatype_set_envelope(t, combiner, ni, ints, na, aints, nc, counts, nd,
+					   types)) {
+		mpi_shim_datatype_discard(t);
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, call,
+				    "out of memory for the type's envelope");
+	}
+	*newtype = t;
+	return MPI_SUCCESS;
+}
+
+static int envelope_query(MPI_Datatype t, const char *call, MPI_Count *ni, MPI_Count *na,
+			  MPI_Count *nc, MPI_Count *nd, int *combiner)
+{
+	struct type_info *info;
+	int rc;
+
+	if ((rc = check_oldtype(t, call, "datatype")))
+		return rc;
+	if (!ni || !na || !nd || !combiner)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "an output argument is NULL");
+	info = type_info(t);
+	if (!info->env_combiner) {
+		*ni = *na = *nc = *nd = 0;
+		*combiner = MPI_COMBINER_NAMED;
+		return MPI_SUCCESS;
+	}
+	*ni = info->env_ni;
+	*na = info->env_na;
+	*nc = info->env_nc;
+	*nd = info->env_nd;
+	*combiner = info->env_combiner;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+			   int *num_datatypes, int *combiner)
+{
+	static const char call[] = "MPI_Type_get_envelope";
+	MPI_Count ni = 0, na = 0, nc = 0, nd = 0;
+	int rc;
+
+	rc = envelope_query(datatype, call, &ni, &na, &nc, &nd, combiner);
+	if (rc)
+		return rc;
+	if (!num_integers || !num_addresses || !num_datatypes)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "an output argument is NULL");
+	if (nc)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_TYPE, call,
+				    "the datatype was made by a large-count (_c) constructor: "
+				    "use MPI_Type_get_envelope_c");
+	*num_integers = (int)ni;
+	*num_addresses = (int)na;
+	*num_datatypes = (int)nd;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Type_get_envelope);
+
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
+			     MPI_Count *num_addresses, MPI_Count *num_large_counts,
+			     MPI_Count *num_datatypes, int *combiner)
+{
+	static const char call[] = "MPI_Type_get_envelope_c";
+
+	if (!num_large_counts)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "num_large_counts is NULL");
+	return envelope_query(datatype, call, num_integers, num_addresses, num_large_counts,
+			      num_datatypes, combiner);
+}
+MPI_SHIM_ALIAS(MPI_Type_get_envelope_c);
+
+/*
+ * The arguments a type was made with; the datatypes returned are new
+ * references (MPI_Type_free-able) for derived types, the handles themselves
+ * for predefined ones.
+ */
+static int contents(MPI_Datatype t, const char *call, MPI_Count mi, MPI_Count ma, MPI_Count mc,
+		    MPI_Count md, int *ints, MPI_Aint *aints, MPI_Count *counts,
+		    MPI_Datatype *types)
+{
+	struct type_info *info;
+	int i, rc;
+
+	if ((rc = check_oldtype(t, call, "datatype")))
+		return rc;
+	info = type_info(t);
+	if (!info->env_combiner)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+				    "%s is a named (predefined) datatype: it has no contents",
+				    t->name);
+	if (mi < info->env_ni || ma < info->env_na || mc < info->env_nc || md < info->env_nd)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+				    "the arrays are too small: %d integers, %d addresses, %d large "
+				    "counts and %d datatypes are needed",
+				    info->env_ni, info->env_na, info->env_nc, info->env_nd);
+	if ((info->env_ni && !ints) || (info->env_na && !aints) || (info->env_nc && !counts) ||
+	    (info->env_nd && !types))
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "an output array is NULL");
+	if (info->env_ni)
+		memcpy(ints, info->env_ints, (size_t)info->env_ni * sizeof(*ints));
+	if (info->env_na)
+		memcpy(aints, info->env_aints, (size_t)info->env_na * sizeof(*aints));
+	if (info->env_nc)
+		memcpy(counts, info->env_counts, (size_t)info->env_nc * sizeof(*counts));
+	for (i = 0; i < info->env_nd; i++) {
+		types[i] = info->env_types[i];
+		/* A derived type comes back as a handle the user frees. */
+		if (!types[i]->predefined) {
+			mpi_shim_datatype_retain(types[i]);
+			type_info(types[i])->handles++;
+			type_info(types[i])->user_freed = 0;
+		}
+	}
+	return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+			   int max_datatypes, int array_of_integers[],
+			   MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+	static const char call[] = "MPI_Type_get_contents";
+
+	if (mpi_shim_datatype_ok(datatype) && type_info(datatype)->env_nc)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_TYPE, call,
+				    "the datatype was made by a large-count (_c) constructor: "
+				    "use MPI_Type_get_contents_c");
+	return contents(datatype, call, max_integers, max_addresses, 0, max_datatypes,
+			array_of_integers, array_of_addresses, NULL, array_of_datatypes);
+}
+MPI_SHIM_ALIAS(MPI_Type_get_contents);
+
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
+			     MPI_Count max_addresses, MPI_Count max_large_counts,
+			     MPI_Count max_datatypes, int array_of_integers[],
+			     MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+			     MPI_Datatype array_of_datatypes[])
+{
+	return contents(datatype, "MPI_Type_get_contents_c", max_integers, max_addresses,
+			max_large_counts, max_datatypes, array_of_integers, array_of_addresses,
+			array_of_large_counts, array_of_datatypes);
+}
+MPI_SHIM_ALIAS(MPI_Type_get_contents_c);
+
 /* --- Constructors --- */
+
+/*
+ * The arguments of the constructors, int or MPI_Count (the _c calls), read
+ * through one accessor: a count array is either ints (i) or large counts (c).
+ */
+struct counts {
+	const int *i;
+	const MPI_Count *c;
+};
+
+static inline int64_t count_at(struct counts a, int64_t k)
+{
+	return a.c ? (int64_t)a.c[k] : (int64_t)a.i[k];
+}
+
+static int check_count64(int64_t count, const char *call, const char *what)
+{
+	if (count < 0)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, call, "%s %lld is negative", what,
+				    (long long)count);
+	return MPI_SUCCESS;
+}
+
+static int contiguous(int64_t count, MPI_Datatype oldtype, MPI_Datatype *newtype,
+		      const char *call)
+{
+	int64_t disp = 0;
+	int rc;
+
+	if ((rc = check_count64(count, call, "count")) ||
+	    (rc = check_oldtype(oldtype, call, "oldtype")) || (rc = check_newtype(newtype, call)))
+		return rc;
+	return build_blocks(TYPE_CONTIGUOUS, 1, &count, &disp, 1, 0, oldtype, call, newtype);
+}
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char call[] = "MPI_Type_contiguous";
-	int64_t bl = count, disp = 0;
-	int rc;
+	MPI_Datatype t;
+	int rc = contiguous(count, oldtype, &t, call);
 
-	if ((rc = check_count(count, call, "count")) ||
-	    (rc = check_oldtype(oldtype, call, "oldtype")) || (rc = check_newtype(newtype, call)))
+	if (rc)
 		return rc;
-	return build_blocks(TYPE_CONTIGUOUS, 1, &bl, &disp, 1, 0, oldtype, call, newtype);
+	return envelope_or_fail(t, call, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 0, NULL, 1,
+				&oldtype, newtype);
 }
 MPI_SHIM_ALIAS(MPI_Type_contiguous);
 
-static int hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-		   MPI_Datatype *newtype, const char *call)
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	int64_t bl = blocklength, disp = 0;
+	static const char call[] = "MPI_Type_contiguous_c";
+	MPI_Datatype t;
+	int rc = contiguous(count, oldtype, &t, call);
+
+	if (rc)
+		return rc;
+	return envelope_or_fail(t, call, MPI_COMBINER_CONTIGUOUS, 0, NULL, 0, NULL, 1, &count, 1,
+				&oldtype, newtype);
+}
+MPI_SHIM_ALIAS(MPI_Type_contiguous_c);
+
+/* stride in bytes, or in extents of oldtype when `elements`. */
+static int hvector(int64_t count, int64_t blocklength, int64_t stride, int elements,
+		   MPI_Datatype oldtype, MPI_Datatype *newtype, const char *call)
+{
+	int64_t disp = 0;
 	int rc;
 
-	if ((rc = check_count(count, call, "count")) ||
+	if ((rc = check_count64(count, call, "count")) ||
 	    (rc = check_oldtype(oldtype, call, "oldtype")) || (rc = check_newtype(newtype, call)))
 		return rc;
 	if (blocklength < 0)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "blocklength %d is negative",
-				    blocklength);
-	return build_blocks(TYPE_VECTOR, 1, &bl, &disp, (uint64_t)count, stride, oldtype, call,
-			    newtype);
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+				    "blocklength %lld is negative", (long long)blocklength);
+	if (elements && __builtin_mul_overflow(stride, (int64_t)oldtype->extent, &stride))
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+				    "the stride in bytes overflows");
+	return build_blocks(TYPE_VECTOR, 1, &blocklength, &disp, (uint64_t)count, stride, oldtype,
+			    call, newtype);
 }
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
 		     MPI_Datatype *newtype)
 {
 	static const char call[] = "MPI_Type_vector";
-	int rc = check_oldtype(oldtype, call, "oldtype");
+	int ints[3] = {count, blocklength, stride};
+	MPI_Datatype t;
+	int rc = hvector(count, blocklength, stride, 1, oldtype, &t, call);
 
 	if (rc)
 		return rc;
-	return hvector(count, blocklength, (MPI_Aint)stride * oldtype->extent, oldtype, newtype,
-		       call);
+	return envelope_or_fail(t, call, MPI_COMBINER_VECTOR, 3, ints, 0, NULL, 0, NULL, 1,
+				&oldtype, newtype);
 }
 MPI_SHIM_ALIAS(MPI_Type_vector);
+
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+		       MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_vector_c";
+	MPI_Count c[3] = {count, blocklength, stride};
+	MPI_Datatype t;
+	int rc = hvector(count, blocklength, stride, 1, oldtype, &t, call);
+
+	if (rc)
+		return rc;
+	return envelope_or_fail(t, call, MPI_COMBINER_VECTOR, 0, NULL, 0, NULL, 3, c, 1, &oldtype,
+				newtype);
+}
+MPI_SHIM_ALIAS(MPI_Type_vector_c);
+
+static int hvector_int(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+		       MPI_Datatype *newtype, const char *call)
+{
+	int ints[2] = {count, blocklength};
+	MPI_Datatype t;
+	int rc = hvector(count, blocklength, stride, 0, oldtype, &t, call);
+
+	if (rc)
+		return rc;
+	return envelope_or_fail(t, call, MPI_COMBINER_HVECTOR, 2, ints, 1, &stride, 0, NULL, 1,
+				&oldtype, newtype);
+}
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
 			     MPI_Datatype *newtype)
 {
-	return hvector(count, blocklength, stride, oldtype, newtype, "MPI_Type_create_hvector");
+	return hvector_int(count, blocklength, stride, oldtype, newtype,
+			   "MPI_Type_create_hvector");
 }
 MPI_SHIM_ALIAS(MPI_Type_create_hvector);
 
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
 		      MPI_Datatype *newtype)
 {
-	return hvector(count, blocklength, stride, oldtype, newtype, "MPI_Type_hvector");
+	return hvector_int(count, blocklength, stride, oldtype, newtype, "MPI_Type_hvector");
 }
 MPI_SHIM_ALIAS(MPI_Type_hvector);
 
-/*
- * The indexed family: block lengths from bls (or all blocklength when bls
- * is NULL), displacements from idisp in units of the old extent or from
- * adisp in bytes.
- */
-static int indexed(int count, const int *bls, int blocklength, const int *idisp,
-		   const MPI_Aint *adisp, MPI_Datatype oldtype, MPI_Datatype *newtype,
-		   const char *call)
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+			       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	int64_t *bl, *disp;
-	int i, rc;
+	static const char call[] = "MPI_Type_create_hvector_c";
+	MPI_Count c[3] = {count, blocklength, stride};
+	MPI_Datatype t;
+	int rc = hvector(count, blocklength, stride, 0, oldtype, &t, call);
 
-	if ((rc = check_count(count, call, "count")) ||
+	if (rc)
+		return rc;
+	return envelope_or_fail(t, call, MPI_COMBINER_HVECTOR, 0, NULL, 0, NULL, 3, c, 1, &oldtype,
+				newtype);
+}
+MPI_SHIM_ALIAS(MPI_Type_create_hvector_c);
+
+/*
+ * The indexed family: block lengths from bls (or all blocklength when
+ * bls has neither array), displacements from disps (ints or large counts)
+ * in units of the old extent when `elements`, or from adisp in bytes.
+ */
+static int indexed(int64_t count, struct counts bls, int64_t blocklength, struct counts disps,
+		   const MPI_Aint *adisp, int elements, MPI_Datatype oldtype,
+		   MPI_Datatype *newtype, const char *call)
+{
+	int64_t *bl, *disp, i;
+	int rc;
+
+	if ((rc = check_count64(count, call, "count")) ||
 	    (rc = check_oldtype(oldtype, call, "oldtype")) || (rc = check_newtype(newtype, call)))
 		return rc;
-	if (count > 0 && !idisp && !adisp)
+	if (count > INT_MAX)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, call,
+				    "count %lld: at most INT_MAX blocks", (long long)count);
+	if (count > 0 && !disps.i && !disps.c && !adisp)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
 				    "array_of_displacements is NULL");
+	if (blocklength < 0)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+				    "blocklength %lld is negative", (long long)blocklength);
 	bl = calloc(count ? (size_t)count : 1, sizeof(*bl));
 	disp = calloc(count ? (size_t)count : 1, sizeof(*disp));
 	if (!bl || !disp) {
@@ -660,43 +1083,158 @@ static int indexed(int count, const int *bls, int blocklength, const int *idisp,
 		return build_error(-ENOMEM, call);
 	}
 	for (i = 0; i < count; i++) {
-		bl[i] = bls ? bls[i] : blocklength;
+		bl[i] = bls.i || bls.c ? count_at(bls, i) : blocklength;
 		if (bl[i] < 0) {
 			rc = mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
-					  "array_of_blocklengths[%d] = %d is negative", i,
-					  (int)bl[i]);
+					  "array_of_blocklengths[%lld] = %lld is negative",
+					  (long long)i, (long long)bl[i]);
 			goto free_arrays;
 		}
-		disp[i] = idisp ? (int64_t)idisp[i] * oldtype->extent : adisp[i];
+		disp[i] = adisp ? adisp[i] : count_at(disps, i);
+		if (!bl[i])
+			disp[i] = 0; /* an empty block: not part of the type map */
+		else if (elements &&
+			 __builtin_mul_overflow(disp[i], (int64_t)oldtype->extent, &disp[i])) {
+			rc = mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+					  "displacement %lld in bytes overflows", (long long)i);
+			goto free_arrays;
+		}
 	}
-	rc = build_blocks(TYPE_INDEXED, count, bl, disp, 1, 0, oldtype, call, newtype);
+	rc = build_blocks(TYPE_INDEXED, (int)count, bl, disp, 1, 0, oldtype, call, newtype);
 free_arrays:
 	free(bl);
 	free(disp);
 	return rc;
 }
 
+/* The envelope's integers: count, then the arrays given (NULL: none). */
+static int *envelope_ints(int count, const int *a, int na, const int *b, int nb, int extra,
+			  int *n)
+{
+	int *ints = malloc((size_t)(1 + na + nb + 1) * sizeof(*ints)), k = 0;
+
+	if (!ints)
+		return NULL;
+	ints[k++] = count;
+	if (extra >= 0)
+		ints[k++] = extra;
+	if (na)
+		memcpy(ints + k, a, (size_t)na * sizeof(*ints));
+	k += na;
+	if (nb)
+		memcpy(ints + k, b, (size_t)nb * sizeof(*ints));
+	k += nb;
+	*n = k;
+	return ints;
+}
+
+/* The same for large counts. */
+static MPI_Count *envelope_counts(MPI_Count count, const MPI_Count *a, MPI_Count na,
+				  const MPI_Count *b, MPI_Count nb, int has_extra, MPI_Count extra,
+				  int *n)
+{
+	MPI_Count *c = malloc((size_t)(1 + na + nb + 1) * sizeof(*c));
+	int k = 0;
+
+	if (!c)
+		return NULL;
+	c[k++] = count;
+	if (has_extra)
+		c[k++] = extra;
+	if (na)
+		memcpy(c + k, a, (size_t)na * sizeof(*c));
+	k += (int)na;
+	if (nb)
+		memcpy(c + k, b, (size_t)nb * sizeof(*c));
+	k += (int)nb;
+	*n = k;
+	return c;
+}
+
+/* Record an envelope of ints and/or large counts built above. */
+static int envelope_built(MPI_Datatype t, const char *call, int combiner, int *ints, int ni,
+			  const MPI_Aint *aints, int na, MPI_Count *counts, int nc,
+			  int nd, const MPI_Datatype *types, int fail, MPI_Datatype *newtype)
+{
+	int rc;
+
+	if (fail) {
+		free(ints);
+		free(counts);
+		mpi_shim_datatype_discard(t);
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, call,
+				    "out of memory for the type's envelope");
+	}
+	rc = envelope_or_fail(t, call, combiner, ni, ints, na, aints, nc, counts, nd, types,
+			      newtype);
+	free(ints);
+	free(counts);
+	return rc;
+}
+
+static const struct counts no_counts;
+
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
 		      const int array_of_displacements[], MPI_Datatype oldtype,
 		      MPI_Datatype *newtype)
 {
 	static const char call[] = "MPI_Type_indexed";
+	struct counts bl = {.i = array_of_blocklengths}, d = {.i = array_of_displacements};
+	MPI_Datatype t;
+	int *ints, n = 0, rc;
 
 	if (count > 0 && !array_of_blocklengths)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
 				    "array_of_blocklengths is NULL");
-	return indexed(count, array_of_blocklengths, 0, array_of_displacements, NULL, oldtype,
-		       newtype, call);
+	rc = indexed(count, bl, 0, d, NULL, 1, oldtype, &t, call);
+	if (rc)
+		return rc;
+	ints = envelope_ints(count, array_of_blocklengths, count, array_of_displacements, count,
+			     -1, &n);
+	return envelope_built(t, call, MPI_COMBINER_INDEXED, ints, n, NULL, 0, NULL, 0, 1,
+			      &oldtype, !ints, newtype);
 }
 MPI_SHIM_ALIAS(MPI_Type_indexed);
+
+int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+			const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+			MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_indexed_c";
+	struct counts bl = {.c = array_of_blocklengths}, d = {.c = array_of_displacements};
+	MPI_Datatype t;
+	MPI_Count *c;
+	int n = 0, rc;
+
+	if (count > 0 && !array_of_blocklengths)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+				    "array_of_blocklengths is NULL");
+	rc = indexed(count, bl, 0, d, NULL, 1, oldtype, &t, call);
+	if (rc)
+		return rc;
+	c = envelope_counts(count, array_of_blocklengths, count, array_of_displacements, count, 0,
+			    0, &n);
+	return envelope_built(t, call, MPI_COMBINER_INDEXED, NULL, 0, NULL, 0, c, n, 1, &oldtype,
+			      !c, newtype);
+}
+MPI_SHIM_ALIAS(MPI_Type_indexed_c);
 
 static int hindexed(int count, const int *bls, const MPI_Aint *disps, MPI_Datatype oldtype,
 		    MPI_Datatype *newtype, const char *call)
 {
+	struct counts bl = {.i = bls};
+	MPI_Datatype t;
+	int *ints, n = 0, rc;
+
 	if (count > 0 && !bls)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
 				    "array_of_blocklengths is NULL");
-	return indexed(count, bls, 0, NULL, disps, oldtype, newtype, call);
+	rc = indexed(count, bl, 0, no_counts, disps, 0, oldtype, &t, call);
+	if (rc)
+		return rc;
+	ints = envelope_ints(count, bls, count, NULL, 0, -1, &n);
+	return envelope_built(t, call, MPI_COMBINER_HINDEXED, ints, n, disps, count, NULL, 0, 1,
+			      &oldtype, !ints, newtype);
 }
 
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
@@ -717,63 +1255,135 @@ int PMPI_Type_hindexed(int count, const int array_of_blocklengths[],
 }
 MPI_SHIM_ALIAS(MPI_Type_hindexed);
 
+int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+				const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+				MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_create_hindexed_c";
+	struct counts bl = {.c = array_of_blocklengths}, d = {.c = array_of_displacements};
+	MPI_Datatype t;
+	MPI_Count *c;
+	int n = 0, rc;
+
+	if (count > 0 && !array_of_blocklengths)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+				    "array_of_blocklengths is NULL");
+	rc = indexed(count, bl, 0, d, NULL, 0, oldtype, &t, call);
+	if (rc)
+		return rc;
+	c = envelope_counts(count, array_of_blocklengths, count, array_of_displacements, count, 0,
+			    0, &n);
+	return envelope_built(t, call, MPI_COMBINER_HINDEXED, NULL, 0, NULL, 0, c, n, 1, &oldtype,
+			      !c, newtype);
+}
+MPI_SHIM_ALIAS(MPI_Type_create_hindexed_c);
+
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
 				   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char call[] = "MPI_Type_create_indexed_block";
+	struct counts d = {.i = array_of_displacements};
+	MPI_Datatype t;
+	int *ints, n = 0, rc;
 
-	if (blocklength < 0)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "blocklength %d is negative",
-				    blocklength);
-	return indexed(count, NULL, blocklength, array_of_displacements, NULL, oldtype, newtype,
-		       call);
+	rc = indexed(count, no_counts, blocklength, d, NULL, 1, oldtype, &t, call);
+	if (rc)
+		return rc;
+	ints = envelope_ints(count, array_of_displacements, count, NULL, 0, blocklength, &n);
+	return envelope_built(t, call, MPI_COMBINER_INDEXED_BLOCK, ints, n, NULL, 0, NULL, 0, 1,
+			      &oldtype, !ints, newtype);
 }
 MPI_SHIM_ALIAS(MPI_Type_create_indexed_block);
+
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+				     const MPI_Count array_of_displacements[],
+				     MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_create_indexed_block_c";
+	struct counts d = {.c = array_of_displacements};
+	MPI_Datatype t;
+	MPI_Count *c;
+	int n = 0, rc;
+
+	rc = indexed(count, no_counts, blocklength, d, NULL, 1, oldtype, &t, call);
+	if (rc)
+		return rc;
+	c = envelope_counts(count, array_of_displacements, count, NULL, 0, 1, blocklength, &n);
+	return envelope_built(t, call, MPI_COMBINER_INDEXED_BLOCK, NULL, 0, NULL, 0, c, n, 1,
+			      &oldtype, !c, newtype);
+}
+MPI_SHIM_ALIAS(MPI_Type_create_indexed_block_c);
 
 int PMPI_Type_create_hindexed_block(int count, int blocklength,
 				    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
 				    MPI_Datatype *newtype)
 {
 	static const char call[] = "MPI_Type_create_hindexed_block";
+	int ints[2] = {count, blocklength};
+	MPI_Datatype t;
+	int rc;
 
-	if (blocklength < 0)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "blocklength %d is negative",
-				    blocklength);
-	return indexed(count, NULL, blocklength, NULL, array_of_displacements, oldtype, newtype,
-		       call);
+	rc = indexed(count, no_counts, blocklength, no_counts, array_of_displacements, 0, oldtype,
+		     &t, call);
+	if (rc)
+		return rc;
+	return envelope_or_fail(t, call, MPI_COMBINER_HINDEXED_BLOCK, 2, ints, count,
+				array_of_displacements, 0, NULL, 1, &oldtype, newtype);
 }
 MPI_SHIM_ALIAS(MPI_Type_create_hindexed_block);
 
-int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
-			    const MPI_Aint array_of_displacements[],
-			    const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+				      const MPI_Count array_of_displacements[],
+				      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	static const char call[] = "MPI_Type_create_struct";
+	static const char call[] = "MPI_Type_create_hindexed_block_c";
+	struct counts d = {.c = array_of_displacements};
+	MPI_Datatype t;
+	MPI_Count *c;
+	int n = 0, rc;
+
+	rc = indexed(count, no_counts, blocklength, d, NULL, 0, oldtype, &t, call);
+	if (rc)
+		return rc;
+	c = envelope_counts(count, array_of_displacements, count, NULL, 0, 1, blocklength, &n);
+	return envelope_built(t, call, MPI_COMBINER_HINDEXED_BLOCK, NULL, 0, NULL, 0, c, n, 1,
+			      &oldtype, !c, newtype);
+}
+MPI_SHIM_ALIAS(MPI_Type_create_hindexed_block_c);
+
+static int type_struct(int64_t count, struct counts bls, struct counts disps,
+		       const MPI_Aint *adisp, const MPI_Datatype types[], MPI_Datatype *newtype,
+		       const char *call)
+{
 	struct mpi_shim_layout *parts;
 	struct mpi_shim_type *t;
 	struct type_info *info;
 	struct bounds b;
-	int i, rc, err;
+	int64_t i;
+	int rc, err;
 
-	if ((rc = check_count(count, call, "count")) || (rc = check_newtype(newtype, call)))
+	if ((rc = check_count64(count, call, "count")) || (rc = check_newtype(newtype, call)))
 		return rc;
-	if (count > 0 && (!array_of_blocklengths || !array_of_displacements || !array_of_types))
+	if (count > INT_MAX)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, call,
+				    "count %lld: at most INT_MAX blocks", (long long)count);
+	if (count > 0 && ((!bls.i && !bls.c) || (!disps.c && !adisp) || !types))
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "array_of_%s is NULL",
-				    !array_of_blocklengths    ? "blocklengths"
-				    : !array_of_displacements ? "displacements"
-							      : "types");
+				    !bls.i && !bls.c		 ? "blocklengths"
+				    : !disps.c && !adisp ? "displacements"
+							 : "types");
 	for (i = 0; i < count; i++) {
 		char what[48];
 
-		snprintf(what, sizeof(what), "array_of_types[%d]", i);
-		if ((rc = check_oldtype(array_of_types[i], call, what)))
+		snprintf(what, sizeof(what), "array_of_types[%lld]", (long long)i);
+		if ((rc = check_oldtype(types[i], call, what)))
 			return rc;
-		if (array_of_blocklengths[i] < 0)
+		if (count_at(bls, i) < 0)
 			return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
-					    "array_of_blocklengths[%d] = %d is negative", i,
-					    array_of_blocklengths[i]);
+					    "array_of_blocklengths[%lld] = %lld is negative",
+					    (long long)i, (long long)count_at(bls, i));
 	}
-	err = type_alloc(TYPE_STRUCT, count, count, &t);
+	err = type_alloc(TYPE_STRUCT, (int)count, (int)count, &t);
 	if (err)
 		return build_error(err, call);
 	info = type_info(t);
@@ -784,15 +1394,22 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 	}
 	bounds_init(&b);
 	for (i = 0; i < count; i++) {
-		MPI_Datatype old = array_of_types[i];
-		int64_t bl = array_of_blocklengths[i], d = array_of_displacements[i];
-		int64_t span = (bl - 1) * (int64_t)old->extent;
+		MPI_Datatype old = types[i];
+		int64_t bl = count_at(bls, i), d = adisp ? adisp[i] : count_at(disps, i);
+		int64_t span;
 
-		type_set_component(t, i, old);
+		type_set_component(t, (int)i, old);
 		info->blocklen[i] = bl;
 		if (bl) {
-			err = bounds_add(&b, old, (uint64_t)bl, d + min64(0, span),
-					 d + max64(0, span));
+			int64_t lo, hi;
+
+			if (__builtin_mul_overflow(bl - 1, (int64_t)old->extent, &span) ||
+			    __builtin_add_overflow(d, min64(0, span), &lo) ||
+			    __builtin_add_overflow(d, max64(0, span), &hi)) {
+				err = -ERANGE;
+				break;
+			}
+			err = bounds_add(&b, old, (uint64_t)bl, lo, hi);
 			if (err)
 				break;
 		}
@@ -821,7 +1438,44 @@ free_type:
 	mpi_shim_datatype_release(t);
 	return build_error(err, call);
 }
+
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+			    const MPI_Aint array_of_displacements[],
+			    const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_create_struct";
+	struct counts bl = {.i = array_of_blocklengths};
+	MPI_Datatype t;
+	int *ints, n = 0, rc;
+
+	rc = type_struct(count, bl, no_counts, array_of_displacements, array_of_types, &t, call);
+	if (rc)
+		return rc;
+	ints = envelope_ints(count, array_of_blocklengths, count, NULL, 0, -1, &n);
+	return envelope_built(t, call, MPI_COMBINER_STRUCT, ints, n, array_of_displacements,
+			      count, NULL, 0, count, array_of_types, !ints, newtype);
+}
 MPI_SHIM_ALIAS(MPI_Type_create_struct);
+
+int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+			      const MPI_Count array_of_displacements[],
+			      const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_create_struct_c";
+	struct counts bl = {.c = array_of_blocklengths}, d = {.c = array_of_displacements};
+	MPI_Datatype t;
+	MPI_Count *c;
+	int n = 0, rc;
+
+	rc = type_struct(count, bl, d, NULL, array_of_types, &t, call);
+	if (rc)
+		return rc;
+	c = envelope_counts(count, array_of_blocklengths, count, array_of_displacements, count, 0,
+			    0, &n);
+	return envelope_built(t, call, MPI_COMBINER_STRUCT, NULL, 0, NULL, 0, c, n, (int)count,
+			      array_of_types, !c, newtype);
+}
+MPI_SHIM_ALIAS(MPI_Type_create_struct_c);
 
 /* resized (markers set) and dup (everything kept): a copy of old's layout. */
 static int type_copy(enum type_combiner combiner, MPI_Datatype old, MPI_Datatype *newtype,
@@ -857,10 +1511,9 @@ static int type_copy(enum type_combiner combiner, MPI_Datatype old, MPI_Datatype
 	return MPI_SUCCESS;
 }
 
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-			     MPI_Datatype *newtype)
+static int resized(MPI_Datatype oldtype, int64_t lb, int64_t extent, MPI_Datatype *newtype,
+		   const char *call)
 {
-	static const char call[] = "MPI_Type_create_resized";
 	MPI_Datatype t;
 	int rc;
 
@@ -877,7 +1530,36 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 	*newtype = t;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+			     MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_create_resized";
+	MPI_Aint a[2] = {lb, extent};
+	MPI_Datatype t;
+	int rc = resized(oldtype, lb, extent, &t, call);
+
+	if (rc)
+		return rc;
+	return envelope_or_fail(t, call, MPI_COMBINER_RESIZED, 0, NULL, 2, a, 0, NULL, 1,
+				&oldtype, newtype);
+}
 MPI_SHIM_ALIAS(MPI_Type_create_resized);
+
+int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+			       MPI_Datatype *newtype)
+{
+	static const char call[] = "MPI_Type_create_resized_c";
+	MPI_Count c[2] = {lb, extent};
+	MPI_Datatype t;
+	int rc = resized(oldtype, lb, extent, &t, call);
+
+	if (rc)
+		return rc;
+	return envelope_or_fail(t, call, MPI_COMBINER_RESIZED, 0, NULL, 0, NULL, 2, c, 1,
+				&oldtype, newtype);
+}
+MPI_SHIM_ALIAS(MPI_Type_create_resized_c);
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -892,6 +1574,20 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 		return rc;
 	t->contiguous = oldtype->contiguous;
 	t->committed = oldtype->committed;
+	if (mpi_shim_datatype_set_envelope(t, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 0, NULL, 1,
+					   &oldtype)) {
+		mpi_shim_datatype_discard(t);
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, call,
+				    "out of memory for the type's envelope");
+	}
+	rc = mpi_shim_type_attr_copy_all(oldtype, t);
+	if (rc) {
+		/* The copies made so far are deleted with their callbacks. */
+		mpi_shim_type_attr_delete_all(t);
+		mpi_shim_datatype_discard(t);
+		return mpi_shim_err(MPI_COMM_NULL, rc, call,
+				    "an attribute copy callback failed (error %d)", rc);
+	}
 	*newtype = t;
 	return MPI_SUCCESS;
 }
@@ -915,6 +1611,7 @@ MPI_SHIM_ALIAS(MPI_Type_commit);
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
 	static const char call[] = "MPI_Type_free";
+	struct type_info *info;
 	MPI_Datatype t;
 	int rc;
 
@@ -925,8 +1622,15 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 		return rc;
 	if (t->predefined)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_TYPE, call,
-				    "%s is predefined and cannot be freed", t->name);
-	type_info(t)->user_freed = 1;
+				    "%s is predefined and cannot be freed",
+				    t->name[0] ? t->name : "this datatype");
+	info = type_info(t);
+	/* The last of the user's handles (MPI_Type_get_contents gives more)
+	 * takes the attributes with it, their delete callbacks called. */
+	if (--info->handles == 0) {
+		mpi_shim_type_attr_delete_all(t);
+		info->user_freed = 1;
+	}
 	*datatype = MPI_DATATYPE_NULL;
 	mpi_shim_datatype_release(t);
 	return MPI_SUCCESS;
@@ -1206,6 +1910,31 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Pack_size);
+
+/* --- The basic elements in packed order --- */
+
+int mpi_shim_datatype_for_each_basic(MPI_Datatype t, uint64_t count,
+				     int (*fn)(void *arg, MPI_Datatype basic, uint64_t n),
+				     void *arg)
+{
+	struct type_info *info = type_info(t);
+	uint64_t c;
+	int i, rc;
+
+	if (!count || !t->size)
+		return 0;
+	if (t->basic)
+		return fn(arg, (MPI_Datatype)t->basic, count * t->nbasic);
+	for (c = 0; c < count; c++) {
+		for (i = 0; i < info->nblocks; i++) {
+			rc = mpi_shim_datatype_for_each_basic(info->types[info->ntypes > 1 ? i : 0],
+							      (uint64_t)info->blocklen[i], fn, arg);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
 
 /* --- Element counts --- */
 

@@ -17,6 +17,22 @@
 
 #include "mpi.h"
 
+/*
+ * IEEE quadruple precision, for MPI_REAL16 and MPI_COMPLEX32 (gfortran's
+ * REAL(16)) and for MPI_LONG_DOUBLE in external32: __float128 where the
+ * compiler has it (x86-64), else a long double that is that format
+ * (aarch64, where __float128 does not exist).
+ */
+#if defined(__SIZEOF_FLOAT128__)
+typedef __float128 mpi_shim_quad;
+typedef _Complex float __attribute__((mode(TC))) mpi_shim_complex_quad;
+#elif defined(__LDBL_MANT_DIG__) && __LDBL_MANT_DIG__ == 113
+typedef long double mpi_shim_quad;
+typedef long double _Complex mpi_shim_complex_quad;
+#else
+#error "MPI_REAL16 needs IEEE quadruple precision: __float128 or a 128-bit long double"
+#endif
+
 /* The basic C types, for reductions (op.c) and Get_elements. */
 enum mpi_shim_basic {
 	MPI_SHIM_BASIC_NONE, /* a mix of basic types, or a derived type */
@@ -59,8 +75,36 @@ enum mpi_shim_basic {
 	MPI_SHIM_BASIC_2INT,
 	MPI_SHIM_BASIC_SHORT_INT,
 	MPI_SHIM_BASIC_LONG_DOUBLE_INT,
+	/* Fortran (gfortran's sizes) and C++ types */
+	MPI_SHIM_BASIC_INTEGER,
+	MPI_SHIM_BASIC_REAL,
+	MPI_SHIM_BASIC_DOUBLE_PRECISION,
+	MPI_SHIM_BASIC_COMPLEX,
+	MPI_SHIM_BASIC_DOUBLE_COMPLEX,
+	MPI_SHIM_BASIC_LOGICAL,
+	MPI_SHIM_BASIC_CHARACTER,
+	MPI_SHIM_BASIC_INTEGER1,
+	MPI_SHIM_BASIC_INTEGER2,
+	MPI_SHIM_BASIC_INTEGER4,
+	MPI_SHIM_BASIC_INTEGER8,
+	MPI_SHIM_BASIC_REAL4,
+	MPI_SHIM_BASIC_REAL8,
+	MPI_SHIM_BASIC_REAL16,
+	MPI_SHIM_BASIC_COMPLEX8,
+	MPI_SHIM_BASIC_COMPLEX16,
+	MPI_SHIM_BASIC_COMPLEX32,
+	MPI_SHIM_BASIC_CXX_BOOL,
+	MPI_SHIM_BASIC_CXX_FLOAT_COMPLEX,
+	MPI_SHIM_BASIC_CXX_DOUBLE_COMPLEX,
+	MPI_SHIM_BASIC_CXX_LONG_DOUBLE_COMPLEX,
+	/* Fortran pairs of MINLOC and MAXLOC: { value; value-typed index; } */
+	MPI_SHIM_BASIC_2REAL,
+	MPI_SHIM_BASIC_2DOUBLE_PRECISION,
+	MPI_SHIM_BASIC_2INTEGER,
 	MPI_SHIM_BASIC_COUNT_OF_KINDS
 };
+
+struct mpi_shim_attr;
 
 struct mpi_shim_type {
 	size_t size;          /* bytes of data in one element */
@@ -79,6 +123,7 @@ struct mpi_shim_type {
 	enum mpi_shim_basic kind; /* for a predefined type; NONE otherwise */
 	int refcount;         /* the user's handle, plus types built on it */
 	void *layout;         /* private to datatype.c */
+	struct mpi_shim_attr *attrs; /* MPI_Type_set_attr (attr.c) */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -126,6 +171,33 @@ void mpi_shim_datatype_pairs_expand(const struct mpi_shim_type *pair, const void
 				    void *structs, size_t n);
 void mpi_shim_datatype_pairs_compress(const struct mpi_shim_type *pair, const void *structs,
 				      void *packed, size_t n);
+
+/*
+ * How a derived type was made, for MPI_Type_get_envelope/contents: the
+ * combiner (MPI_COMBINER_x) and its arguments as the standard lists them;
+ * counts holds the large counts of a type made by an MPI-4.0 _c call.  Set
+ * by the constructors (datatype.c, type_array.c) on the type they return,
+ * replacing what the constructors they used internally recorded; the
+ * datatypes are retained.  MPI_SUCCESS or MPI_ERR_NO_MEM.
+ */
+int mpi_shim_datatype_set_envelope(MPI_Datatype t, int combiner, int ni, const int *ints, int na,
+				   const MPI_Aint *aints, int nc, const MPI_Count *counts, int nd,
+				   const MPI_Datatype *types);
+
+/*
+ * Call fn(arg, basic, n) for each run of n consecutive basic elements of the
+ * same predefined type, in the order of the packed form of count elements
+ * of t; stops at, and returns, the first non-zero return of fn.
+ */
+int mpi_shim_datatype_for_each_basic(MPI_Datatype t, uint64_t count,
+				     int (*fn)(void *arg, MPI_Datatype basic, uint64_t n),
+				     void *arg);
+
+/* Free a new type after a failure (no callbacks: nothing was attached). */
+void mpi_shim_datatype_discard(MPI_Datatype t);
+
+/* Mark a type made by MPI_Type_create_f90_x: predefined (never freed). */
+void mpi_shim_datatype_make_predefined(MPI_Datatype t);
 
 /* Where count elements of a contiguous type start. */
 static inline char *mpi_shim_datatype_start(const void *buf, MPI_Datatype t)

@@ -6,9 +6,12 @@
  * A predefined datatype that a reduction accepts maps to an element kind:
  * C integers by size and signedness (MPI_LONG and MPI_INT64_T share the loop
  * of the machine's 64-bit integer), floating point, complex, logical, byte and
- * the value/index pairs of MINLOC and MAXLOC.  A table indexed by operation
- * and kind holds one loop per pair the standard defines; an empty slot is an
- * operation that does not apply to that datatype (MPI_ERR_OP).  A derived
+ * the value/index pairs of MINLOC and MAXLOC; the Fortran types map to the
+ * same loops (their integers without the logical operations, LOGICAL with
+ * loops of its own, REAL16 and COMPLEX32 in quadruple precision).  A table
+ * indexed by operation and kind holds one loop per pair the standard defines;
+ * an empty slot is an operation that does not apply to that datatype
+ * (MPI_ERR_OP).  A derived
  * datatype reduces with a predefined operation when all its elements have the
  * same predefined type; the loop then runs over the elements of its type map.
  */
@@ -47,6 +50,18 @@ enum op_kind {
 	KIND_2INT,
 	KIND_SHORT_INT,
 	KIND_LDOUBLE_INT,
+	/* Fortran: integers (no logical operations), LOGICAL (4 bytes, .true.
+	 * when non-zero), REAL(16) and COMPLEX(16), and the pairs of a value
+	 * and an index of the same type */
+	KIND_FI8,
+	KIND_FI16,
+	KIND_FI32,
+	KIND_FI64,
+	KIND_FLOGICAL,
+	KIND_FLOAT128,
+	KIND_CFLOAT128,
+	KIND_2REAL,
+	KIND_2DOUBLE,
 	KIND_COUNT
 };
 
@@ -146,6 +161,16 @@ OP_LOOP(prod_cd, double complex, a * b)
 OP_LOOP(sum_cld, long double complex, a + b)
 OP_LOOP(prod_cld, long double complex, a * b)
 
+/* Quadruple precision (MPI_REAL16, MPI_COMPLEX32). */
+FLOAT_LOOPS(q, mpi_shim_quad)
+OP_LOOP(sum_cq, mpi_shim_complex_quad, a + b)
+OP_LOOP(prod_cq, mpi_shim_complex_quad, a * b)
+
+/* Fortran LOGICAL: non-zero is .true.; the results are 1 and 0. */
+OP_LOOP(land_fl, int32_t, (a != 0) && (b != 0))
+OP_LOOP(lor_fl, int32_t, (a != 0) || (b != 0))
+OP_LOOP(lxor_fl, int32_t, (a != 0) != (b != 0))
+
 /* Logical (MPI_C_BOOL): LAND, LOR, LXOR. */
 OP_LOOP(land_b, bool, a && b)
 OP_LOOP(lor_b, bool, a || b)
@@ -175,10 +200,22 @@ LOC_LOOPS(ii, struct pair_2int)
 LOC_LOOPS(si, struct pair_short_int)
 LOC_LOOPS(ldi, struct pair_ldouble_int)
 
+/* MPI_2REAL and MPI_2DOUBLE_PRECISION: the index is of the value's type. */
+struct pair_2real { float v, i; };
+struct pair_2double { double v, i; };
+LOC_LOOPS(rr, struct pair_2real)
+LOC_LOOPS(dd, struct pair_2double)
+
 #define INT_ROW(K, sfx)                                                                  \
 	[OP_MAX][K] = max_##sfx, [OP_MIN][K] = min_##sfx, [OP_SUM][K] = sum_##sfx,       \
 	[OP_PROD][K] = prod_##sfx, [OP_LAND][K] = land_##sfx, [OP_LOR][K] = lor_##sfx,   \
 	[OP_LXOR][K] = lxor_##sfx, [OP_BAND][K] = band_##sfx, [OP_BOR][K] = bor_##sfx,   \
+	[OP_BXOR][K] = bxor_##sfx
+
+/* Fortran integers: no logical operations. */
+#define FINT_ROW(K, sfx)                                                                 \
+	[OP_MAX][K] = max_##sfx, [OP_MIN][K] = min_##sfx, [OP_SUM][K] = sum_##sfx,       \
+	[OP_PROD][K] = prod_##sfx, [OP_BAND][K] = band_##sfx, [OP_BOR][K] = bor_##sfx,   \
 	[OP_BXOR][K] = bxor_##sfx
 
 #define FLOAT_ROW(K, sfx)                                                                \
@@ -222,6 +259,20 @@ static const op_loop op_table[OP_COUNT][KIND_COUNT] = {
 	[OP_MAXLOC][KIND_SHORT_INT] = maxloc_si,
 	[OP_MINLOC][KIND_LDOUBLE_INT] = minloc_ldi,
 	[OP_MAXLOC][KIND_LDOUBLE_INT] = maxloc_ldi,
+	FINT_ROW(KIND_FI8, i8),
+	FINT_ROW(KIND_FI16, i16),
+	FINT_ROW(KIND_FI32, i32),
+	FINT_ROW(KIND_FI64, i64),
+	[OP_LAND][KIND_FLOGICAL] = land_fl,
+	[OP_LOR][KIND_FLOGICAL] = lor_fl,
+	[OP_LXOR][KIND_FLOGICAL] = lxor_fl,
+	FLOAT_ROW(KIND_FLOAT128, q),
+	[OP_SUM][KIND_CFLOAT128] = sum_cq,
+	[OP_PROD][KIND_CFLOAT128] = prod_cq,
+	[OP_MINLOC][KIND_2REAL] = minloc_rr,
+	[OP_MAXLOC][KIND_2REAL] = maxloc_rr,
+	[OP_MINLOC][KIND_2DOUBLE] = minloc_dd,
+	[OP_MAXLOC][KIND_2DOUBLE] = maxloc_dd,
 };
 
 /* The element kind of a C integer type of size bytes. */
@@ -277,7 +328,30 @@ static enum op_kind op_kind_of(enum mpi_shim_basic basic)
 	case MPI_SHIM_BASIC_2INT: return KIND_2INT;
 	case MPI_SHIM_BASIC_SHORT_INT: return KIND_SHORT_INT;
 	case MPI_SHIM_BASIC_LONG_DOUBLE_INT: return KIND_LDOUBLE_INT;
-	/* MPI_CHAR and MPI_WCHAR are characters, MPI_PACKED is opaque: no
+	case MPI_SHIM_BASIC_INTEGER: return KIND_FI32;
+	case MPI_SHIM_BASIC_INTEGER1: return KIND_FI8;
+	case MPI_SHIM_BASIC_INTEGER2: return KIND_FI16;
+	case MPI_SHIM_BASIC_INTEGER4: return KIND_FI32;
+	case MPI_SHIM_BASIC_INTEGER8: return KIND_FI64;
+	case MPI_SHIM_BASIC_REAL: return KIND_FLOAT;
+	case MPI_SHIM_BASIC_REAL4: return KIND_FLOAT;
+	case MPI_SHIM_BASIC_DOUBLE_PRECISION: return KIND_DOUBLE;
+	case MPI_SHIM_BASIC_REAL8: return KIND_DOUBLE;
+	case MPI_SHIM_BASIC_REAL16: return KIND_FLOAT128;
+	case MPI_SHIM_BASIC_COMPLEX: return KIND_CFLOAT;
+	case MPI_SHIM_BASIC_COMPLEX8: return KIND_CFLOAT;
+	case MPI_SHIM_BASIC_CXX_FLOAT_COMPLEX: return KIND_CFLOAT;
+	case MPI_SHIM_BASIC_DOUBLE_COMPLEX: return KIND_CDOUBLE;
+	case MPI_SHIM_BASIC_COMPLEX16: return KIND_CDOUBLE;
+	case MPI_SHIM_BASIC_CXX_DOUBLE_COMPLEX: return KIND_CDOUBLE;
+	case MPI_SHIM_BASIC_CXX_LONG_DOUBLE_COMPLEX: return KIND_CLDOUBLE;
+	case MPI_SHIM_BASIC_COMPLEX32: return KIND_CFLOAT128;
+	case MPI_SHIM_BASIC_LOGICAL: return KIND_FLOGICAL;
+	case MPI_SHIM_BASIC_CXX_BOOL: return KIND_BOOL;
+	case MPI_SHIM_BASIC_2REAL: return KIND_2REAL;
+	case MPI_SHIM_BASIC_2DOUBLE_PRECISION: return KIND_2DOUBLE;
+	case MPI_SHIM_BASIC_2INTEGER: return KIND_2INT;
+	/* MPI_CHAR, MPI_WCHAR and MPI_CHARACTER are characters, MPI_PACKED is opaque: no
 	 * reduction applies to them. */
 	default: return KIND_NONE;
 	}

@@ -9,9 +9,11 @@
  * request.c    requests: Wait/Test families, persistent requests, Cancel
  * comm.c       communicators, context ids, Comm_split_type
  * group.c      groups
- * attr.c       attributes and keyvals
+ * attr.c       attributes and keyvals (communicators and datatypes)
  * errors.c     error handlers, error strings, the argument checks
- * datatype.c   datatypes (see datatype.h)
+ * datatype.c   datatypes (see datatype.h); type_array.c subarrays and darrays,
+ *              type_external.c external32, type_large.c the _c queries,
+ *              type_match.c match_size and the f90 types
  * coll*.c      collectives; nbc*.c non-blocking collectives; op.c operations
  * topo.c       virtual topologies; coll_neighbor.c neighbourhood collectives
  *
@@ -322,6 +324,10 @@ void mpi_shim_errhandler_release(struct mpi_shim_errhandler *eh);
 int mpi_shim_attr_copy_all(MPI_Comm from, MPI_Comm to);
 void mpi_shim_attr_delete_all(MPI_Comm comm);
 void mpi_shim_attr_fini(void);
+/* Datatypes' attributes: MPI_Type_dup copies them (an error class of a copy
+ * callback), MPI_Type_free deletes them. */
+int mpi_shim_type_attr_copy_all(MPI_Datatype from, MPI_Datatype to);
+void mpi_shim_type_attr_delete_all(MPI_Datatype t);
 /* The keyval table, after the last communicator is gone (MPI_Finalize). */
 void mpi_shim_attr_free_keys(void);
 /* p2p.c */
