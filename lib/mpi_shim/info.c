@@ -22,8 +22,8 @@
  * Communicator hints: none of them changes what this library does, but
  * each communicator keeps the hints the program set (MPI_Comm_set_info,
  * MPI_Comm_dup_with_info, or copied by MPI_Comm_dup from the parent) and
- * MPI_Comm_get_info returns them: the MPI-4.0 reading, under which an
- * info object also caches hints that the implementation does not act on.
+ * MPI_Comm_get_info returns them: the MPI-4 behaviour (under MPI-3.1's
+ * "hints in use" it would always return an empty object).
  */
 #include <limits.h>
 #include <stdio.h>
