@@ -11,10 +11,12 @@
  * their errors go to MPI_COMM_WORLD's handler, as every error not tied to
  * a communicator does in this library.
  *
- * A freed info object is kept, marked invalid, on a list of spare ones that
- * MPI_Info_create takes first, so that a handle used after MPI_Info_free is
- * refused with MPI_ERR_INFO instead of touching freed memory (until the
- * object is handed out again).  MPI_Finalize frees the spares.
+ * Between MPI_Init and MPI_Finalize, a freed info object is kept, marked
+ * invalid, on a list of spare ones that MPI_Info_create takes first, so
+ * that a handle used after MPI_Info_free is refused with MPI_ERR_INFO
+ * instead of touching freed memory (until the object is handed out again).
+ * MPI_Finalize frees the spares; outside those bounds a freed object goes
+ * at once.
  *
  * MPI_INFO_ENV is filled by MPI_Init with what this process knows for
  * certain of how it was started, and emptied by MPI_Finalize.
@@ -168,6 +170,11 @@ static void info_delete(MPI_Info info)
 {
 	info_clear(info);
 	info->magic = 0;
+	if (!mpi_shim.initialized || mpi_shim.finalized) {
+		/* Outside MPI_Init..MPI_Finalize nothing would free a spare. */
+		free(info);
+		return;
+	}
 	info->next_spare = spares;
 	spares = info;
 }
