@@ -13,6 +13,8 @@
  * errors.c     error handlers, error strings, the argument checks
  * datatype.c   datatypes (see datatype.h)
  * coll*.c      collectives; nbc*.c non-blocking collectives; op.c operations
+ * info.c       info objects, communicator hints; errcode.c added error codes;
+ * greq.c       generalized requests; isendrecv.c MPI_Isendrecv[_replace]
  *
  * Every MPI_ call is defined as PMPI_name and MPI_name is a weak alias of
  * it (MPI_SHIM_ALIAS), so that a profiling tool can define MPI_name and

@@ -161,6 +161,14 @@ static void greq_basic(void)
 	CHECK(!flag && g.queries == 0 && h.queries == 0, "Testall: %d", flag);
 	OK(MPI_Testsome(3, reqs, &out, ind, sts));
 	CHECK(out == 0, "Testsome: %d", out);
+	/* One complete and one not: Testall reports neither, queries neither. */
+	OK(MPI_Grequest_complete(reqs[0]));
+	OK(MPI_Testall(3, reqs, &flag, sts));
+	CHECK(!flag && g.queries == 0 && reqs[0] != MPI_REQUEST_NULL, "Testall, one done: %d",
+	      flag);
+	OK(MPI_Wait(&reqs[0], &st));
+	CHECK(g.queries == 1 && g.frees == 1, "Wait: q %d f %d", g.queries, g.frees);
+	reqs[0] = greq_new(&g);
 	OK(MPI_Grequest_complete(reqs[1]));
 	OK(MPI_Waitany(3, reqs, &idx, &st));
 	CHECK(idx == 1 && reqs[1] == MPI_REQUEST_NULL && h.queries == 1 && h.frees == 1 &&
