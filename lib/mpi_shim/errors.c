@@ -286,9 +286,8 @@ MPI_SHIM_ALIAS(MPI_Error_class);
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
-	int n;
-
 	const char *added;
+	int n;
 
 	if (!string || !resultlen)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string",
