@@ -182,6 +182,9 @@ int mpi_shim_coll_persist_start(struct mpi_shim_request *r, const char *call)
 	MPI_Comm comm = r->comm;
 	int rc, done;
 
+	/* The same request twice in one MPI_Startall. */
+	if (r->active)
+		return mpi_shim_err(comm, MPI_ERR_REQUEST, call, "the request is already active");
 	p->s = malloc(sizeof(*p->s));
 	if (!p->s)
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for a schedule");

@@ -587,6 +587,14 @@ static void pc_errors(MPI_Comm c)
 	FAILS(MPI_ERR_REQUEST, MPI_Start(&req));
 	q = req;
 	FAILS(MPI_ERR_REQUEST, MPI_Startall(1, &q));
+	OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+	CHECK(y[0] == p * (p + 1) / 2, "sum %d", y[0]);
+	{
+		MPI_Request twice[2] = { req, req };
+
+		/* The same request twice: the second start is refused. */
+		FAILS(MPI_ERR_REQUEST, MPI_Startall(2, twice));
+	}
 	FAILS(MPI_ERR_REQUEST, MPI_Request_free(&req));
 	CHECK(req == q, "a refused Request_free changed the handle");
 	OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
