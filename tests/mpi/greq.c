@@ -194,6 +194,20 @@ static void greq_basic(void)
 	OK(MPI_Grequest_complete(reqs[1]));
 	OK(MPI_Testall(2, reqs, &flag, MPI_STATUSES_IGNORE));
 	CHECK(flag && g.frees == 1 && h.frees == 1, "Testall: %d", flag);
+	/* Testany and Testsome report the complete ones. */
+	reqs[0] = greq_new(&g);
+	reqs[1] = greq_new(&h);
+	OK(MPI_Grequest_complete(reqs[1]));
+	OK(MPI_Testany(2, reqs, &idx, &flag, &st));
+	CHECK(flag && idx == 1 && h.queries == 1 && h.frees == 1 && g.queries == 0,
+	      "Testany: %d %d", flag, idx);
+	check_status(&st, 3);
+	OK(MPI_Grequest_complete(reqs[0]));
+	OK(MPI_Testsome(2, reqs, &out, ind, sts));
+	CHECK(out == 1 && ind[0] == 0 && g.queries == 1 && g.frees == 1, "Testsome: %d", out);
+	check_status(&sts[0], 3);
+	OK(MPI_Testsome(2, reqs, &out, ind, sts));
+	CHECK(out == MPI_UNDEFINED, "Testsome of none active: %d", out);
 
 	/* Mixed with a point-to-point request. */
 	{
