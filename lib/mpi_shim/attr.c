@@ -429,6 +429,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
 		v = &appnum;
 		break;
 	case MPI_LASTUSEDCODE:
+		lastusedcode = mpi_shim_errcode_last(); /* follows MPI_Add_error_* */
 		v = &lastusedcode;
 		break;
 	default:

@@ -83,6 +83,7 @@ void mpi_shim_comm_fini(struct mpi_shim_comm *c)
 	free(c->host);
 	c->world = NULL;
 	c->host = NULL;
+	mpi_shim_comm_hints_free(c);
 	c->valid = 0;
 }
 
@@ -237,14 +238,15 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	memcpy(world, comm->world, (size_t)comm->size * sizeof(*world));
 	if ((rc = mpi_shim_comm_new(comm, comm->size, world, comm->rank, ctx, newcomm)))
 		return mpi_shim_err(comm, rc, call, "no memory");
-	/* The topology too (topo.c), then the attributes. */
+	/* The topology (topo.c), the attributes and the hints. */
 	if ((rc = mpi_shim_topo_copy(comm, *newcomm)) ||
-	    (rc = mpi_shim_attr_copy_all(comm, *newcomm))) {
+	    (rc = mpi_shim_attr_copy_all(comm, *newcomm)) ||
+	    (rc = mpi_shim_comm_hints_copy(comm, *newcomm))) {
 		mpi_shim_comm_fini(*newcomm);
 		free(*newcomm);
 		*newcomm = MPI_COMM_NULL;
 		return mpi_shim_err(comm, rc, call,
-				    "copying the topology or an attribute failed");
+				    "copying the topology, an attribute or the hints failed");
 	}
 	return MPI_SUCCESS;
 }

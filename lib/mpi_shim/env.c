@@ -87,15 +87,21 @@ out:
 	return rc;
 }
 
-static int init(int required, int *provided, const char *call)
+static int init(int *argc, char ***argv, int required, int *provided, const char *call)
 {
 	int n, me, i, rc;
 	int *world = NULL, *self = NULL;
 
-	if (mpi_shim.initialized || mpi_shim.finalized)
+	if (mpi_shim.initialized || mpi_shim.finalized) {
+		/* Refused (returned under MPI_ERRORS_RETURN): provided still says
+		 * the level in force, the one MPI_Query_thread reports, instead of
+		 * being left as the caller had it. */
+		if (provided && mpi_shim.initialized && !mpi_shim.finalized)
+			*provided = mpi_shim.thread_level;
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_OTHER, call, "%s",
 				    mpi_shim.finalized ? "MPI cannot start again after MPI_Finalize" :
 							 "MPI is already initialised");
+	}
 	clock_gettime(CLOCK_MONOTONIC, &env.t0);
 	env.bip_started = bip_layer_init();
 	env.main_thread = pthread_self();
@@ -103,9 +109,14 @@ static int init(int required, int *provided, const char *call)
 	me = bip_mynode;
 	mpi_shim.world_rank = me;
 	mpi_shim.world_size = n;
+	/* The lower of the level asked for and PROVIDED_THREAD_LEVEL; a value
+	 * that is no level (below MPI_THREAD_SINGLE or above
+	 * MPI_THREAD_MULTIPLE) gets the nearest level this library provides,
+	 * so that provided is always one of the four levels and always what
+	 * MPI_Query_thread says. */
+	if (required < MPI_THREAD_SINGLE)
+		required = MPI_THREAD_SINGLE;
 	mpi_shim.thread_level = required < PROVIDED_THREAD_LEVEL ? required : PROVIDED_THREAD_LEVEL;
-	if (mpi_shim.thread_level < MPI_THREAD_SINGLE)
-		mpi_shim.thread_level = MPI_THREAD_SINGLE;
 	if (provided)
 		*provided = mpi_shim.thread_level;
 	if (hosts_init(n, me) < 0)
@@ -137,6 +148,7 @@ static int init(int required, int *provided, const char *call)
 		exit(EXIT_FAILURE);
 	}
 	mpi_shim.initialized = 1;
+	mpi_shim_info_env_init(argc ? *argc : 0, argv ? *argv : NULL);
 	return MPI_SUCCESS;
 
 no_memory:
@@ -148,7 +160,7 @@ no_memory:
 
 int PMPI_Init(int *argc, char ***argv)
 {
-	return init(MPI_THREAD_SINGLE, NULL, "MPI_Init");
+	return init(argc, argv, MPI_THREAD_SINGLE, NULL, "MPI_Init");
 }
 MPI_SHIM_ALIAS(MPI_Init);
 
@@ -157,7 +169,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	if (!provided)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Init_thread",
 				    "provided is NULL");
-	return init(required, provided, "MPI_Init_thread");
+	return init(argc, argv, required, provided, "MPI_Init_thread");
 }
 MPI_SHIM_ALIAS(MPI_Init_thread);
 
@@ -204,6 +216,8 @@ int PMPI_Finalize(void)
 	env_fini_comms();
 	mpi_shim_attr_free_keys();
 	mpi_shim_coll_fini();
+	mpi_shim_info_fini();
+	mpi_shim_errcode_fini();
 	free(host_index);
 	host_index = NULL;
 	free(env.hosts);

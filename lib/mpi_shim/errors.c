@@ -275,10 +275,12 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 	if (!errorclass)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class",
 				    "errorclass is NULL");
+	if (errorcode > MPI_ERR_LASTCODE && !mpi_shim_errcode_class(errorcode, errorclass))
+		return MPI_SUCCESS; /* added by the program (errcode.c) */
 	if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class",
 				    "%d is not an error code (0 to %d)", errorcode,
-				    MPI_ERR_LASTCODE);
+				    mpi_shim_errcode_last());
 	*errorclass = errorcode;
 	return MPI_SUCCESS;
 }
@@ -286,15 +288,22 @@ MPI_SHIM_ALIAS(MPI_Error_class);
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+	const char *added;
 	int n;
 
 	if (!string || !resultlen)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string",
 				    "string or resultlen is NULL");
+	if (errorcode > MPI_ERR_LASTCODE && (added = mpi_shim_errcode_string(errorcode))) {
+		/* Added by the program: its string, "" if none was given. */
+		n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", added);
+		*resultlen = n;
+		return MPI_SUCCESS;
+	}
 	if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string",
 				    "%d is not an error code (0 to %d)", errorcode,
-				    MPI_ERR_LASTCODE);
+				    mpi_shim_errcode_last());
 	n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", errs[errorcode].name,
 		     errs[errorcode].text);
 	*resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;

@@ -26,11 +26,11 @@ static int active(MPI_Request r)
 
 void mpi_shim_request_release(MPI_Request r)
 {
-	if (r->kind == MPI_SHIM_REQ_PROGRESS && r->free_state) {
+	if (r->free_state) {
 		r->free_state(r);
 		r->free_state = NULL;
 	}
-	if (r->persistent && !r->type->predefined)
+	if (r->persistent && r->type && !r->type->predefined)
 		mpi_shim_datatype_release(r->type);
 	if (r->flags & MPI_SHIM_F_POOL)
 		mpi_shim_req_free(r);
@@ -66,12 +66,23 @@ static int report(MPI_Request r, const char *call)
 
 	if (!err)
 		return MPI_SUCCESS;
+	if (r->kind == MPI_SHIM_REQ_GREQ)
+		return mpi_shim_err(r->comm, err, call,
+				    "a callback of the generalized request returned %d", err);
 	if (err == MPI_ERR_TRUNCATE)
 		return mpi_shim_err(r->comm, err, call,
 				    "message of %zu bytes from rank %d with tag %d is longer than "
 				    "the receive buffer (%zu bytes)",
 				    r->len, r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes);
 	return mpi_shim_err(r->comm, err, call, "the request failed: %s", bip_error_string());
+}
+
+/* A generalized request is asked for its status (and freed, release) by
+ * each call that reports it complete (greq.c). */
+static void query(MPI_Request r, int release)
+{
+	if (r->kind == MPI_SHIM_REQ_GREQ)
+		mpi_shim_greq_query(r, release);
 }
 
 /*
@@ -151,6 +162,7 @@ int PMPI_Wait(MPI_Request *req, MPI_Status *status)
 	}
 	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Wait", 1)))
 		return rc;
+	query(r, 1);
 	if (r->error) {
 		/* Report before the request (and what the message needs) goes. */
 		rc = report(r, "MPI_Wait");
@@ -188,6 +200,7 @@ int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	*flag = 1;
+	query(r, 1);
 	rc = r->error ? report(r, "MPI_Test") : MPI_SUCCESS;
 	finish(req, status);
 	return rc;
@@ -214,6 +227,7 @@ static int finish_all(int count, MPI_Request reqs[], MPI_Status sts[], const cha
 				mpi_shim_status_empty(st);
 			continue;
 		}
+		query(reqs[i], 1);
 		if (reqs[i]->error && nfailed++ == 0) {
 			first = reqs[i]->error;
 			failed = reqs[i]->comm;
@@ -286,7 +300,10 @@ static int find_done(int count, MPI_Request reqs[])
 
 static int finish_one(MPI_Request reqs[], int i, MPI_Status *st, const char *call)
 {
-	int rc = reqs[i]->error ? report(reqs[i], call) : MPI_SUCCESS;
+	int rc;
+
+	query(reqs[i], 1);
+	rc = reqs[i]->error ? report(reqs[i], call) : MPI_SUCCESS;
 
 	finish(&reqs[i], st);
 	return rc;
@@ -363,6 +380,7 @@ static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI
 		step(reqs[i]);
 		if (!reqs[i]->done)
 			continue;
+		query(reqs[i], 1);
 		if (reqs[i]->error && nfailed++ == 0) {
 			first = reqs[i]->error;
 			failed = reqs[i]->comm;
@@ -449,9 +467,13 @@ int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 		step(req);
 	}
 	*flag = req->done;
-	if (req->done && status && status != MPI_STATUS_IGNORE)
+	if (!req->done)
+		return MPI_SUCCESS;
+	query(req, 0);
+	if (status && status != MPI_STATUS_IGNORE)
 		*status = req->status;
-	return MPI_SUCCESS;
+	return req->kind == MPI_SHIM_REQ_GREQ ? report(req, "MPI_Request_get_status") :
+						MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Request_get_status);
 
@@ -466,7 +488,13 @@ int PMPI_Request_free(MPI_Request *req)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Request_free",
 				    "invalid request (NULL, MPI_REQUEST_NULL or already freed)");
 	r = *req;
+	if (r->persistent && r->active && r->kind == MPI_SHIM_REQ_PROGRESS)
+		return mpi_shim_err(r->comm, MPI_ERR_REQUEST, "MPI_Request_free",
+				    "the persistent collective request is active: complete it "
+				    "(MPI_Wait...) before freeing it");
 	*req = MPI_REQUEST_NULL;
+	if (r->kind == MPI_SHIM_REQ_GREQ)
+		return mpi_shim_greq_free(r);
 	if (r->done || (r->persistent && !r->active)) {
 		mpi_shim_request_release(r);
 	} else {
@@ -489,6 +517,8 @@ int PMPI_Cancel(MPI_Request *req)
 	/* A receive not yet matched is cancelled at once; a send is asked
 	 * to be (p2p.c), and Wait or Test reports the answer (MPI_Test_cancelled
 	 * says whether it was). */
+	if ((*req)->kind == MPI_SHIM_REQ_GREQ)
+		return mpi_shim_greq_cancel(*req);
 	if ((*req)->kind == MPI_SHIM_REQ_RECV && active(*req))
 		mpi_shim_recv_cancel(*req);
 	else if ((*req)->kind == MPI_SHIM_REQ_SEND && active(*req))
@@ -523,6 +553,8 @@ int mpi_shim_start(MPI_Request r, const char *call)
 {
 	int rc;
 
+	if (r->kind == MPI_SHIM_REQ_PROGRESS)
+		return mpi_shim_coll_persist_start(r, call); /* coll_persist.c */
 	r->freed = 0;
 	if (r->kind == MPI_SHIM_REQ_RECV) {
 		rc = mpi_shim_recv_start(r, r->buf, r->count, r->type, r->peer, r->tag, r->comm,

@@ -7,7 +7,8 @@
  * pt2pt.c      the point-to-point calls and their argument checks
  * bsend.c      buffered sends and the attached buffer
  * request.c    requests: Wait/Test families, persistent requests, Cancel
- * comm.c       communicators, context ids, Comm_split_type
+ * comm.c       communicators, context ids, Comm_split_type;
+ *              intercomm.c inter-communicators (coll_inter.c their collectives)
  * group.c      groups
  * attr.c       attributes and keyvals (communicators and datatypes)
  * errors.c     error handlers, error strings, the argument checks
@@ -16,6 +17,8 @@
  *              type_match.c match_size and the f90 types
  * coll*.c      collectives; nbc*.c non-blocking collectives; op.c operations
  * topo.c       virtual topologies; coll_neighbor.c neighbourhood collectives
+ * info.c       info objects, communicator hints; errcode.c added error codes;
+ * greq.c       generalized requests; isendrecv.c MPI_Isendrecv[_replace]
  *
  * Every MPI_ call is defined as PMPI_name and MPI_name is a weak alias of
  * it (MPI_SHIM_ALIAS), so that a profiling tool can define MPI_name and
@@ -123,6 +126,7 @@ struct mpi_shim_comm {
 	struct mpi_shim_errhandler *errhandler;
 	struct mpi_shim_attr *attrs;
 	struct mpi_shim_group *group;
+	struct mpi_shim_info *hints; /* set by the program (info.c), or NULL */
 	int refcount;      /* the user's handle, plus requests in flight */
 	int predefined;    /* MPI_COMM_WORLD, MPI_COMM_SELF */
 	int valid;         /* 1 from creation until MPI_Comm_free */
@@ -162,6 +166,9 @@ enum mpi_shim_request_kind {
 	 * request is released, free_state(req) releases req->state.
 	 */
 	MPI_SHIM_REQ_PROGRESS,
+	/* A generalized request (greq.c): done when MPI_Grequest_complete is
+	 * called; state and free_state are greq.c's. */
+	MPI_SHIM_REQ_GREQ,
 };
 
 enum mpi_shim_send_mode {
@@ -230,6 +237,16 @@ int mpi_shim_request_wait(MPI_Request *req, MPI_Status *status);
 
 /* Release a request that is complete (or free a persistent one). */
 void mpi_shim_request_release(MPI_Request req);
+
+/* greq.c, for request.c: query_fn fills req's status and error (release:
+ * free_fn too, the request being released next); MPI_Request_free and
+ * MPI_Cancel of a generalized request (reported errors). */
+void mpi_shim_greq_query(struct mpi_shim_request *req, int release);
+int mpi_shim_greq_free(struct mpi_shim_request *req);
+int mpi_shim_greq_cancel(struct mpi_shim_request *req);
+
+/* coll_persist.c: MPI_Start of a persistent collective (reported errors). */
+int mpi_shim_coll_persist_start(struct mpi_shim_request *req, const char *call);
 
 /*
  * Point-to-point on the collective context of comm, for the collectives:
@@ -339,6 +356,23 @@ void mpi_shim_coll_fini(void);
  * MPI_SUCCESS or MPI_ERR_NO_MEM, nothing reported). */
 void mpi_shim_topo_free(struct mpi_shim_comm *c);
 int mpi_shim_topo_copy(MPI_Comm from, MPI_Comm to);
+/* info.c: MPI_INFO_ENV (MPI_Init), what MPI_Finalize frees, the hints of a
+ * communicator: copied by MPI_Comm_dup (MPI_SUCCESS or MPI_ERR_NO_MEM, not
+ * reported), freed with it. */
+void mpi_shim_info_env_init(int argc, char **argv);
+void mpi_shim_info_fini(void);
+int mpi_shim_comm_hints_copy(MPI_Comm from, MPI_Comm to);
+/* An info argument: MPI_INFO_NULL or a valid object (else MPI_ERR_INFO,
+ * reported on comm). */
+int mpi_shim_info_check(MPI_Comm comm, MPI_Info info, const char *call);
+void mpi_shim_comm_hints_free(MPI_Comm comm);
+/* errcode.c: error classes and codes added by the program.  The highest
+ * value in use; the class of an added code (MPI_ERR_ARG if not one); its
+ * string (NULL if not an added code); MPI_Finalize forgets them. */
+int mpi_shim_errcode_last(void);
+int mpi_shim_errcode_class(int code, int *errclass);
+const char *mpi_shim_errcode_string(int code);
+void mpi_shim_errcode_fini(void);
 
 /* --- Operations (op.c) --- */
 

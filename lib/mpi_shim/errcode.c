@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * errcode.c - error classes, codes and strings added by the program
+ * (MPI_Add_error_class, MPI_Add_error_code, MPI_Add_error_string).
+ *
+ * The predefined classes are 0 to MPI_ERR_LASTCODE, each its own code.
+ * Added classes and codes take the following values in the order they are
+ * made, one table for both: entry v - MPI_ERR_LASTCODE - 1 holds the class
+ * of value v (itself for a class) and its string ("" until one is added).
+ * The highest value in use is the MPI_LASTUSEDCODE attribute of
+ * MPI_COMM_WORLD (attr.c).  MPI_Error_class and MPI_Error_string (errors.c)
+ * ask mpi_shim_errcode_class and mpi_shim_errcode_string for values past
+ * MPI_ERR_LASTCODE.  MPI_Finalize forgets them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+struct added {
+	int errclass;  /* the class of this value (itself for a class) */
+	int is_class;
+	char *string;  /* NULL until MPI_Add_error_string */
+};
+
+static struct {
+	struct added *v;
+	int n, cap;
+} added;
+
+static struct added *lookup(int code)
+{
+	int i = code - MPI_ERR_LASTCODE - 1;
+
+	return i >= 0 && i < added.n ? &added.v[i] : NULL;
+}
+
+int mpi_shim_errcode_last(void)
+{
+	return MPI_ERR_LASTCODE + added.n;
+}
+
+int mpi_shim_errcode_class(int code, int *errclass)
+{
+	struct added *a = lookup(code);
+
+	if (!a)
+		return MPI_ERR_ARG;
+	*errclass = a->errclass;
+	return MPI_SUCCESS;
+}
+
+const char *mpi_shim_errcode_string(int code)
+{
+	struct added *a = lookup(code);
+
+	return !a ? NULL : a->string ? a->string : "";
+}
+
+/* A new value of class errclass (-1: a new class); reported errors. */
+static int add(int errclass, int *value, const char *call)
+{
+	struct added *a;
+
+	if (added.n == added.cap) {
+		int cap = added.cap ? 2 * added.cap : 16;
+
+		a = realloc(added.v, (size_t)cap * sizeof(*a));
+		if (!a)
+			return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "no memory");
+		added.v = a;
+		added.cap = cap;
+	}
+	a = &added.v[added.n];
+	*value = MPI_ERR_LASTCODE + 1 + added.n;
+	a->is_class = errclass < 0;
+	a->errclass = errclass < 0 ? *value : errclass;
+	a->string = NULL;
+	added.n++;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Add_error_class(int *errorclass)
+{
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Add_error_class")))
+		return rc;
+	if (!errorclass)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Add_error_class",
+				    "errorclass is NULL");
+	return add(-1, errorclass, "MPI_Add_error_class");
+}
+MPI_SHIM_ALIAS(MPI_Add_error_class);
+
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+	struct added *a = lookup(errorclass);
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Add_error_code")))
+		return rc;
+	if (!errorcode)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Add_error_code",
+				    "errorcode is NULL");
+	/* A predefined class other than MPI_SUCCESS, or an added class. */
+	if (errorclass <= MPI_SUCCESS || (errorclass > MPI_ERR_LASTCODE && !(a && a->is_class)))
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Add_error_code",
+				    "%d is not an error class (MPI_SUCCESS is none either)",
+				    errorclass);
+	return add(errorclass, errorcode, "MPI_Add_error_code");
+}
+MPI_SHIM_ALIAS(MPI_Add_error_code);
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+	struct added *a = lookup(errorcode);
+	char *s;
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Add_error_string")))
+		return rc;
+	if (errorcode >= 0 && errorcode <= MPI_ERR_LASTCODE)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Add_error_string",
+				    "%d is a predefined error code: its string cannot change",
+				    errorcode);
+	if (!a)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Add_error_string",
+				    "%d is not an error code or class", errorcode);
+	if (!string || strnlen(string, MPI_MAX_ERROR_STRING) >= MPI_MAX_ERROR_STRING)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Add_error_string",
+				    "the string is NULL or longer than MPI_MAX_ERROR_STRING - 1 "
+				    "(%d) characters", MPI_MAX_ERROR_STRING - 1);
+	s = strdup(string);
+	if (!s)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Add_error_string",
+				    "no memory");
+	/* A later string replaces the earlier one. */
+	free(a->string);
+	a->string = s;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Add_error_string);
+
+void mpi_shim_errcode_fini(void)
+{
+	int i;
+
+	for (i = 0; i < added.n; i++)
+		free(added.v[i].string);
+	free(added.v);
+	added.v = NULL;
+	added.n = added.cap = 0;
+}
