@@ -60,13 +60,22 @@ int mpi_fortran_handles_in(int kind, const MPI_Fint *f, int n, void ***c, const 
 	return MPI_SUCCESS;
 }
 
+void mpi_fortran_handle_out(int kind, MPI_Fint *f, const void *c)
+{
+	*f = mpi_shim_c2f(kind, c);
+	mpi_shim_f_hold(kind, *f);
+}
+
 void mpi_fortran_handle_update(int kind, MPI_Fint *f, const void *c)
 {
 	if (mpi_shim_f2c(kind, *f) == c)
 		return;
-	if (!c)
+	if (!c) {
 		mpi_shim_f_release(kind, *f);
-	*f = mpi_shim_c2f(kind, c);
+		*f = 0;
+	} else {
+		mpi_fortran_handle_out(kind, f, c);
+	}
 }
 
 void mpi_fortran_handles_update(int kind, MPI_Fint *f, int n, void **c)

@@ -197,7 +197,7 @@ def c_wrapper(call):
                 decls.append('%s %s = NULL;' % (ctype, cv))
                 cargs.append('&' + cv)
                 post.append('if (rc == MPI_SUCCESS)')
-                post.append('\t*%s = mpi_shim_c2f(%s, %s);' % (f, kidx, cv))
+                post.append('\tmpi_fortran_handle_out(%s, %s, %s);' % (kidx, f, cv))
             else:
                 decls.append('%s %s = (%s)mpi_shim_f2c(%s, *%s);' % (ctype, cv, ctype, kidx, f))
                 cargs.append('&' + cv)

@@ -37,6 +37,8 @@ int mpi_fortran_comm_size(MPI_Fint comm);
  * back (numbers of handles C set to null released). */
 int mpi_fortran_handles_in(int kind, const MPI_Fint *f, int n, void ***c, const char *call);
 void mpi_fortran_handles_update(int kind, MPI_Fint *f, int n, void **c);
+/* A handle returned to Fortran: its number, held (fortran_handles.h). */
+void mpi_fortran_handle_out(int kind, MPI_Fint *f, const void *c);
 /* One inout handle: *f follows c; if C set it to null, *f's number is released. */
 void mpi_fortran_handle_update(int kind, MPI_Fint *f, const void *c);
 

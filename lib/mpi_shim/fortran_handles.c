@@ -10,9 +10,13 @@
  * numbers.  The predefined handles are loaded first with the numbers of
  * lib/mpi_fortran/handles.txt (fortran_predef.h, generated from it), the
  * same as the PARAMETERs of mpif.h and of the module; any other handle gets
- * the lowest free number above them the first time it is converted.  The
- * Fortran binding gives a number back when its call frees the object
- * (MPI_COMM_FREE, MPI_TYPE_FREE, a request completed by MPI_WAIT...).  An
+ * the lowest free number above them the first time it is converted.
+ *
+ * A number is given back when the Fortran calls have freed every handle of
+ * the object they returned: each Fortran call that returns a handle holds
+ * its number once (MPI_COMM_GET_ERRHANDLER returns the same error handler
+ * again, MPI_COMM_GROUP the same group), each free call (MPI_COMM_FREE,
+ * MPI_TYPE_FREE, a request completed by MPI_WAIT...) releases it once.  An
  * object freed from C keeps its number: harmless (a new object at the same
  * address takes it over) and only a few bytes.
  */
@@ -45,6 +49,7 @@ struct mpi_shim_fpredef {
 struct ftable {
 	void **obj;        /* number -> handle; NULL: free */
 	int *next;         /* number -> next number of the same hash chain, or -1 */
+	int *refs;         /* number -> handles the Fortran calls returned (hold) */
 	int *bucket;       /* hash -> first number, or -1 */
 	unsigned nbucket;  /* a power of two */
 	int cap;           /* room of obj and next */
@@ -88,7 +93,11 @@ static int grow(struct ftable *t, int n)
 		if (!(fr = realloc(t->free, cap * sizeof(*fr))))
 			return -1;
 		t->free = fr;
+		if (!(fr = realloc(t->refs, cap * sizeof(*fr))))
+			return -1;
+		t->refs = fr;
 		memset(t->obj + t->cap, 0, (cap - t->cap) * sizeof(*obj));
+		memset(t->refs + t->cap, 0, (cap - t->cap) * sizeof(*fr));
 		t->cap = cap;
 	}
 	if ((unsigned)t->cap > t->nbucket) {
@@ -126,6 +135,7 @@ static int lookup(const struct ftable *t, const void *p)
 static void put(struct ftable *t, int n, void *p, int hashed)
 {
 	t->obj[n] = p;
+	t->refs[n] = 0;
 	if (n >= t->end)
 		t->end = n + 1;
 	if (hashed) {
@@ -229,12 +239,22 @@ out:
 	return p;
 }
 
+void mpi_shim_f_hold(int kind, MPI_Fint f)
+{
+	struct ftable *t = &tables[kind];
+
+	pthread_mutex_lock(&lock);
+	if (loaded && f >= t->first_user && f < t->end && t->obj[f])
+		t->refs[f]++;
+	pthread_mutex_unlock(&lock);
+}
+
 void mpi_shim_f_release(int kind, MPI_Fint f)
 {
 	struct ftable *t = &tables[kind];
 
 	pthread_mutex_lock(&lock);
-	if (loaded && f >= t->first_user && f < t->end && t->obj[f]) {
+	if (loaded && f >= t->first_user && f < t->end && t->obj[f] && --t->refs[f] <= 0) {
 		unhash(t, f);
 		t->obj[f] = NULL;
 		t->free[t->nfree++] = f;

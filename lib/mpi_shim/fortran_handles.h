@@ -9,7 +9,7 @@
  * 0 is the null handle; the predefined handles have the fixed numbers of
  * lib/mpi_fortran/handles.txt; other handles get a number the first time
  * they are converted, and the Fortran calls that free an object (and the
- * completion of a request) give the number back.
+ * completion of a request) give the number back (fortran_handles.c).
  */
 #ifndef MPI_SHIM_FORTRAN_HANDLES_H
 #define MPI_SHIM_FORTRAN_HANDLES_H
@@ -32,8 +32,11 @@ enum mpi_shim_fkind {
 MPI_Fint mpi_shim_c2f(int kind, const void *handle);
 /* The C handle of a number; the null handle for 0 or a number not in use. */
 void *mpi_shim_f2c(int kind, MPI_Fint f);
-/* The object of number f is gone: f may be given to another one.  Null and
- * predefined numbers are kept. */
+/* A Fortran call returned handle f: one more hold on it. */
+void mpi_shim_f_hold(int kind, MPI_Fint f);
+/* A Fortran call freed handle f: one hold less; with none left (or none
+ * ever taken), f may be given to another object.  Null and predefined
+ * numbers are kept. */
 void mpi_shim_f_release(int kind, MPI_Fint f);
 
 /* The common blocks behind MPI_BOTTOM and MPI_IN_PLACE in Fortran (the
