@@ -421,6 +421,8 @@ COMMONS = [('MPI_BOTTOM', '', 'mpi_fortran_bottom'),
            ('MPI_IN_PLACE', '', 'mpi_fortran_in_place'),
            ('MPI_STATUS_IGNORE', '(MPI_STATUS_SIZE)', 'mpi_fortran_status_ignore'),
            ('MPI_STATUSES_IGNORE', '(MPI_STATUS_SIZE,1)', 'mpi_fortran_statuses_ignore')]
+# No subarrays as choice buffers; ASYNCHRONOUS buffers are the user's (MPI-3.1 17.1.7).
+LOGICALS = ['MPI_SUBARRAYS_SUPPORTED', 'MPI_ASYNC_PROTECTS_NONBLOCKING']
 CALLBACKS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_NULL_DELETE_FN', 'MPI_COMM_DUP_FN',
              'MPI_NULL_COPY_FN', 'MPI_NULL_DELETE_FN', 'MPI_DUP_FN']
 
@@ -433,6 +435,9 @@ def gen_mpif(handles, consts, calls, out):
     for name, val in constants(handles, consts):
         lines.append('      integer %s' % name)
         lines.append('      parameter (%s=%d)' % (name, val))
+    for name in LOGICALS:
+        lines.append('      logical %s' % name)
+        lines.append('      parameter (%s=.false.)' % name)
     for name, shape, common in COMMONS:
         lines.append('      integer %s%s' % (name, shape))
         lines.append('      common /%s/ %s' % (common, name))
@@ -458,6 +463,8 @@ def gen_module(handles, consts, calls, out):
              '  public']
     for name, val in constants(handles, consts):
         lines.append('  integer, parameter :: %s = %d' % (name, val))
+    for name in LOGICALS:
+        lines.append('  logical, parameter :: %s = .false.' % name)
     for name, shape, common in COMMONS:
         lines.append('  integer :: %s%s' % (name, shape))
         lines.append('  common /%s/ %s' % (common, name))

@@ -185,7 +185,8 @@ contains
   end subroutine pairs
 
   subroutine nonblocking()
-    integer :: req, a(2), s
+    integer :: req
+    integer, asynchronous :: a(2), s
     logical :: flag
     a = 0
     if (rank == 0) a = [5, 6]

@@ -97,7 +97,7 @@ contains
     character(len=4) :: short
     character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: version
     integer :: n, v, sv, provided
-    double precision :: t0, t1
+    double precision :: t0, t1, tick
     name = repeat('x', len(name))
     call MPI_Get_processor_name(name, n, ierr)
     call check(ierr == MPI_SUCCESS .and. n > 0 .and. n < len(name), 'Get_processor_name')
@@ -119,7 +119,8 @@ contains
     call check(flag, 'Is_thread_main: .true.')
     t0 = MPI_Wtime()
     t1 = MPI_Wtime()
-    call check(t1 >= t0 .and. MPI_Wtick() > 0, 'Wtime and Wtick')
+    tick = MPI_Wtick()
+    call check(t1 >= t0 .and. tick > 0, 'Wtime and Wtick')
   end subroutine env
 
   subroutine names()

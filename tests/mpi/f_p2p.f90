@@ -3,7 +3,10 @@
 ! statuses, MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE, 1-based indices of
 ! Waitany/Waitsome, LOGICAL flags, persistent requests, MPI_BOTTOM with
 ! absolute addresses, request numbers given back, and error classes in
-! ierror under MPI_ERRORS_RETURN.  Any process count.
+! ierror under MPI_ERRORS_RETURN.  Any process count.  As MPI-3 says, the
+! buffers of non-blocking calls and those reached through MPI_BOTTOM are
+! ASYNCHRONOUS: otherwise an optimizing compiler may keep them in
+! registers across MPI_WAIT.
 program f_p2p
   use mpi
   implicit none
@@ -42,7 +45,8 @@ contains
 
   ! Each rank sends 5 integers to its right; statuses checked in both forms.
   subroutine ring()
-    integer :: sbuf(5), rbuf(5), i, n, st(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 2), req(2)
+    integer :: i, n, st(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 2), req(2)
+    integer, asynchronous :: sbuf(5), rbuf(5)
     sbuf = [(rank * 10 + i, i = 1, 5)]
     rbuf = -1
     call MPI_Sendrecv(sbuf, 5, MPI_INTEGER, right, rank, rbuf, 5, MPI_INTEGER, MPI_ANY_SOURCE, &
@@ -90,7 +94,8 @@ contains
 
   ! Waitany and Waitsome give 1-based indices; MPI_UNDEFINED when nothing is active.
   subroutine any_some()
-    integer :: req(3), idx, done(3), outcount, indices(3), i, k, a, b, c
+    integer :: req(3), idx, done(3), outcount, indices(3), i, k
+    integer, asynchronous :: a, b, c
     integer :: sts(MPI_STATUS_SIZE, 3), st(MPI_STATUS_SIZE)
     a = -1
     b = -1
@@ -134,7 +139,8 @@ contains
 
   ! LOGICAL flags: Test, Iprobe, Testall, Test_cancelled, Request_get_status.
   subroutine flags()
-    integer :: req, req2(2), a, b, st(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 2)
+    integer :: req, req2(2), st(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 2)
+    integer, asynchronous :: a, b
     logical :: flag
     a = -1
     b = 77
@@ -186,7 +192,8 @@ contains
 
   ! Persistent requests stay after Wait and go with Request_free.
   subroutine persistent()
-    integer :: sreq, rreq, s, r, k, st(MPI_STATUS_SIZE), both(2)
+    integer :: sreq, rreq, k, st(MPI_STATUS_SIZE), both(2)
+    integer, asynchronous :: s, r
     call MPI_Send_init(s, 1, MPI_INTEGER, right, 31, MPI_COMM_WORLD, sreq, ierr)
     call MPI_Recv_init(r, 1, MPI_INTEGER, left, 31, MPI_COMM_WORLD, rreq, ierr)
     do k = 1, 3
@@ -209,8 +216,10 @@ contains
 
   ! A struct of absolute addresses sent from and received at MPI_BOTTOM.
   subroutine bottom()
-    integer :: i1, i2, ts, tr, bl(2), types(2), st(MPI_STATUS_SIZE), n
-    double precision :: d1, d2
+    integer :: ts, tr, bl(2), types(2), st(MPI_STATUS_SIZE), n
+    ! Reached through MPI_BOTTOM only: the compiler must not keep them in registers.
+    integer, asynchronous :: i1, i2
+    double precision, asynchronous :: d1, d2
     integer(kind=MPI_ADDRESS_KIND) :: disp(2)
     bl = 1
     types = [MPI_INTEGER, MPI_DOUBLE_PRECISION]
@@ -241,7 +250,8 @@ contains
 
   ! Completed requests give their numbers back: they do not grow.
   subroutine numbers()
-    integer :: k, req(2), a, b, maxnum
+    integer :: k, req(2), maxnum
+    integer, asynchronous :: a, b
     maxnum = 0
     do k = 1, 200
       call MPI_Irecv(a, 1, MPI_INTEGER, rank, 51, MPI_COMM_WORLD, req(1), ierr)
@@ -278,7 +288,8 @@ contains
     call check(ierr == MPI_ERR_RANK, 'bad source: MPI_ERR_RANK')
     ! A message longer than the receive: MPI_ERR_TRUNCATE, in the status too.
     block
-      integer :: two(2), st(MPI_STATUS_SIZE)
+      integer :: st(MPI_STATUS_SIZE)
+      integer, asynchronous :: two(2)
       two = 3
       call MPI_Isend(two, 2, MPI_INTEGER, rank, 61, MPI_COMM_WORLD, req, ierr)
       call MPI_Recv(a, 1, MPI_INTEGER, rank, 61, MPI_COMM_WORLD, st, ierr)
