@@ -2,7 +2,7 @@
 ! f_c2f.f90 - handle conversion both ways between Fortran and C (the C
 ! half is f_c2f_c.c): predefined handles, a communicator made in each
 ! language and used in the other, a request posted in C and completed in
-! Fortran, and statuses.
+! Fortran, statuses, and the room for Fortran operation functions.
 program f_c2f
   use mpi
   use, intrinsic :: iso_c_binding, only : c_int
@@ -25,6 +25,9 @@ program f_c2f
       integer(c_int), asynchronous :: buf
       integer(c_int) :: source
     end function c2f_irecv
+    integer(c_int) function c2f_op_slots() bind(C)
+      import :: c_int
+    end function c2f_op_slots
     integer(c_int) function c2f_status(status, source, tag, copy) bind(C)
       import :: c_int
       integer(c_int) :: status(*), source, tag, copy(*)
@@ -68,6 +71,11 @@ program f_c2f
   rc = c2f_status(st, left, 5, copy)
   call check(rc == 0, 'MPI_Status_f2c/c2f, check', rc)
   call check(copy(MPI_SOURCE) == left .and. copy(MPI_TAG) == 6, 'the status from C', copy(MPI_TAG))
+
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
+  rc = c2f_op_slots()
+  call check(rc == 0, 'room for 32 Fortran operation functions, check', rc)
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, ierr)
 
   call MPI_Finalize(ierr)
 

@@ -3,9 +3,14 @@
  * f_c2f_c.c - the C half of f_c2f.f90: receives Fortran handles and turns
  * them into C ones (MPI_Comm_f2c...), and gives C handles to Fortran
  * (MPI_Comm_c2f...).  Each function returns 0, or the number of the first
- * check that failed.
+ * check that failed.  c2f_op_slots calls the Fortran MPI_OP_CREATE with
+ * more distinct functions than it has room for.
  */
 #include <mpi.h>
+
+/* The Fortran calls, as gfortran calls them. */
+void mpi_op_create_(void (*fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror);
+void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierror);
 
 /* Fortran's predefined handles, as the mpi module numbers them. */
 int c2f_predefined(const MPI_Fint *world, const MPI_Fint *self, const MPI_Fint *sum,
@@ -91,4 +96,45 @@ int c2f_status(const MPI_Fint *fstatus, const MPI_Fint *source, const MPI_Fint *
 	if (MPI_Status_c2f(&s, copy))
 		return 3;
 	return 0;
+}
+
+/* 40 distinct functions (distinct bodies: none is folded into another). */
+static volatile int last_fn;
+#define FN(i) static void fn##i(void) { last_fn = i; }
+#define EACH(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) \
+	X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26)  \
+	X(27) X(28) X(29) X(30) X(31) X(32) X(33) X(34) X(35) X(36) X(37) X(38) X(39)
+EACH(FN)
+#define ENTRY(i) fn##i,
+static void (*const fns[])(void) = { EACH(ENTRY) };
+
+/* Operations from distinct Fortran functions until the room is full: 32
+ * (mpi_shim(7)), then MPI_ERR_OTHER (the error handler must be
+ * MPI_ERRORS_RETURN); a function already seen takes no more room. */
+int c2f_op_slots(void)
+{
+	MPI_Fint ops[40], commute = 1, err, again;
+	int n = 0, rc = 0;
+
+	while (n < 40) {
+		mpi_op_create_(fns[n], &commute, &ops[n], &err);
+		if (err != MPI_SUCCESS)
+			break;
+		n++;
+	}
+	if (n != 32)
+		rc = 1;
+	else if (err != MPI_ERR_OTHER)
+		rc = 2;
+	mpi_op_create_(fns[0], &commute, &again, &err);
+	if (!rc && (err != MPI_SUCCESS || again == ops[0]))
+		rc = 3;
+	if (err == MPI_SUCCESS)
+		mpi_op_free_(&again, &err);
+	for (int i = 0; i < n; i++) {
+		mpi_op_free_(&ops[i], &err);
+		if (!rc && (err != MPI_SUCCESS || ops[i] != 0))
+			rc = 4;
+	}
+	return rc;
 }
