@@ -12,6 +12,8 @@ fail() {
 	exit 1
 }
 bipf90="sh $build/scripts/bipf90-uninstalled"
+# A sanitizer build's libraries need the programs built with the sanitizer.
+export BIPF90_FC="gfortran ${BIP_TEST_CFLAGS:-}"
 $bipf90 -show "$src/tests/mpi/f_p2p.f90" -lmpi >"$dir/cmd" || fail "bipf90 -show"
 grep -q -- "-lmpi_shim_fortran -lmpi_shim -lbip" "$dir/cmd" ||
 	fail "-lmpi not translated: $(cat "$dir/cmd")"
