@@ -164,6 +164,22 @@ contains
     call check(r == sz - 1 - rank / 2, 'Comm_split key orders the ranks')
     call MPI_Comm_free(half, ierr)
     call check(ierr == MPI_SUCCESS .and. half == MPI_COMM_NULL, 'Comm_free sets MPI_COMM_NULL')
+    call MPI_Comm_split_type(dup, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, half, ierr)
+    call MPI_Comm_size(half, sz, ierr)
+    call check(ierr == MPI_SUCCESS .and. sz == nproc, 'Comm_split_type with MPI_INFO_NULL')
+    call MPI_Comm_free(half, ierr)
+    block
+      integer :: g, sub, ranks(1)
+      call MPI_Comm_group(dup, g, ierr)
+      ranks(1) = nproc - 1
+      call MPI_Group_incl(g, 1, ranks, sub, ierr)
+      call MPI_Comm_create(dup, sub, half, ierr)
+      call check(ierr == MPI_SUCCESS .and. (half /= MPI_COMM_NULL .eqv. rank == nproc - 1), &
+                 'Comm_create')
+      if (half /= MPI_COMM_NULL) call MPI_Comm_free(half, ierr)
+      call MPI_Group_free(sub, ierr)
+      call MPI_Group_free(g, ierr)
+    end block
     call MPI_Comm_split(dup, MPI_UNDEFINED, 0, half, ierr)
     call check(ierr == MPI_SUCCESS .and. half == MPI_COMM_NULL, 'MPI_UNDEFINED color')
     call MPI_Comm_free(dup, ierr)

@@ -23,6 +23,7 @@ program f_p2p
   call any_some()
   call flags()
   call persistent()
+  call buffered()
   call bottom()
   call numbers()
   call errors()
@@ -135,6 +136,14 @@ contains
     call check(a == left .and. b == left .and. all(req == MPI_REQUEST_NULL), 'Waitsome data')
     call MPI_Testsome(3, req, outcount, indices, sts, ierr)
     call check(ierr == MPI_SUCCESS .and. outcount == MPI_UNDEFINED, 'Testsome with none active')
+    block
+      logical :: flag
+      call MPI_Testany(3, req, idx, flag, st, ierr)
+      call check(ierr == MPI_SUCCESS .and. flag .and. idx == MPI_UNDEFINED, &
+                 'Testany with none active')
+      call MPI_Waitall(0, req, sts, ierr)
+      call check(ierr == MPI_SUCCESS, 'Waitall of no request')
+    end block
   end subroutine any_some
 
   ! LOGICAL flags: Test, Iprobe, Testall, Test_cancelled, Request_get_status.
@@ -189,6 +198,22 @@ contains
     call MPI_Get_elements(st, MPI_INTEGER, a, ierr)
     call check(ierr == MPI_SUCCESS .and. a == 3, 'Status_set_elements')
   end subroutine flags
+
+  ! Buffered sends through an attached buffer; detach gives its size back.
+  subroutine buffered()
+    character(len=1024) :: pool
+    integer :: size
+    integer, asynchronous :: v, w
+    call MPI_Buffer_attach(pool, len(pool), ierr)
+    call check(ierr == MPI_SUCCESS, 'Buffer_attach')
+    v = rank + 1000
+    call MPI_Bsend(v, 1, MPI_INTEGER, right, 71, MPI_COMM_WORLD, ierr)
+    v = -1
+    call MPI_Recv(w, 1, MPI_INTEGER, left, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    call check(ierr == MPI_SUCCESS .and. w == left + 1000, 'Bsend')
+    call MPI_Buffer_detach(pool, size, ierr)
+    call check(ierr == MPI_SUCCESS .and. size == len(pool), 'Buffer_detach size')
+  end subroutine buffered
 
   ! Persistent requests stay after Wait and go with Request_free.
   subroutine persistent()

@@ -5,6 +5,7 @@
 ! INTEGER(KIND=MPI_ADDRESS_KIND) and MPI_COUNT_KIND, names, Pack/Unpack.
 program f_types
   use mpi
+  use, intrinsic :: iso_c_binding, only : c_ptr, c_f_pointer
   implicit none
   integer :: ierr, rank, nproc, right, left, i
 
@@ -17,6 +18,7 @@ program f_types
   call basic_types()
   call derived()
   call packing()
+  call memory()
   call errors()
 
   call MPI_Finalize(ierr)
@@ -217,6 +219,26 @@ contains
     call check(ierr == MPI_SUCCESS .and. all(b == a) .and. abs(e - d) < 1d-15 .and. pos == 16, &
                'Unpack')
   end subroutine packing
+
+  ! MPI_Alloc_mem gives an address that c_f_pointer turns into an array.
+  subroutine memory()
+    integer(kind=MPI_ADDRESS_KIND) :: size, base
+    type(c_ptr) :: p
+    integer, pointer :: arr(:)
+    integer :: got(10)
+    size = 40
+    base = 0
+    call MPI_Alloc_mem(size, MPI_INFO_NULL, base, ierr)
+    call check(ierr == MPI_SUCCESS .and. base /= 0, 'Alloc_mem')
+    p = transfer(base, p)
+    call c_f_pointer(p, arr, [10])
+    arr = [(rank + i, i = 1, 10)]
+    call MPI_Sendrecv(arr, 10, MPI_INTEGER, rank, 6, got, 10, MPI_INTEGER, rank, 6, &
+                      MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    call check(all(got == [(rank + i, i = 1, 10)]), 'data in the memory of Alloc_mem')
+    call MPI_Free_mem(arr, ierr)
+    call check(ierr == MPI_SUCCESS, 'Free_mem')
+  end subroutine memory
 
   subroutine errors()
     integer :: t, sz
