@@ -13,6 +13,7 @@
  * errors.c     error handlers, error strings, the argument checks
  * datatype.c   datatypes (see datatype.h)
  * coll*.c      collectives; nbc*.c non-blocking collectives; op.c operations
+ * fortran_handles.c  MPI_Comm_c2f...: Fortran handle numbers (lib/mpi_fortran)
  *
  * Every MPI_ call is defined as PMPI_name and MPI_name is a weak alias of
  * it (MPI_SHIM_ALIAS), so that a profiling tool can define MPI_name and
