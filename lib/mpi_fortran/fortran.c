@@ -23,6 +23,20 @@
 #include "mpi_fortran.h"
 #include "shim.h"
 
+/*
+ * The common blocks of MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE and
+ * MPI_STATUSES_IGNORE, defined here as well as in libmpi_shim (for C's
+ * MPI_F_STATUS_IGNORE): a program links this library for its calls, so the
+ * linker always sees the definitions here and binds the program's common
+ * blocks to them, however it is told to treat libraries not needed
+ * directly (--as-needed with --allow-shlib-undefined drops libmpi_shim and
+ * gives the program a private copy).  Every reference then resolves to
+ * the first definition, which mpi_shim_fconst() returns.
+ */
+MPI_Fint mpi_fortran_bottom_, mpi_fortran_in_place_;
+MPI_Fint mpi_fortran_status_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
+MPI_Fint mpi_fortran_statuses_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Report errclass through MPI_COMM_WORLD's error handler and return it. */
@@ -37,9 +51,11 @@ static int fail(int errclass, const char *call)
 
 void *mpi_fortran_buf(void *buf)
 {
-	if (buf == &mpi_fortran_bottom_)
+	const struct mpi_shim_fconst *k = mpi_shim_fconst();
+
+	if (buf == k->bottom)
 		return MPI_BOTTOM;
-	if (buf == &mpi_fortran_in_place_)
+	if (buf == k->in_place)
 		return MPI_IN_PLACE;
 	return buf;
 }
@@ -95,7 +111,9 @@ int mpi_fortran_iaints_in(const MPI_Fint *f, int n, MPI_Aint **c, const char *ca
 
 static int ignored(const MPI_Fint *f)
 {
-	return f == mpi_fortran_status_ignore_ || f == mpi_fortran_statuses_ignore_;
+	const struct mpi_shim_fconst *k = mpi_shim_fconst();
+
+	return f == k->status_ignore || f == k->statuses_ignore;
 }
 
 MPI_Status *mpi_fortran_status_in(const MPI_Fint *f, MPI_Status *s)

@@ -20,6 +20,7 @@
  * object freed from C keeps its number: harmless (a new object at the same
  * address takes it over) and only a few bytes.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,6 +37,38 @@ _Static_assert(sizeof(MPI_Status) == MPI_SHIM_F_STATUS_SIZE * sizeof(MPI_Fint),
 MPI_Fint mpi_fortran_bottom_, mpi_fortran_in_place_;
 MPI_Fint mpi_fortran_status_ignore_[MPI_SHIM_F_STATUS_SIZE];
 MPI_Fint mpi_fortran_statuses_ignore_[MPI_SHIM_F_STATUS_SIZE];
+
+/*
+ * A Fortran program has its own copy of each common block when it is linked
+ * (the dynamic linker binds every reference to that copy), but this library
+ * may reach its definition without going through the dynamic linker (an
+ * AddressSanitizer build does).  The addresses that count are those the
+ * dynamic linker gives the names: looked up once.
+ */
+static struct mpi_shim_fconst fconst;
+static pthread_once_t fconst_once = PTHREAD_ONCE_INIT;
+
+static void *resolve(const char *name, void *own)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+
+	return p ? p : own;
+}
+
+static void fconst_load(void)
+{
+	fconst.bottom = resolve("mpi_fortran_bottom_", &mpi_fortran_bottom_);
+	fconst.in_place = resolve("mpi_fortran_in_place_", &mpi_fortran_in_place_);
+	fconst.status_ignore = resolve("mpi_fortran_status_ignore_", mpi_fortran_status_ignore_);
+	fconst.statuses_ignore = resolve("mpi_fortran_statuses_ignore_",
+					 mpi_fortran_statuses_ignore_);
+}
+
+const struct mpi_shim_fconst *mpi_shim_fconst(void)
+{
+	pthread_once(&fconst_once, fconst_load);
+	return &fconst;
+}
 
 struct mpi_shim_fpredef {
 	int kind;
@@ -294,7 +327,8 @@ static int status_check(const void *c, const void *f, const char *call)
 	if (!c || !f)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "the %s status is NULL",
 				    !c ? "C" : "Fortran");
-	if (f == mpi_fortran_status_ignore_ || f == mpi_fortran_statuses_ignore_)
+	if (f == mpi_shim_fconst()->status_ignore || f == mpi_shim_fconst()->statuses_ignore ||
+	    f == mpi_fortran_status_ignore_ || f == mpi_fortran_statuses_ignore_)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
 				    "the Fortran status is MPI_F_STATUS(ES)_IGNORE");
 	return MPI_SUCCESS;

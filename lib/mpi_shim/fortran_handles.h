@@ -43,4 +43,10 @@ void mpi_shim_f_release(int kind, MPI_Fint f);
  * status ones are in mpi.h: MPI_F_STATUS_IGNORE). */
 extern MPI_Fint mpi_fortran_bottom_, mpi_fortran_in_place_;
 
+/* Their addresses as the program sees them: compare with these. */
+struct mpi_shim_fconst {
+	const void *bottom, *in_place, *status_ignore, *statuses_ignore;
+};
+const struct mpi_shim_fconst *mpi_shim_fconst(void);
+
 #endif /* MPI_SHIM_FORTRAN_HANDLES_H */
