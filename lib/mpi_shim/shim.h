@@ -19,6 +19,7 @@
  * topo.c       virtual topologies; coll_neighbor.c neighbourhood collectives
  * info.c       info objects, communicator hints; errcode.c added error codes;
  * greq.c       generalized requests; isendrecv.c MPI_Isendrecv[_replace]
+ * fortran_handles.c  MPI_Comm_c2f...: Fortran handle numbers (lib/mpi_fortran)
  *
  * Every MPI_ call is defined as PMPI_name and MPI_name is a weak alias of
  * it (MPI_SHIM_ALIAS), so that a profiling tool can define MPI_name and

@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fortran.c - the hand-written part of the Fortran binding: the helpers of
+ * the generated wrappers (mpi_fortran.h), the calls marked "manual" in
+ * calls.txt, the Fortran user functions (operations, error handlers,
+ * attribute copy and delete functions) and the predefined attribute
+ * functions MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN... as Fortran sees them.
+ *
+ * User functions: C calls an MPI_User_function or an error handler with C
+ * handles and no room for the Fortran function, so each distinct Fortran
+ * function gets one of MPI_FORTRAN_SLOTS C functions (trampolines) that
+ * converts the handles and calls it.  Slots are never given back (an
+ * operation or error handler may still be in use after MPI_OP_FREE), so a
+ * program may use at most MPI_FORTRAN_SLOTS distinct Fortran functions of
+ * each of the two kinds.  Attribute functions get the keyval's extra_state,
+ * which points to a record of the Fortran functions (kept to the end).
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_fortran.h"
+#include "shim.h"
+
+/*
+ * The common blocks of MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE and
+ * MPI_STATUSES_IGNORE, defined here as well as in libmpi_shim (for C's
+ * MPI_F_STATUS_IGNORE): a program links this library for its calls, so the
+ * linker always sees the definitions here and binds the program's common
+ * blocks to them, however it is told to treat libraries not needed
+ * directly (--as-needed with --allow-shlib-undefined drops libmpi_shim and
+ * gives the program a private copy).  Every reference then resolves to
+ * the first definition, which mpi_shim_fconst() returns.
+ */
+MPI_Fint mpi_fortran_bottom_, mpi_fortran_in_place_;
+MPI_Fint mpi_fortran_status_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
+MPI_Fint mpi_fortran_statuses_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Report errclass through MPI_COMM_WORLD's error handler and return it. */
+static int fail(int errclass, const char *call)
+{
+	(void)call;
+	PMPI_Comm_call_errhandler(MPI_COMM_WORLD, errclass);
+	return errclass;
+}
+
+/* --- Helpers of the generated wrappers --- */
+
+void *mpi_fortran_buf(void *buf)
+{
+	const struct mpi_shim_fconst *k = mpi_shim_fconst();
+
+	if (buf == k->bottom)
+		return MPI_BOTTOM;
+	if (buf == k->in_place)
+		return MPI_IN_PLACE;
+	return buf;
+}
+
+int mpi_fortran_comm_size(MPI_Fint comm)
+{
+	MPI_Comm c = mpi_shim_f2c(MPI_SHIM_F_COMM, comm);
+
+	return mpi_shim_comm_ok(c) ? c->size : 0;
+}
+
+int mpi_fortran_handles_in(int kind, const MPI_Fint *f, int n, void ***c, const char *call)
+{
+	if (!(*c = malloc((n > 0 ? n : 1) * sizeof(**c))))
+		return fail(MPI_ERR_NO_MEM, call);
+	for (int i = 0; i < n; i++)
+		(*c)[i] = mpi_shim_f2c(kind, f[i]);
+	return MPI_SUCCESS;
+}
+
+void mpi_fortran_handle_out(int kind, MPI_Fint *f, const void *c)
+{
+	*f = mpi_shim_c2f(kind, c);
+	mpi_shim_f_hold(kind, *f);
+}
+
+void mpi_fortran_handle_update(int kind, MPI_Fint *f, const void *c)
+{
+	if (mpi_shim_f2c(kind, *f) == c)
+		return;
+	if (!c) {
+		mpi_shim_f_release(kind, *f);
+		*f = 0;
+	} else {
+		mpi_fortran_handle_out(kind, f, c);
+	}
+}
+
+void mpi_fortran_handles_update(int kind, MPI_Fint *f, int n, void **c)
+{
+	for (int i = 0; i < n; i++)
+		mpi_fortran_handle_update(kind, &f[i], c[i]);
+}
+
+int mpi_fortran_iaints_in(const MPI_Fint *f, int n, MPI_Aint **c, const char *call)
+{
+	if (!(*c = malloc((n > 0 ? n : 1) * sizeof(**c))))
+		return fail(MPI_ERR_NO_MEM, call);
+	for (int i = 0; i < n; i++)
+		(*c)[i] = f[i];
+	return MPI_SUCCESS;
+}
+
+static int ignored(const MPI_Fint *f)
+{
+	const struct mpi_shim_fconst *k = mpi_shim_fconst();
+
+	return f == k->status_ignore || f == k->statuses_ignore;
+}
+
+MPI_Status *mpi_fortran_status_in(const MPI_Fint *f, MPI_Status *s)
+{
+	if (ignored(f))
+		return MPI_STATUS_IGNORE;
+	memcpy(s, f, sizeof(*s));
+	return s;
+}
+
+void mpi_fortran_status_out(MPI_Fint *f, const MPI_Status *s)
+{
+	if (s)
+		memcpy(f, s, sizeof(*s));
+}
+
+int mpi_fortran_statuses_in(const MPI_Fint *f, int n, MPI_Status **c, const char *call)
+{
+	if (ignored(f)) {
+		*c = MPI_STATUSES_IGNORE;
+		return MPI_SUCCESS;
+	}
+	if (!(*c = malloc((n > 0 ? n : 1) * sizeof(**c))))
+		return fail(MPI_ERR_NO_MEM, call);
+	if (n > 0)
+		memcpy(*c, f, n * sizeof(**c));
+	return MPI_SUCCESS;
+}
+
+void mpi_fortran_statuses_out(MPI_Fint *f, int n, const MPI_Status *c)
+{
+	if (c && n > 0)
+		memcpy(f, c, n * sizeof(*c));
+}
+
+void mpi_fortran_statuses_free(const MPI_Fint *f, MPI_Status *c)
+{
+	(void)f;
+	free(c);
+}
+
+void mpi_fortran_indices_out(MPI_Fint *f, int n)
+{
+	for (int i = 0; i < n; i++)
+		f[i]++;
+}
+
+int mpi_fortran_str_in(const char *f, size_t len, char **c, const char *call)
+{
+	while (len && f[len - 1] == ' ')
+		len--;
+	if (!(*c = malloc(len + 1)))
+		return fail(MPI_ERR_NO_MEM, call);
+	memcpy(*c, f, len);
+	(*c)[len] = '\0';
+	return MPI_SUCCESS;
+}
+
+void mpi_fortran_str_out(char *f, size_t len, const char *c)
+{
+	size_t n = strlen(c);
+
+	if (n > len)
+		n = len;
+	memcpy(f, c, n);
+	memset(f + n, ' ', len - n);
+}
+
+/* --- Fortran user functions: one C trampoline per distinct function --- */
+
+#define MPI_FORTRAN_SLOTS 32
+#define MPI_FORTRAN_EACH_SLOT(X)                                                        \
+	X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) \
+	X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27)   \
+	X(28) X(29) X(30) X(31)
+
+typedef void fortran_op_fn(void *invec, void *inoutvec, MPI_Fint *len, MPI_Fint *datatype);
+typedef void fortran_errh_fn(MPI_Fint *comm, MPI_Fint *code);
+
+static mpi_fortran_fn *op_slots[MPI_FORTRAN_SLOTS];
+static mpi_fortran_fn *errh_slots[MPI_FORTRAN_SLOTS];
+
+static void op_call(int slot, void *in, void *inout, int *len, MPI_Datatype *t)
+{
+	MPI_Fint ft = mpi_shim_c2f(MPI_SHIM_F_TYPE, *t);
+	MPI_Fint n = *len;
+
+	((fortran_op_fn *)op_slots[slot])(in, inout, &n, &ft);
+}
+
+static void errh_call(int slot, MPI_Comm *comm, int *code)
+{
+	MPI_Fint fc = mpi_shim_c2f(MPI_SHIM_F_COMM, comm ? *comm : MPI_COMM_NULL);
+	MPI_Fint fcode = *code;
+
+	((fortran_errh_fn *)errh_slots[slot])(&fc, &fcode);
+}
+
+#define OP_TRAMPOLINE(i)                                                               \
+	static void op_trampoline_##i(void *in, void *inout, int *len, MPI_Datatype *t) \
+	{                                                                              \
+		op_call(i, in, inout, len, t);                                         \
+	}
+#define ERRH_TRAMPOLINE(i)                                               \
+	static void errh_trampoline_##i(MPI_Comm *comm, int *code, ...) \
+	{                                                                \
+		errh_call(i, comm, code);                                \
+	}
+MPI_FORTRAN_EACH_SLOT(OP_TRAMPOLINE)
+MPI_FORTRAN_EACH_SLOT(ERRH_TRAMPOLINE)
+
+#define OP_ENTRY(i) op_trampoline_##i,
+#define ERRH_ENTRY(i) errh_trampoline_##i,
+static MPI_User_function *const op_trampolines[] = { MPI_FORTRAN_EACH_SLOT(OP_ENTRY) };
+static MPI_Comm_errhandler_function *const errh_trampolines[] = {
+	MPI_FORTRAN_EACH_SLOT(ERRH_ENTRY)
+};
+
+/* The slot of fn (taken if fn has none yet), or -1 if all are taken. */
+static int slot_of(mpi_fortran_fn **slots, mpi_fortran_fn *fn)
+{
+	int i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MPI_FORTRAN_SLOTS && slots[i] && slots[i] != fn; i++)
+		;
+	if (i == MPI_FORTRAN_SLOTS)
+		i = -1;
+	else
+		slots[i] = fn;
+	pthread_mutex_unlock(&lock);
+	return i;
+}
+
+int mpi_fortran_opfn(mpi_fortran_fn *fn, MPI_User_function **c, const char *call)
+{
+	int i = fn ? slot_of(op_slots, fn) : -1;
+
+	if (i < 0)
+		return fail(fn ? MPI_ERR_OTHER : MPI_ERR_ARG, call);
+	*c = op_trampolines[i];
+	return MPI_SUCCESS;
+}
+
+int mpi_fortran_errfn(mpi_fortran_fn *fn, MPI_Comm_errhandler_function **c, const char *call)
+{
+	int i = fn ? slot_of(errh_slots, fn) : -1;
+
+	if (i < 0)
+		return fail(fn ? MPI_ERR_OTHER : MPI_ERR_ARG, call);
+	*c = errh_trampolines[i];
+	return MPI_SUCCESS;
+}
+
+/* --- Attributes --- */
+
+/* The predefined attribute functions, as Fortran calls them: MPI-2 forms
+ * (INTEGER(KIND=MPI_ADDRESS_KIND) values) and MPI-1 forms (INTEGER). */
+void mpi_comm_null_copy_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in,
+			    MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror)
+{
+	*flag = 0;
+	*ierror = MPI_SUCCESS;
+}
+
+void mpi_comm_dup_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in,
+		      MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror)
+{
+	*out = *in;
+	*flag = 1;
+	*ierror = MPI_SUCCESS;
+}
+
+void mpi_comm_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value,
+			      MPI_Aint *extra, MPI_Fint *ierror)
+{
+	*ierror = MPI_SUCCESS;
+}
+
+void mpi_null_copy_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *extra, MPI_Fint *in,
+		       MPI_Fint *out, MPI_Fint *flag, MPI_Fint *ierror)
+{
+	*flag = 0;
+	*ierror = MPI_SUCCESS;
+}
+
+void mpi_dup_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *extra, MPI_Fint *in,
+		 MPI_Fint *out, MPI_Fint *flag, MPI_Fint *ierror)
+{
+	*out = *in;
+	*flag = 1;
+	*ierror = MPI_SUCCESS;
+}
+
+void mpi_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *extra,
+			 MPI_Fint *ierror)
+{
+	*ierror = MPI_SUCCESS;
+}
+
+/* A keyval made from Fortran with a user function: its extra_state. */
+struct fkey {
+	mpi_fortran_fn *copy, *del; /* NULL: the predefined C function is used */
+	MPI_Aint extra;             /* the user's extra_state */
+	int mpi1;                   /* INTEGER values (MPI_KEYVAL_CREATE) */
+	struct fkey *next;
+};
+static struct fkey *fkeys; /* all of them, kept to the end */
+
+typedef void fortran_copy_fn(MPI_Fint *comm, MPI_Fint *keyval, void *extra, void *in, void *out,
+			     MPI_Fint *flag, MPI_Fint *ierror);
+typedef void fortran_delete_fn(MPI_Fint *comm, MPI_Fint *keyval, void *value, void *extra,
+			       MPI_Fint *ierror);
+
+static int copy_trampoline(MPI_Comm comm, int keyval, void *extra, void *in, void *out,
+			   int *flag)
+{
+	struct fkey *k = extra;
+	MPI_Fint fc = mpi_shim_c2f(MPI_SHIM_F_COMM, comm), fk = keyval, fflag = 0;
+	MPI_Fint ierr = MPI_SUCCESS;
+
+	if (k->mpi1) {
+		MPI_Fint e = (MPI_Fint)k->extra, i = (MPI_Fint)(intptr_t)in, o = 0;
+
+		((fortran_copy_fn *)k->copy)(&fc, &fk, &e, &i, &o, &fflag, &ierr);
+		if (fflag)
+			*(void **)out = (void *)(intptr_t)o;
+	} else {
+		MPI_Aint e = k->extra, i = (MPI_Aint)(intptr_t)in, o = 0;
+
+		((fortran_copy_fn *)k->copy)(&fc, &fk, &e, &i, &o, &fflag, &ierr);
+		if (fflag)
+			*(void **)out = (void *)(intptr_t)o;
+	}
+	*flag = fflag != 0;
+	return ierr;
+}
+
+static int delete_trampoline(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+	struct fkey *k = extra;
+	MPI_Fint fc = mpi_shim_c2f(MPI_SHIM_F_COMM, comm), fk = keyval, ierr = MPI_SUCCESS;
+
+	if (k->mpi1) {
+		MPI_Fint e = (MPI_Fint)k->extra, v = (MPI_Fint)(intptr_t)value;
+
+		((fortran_delete_fn *)k->del)(&fc, &fk, &v, &e, &ierr);
+	} else {
+		MPI_Aint e = k->extra, v = (MPI_Aint)(intptr_t)value;
+
+		((fortran_delete_fn *)k->del)(&fc, &fk, &v, &e, &ierr);
+	}
+	return ierr;
+}
+
+static int keyval_create(mpi_fortran_fn *copy, mpi_fortran_fn *del, MPI_Fint *keyval,
+			 MPI_Aint extra, int mpi1, const char *call)
+{
+	MPI_Comm_copy_attr_function *ccopy = copy_trampoline;
+	MPI_Comm_delete_attr_function *cdel = delete_trampoline;
+	struct fkey *k;
+	int rc;
+
+	if (copy == (mpi_fortran_fn *)mpi_comm_null_copy_fn_ ||
+	    copy == (mpi_fortran_fn *)mpi_null_copy_fn_)
+		ccopy = MPI_COMM_NULL_COPY_FN;
+	else if (copy == (mpi_fortran_fn *)mpi_comm_dup_fn_ ||
+		 copy == (mpi_fortran_fn *)mpi_dup_fn_)
+		ccopy = MPI_COMM_DUP_FN;
+	if (del == (mpi_fortran_fn *)mpi_comm_null_delete_fn_ ||
+	    del == (mpi_fortran_fn *)mpi_null_delete_fn_)
+		cdel = MPI_COMM_NULL_DELETE_FN;
+	if (ccopy != copy_trampoline && cdel != delete_trampoline)
+		return PMPI_Comm_create_keyval(ccopy, cdel, keyval, (void *)(intptr_t)extra);
+	if (!(k = calloc(1, sizeof(*k))))
+		return fail(MPI_ERR_NO_MEM, call);
+	k->copy = copy;
+	k->del = del;
+	k->extra = extra;
+	k->mpi1 = mpi1;
+	if ((rc = PMPI_Comm_create_keyval(ccopy, cdel, keyval, k))) {
+		free(k);
+		return rc;
+	}
+	pthread_mutex_lock(&lock);
+	k->next = fkeys;
+	fkeys = k;
+	pthread_mutex_unlock(&lock);
+	return MPI_SUCCESS;
+}
+
+void pmpi_comm_create_keyval_(mpi_fortran_fn *copy, mpi_fortran_fn *del, MPI_Fint *keyval,
+			      MPI_Aint *extra, MPI_Fint *ierror)
+{
+	*ierror = keyval_create(copy, del, keyval, *extra, 0, "MPI_Comm_create_keyval");
+}
+MPI_FORTRAN_ALIAS(mpi_comm_create_keyval_);
+
+void pmpi_keyval_create_(mpi_fortran_fn *copy, mpi_fortran_fn *del, MPI_Fint *keyval,
+			 MPI_Fint *extra, MPI_Fint *ierror)
+{
+	*ierror = keyval_create(copy, del, keyval, *extra, 1, "MPI_Keyval_create");
+}
+MPI_FORTRAN_ALIAS(mpi_keyval_create_);
+
+/* An attribute's value as Fortran sees it: the predefined ones are
+ * integers C returns the address of; the others are the value stored. */
+static MPI_Aint attr_value(int keyval, void *v)
+{
+	switch (keyval) {
+	case MPI_TAG_UB:
+	case MPI_HOST:
+	case MPI_IO:
+	case MPI_WTIME_IS_GLOBAL:
+	case MPI_UNIVERSE_SIZE:
+	case MPI_APPNUM:
+	case MPI_LASTUSEDCODE:
+		return *(int *)v;
+	}
+	return (MPI_Aint)(intptr_t)v;
+}
+
+void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
+			 MPI_Fint *ierror)
+{
+	void *v = NULL;
+	int f = 0;
+
+	*ierror = PMPI_Comm_get_attr(mpi_shim_f2c(MPI_SHIM_F_COMM, *comm), *keyval, &v, &f);
+	if (*ierror == MPI_SUCCESS && f)
+		*value = attr_value(*keyval, v);
+	*flag = f != 0;
+}
+MPI_FORTRAN_ALIAS(mpi_comm_get_attr_);
+
+void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag,
+		    MPI_Fint *ierror)
+{
+	void *v = NULL;
+	int f = 0;
+
+	*ierror = PMPI_Comm_get_attr(mpi_shim_f2c(MPI_SHIM_F_COMM, *comm), *keyval, &v, &f);
+	if (*ierror == MPI_SUCCESS && f)
+		*value = (MPI_Fint)attr_value(*keyval, v);
+	*flag = f != 0;
+}
+MPI_FORTRAN_ALIAS(mpi_attr_get_);
+
+/* --- The other calls written by hand --- */
+
+void pmpi_init_(MPI_Fint *ierror)
+{
+	*ierror = PMPI_Init(NULL, NULL);
+}
+MPI_FORTRAN_ALIAS(mpi_init_);
+
+void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
+{
+	*ierror = PMPI_Init_thread(NULL, NULL, *required, provided);
+}
+MPI_FORTRAN_ALIAS(mpi_init_thread_);
+
+/* Fortran cannot use the address C returns: only the size is given back. */
+void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+{
+	void *b = NULL;
+
+	*ierror = PMPI_Buffer_detach(&b, size);
+}
+MPI_FORTRAN_ALIAS(mpi_buffer_detach_);

@@ -1,0 +1,514 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""gen.py - the Fortran binding of the MPI shim, generated from two tables.
+
+  gen.py predef HANDLES OUT.h
+      the C table of the predefined handles (lib/mpi_shim/fortran_handles.c)
+  gen.py binding CALLS HANDLES MPI_H OUT.c MPIF_H MPI_F90
+      the C wrappers mpi_name_/pmpi_name_ (OUT.c), mpif.h and the source of
+      the mpi module
+  gen.py coverage CALLS MPI_H
+      the C calls of mpi.h that have no line in CALLS (exit 1 if any)
+
+calls.txt says how each argument crosses between the languages (its header
+lists the kinds); handles.txt numbers the predefined handles.  The integer
+constants of mpif.h and of the module are the #defines of mpi.h.
+"""
+import re
+import sys
+
+HANDLE_KINDS = {
+    # kind: (C type, index in the C table of fortran_handles.c)
+    'comm': ('MPI_Comm', 'MPI_SHIM_F_COMM'),
+    'group': ('MPI_Group', 'MPI_SHIM_F_GROUP'),
+    'type': ('MPI_Datatype', 'MPI_SHIM_F_TYPE'),
+    'op': ('MPI_Op', 'MPI_SHIM_F_OP'),
+    'request': ('MPI_Request', 'MPI_SHIM_F_REQUEST'),
+    'errhandler': ('MPI_Errhandler', 'MPI_SHIM_F_ERRHANDLER'),
+    'info': ('MPI_Info', 'MPI_SHIM_F_INFO'),
+}
+SCALAR_KINDS = {'int', 'bool', 'aint', 'count', 'iaint', 'buf', 'addr', 'aptr', 'aval',
+                'ival', 'status', 'index', 'str', 'opfn', 'errfn', 'copyfn', 'delfn'}
+ARRAY_KINDS = {'int', 'aint', 'iaint', 'status', 'indices', 'str'} | set(HANDLE_KINDS)
+
+# Calls of mpi.h that the binding leaves out on purpose: the handle
+# conversions are C functions only.
+NOT_BOUND = re.compile(r'^(\w+_(c2f|f2c)|Status_c2f08|Status_f082c)$')
+
+
+def die(msg):
+    sys.stderr.write('gen.py: %s\n' % msg)
+    sys.exit(1)
+
+
+class Arg:
+    def __init__(self, call, text):
+        words = text.split()
+        self.dir = 'in'
+        if words and words[0] in ('out', 'inout'):
+            self.dir = words.pop(0)
+        if len(words) != 2:
+            die('%s: cannot read argument "%s"' % (call, text))
+        kind, self.name = words
+        m = re.match(r'^(\w+)(?:\[([\w@]*)\])?$', kind)
+        if not m:
+            die('%s: bad kind "%s"' % (call, kind))
+        self.kind, self.dim = m.group(1), m.group(2)
+        self.array = self.dim is not None
+        if self.array and self.kind not in ARRAY_KINDS:
+            die('%s: %s cannot be an array' % (call, self.kind))
+        if not self.array and self.kind not in SCALAR_KINDS | set(HANDLE_KINDS):
+            die('%s: unknown kind "%s"' % (call, self.kind))
+
+
+class Call:
+    def __init__(self, line):
+        m = re.match(r'^(\w+)\((.*)\)\s*(->\s*double)?\s*(manual)?\s*$', line)
+        if not m:
+            die('cannot read line "%s"' % line)
+        self.name = m.group(1)
+        self.args = [Arg(self.name, a) for a in m.group(2).split(',') if a.strip()]
+        self.double = bool(m.group(3))
+        self.manual = bool(m.group(4))
+        names = [a.name for a in self.args]
+        for a in self.args:
+            if a.array and a.dim and not a.dim.startswith('@') and a.kind != 'str' \
+                    and a.dim not in names:
+                die('%s: %s has length %s, not an argument' % (self.name, a.name, a.dim))
+            if a.array and a.dim and a.dim.startswith('@') and a.dim[1:] not in names:
+                die('%s: %s has length %s, not an argument' % (self.name, a.name, a.dim))
+            if a.array and a.kind in set(HANDLE_KINDS) | {'status', 'indices', 'iaint'} and not a.dim:
+                die('%s: %s needs a length' % (self.name, a.name))
+            if a.kind == 'str' and a.dir != 'in' and not a.dim:
+                die('%s: output string %s needs its size' % (self.name, a.name))
+
+
+def read_table(path):
+    out = []
+    with open(path) as f:
+        for line in f:
+            line = line.split('#', 1)[0].strip()
+            if line:
+                out.append(line)
+    return out
+
+
+def read_calls(path):
+    calls = [Call(line) for line in read_table(path)]
+    seen = set()
+    for c in calls:
+        if c.name in seen:
+            die('%s is in the table twice' % c.name)
+        seen.add(c.name)
+    return calls
+
+
+def read_handles(path):
+    out = []
+    for line in read_table(path):
+        w = line.split()
+        if len(w) not in (4, 5) or w[0] not in HANDLE_KINDS or (len(w) == 5 and w[4] != 'alias'):
+            die('handles: cannot read "%s"' % line)
+        out.append((w[0], w[1], int(w[2]), w[3], len(w) == 5))
+    names = [h[1] for h in out]
+    if len(set(names)) != len(names):
+        die('handles: a name is there twice')
+    nums = [(h[0], h[2]) for h in out]
+    if len(set(nums)) != len(nums):
+        die('handles: a number is there twice')
+    return out
+
+
+def read_mpi_h(path):
+    """The integer #defines and the arity of each MPI_ call of mpi.h."""
+    text = open(path).read()
+    consts = []
+    for m in re.finditer(r'^#define (MPI_\w+) \(?(-?\d+)\)?\s*$', text, re.M):
+        consts.append((m.group(1), int(m.group(2))))
+    text = re.sub(r'/\*.*?\*/', '', text, flags=re.S)
+    protos = {}
+    for m in re.finditer(r'^(?:int|double|MPI_\w+) MPI_(\w+)\(([^;]*)\);', text, re.M):
+        args = m.group(2).strip()
+        depth, n = 0, (0 if args in ('', 'void') else 1)
+        for ch in args:
+            depth += ch in '(['
+            depth -= ch in ')]'
+            n += ch == ',' and depth == 0
+        protos[m.group(1)] = n - args.endswith('...')
+    return consts, protos
+
+
+# --- handles.txt -> the C table ---
+
+def gen_predef(handles, out):
+    lines = ['/* Generated by lib/mpi_fortran/gen.py from lib/mpi_fortran/handles.txt. */',
+             'static const struct mpi_shim_fpredef mpi_shim_fpredef[] = {']
+    for kind, name, num, chandle, alias in handles:
+        lines.append('\t{ %s, %d, %s, %d }, /* %s */' % (HANDLE_KINDS[kind][1], num, chandle,
+                                                      int(alias), name))
+    lines.append('};')
+    write(out, lines)
+
+
+def write(path, lines):
+    with open(path, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
+# --- calls.txt -> the C wrappers ---
+
+def c_len(call, arg):
+    """The C expression of an array's length."""
+    if arg.dim.startswith('@'):
+        return 'mpi_fortran_comm_size(*%s_f)' % arg.dim[1:]
+    return '*%s_f' % arg.dim
+
+
+def c_wrapper(call):
+    cname = 'MPI_' + call.name
+    fname = call.name.lower() + '_'
+    if call.double:
+        return ['double p' + 'mpi_' + fname + '(void)', '{',
+                '\treturn PMPI_%s();' % call.name, '}',
+                'MPI_FORTRAN_ALIAS(mpi_%s);' % fname, '']
+    params, hidden, decls, pre, cargs, post, cleanup = [], [], [], [], [], [], []
+    needs_out = False
+    for a in call.args:
+        n, k = a.name, a.kind
+        f = n + '_f'
+        cv = n + '_c'
+        if k in HANDLE_KINDS:
+            ctype, kidx = HANDLE_KINDS[k]
+            params.append('MPI_Fint *' + f)
+            if a.array:
+                decls.append('void **%s = NULL;' % cv)
+                pre.append('if ((rc = mpi_fortran_handles_in(%s, %s, %s, &%s, "%s")))'
+                           % (kidx, f, c_len(call, a), cv, cname))
+                pre.append('\tgoto out;')
+                needs_out = True
+                cargs.append('(%s *)%s' % (ctype, cv))
+                if a.dir != 'in':
+                    post.append('mpi_fortran_handles_update(%s, %s, %s, %s);'
+                                % (kidx, f, c_len(call, a), cv))
+                cleanup.append('free(%s);' % cv)
+            elif a.dir == 'in':
+                cargs.append('(%s)mpi_shim_f2c(%s, *%s)' % (ctype, kidx, f))
+            elif a.dir == 'out':
+                decls.append('%s %s = NULL;' % (ctype, cv))
+                cargs.append('&' + cv)
+                post.append('if (rc == MPI_SUCCESS)')
+                post.append('\tmpi_fortran_handle_out(%s, %s, %s);' % (kidx, f, cv))
+            else:
+                decls.append('%s %s = (%s)mpi_shim_f2c(%s, *%s);' % (ctype, cv, ctype, kidx, f))
+                cargs.append('&' + cv)
+                post.append('mpi_fortran_handle_update(%s, %s, %s);' % (kidx, f, cv))
+        elif k == 'int':
+            params.append('MPI_Fint *' + f)
+            if a.array:
+                cargs.append('(void *)' + f)
+            else:
+                cargs.append(('*' + f) if a.dir == 'in' else f)
+        elif k == 'bool':
+            params.append('MPI_Fint *' + f)
+            if a.dir == 'in':
+                cargs.append('*%s != 0' % f)
+            else:
+                decls.append('int %s = 0;' % cv)
+                cargs.append('&' + cv)
+                post.append('*%s = %s != 0;' % (f, cv))
+        elif k in ('aint', 'count'):
+            ctype = 'MPI_Aint' if k == 'aint' else 'MPI_Count'
+            params.append('%s *%s' % (ctype, f))
+            cargs.append(('*' + f) if a.dir == 'in' and not a.array else f)
+        elif k == 'iaint':
+            params.append('MPI_Fint *' + f)
+            if a.array:
+                decls.append('MPI_Aint *%s = NULL;' % cv)
+                pre.append('if ((rc = mpi_fortran_iaints_in(%s, %s, &%s, "%s")))'
+                           % (f, c_len(call, a), cv, cname))
+                pre.append('\tgoto out;')
+                needs_out = True
+                cargs.append(cv)
+                cleanup.append('free(%s);' % cv)
+            elif a.dir == 'in':
+                cargs.append('(MPI_Aint)*' + f)
+            else:
+                decls.append('MPI_Aint %s = 0;' % cv)
+                cargs.append('&' + cv)
+                post.append('if (rc == MPI_SUCCESS)')
+                post.append('\t*%s = (MPI_Fint)%s;' % (f, cv))
+        elif k == 'buf':
+            params.append('void *' + f)
+            cargs.append('mpi_fortran_buf(%s)' % f)
+        elif k == 'addr':
+            params.append('void *' + f)
+            cargs.append(f)
+        elif k == 'aptr':
+            params.append('MPI_Aint *' + f)
+            decls.append('void *%s = NULL;' % cv)
+            cargs.append('&' + cv)
+            post.append('if (rc == MPI_SUCCESS)')
+            post.append('\t*%s = (MPI_Aint)(intptr_t)%s;' % (f, cv))
+        elif k == 'aval':
+            params.append('MPI_Aint *' + f)
+            cargs.append('(void *)(intptr_t)*' + f)
+        elif k == 'ival':
+            params.append('MPI_Fint *' + f)
+            cargs.append('(void *)(intptr_t)*' + f)
+        elif k == 'status':
+            params.append('MPI_Fint *' + f)
+            if a.array:
+                decls.append('MPI_Status *%s = NULL;' % cv)
+                pre.append('if ((rc = mpi_fortran_statuses_in(%s, %s, &%s, "%s")))'
+                           % (f, c_len(call, a), cv, cname))
+                pre.append('\tgoto out;')
+                needs_out = True
+                cargs.append(cv)
+                post.append('mpi_fortran_statuses_out(%s, %s, %s);' % (f, c_len(call, a), cv))
+                cleanup.append('mpi_fortran_statuses_free(%s, %s);' % (f, cv))
+            else:
+                decls.append('MPI_Status %s_s, *%s = mpi_fortran_status_in(%s, &%s_s);'
+                             % (n, cv, f, n))
+                cargs.append(cv)
+                if a.dir != 'in':
+                    post.append('mpi_fortran_status_out(%s, %s);' % (f, cv))
+        elif k == 'index':
+            params.append('MPI_Fint *' + f)
+            decls.append('int %s = MPI_UNDEFINED;' % cv)
+            cargs.append('&' + cv)
+            post.append('*%s = %s >= 0 ? %s + 1 : %s;' % (f, cv, cv, cv))
+        elif k == 'indices':
+            params.append('MPI_Fint *' + f)
+            pre.append('*%s_f = MPI_UNDEFINED;' % a.dim)
+            cargs.append(f)
+            post.append('mpi_fortran_indices_out(%s, *%s_f);' % (f, a.dim))
+        elif k == 'str':
+            params.append('char *' + f)
+            hidden.append('size_t %s_len' % n)
+            if a.dir == 'in':
+                decls.append('char *%s = NULL;' % cv)
+                pre.append('if ((rc = mpi_fortran_str_in(%s, %s_len, &%s, "%s")))'
+                           % (f, n, cv, cname))
+                pre.append('\tgoto out;')
+                needs_out = True
+                cargs.append(cv)
+                cleanup.append('free(%s);' % cv)
+            else:
+                decls.append('char %s[%s + 1] = "";' % (cv, a.dim))
+                cargs.append(cv)
+                post.append('if (rc == MPI_SUCCESS)')
+                post.append('\tmpi_fortran_str_out(%s, %s_len, %s);' % (f, n, cv))
+        elif k in ('opfn', 'errfn'):
+            params.append('mpi_fortran_fn *' + f)
+            ctype = 'MPI_User_function' if k == 'opfn' else 'MPI_Comm_errhandler_function'
+            decls.append('%s *%s = NULL;' % (ctype, cv))
+            pre.append('if ((rc = mpi_fortran_%s(%s, &%s, "%s")))' % (k, f, cv, cname))
+            pre.append('\tgoto out;')
+            needs_out = True
+            cargs.append(cv)
+        else:
+            die('%s: kind %s has no C conversion' % (call.name, k))
+    sig = ', '.join(params + ['MPI_Fint *ierror'] + hidden)
+    body = ['void pmpi_%s(%s)' % (fname, sig), '{']
+    body += ['\t' + d for d in decls]
+    body.append('\tint rc;')
+    body.append('')
+    body += ['\t' + p for p in pre]
+    body.append('\trc = PMPI_%s(%s);' % (call.name, ', '.join(cargs)))
+    body += ['\t' + p for p in post]
+    if needs_out:
+        body.append('out:')
+    body += ['\t' + c for c in cleanup]
+    body.append('\t*ierror = rc;')
+    body += ['}', 'MPI_FORTRAN_ALIAS(mpi_%s);' % fname, '']
+    return body
+
+
+def gen_c(calls, out):
+    lines = ['/* Generated by lib/mpi_fortran/gen.py from lib/mpi_fortran/calls.txt:',
+             ' * the Fortran calls pmpi_name_, and mpi_name_ as weak aliases of them',
+             ' * (mpi_fortran.h has the helpers they use). */',
+             '#include <stdint.h>', '#include <stdlib.h>', '', '#include "mpi_fortran.h"', '']
+    for c in calls:
+        if not c.manual:
+            lines += c_wrapper(c)
+    write(out, lines)
+
+
+# --- Fortran declarations ---
+
+def f_type(a):
+    k = a.kind
+    if k in ('int', 'iaint', 'index', 'indices', 'ival') or k in HANDLE_KINDS:
+        return 'integer'
+    if k == 'bool':
+        return 'logical'
+    if k in ('aint', 'aptr', 'aval'):
+        return 'integer(kind=MPI_ADDRESS_KIND)'
+    if k == 'count':
+        return 'integer(kind=MPI_COUNT_KIND)'
+    if k == 'status':
+        return 'integer'
+    if k == 'str':
+        return 'character(len=*)'
+    die('no Fortran type for ' + k)
+
+
+def f_interface(call, prefix):
+    name = prefix + call.name
+    names = [a.name for a in call.args]
+    out = []
+    if call.double:
+        out.append('  double precision function %s()' % name)
+        out.append('  end function %s' % name)
+        return out
+    out += wrap('  subroutine %s(' % name, names + ['ierror'], ')')
+    out.append('    import')
+    out.append('    implicit none')
+    for a in call.args:
+        if a.kind in ('buf', 'addr'):
+            out.append('    !GCC$ ATTRIBUTES NO_ARG_CHECK :: ' + a.name)
+            out.append('    type(*), dimension(*) :: ' + a.name)
+            continue
+        if a.kind in ('opfn', 'errfn', 'copyfn', 'delfn'):
+            out.append('    external :: ' + a.name)
+            continue
+        decl = f_type(a)
+        if a.kind in ('index', 'indices'):
+            decl += ', intent(out)'
+        else:
+            decl += ', intent(%s)' % a.dir
+        shape = ''
+        if a.kind == 'status':
+            shape = '(MPI_STATUS_SIZE, *)' if a.array else '(MPI_STATUS_SIZE)'
+        elif a.array and a.kind != 'str':
+            shape = '(*)'
+        out.append('    %s :: %s%s' % (decl, a.name, shape))
+    out.append('    integer, intent(out) :: ierror')
+    out.append('  end subroutine %s' % name)
+    return out
+
+
+def wrap(head, items, tail, width=100):
+    lines, cur = [], head
+    for i, it in enumerate(items):
+        piece = it + (', ' if i < len(items) - 1 else tail)
+        if len(cur) + len(piece) > width:
+            lines.append(cur.rstrip() + ' &')
+            cur = '      '
+        cur += piece
+    if not items:
+        cur += tail
+    lines.append(cur)
+    return lines
+
+
+def constants(handles, consts):
+    """(name, value) of every INTEGER PARAMETER."""
+    out = [('MPI_ADDRESS_KIND', 8), ('MPI_OFFSET_KIND', 8), ('MPI_COUNT_KIND', 8),
+           ('MPI_INTEGER_KIND', 4), ('MPI_STATUS_SIZE', 6), ('MPI_SOURCE', 1), ('MPI_TAG', 2),
+           ('MPI_ERROR', 3)]
+    out += consts
+    out += [(h[1], h[2]) for h in handles]
+    names = [n for n, _ in out]
+    dup = set(n for n in names if names.count(n) > 1)
+    if dup:
+        die('constants defined twice: ' + ', '.join(sorted(dup)))
+    return out
+
+
+COMMONS = [('MPI_BOTTOM', '', 'mpi_fortran_bottom'),
+           ('MPI_IN_PLACE', '', 'mpi_fortran_in_place'),
+           ('MPI_STATUS_IGNORE', '(MPI_STATUS_SIZE)', 'mpi_fortran_status_ignore'),
+           ('MPI_STATUSES_IGNORE', '(MPI_STATUS_SIZE,1)', 'mpi_fortran_statuses_ignore')]
+# No subarrays as choice buffers; ASYNCHRONOUS buffers are the user's (MPI-3.1 17.1.7).
+LOGICALS = ['MPI_SUBARRAYS_SUPPORTED', 'MPI_ASYNC_PROTECTS_NONBLOCKING']
+CALLBACKS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_NULL_DELETE_FN', 'MPI_COMM_DUP_FN',
+             'MPI_NULL_COPY_FN', 'MPI_NULL_DELETE_FN', 'MPI_DUP_FN']
+
+
+def gen_mpif(handles, consts, calls, out):
+    """mpif.h: valid in fixed form and in free form (statements in columns
+    7 to 72, no continuation lines, comments with ! in column 1)."""
+    lines = ['! mpif.h - the MPI shim for Fortran 77 style programs.',
+             '! Generated by lib/mpi_fortran/gen.py; see mpi_shim(7).']
+    for name, val in constants(handles, consts):
+        lines.append('      integer %s' % name)
+        lines.append('      parameter (%s=%d)' % (name, val))
+    for name in LOGICALS:
+        lines.append('      logical %s' % name)
+        lines.append('      parameter (%s=.false.)' % name)
+    for name, shape, common in COMMONS:
+        lines.append('      integer %s%s' % (name, shape))
+        lines.append('      common /%s/ %s' % (common, name))
+        lines.append('      save /%s/' % common)
+    for cb in CALLBACKS:
+        lines.append('      external %s' % cb)
+    for c in calls:
+        if c.double:
+            for p in ('MPI_', 'PMPI_'):
+                lines.append('      double precision %s%s' % (p, c.name.upper()))
+                lines.append('      external %s%s' % (p, c.name.upper()))
+    for line in lines:
+        if len(line) > 72:
+            die('mpif.h: line longer than 72 columns: ' + line)
+    write(out, lines)
+
+
+def gen_module(handles, consts, calls, out):
+    lines = ['! mpi.f90 - the mpi module of the MPI shim.',
+             '! Generated by lib/mpi_fortran/gen.py; see mpi_shim(7).',
+             'module mpi',
+             '  implicit none',
+             '  public']
+    for name, val in constants(handles, consts):
+        lines.append('  integer, parameter :: %s = %d' % (name, val))
+    for name in LOGICALS:
+        lines.append('  logical, parameter :: %s = .false.' % name)
+    for name, shape, common in COMMONS:
+        lines.append('  integer :: %s%s' % (name, shape))
+        lines.append('  common /%s/ %s' % (common, name))
+        lines.append('  save :: /%s/' % common)
+    lines.append('  external :: ' + ', '.join(CALLBACKS))
+    lines.append('  interface')
+    for c in calls:
+        for p in ('MPI_', 'PMPI_'):
+            lines += f_interface(c, p)
+    lines.append('  end interface')
+    lines.append('end module mpi')
+    write(out, lines)
+
+
+def main(argv):
+    if len(argv) == 3 and argv[0] == 'predef':
+        gen_predef(read_handles(argv[1]), argv[2])
+    elif len(argv) == 7 and argv[0] == 'binding':
+        calls = read_calls(argv[1])
+        handles = read_handles(argv[2])
+        consts, protos = read_mpi_h(argv[3])
+        for c in calls:
+            if c.name not in protos:
+                die('%s is not a call of mpi.h' % c.name)
+            # The hand-written wrappers may differ (MPI_Init has no argc in Fortran).
+            if not c.manual and len(c.args) != protos[c.name]:
+                die('%s: %d arguments in the table, %d in mpi.h' % (c.name, len(c.args),
+                                                                   protos[c.name]))
+        gen_c(calls, argv[4])
+        gen_mpif(handles, consts, calls, argv[5])
+        gen_module(handles, consts, calls, argv[6])
+    elif len(argv) == 3 and argv[0] == 'coverage':
+        names = set(c.name for c in read_calls(argv[1]))
+        _, protos = read_mpi_h(argv[2])
+        missing = sorted(p for p in protos if p not in names and not NOT_BOUND.match(p))
+        for p in missing:
+            print('MPI_%s has no line in calls.txt' % p)
+        print('%d calls of mpi.h, %d in calls.txt, %d missing' % (len(protos), len(names),
+                                                                 len(missing)))
+        return 1 if missing else 0
+    else:
+        die('usage: see the top of gen.py')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

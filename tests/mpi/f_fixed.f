@@ -1,0 +1,46 @@
+! SPDX-License-Identifier: MIT
+! f_fixed.f - a fixed-form program with mpif.h: a ring, a reduction in
+! place, the status array and MPI_WTIME as an external function.
+      program ffixed
+      implicit none
+      include 'mpif.h'
+      integer ierr, rank, nproc, right, left, v, w, st(MPI_STATUS_SIZE)
+      integer n, s
+      double precision t, tick
+      logical flag
+      call MPI_INIT(ierr)
+      call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
+      call MPI_COMM_SIZE(MPI_COMM_WORLD, nproc, ierr)
+      right = mod(rank + 1, nproc)
+      left = mod(rank + nproc - 1, nproc)
+      v = rank * 3
+      call MPI_SENDRECV(v, 1, MPI_INTEGER, right, 9, w, 1,
+     &     MPI_INTEGER, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+     &     st, ierr)
+      if (ierr .ne. MPI_SUCCESS .or. w .ne. left * 3) call fail(1)
+      if (st(MPI_SOURCE) .ne. left .or. st(MPI_TAG) .ne. 9) call fail(2)
+      call MPI_GET_COUNT(st, MPI_INTEGER, n, ierr)
+      if (n .ne. 1) call fail(3)
+      s = rank
+      call MPI_ALLREDUCE(MPI_IN_PLACE, s, 1, MPI_INTEGER, MPI_SUM,
+     &     MPI_COMM_WORLD, ierr)
+      if (s .ne. nproc * (nproc - 1) / 2) call fail(4)
+      call MPI_SEND(v, 1, MPI_INTEGER, rank, 8, MPI_COMM_WORLD, ierr)
+      call MPI_RECV(w, 1, MPI_INTEGER, rank, 8, MPI_COMM_WORLD,
+     &     MPI_STATUS_IGNORE, ierr)
+      if (w .ne. v) call fail(5)
+      call MPI_INITIALIZED(flag, ierr)
+      if (.not. flag) call fail(6)
+      t = MPI_WTIME()
+      tick = MPI_WTICK()
+      if (t .le. 0d0 .or. tick .le. 0d0) call fail(7)
+      call MPI_FINALIZE(ierr)
+      end
+
+      subroutine fail(what)
+      implicit none
+      include 'mpif.h'
+      integer what, ierr
+      print *, 'f_fixed: failed check ', what
+      call MPI_ABORT(MPI_COMM_WORLD, 1, ierr)
+      end
