@@ -467,7 +467,7 @@ void mpi_shim_comm_hints_free(MPI_Comm comm)
 }
 
 /* Hints of to: a copy of from (NULL: none).  MPI_SUCCESS or MPI_ERR_NO_MEM. */
-static int hints_set(MPI_Comm to, MPI_Info from)
+int mpi_shim_comm_hints_set(MPI_Comm to, MPI_Info from)
 {
 	MPI_Info h = NULL;
 
@@ -485,7 +485,7 @@ static int hints_set(MPI_Comm to, MPI_Info from)
 
 int mpi_shim_comm_hints_copy(MPI_Comm from, MPI_Comm to)
 {
-	return hints_set(to, from->hints);
+	return mpi_shim_comm_hints_set(to, from->hints);
 }
 
 /* info: MPI_INFO_NULL (no hints) or a valid object; reported errors. */
@@ -514,7 +514,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 	for (i = 0; i < info->n; i++)
 		if (info_put(merged, info->e[i].key, info->e[i].value))
 			break;
-	rc = i < info->n ? MPI_ERR_NO_MEM : hints_set(comm, merged);
+	rc = i < info->n ? MPI_ERR_NO_MEM : mpi_shim_comm_hints_set(comm, merged);
 	info_delete(merged);
 	if (rc)
 		return mpi_shim_err(comm, rc, call, "no memory");
@@ -549,7 +549,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 	if ((rc = PMPI_Comm_dup(comm, newcomm)))
 		return rc;
 	/* The hints are those of info, not comm's. */
-	if ((rc = hints_set(*newcomm, info))) {
+	if ((rc = mpi_shim_comm_hints_set(*newcomm, info))) {
 		PMPI_Comm_free(newcomm);
 		return mpi_shim_err(comm, rc, call, "no memory");
 	}

@@ -262,10 +262,11 @@ int mpi_shim_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm, const char *call)
 	if ((rc = inter_new(comm, comm->size, comm->world, comm->rank, comm->peer_size,
 			    comm->peer_world, ctx, newcomm)))
 		return mpi_shim_err(comm, rc, call, "no memory");
-	if ((rc = mpi_shim_attr_copy_all(comm, *newcomm))) {
+	if ((rc = mpi_shim_attr_copy_all(comm, *newcomm)) ||
+	    (rc = mpi_shim_comm_hints_copy(comm, *newcomm))) {
 		mpi_shim_comm_release(*newcomm);
 		*newcomm = MPI_COMM_NULL;
-		return mpi_shim_err(comm, rc, call, "an attribute copy function failed");
+		return mpi_shim_err(comm, rc, call, "copying an attribute or the hints failed");
 	}
 	return MPI_SUCCESS;
 }

@@ -363,6 +363,8 @@ int mpi_shim_topo_copy(MPI_Comm from, MPI_Comm to);
 void mpi_shim_info_env_init(int argc, char **argv);
 void mpi_shim_info_fini(void);
 int mpi_shim_comm_hints_copy(MPI_Comm from, MPI_Comm to);
+/* The hints of comm become a copy of info's (MPI_INFO_NULL: none). */
+int mpi_shim_comm_hints_set(MPI_Comm comm, MPI_Info info);
 /* An info argument: MPI_INFO_NULL or a valid object (else MPI_ERR_INFO,
  * reported on comm). */
 int mpi_shim_info_check(MPI_Comm comm, MPI_Info info, const char *call);

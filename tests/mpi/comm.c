@@ -599,6 +599,141 @@ static void test_abort(void)
 	CHECK(0, "MPI_Abort did not stop the job");
 }
 
+/* MPI_Comm_idup and MPI_Comm_idup_with_info: made in the background. */
+static void test_idup(void)
+{
+	MPI_Comm c1 = MPI_COMM_NULL, c2, c3, c4, dupw, blocking;
+	MPI_Request reqs[3], req;
+	MPI_Info info, got;
+	char value[16];
+	int res, flag, v = -1, i, order[3] = { 0, 0, 0 };
+
+	/* Rank 0 starts its idup, then sends to rank 1, which receives
+	 * before it starts its own: the idup must not wait for rank 1. */
+	OK(MPI_Comm_dup(MPI_COMM_WORLD, &dupw));
+	if (rank == 1) {
+		OK(MPI_Recv(&v, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		CHECK(v == 33, "got %d", v);
+	}
+	OK(MPI_Comm_idup(MPI_COMM_WORLD, &c1, &reqs[0]));
+	if (rank == 0 && size > 1) {
+		v = 33;
+		OK(MPI_Send(&v, 1, MPI_INT, 1, 3, MPI_COMM_WORLD));
+	}
+	/* More of them in flight, on two parents, and a blocking dup of the
+	 * same parent meanwhile (it may take the id the first idup proposed). */
+	OK(MPI_Comm_idup(dupw, &c2, &reqs[1]));
+	OK(MPI_Comm_dup(MPI_COMM_WORLD, &blocking));
+	OK(MPI_Comm_idup(MPI_COMM_WORLD, &c3, &reqs[2]));
+	for (i = 2; i >= 0; i--)
+		OK(MPI_Wait(&reqs[i], MPI_STATUS_IGNORE));
+	/* Each works, and none sees another's messages. */
+	exchange(c1, 1);
+	exchange(c2, 2);
+	exchange(c3, 3);
+	exchange(blocking, 4);
+	for (i = 0; i < 3; i++) {
+		MPI_Comm cs[3] = { c1, c2, c3 };
+		int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+
+		v = 100 + i;
+		OK(MPI_Sendrecv(&v, 1, MPI_INT, next, 9, &order[i], 1, MPI_INT, prev, 9, cs[2 - i],
+				MPI_STATUS_IGNORE));
+		CHECK(order[i] == 100 + i, "message %d crossed communicators: %d", i, order[i]);
+	}
+	OK(MPI_Comm_compare(c1, MPI_COMM_WORLD, &res));
+	CHECK(res == MPI_CONGRUENT, "idup compares %d", res);
+	OK(MPI_Comm_free(&c1));
+	OK(MPI_Comm_free(&c2));
+	OK(MPI_Comm_free(&c3));
+	OK(MPI_Comm_free(&blocking));
+
+	/* With info: its hints, not the parent's. */
+	OK(MPI_Info_create(&info));
+	OK(MPI_Info_set(info, "bip_hint", "yes"));
+	OK(MPI_Comm_idup_with_info(dupw, info, &c4, &req));
+	OK(MPI_Info_free(&info)); /* the call keeps its own copy */
+	OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+	OK(MPI_Comm_get_info(c4, &got));
+	OK(MPI_Info_get(got, "bip_hint", (int)sizeof(value) - 1, value, &flag));
+	CHECK(flag && !strcmp(value, "yes"), "hint %d '%s'", flag, flag ? value : "");
+	OK(MPI_Info_free(&got));
+	exchange(c4, 5);
+	OK(MPI_Comm_free(&c4));
+
+	/* Misuse. */
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+	CHECK(MPI_Comm_idup(MPI_COMM_NULL, &c1, &req) == MPI_ERR_COMM, "idup of COMM_NULL");
+	CHECK(MPI_Comm_idup(MPI_COMM_WORLD, &c1, NULL) == MPI_ERR_ARG, "NULL request");
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+	OK(MPI_Comm_free(&dupw));
+}
+
+/* MPI_Comm_create_group: collective over the group only. */
+static void test_create_group(void)
+{
+	MPI_Group world, half, pair;
+	MPI_Comm c, sub;
+	int n = (size + 1) / 2, *members = malloc(sizeof(int) * (size_t)size), i, r, s;
+
+	OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+	/* The even ranks, or the odd ones: both groups at the same time. */
+	for (i = 0; i < size; i++)
+		members[i] = 2 * i + rank % 2;
+	n = rank % 2 ? size / 2 : (size + 1) / 2;
+	OK(MPI_Group_incl(world, n, members, &half));
+	OK(MPI_Comm_create_group(MPI_COMM_WORLD, half, 7, &c));
+	OK(MPI_Comm_rank(c, &r));
+	OK(MPI_Comm_size(c, &s));
+	CHECK(r == rank / 2 && s == n, "rank %d of %d", r, s);
+	exchange(c, 1);
+	OK(MPI_Comm_free(&c));
+	/* Overlapping pairs {k, k+1} with tag k: rank k takes part in two,
+	 * the one with k - 1 first. */
+	for (i = rank - 1; i <= rank; i++) {
+		int p[2] = { i, i + 1 };
+
+		if (i < 0 || i + 1 >= size)
+			continue;
+		OK(MPI_Group_incl(world, 2, p, &pair));
+		OK(MPI_Comm_create_group(MPI_COMM_WORLD, pair, i, &c));
+		OK(MPI_Comm_size(c, &s));
+		CHECK(s == 2, "pair of %d", s);
+		exchange(c, 2);
+		OK(MPI_Comm_free(&c));
+		OK(MPI_Group_free(&pair));
+	}
+	/* Not a member: MPI_COMM_NULL. */
+	members[0] = 0;
+	OK(MPI_Group_incl(world, 1, members, &pair));
+	if (rank != 0) {
+		OK(MPI_Comm_create_group(MPI_COMM_WORLD, pair, 1, &c));
+		CHECK(c == MPI_COMM_NULL, "a non-member got a communicator");
+	} else {
+		OK(MPI_Comm_create_group(MPI_COMM_WORLD, pair, 1, &c));
+		OK(MPI_Comm_size(c, &s));
+		CHECK(s == 1, "alone: %d", s);
+		OK(MPI_Comm_free(&c));
+	}
+	/* Misuse. */
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+	CHECK(MPI_Comm_create_group(MPI_COMM_WORLD, pair, -1, &c) == MPI_ERR_TAG, "tag -1");
+	CHECK(MPI_Comm_create_group(MPI_COMM_WORLD, MPI_GROUP_NULL, 1, &c) == MPI_ERR_GROUP,
+	      "GROUP_NULL");
+	OK(MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &sub));
+	OK(MPI_Comm_set_errhandler(sub, MPI_ERRORS_RETURN));
+	if (size > 1)
+		CHECK(MPI_Comm_create_group(sub, world, 1, &c) == MPI_ERR_GROUP,
+		      "a group larger than the communicator");
+	OK(MPI_Comm_free(&sub));
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+	OK(MPI_Group_free(&pair));
+	OK(MPI_Group_free(&half));
+	OK(MPI_Group_free(&world));
+	free(members);
+}
+
+
 struct test {
 	const char *name;
 	void (*fn)(void);
@@ -615,6 +750,8 @@ static const struct test tests[] = {
 	{ "slurmhosts", test_slurmhosts },
 	{ "threads", test_threads },
 	{ "freecomm", test_freecomm },
+	{ "idup", test_idup },
+	{ "creategroup", test_create_group },
 	{ "fatal", test_fatal },
 	{ "abort", test_abort },
 };
