@@ -128,24 +128,35 @@ int mpi_shim_bsend_start(const void *buf, size_t count, MPI_Datatype t, int dst,
 	return MPI_SUCCESS;
 }
 
-int PMPI_Buffer_attach(void *buffer, int size)
+static int attach(void *buffer, MPI_Count size, const char *call)
 {
 	int rc;
 
-	if ((rc = mpi_shim_check_init("MPI_Buffer_attach")))
+	if ((rc = mpi_shim_check_init(call)))
 		return rc;
 	if (bs.buf)
-		return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_BUFFER, "MPI_Buffer_attach",
+		return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_BUFFER, call,
 				    "a buffer (%zu bytes) is already attached; detach it first",
 				    bs.size);
 	if (size < 0 || (!buffer && size > 0))
-		return mpi_shim_err(MPI_COMM_WORLD, size < 0 ? MPI_ERR_COUNT : MPI_ERR_BUFFER,
-				    "MPI_Buffer_attach", "buffer %p of %d bytes", buffer, size);
+		return mpi_shim_err(MPI_COMM_WORLD, size < 0 ? MPI_ERR_COUNT : MPI_ERR_BUFFER, call,
+				    "buffer %p of %lld bytes", buffer, (long long)size);
 	bs.buf = buffer;
 	bs.size = (size_t)size;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+	return attach(buffer, size, "MPI_Buffer_attach");
+}
 MPI_SHIM_ALIAS(MPI_Buffer_attach);
+
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+	return attach(buffer, size, "MPI_Buffer_attach_c");
+}
+MPI_SHIM_ALIAS(MPI_Buffer_attach_c);
 
 /* MPI_Finalize: buffered messages leave before the shim goes. */
 void mpi_shim_bsend_flush(void)
@@ -159,9 +170,31 @@ void mpi_shim_bsend_flush(void)
 	}
 }
 
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
+static int detach(void *buffer_addr, size_t *size, const char *call)
 {
 	struct bip_layer_wait w = { 0, 0 };
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)))
+		return rc;
+	/* The buffered messages leave first. */
+	while (bs.pending) {
+		mpi_shim_progress_all();
+		if (bs.pending && bip_layer_wait(&w) < 0)
+			return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_OTHER, call,
+					    "every other process has ended: %d buffered send(s) "
+					    "cannot complete", bs.pending);
+	}
+	*(void **)buffer_addr = bs.buf;
+	*size = bs.size;
+	bs.buf = NULL;
+	bs.size = 0;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+	size_t n;
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Buffer_detach")))
@@ -169,18 +202,30 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 	if (!buffer_addr || !size)
 		return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Buffer_detach",
 				    "buffer address or size is NULL");
-	/* The buffered messages leave first. */
-	while (bs.pending) {
-		mpi_shim_progress_all();
-		if (bs.pending && bip_layer_wait(&w) < 0)
-			return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Buffer_detach",
-					    "every other process has ended: %d buffered send(s) "
-					    "cannot complete", bs.pending);
-	}
-	*(void **)buffer_addr = bs.buf;
-	*size = (int)bs.size;
-	bs.buf = NULL;
-	bs.size = 0;
+	if (bs.size > (size_t)0x7fffffff)
+		return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Buffer_detach",
+				    "the attached buffer has %zu bytes, more than an int holds: "
+				    "use MPI_Buffer_detach_c", bs.size);
+	if ((rc = detach(buffer_addr, &n, "MPI_Buffer_detach")))
+		return rc;
+	*size = (int)n;
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Buffer_detach);
+
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+	size_t n;
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Buffer_detach_c")))
+		return rc;
+	if (!buffer_addr || !size)
+		return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Buffer_detach_c",
+				    "buffer address or size is NULL");
+	if ((rc = detach(buffer_addr, &n, "MPI_Buffer_detach_c")))
+		return rc;
+	*size = (MPI_Count)n;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Buffer_detach_c);

@@ -5,6 +5,7 @@
  * Each test checks the data and the statuses it gets.
  */
 #include <stdint.h>
+#include <limits.h>
 #include <string.h>
 
 #include <bip.h>
@@ -1140,6 +1141,64 @@ out:
 	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
+/* The large-count forms: the same messages through MPI_Count counts, and
+ * more than INT_MAX elements of an empty type. */
+static void test_large(void)
+{
+	int next = (rank + 1) % size, prev = (rank + size - 1) % size, i;
+	int out[10], in[10], bsize_probe;
+	MPI_Count n = -1, big = (MPI_Count)INT_MAX + 1000;
+	MPI_Datatype empty;
+	MPI_Request reqs[2];
+	MPI_Message msg;
+	MPI_Status st;
+	void *battach;
+	MPI_Count bsize;
+
+	for (i = 0; i < 10; i++)
+		out[i] = rank * 100 + i;
+	OK(MPI_Irecv_c(in, 10, MPI_INT, prev, 1, MPI_COMM_WORLD, &reqs[0]));
+	OK(MPI_Send_c(out, 10, MPI_INT, next, 1, MPI_COMM_WORLD));
+	OK(MPI_Wait(&reqs[0], &st));
+	OK(MPI_Get_count_c(&st, MPI_INT, &n));
+	CHECK(n == 10 && in[9] == prev * 100 + 9, "count %lld, last %d", (long long)n, in[9]);
+	OK(MPI_Sendrecv_c(out, 10, MPI_INT, next, 2, in, 10, MPI_INT, prev, 2, MPI_COMM_WORLD,
+			  &st));
+	CHECK(in[3] == prev * 100 + 3, "sendrecv_c got %d", in[3]);
+	OK(MPI_Send_init_c(out, 10, MPI_INT, next, 3, MPI_COMM_WORLD, &reqs[0]));
+	OK(MPI_Recv_init_c(in, 10, MPI_INT, prev, 3, MPI_COMM_WORLD, &reqs[1]));
+	OK(MPI_Startall(2, reqs));
+	OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+	CHECK(in[5] == prev * 100 + 5, "persistent _c got %d", in[5]);
+	OK(MPI_Request_free(&reqs[0]));
+	OK(MPI_Request_free(&reqs[1]));
+	/* Buffered, with the buffer's size as an MPI_Count. */
+	OK(MPI_Pack_size(10, MPI_INT, MPI_COMM_WORLD, &bsize_probe));
+	battach = malloc((size_t)bsize_probe + MPI_BSEND_OVERHEAD);
+	OK(MPI_Buffer_attach_c(battach, (MPI_Count)bsize_probe + MPI_BSEND_OVERHEAD));
+	OK(MPI_Bsend_c(out, 10, MPI_INT, next, 4, MPI_COMM_WORLD));
+	OK(MPI_Mprobe(prev, 4, MPI_COMM_WORLD, &msg, &st));
+	OK(MPI_Mrecv_c(in, 10, MPI_INT, &msg, &st));
+	CHECK(in[0] == prev * 100, "bsend_c/mrecv_c got %d", in[0]);
+	OK(MPI_Buffer_detach_c(&battach, &bsize));
+	CHECK(bsize == (MPI_Count)bsize_probe + MPI_BSEND_OVERHEAD, "detached %lld",
+	      (long long)bsize);
+	free(battach);
+	/* More elements than an int counts: an empty type moves nothing. */
+	OK(MPI_Type_contiguous(0, MPI_INT, &empty));
+	OK(MPI_Type_commit(&empty));
+	OK(MPI_Irecv_c(in, big, empty, prev, 5, MPI_COMM_WORLD, &reqs[0]));
+	OK(MPI_Isend_c(out, big, empty, next, 5, MPI_COMM_WORLD, &reqs[1]));
+	OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+	OK(MPI_Type_free(&empty));
+	/* Misuse. */
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+	CHECK(MPI_Send_c(out, -1, MPI_INT, next, 1, MPI_COMM_WORLD) == MPI_ERR_COUNT, "count -1");
+	CHECK(MPI_Recv_c(in, 10, MPI_INT, size, 1, MPI_COMM_WORLD, &st) == MPI_ERR_RANK,
+	      "rank %d", size);
+	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
 struct test {
 	const char *name;
 	void (*fn)(void);
@@ -1157,6 +1216,7 @@ static const struct test tests[] = {
 	{ "cancel", test_cancel, 1 },
 	{ "cancelsend", test_cancel_send, 1 },
 	{ "mprobe", test_mprobe, 1 },
+	{ "large", test_large, 1 },
 	{ "zero", test_zero, 1 },
 	{ "probe", test_probe, 2 },
 	{ "sendrecv", test_sendrecv, 1 },
