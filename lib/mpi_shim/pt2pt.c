@@ -476,19 +476,36 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype t, int *count)
 }
 MPI_SHIM_ALIAS(MPI_Get_elements);
 
-int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype t, int count)
+static int set_elements(MPI_Status *status, MPI_Datatype t, MPI_Count count, const char *call)
 {
 	int rc;
 
-	if ((rc = check_status_type(status, t, status, "MPI_Status_set_elements")))
+	if ((rc = check_status_type(status, t, status, call)))
 		return rc;
 	if (count < 0)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, "MPI_Status_set_elements",
-				    "count %d is negative", count);
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, call, "count %lld is negative",
+				    (long long)count);
 	status->mpi_shim_bytes = mpi_shim_datatype_elements_bytes(t, count);
 	return MPI_SUCCESS;
 }
+
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype t, int count)
+{
+	return set_elements(status, t, count, "MPI_Status_set_elements");
+}
 MPI_SHIM_ALIAS(MPI_Status_set_elements);
+
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype t, MPI_Count count)
+{
+	return set_elements(status, t, count, "MPI_Status_set_elements_x");
+}
+MPI_SHIM_ALIAS(MPI_Status_set_elements_x);
+
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype t, MPI_Count count)
+{
+	return set_elements(status, t, count, "MPI_Status_set_elements_c");
+}
+MPI_SHIM_ALIAS(MPI_Status_set_elements_c);
 
 /* --- matched probe: MPI_Mprobe, MPI_Improbe, MPI_Mrecv, MPI_Imrecv --- */
 

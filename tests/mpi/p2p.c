@@ -1191,8 +1191,16 @@ static void test_large(void)
 	OK(MPI_Isend_c(out, big, empty, next, 5, MPI_COMM_WORLD, &reqs[1]));
 	OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
 	OK(MPI_Type_free(&empty));
+	/* A status that counts past an int. */
+	OK(MPI_Status_set_elements_x(&st, MPI_INT, 7));
+	OK(MPI_Get_elements_x(&st, MPI_INT, &n));
+	CHECK(n == 7, "elements %lld", (long long)n);
+	OK(MPI_Status_set_elements_c(&st, MPI_BYTE, big));
+	OK(MPI_Get_elements_c(&st, MPI_BYTE, &n));
+	CHECK(n == big, "elements %lld", (long long)n);
 	/* Misuse. */
 	OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+	CHECK(MPI_Status_set_elements_x(&st, MPI_INT, -1) == MPI_ERR_COUNT, "elements -1");
 	CHECK(MPI_Send_c(out, -1, MPI_INT, next, 1, MPI_COMM_WORLD) == MPI_ERR_COUNT, "count -1");
 	CHECK(MPI_Recv_c(in, 10, MPI_INT, size, 1, MPI_COMM_WORLD, &st) == MPI_ERR_RANK,
 	      "rank %d", size);
