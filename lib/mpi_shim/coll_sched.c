@@ -127,10 +127,29 @@ int coll_sched_init(struct coll_sched *s, MPI_Comm comm, MPI_Op op)
 	return 0;
 }
 
+/* A derived datatype that a step names stays while the schedule exists:
+ * a program may free its handle as soon as a non-blocking collective has
+ * started (the standard's reference counting). */
+static void hold_type(MPI_Datatype t)
+{
+	if (t && !t->predefined)
+		mpi_shim_datatype_retain(t);
+}
+
+static void drop_type(MPI_Datatype t)
+{
+	if (t && !t->predefined)
+		mpi_shim_datatype_release(t);
+}
+
 void coll_sched_destroy(struct coll_sched *s)
 {
 	int i;
 
+	for (i = 0; i < s->nsteps; i++) {
+		drop_type(s->steps[i].type);
+		drop_type(s->steps[i].dtype);
+	}
 	for (i = 0; i < s->ntmp; i++)
 		coll_buf_put(&s->tmp[i]);
 	if (s->tmp != s->inline_tmp)
@@ -176,6 +195,7 @@ void coll_send(struct coll_sched *s, const void *buf, size_t count, MPI_Datatype
 		st->count = count;
 		st->type = type;
 		st->peer = peer;
+		hold_type(type);
 	}
 }
 
@@ -188,6 +208,7 @@ void coll_recv(struct coll_sched *s, void *buf, size_t count, MPI_Datatype type,
 		st->count = count;
 		st->type = type;
 		st->peer = peer;
+		hold_type(type);
 	}
 }
 
@@ -206,6 +227,8 @@ void coll_copy(struct coll_sched *s, const void *src, size_t scount, MPI_Datatyp
 		st->dst = dst;
 		st->dcount = dcount;
 		st->dtype = dtype;
+		hold_type(stype);
+		hold_type(dtype);
 	}
 }
 
@@ -218,6 +241,7 @@ void coll_reduce(struct coll_sched *s, const void *in, void *inout, size_t count
 		st->dst = inout;
 		st->count = count;
 		st->type = type;
+		hold_type(type);
 	}
 }
 

@@ -6,7 +6,8 @@
  * messages, even with MPI_ANY_SOURCE and MPI_ANY_TAG), completed by
  * MPI_Waitall, by MPI_Wait in reverse order and by polling MPI_Test; small
  * and large (rendezvous) buffers; every result checked.
- * A user operation freed while a collective uses it stays valid for it.
+ * A user operation or datatype freed while a collective uses it stays
+ * valid for it.
  * A collective in flight also moves on while its process waits for
  * something else: rank 0 blocks in MPI_Recv for a message that rank 1 sends
  * only once its MPI_Ialltoall, which needs rank 0's later steps, is over.
@@ -290,6 +291,58 @@ static void op_freed_in_flight(MPI_Comm c)
 	      "want (%ld, %ld)", y[0], y[1], m, off);
 }
 
+/* Derived datatypes freed while collectives use them: each holds its own
+ * reference (an Igather into a dup of MPI_INT, and an Ialltoallw whose
+ * types are freed at once, a vector among them). */
+static void types_freed_in_flight(MPI_Comm c)
+{
+	int r, p, i, k, n = 5;
+	int *s, *d, *counts, *displs;
+	MPI_Datatype t, *types;
+	MPI_Request reqs[2];
+
+	MPI_Comm_rank(c, &r);
+	MPI_Comm_size(c, &p);
+	s = coll_alloc((size_t)n * p * sizeof(int));
+	d = coll_alloc((size_t)n * p * sizeof(int));
+	counts = coll_alloc((size_t)p * sizeof(int));
+	displs = coll_alloc((size_t)p * sizeof(int));
+	types = coll_alloc((size_t)p * sizeof(MPI_Datatype));
+	for (i = 0; i < n * p; i++) {
+		s[i] = v(50, r, i);
+		d[i] = -1;
+	}
+	OK(MPI_Type_dup(MPI_INT, &t));
+	OK(MPI_Igather(s, n, MPI_INT, d, n, t, 0, c, &reqs[0]));
+	OK(MPI_Type_free(&t));
+	OK(MPI_Wait(&reqs[0], MPI_STATUS_IGNORE));
+	if (r == 0)
+		for (k = 0; k < p; k++)
+			for (i = 0; i < n; i++)
+				CHECK(d[k * n + i] == v(50, k, i), "Igather with a freed type: "
+				      "block %d [%d] = %d", k, i, d[k * n + i]);
+	/* Block k: n ints, as one vector of n blocks of 1. */
+	for (k = 0; k < p; k++) {
+		counts[k] = 1;
+		displs[k] = k * n * (int)sizeof(int);
+		OK(MPI_Type_vector(n, 1, 1, MPI_INT, &types[k]));
+		OK(MPI_Type_commit(&types[k]));
+	}
+	OK(MPI_Ialltoallw(s, counts, displs, types, d, counts, displs, types, c, &reqs[1]));
+	for (k = 0; k < p; k++)
+		OK(MPI_Type_free(&types[k]));
+	OK(MPI_Wait(&reqs[1], MPI_STATUS_IGNORE));
+	for (k = 0; k < p; k++)
+		for (i = 0; i < n; i++)
+			CHECK(d[k * n + i] == v(50, k, r * n + i), "Ialltoallw with freed types: "
+			      "block %d [%d] = %d", k, i, d[k * n + i]);
+	free(s);
+	free(d);
+	free(counts);
+	free(displs);
+	free(types);
+}
+
 /* Progress of a pending collective while rank 0 waits in a receive. */
 static void progress_while_blocked(MPI_Comm c)
 {
@@ -333,6 +386,8 @@ int main(int argc, char **argv)
 		progress_while_blocked(c);
 		coll_where = "a user operation freed in flight";
 		op_freed_in_flight(c);
+		coll_where = "datatypes freed in flight";
+		types_freed_in_flight(c);
 		for (z = 0; z < (int)(sizeof(sizes) / sizeof(sizes[0])); z++) {
 			for (how = 0; how < 3; how++) {
 				char where[128];
