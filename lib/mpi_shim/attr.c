@@ -269,20 +269,28 @@ static struct mpi_shim_attr **find(struct mpi_shim_attr **list, int keyval)
 	return NULL;
 }
 
-/* Delete the attribute at *pp of obj, calling its delete callback. */
-static int delete_at(void *obj, struct mpi_shim_attr **pp)
+/*
+ * Delete the attribute at *pp of obj (list), calling its delete callback.
+ * It leaves the list first: the callback may delete or set other
+ * attributes of obj.  If the callback fails, it goes back (at the head) and
+ * stays.
+ */
+static int delete_at(void *obj, struct mpi_shim_attr **list, struct mpi_shim_attr **pp)
 {
 	struct mpi_shim_attr *a = *pp;
 	struct keyval *k = key_at(a->keyval);
 	int rc;
 
+	*pp = a->next;
 	if (k->kind == KEY_COMM)
 		rc = k->del.comm(obj, a->keyval, a->value, k->extra);
 	else
 		rc = k->del.type(obj, a->keyval, a->value, k->extra);
-	if (rc != MPI_SUCCESS)
+	if (rc != MPI_SUCCESS) {
+		a->next = *list;
+		*list = a;
 		return rc;
-	*pp = a->next;
+	}
 	key_release(a->keyval);
 	free(a);
 	return MPI_SUCCESS;
@@ -299,7 +307,7 @@ static int attr_set(void *obj, struct mpi_shim_attr **list, int keyval, void *va
 		/* The key's count is held meanwhile: the old attribute may be the
 		 * last user of a freed key. */
 		key_at(keyval)->refcount++;
-		rc = delete_at(obj, pp);
+		rc = delete_at(obj, list, pp);
 		if (rc == MPI_SUCCESS) {
 			a = malloc(sizeof(*a));
 			if (!a) {
@@ -360,7 +368,7 @@ static int copy_all(void *from, struct mpi_shim_attr *src, struct mpi_shim_attr 
 static void delete_all(void *obj, struct mpi_shim_attr **list)
 {
 	while (*list) {
-		if (delete_at(obj, list) != MPI_SUCCESS) {
+		if (delete_at(obj, list, list) != MPI_SUCCESS) {
 			struct mpi_shim_attr *a = *list;
 
 			*list = a->next;
@@ -466,7 +474,7 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 	if (!pp)
 		return mpi_shim_err(comm, MPI_ERR_KEYVAL, call,
 				    "the communicator has no attribute for key %d", keyval);
-	if ((rc = delete_at(comm, pp)))
+	if ((rc = delete_at(comm, &comm->attrs, pp)))
 		return mpi_shim_err(comm, rc, call, "the delete callback of key %d failed",
 				    keyval);
 	return MPI_SUCCESS;
@@ -567,7 +575,7 @@ int PMPI_Type_delete_attr(MPI_Datatype type, int keyval)
 	if (!pp)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_KEYVAL, call,
 				    "the datatype has no attribute for key %d", keyval);
-	if ((rc = delete_at(type, pp)))
+	if ((rc = delete_at(type, &type->attrs, pp)))
 		return mpi_shim_err(MPI_COMM_NULL, rc, call,
 				    "the delete callback of key %d failed", keyval);
 	return MPI_SUCCESS;

@@ -8,6 +8,7 @@
  */
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -219,10 +220,56 @@ static int count_delete(MPI_Comm comm, int key, void *value, void *extra)
 	return MPI_SUCCESS;
 }
 
+/* A delete callback that deletes the communicator's other attributes. */
+static int chain_keys[3];
+
+static int chain_delete(MPI_Comm comm, int key, void *val, void *extra)
+{
+	(void)key;
+	(void)val;
+	(void)extra;
+	int rc0 = MPI_Comm_delete_attr(comm, chain_keys[0]);
+	int rc2 = MPI_Comm_delete_attr(comm, chain_keys[2]);
+
+	/* MPI_Comm_free deletes in an order of its own: one may be gone. */
+	CHECK((rc0 == MPI_SUCCESS || rc0 == MPI_ERR_KEYVAL) &&
+	      (rc2 == MPI_SUCCESS || rc2 == MPI_ERR_KEYVAL), "deletes gave %d and %d", rc0, rc2);
+	return MPI_SUCCESS;
+}
+
+static void attr_chain(void)
+{
+	MPI_Comm c;
+	int k, flag = -1;
+	void *v;
+
+	OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+	OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+	OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &chain_keys[0],
+				  NULL));
+	OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, chain_delete, &chain_keys[1], NULL));
+	OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &chain_keys[2],
+				  NULL));
+	for (k = 0; k < 3; k++)
+		OK(MPI_Comm_set_attr(c, chain_keys[k], (void *)(intptr_t)(k + 1)));
+	OK(MPI_Comm_delete_attr(c, chain_keys[1]));
+	for (k = 0; k < 3; k++) {
+		OK(MPI_Comm_get_attr(c, chain_keys[k], &v, &flag));
+		CHECK(flag == 0, "attribute %d is still there", k);
+	}
+	/* Again, deleted by MPI_Comm_free this time. */
+	for (k = 0; k < 3; k++)
+		OK(MPI_Comm_set_attr(c, chain_keys[k], (void *)(intptr_t)(k + 1)));
+	OK(MPI_Comm_free(&c));
+	for (k = 0; k < 3; k++)
+		OK(MPI_Comm_free_keyval(&chain_keys[k]));
+}
+
 static void test_attr(void)
 {
 	int *v, flag = 0, key, key2, extra = 1, value = 42, *got;
 	MPI_Comm dup;
+	attr_chain();
 
 	OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag));
 	CHECK(flag && *v >= 32767, "MPI_TAG_UB %d", flag ? *v : -1);
