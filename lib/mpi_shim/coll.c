@@ -874,8 +874,6 @@ static void build_reduce_scatter(struct coll_sched *s, const struct coll_args *a
 	int p = s->comm->size, r = s->comm->rank, i, total = 0;
 	const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
 	MPI_Datatype t = a->rtype;
-	struct coll_args sc = { 0 };
-	int *displs = NULL;
 	void *all = NULL;
 
 	for (i = 0; i < p; i++)
@@ -883,6 +881,19 @@ static void build_reduce_scatter(struct coll_sched *s, const struct coll_args *a
 	if (r == 0)
 		all = coll_tmp(s, total, t);
 	coll_build_reduce(s, src, all, total, t, 0);
+	coll_build_scatter_result(s, all, a, regular);
+}
+
+/* The reduced vector all, at rank 0, scattered by the receive counts of a
+ * Reduce_scatter(_block): a->rcounts, or a->rcount each. */
+void coll_build_scatter_result(struct coll_sched *s, void *all, const struct coll_args *a,
+			       int regular)
+{
+	int p = s->comm->size, r = s->comm->rank, i, total;
+	MPI_Datatype t = a->rtype;
+	struct coll_args sc = { 0 };
+	int *displs = NULL;
+
 	if (!regular) {
 		displs = malloc(p * sizeof(*displs));
 		if (!displs) {

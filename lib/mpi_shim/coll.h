@@ -158,6 +158,8 @@ void coll_build_bcast(struct coll_sched *s, void *buf, int count, MPI_Datatype t
 void coll_build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, int count,
 		       MPI_Datatype type, int root);
 void coll_build_scatterv(struct coll_sched *s, const struct coll_args *a, int regular);
+void coll_build_scatter_result(struct coll_sched *s, void *all, const struct coll_args *a,
+			       int regular);
 
 /* coll_inter.c: the collectives of an inter-communicator. */
 int coll_check_inter(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a,

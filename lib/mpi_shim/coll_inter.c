@@ -27,8 +27,6 @@
  *
  * Scan and Exscan are not defined on inter-communicators (MPI_ERR_COMM).
  */
-#include <stdlib.h>
-
 #include "shim.h"
 #include "coll.h"
 
@@ -344,8 +342,6 @@ static void inter_allreduce(struct coll_sched *s, const struct coll_args *a)
 static void inter_reduce_scatter(struct coll_sched *s, const struct coll_args *a, int regular)
 {
 	int p = s->comm->size, i, total = 0;
-	struct coll_args sc = { 0 };
-	int *displs = NULL;
 	void *mine, *theirs = NULL;
 
 	for (i = 0; i < p; i++)
@@ -356,31 +352,10 @@ static void inter_reduce_scatter(struct coll_sched *s, const struct coll_args *a
 		coll_send(s, mine, total, a->rtype, 0);
 		coll_recv(s, theirs, total, a->rtype, 0);
 	}
-	if (!regular) {
-		displs = malloc((size_t)p * sizeof(*displs));
-		if (!displs) {
-			s->err = MPI_ERR_NO_MEM;
-			return;
-		}
-		for (i = 0, total = 0; i < p; i++) {
-			displs[i] = total;
-			total += a->rcounts[i];
-		}
-	}
-	sc.sbuf = theirs;
-	sc.scount = a->rcount;
-	sc.scounts = a->rcounts;
-	sc.sdispls = displs;
-	sc.stype = a->rtype;
-	sc.rbuf = a->rbuf;
-	sc.rcount = regular ? a->rcount : a->rcounts[s->comm->rank];
-	sc.rtype = a->rtype;
-	sc.root = 0;
 	on_local(s, 1);
-	coll_build_scatterv(s, &sc, regular);
+	coll_build_scatter_result(s, theirs, a, regular);
 	on_local(s, 0);
 	coll_fence(s);
-	free(displs);
 }
 
 int coll_build_inter(enum coll_kind kind, struct coll_sched *s, const struct coll_args *a)
