@@ -189,14 +189,14 @@ contains
     ! lowest value is on every rank above 0, and the lower index wins.
     r = [real(min(rank, 1)) * 2.5, real(rank)]
     call MPI_Allreduce(r, rq, 1, MPI_2REAL, MPI_MINLOC, MPI_COMM_WORLD, ierr)
-    call check(ierr == MPI_SUCCESS .and. rq(1) == 0.0 .and. rq(2) == 0.0, &
+    call check(ierr == MPI_SUCCESS .and. nint(rq(1) * 2) == 0 .and. nint(rq(2)) == 0, &
                'MPI_MINLOC on MPI_2REAL')
     call MPI_Allreduce(r, rq, 1, MPI_2REAL, MPI_MAXLOC, MPI_COMM_WORLD, ierr)
-    call check(ierr == MPI_SUCCESS .and. rq(1) == real(min(nproc - 1, 1)) * 2.5 .and. &
-               rq(2) == real(min(nproc - 1, 1)), 'MPI_MAXLOC on MPI_2REAL')
+    call check(ierr == MPI_SUCCESS .and. nint(rq(1) * 2) == min(nproc - 1, 1) * 5 .and. &
+               nint(rq(2)) == min(nproc - 1, 1), 'MPI_MAXLOC on MPI_2REAL')
     d = [dble(-rank), dble(rank + 1)]
     call MPI_Allreduce(d, dq, 1, MPI_2DOUBLE_PRECISION, MPI_MINLOC, MPI_COMM_WORLD, ierr)
-    call check(ierr == MPI_SUCCESS .and. dq(1) == dble(1 - nproc) .and. dq(2) == dble(nproc), &
+    call check(ierr == MPI_SUCCESS .and. nint(dq(1)) == 1 - nproc .and. nint(dq(2)) == nproc, &
                'MPI_MINLOC on MPI_2DOUBLE_PRECISION')
     ! MPI_LXOR on LOGICAL: true where an odd number of ranks is odd.
     call MPI_Allreduce(mod(rank, 2) == 1, lx, 1, MPI_LOGICAL, MPI_LXOR, MPI_COMM_WORLD, ierr)
