@@ -348,7 +348,11 @@ def c_wrapper(call):
                 pre.append('}')
                 needs_out = True
                 cargs.append(cv)
-                post.append('if (rc == MPI_SUCCESS)')
+                # With an output flag (MPI_Info_get), a key not found
+                # leaves the variable as it was.
+                found = ' && flag_c' if any(b.name == 'flag' and b.kind == 'bool' and
+                                             b.dir == 'out' for b in call.args) else ''
+                post.append('if (rc == MPI_SUCCESS%s)' % found)
                 post.append('\tmpi_fortran_str_out(%s, %s_len, %s);' % (f, n, cv))
                 cleanup.append('free(%s);' % cv)
             else:
