@@ -1,7 +1,7 @@
 ! SPDX-License-Identifier: MIT
 ! f_dtype.f90 - datatype introspection and construction from Fortran:
 ! envelopes and contents (the datatypes come back as the Fortran names),
-! a subarray in Fortran order sent and received, MPI_TYPE_MATCH_SIZE and
+! a subarray in Fortran order sent and received, a block darray, MPI_TYPE_MATCH_SIZE and
 ! MPI_TYPE_CREATE_F90_INTEGER, external32 packing (big-endian), attributes
 ! on datatypes with Fortran copy and delete functions and with the
 ! predefined MPI_TYPE_DUP_FN, and error classes under MPI_ERRORS_RETURN.
@@ -109,7 +109,7 @@ contains
   ! The middle of a 4 x 5 array, in Fortran order.
   subroutine subarray()
     integer :: sub, a(4, 5), b(6), i, j, sz, ni, na, nd, comb, ints(10), types(1)
-    integer(kind=MPI_ADDRESS_KIND) :: addrs(1)
+    integer(kind=MPI_ADDRESS_KIND) :: addrs(1), lb, ext
     a = reshape([(i, i = 1, 20)], [4, 5])
     call MPI_Type_create_subarray(2, [4, 5], [2, 3], [1, 1], MPI_ORDER_FORTRAN, MPI_INTEGER, &
                                   sub, ierr)
@@ -127,6 +127,20 @@ contains
     call MPI_Type_get_contents(sub, 10, 1, 1, ints, addrs, types, ierr)
     call check(all(ints(1:8) == [2, 4, 5, 2, 3, 1, 1, MPI_ORDER_FORTRAN]) .and. &
                types(1) == MPI_INTEGER, 'contents of a subarray')
+    call MPI_Type_free(sub, ierr)
+
+    ! A block distribution of 4 * nproc integers: 4 on each rank.
+    call MPI_Type_create_darray(nproc, rank, 1, [4 * nproc], [MPI_DISTRIBUTE_BLOCK], &
+                                [MPI_DISTRIBUTE_DFLT_DARG], [nproc], MPI_ORDER_FORTRAN, &
+                                MPI_INTEGER, sub, ierr)
+    call check(ierr == MPI_SUCCESS, 'Type_create_darray')
+    call MPI_Type_size(sub, sz, ierr)
+    call MPI_Type_get_extent(sub, lb, ext, ierr)
+    call check(sz == 16 .and. lb == 0 .and. ext == 16 * nproc, 'darray size and extent')
+    call MPI_Type_get_true_extent(sub, lb, ext, ierr)
+    call check(lb == 16 * rank .and. ext == 16, 'darray true extent: this rank''s block')
+    call MPI_Type_get_envelope(sub, ni, na, nd, comb, ierr)
+    call check(comb == MPI_COMBINER_DARRAY, 'envelope of a darray')
     call MPI_Type_free(sub, ierr)
   end subroutine subarray
 
