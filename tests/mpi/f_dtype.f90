@@ -1,10 +1,10 @@
 ! SPDX-License-Identifier: MIT
 ! f_dtype.f90 - datatype introspection and construction from Fortran:
 ! envelopes and contents (the datatypes come back as the Fortran names),
-! a subarray in Fortran order sent and received, a block darray, MPI_TYPE_MATCH_SIZE and
-! MPI_TYPE_CREATE_F90_INTEGER, external32 packing (big-endian), attributes
-! on datatypes with Fortran copy and delete functions and with the
-! predefined MPI_TYPE_DUP_FN, and error classes under MPI_ERRORS_RETURN.
+! a subarray in Fortran order sent and received, a block darray,
+! MPI_TYPE_MATCH_SIZE and MPI_TYPE_CREATE_F90_INTEGER, external32 packing
+! (big-endian), attributes on datatypes with Fortran copy and delete
+! functions and with the predefined MPI_TYPE_DUP_FN, and error classes under MPI_ERRORS_RETURN.
 module f_dtype_attr
   use mpi
   implicit none
