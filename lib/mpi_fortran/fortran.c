@@ -15,6 +15,7 @@
  * each of the two kinds.  Attribute functions get the keyval's extra_state,
  * which points to a record of the Fortran functions (kept to the end).
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 
 #include "mpi_fortran.h"
 #include "shim.h"
+#include "topo.h"
 
 /*
  * The common blocks of MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE and
@@ -37,6 +39,24 @@ MPI_Fint mpi_fortran_bottom_, mpi_fortran_in_place_;
 MPI_Fint mpi_fortran_status_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
 MPI_Fint mpi_fortran_statuses_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
 
+/*
+ * MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY: only this library knows them (C
+ * has its own addresses), so they are looked up here the same way.
+ */
+MPI_Fint mpi_fortran_unweighted_, mpi_fortran_weights_empty_;
+static const void *unweighted, *weights_empty;
+static pthread_once_t weights_once = PTHREAD_ONCE_INIT;
+
+static void weights_load(void)
+{
+	void *p;
+
+	unweighted = (p = dlsym(RTLD_DEFAULT, "mpi_fortran_unweighted_")) ? p :
+									 &mpi_fortran_unweighted_;
+	weights_empty = (p = dlsym(RTLD_DEFAULT, "mpi_fortran_weights_empty_")) ? p :
+									   &mpi_fortran_weights_empty_;
+}
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Report errclass through MPI_COMM_WORLD's error handler and return it. */
@@ -45,6 +65,11 @@ static int fail(int errclass, const char *call)
 	(void)call;
 	PMPI_Comm_call_errhandler(MPI_COMM_WORLD, errclass);
 	return errclass;
+}
+
+int mpi_fortran_no_mem(const char *call)
+{
+	return fail(MPI_ERR_NO_MEM, call);
 }
 
 /* --- Helpers of the generated wrappers --- */
@@ -64,7 +89,32 @@ int mpi_fortran_comm_size(MPI_Fint comm)
 {
 	MPI_Comm c = mpi_shim_f2c(MPI_SHIM_F_COMM, comm);
 
-	return mpi_shim_comm_ok(c) ? c->size : 0;
+	return mpi_shim_comm_ok(c) ? c->peer_size : 0;
+}
+
+int mpi_fortran_degree(MPI_Fint comm, int out)
+{
+	MPI_Comm c = mpi_shim_f2c(MPI_SHIM_F_COMM, comm);
+
+	if (!mpi_shim_comm_ok(c) || !c->topo)
+		return 0;
+	return out ? c->topo->nout : c->topo->nin;
+}
+
+int *mpi_fortran_weights(MPI_Fint *f)
+{
+	pthread_once(&weights_once, weights_load);
+	if (f == unweighted)
+		return MPI_UNWEIGHTED;
+	if (f == weights_empty)
+		return MPI_WEIGHTS_EMPTY;
+	return (int *)f;
+}
+
+void mpi_fortran_bools_out(MPI_Fint *f, int n)
+{
+	for (int i = 0; i < n; i++)
+		f[i] = f[i] != 0;
 }
 
 int mpi_fortran_handles_in(int kind, const MPI_Fint *f, int n, void ***c, const char *call)
@@ -72,8 +122,15 @@ int mpi_fortran_handles_in(int kind, const MPI_Fint *f, int n, void ***c, const 
 	if (!(*c = malloc((n > 0 ? n : 1) * sizeof(**c))))
 		return fail(MPI_ERR_NO_MEM, call);
 	for (int i = 0; i < n; i++)
-		(*c)[i] = mpi_shim_f2c(kind, f[i]);
+		(*c)[i] = f ? mpi_shim_f2c(kind, f[i]) : NULL;
 	return MPI_SUCCESS;
+}
+
+void mpi_fortran_handles_out(int kind, MPI_Fint *f, int n, void **c)
+{
+	for (int i = 0; i < n; i++)
+		if (c[i])
+			mpi_fortran_handle_out(kind, &f[i], c[i]);
 }
 
 void mpi_fortran_handle_out(int kind, MPI_Fint *f, const void *c)
@@ -314,6 +371,28 @@ void mpi_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_
 	*ierror = MPI_SUCCESS;
 }
 
+/* The same for datatypes (MPI_TYPE_NULL_COPY_FN...). */
+void mpi_type_null_copy_fn_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in,
+			    MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror)
+{
+	*flag = 0;
+	*ierror = MPI_SUCCESS;
+}
+
+void mpi_type_dup_fn_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in,
+		      MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror)
+{
+	*out = *in;
+	*flag = 1;
+	*ierror = MPI_SUCCESS;
+}
+
+void mpi_type_null_delete_fn_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value,
+			      MPI_Aint *extra, MPI_Fint *ierror)
+{
+	*ierror = MPI_SUCCESS;
+}
+
 /* A keyval made from Fortran with a user function: its extra_state. */
 struct fkey {
 	mpi_fortran_fn *copy, *del; /* NULL: the predefined C function is used */
@@ -328,11 +407,11 @@ typedef void fortran_copy_fn(MPI_Fint *comm, MPI_Fint *keyval, void *extra, void
 typedef void fortran_delete_fn(MPI_Fint *comm, MPI_Fint *keyval, void *value, void *extra,
 			       MPI_Fint *ierror);
 
-static int copy_trampoline(MPI_Comm comm, int keyval, void *extra, void *in, void *out,
-			   int *flag)
+/* A Fortran copy function on the object of Fortran number fc. */
+static int copy_call(MPI_Fint fc, int keyval, void *extra, void *in, void *out, int *flag)
 {
 	struct fkey *k = extra;
-	MPI_Fint fc = mpi_shim_c2f(MPI_SHIM_F_COMM, comm), fk = keyval, fflag = 0;
+	MPI_Fint fk = keyval, fflag = 0;
 	MPI_Fint ierr = MPI_SUCCESS;
 
 	if (k->mpi1) {
@@ -352,10 +431,10 @@ static int copy_trampoline(MPI_Comm comm, int keyval, void *extra, void *in, voi
 	return ierr;
 }
 
-static int delete_trampoline(MPI_Comm comm, int keyval, void *value, void *extra)
+static int delete_call(MPI_Fint fc, int keyval, void *value, void *extra)
 {
 	struct fkey *k = extra;
-	MPI_Fint fc = mpi_shim_c2f(MPI_SHIM_F_COMM, comm), fk = keyval, ierr = MPI_SUCCESS;
+	MPI_Fint fk = keyval, ierr = MPI_SUCCESS;
 
 	if (k->mpi1) {
 		MPI_Fint e = (MPI_Fint)k->extra, v = (MPI_Fint)(intptr_t)value;
@@ -367,6 +446,51 @@ static int delete_trampoline(MPI_Comm comm, int keyval, void *value, void *extra
 		((fortran_delete_fn *)k->del)(&fc, &fk, &v, &e, &ierr);
 	}
 	return ierr;
+}
+
+static int copy_trampoline(MPI_Comm comm, int keyval, void *extra, void *in, void *out,
+			   int *flag)
+{
+	return copy_call(mpi_shim_c2f(MPI_SHIM_F_COMM, comm), keyval, extra, in, out, flag);
+}
+
+static int delete_trampoline(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+	return delete_call(mpi_shim_c2f(MPI_SHIM_F_COMM, comm), keyval, value, extra);
+}
+
+static int type_copy_trampoline(MPI_Datatype type, int keyval, void *extra, void *in,
+				void *out, int *flag)
+{
+	return copy_call(mpi_shim_c2f(MPI_SHIM_F_TYPE, type), keyval, extra, in, out, flag);
+}
+
+static int type_delete_trampoline(MPI_Datatype type, int keyval, void *value, void *extra)
+{
+	return delete_call(mpi_shim_c2f(MPI_SHIM_F_TYPE, type), keyval, value, extra);
+}
+
+/* A record of the Fortran functions of a new keyval, kept to the end. */
+static struct fkey *fkey_new(mpi_fortran_fn *copy, mpi_fortran_fn *del, MPI_Aint extra,
+			     int mpi1)
+{
+	struct fkey *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->copy = copy;
+	k->del = del;
+	k->extra = extra;
+	k->mpi1 = mpi1;
+	return k;
+}
+
+static void fkey_keep(struct fkey *k)
+{
+	pthread_mutex_lock(&lock);
+	k->next = fkeys;
+	fkeys = k;
+	pthread_mutex_unlock(&lock);
 }
 
 static int keyval_create(mpi_fortran_fn *copy, mpi_fortran_fn *del, MPI_Fint *keyval,
@@ -388,20 +512,13 @@ static int keyval_create(mpi_fortran_fn *copy, mpi_fortran_fn *del, MPI_Fint *ke
 		cdel = MPI_COMM_NULL_DELETE_FN;
 	if (ccopy != copy_trampoline && cdel != delete_trampoline)
 		return PMPI_Comm_create_keyval(ccopy, cdel, keyval, (void *)(intptr_t)extra);
-	if (!(k = calloc(1, sizeof(*k))))
+	if (!(k = fkey_new(copy, del, extra, mpi1)))
 		return fail(MPI_ERR_NO_MEM, call);
-	k->copy = copy;
-	k->del = del;
-	k->extra = extra;
-	k->mpi1 = mpi1;
 	if ((rc = PMPI_Comm_create_keyval(ccopy, cdel, keyval, k))) {
 		free(k);
 		return rc;
 	}
-	pthread_mutex_lock(&lock);
-	k->next = fkeys;
-	fkeys = k;
-	pthread_mutex_unlock(&lock);
+	fkey_keep(k);
 	return MPI_SUCCESS;
 }
 
@@ -418,6 +535,47 @@ void pmpi_keyval_create_(mpi_fortran_fn *copy, mpi_fortran_fn *del, MPI_Fint *ke
 	*ierror = keyval_create(copy, del, keyval, *extra, 1, "MPI_Keyval_create");
 }
 MPI_FORTRAN_ALIAS(mpi_keyval_create_);
+
+void pmpi_type_create_keyval_(mpi_fortran_fn *copy, mpi_fortran_fn *del, MPI_Fint *keyval,
+			      MPI_Aint *extra, MPI_Fint *ierror)
+{
+	MPI_Type_copy_attr_function *ccopy = type_copy_trampoline;
+	MPI_Type_delete_attr_function *cdel = type_delete_trampoline;
+	struct fkey *k;
+
+	if (copy == (mpi_fortran_fn *)mpi_type_null_copy_fn_)
+		ccopy = MPI_TYPE_NULL_COPY_FN;
+	else if (copy == (mpi_fortran_fn *)mpi_type_dup_fn_)
+		ccopy = MPI_TYPE_DUP_FN;
+	if (del == (mpi_fortran_fn *)mpi_type_null_delete_fn_)
+		cdel = MPI_TYPE_NULL_DELETE_FN;
+	if (ccopy != type_copy_trampoline && cdel != type_delete_trampoline) {
+		*ierror = PMPI_Type_create_keyval(ccopy, cdel, keyval, (void *)(intptr_t)*extra);
+		return;
+	}
+	if (!(k = fkey_new(copy, del, *extra, 0))) {
+		*ierror = fail(MPI_ERR_NO_MEM, "MPI_Type_create_keyval");
+		return;
+	}
+	if ((*ierror = PMPI_Type_create_keyval(ccopy, cdel, keyval, k)))
+		free(k);
+	else
+		fkey_keep(k);
+}
+MPI_FORTRAN_ALIAS(mpi_type_create_keyval_);
+
+void pmpi_type_get_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
+			 MPI_Fint *ierror)
+{
+	void *v = NULL;
+	int f = 0;
+
+	*ierror = PMPI_Type_get_attr(mpi_shim_f2c(MPI_SHIM_F_TYPE, *type), *keyval, &v, &f);
+	if (*ierror == MPI_SUCCESS && f)
+		*value = (MPI_Aint)(intptr_t)v;
+	*flag = f != 0;
+}
+MPI_FORTRAN_ALIAS(mpi_type_get_attr_);
 
 /* An attribute's value as Fortran sees it: the predefined ones are
  * integers C returns the address of; the others are the value stored. */
@@ -484,3 +642,103 @@ void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 	*ierror = PMPI_Buffer_detach(&b, size);
 }
 MPI_FORTRAN_ALIAS(mpi_buffer_detach_);
+
+/*
+ * MPI_INFO_GET_STRING: buflen counts characters (C counts the terminating
+ * null too).  On entry, how many of the value to write into value (0: only
+ * the length is asked); on return, the value's whole length.
+ */
+void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
+			   MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
+{
+	int n = *buflen, cn = n > 0 ? n + 1 : n, f = 0;
+	char *k = NULL, *v = NULL;
+
+	if ((*ierror = mpi_fortran_str_in(key, key_len, &k, "MPI_Info_get_string")))
+		return;
+	if (n > 0 && !(v = calloc(n + 1, 1))) {
+		free(k);
+		*ierror = fail(MPI_ERR_NO_MEM, "MPI_Info_get_string");
+		return;
+	}
+	*ierror = PMPI_Info_get_string(mpi_shim_f2c(MPI_SHIM_F_INFO, *info), k, &cn, v, &f);
+	if (*ierror == MPI_SUCCESS) {
+		*flag = f != 0;
+		if (f && v)
+			mpi_fortran_str_out(value, value_len < (size_t)n ? value_len : (size_t)n, v);
+		if (f)
+			*buflen = cn - 1;
+	}
+	free(k);
+	free(v);
+}
+MPI_FORTRAN_ALIAS(mpi_info_get_string_);
+
+/*
+ * Generalized requests: the Fortran query, free and cancel functions and
+ * the extra_state go into a record, the C extra_state; the free function
+ * is the last call on it.
+ */
+struct fgreq {
+	mpi_fortran_fn *query, *free, *cancel;
+	MPI_Aint extra;
+};
+
+typedef void fortran_greq_query_fn(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierror);
+typedef void fortran_greq_free_fn(MPI_Aint *extra, MPI_Fint *ierror);
+typedef void fortran_greq_cancel_fn(MPI_Aint *extra, MPI_Fint *complete, MPI_Fint *ierror);
+
+static int greq_query(void *extra, MPI_Status *status)
+{
+	struct fgreq *g = extra;
+	MPI_Fint fs[sizeof(MPI_Status) / sizeof(MPI_Fint)], ierr = MPI_SUCCESS;
+
+	memcpy(fs, status, sizeof(*status));
+	((fortran_greq_query_fn *)g->query)(&g->extra, fs, &ierr);
+	memcpy(status, fs, sizeof(*status));
+	return ierr;
+}
+
+static int greq_free(void *extra)
+{
+	struct fgreq *g = extra;
+	MPI_Fint ierr = MPI_SUCCESS;
+
+	((fortran_greq_free_fn *)g->free)(&g->extra, &ierr);
+	free(g);
+	return ierr;
+}
+
+static int greq_cancel(void *extra, int complete)
+{
+	struct fgreq *g = extra;
+	MPI_Fint fcomplete = complete != 0, ierr = MPI_SUCCESS;
+
+	((fortran_greq_cancel_fn *)g->cancel)(&g->extra, &fcomplete, &ierr);
+	return ierr;
+}
+
+void pmpi_grequest_start_(mpi_fortran_fn *query, mpi_fortran_fn *freefn, mpi_fortran_fn *cancel,
+			  MPI_Aint *extra, MPI_Fint *request, MPI_Fint *ierror)
+{
+	MPI_Request r = MPI_REQUEST_NULL;
+	struct fgreq *g;
+
+	if (!query || !freefn || !cancel) {
+		*ierror = fail(MPI_ERR_ARG, "MPI_Grequest_start");
+		return;
+	}
+	if (!(g = malloc(sizeof(*g)))) {
+		*ierror = fail(MPI_ERR_NO_MEM, "MPI_Grequest_start");
+		return;
+	}
+	g->query = query;
+	g->free = freefn;
+	g->cancel = cancel;
+	g->extra = *extra;
+	if ((*ierror = PMPI_Grequest_start(greq_query, greq_free, greq_cancel, g, &r)))
+		free(g);
+	else
+		mpi_fortran_handle_out(MPI_SHIM_F_REQUEST, request, r);
+}
+MPI_FORTRAN_ALIAS(mpi_grequest_start_);

@@ -8,7 +8,9 @@
       the C wrappers mpi_name_/pmpi_name_ (OUT.c), mpif.h and the source of
       the mpi module
   gen.py coverage CALLS MPI_H
-      the C calls of mpi.h that have no line in CALLS (exit 1 if any)
+      the C calls of mpi.h that have no line in CALLS and are not in the
+      lists of the calls without a Fortran binding (NOT_BOUND, below), and
+      those lists' stale names (exit 1 if any)
 
 calls.txt says how each argument crosses between the languages (its header
 lists the kinds); handles.txt numbers the predefined handles.  The integer
@@ -26,14 +28,40 @@ HANDLE_KINDS = {
     'request': ('MPI_Request', 'MPI_SHIM_F_REQUEST'),
     'errhandler': ('MPI_Errhandler', 'MPI_SHIM_F_ERRHANDLER'),
     'info': ('MPI_Info', 'MPI_SHIM_F_INFO'),
+    'message': ('MPI_Message', 'MPI_SHIM_F_MESSAGE'),
 }
 SCALAR_KINDS = {'int', 'bool', 'aint', 'count', 'iaint', 'buf', 'addr', 'aptr', 'aval',
-                'ival', 'status', 'index', 'str', 'opfn', 'errfn', 'copyfn', 'delfn'}
-ARRAY_KINDS = {'int', 'aint', 'iaint', 'status', 'indices', 'str'} | set(HANDLE_KINDS)
+                'ival', 'status', 'index', 'str', 'opfn', 'errfn', 'copyfn', 'delfn',
+                'grqfn'}
+ARRAY_KINDS = {'int', 'bool', 'aint', 'iaint', 'status', 'indices', 'str',
+               'weights'} | set(HANDLE_KINDS)
+FN_KINDS = ('opfn', 'errfn', 'copyfn', 'delfn', 'grqfn')
 
-# Calls of mpi.h that the binding leaves out on purpose: the handle
-# conversions are C functions only.
-NOT_BOUND = re.compile(r'^(\w+_(c2f|f2c)|Status_c2f08|Status_f082c)$')
+# Calls of mpi.h that the binding leaves out on purpose, by name, each
+# list with its reason; "gen.py coverage" prints them, and fails on a name
+# here that mpi.h does not have or that calls.txt binds all the same.
+# The handle conversions are C functions: the standard gives them no
+# Fortran binding (MPI-3.1 17.2.4).
+C_ONLY = [
+    'Comm_c2f', 'Comm_f2c', 'Errhandler_c2f', 'Errhandler_f2c', 'Group_c2f', 'Group_f2c',
+    'Info_c2f', 'Info_f2c', 'Message_c2f', 'Message_f2c', 'Op_c2f', 'Op_f2c', 'Request_c2f',
+    'Request_f2c', 'Status_c2f', 'Status_f2c', 'Type_c2f', 'Type_f2c',
+]
+# The large-count "_c" calls (MPI-4.0 19.1): in Fortran they exist only in
+# the mpi_f08 module, as overloads of the call without "_c" (an
+# INTEGER(KIND=MPI_COUNT_KIND) count picks them); the mpi module and
+# mpif.h have no "_c" names.  Each one's call without "_c" must be bound.
+F08_ONLY = [
+    'Get_count_c', 'Get_elements_c', 'Pack_c', 'Pack_external_c', 'Pack_external_size_c',
+    'Pack_size_c', 'Type_contiguous_c', 'Type_create_darray_c', 'Type_create_hindexed_block_c',
+    'Type_create_hindexed_c', 'Type_create_hvector_c', 'Type_create_indexed_block_c',
+    'Type_create_resized_c', 'Type_create_struct_c', 'Type_create_subarray_c',
+    'Type_get_contents_c', 'Type_get_envelope_c', 'Type_get_extent_c',
+    'Type_get_true_extent_c', 'Type_indexed_c', 'Type_size_c', 'Type_vector_c', 'Unpack_c',
+    'Unpack_external_c',
+]
+NOT_BOUND = dict([(n, 'handle conversion, C only') for n in C_ONLY] +
+                 [(n, 'large-count call: an mpi_f08 overload only') for n in F08_ONLY])
 
 
 def die(msg):
@@ -50,7 +78,7 @@ class Arg:
         if len(words) != 2:
             die('%s: cannot read argument "%s"' % (call, text))
         kind, self.name = words
-        m = re.match(r'^(\w+)(?:\[([\w@]*)\])?$', kind)
+        m = re.match(r'^(\w+)(?:\[([\w@<>]*)\])?$', kind)
         if not m:
             die('%s: bad kind "%s"' % (call, kind))
         self.kind, self.dim = m.group(1), m.group(2)
@@ -72,12 +100,14 @@ class Call:
         self.manual = bool(m.group(4))
         names = [a.name for a in self.args]
         for a in self.args:
-            if a.array and a.dim and not a.dim.startswith('@') and a.kind != 'str' \
+            if a.array and a.dim and a.dim[0] not in '@<>' and a.kind != 'str' \
                     and a.dim not in names:
                 die('%s: %s has length %s, not an argument' % (self.name, a.name, a.dim))
-            if a.array and a.dim and a.dim.startswith('@') and a.dim[1:] not in names:
+            if a.array and a.dim and a.dim[0] in '@<>' and a.dim[1:] not in names:
                 die('%s: %s has length %s, not an argument' % (self.name, a.name, a.dim))
             if a.array and a.kind in set(HANDLE_KINDS) | {'status', 'indices', 'iaint'} and not a.dim:
+                die('%s: %s needs a length' % (self.name, a.name))
+            if a.array and a.kind == 'bool' and a.dir != 'in' and not a.dim:
                 die('%s: %s needs a length' % (self.name, a.name))
             if a.kind == 'str' and a.dir != 'in' and not a.dim:
                 die('%s: output string %s needs its size' % (self.name, a.name))
@@ -161,6 +191,8 @@ def c_len(call, arg):
     """The C expression of an array's length."""
     if arg.dim.startswith('@'):
         return 'mpi_fortran_comm_size(*%s_f)' % arg.dim[1:]
+    if arg.dim[0] in '<>':
+        return 'mpi_fortran_degree(*%s_f, %d)' % (arg.dim[1:], arg.dim[0] == '>')
     return '*%s_f' % arg.dim
 
 
@@ -183,11 +215,16 @@ def c_wrapper(call):
             if a.array:
                 decls.append('void **%s = NULL;' % cv)
                 pre.append('if ((rc = mpi_fortran_handles_in(%s, %s, %s, &%s, "%s")))'
-                           % (kidx, f, c_len(call, a), cv, cname))
+                           % (kidx, 'NULL' if a.dir == 'out' else f, c_len(call, a), cv,
+                              cname))
                 pre.append('\tgoto out;')
                 needs_out = True
                 cargs.append('(%s *)%s' % (ctype, cv))
-                if a.dir != 'in':
+                if a.dir == 'out':
+                    post.append('if (rc == MPI_SUCCESS)')
+                    post.append('\tmpi_fortran_handles_out(%s, %s, %s, %s);'
+                                % (kidx, f, c_len(call, a), cv))
+                elif a.dir == 'inout':
                     post.append('mpi_fortran_handles_update(%s, %s, %s, %s);'
                                 % (kidx, f, c_len(call, a), cv))
                 cleanup.append('free(%s);' % cv)
@@ -208,6 +245,17 @@ def c_wrapper(call):
                 cargs.append('(void *)' + f)
             else:
                 cargs.append(('*' + f) if a.dir == 'in' else f)
+        elif k == 'bool' and a.array:
+            # gfortran's LOGICAL is a C int, .true. 1: passed as is, and
+            # an output made 0 or 1.
+            params.append('MPI_Fint *' + f)
+            cargs.append('(int *)' + f)
+            if a.dir != 'in':
+                post.append('if (rc == MPI_SUCCESS)')
+                post.append('\tmpi_fortran_bools_out(%s, %s);' % (f, c_len(call, a)))
+        elif k == 'weights':
+            params.append('MPI_Fint *' + f)
+            cargs.append('mpi_fortran_weights(%s)' % f)
         elif k == 'bool':
             params.append('MPI_Fint *' + f)
             if a.dir == 'in':
@@ -293,6 +341,23 @@ def c_wrapper(call):
                 needs_out = True
                 cargs.append(cv)
                 cleanup.append('free(%s);' % cv)
+            elif a.dim in [b.name for b in call.args]:
+                # The size is an argument (MPI_Info_get's valuelen).
+                decls.append('char *%s = NULL;' % cv)
+                pre.append('if (!(%s = calloc(*%s_f > 0 ? *%s_f + 1 : 1, 1))) {'
+                           % (cv, a.dim, a.dim))
+                pre.append('\trc = mpi_fortran_no_mem("%s");' % cname)
+                pre.append('\tgoto out;')
+                pre.append('}')
+                needs_out = True
+                cargs.append(cv)
+                # With an output flag (MPI_Info_get), a key not found
+                # leaves the variable as it was.
+                found = ' && flag_c' if any(b.name == 'flag' and b.kind == 'bool' and
+                                             b.dir == 'out' for b in call.args) else ''
+                post.append('if (rc == MPI_SUCCESS%s)' % found)
+                post.append('\tmpi_fortran_str_out(%s, %s_len, %s);' % (f, n, cv))
+                cleanup.append('free(%s);' % cv)
             else:
                 decls.append('char %s[%s + 1] = "";' % (cv, a.dim))
                 cargs.append(cv)
@@ -343,6 +408,8 @@ def f_type(a):
         return 'integer'
     if k == 'bool':
         return 'logical'
+    if k == 'weights':
+        return 'integer'
     if k in ('aint', 'aptr', 'aval'):
         return 'integer(kind=MPI_ADDRESS_KIND)'
     if k == 'count':
@@ -370,7 +437,7 @@ def f_interface(call, prefix):
             out.append('    !GCC$ ATTRIBUTES NO_ARG_CHECK :: ' + a.name)
             out.append('    type(*), dimension(*) :: ' + a.name)
             continue
-        if a.kind in ('opfn', 'errfn', 'copyfn', 'delfn'):
+        if a.kind in FN_KINDS:
             out.append('    external :: ' + a.name)
             continue
         decl = f_type(a)
@@ -420,11 +487,14 @@ def constants(handles, consts):
 COMMONS = [('MPI_BOTTOM', '', 'mpi_fortran_bottom'),
            ('MPI_IN_PLACE', '', 'mpi_fortran_in_place'),
            ('MPI_STATUS_IGNORE', '(MPI_STATUS_SIZE)', 'mpi_fortran_status_ignore'),
-           ('MPI_STATUSES_IGNORE', '(MPI_STATUS_SIZE,1)', 'mpi_fortran_statuses_ignore')]
+           ('MPI_STATUSES_IGNORE', '(MPI_STATUS_SIZE,1)', 'mpi_fortran_statuses_ignore'),
+           ('MPI_UNWEIGHTED', '(1)', 'mpi_fortran_unweighted'),
+           ('MPI_WEIGHTS_EMPTY', '(1)', 'mpi_fortran_weights_empty')]
 # No subarrays as choice buffers; ASYNCHRONOUS buffers are the user's (MPI-3.1 17.1.7).
 LOGICALS = ['MPI_SUBARRAYS_SUPPORTED', 'MPI_ASYNC_PROTECTS_NONBLOCKING']
 CALLBACKS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_NULL_DELETE_FN', 'MPI_COMM_DUP_FN',
-             'MPI_NULL_COPY_FN', 'MPI_NULL_DELETE_FN', 'MPI_DUP_FN']
+             'MPI_NULL_COPY_FN', 'MPI_NULL_DELETE_FN', 'MPI_DUP_FN',
+             'MPI_TYPE_NULL_COPY_FN', 'MPI_TYPE_NULL_DELETE_FN', 'MPI_TYPE_DUP_FN']
 
 
 def gen_mpif(handles, consts, calls, out):
@@ -469,7 +539,7 @@ def gen_module(handles, consts, calls, out):
         lines.append('  integer :: %s%s' % (name, shape))
         lines.append('  common /%s/ %s' % (common, name))
         lines.append('  save :: /%s/' % common)
-    lines.append('  external :: ' + ', '.join(CALLBACKS))
+    lines += wrap('  external :: ', CALLBACKS, '')
     lines.append('  interface')
     for c in calls:
         for p in ('MPI_', 'PMPI_'):
@@ -499,11 +569,25 @@ def main(argv):
     elif len(argv) == 3 and argv[0] == 'coverage':
         names = set(c.name for c in read_calls(argv[1]))
         _, protos = read_mpi_h(argv[2])
-        missing = sorted(p for p in protos if p not in names and not NOT_BOUND.match(p))
-        for p in missing:
-            print('MPI_%s has no line in calls.txt' % p)
-        print('%d calls of mpi.h, %d in calls.txt, %d missing' % (len(protos), len(names),
-                                                                 len(missing)))
+        missing = []
+        for p in sorted(protos):
+            if p not in names and p not in NOT_BOUND:
+                print('MPI_%s has no line in calls.txt' % p)
+                missing.append(p)
+        for p, why in sorted(NOT_BOUND.items()):
+            if p not in protos:
+                print('MPI_%s is left out (%s) but is no call of mpi.h' % (p, why))
+                missing.append(p)
+            elif p in names:
+                print('MPI_%s is left out (%s) but is in calls.txt' % (p, why))
+                missing.append(p)
+            elif p in F08_ONLY and p[:-2] not in names:
+                print('MPI_%s is left out (%s) but MPI_%s is not bound' % (p, why, p[:-2]))
+                missing.append(p)
+            else:
+                print('MPI_%s: no Fortran binding (%s)' % (p, why))
+        print('%d calls of mpi.h, %d in calls.txt, %d without Fortran binding, %d missing'
+              % (len(protos), len(names), len(NOT_BOUND), len(missing)))
         return 1 if missing else 0
     else:
         die('usage: see the top of gen.py')

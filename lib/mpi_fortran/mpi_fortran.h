@@ -29,14 +29,30 @@ typedef void mpi_fortran_fn(void);
 /* A choice buffer: MPI_BOTTOM and MPI_IN_PLACE become C's. */
 void *mpi_fortran_buf(void *buf);
 
+/* MPI_ERR_NO_MEM for call, reported. */
+int mpi_fortran_no_mem(const char *call);
+
 /* The size of a communicator given by number (0 if it is not one), for
- * the arrays of MPI_Alltoallw. */
+ * the arrays of MPI_Alltoallw: the remote group's in an inter-communicator. */
 int mpi_fortran_comm_size(MPI_Fint comm);
+/* The in (out 0) or out (out 1) degree of a communicator's topology (0
+ * without one), for the arrays of MPI_Neighbor_alltoallw. */
+int mpi_fortran_degree(MPI_Fint comm, int out);
+
+/* An INTEGER array of weights: MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY
+ * become C's. */
+int *mpi_fortran_weights(MPI_Fint *f);
+
+/* A LOGICAL array C wrote as ints: .true. is 1. */
+void mpi_fortran_bools_out(MPI_Fint *f, int n);
 
 /* Handle arrays: C copies of n Fortran handles (freed by the caller), and
  * back (numbers of handles C set to null released). */
 int mpi_fortran_handles_in(int kind, const MPI_Fint *f, int n, void ***c, const char *call);
 void mpi_fortran_handles_update(int kind, MPI_Fint *f, int n, void **c);
+/* An output array of handles (f NULL to mpi_fortran_handles_in): the
+ * handles C returned, held; the entries C left null are not written. */
+void mpi_fortran_handles_out(int kind, MPI_Fint *f, int n, void **c);
 /* A handle returned to Fortran: its number, held (fortran_handles.h). */
 void mpi_fortran_handle_out(int kind, MPI_Fint *f, const void *c);
 /* One inout handle: *f follows c; if C set it to null, *f's number is released. */

@@ -2,7 +2,7 @@
 /*
  * c2f.c - handle conversion in C (MPI_Comm_c2f/f2c and the others), with
  * or without the Fortran binding: round trips of predefined and user
- * handles of every kind, the null handles as 0, distinct numbers for
+ * handles of every kind (messages too), the null handles as 0, distinct numbers for
  * distinct objects, numbers that are not handles, and MPI_Status_c2f/f2c
  * with their misuse under MPI_ERRORS_RETURN.
  */
@@ -84,6 +84,31 @@ static void user(void)
 	OK(MPI_Comm_free(&dup2));
 }
 
+/* Message handles: the two predefined ones, and a matched message that
+ * converted back is received. */
+static void messages(void)
+{
+	MPI_Message m, m2;
+	MPI_Request r;
+	MPI_Fint fm;
+	int v = 5, w = 0;
+
+	CHECK(MPI_Message_c2f(MPI_MESSAGE_NULL) == 0 && MPI_Message_f2c(0) == MPI_MESSAGE_NULL,
+	      "null message");
+	CHECK(MPI_Message_f2c(MPI_Message_c2f(MPI_MESSAGE_NO_PROC)) == MPI_MESSAGE_NO_PROC &&
+	      MPI_Message_c2f(MPI_MESSAGE_NO_PROC) > 0, "MPI_MESSAGE_NO_PROC");
+	OK(MPI_Isend(&v, 1, MPI_INT, 0, 4, MPI_COMM_SELF, &r));
+	OK(MPI_Mprobe(0, 4, MPI_COMM_SELF, &m, MPI_STATUS_IGNORE));
+	fm = MPI_Message_c2f(m);
+	CHECK(fm > 0 && fm != MPI_Message_c2f(MPI_MESSAGE_NO_PROC), "message number");
+	m2 = MPI_Message_f2c(fm);
+	CHECK(m2 == m, "message round trip");
+	OK(MPI_Mrecv(&w, 1, MPI_INT, &m2, MPI_STATUS_IGNORE));
+	CHECK(w == 5 && m2 == MPI_MESSAGE_NULL, "the message converted back is received");
+	OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+	CHECK(MPI_Message_f2c(-4) == MPI_MESSAGE_NULL, "a number that is no message");
+}
+
 static void statuses(void)
 {
 	MPI_Status s, back;
@@ -118,6 +143,7 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &check_rank);
 	predefined();
 	user();
+	messages();
 	statuses();
 	OK(MPI_Finalize());
 	return 0;

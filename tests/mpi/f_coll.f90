@@ -1,7 +1,7 @@
 ! SPDX-License-Identifier: MIT
 ! f_coll.f90 - collectives from Fortran: data on every rank, MPI_IN_PLACE,
 ! a user operation written in Fortran (it sees Fortran datatype handles),
-! MPI_2INTEGER with MPI_MINLOC, LOGICAL reductions, non-blocking
+! MPI_2INTEGER, MPI_2REAL and MPI_2DOUBLE_PRECISION with MPI_MINLOC, LOGICAL reductions, non-blocking
 ! collectives, and error classes under MPI_ERRORS_RETURN.
 module f_coll_ops
   use mpi
@@ -176,12 +176,31 @@ contains
   ! MPI_MINLOC and MPI_MAXLOC on MPI_2INTEGER pairs (value, rank).
   subroutine pairs()
     integer :: p(2), q(2)
+    real :: r(2), rq(2)
+    double precision :: d(2), dq(2)
+    logical :: lx
     p = [mod(rank + 2, nproc) + 10, rank]
     call MPI_Allreduce(p, q, 1, MPI_2INTEGER, MPI_MINLOC, MPI_COMM_WORLD, ierr)
     call check(ierr == MPI_SUCCESS .and. q(1) == 10 .and. q(2) == mod(nproc - 2 + nproc, nproc), &
                'MPI_MINLOC on MPI_2INTEGER')
     call MPI_Allreduce(p, q, 1, MPI_2INTEGER, MPI_MAXLOC, MPI_COMM_WORLD, ierr)
     call check(q(1) == nproc - 1 + 10, 'MPI_MAXLOC on MPI_2INTEGER')
+    ! The same with REAL and DOUBLE PRECISION pairs (value, index); the
+    ! lowest value is on every rank above 0, and the lower index wins.
+    r = [real(min(rank, 1)) * 2.5, real(rank)]
+    call MPI_Allreduce(r, rq, 1, MPI_2REAL, MPI_MINLOC, MPI_COMM_WORLD, ierr)
+    call check(ierr == MPI_SUCCESS .and. nint(rq(1) * 2) == 0 .and. nint(rq(2)) == 0, &
+               'MPI_MINLOC on MPI_2REAL')
+    call MPI_Allreduce(r, rq, 1, MPI_2REAL, MPI_MAXLOC, MPI_COMM_WORLD, ierr)
+    call check(ierr == MPI_SUCCESS .and. nint(rq(1) * 2) == min(nproc - 1, 1) * 5 .and. &
+               nint(rq(2)) == min(nproc - 1, 1), 'MPI_MAXLOC on MPI_2REAL')
+    d = [dble(-rank), dble(rank + 1)]
+    call MPI_Allreduce(d, dq, 1, MPI_2DOUBLE_PRECISION, MPI_MINLOC, MPI_COMM_WORLD, ierr)
+    call check(ierr == MPI_SUCCESS .and. nint(dq(1)) == 1 - nproc .and. nint(dq(2)) == nproc, &
+               'MPI_MINLOC on MPI_2DOUBLE_PRECISION')
+    ! MPI_LXOR on LOGICAL: true where an odd number of ranks is odd.
+    call MPI_Allreduce(mod(rank, 2) == 1, lx, 1, MPI_LOGICAL, MPI_LXOR, MPI_COMM_WORLD, ierr)
+    call check(ierr == MPI_SUCCESS .and. (lx .eqv. mod(nproc / 2, 2) == 1), 'MPI_LXOR on LOGICAL')
   end subroutine pairs
 
   subroutine nonblocking()

@@ -1,11 +1,12 @@
 ! SPDX-License-Identifier: MIT
 ! f_fixed.f - a fixed-form program with mpif.h: a ring, a reduction in
-! place, the status array and MPI_WTIME as an external function.
+! place, the status array, MPI_WTIME as an external function, and the
+! common blocks of MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY (a ring graph).
       program ffixed
       implicit none
       include 'mpif.h'
       integer ierr, rank, nproc, right, left, v, w, st(MPI_STATUS_SIZE)
-      integer n, s
+      integer n, s, g, indeg, outdeg
       double precision t, tick
       logical flag
       call MPI_INIT(ierr)
@@ -29,6 +30,17 @@
       call MPI_RECV(w, 1, MPI_INTEGER, rank, 8, MPI_COMM_WORLD,
      &     MPI_STATUS_IGNORE, ierr)
       if (w .ne. v) call fail(5)
+      call MPI_DIST_GRAPH_CREATE_ADJACENT(MPI_COMM_WORLD, 1, left,
+     &     MPI_UNWEIGHTED, 1, right, MPI_UNWEIGHTED, MPI_INFO_NULL,
+     &     .false., g, ierr)
+      if (ierr .ne. MPI_SUCCESS) call fail(8)
+      call MPI_DIST_GRAPH_NEIGHBORS_COUNT(g, indeg, outdeg, flag, ierr)
+      if (indeg .ne. 1 .or. outdeg .ne. 1 .or. flag) call fail(9)
+      call MPI_COMM_FREE(g, ierr)
+      call MPI_DIST_GRAPH_CREATE(MPI_COMM_WORLD, 0, v, v, v,
+     &     MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, .false., g, ierr)
+      if (ierr .ne. MPI_SUCCESS) call fail(10)
+      call MPI_COMM_FREE(g, ierr)
       call MPI_INITIALIZED(flag, ierr)
       if (.not. flag) call fail(6)
       t = MPI_WTIME()

@@ -1,0 +1,178 @@
+! SPDX-License-Identifier: MIT
+! f_info.f90 - info objects, communicator hints and added error codes from
+! Fortran: keys and values as CHARACTER (trailing blanks dropped on input,
+! blank padded and cut on output), MPI_INFO_GET with a short valuelen,
+! MPI_INFO_GET_STRING's buflen (characters, no terminating null), hints
+! through MPI_COMM_DUP_WITH_INFO/SET_INFO/GET_INFO, MPI_INFO_ENV, added
+! classes, codes and strings, and error classes under MPI_ERRORS_RETURN.
+program f_info
+  use mpi
+  implicit none
+  integer :: ierr, rank, nproc
+
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, nproc, ierr)
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
+
+  call info()
+  call hints()
+  call codes()
+  call errors()
+
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_Finalize(ierr)
+
+contains
+
+  subroutine check(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    integer :: e
+    if (.not. ok) then
+      write (*, '(a,i0,2a)') 'f_info: rank ', rank, ': failed: ', what
+      call MPI_Abort(MPI_COMM_WORLD, 1, e)
+    end if
+  end subroutine check
+
+  integer function err_class(code)
+    integer, intent(in) :: code
+    integer :: e
+    call MPI_Error_class(code, err_class, e)
+  end function err_class
+
+  subroutine info()
+    integer :: inf, dup, n, vlen, buflen
+    character(len=MPI_MAX_INFO_VAL) :: val
+    character(len=MPI_MAX_INFO_KEY) :: key
+    character(len=4) :: short
+    logical :: flag
+    call MPI_Info_create(inf, ierr)
+    call check(ierr == MPI_SUCCESS .and. inf /= MPI_INFO_NULL, 'Info_create')
+    call MPI_Info_set(inf, 'colour  ', 'dark blue   ', ierr)
+    call MPI_Info_set(inf, 'size', '12', ierr)
+    call check(ierr == MPI_SUCCESS, 'Info_set')
+    call MPI_Info_get_nkeys(inf, n, ierr)
+    call check(n == 2, 'Info_get_nkeys')
+    call MPI_Info_get_nthkey(inf, 0, key, ierr)
+    call check(ierr == MPI_SUCCESS .and. key == 'colour', 'Info_get_nthkey 0')
+    call MPI_Info_get_nthkey(inf, 1, key, ierr)
+    call check(key == 'size', 'Info_get_nthkey 1')
+    call MPI_Info_get_valuelen(inf, 'colour', vlen, flag, ierr)
+    call check(ierr == MPI_SUCCESS .and. flag .and. vlen == 9, 'Info_get_valuelen')
+    val = 'x'
+    call MPI_Info_get(inf, 'colour', MPI_MAX_INFO_VAL, val, flag, ierr)
+    call check(ierr == MPI_SUCCESS .and. flag .and. val == 'dark blue', 'Info_get')
+    call MPI_Info_get(inf, 'colour', 4, val, flag, ierr)
+    call check(flag .and. val == 'dark', 'Info_get with valuelen 4')
+    ! Cut to the variable's length.
+    call MPI_Info_get(inf, 'colour', MPI_MAX_INFO_VAL, short, flag, ierr)
+    call check(flag .and. short == 'dark', 'Info_get into CHARACTER(4)')
+    buflen = 6
+    val = 'x'
+    call MPI_Info_get_string(inf, 'colour', buflen, val, flag, ierr)
+    call check(ierr == MPI_SUCCESS .and. flag .and. buflen == 9 .and. val == 'dark b', &
+               'Info_get_string with buflen 6')
+    buflen = 0
+    call MPI_Info_get_string(inf, 'size', buflen, val, flag, ierr)
+    call check(ierr == MPI_SUCCESS .and. flag .and. buflen == 2, 'Info_get_string length only')
+    val = 'unchanged'
+    call MPI_Info_get(inf, 'absent', MPI_MAX_INFO_VAL, val, flag, ierr)
+    call check(ierr == MPI_SUCCESS .and. .not. flag .and. val == 'unchanged', &
+               'Info_get of an absent key')
+
+    call MPI_Info_dup(inf, dup, ierr)
+    call MPI_Info_delete(inf, 'colour', ierr)
+    call check(ierr == MPI_SUCCESS, 'Info_delete')
+    call MPI_Info_get_nkeys(inf, n, ierr)
+    call check(n == 1, 'one key left')
+    call MPI_Info_get(dup, 'colour', MPI_MAX_INFO_VAL, val, flag, ierr)
+    call check(flag .and. val == 'dark blue', 'Info_dup keeps its own copy')
+    call MPI_Info_delete(inf, 'colour', ierr)
+    call check(err_class(ierr) == MPI_ERR_INFO_NOKEY, 'Info_delete twice')
+    call MPI_Info_free(dup, ierr)
+    call MPI_Info_free(inf, ierr)
+    call check(ierr == MPI_SUCCESS .and. inf == MPI_INFO_NULL .and. dup == MPI_INFO_NULL, &
+               'Info_free')
+
+    ! MPI_INFO_ENV is predefined: readable, never freed.
+    call MPI_Info_get_nkeys(MPI_INFO_ENV, n, ierr)
+    call check(ierr == MPI_SUCCESS .and. n >= 0, 'MPI_INFO_ENV')
+  end subroutine info
+
+  subroutine hints()
+    integer :: inf, used, comm, n
+    character(len=MPI_MAX_INFO_VAL) :: val
+    logical :: flag
+    call MPI_Info_create(inf, ierr)
+    call MPI_Info_set(inf, 'mpi_assert_no_any_tag', 'true', ierr)
+    call MPI_Comm_dup_with_info(MPI_COMM_WORLD, inf, comm, ierr)
+    call check(ierr == MPI_SUCCESS .and. comm /= MPI_COMM_NULL, 'Comm_dup_with_info')
+    call MPI_Info_free(inf, ierr)
+    call MPI_Comm_get_info(comm, used, ierr)
+    call check(ierr == MPI_SUCCESS .and. used /= MPI_INFO_NULL, 'Comm_get_info')
+    call MPI_Info_get(used, 'mpi_assert_no_any_tag', MPI_MAX_INFO_VAL, val, flag, ierr)
+    call check(flag .and. val == 'true', 'the hint is kept')
+    call MPI_Info_free(used, ierr)
+    call MPI_Info_create(inf, ierr)
+    call MPI_Info_set(inf, 'mpi_assert_allow_overtaking', 'false', ierr)
+    call MPI_Comm_set_info(comm, inf, ierr)
+    call check(ierr == MPI_SUCCESS, 'Comm_set_info')
+    call MPI_Info_free(inf, ierr)
+    call MPI_Comm_get_info(comm, used, ierr)
+    call MPI_Info_get(used, 'mpi_assert_allow_overtaking', MPI_MAX_INFO_VAL, val, flag, ierr)
+    call check(flag .and. val == 'false', 'Comm_set_info hint')
+    call MPI_Info_get_nkeys(used, n, ierr)
+    call check(n >= 1, 'hints in use')
+    call MPI_Info_free(used, ierr)
+    call MPI_Comm_free(comm, ierr)
+  end subroutine hints
+
+  subroutine codes()
+    integer :: cls, code, c, n, last
+    integer(kind=MPI_ADDRESS_KIND) :: v
+    character(len=MPI_MAX_ERROR_STRING) :: s
+    logical :: flag
+    call MPI_Add_error_class(cls, ierr)
+    call check(ierr == MPI_SUCCESS .and. cls > MPI_ERR_LASTCODE, 'Add_error_class')
+    call MPI_Add_error_code(cls, code, ierr)
+    call check(ierr == MPI_SUCCESS .and. code > MPI_ERR_LASTCODE .and. code /= cls, &
+               'Add_error_code')
+    call MPI_Add_error_string(code, 'a Fortran error   ', ierr)
+    call check(ierr == MPI_SUCCESS, 'Add_error_string')
+    call MPI_Error_string(code, s, n, ierr)
+    call check(ierr == MPI_SUCCESS .and. s == 'a Fortran error' .and. n == 15, 'Error_string')
+    call MPI_Error_class(code, c, ierr)
+    call check(ierr == MPI_SUCCESS .and. c == cls, 'Error_class of an added code')
+    call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, v, flag, ierr)
+    last = int(v)
+    call check(flag .and. last >= code .and. last >= cls, 'MPI_LASTUSEDCODE')
+    ! Under MPI_ERRORS_RETURN the handler gives the code back.
+    call MPI_Comm_call_errhandler(MPI_COMM_WORLD, code, ierr)
+    call check(ierr == MPI_SUCCESS, 'Comm_call_errhandler with an added code')
+  end subroutine codes
+
+  subroutine errors()
+    integer :: inf, code, vlen
+    character(len=MPI_MAX_INFO_KEY + 10) :: long
+    character(len=8) :: val
+    logical :: flag
+    call MPI_Info_create(inf, ierr)
+    long = repeat('k', len(long))
+    call MPI_Info_set(inf, long, 'v', ierr)
+    call check(err_class(ierr) == MPI_ERR_INFO_KEY, 'Info_set with a key too long')
+    call MPI_Info_get_valuelen(inf, long, vlen, flag, ierr)
+    call check(err_class(ierr) == MPI_ERR_INFO_KEY, 'Info_get_valuelen with a key too long')
+    call MPI_Info_get_nthkey(inf, 3, val, ierr)
+    call check(err_class(ierr) == MPI_ERR_ARG, 'Info_get_nthkey past the end')
+    call MPI_Info_free(inf, ierr)
+    ! A freed info object.
+    call MPI_Info_set(inf, 'k', 'v', ierr)
+    call check(err_class(ierr) == MPI_ERR_INFO, 'Info_set on MPI_INFO_NULL')
+    ! MPI_SUCCESS is no class; a predefined code keeps its string.
+    call MPI_Add_error_code(MPI_SUCCESS, code, ierr)
+    call check(err_class(ierr) == MPI_ERR_ARG, 'Add_error_code of MPI_SUCCESS')
+    call MPI_Add_error_string(MPI_ERR_TYPE, 'mine', ierr)
+    call check(err_class(ierr) == MPI_ERR_ARG, 'Add_error_string of a predefined code')
+  end subroutine errors
+end program f_info
