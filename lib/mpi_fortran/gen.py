@@ -59,6 +59,10 @@ F08_ONLY = [
     'Type_get_contents_c', 'Type_get_envelope_c', 'Type_get_extent_c',
     'Type_get_true_extent_c', 'Type_indexed_c', 'Type_size_c', 'Type_vector_c', 'Unpack_c',
     'Unpack_external_c',
+    'Send_c', 'Bsend_c', 'Ssend_c', 'Rsend_c', 'Isend_c', 'Ibsend_c', 'Issend_c', 'Irsend_c',
+    'Send_init_c', 'Bsend_init_c', 'Ssend_init_c', 'Rsend_init_c', 'Recv_c', 'Irecv_c',
+    'Recv_init_c', 'Mrecv_c', 'Imrecv_c', 'Sendrecv_c', 'Sendrecv_replace_c', 'Isendrecv_c',
+    'Isendrecv_replace_c', 'Buffer_attach_c', 'Buffer_detach_c', 'Status_set_elements_c',
 ]
 NOT_BOUND = dict([(n, 'handle conversion, C only') for n in C_ONLY] +
                  [(n, 'large-count call: an mpi_f08 overload only') for n in F08_ONLY])

@@ -162,6 +162,19 @@ static int agree_ctx(MPI_Comm c, uint32_t *ctx_p)
 
 /* A communicator of size members (world ranks), rank being this process,
  * with context ctx, inheriting what it inherits from parent. */
+int mpi_shim_comm_init(struct mpi_shim_comm *c, MPI_Comm parent, int size, int *world, int rank,
+		       uint32_t ctx)
+{
+	int rc = mpi_shim_comm_setup(c, size, world, rank, ctx);
+
+	if (rc)
+		return rc;
+	c->errhandler = parent->errhandler;
+	if (!c->errhandler->predefined)
+		c->errhandler->refcount++;
+	return MPI_SUCCESS;
+}
+
 int mpi_shim_comm_new(MPI_Comm parent, int size, int *world, int rank, uint32_t ctx,
 		      MPI_Comm *newcomm)
 {
@@ -172,14 +185,11 @@ int mpi_shim_comm_new(MPI_Comm parent, int size, int *world, int rank, uint32_t 
 		free(world);
 		return MPI_ERR_NO_MEM;
 	}
-	rc = mpi_shim_comm_setup(c, size, world, rank, ctx);
+	rc = mpi_shim_comm_init(c, parent, size, world, rank, ctx);
 	if (rc) {
 		free(c);
 		return rc;
 	}
-	c->errhandler = parent->errhandler;
-	if (!c->errhandler->predefined)
-		c->errhandler->refcount++;
 	*newcomm = c;
 	return MPI_SUCCESS;
 }

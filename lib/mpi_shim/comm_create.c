@@ -27,7 +27,8 @@
  * If one could not, the candidate is dropped (those who reserved it lose
  * two ids) and both rounds run again from the members' new next_ctx.  Then
  * the communicator is made, with the parent's topology, attributes and
- * hints (or the info's), and written to the place the program gave.
+ * hints (or the info's).  Its handle is given at the call (a Fortran
+ * program converts it then), and is usable once the request completes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -155,7 +156,8 @@ struct idup_step {
 
 struct idup {
 	MPI_Comm parent;
-	MPI_Comm *out;
+	struct mpi_shim_comm *c; /* the new communicator, set up at the end */
+	int made;
 	MPI_Info info;     /* MPI_Comm_idup_with_info: a copy of its info */
 	int with_info;
 	int tag;
@@ -208,21 +210,22 @@ static void idup_round(struct idup *d, uint32_t ctx, uint32_t ok)
 /* The agreed context: make the communicator. */
 static int idup_finish(struct idup *d)
 {
-	MPI_Comm parent = d->parent, c;
+	MPI_Comm parent = d->parent, c = d->c;
 	int *world = malloc((size_t)parent->size * sizeof(*world)), rc;
 
 	if (!world)
 		return MPI_ERR_NO_MEM;
 	memcpy(world, parent->world, (size_t)parent->size * sizeof(*world));
-	if ((rc = mpi_shim_comm_new(parent, parent->size, world, parent->rank, d->val[0], &c)))
+	if ((rc = mpi_shim_comm_init(c, parent, parent->size, world, parent->rank, d->val[0])))
 		return rc;
+	d->made = 1;
 	if ((rc = mpi_shim_topo_copy(parent, c)) || (rc = mpi_shim_attr_copy_all(parent, c)) ||
 	    (rc = d->with_info ? mpi_shim_comm_hints_set(c, d->info) :
 				 mpi_shim_comm_hints_copy(parent, c))) {
-		mpi_shim_comm_release(c);
+		/* Unusable: the program's handle stays, invalid. */
+		c->valid = 0;
 		return rc;
 	}
-	*d->out = c;
 	return MPI_SUCCESS;
 }
 
@@ -279,6 +282,8 @@ static void idup_free(struct mpi_shim_request *req)
 
 	if (d->info != MPI_INFO_NULL)
 		PMPI_Info_free(&d->info);
+	if (!d->made)
+		free(d->c); /* never set up: the program's handle is not valid */
 	free(d);
 	req->state = NULL;
 }
@@ -300,24 +305,29 @@ static int idup(MPI_Comm comm, MPI_Info info, int with_info, MPI_Comm *newcomm,
 		return mpi_shim_err(comm, MPI_ERR_COMM, call,
 				    "not supported on an inter-communicator (MPI_Comm_dup is)");
 	d = calloc(1, sizeof(*d));
-	if (!d)
+	if (d)
+		d->c = calloc(1, sizeof(*d->c)); /* not valid until set up */
+	if (!d || !d->c) {
+		free(d);
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory");
+	}
 	d->parent = comm;
-	d->out = newcomm;
 	d->req = MPI_REQUEST_NULL;
 	d->with_info = with_info;
 	d->info = MPI_INFO_NULL;
 	if (with_info && info != MPI_INFO_NULL && (rc = PMPI_Info_dup(info, &d->info))) {
+		free(d->c);
 		free(d);
 		return rc;
 	}
 	/* The tag of a collective started now. */
 	d->tag = (int)(comm->coll_seq++ & 0x3fffffff);
 	idup_round(d, mpi_shim.next_ctx, 1);
-	*newcomm = MPI_COMM_NULL;
+	*newcomm = d->c;
 	rc = mpi_shim_request_progress_new(comm, idup_progress, idup_free, d, request);
 	if (rc) {
 		idup_free(&(struct mpi_shim_request){ .state = d });
+		*newcomm = MPI_COMM_NULL;
 		return mpi_shim_err(comm, rc, call, "no memory for a request");
 	}
 	mpi_shim_progress_step(*request);

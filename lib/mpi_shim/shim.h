@@ -327,6 +327,10 @@ void mpi_shim_comm_release(struct mpi_shim_comm *c);
  * this process, with context ctx, inheriting the error handler of parent. */
 int mpi_shim_comm_new(MPI_Comm parent, int size, int *world, int rank, uint32_t ctx,
 		      MPI_Comm *newcomm);
+/* The same in c, allocated by the caller (MPI_Comm_idup); world is freed
+ * on failure. */
+int mpi_shim_comm_init(struct mpi_shim_comm *c, MPI_Comm parent, int size, int *world, int rank,
+		       uint32_t ctx);
 /* Small collectives on c's collective context for making communicators:
  * the largest next_ctx of c's members (next_ctx is not changed), and a
  * broadcast from rank 0. */

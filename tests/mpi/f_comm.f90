@@ -180,6 +180,29 @@ contains
       call MPI_Group_free(sub, ierr)
       call MPI_Group_free(g, ierr)
     end block
+    block
+      ! MPI_Comm_create_group by the last rank alone; MPI_Comm_idup.
+      integer :: g, sub, ranks(1), req, idup, total
+      call MPI_Comm_group(dup, g, ierr)
+      ranks(1) = nproc - 1
+      call MPI_Group_incl(g, 1, ranks, sub, ierr)
+      if (rank == nproc - 1) then
+        call MPI_Comm_create_group(dup, sub, 5, half, ierr)
+        call MPI_Comm_size(half, sz, ierr)
+        call check(ierr == MPI_SUCCESS .and. sz == 1, 'Comm_create_group')
+        call MPI_Comm_free(half, ierr)
+      end if
+      call MPI_Group_free(sub, ierr)
+      call MPI_Group_free(g, ierr)
+      call MPI_Comm_idup(dup, idup, req, ierr)
+      call check(ierr == MPI_SUCCESS, 'Comm_idup')
+      call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+      call check(ierr == MPI_SUCCESS .and. idup /= MPI_COMM_NULL .and. &
+                 req == MPI_REQUEST_NULL, 'Comm_idup completes')
+      call MPI_Allreduce(rank, total, 1, MPI_INTEGER, MPI_SUM, idup, ierr)
+      call check(total == nproc * (nproc - 1) / 2, 'an Allreduce on the idup')
+      call MPI_Comm_free(idup, ierr)
+    end block
     call MPI_Comm_split(dup, MPI_UNDEFINED, 0, half, ierr)
     call check(ierr == MPI_SUCCESS .and. half == MPI_COMM_NULL, 'MPI_UNDEFINED color')
     call MPI_Comm_free(dup, ierr)
