@@ -1196,26 +1196,34 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
 }
 MPI_SHIM_ALIAS(MPI_Type_indexed);
 
-int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-			const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-			MPI_Datatype *newtype)
+/* MPI_Type_indexed_c (displacements in elements) and
+ * MPI_Type_create_hindexed_c (in bytes). */
+static int indexed_large(MPI_Count count, const MPI_Count *bls, const MPI_Count *disps,
+			 int in_elements, MPI_Datatype oldtype, MPI_Datatype *newtype,
+			 const char *call)
 {
-	static const char call[] = "MPI_Type_indexed_c";
-	struct counts bl = {.c = array_of_blocklengths}, d = {.c = array_of_displacements};
+	struct counts bl = {.c = bls}, d = {.c = disps};
 	MPI_Datatype t;
 	MPI_Count *c;
 	int n = 0, rc;
 
-	if (count > 0 && !array_of_blocklengths)
+	if (count > 0 && !bls)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
 				    "array_of_blocklengths is NULL");
-	rc = indexed(count, bl, 0, d, NULL, 1, oldtype, &t, call);
+	rc = indexed(count, bl, 0, d, NULL, in_elements, oldtype, &t, call);
 	if (rc)
 		return rc;
-	c = envelope_counts(count, array_of_blocklengths, count, array_of_displacements, count, 0,
-			    0, &n);
-	return envelope_built(t, call, MPI_COMBINER_INDEXED, NULL, 0, NULL, 0, c, n, 1, &oldtype,
-			      !c, newtype);
+	c = envelope_counts(count, bls, count, disps, count, 0, 0, &n);
+	return envelope_built(t, call, in_elements ? MPI_COMBINER_INDEXED : MPI_COMBINER_HINDEXED,
+			      NULL, 0, NULL, 0, c, n, 1, &oldtype, !c, newtype);
+}
+
+int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+			const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+			MPI_Datatype *newtype)
+{
+	return indexed_large(count, array_of_blocklengths, array_of_displacements, 1, oldtype,
+			     newtype, "MPI_Type_indexed_c");
 }
 MPI_SHIM_ALIAS(MPI_Type_indexed_c);
 
@@ -1259,22 +1267,8 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
 				const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
 				MPI_Datatype *newtype)
 {
-	static const char call[] = "MPI_Type_create_hindexed_c";
-	struct counts bl = {.c = array_of_blocklengths}, d = {.c = array_of_displacements};
-	MPI_Datatype t;
-	MPI_Count *c;
-	int n = 0, rc;
-
-	if (count > 0 && !array_of_blocklengths)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
-				    "array_of_blocklengths is NULL");
-	rc = indexed(count, bl, 0, d, NULL, 0, oldtype, &t, call);
-	if (rc)
-		return rc;
-	c = envelope_counts(count, array_of_blocklengths, count, array_of_displacements, count, 0,
-			    0, &n);
-	return envelope_built(t, call, MPI_COMBINER_HINDEXED, NULL, 0, NULL, 0, c, n, 1, &oldtype,
-			      !c, newtype);
+	return indexed_large(count, array_of_blocklengths, array_of_displacements, 0, oldtype,
+			     newtype, "MPI_Type_create_hindexed_c");
 }
 MPI_SHIM_ALIAS(MPI_Type_create_hindexed_c);
 
