@@ -1314,7 +1314,6 @@ static struct unexp *probe(MPI_Comm comm, int src, int tag, MPI_Status *status)
 	if (u && status != MPI_STATUS_IGNORE && status) {
 		status->MPI_SOURCE = u->src;
 		status->MPI_TAG = u->tag;
-		status->MPI_ERROR = MPI_SUCCESS;
 		status->mpi_shim_cancelled = 0;
 		status->mpi_shim_bytes = (MPI_Count)u->len;
 	}

@@ -70,6 +70,17 @@ void mpi_shim_progress_step(struct mpi_shim_request *r);
 /* Complete r: done, then released if the user freed it already. */
 void mpi_shim_req_complete(struct mpi_shim_request *r, int err);
 
+/* Report in out what a call returning one status reports: every field of
+ * in but MPI_ERROR, which only the calls returning several statuses set
+ * (MPI-3.1 3.2.5: other calls leave the program's value there). */
+static inline void mpi_shim_status_report(MPI_Status *out, const MPI_Status *in)
+{
+	int err = out->MPI_ERROR;
+
+	*out = *in;
+	out->MPI_ERROR = err;
+}
+
 /* Fill an empty status (a null or inactive request, MPI_PROC_NULL). */
 static inline void mpi_shim_status_empty(MPI_Status *st)
 {

@@ -198,7 +198,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
 	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Recv", 1)))
 		return rc;
 	if (status && status != MPI_STATUS_IGNORE)
-		*status = r->status;
+		mpi_shim_status_report(status, &r->status);
 	rc = r->error;
 	if (mpi_shim_unlikely(rc)) {
 		rc = mpi_shim_err(comm, rc, "MPI_Recv",
@@ -250,7 +250,7 @@ int PMPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dst, int
 	}
 	rc = PMPI_Waitall(2, reqs, sts);
 	if (status && status != MPI_STATUS_IGNORE)
-		*status = sts[1];
+		mpi_shim_status_report(status, &sts[1]);
 	if (rc == MPI_ERR_IN_STATUS)
 		rc = sts[0].MPI_ERROR ? sts[0].MPI_ERROR : sts[1].MPI_ERROR;
 	return rc;
@@ -653,7 +653,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *message, MPI_S
 	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Mrecv", 1)))
 		return rc;
 	if (status && status != MPI_STATUS_IGNORE)
-		*status = r->status;
+		mpi_shim_status_report(status, &r->status);
 	rc = r->error;
 	if (mpi_shim_unlikely(rc)) {
 		rc = mpi_shim_err(comm, rc, "MPI_Mrecv",

@@ -95,7 +95,7 @@ static int finish(MPI_Request *rp, MPI_Status *st)
 	int err = r->error;
 
 	if (st && st != MPI_STATUS_IGNORE)
-		*st = r->status;
+		mpi_shim_status_report(st, &r->status);
 	if (r->persistent) {
 		r->active = 0;
 	} else {
@@ -471,7 +471,7 @@ int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 		return MPI_SUCCESS;
 	query(req, 0);
 	if (status && status != MPI_STATUS_IGNORE)
-		*status = req->status;
+		mpi_shim_status_report(status, &req->status);
 	return req->kind == MPI_SHIM_REQ_GREQ ? report(req, "MPI_Request_get_status") :
 						MPI_SUCCESS;
 }

@@ -1054,6 +1054,25 @@ static void test_mprobe(void)
 	MPI_Status st;
 	int k, flag = -1;
 
+	/* A call that returns one status leaves its MPI_ERROR as it was. */
+	{
+		MPI_Request s1;
+
+		st.MPI_ERROR = -77;
+		OK(MPI_Isend(a, 4, MPI_BYTE, rank, 71, MPI_COMM_WORLD, &s1));
+		OK(MPI_Probe(rank, 71, MPI_COMM_WORLD, &st));
+		CHECK(st.MPI_ERROR == -77, "MPI_Probe set MPI_ERROR to %d", st.MPI_ERROR);
+		OK(MPI_Mprobe(rank, 71, MPI_COMM_WORLD, &msg, &st));
+		CHECK(st.MPI_ERROR == -77, "MPI_Mprobe set MPI_ERROR to %d", st.MPI_ERROR);
+		OK(MPI_Mrecv(b, 4, MPI_BYTE, &msg, &st));
+		CHECK(st.MPI_ERROR == -77, "MPI_Mrecv set MPI_ERROR to %d", st.MPI_ERROR);
+		OK(MPI_Wait(&s1, &st));
+		CHECK(st.MPI_ERROR == -77, "MPI_Wait set MPI_ERROR to %d", st.MPI_ERROR);
+		OK(MPI_Sendrecv(a, 4, MPI_BYTE, rank, 72, b, 4, MPI_BYTE, rank, 72, MPI_COMM_WORLD,
+				&st));
+		CHECK(st.MPI_ERROR == -77, "MPI_Sendrecv set MPI_ERROR to %d", st.MPI_ERROR);
+	}
+
 	/* MPI_PROC_NULL: the no-process message, received as empty. */
 	OK(MPI_Mprobe(MPI_PROC_NULL, 7, MPI_COMM_WORLD, &msg, &st));
 	CHECK(msg == MPI_MESSAGE_NO_PROC && st.MPI_SOURCE == MPI_PROC_NULL, "Mprobe PROC_NULL");
