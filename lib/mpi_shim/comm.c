@@ -285,12 +285,11 @@ static int split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const cha
 	int n = comm->size, i, m, me = -1, rc;
 	int *world;
 
-	if (mpi_shim_is_inter(comm))
-		return mpi_shim_err(comm, MPI_ERR_COMM, call,
-				    "splitting an inter-communicator is not supported");
 	if (color < 0 && color != MPI_UNDEFINED)
 		return mpi_shim_err(comm, MPI_ERR_ARG, call,
 				    "color %d is negative (and not MPI_UNDEFINED)", color);
+	if (mpi_shim_is_inter(comm))
+		return mpi_shim_intercomm_split(comm, color, key, newcomm, call);
 	all = malloc((size_t)n * sizeof(*all));
 	if (!all)
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory");
@@ -386,9 +385,6 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm(comm, call)) ||
 	    (rc = check_out(comm, newcomm, call)))
 		return rc;
-	if (mpi_shim_is_inter(comm))
-		return mpi_shim_err(comm, MPI_ERR_COMM, call,
-				    "MPI_Comm_create on an inter-communicator is not supported");
 	if (!group || group->refcount <= 0)
 		return mpi_shim_err(comm, MPI_ERR_GROUP, call, "invalid group (%s)",
 				    group ? "freed" : "MPI_GROUP_NULL");
@@ -400,6 +396,12 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 					    "member %d of the group (world rank %d) is not in the "
 					    "communicator", i, group->world[i]);
 	}
+	/* Of an inter-communicator: the members of the group on each side,
+	 * in the group's order (intercomm.c). */
+	if (mpi_shim_is_inter(comm))
+		return mpi_shim_intercomm_split(comm,
+						group->rank == MPI_UNDEFINED ? MPI_UNDEFINED : 0,
+						group->rank, newcomm, call);
 	if ((rc = agree_ctx(comm, &ctx)))
 		return mpi_shim_err(comm, rc, call, "agreeing on a context failed");
 	if (group->rank == MPI_UNDEFINED) {

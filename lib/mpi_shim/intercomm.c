@@ -355,3 +355,112 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Comm_test_inter);
+
+/* --- MPI_Comm_split of an inter-communicator --- */
+
+struct split_pick {
+	int32_t color, key, rank;
+};
+
+static int by_key_rank(const void *a, const void *b)
+{
+	const struct split_pick *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->rank - y->rank;
+}
+
+/* The members of color in picks[n], ordered by key then rank: their world
+ * ranks (from world[]) in out; how many. */
+static int pick_color(struct split_pick *picks, int n, int color, const int *world, int *out)
+{
+	int i, m = 0;
+
+	qsort(picks, (size_t)n, sizeof(*picks), by_key_rank);
+	for (i = 0; i < n; i++)
+		if (picks[i].color == color)
+			out[m++] = world[picks[i].rank];
+	return m;
+}
+
+/*
+ * Each group gathers its members' (color, key) at rank 0 and the two ranks 0
+ * trade them, so that every process knows both groups' choices; one context
+ * (agreed by both groups) serves every color, since the new
+ * inter-communicators have no member in common.
+ */
+int mpi_shim_intercomm_split(MPI_Comm ic, int color, int key, MPI_Comm *newcomm, const char *call)
+{
+	struct split_pick mine = { color, key, ic->rank };
+	struct split_pick *local = NULL, *remote = NULL;
+	int n = ic->size, rn = ic->peer_size, i, rc, me = -1, m, rm;
+	int *lw = NULL, *rw = NULL;
+	int32_t unused;
+	uint32_t ctx;
+
+	if ((rc = inter_agree(ic, 0, &ctx, &unused)))
+		return mpi_shim_err(ic, rc, call, "agreeing on a context failed");
+	if (mpi_shim.next_ctx < ctx + 4)
+		mpi_shim.next_ctx = ctx + 4;
+	local = malloc((size_t)n * sizeof(*local));
+	remote = malloc((size_t)rn * sizeof(*remote));
+	lw = malloc((size_t)n * sizeof(*lw));
+	rw = malloc((size_t)rn * sizeof(*rw));
+	rc = !local || !remote || !lw || !rw ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+	/* Everyone takes part in the exchanges, even without memory. */
+	if (ic->rank == 0) {
+		if (local)
+			local[0] = mine;
+		for (i = 1; i < n; i++) {
+			struct split_pick p;
+			int r = mpi_shim_coll_recv(&p, sizeof(p), MPI_BYTE, i, TAG, ic->local,
+						   MPI_STATUS_IGNORE);
+
+			if (r)
+				rc = r;
+			else if (local)
+				local[i] = p;
+		}
+		if (!rc)
+			rc = mpi_shim_coll_sendrecv(local, (size_t)n * sizeof(*local), MPI_BYTE, 0,
+						    TAG, remote, (size_t)rn * sizeof(*remote),
+						    MPI_BYTE, 0, TAG, ic, MPI_STATUS_IGNORE);
+	} else {
+		int r = mpi_shim_coll_send(&mine, sizeof(mine), MPI_BYTE, 0, TAG, ic->local);
+
+		if (r)
+			rc = r;
+	}
+	{
+		/* Rank 0's verdict first, then both tables. */
+		int32_t verdict = rc;
+
+		if (mpi_shim_comm_bcast0(ic->local, &verdict, (int)sizeof(verdict)))
+			verdict = MPI_ERR_OTHER;
+		rc = verdict ? verdict : rc;
+	}
+	if (!rc)
+		rc = mpi_shim_comm_bcast0(ic->local, local, n * (int)sizeof(*local));
+	if (!rc)
+		rc = mpi_shim_comm_bcast0(ic->local, remote, rn * (int)sizeof(*remote));
+	if (!rc && color != MPI_UNDEFINED) {
+		m = pick_color(local, n, color, ic->world, lw);
+		rm = pick_color(remote, rn, color, ic->peer_world, rw);
+		for (i = 0; i < m; i++)
+			if (lw[i] == mpi_shim.world_rank)
+				me = i;
+		*newcomm = MPI_COMM_NULL;
+		if (rm > 0 && me >= 0)
+			rc = inter_new(ic, m, lw, me, rm, rw, ctx, newcomm);
+	} else if (!rc) {
+		*newcomm = MPI_COMM_NULL;
+	}
+	free(local);
+	free(remote);
+	free(lw);
+	free(rw);
+	if (rc)
+		return mpi_shim_err(ic, rc, call, "splitting the inter-communicator failed");
+	return MPI_SUCCESS;
+}

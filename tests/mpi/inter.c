@@ -324,6 +324,75 @@ static void test_coll(void)
 	unmake();
 }
 
+/* MPI_Comm_split of an inter-communicator: color by (world rank / 2) % 2,
+ * key reversing the order; a color one group lacks gives MPI_COMM_NULL. */
+static void test_split(void)
+{
+	MPI_Comm sc;
+	int c = (rank / 2) % 2, r, s, rs, v, i, exp_l = 0, exp_r = 0;
+
+	make();
+	for (i = 0; i < size; i++) {
+		if ((i / 2) % 2 != c)
+			continue;
+		if (i % 2 == color)
+			exp_l++;
+		else
+			exp_r++;
+	}
+	OK(MPI_Comm_split(ic, c, -rank, &sc));
+	if (exp_r == 0) {
+		CHECK(sc == MPI_COMM_NULL, "color %d has no remote member, yet a communicator", c);
+	} else {
+		OK(MPI_Comm_test_inter(sc, &v));
+		OK(MPI_Comm_size(sc, &s));
+		OK(MPI_Comm_remote_size(sc, &rs));
+		OK(MPI_Comm_rank(sc, &r));
+		CHECK(v == 1 && s == exp_l && rs == exp_r, "inter %d, sizes %d %d (want %d %d)", v,
+		      s, rs, exp_l, exp_r);
+		/* The key reverses the order: the highest world rank is rank 0. */
+		for (i = size - 1, v = 0; i > rank; i--)
+			v += (i / 2) % 2 == c && i % 2 == color;
+		CHECK(r == v, "rank %d, want %d", r, v);
+		v = rank;
+		OK(MPI_Allreduce(&rank, &v, 1, MPI_INT, MPI_MAX, sc));
+		for (i = size - 1; i >= 0; i--)
+			if ((i / 2) % 2 == c && i % 2 != color)
+				break;
+		CHECK(v == i, "the remote group's largest world rank is %d, not %d", v, i);
+		OK(MPI_Comm_free(&sc));
+	}
+	OK(MPI_Comm_split(ic, MPI_UNDEFINED, 0, &sc));
+	CHECK(sc == MPI_COMM_NULL, "MPI_UNDEFINED gave a communicator");
+	/* MPI_Comm_create: each side keeps its even local ranks, in reverse. */
+	{
+		MPI_Group g, sub;
+		int *keep = malloc(sizeof(int) * (size_t)lsize), n = 0;
+
+		for (i = (lsize - 1) / 2 * 2; i >= 0; i -= 2)
+			keep[n++] = i;
+		OK(MPI_Comm_group(ic, &g));
+		OK(MPI_Group_incl(g, n, keep, &sub));
+		OK(MPI_Comm_create(ic, sub, &sc));
+		if (lrank % 2) {
+			CHECK(sc == MPI_COMM_NULL, "a rank outside the group got a communicator");
+		} else {
+			OK(MPI_Comm_size(sc, &s));
+			OK(MPI_Comm_remote_size(sc, &rs));
+			OK(MPI_Comm_rank(sc, &r));
+			CHECK(s == n && rs == (rsize + 1) / 2 && r == n - 1 - lrank / 2,
+			      "created: size %d remote %d rank %d", s, rs, r);
+			OK(MPI_Allreduce(&lrank, &v, 1, MPI_INT, MPI_SUM, sc));
+			CHECK(v == ((rsize + 1) / 2) * ((rsize + 1) / 2 - 1), "sum %d", v);
+			OK(MPI_Comm_free(&sc));
+		}
+		OK(MPI_Group_free(&sub));
+		OK(MPI_Group_free(&g));
+		free(keep);
+	}
+	unmake();
+}
+
 static void test_errors(void)
 {
 	MPI_Comm c;
@@ -350,7 +419,6 @@ static void test_errors(void)
 	CHECK(MPI_Bcast(&v, 1, MPI_INT, -7, ic) == MPI_ERR_ROOT, "root -7");
 	CHECK(MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, ic) == MPI_ERR_BUFFER,
 	      "MPI_IN_PLACE on an inter");
-	CHECK(MPI_Comm_split(ic, 0, 0, &c) == MPI_ERR_COMM, "split of an inter");
 	OK(MPI_Topo_test(ic, &x));
 	CHECK(x == MPI_UNDEFINED, "an inter-communicator's topology %d", x);
 	CHECK(MPI_Cart_create(ic, 1, &lsize, &v, 0, &c) == MPI_ERR_COMM, "Cart_create on inter");
@@ -367,7 +435,7 @@ struct test {
 
 static const struct test tests[] = {
 	{ "groups", test_groups }, { "p2p", test_p2p },	      { "merge", test_merge },
-	{ "coll", test_coll },	   { "errors", test_errors },
+	{ "coll", test_coll },	   { "errors", test_errors }, { "split", test_split },
 };
 
 int main(int argc, char **argv)
