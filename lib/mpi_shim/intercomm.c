@@ -372,11 +372,15 @@ static int by_key_rank(const void *a, const void *b)
 }
 
 /* The members of color in picks[n], ordered by key then rank: their world
- * ranks (from world[]) in out; how many. */
+ * ranks (from world[]) in out; how many.  The table came from other
+ * processes: a rank out of range makes it -1. */
 static int pick_color(struct split_pick *picks, int n, int color, const int *world, int *out)
 {
 	int i, m = 0;
 
+	for (i = 0; i < n; i++)
+		if (picks[i].rank < 0 || picks[i].rank >= n)
+			return -1;
 	qsort(picks, (size_t)n, sizeof(*picks), by_key_rank);
 	for (i = 0; i < n; i++)
 		if (picks[i].color == color)
@@ -451,7 +455,9 @@ int mpi_shim_intercomm_split(MPI_Comm ic, int color, int key, MPI_Comm *newcomm,
 			if (lw[i] == mpi_shim.world_rank)
 				me = i;
 		*newcomm = MPI_COMM_NULL;
-		if (rm > 0 && me >= 0)
+		if (m < 0 || rm < 0)
+			rc = MPI_ERR_INTERN;
+		else if (rm > 0 && me >= 0)
 			rc = inter_new(ic, m, lw, me, rm, rw, ctx, newcomm);
 	} else if (!rc) {
 		*newcomm = MPI_COMM_NULL;
