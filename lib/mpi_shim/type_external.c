@@ -402,6 +402,41 @@ static int size_error(int rc, MPI_Datatype t, const char *call)
 	return mpi_shim_err(MPI_COMM_NULL, rc, call, "the packed size overflows");
 }
 
+/*
+ * The checks that packing and unpacking share: count elements of t as
+ * external32 at *position of a buffer of size bytes.  MPI_SUCCESS with
+ * *ext the bytes they take (0: nothing to do), or the reported error.
+ * pack: the names in the messages ("incount", "outsize"; else "outcount",
+ * "insize").
+ */
+static int check_span(const char *datarep, int64_t count, MPI_Datatype t, int64_t size,
+		      const int64_t *position, int pack, uint64_t *ext, const char *call)
+{
+	int rc;
+
+	if ((rc = check_datarep(datarep, call)))
+		return rc;
+	if (count < 0)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, call, "%s %lld is negative",
+				    pack ? "incount" : "outcount", (long long)count);
+	if ((rc = check_type(t, 1, call)))
+		return rc;
+	if (!position)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "position is NULL");
+	if (size < 0 || *position < 0 || *position > size)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "position %lld outside %s %lld",
+				    (long long)*position, pack ? "outsize" : "insize",
+				    (long long)size);
+	if ((rc = external_size(t, (uint64_t)count, ext)))
+		return size_error(rc, t, call);
+	if (*ext > (uint64_t)(size - *position))
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_TRUNCATE, call,
+				    pack ? "%llu bytes do not fit in outsize %lld from position %lld" :
+					   "%llu bytes are not in insize %lld from position %lld",
+				    (unsigned long long)*ext, (long long)size, (long long)*position);
+	return MPI_SUCCESS;
+}
+
 static int pack_external(const char *datarep, const void *inbuf, int64_t incount,
 			 MPI_Datatype t, void *outbuf, int64_t outsize, int64_t *position,
 			 const char *call)
@@ -411,28 +446,8 @@ static int pack_external(const char *datarep, const void *inbuf, int64_t incount
 	unsigned char *tmp;
 	int rc;
 
-	if ((rc = check_datarep(datarep, call)))
+	if ((rc = check_span(datarep, incount, t, outsize, position, 1, &ext, call)) || !ext)
 		return rc;
-	if (incount < 0)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, call, "incount %lld is negative",
-				    (long long)incount);
-	if ((rc = check_type(t, 1, call)))
-		return rc;
-	if (!position)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "position is NULL");
-	if (outsize < 0 || *position < 0 || *position > outsize)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
-				    "position %lld outside outsize %lld", (long long)*position,
-				    (long long)outsize);
-	if ((rc = external_size(t, (uint64_t)incount, &ext)))
-		return size_error(rc, t, call);
-	if (ext > (uint64_t)(outsize - *position))
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_TRUNCATE, call,
-				    "%llu bytes do not fit in outsize %lld from position %lld",
-				    (unsigned long long)ext, (long long)outsize,
-				    (long long)*position);
-	if (!ext)
-		return MPI_SUCCESS;
 	if (!outbuf)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_BUFFER, call, "outbuf is NULL");
 	native = (uint64_t)incount * t->size;
@@ -461,28 +476,8 @@ static int unpack_external(const char *datarep, const void *inbuf, int64_t insiz
 	unsigned char *tmp;
 	int rc;
 
-	if ((rc = check_datarep(datarep, call)))
+	if ((rc = check_span(datarep, outcount, t, insize, position, 0, &ext, call)) || !ext)
 		return rc;
-	if (outcount < 0)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, call, "outcount %lld is negative",
-				    (long long)outcount);
-	if ((rc = check_type(t, 1, call)))
-		return rc;
-	if (!position)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "position is NULL");
-	if (insize < 0 || *position < 0 || *position > insize)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
-				    "position %lld outside insize %lld", (long long)*position,
-				    (long long)insize);
-	if ((rc = external_size(t, (uint64_t)outcount, &ext)))
-		return size_error(rc, t, call);
-	if (ext > (uint64_t)(insize - *position))
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_TRUNCATE, call,
-				    "%llu bytes are not in insize %lld from position %lld",
-				    (unsigned long long)ext, (long long)insize,
-				    (long long)*position);
-	if (!ext)
-		return MPI_SUCCESS;
 	if (!inbuf)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_BUFFER, call, "inbuf is NULL");
 	native = (uint64_t)outcount * t->size;
