@@ -91,6 +91,10 @@ void mpi_shim_op_release(MPI_Op op);
 
 /* coll_sched.c: building and running schedules. */
 int coll_sched_init(struct coll_sched *s, MPI_Comm comm, MPI_Op op);
+/* The communicator's next collective sequence number, as a tag; and a
+ * schedule on a tag taken before (a persistent collective's, at its init). */
+int coll_next_tag(MPI_Comm comm);
+int coll_sched_init_tag(struct coll_sched *s, MPI_Comm comm, MPI_Op op, int tag);
 void coll_sched_destroy(struct coll_sched *s);
 void coll_send(struct coll_sched *s, const void *buf, size_t count, MPI_Datatype type, int peer);
 void coll_recv(struct coll_sched *s, void *buf, size_t count, MPI_Datatype type, int peer);

@@ -8,10 +8,13 @@
  * datatype arrays too), holds the datatypes, the operation and the
  * communicator, and returns an inactive persistent request driven by
  * progress.  Each MPI_Start builds the schedule of the non-blocking
- * collective (coll_build, as nbc.c does), which takes the communicator's
- * next collective sequence number, and starts its first round: every
- * process must start its persistent collectives in the same order, among
- * its other collectives.  Wait, Test and their families complete it; the
+ * collective (coll_build, as nbc.c does) on the tag that the _init call
+ * took (the communicator's collective sequence number then), and starts
+ * its first round.  So the processes must initialize their persistent
+ * collectives in the same order, among their other collectives, but may
+ * start them in any order (MPI-4.0 6.13); the rounds of one request
+ * share its tag and stay apart by the ordering of messages, since a round
+ * completes before the next can start.  Wait, Test and their families complete it; the
  * schedule goes when it completes, and the request becomes inactive and
  * may be started again.  MPI_Request_free frees an inactive one (an active
  * one is refused, request.c).  The info argument is checked and otherwise
@@ -33,6 +36,7 @@ struct persist {
 	MPI_Datatype *held;   /* datatypes retained, released with the request */
 	int nheld;
 	struct coll_sched *s; /* while started */
+	int tag;              /* taken at the _init call */
 };
 
 static void persist_sched_end(struct persist *p)
@@ -144,13 +148,18 @@ static int persist_init(enum coll_kind kind, MPI_Comm comm, const struct coll_ar
 	int rc;
 
 	if ((rc = coll_check(kind, comm, a, call)) ||
-	    (rc = mpi_shim_info_check(comm, info, call)))
+	    (rc = mpi_shim_info_check(comm, info, call)) ||
+	    (!request && (rc = mpi_shim_err(comm, MPI_ERR_ARG, call,
+					    "the request pointer is NULL")))) {
+		coll_skip(comm);
 		return rc;
-	if (!request)
-		return mpi_shim_err(comm, MPI_ERR_ARG, call, "the request pointer is NULL");
+	}
 	p = calloc(1, sizeof(*p));
-	if (!p)
+	if (!p) {
+		coll_skip(comm);
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory");
+	}
+	p->tag = coll_next_tag(comm);
 	p->kind = kind;
 	p->a = *a;
 	if (kind < COLL_REDUCE)
@@ -188,7 +197,7 @@ int mpi_shim_coll_persist_start(struct mpi_shim_request *r, const char *call)
 	p->s = malloc(sizeof(*p->s));
 	if (!p->s)
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for a schedule");
-	coll_sched_init(p->s, comm, p->a.op);
+	coll_sched_init_tag(p->s, comm, p->a.op, p->tag);
 	rc = coll_build(p->kind, p->s, &p->a);
 	if (rc) {
 		persist_sched_end(p);

@@ -111,6 +111,17 @@ static void *coll_grow(void *arr, const void *inline_arr, int *cap, size_t elem)
 
 int coll_sched_init(struct coll_sched *s, MPI_Comm comm, MPI_Op op)
 {
+	/* Every member starts the same collectives in the same order. */
+	return coll_sched_init_tag(s, comm, op, coll_next_tag(comm));
+}
+
+int coll_next_tag(MPI_Comm comm)
+{
+	return (int)(comm->coll_seq++ & 0x3fffffff);
+}
+
+int coll_sched_init_tag(struct coll_sched *s, MPI_Comm comm, MPI_Op op, int tag)
+{
 	s->comm = comm;
 	s->op = op;
 	s->nsteps = s->next = s->nreqs = s->ntmp = s->nscratch = 0;
@@ -122,8 +133,7 @@ int coll_sched_init(struct coll_sched *s, MPI_Comm comm, MPI_Op op)
 	s->capreqs = COLL_INLINE_REQS;
 	s->tmp = s->inline_tmp;
 	s->captmp = COLL_INLINE_TMP;
-	/* Every member starts the same collectives in the same order. */
-	s->tag = (int)(comm->coll_seq++ & 0x3fffffff);
+	s->tag = tag;
 	return 0;
 }
 

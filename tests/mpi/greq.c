@@ -7,7 +7,8 @@
  *              how often, with what, and what their error codes become,
  *              through every Wait/Test call and MPI_Request_get_status
  *   pcoll      every persistent collective started several times (Start,
- *              Startall), with a blocking collective between, completed
+ *              Startall; in another order on each rank), with a blocking
+ *              collective between, completed
  *              by Waitall, Wait and Test, every result checked each time;
  *              misuse by class
  *   isendrecv  ring exchanges, replace, MPI_PROC_NULL peers, a long
@@ -520,11 +521,18 @@ static void pc_rounds(MPI_Comm c, int n, MPI_Datatype type, MPI_Info info)
 			pc_fill(c, w, iter, &b[w]);
 			reqs[w] = b[w].req;
 		}
+		/* The processes start them in different orders (MPI-4.0 6.13: they
+		 * match by the order of the init calls): odd ranks backwards,
+		 * then each rank from its own place in the list. */
 		if (iter == 0) {
 			OK(MPI_Startall(NCOLL, reqs));
 		} else {
-			for (w = 0; w < NCOLL; w++)
-				OK(MPI_Start(&reqs[w]));
+			for (w = 0; w < NCOLL; w++) {
+				int k = iter == 1 ? (rank % 2 ? NCOLL - 1 - w : w) :
+						    (w + rank) % NCOLL;
+
+				OK(MPI_Start(&reqs[k]));
+			}
 		}
 		OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c));
 		CHECK(sum == p, "Allreduce among the persistent ones: %d", sum);
@@ -587,7 +595,7 @@ static void pc_errors(MPI_Comm c)
 	OK(MPI_Info_free(&info));
 	FAILS(MPI_ERR_INFO, MPI_Barrier_init(c, stale, &req));
 	CHECK(req == MPI_REQUEST_NULL, "a refused init gave a request");
-	/* Nothing above took a collective sequence number: this one matches. */
+	/* Every process refused the same calls above: this one matches. */
 	OK(MPI_Info_create(&info));
 	OK(MPI_Info_set(info, "some_hint", "ignored"));
 	x[0] = r + 1;
