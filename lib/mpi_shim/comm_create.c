@@ -29,6 +29,13 @@
  * the communicator is made, with the parent's topology, attributes and
  * hints (or the info's).  Its handle is given at the call (a Fortran
  * program converts it then), and is usable once the request completes.
+ *
+ * Of an inter-communicator, the members of both groups agree, and the
+ * copy takes four ids (intercomm.c).  Each allreduce is then: a reduce
+ * within the local group (on `local', intercomm.c) to its rank 0, an
+ * exchange between the two ranks 0 through the inter-communicator, and a
+ * broadcast within the local group.  Of the two leaders, the one of the
+ * lower world rank sends first.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +159,7 @@ struct idup_step {
 	int peer;
 	int recv;    /* receive, else send */
 	int combine; /* a receive of the way up: combine, not replace */
+	int across;  /* between the leaders of an inter-communicator's groups */
 };
 
 struct idup {
@@ -169,34 +177,47 @@ struct idup {
 	struct idup_step steps[IDUP_MAX_STEPS];
 };
 
+static void idup_add(struct idup *d, int peer, int recv, int combine, int across)
+{
+	d->steps[d->nsteps++] = (struct idup_step){ peer, recv, combine, across };
+}
+
 static void idup_plan(struct idup *d)
 {
-	int r = d->parent->rank, n = d->parent->size, mask;
+	MPI_Comm p = d->parent;
+	int r = p->rank, n = p->size, mask;
 
 	d->nsteps = d->step = 0;
 	for (mask = 1; mask < n; mask <<= 1) {
 		if (r & mask) {
-			d->steps[d->nsteps++] = (struct idup_step){ r - mask, 0, 0 };
+			idup_add(d, r - mask, 0, 0, 0);
 			break;
 		}
 		if (r + mask < n)
-			d->steps[d->nsteps++] = (struct idup_step){ r + mask, 1, 1 };
+			idup_add(d, r + mask, 1, 1, 0);
+	}
+	if (r == 0 && mpi_shim_is_inter(p)) {
+		int first = p->world[0] < p->peer_world[0];
+
+		idup_add(d, 0, !first, !first, 1);
+		idup_add(d, 0, first, first, 1);
 	}
 	if (r)
-		d->steps[d->nsteps++] = (struct idup_step){ r - (r & -r), 1, 0 };
+		idup_add(d, r - (r & -r), 1, 0, 0);
 	for (mask >>= 1; mask > 0; mask >>= 1)
 		if ((r & (2 * mask - 1)) == 0 && r + mask < n)
-			d->steps[d->nsteps++] = (struct idup_step){ r + mask, 0, 0 };
+			idup_add(d, r + mask, 0, 0, 0);
 }
 
 static int idup_start_step(struct idup *d)
 {
 	const struct idup_step *st = &d->steps[d->step];
+	MPI_Comm on = mpi_shim_is_inter(d->parent) && !st->across ? d->parent->local : d->parent;
 
 	if (st->recv)
 		return mpi_shim_coll_irecv(st->combine ? d->in : d->val, sizeof(d->val), MPI_BYTE,
-					   st->peer, d->tag, d->parent, &d->req);
-	return mpi_shim_coll_isend(d->val, sizeof(d->val), MPI_BYTE, st->peer, d->tag, d->parent,
+					   st->peer, d->tag, on, &d->req);
+	return mpi_shim_coll_isend(d->val, sizeof(d->val), MPI_BYTE, st->peer, d->tag, on,
 				   &d->req);
 }
 
@@ -211,13 +232,20 @@ static void idup_round(struct idup *d, uint32_t ctx, uint32_t ok)
 static int idup_finish(struct idup *d)
 {
 	MPI_Comm parent = d->parent, c = d->c;
-	int *world = malloc((size_t)parent->size * sizeof(*world)), rc;
+	int *world, rc;
 
-	if (!world)
-		return MPI_ERR_NO_MEM;
-	memcpy(world, parent->world, (size_t)parent->size * sizeof(*world));
-	if ((rc = mpi_shim_comm_init(c, parent, parent->size, world, parent->rank, d->val[0])))
-		return rc;
+	if (mpi_shim_is_inter(parent)) {
+		if ((rc = mpi_shim_intercomm_init_dup(c, parent, d->val[0])))
+			return rc;
+	} else {
+		world = malloc((size_t)parent->size * sizeof(*world));
+		if (!world)
+			return MPI_ERR_NO_MEM;
+		memcpy(world, parent->world, (size_t)parent->size * sizeof(*world));
+		rc = mpi_shim_comm_init(c, parent, parent->size, world, parent->rank, d->val[0]);
+		if (rc)
+			return rc;
+	}
 	d->made = 1;
 	if ((rc = mpi_shim_topo_copy(parent, c)) || (rc = mpi_shim_attr_copy_all(parent, c)) ||
 	    (rc = d->with_info ? mpi_shim_comm_hints_set(c, d->info) :
@@ -261,7 +289,7 @@ static int idup_progress(struct mpi_shim_request *req)
 			uint32_t ok = m >= mpi_shim.next_ctx;
 
 			if (ok)
-				mpi_shim.next_ctx = m + 2;
+				mpi_shim.next_ctx = m + (mpi_shim_is_inter(d->parent) ? 4 : 2);
 			d->verifying = 1;
 			idup_round(d, m, ok);
 			continue;
@@ -301,9 +329,6 @@ static int idup(MPI_Comm comm, MPI_Info info, int with_info, MPI_Comm *newcomm,
 	if (!newcomm || !request)
 		return mpi_shim_err(comm, MPI_ERR_ARG, call, "%s is NULL",
 				    newcomm ? "the request pointer" : "the result pointer");
-	if (mpi_shim_is_inter(comm))
-		return mpi_shim_err(comm, MPI_ERR_COMM, call,
-				    "not supported on an inter-communicator (MPI_Comm_dup is)");
 	d = calloc(1, sizeof(*d));
 	if (d)
 		d->c = calloc(1, sizeof(*d->c)); /* not valid until set up */

@@ -51,27 +51,29 @@ static int *copy_ranks(const int *w, int n)
 }
 
 /*
- * An inter-communicator of local group (size, world, rank), with remote
- * group (rsize, rworld), and context ctx (ctx to ctx + 3).  world and
- * rworld are copied.  Error handler and name inherited from parent.
+ * Sets up c as an inter-communicator of local group (size, world, rank),
+ * with remote group (rsize, rworld), and context ctx (ctx to ctx + 3).
+ * world and rworld are copied.  Error handler and name inherited from
+ * parent.  On an error c holds nothing.
  */
-static int inter_new(MPI_Comm parent, int size, const int *world, int rank, int rsize,
-		     const int *rworld, uint32_t ctx, MPI_Comm *newcomm)
+static int inter_init(struct mpi_shim_comm *c, MPI_Comm parent, int size, const int *world,
+		      int rank, int rsize, const int *rworld, uint32_t ctx)
 {
 	int *w = copy_ranks(world, size), *lw = copy_ranks(world, size);
 	int *rw = copy_ranks(rworld, rsize);
-	MPI_Comm c = MPI_COMM_NULL, local = MPI_COMM_NULL;
-	int rc = MPI_ERR_NO_MEM;
+	MPI_Comm local = MPI_COMM_NULL;
+	int rc = MPI_ERR_NO_MEM, made = 0;
 
 	if (!w || !lw || !rw) {
 		free(w);
 		free(lw);
 		goto fail;
 	}
-	if ((rc = mpi_shim_comm_new(parent, size, w, rank, ctx, &c))) {
+	if ((rc = mpi_shim_comm_init(c, parent, size, w, rank, ctx))) {
 		free(lw);
 		goto fail;
 	}
+	made = 1;
 	if ((rc = mpi_shim_comm_new(parent, size, lw, rank, ctx + 2, &local)) ||
 	    (rc = mpi_shim_group_new(rsize, rworld, &c->remote_group)))
 		goto fail;
@@ -79,16 +81,39 @@ static int inter_new(MPI_Comm parent, int size, const int *world, int rank, int 
 	c->peer_world = rw;
 	c->peer_size = rsize;
 	c->local = local;
-	*newcomm = c;
 	return MPI_SUCCESS;
 
 fail:
 	free(rw);
 	if (local)
 		mpi_shim_comm_release(local);
-	if (c)
-		mpi_shim_comm_release(c);
+	if (made)
+		mpi_shim_comm_fini(c);
 	return rc;
+}
+
+static int inter_new(MPI_Comm parent, int size, const int *world, int rank, int rsize,
+		     const int *rworld, uint32_t ctx, MPI_Comm *newcomm)
+{
+	struct mpi_shim_comm *c = malloc(sizeof(*c));
+	int rc;
+
+	if (!c)
+		return MPI_ERR_NO_MEM;
+	if ((rc = inter_init(c, parent, size, world, rank, rsize, rworld, ctx))) {
+		free(c);
+		return rc;
+	}
+	*newcomm = c;
+	return MPI_SUCCESS;
+}
+
+/* MPI_Comm_idup of an inter-communicator (comm_create.c): the copy of
+ * comm's groups, on the agreed context. */
+int mpi_shim_intercomm_init_dup(struct mpi_shim_comm *c, MPI_Comm comm, uint32_t ctx)
+{
+	return inter_init(c, comm, comm->size, comm->world, comm->rank, comm->peer_size,
+			  comm->peer_world, ctx);
 }
 
 static int check_out(MPI_Comm comm, void *p, const char *call)

@@ -338,6 +338,9 @@ int mpi_shim_comm_max_ctx(MPI_Comm c, uint32_t *ctx_p);
 int mpi_shim_comm_bcast0(MPI_Comm c, void *buf, int bytes);
 /* intercomm.c: MPI_Comm_dup of an inter-communicator (reported errors). */
 int mpi_shim_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm, const char *call);
+/* Sets up c as a copy of inter-communicator comm's groups on context ctx
+ * (ctx to ctx + 3); MPI_Comm_idup's last step. */
+int mpi_shim_intercomm_init_dup(struct mpi_shim_comm *c, MPI_Comm comm, uint32_t ctx);
 /* intercomm.c: MPI_Comm_split of an inter-communicator (reported errors). */
 int mpi_shim_intercomm_split(MPI_Comm ic, int color, int key, MPI_Comm *newcomm,
 			     const char *call);

@@ -393,6 +393,57 @@ static void test_split(void)
 	unmake();
 }
 
+/* MPI_Comm_idup of an inter-communicator: two at once, with a collective
+ * on the parent and a blocking dup made meanwhile; the copies work. */
+static void test_idup(void)
+{
+	MPI_Comm c[2], d;
+	MPI_Request reqs[2];
+	int i, v, sum, res, key, *attr, flag, expect;
+	static int value = 5;
+
+	make();
+	OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &key, NULL));
+	OK(MPI_Comm_set_attr(ic, key, &value));
+	/* While the first is under way, a collective of the parent and a
+	 * blocking dup, which takes context ids meanwhile. */
+	OK(MPI_Comm_idup(ic, &c[0], &reqs[0]));
+	OK(MPI_Barrier(ic));
+	OK(MPI_Comm_dup(ic, &d));
+	OK(MPI_Comm_idup_with_info(ic, MPI_INFO_NULL, &c[1], &reqs[1]));
+	OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+	for (i = 0; i < 2; i++) {
+		OK(MPI_Comm_test_inter(c[i], &v));
+		CHECK(v == 1, "idup %d is not an inter-communicator", i);
+		OK(MPI_Comm_remote_size(c[i], &v));
+		CHECK(v == rsize, "idup %d: remote size %d", i, v);
+		OK(MPI_Comm_compare(ic, c[i], &res));
+		CHECK(res == MPI_CONGRUENT, "idup %d compares %d", i, res);
+		OK(MPI_Comm_get_attr(c[i], key, &attr, &flag));
+		CHECK(flag && attr == &value, "idup %d: the attribute was not copied", i);
+		/* The sum of the remote group's world ranks. */
+		OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, c[i]));
+		expect = 0;
+		for (v = 0; v < rsize; v++)
+			expect += world_of(!color, v);
+		CHECK(sum == expect, "idup %d: allreduce %d, not %d", i, sum, expect);
+		/* Point-to-point: rank r to remote rank r, where both exist. */
+		if (lrank < rsize) {
+			OK(MPI_Sendrecv(&rank, 1, MPI_INT, lrank, 9, &v, 1, MPI_INT, lrank, 9,
+					c[i], MPI_STATUS_IGNORE));
+			CHECK(v == world_of(!color, lrank), "idup %d: got %d", i, v);
+		}
+	}
+	/* Nothing crossed between the copies and their parent. */
+	OK(MPI_Comm_compare(c[0], c[1], &res));
+	CHECK(res == MPI_CONGRUENT, "the two idups compare %d", res);
+	OK(MPI_Comm_free(&c[0]));
+	OK(MPI_Comm_free(&c[1]));
+	OK(MPI_Comm_free(&d));
+	OK(MPI_Comm_free_keyval(&key));
+	unmake();
+}
+
 static void test_errors(void)
 {
 	MPI_Comm c;
@@ -436,6 +487,7 @@ struct test {
 static const struct test tests[] = {
 	{ "groups", test_groups }, { "p2p", test_p2p },	      { "merge", test_merge },
 	{ "coll", test_coll },	   { "errors", test_errors }, { "split", test_split },
+	{ "idup", test_idup },
 };
 
 int main(int argc, char **argv)
