@@ -634,6 +634,12 @@ void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 }
 MPI_FORTRAN_ALIAS(mpi_init_thread_);
 
+/* MPI_SIZEOF of an element too large for its INTEGER size (sizeof.f90). */
+void mpi_fortran_sizeof_error_(MPI_Fint *ierror)
+{
+	*ierror = fail(MPI_ERR_ARG, "MPI_SIZEOF");
+}
+
 /* Fortran cannot use the address C returns: only the size is given back. */
 void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 {

@@ -82,4 +82,8 @@ void mpi_fortran_str_out(char *f, size_t len, const char *c);
 int mpi_fortran_opfn(mpi_fortran_fn *fn, MPI_User_function **c, const char *call);
 int mpi_fortran_errfn(mpi_fortran_fn *fn, MPI_Comm_errhandler_function **c, const char *call);
 
+/* MPI_SIZEOF (sizeof.f90): MPI_ERR_ARG for an element whose size a
+ * default INTEGER cannot hold. */
+void mpi_fortran_sizeof_error_(MPI_Fint *ierror);
+
 #endif /* MPI_FORTRAN_H */
