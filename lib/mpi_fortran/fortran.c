@@ -634,6 +634,16 @@ void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 }
 MPI_FORTRAN_ALIAS(mpi_init_thread_);
 
+/* MPI_INFO_CREATE_ENV has no argc and argv: the kernel's command line. */
+void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
+{
+	MPI_Info c = MPI_INFO_NULL;
+
+	if ((*ierror = PMPI_Info_create_env(0, NULL, &c)) == MPI_SUCCESS)
+		mpi_fortran_handle_out(MPI_SHIM_F_INFO, info, c);
+}
+MPI_FORTRAN_ALIAS(mpi_info_create_env_);
+
 /* MPI_SIZEOF of an element too large for its INTEGER size (sizeof.f90). */
 void mpi_fortran_sizeof_error_(MPI_Fint *ierror)
 {

@@ -5,10 +5,15 @@
 ! MPI_INFO_GET_STRING's buflen (characters, no terminating null), hints
 ! through MPI_COMM_DUP_WITH_INFO/SET_INFO/GET_INFO, MPI_INFO_ENV, added
 ! classes, codes and strings, and error classes under MPI_ERRORS_RETURN.
+! MPI_INFO_CREATE_ENV, before MPI_Init and after.
 program f_info
   use mpi
   implicit none
-  integer :: ierr, rank, nproc
+  integer :: ierr, rank, nproc, env0
+
+  ! Allowed before MPI_Init (MPI-4.0).
+  call MPI_Info_create_env(env0, ierr)
+  if (ierr /= MPI_SUCCESS .or. env0 == MPI_INFO_NULL) stop 'MPI_Info_create_env before MPI_Init'
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -16,6 +21,7 @@ program f_info
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
 
   call info()
+  call create_env()
   call hints()
   call codes()
   call errors()
@@ -99,6 +105,48 @@ contains
     call MPI_Info_get_nkeys(MPI_INFO_ENV, n, ierr)
     call check(ierr == MPI_SUCCESS .and. n >= 0, 'MPI_INFO_ENV')
   end subroutine info
+
+  ! MPI_INFO_CREATE_ENV: MPI_INFO_ENV's keys but maxprocs, a new object
+  ! each time, the same before MPI_Init as after.
+  subroutine create_env()
+    integer :: e1, e2, n, n0, i, vlen
+    character(len=MPI_MAX_INFO_KEY) :: key
+    character(len=MPI_MAX_INFO_VAL) :: v1, v2
+    logical :: f1, f2
+    call MPI_Info_create_env(e1, ierr)
+    call check(ierr == MPI_SUCCESS .and. e1 /= MPI_INFO_NULL .and. e1 /= env0 .and. &
+               e1 /= MPI_INFO_ENV, 'Info_create_env')
+    call MPI_Info_get_nkeys(e1, n, ierr)
+    call MPI_Info_get_nkeys(env0, n0, ierr)
+    call check(n == n0 .and. n >= 4, 'Info_create_env: as many keys before MPI_Init')
+    do i = 0, n - 1
+      call MPI_Info_get_nthkey(e1, i, key, ierr)
+      call MPI_Info_get(e1, key, MPI_MAX_INFO_VAL, v1, f1, ierr)
+      call MPI_Info_get(env0, key, MPI_MAX_INFO_VAL, v2, f2, ierr)
+      call check(f1 .and. f2 .and. v1 == v2, 'Info_create_env before and after MPI_Init: ' // key)
+      ! Each (maxprocs excepted) is MPI_INFO_ENV's.
+      call check(key /= 'maxprocs', 'Info_create_env has no maxprocs')
+      call MPI_Info_get(MPI_INFO_ENV, key, MPI_MAX_INFO_VAL, v2, f2, ierr)
+      call check(f2 .and. v1 == v2, 'Info_create_env and MPI_INFO_ENV: ' // key)
+    end do
+    call MPI_Info_get_valuelen(e1, 'command', vlen, f1, ierr)
+    call check(f1 .and. vlen > 0, 'Info_create_env: command')
+    call MPI_Info_get(e1, 'host', MPI_MAX_INFO_VAL, v1, f1, ierr)
+    call check(f1 .and. len_trim(v1) > 0, 'Info_create_env: host')
+    call MPI_Info_get_valuelen(e1, 'wdir', vlen, f1, ierr)
+    call check(f1 .and. vlen > 0, 'Info_create_env: wdir')
+    ! The program's own object: changed and freed at will.
+    call MPI_Info_set(e1, 'host', 'elsewhere', ierr)
+    call check(ierr == MPI_SUCCESS, 'Info_create_env object can be changed')
+    call MPI_Info_create_env(e2, ierr)
+    call MPI_Info_get(e2, 'host', MPI_MAX_INFO_VAL, v2, f2, ierr)
+    call check(f2 .and. v2 /= 'elsewhere' .and. e2 /= e1, 'Info_create_env: a new object')
+    call MPI_Info_free(e1, ierr)
+    call MPI_Info_free(e2, ierr)
+    call MPI_Info_free(env0, ierr)
+    call check(ierr == MPI_SUCCESS .and. env0 == MPI_INFO_NULL .and. e1 == MPI_INFO_NULL, &
+               'Info_free of Info_create_env objects')
+  end subroutine create_env
 
   subroutine hints()
     integer :: inf, used, comm, n
