@@ -229,6 +229,15 @@ int mpi_fortran_str_in(const char *f, size_t len, char **c, const char *call)
 	return MPI_SUCCESS;
 }
 
+int mpi_fortran_istr_in(const char *f, size_t len, char **c, const char *call)
+{
+	while (len && *f == ' ') {
+		f++;
+		len--;
+	}
+	return mpi_fortran_str_in(f, len, c, call);
+}
+
 void mpi_fortran_str_out(char *f, size_t len, const char *c)
 {
 	size_t n = strlen(c);
@@ -662,7 +671,8 @@ MPI_FORTRAN_ALIAS(mpi_buffer_detach_);
 /*
  * MPI_INFO_GET_STRING: buflen counts characters (C counts the terminating
  * null too).  On entry, how many of the value to write into value (0: only
- * the length is asked); on return, the value's whole length.
+ * the length is asked), the rest of value blank; on return, the value's
+ * whole length.
  */
 void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
 			   MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
@@ -670,7 +680,7 @@ void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *va
 	int n = *buflen, cn = n > 0 ? n + 1 : n, f = 0;
 	char *k = NULL, *v = NULL;
 
-	if ((*ierror = mpi_fortran_str_in(key, key_len, &k, "MPI_Info_get_string")))
+	if ((*ierror = mpi_fortran_istr_in(key, key_len, &k, "MPI_Info_get_string")))
 		return;
 	if (n > 0 && !(v = calloc(n + 1, 1))) {
 		free(k);
@@ -681,7 +691,7 @@ void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *va
 	if (*ierror == MPI_SUCCESS) {
 		*flag = f != 0;
 		if (f && v)
-			mpi_fortran_str_out(value, value_len < (size_t)n ? value_len : (size_t)n, v);
+			mpi_fortran_str_out(value, value_len, v);
 		if (f)
 			*buflen = cn - 1;
 	}

@@ -33,7 +33,7 @@ HANDLE_KINDS = {
     'message': ('MPI_Message', 'MPI_SHIM_F_MESSAGE'),
 }
 SCALAR_KINDS = {'int', 'bool', 'aint', 'count', 'iaint', 'buf', 'addr', 'aptr', 'aval',
-                'ival', 'status', 'index', 'str', 'opfn', 'errfn', 'copyfn', 'delfn',
+                'ival', 'status', 'index', 'str', 'istr', 'opfn', 'errfn', 'copyfn', 'delfn',
                 'grqfn'}
 ARRAY_KINDS = {'int', 'bool', 'aint', 'iaint', 'status', 'indices', 'str',
                'weights'} | set(HANDLE_KINDS)
@@ -336,13 +336,15 @@ def c_wrapper(call):
             pre.append('*%s_f = MPI_UNDEFINED;' % a.dim)
             cargs.append(f)
             post.append('mpi_fortran_indices_out(%s, *%s_f);' % (f, a.dim))
-        elif k == 'str':
+        elif k in ('str', 'istr'):
             params.append('char *' + f)
             hidden.append('size_t %s_len' % n)
+            if k == 'istr' and a.dir != 'in':
+                die('%s: %s: istr is input only' % (call.name, n))
             if a.dir == 'in':
                 decls.append('char *%s = NULL;' % cv)
-                pre.append('if ((rc = mpi_fortran_str_in(%s, %s_len, &%s, "%s")))'
-                           % (f, n, cv, cname))
+                pre.append('if ((rc = mpi_fortran_%s_in(%s, %s_len, &%s, "%s")))'
+                           % (k, f, n, cv, cname))
                 pre.append('\tgoto out;')
                 needs_out = True
                 cargs.append(cv)
@@ -422,7 +424,7 @@ def f_type(a):
         return 'integer(kind=MPI_COUNT_KIND)'
     if k == 'status':
         return 'integer'
-    if k == 'str':
+    if k in ('str', 'istr'):
         return 'character(len=*)'
     die('no Fortran type for ' + k)
 

@@ -75,6 +75,8 @@ void mpi_fortran_indices_out(MPI_Fint *f, int n);
 /* CHARACTER arguments: a C copy without the trailing blanks (freed by the
  * caller); a C string into a Fortran one, blank padded, cut to its length. */
 int mpi_fortran_str_in(const char *f, size_t len, char **c, const char *call);
+/* An info key or value: its leading blanks dropped too. */
+int mpi_fortran_istr_in(const char *f, size_t len, char **c, const char *call);
 void mpi_fortran_str_out(char *f, size_t len, const char *c);
 
 /* The C function that calls a Fortran user function (MPI_Op_create,
