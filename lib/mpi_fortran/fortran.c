@@ -702,12 +702,15 @@ MPI_FORTRAN_ALIAS(mpi_info_get_string_);
 
 /*
  * Generalized requests: the Fortran query, free and cancel functions and
- * the extra_state go into a record, the C extra_state; the free function
- * is the last call on it.
+ * the address of the program's EXTRA_STATE variable go into a record, the
+ * C extra_state; the free function is the last call on it.  Each function
+ * gets that variable itself, as Fortran passes arguments: what one
+ * function stores there, the next one and the program see (so the
+ * variable must outlive the request, up to its free function).
  */
 struct fgreq {
 	mpi_fortran_fn *query, *free, *cancel;
-	MPI_Aint extra;
+	MPI_Aint *extra;
 };
 
 typedef void fortran_greq_query_fn(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierror);
@@ -720,7 +723,7 @@ static int greq_query(void *extra, MPI_Status *status)
 	MPI_Fint fs[sizeof(MPI_Status) / sizeof(MPI_Fint)], ierr = MPI_SUCCESS;
 
 	memcpy(fs, status, sizeof(*status));
-	((fortran_greq_query_fn *)g->query)(&g->extra, fs, &ierr);
+	((fortran_greq_query_fn *)g->query)(g->extra, fs, &ierr);
 	memcpy(status, fs, sizeof(*status));
 	return ierr;
 }
@@ -730,7 +733,7 @@ static int greq_free(void *extra)
 	struct fgreq *g = extra;
 	MPI_Fint ierr = MPI_SUCCESS;
 
-	((fortran_greq_free_fn *)g->free)(&g->extra, &ierr);
+	((fortran_greq_free_fn *)g->free)(g->extra, &ierr);
 	free(g);
 	return ierr;
 }
@@ -740,7 +743,7 @@ static int greq_cancel(void *extra, int complete)
 	struct fgreq *g = extra;
 	MPI_Fint fcomplete = complete != 0, ierr = MPI_SUCCESS;
 
-	((fortran_greq_cancel_fn *)g->cancel)(&g->extra, &fcomplete, &ierr);
+	((fortran_greq_cancel_fn *)g->cancel)(g->extra, &fcomplete, &ierr);
 	return ierr;
 }
 
@@ -761,7 +764,7 @@ void pmpi_grequest_start_(mpi_fortran_fn *query, mpi_fortran_fn *freefn, mpi_for
 	g->query = query;
 	g->free = freefn;
 	g->cancel = cancel;
-	g->extra = *extra;
+	g->extra = extra;
 	if ((*ierror = PMPI_Grequest_start(greq_query, greq_free, greq_cancel, g, &r)))
 		free(g);
 	else
