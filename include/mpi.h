@@ -596,6 +596,7 @@ extern struct mpi_shim_info mpi_shim_info_env;
 #define MPI_INFO_ENV (&mpi_shim_info_env)
 
 int MPI_Info_create(MPI_Info *info);
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 int MPI_Info_set(MPI_Info info, const char *key, const char *value);
 int MPI_Info_delete(MPI_Info info, const char *key);
 int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
@@ -1498,6 +1499,7 @@ int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 
 /* Info objects and hints (MPI-4.0 semantics; mpi_shim(7)) (PMPI_) */
 int PMPI_Info_create(MPI_Info *info);
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
 int PMPI_Info_delete(MPI_Info info, const char *key);
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);

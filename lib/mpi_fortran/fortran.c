@@ -229,6 +229,15 @@ int mpi_fortran_str_in(const char *f, size_t len, char **c, const char *call)
 	return MPI_SUCCESS;
 }
 
+int mpi_fortran_istr_in(const char *f, size_t len, char **c, const char *call)
+{
+	while (len && *f == ' ') {
+		f++;
+		len--;
+	}
+	return mpi_fortran_str_in(f, len, c, call);
+}
+
 void mpi_fortran_str_out(char *f, size_t len, const char *c)
 {
 	size_t n = strlen(c);
@@ -634,6 +643,22 @@ void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 }
 MPI_FORTRAN_ALIAS(mpi_init_thread_);
 
+/* MPI_INFO_CREATE_ENV has no argc and argv: the kernel's command line. */
+void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
+{
+	MPI_Info c = MPI_INFO_NULL;
+
+	if ((*ierror = PMPI_Info_create_env(0, NULL, &c)) == MPI_SUCCESS)
+		mpi_fortran_handle_out(MPI_SHIM_F_INFO, info, c);
+}
+MPI_FORTRAN_ALIAS(mpi_info_create_env_);
+
+/* MPI_SIZEOF of an element too large for its INTEGER size (sizeof.f90). */
+void mpi_fortran_sizeof_error_(MPI_Fint *ierror)
+{
+	*ierror = fail(MPI_ERR_ARG, "MPI_SIZEOF");
+}
+
 /* Fortran cannot use the address C returns: only the size is given back. */
 void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 {
@@ -646,7 +671,8 @@ MPI_FORTRAN_ALIAS(mpi_buffer_detach_);
 /*
  * MPI_INFO_GET_STRING: buflen counts characters (C counts the terminating
  * null too).  On entry, how many of the value to write into value (0: only
- * the length is asked); on return, the value's whole length.
+ * the length is asked), the rest of value blank; on return, the value's
+ * whole length.
  */
 void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
 			   MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
@@ -654,7 +680,7 @@ void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *va
 	int n = *buflen, cn = n > 0 ? n + 1 : n, f = 0;
 	char *k = NULL, *v = NULL;
 
-	if ((*ierror = mpi_fortran_str_in(key, key_len, &k, "MPI_Info_get_string")))
+	if ((*ierror = mpi_fortran_istr_in(key, key_len, &k, "MPI_Info_get_string")))
 		return;
 	if (n > 0 && !(v = calloc(n + 1, 1))) {
 		free(k);
@@ -665,7 +691,7 @@ void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *va
 	if (*ierror == MPI_SUCCESS) {
 		*flag = f != 0;
 		if (f && v)
-			mpi_fortran_str_out(value, value_len < (size_t)n ? value_len : (size_t)n, v);
+			mpi_fortran_str_out(value, value_len, v);
 		if (f)
 			*buflen = cn - 1;
 	}
@@ -676,12 +702,15 @@ MPI_FORTRAN_ALIAS(mpi_info_get_string_);
 
 /*
  * Generalized requests: the Fortran query, free and cancel functions and
- * the extra_state go into a record, the C extra_state; the free function
- * is the last call on it.
+ * the address of the program's EXTRA_STATE variable go into a record, the
+ * C extra_state; the free function is the last call on it.  Each function
+ * gets that variable itself, as Fortran passes arguments: what one
+ * function stores there, the next one and the program see (so the
+ * variable must outlive the request, up to its free function).
  */
 struct fgreq {
 	mpi_fortran_fn *query, *free, *cancel;
-	MPI_Aint extra;
+	MPI_Aint *extra;
 };
 
 typedef void fortran_greq_query_fn(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierror);
@@ -694,7 +723,7 @@ static int greq_query(void *extra, MPI_Status *status)
 	MPI_Fint fs[sizeof(MPI_Status) / sizeof(MPI_Fint)], ierr = MPI_SUCCESS;
 
 	memcpy(fs, status, sizeof(*status));
-	((fortran_greq_query_fn *)g->query)(&g->extra, fs, &ierr);
+	((fortran_greq_query_fn *)g->query)(g->extra, fs, &ierr);
 	memcpy(status, fs, sizeof(*status));
 	return ierr;
 }
@@ -704,7 +733,7 @@ static int greq_free(void *extra)
 	struct fgreq *g = extra;
 	MPI_Fint ierr = MPI_SUCCESS;
 
-	((fortran_greq_free_fn *)g->free)(&g->extra, &ierr);
+	((fortran_greq_free_fn *)g->free)(g->extra, &ierr);
 	free(g);
 	return ierr;
 }
@@ -714,7 +743,7 @@ static int greq_cancel(void *extra, int complete)
 	struct fgreq *g = extra;
 	MPI_Fint fcomplete = complete != 0, ierr = MPI_SUCCESS;
 
-	((fortran_greq_cancel_fn *)g->cancel)(&g->extra, &fcomplete, &ierr);
+	((fortran_greq_cancel_fn *)g->cancel)(g->extra, &fcomplete, &ierr);
 	return ierr;
 }
 
@@ -735,7 +764,7 @@ void pmpi_grequest_start_(mpi_fortran_fn *query, mpi_fortran_fn *freefn, mpi_for
 	g->query = query;
 	g->free = freefn;
 	g->cancel = cancel;
-	g->extra = *extra;
+	g->extra = extra;
 	if ((*ierror = PMPI_Grequest_start(greq_query, greq_free, greq_cancel, g, &r)))
 		free(g);
 	else

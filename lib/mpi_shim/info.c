@@ -19,7 +19,9 @@
  * at once.
  *
  * MPI_INFO_ENV is filled by MPI_Init with what this process knows for
- * certain of how it was started, and emptied by MPI_Finalize.
+ * certain of how it was started, and emptied by MPI_Finalize;
+ * MPI_Info_create_env makes a new object of the same keys, maxprocs
+ * excepted, at any time.
  *
  * Communicator hints: none of them changes what this library does, but
  * each communicator keeps the hints the program set (MPI_Comm_set_info,
@@ -384,65 +386,111 @@ int PMPI_Info_free(MPI_Info *info)
 }
 MPI_SHIM_ALIAS(MPI_Info_free);
 
-/* --- MPI_INFO_ENV --- */
+/* --- MPI_INFO_ENV and MPI_Info_create_env --- */
 
-/* The command line of this process: from MPI_Init's argv, else the kernel's. */
-static void env_command(int argc, char **argv)
+/* The command line of this process into info: from argv, else the kernel's. */
+static int env_command(MPI_Info info, int argc, char **argv)
 {
 	char buf[MPI_MAX_INFO_VAL + 1], *args = NULL;
 	size_t len = 0, n;
 	FILE *f = NULL;
-	int i;
+	int i, rc;
 
 	if (argc <= 0 || !argv || !argv[0]) {
 		/* NUL-separated arguments. */
 		f = fopen("/proc/self/cmdline", "r");
 		if (!f)
-			return;
+			return MPI_SUCCESS;
 		n = fread(buf, 1, sizeof(buf) - 1, f);
 		fclose(f);
 		if (!n)
-			return;
+			return MPI_SUCCESS;
 		buf[n] = '\0';
-		info_put(&mpi_shim_info_env, "command", buf);
+		if (buf[n - 1] == '\0')
+			n--; /* the last argument's terminator */
+		if ((rc = info_put(info, "command", buf)))
+			return rc;
 		for (i = (int)strlen(buf) + 1; (size_t)i < n; i++)
 			if (buf[i] == '\0')
 				buf[i] = ' ';
 		if (strlen(buf) + 1 < n)
-			info_put(&mpi_shim_info_env, "argv", buf + strlen(buf) + 1);
-		return;
+			return info_put(info, "argv", buf + strlen(buf) + 1);
+		return MPI_SUCCESS;
 	}
-	info_put(&mpi_shim_info_env, "command", argv[0]);
+	if ((rc = info_put(info, "command", argv[0])))
+		return rc;
 	/* The arguments after the command, separated by spaces. */
 	for (i = 1; i < argc && argv[i]; i++)
 		len += strlen(argv[i]) + 1;
-	if (!len || len > MPI_MAX_INFO_VAL + 1 || !(args = malloc(len)))
-		return;
+	if (!len || len > MPI_MAX_INFO_VAL + 1)
+		return MPI_SUCCESS;
+	if (!(args = malloc(len)))
+		return MPI_ERR_NO_MEM;
 	args[0] = '\0';
 	for (i = 1; i < argc && argv[i]; i++) {
 		if (i > 1)
 			strcat(args, " ");
 		strcat(args, argv[i]);
 	}
-	info_put(&mpi_shim_info_env, "argv", args);
+	rc = info_put(info, "argv", args);
 	free(args);
+	return rc;
+}
+
+/*
+ * The keys of the environment: command and argv, maxprocs (if > 0), host
+ * and arch, wdir (the working directory now).  MPI_SUCCESS or
+ * MPI_ERR_NO_MEM.
+ */
+static int env_fill(MPI_Info info, int argc, char **argv, int maxprocs)
+{
+	char buf[PATH_MAX];
+	struct utsname u;
+	int rc;
+
+	if ((rc = env_command(info, argc, argv)))
+		return rc;
+	snprintf(buf, sizeof(buf), "%d", maxprocs);
+	if (maxprocs > 0 && (rc = info_put(info, "maxprocs", buf)))
+		return rc;
+	if (uname(&u) == 0 && ((rc = info_put(info, "host", u.nodename)) ||
+			       (rc = info_put(info, "arch", u.machine))))
+		return rc;
+	if (getcwd(buf, sizeof(buf)) && strlen(buf) <= MPI_MAX_INFO_VAL)
+		return info_put(info, "wdir", buf);
+	return MPI_SUCCESS;
 }
 
 void mpi_shim_info_env_init(int argc, char **argv)
 {
-	char buf[PATH_MAX];
-	struct utsname u;
-
-	env_command(argc, argv);
-	snprintf(buf, sizeof(buf), "%d", mpi_shim.world_size);
-	info_put(&mpi_shim_info_env, "maxprocs", buf);
-	if (uname(&u) == 0) {
-		info_put(&mpi_shim_info_env, "host", u.nodename);
-		info_put(&mpi_shim_info_env, "arch", u.machine);
-	}
-	if (getcwd(buf, sizeof(buf)) && strlen(buf) <= MPI_MAX_INFO_VAL)
-		info_put(&mpi_shim_info_env, "wdir", buf);
+	env_fill(&mpi_shim_info_env, argc, argv, mpi_shim.world_size);
 }
+
+/*
+ * MPI_Info_create_env (MPI-4.0): what MPI_INFO_ENV would hold if MPI_Init
+ * were given argc and argv, callable at any time.  maxprocs is left out:
+ * the job is only known once MPI_Init has started BIP, and the object must
+ * be the same before MPI_Init, in between, and after MPI_Finalize.
+ */
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+	const char *call = "MPI_Info_create_env";
+	MPI_Info e;
+	int rc;
+
+	if (!info || argc < 0)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call,
+				    "info is NULL or argc (%d) is negative", argc);
+	if (!(e = info_new()))
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "no memory");
+	if ((rc = env_fill(e, argc, argv, 0))) {
+		info_delete(e);
+		return mpi_shim_err(MPI_COMM_NULL, rc, call, "no memory");
+	}
+	*info = e;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Info_create_env);
 
 void mpi_shim_info_fini(void)
 {

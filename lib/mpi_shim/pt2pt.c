@@ -367,11 +367,16 @@ static int check_probe(int src, int tag, MPI_Comm comm, const char *call)
 	return MPI_SUCCESS;
 }
 
+/* The status of a probe of MPI_PROC_NULL; MPI_ERROR stays the program's
+ * (a call returning one status does not set it). */
 static void status_proc_null(MPI_Status *status)
 {
 	if (status && status != MPI_STATUS_IGNORE) {
+		int err = status->MPI_ERROR;
+
 		mpi_shim_status_empty(status);
 		status->MPI_SOURCE = MPI_PROC_NULL;
+		status->MPI_ERROR = err;
 	}
 }
 

@@ -3,7 +3,9 @@
 ! functions (extra_state as INTEGER(KIND=MPI_ADDRESS_KIND), the status as
 ! INTEGER(MPI_STATUS_SIZE), complete as LOGICAL), MPI-4 persistent
 ! collectives, MPI_ISENDRECV and MPI_ISENDRECV_REPLACE from Fortran, and
-! error classes under MPI_ERRORS_RETURN.
+! error classes under MPI_ERRORS_RETURN.  The functions get the program's
+! EXTRA_STATE variable itself: each sees what the program and the other
+! functions stored there.
 module f_greq_fns
   use mpi
   implicit none
@@ -40,6 +42,30 @@ contains
     cancel_complete = complete
     ierr = MPI_SUCCESS
   end subroutine cancel_fn
+
+  ! Functions that change extra_state: seen by the program.
+  subroutine query_add(extra, status, ierr)
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    integer :: status(MPI_STATUS_SIZE), ierr
+    status(MPI_TAG) = int(extra)
+    extra = extra + 100
+    ierr = MPI_SUCCESS
+  end subroutine query_add
+
+  subroutine free_dec(extra, ierr)
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    integer :: ierr
+    extra = extra - 1
+    ierr = MPI_SUCCESS
+  end subroutine free_dec
+
+  subroutine cancel_add(extra, complete, ierr)
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    logical :: complete
+    integer :: ierr
+    if (.not. complete) extra = extra + 1000
+    ierr = MPI_SUCCESS
+  end subroutine cancel_add
 end module f_greq_fns
 
 program f_greq
@@ -56,6 +82,7 @@ program f_greq
   left = mod(rank + nproc - 1, nproc)
 
   call greq()
+  call extra_shared()
   call persistent()
   call isendrecv()
   call errors()
@@ -116,6 +143,42 @@ contains
     call MPI_Wait(r, st, ierr)
     call check(err_class(ierr) == MPI_ERR_OTHER .and. frees == 3, 'error of the query function')
   end subroutine greq
+
+  ! The functions and the program share the EXTRA_STATE variable.
+  subroutine extra_shared()
+    ! VOLATILE: changed behind the compiler's back, by calls that take it
+    ! as INTENT(IN).
+    integer(kind=MPI_ADDRESS_KIND), volatile :: state
+    integer :: r, st(MPI_STATUS_SIZE)
+    logical :: flag
+    state = 1
+    call MPI_Grequest_start(query_add, free_dec, cancel_add, state, r, ierr)
+    call MPI_Grequest_complete(r, ierr)
+    call MPI_Wait(r, MPI_STATUS_IGNORE, ierr)
+    ! MPI_WAIT calls the query function even for MPI_STATUS_IGNORE.
+    call check(ierr == MPI_SUCCESS .and. state == 100, 'query and free changed extra_state')
+
+    ! A value the program stores after the start is the one the query
+    ! function sees; the query's change is the one free sees.
+    state = 7
+    call MPI_Grequest_start(query_add, free_dec, cancel_add, state, r, ierr)
+    state = 20
+    call MPI_Grequest_complete(r, ierr)
+    call MPI_Test(r, flag, st, ierr)
+    call check(ierr == MPI_SUCCESS .and. flag .and. st(MPI_TAG) == 20, &
+               'query function saw the program''s extra_state')
+    call check(state == 119, 'query then free changed extra_state')
+
+    ! Cancel, then MPI_Request_free after completion: free still runs.
+    state = 0
+    call MPI_Grequest_start(query_add, free_dec, cancel_add, state, r, ierr)
+    call MPI_Cancel(r, ierr)
+    call check(state == 1000, 'cancel function changed extra_state')
+    call MPI_Grequest_complete(r, ierr)
+    call MPI_Request_free(r, ierr)
+    call check(ierr == MPI_SUCCESS .and. r == MPI_REQUEST_NULL .and. state == 999, &
+               'Request_free called the free function')
+  end subroutine extra_shared
 
   subroutine persistent()
     integer :: r, rb, i

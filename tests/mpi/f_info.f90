@@ -5,10 +5,17 @@
 ! MPI_INFO_GET_STRING's buflen (characters, no terminating null), hints
 ! through MPI_COMM_DUP_WITH_INFO/SET_INFO/GET_INFO, MPI_INFO_ENV, added
 ! classes, codes and strings, and error classes under MPI_ERRORS_RETURN.
+! Keys and values lose their leading blanks too (MPI_INFO_SET's rule, in
+! every info call); MPI_INFO_GET_STRING blanks the rest of a value it
+! cuts.  MPI_INFO_CREATE_ENV, before MPI_Init and after.
 program f_info
   use mpi
   implicit none
-  integer :: ierr, rank, nproc
+  integer :: ierr, rank, nproc, env0
+
+  ! Allowed before MPI_Init (MPI-4.0).
+  call MPI_Info_create_env(env0, ierr)
+  if (ierr /= MPI_SUCCESS .or. env0 == MPI_INFO_NULL) stop 'MPI_Info_create_env before MPI_Init'
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -16,6 +23,8 @@ program f_info
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
 
   call info()
+  call blanks()
+  call create_env()
   call hints()
   call codes()
   call errors()
@@ -99,6 +108,114 @@ contains
     call MPI_Info_get_nkeys(MPI_INFO_ENV, n, ierr)
     call check(ierr == MPI_SUCCESS .and. n >= 0, 'MPI_INFO_ENV')
   end subroutine info
+
+  ! Leading and trailing blanks of keys and values are not theirs.
+  subroutine blanks()
+    integer :: inf, n, vlen, buflen
+    character(len=MPI_MAX_INFO_VAL) :: val
+    character(len=MPI_MAX_INFO_KEY) :: key
+    character(len=MPI_MAX_INFO_KEY + 20) :: padded
+    character(len=8) :: short
+    logical :: flag
+    call MPI_Info_create(inf, ierr)
+    call MPI_Info_set(inf, '  See Below', '   no test  ', ierr)
+    call check(ierr == MPI_SUCCESS, 'Info_set with blanks around')
+    call MPI_Info_get_nthkey(inf, 0, key, ierr)
+    call check(key == 'See Below', 'leading blanks of a key dropped: "' // trim(key) // '"')
+    call MPI_Info_get_valuelen(inf, '   See Below   ', vlen, flag, ierr)
+    call check(flag .and. vlen == 7, 'leading blanks of a value dropped')
+    val = 'x'
+    call MPI_Info_get(inf, ' See Below', MPI_MAX_INFO_VAL, val, flag, ierr)
+    call check(flag .and. val == 'no test', 'Info_get with a leading blank: "' // trim(val) // '"')
+    ! A key longer than MPI_MAX_INFO_KEY only by its blanks is a key.
+    padded = repeat(' ', 20) // 'k'
+    call MPI_Info_set(inf, padded, ' v', ierr)
+    call check(ierr == MPI_SUCCESS, 'a key long only by its leading blanks')
+    call MPI_Info_get_nkeys(inf, n, ierr)
+    call check(n == 2, 'two keys')
+    buflen = 3
+    call MPI_Info_get_string(inf, ' k', buflen, val, flag, ierr)
+    call check(ierr == MPI_SUCCESS .and. flag .and. buflen == 1 .and. val == 'v', &
+               'Info_get_string of a key with a leading blank')
+    call MPI_Info_delete(inf, '   k', ierr)
+    call check(ierr == MPI_SUCCESS, 'Info_delete with a leading blank')
+    ! Blanks only: an empty key; an empty value is one.
+    call MPI_Info_set(inf, '    ', 'v', ierr)
+    call check(err_class(ierr) == MPI_ERR_INFO_KEY, 'Info_set with a blank key')
+    call MPI_Info_delete(inf, ' ', ierr)
+    call check(err_class(ierr) == MPI_ERR_INFO_KEY, 'Info_delete with a blank key')
+    call MPI_Info_set(inf, 'empty', '   ', ierr)
+    call MPI_Info_get_valuelen(inf, 'empty', vlen, flag, ierr)
+    call check(ierr == MPI_SUCCESS .and. flag .and. vlen == 0, 'a blank value is empty')
+
+    ! MPI_INFO_GET_STRING cuts to buflen and blanks the rest of value; the
+    ! variable is untouched when buflen is 0 or the key is absent.
+    call MPI_Info_set(inf, 'digits', '123456789', ierr)
+    val = 'canary'
+    buflen = 0
+    call MPI_Info_get_string(inf, 'digits', buflen, val, flag, ierr)
+    call check(flag .and. buflen == 9 .and. val == 'canary', 'Info_get_string, buflen 0')
+    buflen = 2
+    call MPI_Info_get_string(inf, 'digits', buflen, val, flag, ierr)
+    call check(flag .and. buflen == 9 .and. val == '12', 'Info_get_string cut to 2: "' // &
+               trim(val) // '"')
+    call check(verify(val(3:), ' ') == 0, 'Info_get_string blanks the rest')
+    short = 'canary'
+    buflen = MPI_MAX_INFO_VAL
+    call MPI_Info_get_string(inf, 'digits', buflen, short, flag, ierr)
+    call check(flag .and. buflen == 9 .and. short == '12345678', 'Info_get_string into 8')
+    val = 'canary'
+    buflen = 5
+    call MPI_Info_get_string(inf, 'absent', buflen, val, flag, ierr)
+    call check(.not. flag .and. buflen == 5 .and. val == 'canary', 'Info_get_string, no key')
+    ! MPI_INFO_GET cuts to valuelen and blanks the rest too.
+    val = 'canary'
+    call MPI_Info_get(inf, 'digits', 4, val, flag, ierr)
+    call check(flag .and. val == '1234', 'Info_get cut to 4')
+    call MPI_Info_free(inf, ierr)
+  end subroutine blanks
+
+  ! MPI_INFO_CREATE_ENV: MPI_INFO_ENV's keys but maxprocs, a new object
+  ! each time, the same before MPI_Init as after.
+  subroutine create_env()
+    integer :: e1, e2, n, n0, i, vlen
+    character(len=MPI_MAX_INFO_KEY) :: key
+    character(len=MPI_MAX_INFO_VAL) :: v1, v2
+    logical :: f1, f2
+    call MPI_Info_create_env(e1, ierr)
+    call check(ierr == MPI_SUCCESS .and. e1 /= MPI_INFO_NULL .and. e1 /= env0 .and. &
+               e1 /= MPI_INFO_ENV, 'Info_create_env')
+    call MPI_Info_get_nkeys(e1, n, ierr)
+    call MPI_Info_get_nkeys(env0, n0, ierr)
+    call check(n == n0 .and. n >= 4, 'Info_create_env: as many keys before MPI_Init')
+    do i = 0, n - 1
+      call MPI_Info_get_nthkey(e1, i, key, ierr)
+      call MPI_Info_get(e1, key, MPI_MAX_INFO_VAL, v1, f1, ierr)
+      call MPI_Info_get(env0, key, MPI_MAX_INFO_VAL, v2, f2, ierr)
+      call check(f1 .and. f2 .and. v1 == v2, 'Info_create_env before and after MPI_Init: ' // key)
+      ! Each (maxprocs excepted) is MPI_INFO_ENV's.
+      call check(key /= 'maxprocs', 'Info_create_env has no maxprocs')
+      call MPI_Info_get(MPI_INFO_ENV, key, MPI_MAX_INFO_VAL, v2, f2, ierr)
+      call check(f2 .and. v1 == v2, 'Info_create_env and MPI_INFO_ENV: ' // key)
+    end do
+    call MPI_Info_get_valuelen(e1, 'command', vlen, f1, ierr)
+    call check(f1 .and. vlen > 0, 'Info_create_env: command')
+    call MPI_Info_get(e1, 'host', MPI_MAX_INFO_VAL, v1, f1, ierr)
+    call check(f1 .and. len_trim(v1) > 0, 'Info_create_env: host')
+    call MPI_Info_get_valuelen(e1, 'wdir', vlen, f1, ierr)
+    call check(f1 .and. vlen > 0, 'Info_create_env: wdir')
+    ! The program's own object: changed and freed at will.
+    call MPI_Info_set(e1, 'host', 'elsewhere', ierr)
+    call check(ierr == MPI_SUCCESS, 'Info_create_env object can be changed')
+    call MPI_Info_create_env(e2, ierr)
+    call MPI_Info_get(e2, 'host', MPI_MAX_INFO_VAL, v2, f2, ierr)
+    call check(f2 .and. v2 /= 'elsewhere' .and. e2 /= e1, 'Info_create_env: a new object')
+    call MPI_Info_free(e1, ierr)
+    call MPI_Info_free(e2, ierr)
+    call MPI_Info_free(env0, ierr)
+    call check(ierr == MPI_SUCCESS .and. env0 == MPI_INFO_NULL .and. e1 == MPI_INFO_NULL, &
+               'Info_free of Info_create_env objects')
+  end subroutine create_env
 
   subroutine hints()
     integer :: inf, used, comm, n

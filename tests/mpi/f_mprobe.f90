@@ -2,7 +2,9 @@
 ! f_mprobe.f90 - matched probe from Fortran: MPI_MPROBE and MPI_MRECV,
 ! MPI_IMPROBE and MPI_IMRECV (message handles as INTEGERs, set to
 ! MPI_MESSAGE_NULL when received), MPI_MESSAGE_NO_PROC from MPI_PROC_NULL,
-! and error classes under MPI_ERRORS_RETURN.  Each rank sends to its right.
+! the status's MPI_ERROR left as the program set it by the calls returning
+! one status (MPI-3.1 3.2.5), and error classes under MPI_ERRORS_RETURN.
+! Each rank sends to its right.
 program f_mprobe
   use mpi
   implicit none
@@ -17,6 +19,7 @@ program f_mprobe
 
   call matched()
   call proc_null()
+  call error_field()
   call errors()
 
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
@@ -102,6 +105,48 @@ contains
     call MPI_Mrecv(x, 1, MPI_INTEGER, msg, MPI_STATUS_IGNORE, ierr)
     call check(ierr == MPI_SUCCESS .and. msg == MPI_MESSAGE_NULL, 'Mrecv, status ignored')
   end subroutine proc_null
+
+  ! MPI_ERROR stays the program's: probes and receives, of a message and
+  ! of MPI_PROC_NULL.
+  subroutine error_field()
+    integer :: msg, st(MPI_STATUS_SIZE), r, x
+    logical :: flag
+    ! No message of this test may reach matched()'s last MPI_IMPROBE.
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    st = 0
+    st(MPI_ERROR) = MPI_ERR_DIMS
+    call MPI_Mprobe(MPI_PROC_NULL, 5, MPI_COMM_WORLD, msg, st, ierr)
+    call check(ierr == MPI_SUCCESS .and. st(MPI_SOURCE) == MPI_PROC_NULL .and. &
+               st(MPI_ERROR) == MPI_ERR_DIMS, 'Mprobe of MPI_PROC_NULL keeps MPI_ERROR')
+    st(MPI_ERROR) = MPI_ERR_OTHER
+    call MPI_Mrecv(x, 0, MPI_INTEGER, msg, st, ierr)
+    call check(ierr == MPI_SUCCESS .and. st(MPI_ERROR) == MPI_ERR_OTHER, &
+               'Mrecv of MPI_MESSAGE_NO_PROC keeps MPI_ERROR')
+    st(MPI_ERROR) = MPI_ERR_TAG
+    call MPI_Improbe(MPI_PROC_NULL, 5, MPI_COMM_WORLD, flag, msg, st, ierr)
+    call check(flag .and. st(MPI_ERROR) == MPI_ERR_TAG, 'Improbe of MPI_PROC_NULL keeps MPI_ERROR')
+    call MPI_Imrecv(x, 0, MPI_INTEGER, msg, r, ierr)
+    st(MPI_ERROR) = MPI_ERR_COUNT
+    call MPI_Wait(r, st, ierr)
+    call check(ierr == MPI_SUCCESS .and. st(MPI_ERROR) == MPI_ERR_COUNT, &
+               'Wait of an Imrecv keeps MPI_ERROR')
+    st(MPI_ERROR) = MPI_ERR_RANK
+    call MPI_Probe(MPI_PROC_NULL, 5, MPI_COMM_WORLD, st, ierr)
+    call check(st(MPI_ERROR) == MPI_ERR_RANK, 'Probe of MPI_PROC_NULL keeps MPI_ERROR')
+    st(MPI_ERROR) = MPI_ERR_ROOT
+    call MPI_Iprobe(MPI_PROC_NULL, 5, MPI_COMM_WORLD, flag, st, ierr)
+    call check(flag .and. st(MPI_ERROR) == MPI_ERR_ROOT, 'Iprobe of MPI_PROC_NULL keeps MPI_ERROR')
+    ! A message: probed, then received.
+    call MPI_Isend(rank, 1, MPI_INTEGER, right, 9, MPI_COMM_WORLD, r, ierr)
+    st(MPI_ERROR) = MPI_ERR_DIMS
+    call MPI_Mprobe(left, 9, MPI_COMM_WORLD, msg, st, ierr)
+    call check(ierr == MPI_SUCCESS .and. st(MPI_SOURCE) == left .and. &
+               st(MPI_ERROR) == MPI_ERR_DIMS, 'Mprobe of a message keeps MPI_ERROR')
+    st(MPI_ERROR) = MPI_ERR_OTHER
+    call MPI_Mrecv(x, 1, MPI_INTEGER, msg, st, ierr)
+    call check(x == left .and. st(MPI_ERROR) == MPI_ERR_OTHER, 'Mrecv of a message keeps MPI_ERROR')
+    call MPI_Wait(r, MPI_STATUS_IGNORE, ierr)
+  end subroutine error_field
 
   subroutine errors()
     integer :: msg, x, st(MPI_STATUS_SIZE), r
