@@ -454,10 +454,11 @@ MPI_SHIM_ALIAS(MPI_Cart_sub);
 
 /*
  * MPI_Dims_create: the free entries (0) of dims get the factors of nnodes
- * over the fixed ones, as close to each other as possible: the smallest
- * difference between the largest and the smallest factor; of the
- * factorizations with that difference, the one with the largest first
- * factor, then second... (as MPICH does); in non-increasing order.
+ * over the fixed ones, as close to each other as possible, in
+ * non-increasing order: the smallest difference between the largest and
+ * the smallest factor; of the factorizations with that difference, the one
+ * with the largest first factor; then the same for the factors after the
+ * first, and so on.  (This is what MPICH gives for two and three factors.)
  */
 
 /* The divisors of m, ascending, into out (room for all: an int has at
@@ -495,10 +496,23 @@ static int dims_reach(int g, int k, int m)
 	return p >= m;
 }
 
+/* 1 if cur is better than best (see above); both have n factors. */
+static int dims_better(const int *cur, const int *best, int n)
+{
+	int i;
+
+	for (i = 0; i < n - 1; i++) {
+		if (cur[i] - cur[n - 1] != best[i] - best[n - 1])
+			return cur[i] - cur[n - 1] < best[i] - best[n - 1];
+		if (cur[i] != best[i])
+			return cur[i] > best[i];
+	}
+	return 0;
+}
+
 /*
  * Factors i.. of the factorization: they multiply to m, none above limit.
- * Divisors are tried from the largest, so that the first factorization
- * found with a given spread is the lexicographically largest one.
+ * Divisors are tried from the largest.
  */
 static void dims_search(struct dims_search *s, int i, int m, int limit)
 {
@@ -509,7 +523,7 @@ static void dims_search(struct dims_search *s, int i, int m, int limit)
 			return;
 		s->cur[i] = m;
 		spread = s->cur[0] - m;
-		if (s->spread < 0 || spread < s->spread) {
+		if (s->spread < 0 || dims_better(s->cur, s->best, s->n)) {
 			s->spread = spread;
 			memcpy(s->best, s->cur, (size_t)s->n * sizeof(int));
 		}
