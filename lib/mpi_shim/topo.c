@@ -496,6 +496,37 @@ static int dims_reach(int g, int k, int m)
 	return p >= m;
 }
 
+/* 1 if x^k <= m. */
+static int dims_fits(int x, int k, int m)
+{
+	long long p = 1;
+
+	while (k-- > 0) {
+		p *= x;
+		if (p > m)
+			return 0;
+	}
+	return 1;
+}
+
+/* The largest x with x^k <= m (m >= 1, k >= 1): no more than this can be
+ * the smallest of k factors of m. */
+static int dims_root(int m, int k)
+{
+	int lo = 1, hi = m, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (dims_fits(mid, k, m))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+static void dims_first(struct dims_search *s, int m);
+
 /* 1 if cur is better than best (see above); both have n factors. */
 static int dims_better(const int *cur, const int *best, int n)
 {
@@ -512,7 +543,7 @@ static int dims_better(const int *cur, const int *best, int n)
 
 /*
  * Factors i.. of the factorization: they multiply to m, none above limit.
- * Divisors are tried from the largest.
+ * Divisors are tried from the largest (the first factor: dims_first).
  */
 static void dims_search(struct dims_search *s, int i, int m, int limit)
 {
@@ -529,6 +560,13 @@ static void dims_search(struct dims_search *s, int i, int m, int limit)
 		}
 		return;
 	}
+	if (i == 0) {
+		dims_first(s, m);
+		return;
+	}
+	/* The smallest factor is at most the root: no better spread here. */
+	if (s->spread >= 0 && s->cur[0] - dims_root(m, s->n - i) > s->spread)
+		return;
 	for (j = s->ndiv - 1; j >= 0; j--) {
 		g = s->div[j];
 		if (g > limit || m % g)
@@ -537,10 +575,30 @@ static void dims_search(struct dims_search *s, int i, int m, int limit)
 		if (!dims_reach(g, s->n - i, m))
 			break;
 		/* The smallest factor is at most g: no better spread below. */
-		if (i > 0 && s->spread >= 0 && s->cur[0] - g > s->spread)
+		if (s->spread >= 0 && s->cur[0] - g > s->spread)
 			break;
 		s->cur[i] = g;
 		dims_search(s, i + 1, m / g, g);
+	}
+}
+
+/*
+ * The largest factor, from the smallest that can be (its n-th power reaches
+ * m) upwards, so that balanced factorizations are found first; the larger
+ * it is, the smaller the smallest factor can be.
+ */
+static void dims_first(struct dims_search *s, int m)
+{
+	int j, g;
+
+	for (j = 0; j < s->ndiv; j++) {
+		g = s->div[j];
+		if (!dims_reach(g, s->n, m))
+			continue;
+		if (s->spread >= 0 && g - dims_root(m / g, s->n - 1) > s->spread)
+			break;
+		s->cur[0] = g;
+		dims_search(s, 1, m / g, g);
 	}
 }
 

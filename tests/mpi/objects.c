@@ -339,6 +339,22 @@ static void dims_expect(int nnodes, int ndims, const int *in, const int *want)
 		      nnodes, ndims, i, d[i], want[i]);
 }
 
+/* nnodes in ndims free dims: non-increasing, the product right, the first
+ * as expected. */
+static void dims_valid(int nnodes, int ndims, int first)
+{
+	int d[32] = { 0 }, i;
+	long long p = 1;
+
+	OK(MPI_Dims_create(nnodes, ndims, d));
+	for (i = 0; i < ndims; i++) {
+		CHECK(d[i] >= 1 && (i == 0 || d[i] <= d[i - 1]), "dims[%d] is %d", i, d[i]);
+		p *= d[i];
+	}
+	CHECK(p == nnodes && d[0] == first, "%d in %d dims: product %lld, first %d", nnodes,
+	      ndims, p, d[0]);
+}
+
 static void test_dims(void)
 {
 	static const int z[20];
@@ -362,8 +378,10 @@ static void test_dims(void)
 	for (i = 0; i < 20; i++)
 		ones[i] = i < 5 ? 3 : i < 10 ? 2 : 1;
 	dims_expect(7776, 20, z, ones);
-	/* Many divisors: still quick. */
-	OK(MPI_Dims_create(735134400, 6, (int[6]){ 0 }));
+	/* Many divisors, many dims (a search without pruning takes minutes). */
+	dims_valid(735134400, 6, 34);
+	dims_valid(735134400, 20, 17);
+	dims_valid(1 << 30, 30, 2);
 	/* Fixed entries stay, the others are balanced in non-increasing order. */
 	dims_expect(60, 3, (int[]){ 0, 5, 0 }, (int[]){ 4, 5, 3 });
 	dims_expect(5040, 4, (int[]){ 0, 0, 7, 0 }, (int[]){ 10, 9, 7, 8 });
