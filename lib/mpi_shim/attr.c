@@ -10,7 +10,9 @@
  * the user's handle and by every attribute that uses it: MPI_*_free_keyval
  * drops only the handle's count, so attributes set with it keep working
  * (get, set, delete, copy, their callbacks) until they are deleted, and its
- * number is given to a new key only when the last of them is gone.
+ * number is given to a new key only when the last of them is gone.  Freeing
+ * such a key again does nothing; once its last attribute is gone, its number
+ * is MPI_ERR_KEYVAL.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -226,11 +228,13 @@ static int free_keyval(int *keyval, enum key_kind kind, const char *call)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "keyval is NULL");
 	if ((rc = check_user_key(MPI_COMM_NULL, *keyval, kind, call)))
 		return rc;
-	if (key_at(*keyval)->freed)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_KEYVAL, call,
-				    "key %d has already been freed", *keyval);
-	key_at(*keyval)->freed = 1;
-	key_release(*keyval);
+	/* Freed already, but still used by attributes: the key's handle is
+	 * gone, there is nothing more to free (a copy of the handle freed
+	 * again, or a delete callback freeing the key it was given). */
+	if (!key_at(*keyval)->freed) {
+		key_at(*keyval)->freed = 1;
+		key_release(*keyval);
+	}
 	*keyval = MPI_KEYVAL_INVALID;
 	return MPI_SUCCESS;
 }
@@ -364,18 +368,28 @@ static int copy_all(void *from, struct mpi_shim_attr *src, struct mpi_shim_attr 
 	return MPI_SUCCESS;
 }
 
-/* Every attribute of obj, callbacks called (one that fails: dropped anyway). */
-static void delete_all(void *obj, struct mpi_shim_attr **list)
+/*
+ * Every attribute of obj, callbacks called; one whose callback fails is
+ * dropped anyway.  Returns the error of the first callback that failed, or
+ * MPI_SUCCESS.
+ */
+static int delete_all(void *obj, struct mpi_shim_attr **list)
 {
+	int rc, first = MPI_SUCCESS;
+
 	while (*list) {
-		if (delete_at(obj, list, list) != MPI_SUCCESS) {
+		rc = delete_at(obj, list, list);
+		if (rc != MPI_SUCCESS) {
 			struct mpi_shim_attr *a = *list;
 
+			if (first == MPI_SUCCESS)
+				first = rc;
 			*list = a->next;
 			key_release(a->keyval);
 			free(a);
 		}
 	}
+	return first;
 }
 
 /* --- Communicators --- */
@@ -494,15 +508,15 @@ int mpi_shim_attr_copy_all(MPI_Comm from, MPI_Comm to)
 }
 
 /* MPI_Comm_free and MPI_Finalize: every attribute, callbacks called. */
-void mpi_shim_attr_delete_all(MPI_Comm comm)
+int mpi_shim_attr_delete_all(MPI_Comm comm)
 {
-	delete_all(comm, &comm->attrs);
+	return delete_all(comm, &comm->attrs);
 }
 
 void mpi_shim_attr_fini(void)
 {
-	mpi_shim_attr_delete_all(&mpi_shim_comm_self);
-	mpi_shim_attr_delete_all(&mpi_shim_comm_world);
+	(void)mpi_shim_attr_delete_all(&mpi_shim_comm_self);
+	(void)mpi_shim_attr_delete_all(&mpi_shim_comm_world);
 }
 
 void mpi_shim_attr_free_keys(void)
@@ -587,7 +601,7 @@ int mpi_shim_type_attr_copy_all(MPI_Datatype from, MPI_Datatype to)
 	return copy_all(from, from->attrs, &to->attrs);
 }
 
-void mpi_shim_type_attr_delete_all(MPI_Datatype t)
+int mpi_shim_type_attr_delete_all(MPI_Datatype t)
 {
-	delete_all(t, &t->attrs);
+	return delete_all(t, &t->attrs);
 }

@@ -59,7 +59,7 @@ void mpi_shim_comm_fini(struct mpi_shim_comm *c)
 {
 	if (!c->world)
 		return;
-	mpi_shim_attr_delete_all(c);
+	(void)mpi_shim_attr_delete_all(c);
 	if (c->coll_free)
 		c->coll_free(c);
 	c->coll_free = NULL;
@@ -434,12 +434,17 @@ int PMPI_Comm_free(MPI_Comm *comm)
 				    "%s cannot be freed", (*comm)->name);
 	/* The handle is gone now (attributes deleted, as the standard says);
 	 * what is still in flight on it completes, then the last request
-	 * releases it. */
-	mpi_shim_attr_delete_all(*comm);
+	 * releases it.  A delete callback that fails makes the call fail,
+	 * the communicator being freed all the same. */
+	rc = mpi_shim_attr_delete_all(*comm);
+	if (rc)
+		rc = mpi_shim_err(*comm, rc, "MPI_Comm_free",
+				  "an attribute delete callback failed (the communicator is "
+				  "freed)");
 	(*comm)->valid = 0;
 	mpi_shim_comm_release(*comm);
 	*comm = MPI_COMM_NULL;
-	return MPI_SUCCESS;
+	return rc;
 }
 MPI_SHIM_ALIAS(MPI_Comm_free);
 

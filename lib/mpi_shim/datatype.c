@@ -164,7 +164,8 @@ PREDEFINED(mpi_shim_type_uint64_t, uint64_t, MPI_SHIM_BASIC_UINT64_T, "MPI_UINT6
 PREDEFINED(mpi_shim_type_aint, MPI_Aint, MPI_SHIM_BASIC_AINT, "MPI_AINT");
 PREDEFINED(mpi_shim_type_offset, MPI_Offset, MPI_SHIM_BASIC_OFFSET, "MPI_OFFSET");
 PREDEFINED(mpi_shim_type_count, MPI_Count, MPI_SHIM_BASIC_COUNT, "MPI_COUNT");
-PREDEFINED(mpi_shim_type_c_float_complex, float _Complex, MPI_SHIM_BASIC_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX");
+/* MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX are one type: named by the first. */
+PREDEFINED(mpi_shim_type_c_float_complex, float _Complex, MPI_SHIM_BASIC_C_FLOAT_COMPLEX, "MPI_C_COMPLEX");
 PREDEFINED(mpi_shim_type_c_double_complex, double _Complex, MPI_SHIM_BASIC_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX");
 PREDEFINED(mpi_shim_type_c_long_double_complex, long double _Complex, MPI_SHIM_BASIC_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX");
 PREDEFINED(mpi_shim_type_float_int, struct pair_float_int, MPI_SHIM_BASIC_FLOAT_INT, "MPI_FLOAT_INT");
@@ -1563,6 +1564,8 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 
 	if ((rc = check_oldtype(oldtype, call, "oldtype")) || (rc = check_newtype(newtype, call)))
 		return rc;
+	/* No new type on failure. */
+	*newtype = MPI_DATATYPE_NULL;
 	rc = type_copy(TYPE_DUP, oldtype, &t, call);
 	if (rc)
 		return rc;
@@ -1577,7 +1580,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 	rc = mpi_shim_type_attr_copy_all(oldtype, t);
 	if (rc) {
 		/* The copies made so far are deleted with their callbacks. */
-		mpi_shim_type_attr_delete_all(t);
+		(void)mpi_shim_type_attr_delete_all(t);
 		mpi_shim_datatype_discard(t);
 		return mpi_shim_err(MPI_COMM_NULL, rc, call,
 				    "an attribute copy callback failed (error %d)", rc);
@@ -1622,11 +1625,15 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 	/* The last of the user's handles (MPI_Type_get_contents gives more)
 	 * takes the attributes with it, their delete callbacks called. */
 	if (--info->handles == 0) {
-		mpi_shim_type_attr_delete_all(t);
+		rc = mpi_shim_type_attr_delete_all(t);
 		info->user_freed = 1;
 	}
 	*datatype = MPI_DATATYPE_NULL;
 	mpi_shim_datatype_release(t);
+	/* A delete callback that failed: the call fails, the type is freed. */
+	if (rc)
+		return mpi_shim_err(MPI_COMM_NULL, rc, call,
+				    "an attribute delete callback failed (the datatype is freed)");
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Type_free);
@@ -1748,9 +1755,8 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 		return rc;
 	if (!type_name)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "type_name is NULL");
-	if (datatype->predefined)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_TYPE, call,
-				    "%s is predefined: its name cannot change", datatype->name);
+	/* A predefined type may be renamed too (MPI-3.1 6.8: its default
+	 * name is only the default). */
 	snprintf(datatype->name, sizeof(datatype->name), "%s", type_name);
 	return MPI_SUCCESS;
 }

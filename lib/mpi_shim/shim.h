@@ -350,12 +350,14 @@ int mpi_shim_host_of(int world_rank);
 void mpi_shim_errhandler_release(struct mpi_shim_errhandler *eh);
 /* attr.c */
 int mpi_shim_attr_copy_all(MPI_Comm from, MPI_Comm to);
-void mpi_shim_attr_delete_all(MPI_Comm comm);
+/* Every attribute deleted (even when a delete callback fails): the error
+ * class of the first callback that failed, or MPI_SUCCESS. */
+int mpi_shim_attr_delete_all(MPI_Comm comm);
 void mpi_shim_attr_fini(void);
 /* Datatypes' attributes: MPI_Type_dup copies them (an error class of a copy
- * callback), MPI_Type_free deletes them. */
+ * callback), MPI_Type_free deletes them (as mpi_shim_attr_delete_all). */
 int mpi_shim_type_attr_copy_all(MPI_Datatype from, MPI_Datatype to);
-void mpi_shim_type_attr_delete_all(MPI_Datatype t);
+int mpi_shim_type_attr_delete_all(MPI_Datatype t);
 /* The keyval table, after the last communicator is gone (MPI_Finalize). */
 void mpi_shim_attr_free_keys(void);
 /* p2p.c */

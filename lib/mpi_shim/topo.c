@@ -454,8 +454,11 @@ MPI_SHIM_ALIAS(MPI_Cart_sub);
 
 /*
  * MPI_Dims_create: the free entries (0) of dims get the factors of nnodes
- * over the fixed ones, as balanced as possible: the largest as small as it
- * can be, then the next, and so on (so, non-increasing).
+ * over the fixed ones, as close to each other as possible, in
+ * non-increasing order: the smallest difference between the largest and
+ * the smallest factor; of the factorizations with that difference, the one
+ * with the largest first factor; then the same for the factors after the
+ * first, and so on.  (This is what MPICH gives for two and three factors.)
  */
 
 /* The divisors of m, ascending, into out (room for all: an int has at
@@ -474,45 +477,151 @@ static int divisors(int m, int *out)
 	return n;
 }
 
-/*
- * Split m into k factors, none above limit, the largest as small as
- * possible, then the next...: f[0] >= f[1] >= ...  Returns 0 when it
- * cannot be done.  div lists the divisors of the original number, which
- * include those of m.
- */
-static int factor(int m, int k, int limit, const int *div, int ndiv, int *f)
+/* The search for the best factorization: cur is being built, best is the
+ * best one found (spread: its largest minus its smallest factor, or -1). */
+struct dims_search {
+	const int *div;
+	int ndiv, n;
+	int *cur, *best;
+	int spread;
+};
+
+/* 1 if k factors, none above g, can multiply to m: g^k >= m. */
+static int dims_reach(int g, int k, int m)
 {
-	int i, j;
+	long long p = 1;
 
-	if (m == 1) {
-		for (i = 0; i < k; i++)
-			f[i] = 1;
-		return 1;
+	while (k-- > 0 && p < m)
+		p *= g;
+	return p >= m;
+}
+
+/* 1 if x^k <= m. */
+static int dims_fits(int x, int k, int m)
+{
+	long long p = 1;
+
+	while (k-- > 0) {
+		p *= x;
+		if (p > m)
+			return 0;
 	}
-	if (k == 0)
-		return 0;
-	for (i = 0; i < ndiv && div[i] <= limit; i++) {
-		long long p = 1;
-		int g = div[i];
+	return 1;
+}
 
-		if (g == 1 || m % g)
-			continue;
-		/* g is the largest factor: k of them must reach m. */
-		for (j = 0; j < k && p < m; j++)
-			p *= g;
-		if (p < m)
-			continue;
-		f[0] = g;
-		if (factor(m / g, k - 1, g, div, ndiv, f + 1))
-			return 1;
+/* The largest x with x^k <= m (m >= 1, k >= 1): no more than this can be
+ * the smallest of k factors of m. */
+static int dims_root(int m, int k)
+{
+	int lo = 1, hi = m, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (dims_fits(mid, k, m))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+static void dims_first(struct dims_search *s, int m);
+
+/* 1 if cur is better than best (see above); both have n factors. */
+static int dims_better(const int *cur, const int *best, int n)
+{
+	int i;
+
+	for (i = 0; i < n - 1; i++) {
+		if (cur[i] - cur[n - 1] != best[i] - best[n - 1])
+			return cur[i] - cur[n - 1] < best[i] - best[n - 1];
+		if (cur[i] != best[i])
+			return cur[i] > best[i];
 	}
 	return 0;
+}
+
+/*
+ * Factors i.. of the factorization: they multiply to m, none above limit.
+ * Divisors are tried from the largest (the first factor: dims_first).
+ */
+static void dims_search(struct dims_search *s, int i, int m, int limit)
+{
+	int j, g, spread;
+
+	if (i == s->n - 1) {
+		if (m > limit)
+			return;
+		s->cur[i] = m;
+		spread = s->cur[0] - m;
+		if (s->spread < 0 || dims_better(s->cur, s->best, s->n)) {
+			s->spread = spread;
+			memcpy(s->best, s->cur, (size_t)s->n * sizeof(int));
+		}
+		return;
+	}
+	if (i == 0) {
+		dims_first(s, m);
+		return;
+	}
+	/* The smallest factor is at most the root: no better spread here. */
+	if (s->spread >= 0 && s->cur[0] - dims_root(m, s->n - i) > s->spread)
+		return;
+	for (j = s->ndiv - 1; j >= 0; j--) {
+		g = s->div[j];
+		if (g > limit || m % g)
+			continue;
+		/* Smaller factors only make the rest larger or unreachable. */
+		if (!dims_reach(g, s->n - i, m))
+			break;
+		/* The smallest factor is at most g: no better spread below. */
+		if (s->spread >= 0 && s->cur[0] - g > s->spread)
+			break;
+		s->cur[i] = g;
+		dims_search(s, i + 1, m / g, g);
+	}
+}
+
+/*
+ * The largest factor, from the smallest that can be (its n-th power reaches
+ * m) upwards, so that balanced factorizations are found first; the larger
+ * it is, the smaller the smallest factor can be.
+ */
+static void dims_first(struct dims_search *s, int m)
+{
+	int j, g;
+
+	for (j = 0; j < s->ndiv; j++) {
+		g = s->div[j];
+		if (!dims_reach(g, s->n, m))
+			continue;
+		if (s->spread >= 0 && g - dims_root(m / g, s->n - 1) > s->spread)
+			break;
+		s->cur[0] = g;
+		dims_search(s, 1, m / g, g);
+	}
+}
+
+/* Split m into k > 0 factors, best first (see above), into f. */
+static int dims_balance(int m, int k, int *f)
+{
+	struct dims_search s = { .n = k, .best = f, .spread = -1 };
+	int div[1400];
+
+	s.cur = malloc((size_t)k * sizeof(int));
+	if (!s.cur)
+		return MPI_ERR_NO_MEM;
+	s.ndiv = divisors(m, div);
+	s.div = div;
+	dims_search(&s, 0, m, m);
+	free(s.cur);
+	return MPI_SUCCESS;
 }
 
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
 	const char *call = "MPI_Dims_create";
-	int rc, i, nfree = 0, fixed = 1, ndiv, m, k, *f, div[1400];
+	int rc, i, nfree = 0, fixed = 1, m, k, *f;
 
 	if ((rc = mpi_shim_check_init(call)))
 		return rc;
@@ -548,9 +657,10 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 	f = malloc((size_t)nfree * sizeof(*f));
 	if (!f)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "no memory");
-	ndiv = divisors(m, div);
-	/* m = 1 * ... * 1 * m always works: this cannot fail. */
-	factor(m, nfree, m, div, ndiv, f);
+	if (dims_balance(m, nfree, f)) {
+		free(f);
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "no memory");
+	}
 	for (i = k = 0; i < ndims; i++)
 		if (!dims[i])
 			dims[i] = f[k++];

@@ -205,7 +205,8 @@ contains
     end block
     call MPI_Comm_split(dup, MPI_UNDEFINED, 0, half, ierr)
     call check(ierr == MPI_SUCCESS .and. half == MPI_COMM_NULL, 'MPI_UNDEFINED color')
-    call MPI_Comm_free(dup, ierr)
+    call MPI_Comm_disconnect(dup, ierr)
+    call check(ierr == MPI_SUCCESS .and. dup == MPI_COMM_NULL, 'Comm_disconnect')
     ! The free calls give the numbers back.
     maxnum = 0
     do k = 1, 50
