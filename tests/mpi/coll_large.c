@@ -480,9 +480,9 @@ static void test_user(MPI_Comm c)
 /* address                                                             */
 /* ------------------------------------------------------------------ */
 
-/* 1 MiB blocks, aligned on 1 MiB: absolute addresses divided by their common
+/* 128 KiB blocks, aligned on 128 KiB: absolute addresses (below 2^47) divided by their common
  * divisor with the counts fit an int. */
-#define BLOCK (1 << 20)
+#define BLOCK (1 << 17)
 
 static void test_address(MPI_Comm c)
 {
@@ -496,7 +496,7 @@ static void test_address(MPI_Comm c)
 	MPI_Comm_size(c, &p);
 	snd = aligned_alloc(BLOCK, (size_t)BLOCK * p);
 	rcv = aligned_alloc(BLOCK, (size_t)BLOCK * p);
-	CHECK(snd && rcv, "cannot allocate %d MiB", 2 * p);
+	CHECK(snd && rcv, "cannot allocate %d blocks", 2 * p);
 	counts = coll_alloc(sizeof(MPI_Count) * p);
 	wcounts = coll_alloc(sizeof(MPI_Count) * p);
 	displs = coll_alloc(sizeof(MPI_Aint) * p);
