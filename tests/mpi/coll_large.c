@@ -11,6 +11,8 @@
  *            displacements, beyond an int: the v forms divide them by the
  *            common divisor of the counts and displacements, Alltoallw
  *            makes a type per block
+ *   inter    the v and w forms on an inter-communicator (arrays of the
+ *            remote group's size, MPI_ROOT and MPI_PROC_NULL)
  *   errors   under MPI_ERRORS_RETURN: negative counts MPI_ERR_COUNT, the
  *            forms that cannot carry a count beyond INT_MAX MPI_ERR_COUNT,
  *            bad types, operations, buffers, communicators; the
@@ -565,6 +567,126 @@ static void test_address(MPI_Comm c)
 }
 
 /* ------------------------------------------------------------------ */
+/* inter                                                               */
+/* ------------------------------------------------------------------ */
+
+/* The v and w forms on an inter-communicator between the lower and the
+ * upper half of the world: arrays of the remote group's size, a root group
+ * (MPI_ROOT, MPI_PROC_NULL) and a leaf group. */
+static void test_inter(int nb)
+{
+	int wr, wp, half, low, lr, ls, rs, j, i, total, *a, *b;
+	MPI_Comm local, ic;
+	MPI_Count *counts, *wcounts;
+	MPI_Aint *displs, *wdispls;
+	MPI_Datatype *types;
+
+	MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+	MPI_Comm_size(MPI_COMM_WORLD, &wp);
+	if (wp < 2)
+		return;
+	half = (wp + 1) / 2;
+	low = wr < half;
+	OK(MPI_Comm_split(MPI_COMM_WORLD, low, wr, &local));
+	OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, low ? half : 0, 77, &ic));
+	MPI_Comm_rank(ic, &lr);
+	MPI_Comm_size(ic, &ls);
+	MPI_Comm_remote_size(ic, &rs);
+	a = coll_alloc(sizeof(int) * 64 * wp);
+	b = coll_alloc(sizeof(int) * 64 * wp);
+	counts = coll_alloc(sizeof(MPI_Count) * wp);
+	wcounts = coll_alloc(sizeof(MPI_Count) * wp);
+	displs = coll_alloc(sizeof(MPI_Aint) * wp);
+	wdispls = coll_alloc(sizeof(MPI_Aint) * wp);
+	types = coll_alloc(sizeof(MPI_Datatype) * wp);
+
+	/* Gatherv to rank 0 of the lower half: upper rank j sends j + 1. */
+	for (j = 0, total = 0; j < rs; j++) {
+		counts[j] = j + 1;
+		displs[j] = total;
+		total += j + 1;
+	}
+	fill(a, lr + 1, lr);
+	clear(b, total);
+	if (low)
+		RUN(nb, MPI_Gatherv_c, MPI_Igatherv_c, NULL, 0, MPI_INT, b, counts, displs, MPI_INT,
+		    lr == 0 ? MPI_ROOT : MPI_PROC_NULL, ic);
+	else
+		RUN(nb, MPI_Gatherv_c, MPI_Igatherv_c, a, lr + 1, MPI_INT, NULL, NULL, NULL,
+		    MPI_INT, 0, ic);
+	for (j = 0; low && lr == 0 && j < rs; j++)
+		for (i = 0; i < j + 1; i++)
+			CHECK(b[displs[j] + i] == val(j, i), "inter Gatherv_c: rank %d [%d] = %d",
+			      j, i, b[displs[j] + i]);
+
+	/* Scatterv from rank 0 of the upper half: lower rank j gets j + 1. */
+	for (j = 0, total = 0; j < rs; j++) {
+		counts[j] = j + 1;
+		displs[j] = total;
+		fill(b + total, j + 1, j);
+		total += j + 1;
+	}
+	clear(a, ls + 1);
+	if (!low)
+		RUN(nb, MPI_Scatterv_c, MPI_Iscatterv_c, b, counts, displs, MPI_INT, NULL, 0,
+		    MPI_INT, lr == 0 ? MPI_ROOT : MPI_PROC_NULL, ic);
+	else
+		RUN(nb, MPI_Scatterv_c, MPI_Iscatterv_c, NULL, NULL, NULL, MPI_INT, a, lr + 1,
+		    MPI_INT, 0, ic);
+	for (i = 0; low && i < lr + 1; i++)
+		CHECK(a[i] == val(lr, i), "inter Scatterv_c: [%d] = %d", i, a[i]);
+
+	/* Allgatherv: each rank sends lr + 1, receives from the remote group. */
+	for (j = 0, total = 0; j < rs; j++) {
+		counts[j] = j + 1;
+		displs[j] = total;
+		total += j + 1;
+	}
+	fill(a, lr + 1, lr + 100 * low);
+	clear(b, total);
+	RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, a, lr + 1, MPI_INT, b, counts, displs,
+	    MPI_INT, ic);
+	for (j = 0; j < rs; j++)
+		for (i = 0; i < j + 1; i++)
+			CHECK(b[displs[j] + i] == val(j + 100 * !low, i),
+			      "inter Allgatherv_c: rank %d [%d] = %d", j, i, b[displs[j] + i]);
+
+	/* Alltoallv and Alltoallw: 2 elements to each remote rank. */
+	for (j = 0; j < rs; j++) {
+		counts[j] = 2;
+		displs[j] = 2 * (rs - 1 - j);
+		wcounts[j] = 2;
+		wdispls[j] = displs[j] * (MPI_Aint)sizeof(int);
+		types[j] = MPI_INT;
+		a[displs[j]] = val(lr + 100 * low, j);
+		a[displs[j] + 1] = -val(lr + 100 * low, j);
+	}
+	clear(b, 2 * rs);
+	RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, a, counts, displs, MPI_INT, b, counts, displs,
+	    MPI_INT, ic);
+	for (j = 0; j < rs; j++)
+		CHECK(b[displs[j]] == val(j + 100 * !low, lr) &&
+			      b[displs[j] + 1] == -val(j + 100 * !low, lr),
+		      "inter Alltoallv_c: from %d: %d", j, b[displs[j]]);
+	clear(b, 2 * rs);
+	RUN(nb, MPI_Alltoallw_c, MPI_Ialltoallw_c, a, wcounts, wdispls, types, b, wcounts, wdispls,
+	    types, ic);
+	for (j = 0; j < rs; j++)
+		CHECK(b[displs[j]] == val(j + 100 * !low, lr), "inter Alltoallw_c: from %d: %d", j,
+		      b[displs[j]]);
+
+	free(a);
+	free(b);
+	free(counts);
+	free(wcounts);
+	free(displs);
+	free(wdispls);
+	free(types);
+	OK(MPI_Comm_free(&ic));
+	OK(MPI_Comm_free(&local));
+}
+
+/* ------------------------------------------------------------------ */
 /* errors                                                              */
 /* ------------------------------------------------------------------ */
 
@@ -828,12 +950,18 @@ int main(int argc, char **argv)
 
 	coll_init(&argc, &argv);
 	CHECK(!only || !strcmp(only, "forms") || !strcmp(only, "user") ||
-		      !strcmp(only, "address") || !strcmp(only, "errors") || !strcmp(only, "big"),
+		      !strcmp(only, "address") || !strcmp(only, "errors") ||
+		      !strcmp(only, "inter") || !strcmp(only, "big"),
 	      "no test named '%s'", only);
 	if (only && !strcmp(only, "big")) {
 		coll_where = "big";
 		test_big();
 	} else {
+		coll_where = "inter-communicator";
+		if (!only || !strcmp(only, "inter")) {
+			test_inter(0);
+			test_inter(1);
+		}
 		for (k = 0; k < COLL_NCOMMS; k++) {
 			const char *cname;
 			MPI_Comm c = coll_comm(k, &cname);
