@@ -252,6 +252,32 @@ static void test_all(MPI_Comm c, int nb)
 			CHECK(b[rd[j] + i] == val(j, r * 100 + i), "Alltoallv_c: from %d [%d] = %d",
 			      j, i, b[rd[j] + i]);
 
+	/* Alltoallv and Allgatherv in place: 2 elements from each rank */
+	for (j = 0; j < p; j++) {
+		rcnt[j] = 2;
+		rd[j] = 2 * (p - 1 - j);
+		b[rd[j]] = val(r, j);
+		b[rd[j] + 1] = -val(r, j);
+	}
+	RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, b,
+	    rcnt, rd, MPI_INT, c);
+	for (j = 0; j < p; j++)
+		CHECK(b[rd[j]] == val(j, r) && b[rd[j] + 1] == -val(j, r),
+		      "Alltoallv_c in place: from %d: %d", j, b[rd[j]]);
+	clear(b, 2 * p);
+	b[rd[r]] = val(r, 0);
+	b[rd[r] + 1] = val(r, 1);
+	RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, rcnt,
+	    rd, MPI_INT, c);
+	for (j = 0; j < p; j++)
+		CHECK(b[rd[j]] == val(j, 0) && b[rd[j] + 1] == val(j, 1),
+		      "Allgatherv_c in place: rank %d: %d", j, b[rd[j]]);
+	for (j = 0, i = 0; j < p; j++) {
+		rcnt[j] = r + 1;
+		rd[j] = i;
+		i += r + 1;
+	}
+
 	/* Alltoallw: the same in bytes, with MPI_INT types */
 	for (j = 0; j < p; j++) {
 		wsd[j] = sd[j] * (MPI_Aint)sizeof(int);
