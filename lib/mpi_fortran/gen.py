@@ -69,7 +69,10 @@ F08_ONLY = [
     'Igather_c', 'Igatherv_c', 'Iscatter_c', 'Iscatterv_c', 'Iallgather_c', 'Iallgatherv_c',
     'Ialltoall_c', 'Ialltoallv_c', 'Ialltoallw_c', 'Ireduce_c', 'Iallreduce_c',
     'Ireduce_scatter_c', 'Ireduce_scatter_block_c', 'Iscan_c', 'Iexscan_c', 'Reduce_local_c',
-    'Op_create_c',
+    'Op_create_c', 'Bcast_init_c', 'Gather_init_c', 'Gatherv_init_c', 'Scatter_init_c',
+    'Scatterv_init_c', 'Allgather_init_c', 'Allgatherv_init_c', 'Alltoall_init_c',
+    'Alltoallv_init_c', 'Alltoallw_init_c', 'Reduce_init_c', 'Allreduce_init_c',
+    'Reduce_scatter_init_c', 'Reduce_scatter_block_init_c', 'Scan_init_c', 'Exscan_init_c',
 ]
 NOT_BOUND = dict([(n, 'handle conversion, C only') for n in C_ONLY] +
                  [(n, 'large-count call: an mpi_f08 overload only') for n in F08_ONLY])

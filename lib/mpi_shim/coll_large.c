@@ -68,6 +68,9 @@ static int refuse(MPI_Comm comm, int rc)
 	return rc;
 }
 
+/* The three forms of each collective: blocking, non-blocking, persistent. */
+enum form { BLOCKING, NONBLOCKING, PERSISTENT };
+
 /* Whether this process is the root of a rooted collective, and whether it
  * takes part as one of the other ranks (the root of an intra-communicator
  * does both; in an inter-communicator, the root's group passes MPI_ROOT or
@@ -258,34 +261,43 @@ static int vec_of(MPI_Comm comm, int n, const MPI_Count *counts, const MPI_Aint 
 /* Bcast, Gather, Scatter, Allgather, Alltoall                         */
 /* ------------------------------------------------------------------ */
 
+static int bcast_call(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm, MPI_Info info,
+		      MPI_Request *req, enum form form)
+{
+	if (form == PERSISTENT)
+		return PMPI_Bcast_init(buf, n, t, root, comm, info, req);
+	return form ? PMPI_Ibcast(buf, n, t, root, comm, req) : PMPI_Bcast(buf, n, t, root, comm);
+}
+
 static int bcast_c(void *buf, MPI_Count count, MPI_Datatype t, int root, MPI_Comm comm,
-		   MPI_Request *req, int nb, const char *call)
+		   MPI_Info info, MPI_Request *req, enum form form, const char *call)
 {
 	struct large l;
 	int rc;
 
 	if (count <= INT_MAX)
-		return nb ? PMPI_Ibcast(buf, int_of(count), t, root, comm, req) :
-			    PMPI_Bcast(buf, int_of(count), t, root, comm);
+		return bcast_call(buf, int_of(count), t, root, comm, info, req, form);
 	if ((rc = enter(comm, call)) ||
 	    (rc = large_of(comm, count, t, !mpi_shim_is_inter(comm) || root != MPI_PROC_NULL, &l,
 			   call)))
 		return refuse(comm, rc);
-	rc = nb ? PMPI_Ibcast(buf, l.n, l.t, root, comm, req) : PMPI_Bcast(buf, l.n, l.t, root, comm);
+	rc = bcast_call(buf, l.n, l.t, root, comm, info, req, form);
 	large_free(&l);
 	return rc;
 }
 
 int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-	return bcast_c(buffer, count, datatype, root, comm, NULL, 0, "MPI_Bcast_c");
+	return bcast_c(buffer, count, datatype, root, comm, MPI_INFO_NULL, NULL, BLOCKING,
+		       "MPI_Bcast_c");
 }
 MPI_SHIM_ALIAS(MPI_Bcast_c);
 
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
 		  MPI_Request *request)
 {
-	return bcast_c(buffer, count, datatype, root, comm, request, 1, "MPI_Ibcast_c");
+	return bcast_c(buffer, count, datatype, root, comm, MPI_INFO_NULL, request, NONBLOCKING,
+		       "MPI_Ibcast_c");
 }
 MPI_SHIM_ALIAS(MPI_Ibcast_c);
 
@@ -296,27 +308,49 @@ struct two {
 	MPI_Datatype stype, rtype;
 	int root;
 	MPI_Comm comm;
+	MPI_Info info;
 	MPI_Request *req;
-	int nb;
+	enum form form;
 };
 
-static int two_call(enum coll_kind kind, const struct two *a, int sn, MPI_Datatype st, int rn,
+static int two_init(enum coll_kind kind, const struct two *a, int sn, MPI_Datatype st, int rn,
 		    MPI_Datatype rt)
 {
 	switch (kind) {
 	case COLL_GATHER:
-		return a->nb ? PMPI_Igather(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm,
+		return PMPI_Gather_init(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm, a->info,
+					a->req);
+	case COLL_SCATTER:
+		return PMPI_Scatter_init(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm, a->info,
+					 a->req);
+	case COLL_ALLGATHER:
+		return PMPI_Allgather_init(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm, a->info,
+					   a->req);
+	default:
+		return PMPI_Alltoall_init(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm, a->info,
+					  a->req);
+	}
+}
+
+static int two_call(enum coll_kind kind, const struct two *a, int sn, MPI_Datatype st, int rn,
+		    MPI_Datatype rt)
+{
+	if (a->form == PERSISTENT)
+		return two_init(kind, a, sn, st, rn, rt);
+	switch (kind) {
+	case COLL_GATHER:
+		return a->form ? PMPI_Igather(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm,
 					    a->req) :
 			       PMPI_Gather(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm);
 	case COLL_SCATTER:
-		return a->nb ? PMPI_Iscatter(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm,
+		return a->form ? PMPI_Iscatter(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm,
 					     a->req) :
 			       PMPI_Scatter(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm);
 	case COLL_ALLGATHER:
-		return a->nb ? PMPI_Iallgather(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm, a->req) :
+		return a->form ? PMPI_Iallgather(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm, a->req) :
 			       PMPI_Allgather(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm);
 	default:
-		return a->nb ? PMPI_Ialltoall(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm, a->req) :
+		return a->form ? PMPI_Ialltoall(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm, a->req) :
 			       PMPI_Alltoall(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm);
 	}
 }
@@ -357,14 +391,14 @@ static int two_c(enum coll_kind kind, const struct two *a, MPI_Count scount, MPI
 	return rc;
 }
 
-#define TWO_ARGS(nb_, req_, root_)                                                           \
+#define TWO_ARGS(form_, info_, req_, root_)                                                  \
 	{ .sbuf = sendbuf, .rbuf = recvbuf, .stype = sendtype, .rtype = recvtype,            \
-	  .root = (root_), .comm = comm, .req = (req_), .nb = (nb_) }
+	  .root = (root_), .comm = comm, .info = (info_), .req = (req_), .form = (form_) }
 
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
 		  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-	struct two a = TWO_ARGS(0, NULL, root);
+	struct two a = TWO_ARGS(BLOCKING, MPI_INFO_NULL, NULL, root);
 
 	return two_c(COLL_GATHER, &a, sendcount, recvcount, "MPI_Gather_c");
 }
@@ -374,7 +408,7 @@ int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 		   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
 		   MPI_Comm comm, MPI_Request *request)
 {
-	struct two a = TWO_ARGS(1, request, root);
+	struct two a = TWO_ARGS(NONBLOCKING, MPI_INFO_NULL, request, root);
 
 	return two_c(COLL_GATHER, &a, sendcount, recvcount, "MPI_Igather_c");
 }
@@ -384,7 +418,7 @@ int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 		   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
 		   MPI_Comm comm)
 {
-	struct two a = TWO_ARGS(0, NULL, root);
+	struct two a = TWO_ARGS(BLOCKING, MPI_INFO_NULL, NULL, root);
 
 	return two_c(COLL_SCATTER, &a, sendcount, recvcount, "MPI_Scatter_c");
 }
@@ -394,7 +428,7 @@ int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 		    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
 		    MPI_Comm comm, MPI_Request *request)
 {
-	struct two a = TWO_ARGS(1, request, root);
+	struct two a = TWO_ARGS(NONBLOCKING, MPI_INFO_NULL, request, root);
 
 	return two_c(COLL_SCATTER, &a, sendcount, recvcount, "MPI_Iscatter_c");
 }
@@ -403,7 +437,7 @@ MPI_SHIM_ALIAS(MPI_Iscatter_c);
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
 		     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-	struct two a = TWO_ARGS(0, NULL, 0);
+	struct two a = TWO_ARGS(BLOCKING, MPI_INFO_NULL, NULL, 0);
 
 	return two_c(COLL_ALLGATHER, &a, sendcount, recvcount, "MPI_Allgather_c");
 }
@@ -413,7 +447,7 @@ int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 		      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
 		      MPI_Request *request)
 {
-	struct two a = TWO_ARGS(1, request, 0);
+	struct two a = TWO_ARGS(NONBLOCKING, MPI_INFO_NULL, request, 0);
 
 	return two_c(COLL_ALLGATHER, &a, sendcount, recvcount, "MPI_Iallgather_c");
 }
@@ -422,7 +456,7 @@ MPI_SHIM_ALIAS(MPI_Iallgather_c);
 int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
 		    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-	struct two a = TWO_ARGS(0, NULL, 0);
+	struct two a = TWO_ARGS(BLOCKING, MPI_INFO_NULL, NULL, 0);
 
 	return two_c(COLL_ALLTOALL, &a, sendcount, recvcount, "MPI_Alltoall_c");
 }
@@ -432,7 +466,7 @@ int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 		     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
 		     MPI_Request *request)
 {
-	struct two a = TWO_ARGS(1, request, 0);
+	struct two a = TWO_ARGS(NONBLOCKING, MPI_INFO_NULL, request, 0);
 
 	return two_c(COLL_ALLTOALL, &a, sendcount, recvcount, "MPI_Ialltoall_c");
 }
@@ -444,7 +478,8 @@ MPI_SHIM_ALIAS(MPI_Ialltoall_c);
 
 static int gatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
 		     const MPI_Count *rcounts, const MPI_Aint *displs, MPI_Datatype rtype,
-		     int root, MPI_Comm comm, MPI_Request *req, int nb, const char *call)
+		     int root, MPI_Comm comm, MPI_Info info, MPI_Request *req, enum form form,
+		     const char *call)
 {
 	struct large s;
 	struct vec r;
@@ -460,7 +495,11 @@ static int gatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, voi
 		large_free(&s);
 		return refuse(comm, rc);
 	}
-	rc = nb ? PMPI_Igatherv(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, root, comm, req) :
+	if (form == PERSISTENT)
+		rc = PMPI_Gatherv_init(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, root, comm,
+				       info, req);
+	else
+		rc = form ? PMPI_Igatherv(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, root, comm, req) :
 		  PMPI_Gatherv(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, root, comm);
 	large_free(&s);
 	vec_free(&r);
@@ -472,7 +511,7 @@ int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 		   MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	return gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-			 comm, NULL, 0, "MPI_Gatherv_c");
+			 comm, MPI_INFO_NULL, NULL, BLOCKING, "MPI_Gatherv_c");
 }
 MPI_SHIM_ALIAS(MPI_Gatherv_c);
 
@@ -481,13 +520,14 @@ int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 		    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
 	return gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-			 comm, request, 1, "MPI_Igatherv_c");
+			 comm, MPI_INFO_NULL, request, NONBLOCKING, "MPI_Igatherv_c");
 }
 MPI_SHIM_ALIAS(MPI_Igatherv_c);
 
 static int scatterv_c(const void *sbuf, const MPI_Count *scounts, const MPI_Aint *displs,
 		      MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
-		      int root, MPI_Comm comm, MPI_Request *req, int nb, const char *call)
+		      int root, MPI_Comm comm, MPI_Info info, MPI_Request *req, enum form form,
+		     const char *call)
 {
 	struct vec s;
 	struct large r;
@@ -503,7 +543,11 @@ static int scatterv_c(const void *sbuf, const MPI_Count *scounts, const MPI_Aint
 		large_free(&r);
 		return refuse(comm, rc);
 	}
-	rc = nb ? PMPI_Iscatterv(sbuf, s.counts, s.displs, s.t, rbuf, r.n, r.t, root, comm, req) :
+	if (form == PERSISTENT)
+		rc = PMPI_Scatterv_init(sbuf, s.counts, s.displs, s.t, rbuf, r.n, r.t, root, comm,
+					info, req);
+	else
+		rc = form ? PMPI_Iscatterv(sbuf, s.counts, s.displs, s.t, rbuf, r.n, r.t, root, comm, req) :
 		  PMPI_Scatterv(sbuf, s.counts, s.displs, s.t, rbuf, r.n, r.t, root, comm);
 	vec_free(&s);
 	large_free(&r);
@@ -515,7 +559,7 @@ int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 		    MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	return scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-			  root, comm, NULL, 0, "MPI_Scatterv_c");
+			  root, comm, MPI_INFO_NULL, NULL, BLOCKING, "MPI_Scatterv_c");
 }
 MPI_SHIM_ALIAS(MPI_Scatterv_c);
 
@@ -524,13 +568,14 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 		     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
 	return scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-			  root, comm, request, 1, "MPI_Iscatterv_c");
+			  root, comm, MPI_INFO_NULL, request, NONBLOCKING, "MPI_Iscatterv_c");
 }
 MPI_SHIM_ALIAS(MPI_Iscatterv_c);
 
 static int allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
 			const MPI_Count *rcounts, const MPI_Aint *displs, MPI_Datatype rtype,
-			MPI_Comm comm, MPI_Request *req, int nb, const char *call)
+			MPI_Comm comm, MPI_Info info, MPI_Request *req, enum form form,
+		     const char *call)
 {
 	struct large s;
 	struct vec r;
@@ -545,7 +590,11 @@ static int allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, 
 		large_free(&s);
 		return refuse(comm, rc);
 	}
-	rc = nb ? PMPI_Iallgatherv(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, comm, req) :
+	if (form == PERSISTENT)
+		rc = PMPI_Allgatherv_init(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, comm, info,
+					  req);
+	else
+		rc = form ? PMPI_Iallgatherv(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, comm, req) :
 		  PMPI_Allgatherv(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, comm);
 	large_free(&s);
 	vec_free(&r);
@@ -557,7 +606,7 @@ int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 		      MPI_Datatype recvtype, MPI_Comm comm)
 {
 	return allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-			    comm, NULL, 0, "MPI_Allgatherv_c");
+			    comm, MPI_INFO_NULL, NULL, BLOCKING, "MPI_Allgatherv_c");
 }
 MPI_SHIM_ALIAS(MPI_Allgatherv_c);
 
@@ -566,14 +615,15 @@ int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 		       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	return allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-			    comm, request, 1, "MPI_Iallgatherv_c");
+			    comm, MPI_INFO_NULL, request, NONBLOCKING, "MPI_Iallgatherv_c");
 }
 MPI_SHIM_ALIAS(MPI_Iallgatherv_c);
 
 static int alltoallv_c(const void *sbuf, const MPI_Count *scounts, const MPI_Aint *sdispls,
 		       MPI_Datatype stype, void *rbuf, const MPI_Count *rcounts,
 		       const MPI_Aint *rdispls, MPI_Datatype rtype, MPI_Comm comm,
-		       MPI_Request *req, int nb, const char *call)
+		       MPI_Info info, MPI_Request *req, enum form form,
+		     const char *call)
 {
 	struct vec s, r;
 	int rc;
@@ -588,7 +638,11 @@ static int alltoallv_c(const void *sbuf, const MPI_Count *scounts, const MPI_Ain
 		vec_free(&s);
 		return refuse(comm, rc);
 	}
-	rc = nb ? PMPI_Ialltoallv(sbuf, s.counts, s.displs, s.t, rbuf, r.counts, r.displs, r.t,
+	if (form == PERSISTENT)
+		rc = PMPI_Alltoallv_init(sbuf, s.counts, s.displs, s.t, rbuf, r.counts, r.displs,
+					 r.t, comm, info, req);
+	else
+		rc = form ? PMPI_Ialltoallv(sbuf, s.counts, s.displs, s.t, rbuf, r.counts, r.displs, r.t,
 				  comm, req) :
 		  PMPI_Alltoallv(sbuf, s.counts, s.displs, s.t, rbuf, r.counts, r.displs, r.t,
 				 comm);
@@ -602,7 +656,7 @@ int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 		     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
 	return alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-			   recvtype, comm, NULL, 0, "MPI_Alltoallv_c");
+			   recvtype, comm, MPI_INFO_NULL, NULL, BLOCKING, "MPI_Alltoallv_c");
 }
 MPI_SHIM_ALIAS(MPI_Alltoallv_c);
 
@@ -612,7 +666,7 @@ int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
 		      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	return alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-			   recvtype, comm, request, 1, "MPI_Ialltoallv_c");
+			   recvtype, comm, MPI_INFO_NULL, request, NONBLOCKING, "MPI_Ialltoallv_c");
 }
 MPI_SHIM_ALIAS(MPI_Ialltoallv_c);
 
@@ -693,7 +747,8 @@ static int wvec_of(MPI_Comm comm, int n, const MPI_Count *counts, const MPI_Aint
 static int alltoallw_c(const void *sbuf, const MPI_Count *scounts, const MPI_Aint *sdispls,
 		       const MPI_Datatype *stypes, void *rbuf, const MPI_Count *rcounts,
 		       const MPI_Aint *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm,
-		       MPI_Request *req, int nb, const char *call)
+		       MPI_Info info, MPI_Request *req, enum form form,
+		     const char *call)
 {
 	struct wvec s, r;
 	int rc;
@@ -707,7 +762,11 @@ static int alltoallw_c(const void *sbuf, const MPI_Count *scounts, const MPI_Ain
 		wvec_free(&s);
 		return refuse(comm, rc);
 	}
-	rc = nb ? PMPI_Ialltoallw(sbuf, s.counts, s.displs, s.types, rbuf, r.counts, r.displs,
+	if (form == PERSISTENT)
+		rc = PMPI_Alltoallw_init(sbuf, s.counts, s.displs, s.types, rbuf, r.counts,
+					 r.displs, r.types, comm, info, req);
+	else
+		rc = form ? PMPI_Ialltoallw(sbuf, s.counts, s.displs, s.types, rbuf, r.counts, r.displs,
 				  r.types, comm, req) :
 		  PMPI_Alltoallw(sbuf, s.counts, s.displs, s.types, rbuf, r.counts, r.displs,
 				 r.types, comm);
@@ -721,7 +780,7 @@ int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 		     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
 	return alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-			   recvtypes, comm, NULL, 0, "MPI_Alltoallw_c");
+			   recvtypes, comm, MPI_INFO_NULL, NULL, BLOCKING, "MPI_Alltoallw_c");
 }
 MPI_SHIM_ALIAS(MPI_Alltoallw_c);
 
@@ -731,7 +790,7 @@ int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
 		      const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
 	return alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-			   recvtypes, comm, request, 1, "MPI_Ialltoallw_c");
+			   recvtypes, comm, MPI_INFO_NULL, request, NONBLOCKING, "MPI_Ialltoallw_c");
 }
 MPI_SHIM_ALIAS(MPI_Ialltoallw_c);
 
@@ -746,28 +805,49 @@ struct red {
 	MPI_Op op;
 	int root;
 	MPI_Comm comm;
+	MPI_Info info;
 	MPI_Request *req;
-	int nb;
+	enum form form;
 };
 
-static int red_call(enum coll_kind kind, const struct red *a, const void *sbuf, void *rbuf, int n,
+static int red_init(enum coll_kind kind, const struct red *a, const void *sbuf, void *rbuf, int n,
 		    MPI_Datatype t)
 {
 	switch (kind) {
 	case COLL_REDUCE:
-		return a->nb ? PMPI_Ireduce(sbuf, rbuf, n, t, a->op, a->root, a->comm, a->req) :
+		return PMPI_Reduce_init(sbuf, rbuf, n, t, a->op, a->root, a->comm, a->info, a->req);
+	case COLL_ALLREDUCE:
+		return PMPI_Allreduce_init(sbuf, rbuf, n, t, a->op, a->comm, a->info, a->req);
+	case COLL_REDUCE_SCATTER_BLOCK:
+		return PMPI_Reduce_scatter_block_init(sbuf, rbuf, n, t, a->op, a->comm, a->info,
+						      a->req);
+	case COLL_SCAN:
+		return PMPI_Scan_init(sbuf, rbuf, n, t, a->op, a->comm, a->info, a->req);
+	default:
+		return PMPI_Exscan_init(sbuf, rbuf, n, t, a->op, a->comm, a->info, a->req);
+	}
+}
+
+static int red_call(enum coll_kind kind, const struct red *a, const void *sbuf, void *rbuf, int n,
+		    MPI_Datatype t)
+{
+	if (a->form == PERSISTENT)
+		return red_init(kind, a, sbuf, rbuf, n, t);
+	switch (kind) {
+	case COLL_REDUCE:
+		return a->form ? PMPI_Ireduce(sbuf, rbuf, n, t, a->op, a->root, a->comm, a->req) :
 			       PMPI_Reduce(sbuf, rbuf, n, t, a->op, a->root, a->comm);
 	case COLL_ALLREDUCE:
-		return a->nb ? PMPI_Iallreduce(sbuf, rbuf, n, t, a->op, a->comm, a->req) :
+		return a->form ? PMPI_Iallreduce(sbuf, rbuf, n, t, a->op, a->comm, a->req) :
 			       PMPI_Allreduce(sbuf, rbuf, n, t, a->op, a->comm);
 	case COLL_REDUCE_SCATTER_BLOCK:
-		return a->nb ? PMPI_Ireduce_scatter_block(sbuf, rbuf, n, t, a->op, a->comm, a->req) :
+		return a->form ? PMPI_Ireduce_scatter_block(sbuf, rbuf, n, t, a->op, a->comm, a->req) :
 			       PMPI_Reduce_scatter_block(sbuf, rbuf, n, t, a->op, a->comm);
 	case COLL_SCAN:
-		return a->nb ? PMPI_Iscan(sbuf, rbuf, n, t, a->op, a->comm, a->req) :
+		return a->form ? PMPI_Iscan(sbuf, rbuf, n, t, a->op, a->comm, a->req) :
 			       PMPI_Scan(sbuf, rbuf, n, t, a->op, a->comm);
 	default:
-		return a->nb ? PMPI_Iexscan(sbuf, rbuf, n, t, a->op, a->comm, a->req) :
+		return a->form ? PMPI_Iexscan(sbuf, rbuf, n, t, a->op, a->comm, a->req) :
 			       PMPI_Exscan(sbuf, rbuf, n, t, a->op, a->comm);
 	}
 }
@@ -815,7 +895,7 @@ static int red_c(enum coll_kind kind, const struct red *a, MPI_Count count, cons
 	if ((rc = enter(comm, call)) || (rc = mpi_shim_check_type(comm, a->type, call)) ||
 	    (rc = mpi_shim_check_op(comm, a->op, a->type, call)))
 		return refuse(comm, rc);
-	if (!a->nb && kind != COLL_REDUCE_SCATTER_BLOCK)
+	if (a->form == BLOCKING && kind != COLL_REDUCE_SCATTER_BLOCK)
 		return red_pieces(kind, a, count);
 	if (!mpi_shim_op_predefined(a->op))
 		return refuse(comm, mpi_shim_err(comm, MPI_ERR_COUNT, call,
@@ -831,14 +911,14 @@ static int red_c(enum coll_kind kind, const struct red *a, MPI_Count count, cons
 	return rc;
 }
 
-#define RED_ARGS(nb_, req_, root_)                                                           \
+#define RED_ARGS(form_, info_, req_, root_)                                                  \
 	{ .sbuf = sendbuf, .rbuf = recvbuf, .type = datatype, .op = op, .root = (root_),      \
-	  .comm = comm, .req = (req_), .nb = (nb_) }
+	  .comm = comm, .info = (info_), .req = (req_), .form = (form_) }
 
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		  MPI_Op op, int root, MPI_Comm comm)
 {
-	struct red a = RED_ARGS(0, NULL, root);
+	struct red a = RED_ARGS(BLOCKING, MPI_INFO_NULL, NULL, root);
 
 	return red_c(COLL_REDUCE, &a, count, "MPI_Reduce_c");
 }
@@ -847,7 +927,7 @@ MPI_SHIM_ALIAS(MPI_Reduce_c);
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		   MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-	struct red a = RED_ARGS(1, request, root);
+	struct red a = RED_ARGS(NONBLOCKING, MPI_INFO_NULL, request, root);
 
 	return red_c(COLL_REDUCE, &a, count, "MPI_Ireduce_c");
 }
@@ -856,7 +936,7 @@ MPI_SHIM_ALIAS(MPI_Ireduce_c);
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		     MPI_Op op, MPI_Comm comm)
 {
-	struct red a = RED_ARGS(0, NULL, 0);
+	struct red a = RED_ARGS(BLOCKING, MPI_INFO_NULL, NULL, 0);
 
 	return red_c(COLL_ALLREDUCE, &a, count, "MPI_Allreduce_c");
 }
@@ -865,7 +945,7 @@ MPI_SHIM_ALIAS(MPI_Allreduce_c);
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
 		      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	struct red a = RED_ARGS(1, request, 0);
+	struct red a = RED_ARGS(NONBLOCKING, MPI_INFO_NULL, request, 0);
 
 	return red_c(COLL_ALLREDUCE, &a, count, "MPI_Iallreduce_c");
 }
@@ -874,7 +954,7 @@ MPI_SHIM_ALIAS(MPI_Iallreduce_c);
 int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
 				MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-	struct red a = RED_ARGS(0, NULL, 0);
+	struct red a = RED_ARGS(BLOCKING, MPI_INFO_NULL, NULL, 0);
 
 	return red_c(COLL_REDUCE_SCATTER_BLOCK, &a, recvcount, "MPI_Reduce_scatter_block_c");
 }
@@ -884,7 +964,7 @@ int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count r
 				 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
 				 MPI_Request *request)
 {
-	struct red a = RED_ARGS(1, request, 0);
+	struct red a = RED_ARGS(NONBLOCKING, MPI_INFO_NULL, request, 0);
 
 	return red_c(COLL_REDUCE_SCATTER_BLOCK, &a, recvcount, "MPI_Ireduce_scatter_block_c");
 }
@@ -893,7 +973,7 @@ MPI_SHIM_ALIAS(MPI_Ireduce_scatter_block_c);
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		MPI_Op op, MPI_Comm comm)
 {
-	struct red a = RED_ARGS(0, NULL, 0);
+	struct red a = RED_ARGS(BLOCKING, MPI_INFO_NULL, NULL, 0);
 
 	return red_c(COLL_SCAN, &a, count, "MPI_Scan_c");
 }
@@ -902,7 +982,7 @@ MPI_SHIM_ALIAS(MPI_Scan_c);
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		 MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	struct red a = RED_ARGS(1, request, 0);
+	struct red a = RED_ARGS(NONBLOCKING, MPI_INFO_NULL, request, 0);
 
 	return red_c(COLL_SCAN, &a, count, "MPI_Iscan_c");
 }
@@ -911,7 +991,7 @@ MPI_SHIM_ALIAS(MPI_Iscan_c);
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		  MPI_Op op, MPI_Comm comm)
 {
-	struct red a = RED_ARGS(0, NULL, 0);
+	struct red a = RED_ARGS(BLOCKING, MPI_INFO_NULL, NULL, 0);
 
 	return red_c(COLL_EXSCAN, &a, count, "MPI_Exscan_c");
 }
@@ -920,7 +1000,7 @@ MPI_SHIM_ALIAS(MPI_Exscan_c);
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		   MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	struct red a = RED_ARGS(1, request, 0);
+	struct red a = RED_ARGS(NONBLOCKING, MPI_INFO_NULL, request, 0);
 
 	return red_c(COLL_EXSCAN, &a, count, "MPI_Iexscan_c");
 }
@@ -930,7 +1010,7 @@ MPI_SHIM_ALIAS(MPI_Iexscan_c);
  * when they do not fit an int (or add up to more), with a predefined
  * operation only. */
 static int reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count *rcounts,
-			    MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request *req, int nb,
+			    MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *req, enum form form,
 			    const char *call)
 {
 	struct vec v;
@@ -950,7 +1030,10 @@ static int reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count *rcoun
 						 "this form takes at most INT_MAX"));
 	if ((rc = vec_of(comm, comm->size, rcounts, NULL, 0, t, 1, &v, "receive", call)))
 		return refuse(comm, rc);
-	rc = nb ? PMPI_Ireduce_scatter(sbuf, rbuf, v.counts, v.t, op, comm, req) :
+	if (form == PERSISTENT)
+		rc = PMPI_Reduce_scatter_init(sbuf, rbuf, v.counts, v.t, op, comm, info, req);
+	else
+		rc = form ? PMPI_Ireduce_scatter(sbuf, rbuf, v.counts, v.t, op, comm, req) :
 		  PMPI_Reduce_scatter(sbuf, rbuf, v.counts, v.t, op, comm);
 	vec_free(&v);
 	return rc;
@@ -959,7 +1042,7 @@ static int reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count *rcoun
 int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
 			  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-	return reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, NULL, 0,
+	return reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, MPI_INFO_NULL, NULL, BLOCKING,
 				"MPI_Reduce_scatter_c");
 }
 MPI_SHIM_ALIAS(MPI_Reduce_scatter_c);
@@ -967,10 +1050,174 @@ MPI_SHIM_ALIAS(MPI_Reduce_scatter_c);
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
 			   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, 1,
+	return reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, MPI_INFO_NULL, request, NONBLOCKING,
 				"MPI_Ireduce_scatter_c");
 }
 MPI_SHIM_ALIAS(MPI_Ireduce_scatter_c);
+
+
+/* ------------------------------------------------------------------ */
+/* Persistent (MPI_Bcast_init_c ... MPI_Exscan_init_c)                 */
+/* ------------------------------------------------------------------ */
+
+/* The int _init form holds the datatypes (those made here too) and copies
+ * the arrays: they are released here once it has them. */
+
+int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+		      MPI_Info info, MPI_Request *request)
+{
+	return bcast_c(buffer, count, datatype, root, comm, info, request, PERSISTENT,
+		       "MPI_Bcast_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Bcast_init_c);
+
+int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+		       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+		       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	struct two a = TWO_ARGS(PERSISTENT, info, request, root);
+
+		return two_c(COLL_GATHER, &a, sendcount, recvcount, "MPI_Gather_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Gather_init_c);
+
+int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+			MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+			MPI_Request *request)
+{
+	return gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+			 comm, info, request, PERSISTENT, "MPI_Gatherv_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Gatherv_init_c);
+
+int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+			MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	struct two a = TWO_ARGS(PERSISTENT, info, request, root);
+
+		return two_c(COLL_SCATTER, &a, sendcount, recvcount, "MPI_Scatter_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Scatter_init_c);
+
+int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+			 MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+			 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+			 MPI_Request *request)
+{
+	return scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+			  comm, info, request, PERSISTENT, "MPI_Scatterv_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Scatterv_init_c);
+
+int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			  MPI_Info info, MPI_Request *request)
+{
+	struct two a = TWO_ARGS(PERSISTENT, info, request, 0);
+
+		return two_c(COLL_ALLGATHER, &a, sendcount, recvcount, "MPI_Allgather_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Allgather_init_c);
+
+int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			   void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+			   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+			   MPI_Request *request)
+{
+	return allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+			    comm, info, request, PERSISTENT, "MPI_Allgatherv_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Allgatherv_init_c);
+
+int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			 MPI_Info info, MPI_Request *request)
+{
+	struct two a = TWO_ARGS(PERSISTENT, info, request, 0);
+
+		return two_c(COLL_ALLTOALL, &a, sendcount, recvcount, "MPI_Alltoall_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Alltoall_init_c);
+
+int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+			  const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+			  const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+			  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+			   recvtype, comm, info, request, PERSISTENT, "MPI_Alltoallv_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Alltoallv_init_c);
+
+int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+			  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+			  const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+			  const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+			  MPI_Request *request)
+{
+	return alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+			   recvtypes, comm, info, request, PERSISTENT, "MPI_Alltoallw_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Alltoallw_init_c);
+
+int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+		       MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	struct red a = RED_ARGS(PERSISTENT, info, request, root);
+
+		return red_c(COLL_REDUCE, &a, count, "MPI_Reduce_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Reduce_init_c);
+
+int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+			  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+			  MPI_Request *request)
+{
+	struct red a = RED_ARGS(PERSISTENT, info, request, 0);
+
+		return red_c(COLL_ALLREDUCE, &a, count, "MPI_Allreduce_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Allreduce_init_c);
+
+int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+			       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+			       MPI_Request *request)
+{
+	return reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request,
+				PERSISTENT, "MPI_Reduce_scatter_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Reduce_scatter_init_c);
+
+int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+				     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+				     MPI_Request *request)
+{
+	struct red a = RED_ARGS(PERSISTENT, info, request, 0);
+
+		return red_c(COLL_REDUCE_SCATTER_BLOCK, &a, recvcount,
+		      "MPI_Reduce_scatter_block_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Reduce_scatter_block_init_c);
+
+int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+		     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	struct red a = RED_ARGS(PERSISTENT, info, request, 0);
+
+		return red_c(COLL_SCAN, &a, count, "MPI_Scan_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Scan_init_c);
+
+int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+		       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	struct red a = RED_ARGS(PERSISTENT, info, request, 0);
+
+		return red_c(COLL_EXSCAN, &a, count, "MPI_Exscan_init_c");
+}
+MPI_SHIM_ALIAS(MPI_Exscan_init_c);
 
 /* ------------------------------------------------------------------ */
 /* Reduce_local                                                        */

@@ -17,8 +17,9 @@
  *            forms that cannot carry a count beyond INT_MAX MPI_ERR_COUNT,
  *            bad types, operations, buffers, communicators; the
  *            communicator still works afterwards
- *   big      (bigmem) counts beyond INT_MAX: Bcast_c, Gatherv_c, Allreduce_c
- *            and Reduce_local_c with a user function over 2^31 + 24 bytes
+ *   big      (bigmem) counts beyond INT_MAX: Bcast_c, Gatherv_c, Allreduce_c,
+ *            Iallreduce_c and Reduce_local_c with a user function over
+ *            2^31 + 24 bytes
  *
  *   bipload -sz N coll_large [test]
  */
@@ -35,11 +36,19 @@
 		CHECK(got_ == (cls), "%s returned %d, want %s (%d)", #call, got_, #cls, cls);  \
 	} while (0)
 
-/* The blocking form, or the non-blocking one and a wait. */
-#define RUN(nb, blocking, nonblocking, ...)                                                  \
+/* The blocking form (nb 0), the non-blocking one and a wait (1), or the
+ * persistent one started, waited for and freed (2). */
+#define RUN(nb, blocking, nonblocking, persistent, ...)                                      \
 	do {                                                                                 \
-		if (nb) {                                                                    \
-			MPI_Request rq_ = MPI_REQUEST_NULL;                                  \
+		MPI_Request rq_ = MPI_REQUEST_NULL;                                          \
+                                                                                             \
+		if ((nb) == 2) {                                                             \
+			OK(persistent(__VA_ARGS__, MPI_INFO_NULL, &rq_));                    \
+			OK(MPI_Start(&rq_));                                                 \
+			OK(MPI_Wait(&rq_, MPI_STATUS_IGNORE));                               \
+			CHECK(rq_ != MPI_REQUEST_NULL, "MPI_Wait freed a persistent request"); \
+			OK(MPI_Request_free(&rq_));                                          \
+		} else if (nb) {                                                             \
 			OK(nonblocking(__VA_ARGS__, &rq_));                                  \
 			OK(MPI_Wait(&rq_, MPI_STATUS_IGNORE));                               \
 		} else {                                                                     \
@@ -90,14 +99,14 @@ static void test_rooted(MPI_Comm c, int nb)
 			fill(a, N, root);
 		else
 			clear(a, N);
-		RUN(nb, MPI_Bcast_c, MPI_Ibcast_c, a, N, MPI_INT, root, c);
+		RUN(nb, MPI_Bcast_c, MPI_Ibcast_c, MPI_Bcast_init_c, a, N, MPI_INT, root, c);
 		for (i = 0; i < N; i++)
 			CHECK(a[i] == val(root, i), "Bcast_c: [%d] = %d", i, a[i]);
 
 		/* Gather, and Gather in place at the root */
 		fill(a, N, r);
 		clear(b, N * p);
-		RUN(nb, MPI_Gather_c, MPI_Igather_c, a, N, MPI_INT, b, N, MPI_INT, root, c);
+		RUN(nb, MPI_Gather_c, MPI_Igather_c, MPI_Gather_init_c, a, N, MPI_INT, b, N, MPI_INT, root, c);
 		if (r == root)
 			for (j = 0; j < p; j++)
 				for (i = 0; i < N; i++)
@@ -106,7 +115,7 @@ static void test_rooted(MPI_Comm c, int nb)
 		clear(b, N * p);
 		if (r == root)
 			fill(b + r * N, N, r);
-		RUN(nb, MPI_Gather_c, MPI_Igather_c, r == root ? MPI_IN_PLACE : a, N, MPI_INT, b,
+		RUN(nb, MPI_Gather_c, MPI_Igather_c, MPI_Gather_init_c, r == root ? MPI_IN_PLACE : a, N, MPI_INT, b,
 		    N, MPI_INT, root, c);
 		if (r == root)
 			for (j = 0; j < p; j++)
@@ -122,7 +131,7 @@ static void test_rooted(MPI_Comm c, int nb)
 		}
 		fill(a, r + 1, r);
 		clear(b, i);
-		RUN(nb, MPI_Gatherv_c, MPI_Igatherv_c, a, r + 1, MPI_INT, b, counts, displs,
+		RUN(nb, MPI_Gatherv_c, MPI_Igatherv_c, MPI_Gatherv_init_c, a, r + 1, MPI_INT, b, counts, displs,
 		    MPI_INT, root, c);
 		if (r == root)
 			for (j = 0; j < p; j++)
@@ -134,7 +143,7 @@ static void test_rooted(MPI_Comm c, int nb)
 		for (j = 0; j < p; j++)
 			fill(b + j * N, N, j);
 		clear(a, N);
-		RUN(nb, MPI_Scatter_c, MPI_Iscatter_c, b, N, MPI_INT, a, N, MPI_INT, root, c);
+		RUN(nb, MPI_Scatter_c, MPI_Iscatter_c, MPI_Scatter_init_c, b, N, MPI_INT, a, N, MPI_INT, root, c);
 		for (i = 0; i < N; i++)
 			CHECK(a[i] == val(r, i), "Scatter_c: [%d] = %d", i, a[i]);
 
@@ -142,7 +151,7 @@ static void test_rooted(MPI_Comm c, int nb)
 		for (j = 0; j < p; j++)
 			fill(b + displs[j], j + 1, j);
 		clear(a, p + 1);
-		RUN(nb, MPI_Scatterv_c, MPI_Iscatterv_c, b, counts, displs, MPI_INT, a, r + 1,
+		RUN(nb, MPI_Scatterv_c, MPI_Iscatterv_c, MPI_Scatterv_init_c, b, counts, displs, MPI_INT, a, r + 1,
 		    MPI_INT, root, c);
 		for (i = 0; i < r + 1; i++)
 			CHECK(a[i] == val(r, i), "Scatterv_c: [%d] = %d", i, a[i]);
@@ -151,7 +160,7 @@ static void test_rooted(MPI_Comm c, int nb)
 		/* Reduce, and in place at the root */
 		fill(a, N, r);
 		clear(b, N);
-		RUN(nb, MPI_Reduce_c, MPI_Ireduce_c, a, b, N, MPI_INT, MPI_SUM, root, c);
+		RUN(nb, MPI_Reduce_c, MPI_Ireduce_c, MPI_Reduce_init_c, a, b, N, MPI_INT, MPI_SUM, root, c);
 		for (i = 0; r == root && i < N; i++) {
 			long long want = 0;
 
@@ -160,7 +169,7 @@ static void test_rooted(MPI_Comm c, int nb)
 			CHECK(b[i] == (int)want, "Reduce_c: [%d] = %d, want %lld", i, b[i], want);
 		}
 		fill(b, N, r);
-		RUN(nb, MPI_Reduce_c, MPI_Ireduce_c, r == root ? MPI_IN_PLACE : b, a, N, MPI_INT,
+		RUN(nb, MPI_Reduce_c, MPI_Ireduce_c, MPI_Reduce_init_c, r == root ? MPI_IN_PLACE : b, a, N, MPI_INT,
 		    MPI_MAX, root, c);
 		if (r == root)
 			CHECK(a[2] == val(p - 1, 2), "Reduce_c in place: %d", a[2]);
@@ -193,14 +202,14 @@ static void test_all(MPI_Comm c, int nb)
 	/* Allgather, and in place */
 	fill(a, N, r);
 	clear(b, N * p);
-	RUN(nb, MPI_Allgather_c, MPI_Iallgather_c, a, N, MPI_INT, b, N, MPI_INT, c);
+	RUN(nb, MPI_Allgather_c, MPI_Iallgather_c, MPI_Allgather_init_c, a, N, MPI_INT, b, N, MPI_INT, c);
 	for (j = 0; j < p; j++)
 		for (i = 0; i < N; i++)
 			CHECK(b[j * N + i] == val(j, i), "Allgather_c: [%d][%d] = %d", j, i,
 			      b[j * N + i]);
 	clear(b, N * p);
 	fill(b + r * N, N, r);
-	RUN(nb, MPI_Allgather_c, MPI_Iallgather_c, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, N,
+	RUN(nb, MPI_Allgather_c, MPI_Iallgather_c, MPI_Allgather_init_c, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, N,
 	    MPI_INT, c);
 	for (j = 0; j < p; j++)
 		CHECK(b[j * N + N - 1] == val(j, N - 1), "Allgather_c in place: [%d] = %d", j,
@@ -214,7 +223,7 @@ static void test_all(MPI_Comm c, int nb)
 	}
 	fill(a, r % 3, r);
 	clear(b, total + 1);
-	RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, a, r % 3, MPI_INT, b, rcnt, rd, MPI_INT, c);
+	RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, a, r % 3, MPI_INT, b, rcnt, rd, MPI_INT, c);
 	for (j = 0; j < p; j++)
 		for (i = 0; i < j % 3; i++)
 			CHECK(b[rd[j] + i] == val(j, i), "Allgatherv_c: rank %d [%d] = %d", j, i,
@@ -225,7 +234,7 @@ static void test_all(MPI_Comm c, int nb)
 	for (j = 0; j < p * N; j++)
 		a[j] = val(r, j);
 	clear(b, N * p);
-	RUN(nb, MPI_Alltoall_c, MPI_Ialltoall_c, a, N, MPI_INT, b, N, MPI_INT, c);
+	RUN(nb, MPI_Alltoall_c, MPI_Ialltoall_c, MPI_Alltoall_init_c, a, N, MPI_INT, b, N, MPI_INT, c);
 	for (j = 0; j < p; j++)
 		for (i = 0; i < N; i++)
 			CHECK(b[j * N + i] == val(j, r * N + i), "Alltoall_c: [%d][%d] = %d", j, i,
@@ -246,7 +255,7 @@ static void test_all(MPI_Comm c, int nb)
 		for (i = 0; i < j + 1; i++)
 			a[sd[j] + i] = val(r, j * 100 + i);
 	clear(b, (r + 1) * p);
-	RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, a, sc, sd, MPI_INT, b, rcnt, rd, MPI_INT, c);
+	RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, a, sc, sd, MPI_INT, b, rcnt, rd, MPI_INT, c);
 	for (j = 0; j < p; j++)
 		for (i = 0; i < r + 1; i++)
 			CHECK(b[rd[j] + i] == val(j, r * 100 + i), "Alltoallv_c: from %d [%d] = %d",
@@ -259,7 +268,7 @@ static void test_all(MPI_Comm c, int nb)
 		b[rd[j]] = val(r, j);
 		b[rd[j] + 1] = -val(r, j);
 	}
-	RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, b,
+	RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, b,
 	    rcnt, rd, MPI_INT, c);
 	for (j = 0; j < p; j++)
 		CHECK(b[rd[j]] == val(j, r) && b[rd[j] + 1] == -val(j, r),
@@ -267,7 +276,7 @@ static void test_all(MPI_Comm c, int nb)
 	clear(b, 2 * p);
 	b[rd[r]] = val(r, 0);
 	b[rd[r] + 1] = val(r, 1);
-	RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, rcnt,
+	RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, rcnt,
 	    rd, MPI_INT, c);
 	for (j = 0; j < p; j++)
 		CHECK(b[rd[j]] == val(j, 0) && b[rd[j] + 1] == val(j, 1),
@@ -285,7 +294,7 @@ static void test_all(MPI_Comm c, int nb)
 		types[j] = MPI_INT;
 	}
 	clear(b, (r + 1) * p);
-	RUN(nb, MPI_Alltoallw_c, MPI_Ialltoallw_c, a, sc, wsd, types, b, rcnt, wrd, types, c);
+	RUN(nb, MPI_Alltoallw_c, MPI_Ialltoallw_c, MPI_Alltoallw_init_c, a, sc, wsd, types, b, rcnt, wrd, types, c);
 	for (j = 0; j < p; j++)
 		for (i = 0; i < r + 1; i++)
 			CHECK(b[rd[j] + i] == val(j, r * 100 + i), "Alltoallw_c: from %d [%d] = %d",
@@ -294,10 +303,10 @@ static void test_all(MPI_Comm c, int nb)
 	/* Allreduce, in place too */
 	fill(a, N, r);
 	clear(b, N);
-	RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, a, b, N, MPI_INT, MPI_MIN, c);
+	RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, a, b, N, MPI_INT, MPI_MIN, c);
 	CHECK(b[3] == val(0, 3), "Allreduce_c: %d", b[3]);
 	fill(b, N, r);
-	RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, MPI_IN_PLACE, b, N, MPI_INT, MPI_MAX, c);
+	RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, MPI_IN_PLACE, b, N, MPI_INT, MPI_MAX, c);
 	CHECK(b[3] == val(p - 1, 3), "Allreduce_c in place: %d", b[3]);
 
 	/* Reduce_scatter: rank j gets j + 1 sums; Reduce_scatter_block: N each */
@@ -308,7 +317,7 @@ static void test_all(MPI_Comm c, int nb)
 	for (i = 0; i < total; i++)
 		a[i] = r + i;
 	clear(b, total);
-	RUN(nb, MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, a, b, rcnt, MPI_INT, MPI_SUM, c);
+	RUN(nb, MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, MPI_Reduce_scatter_init_c, a, b, rcnt, MPI_INT, MPI_SUM, c);
 	for (i = 0; i < r + 1; i++) {
 		int first = r * (r + 1) / 2 + i;
 
@@ -317,7 +326,7 @@ static void test_all(MPI_Comm c, int nb)
 	for (i = 0; i < N * p; i++)
 		a[i] = r + i;
 	clear(b, N);
-	RUN(nb, MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, a, b, N, MPI_INT, MPI_SUM,
+	RUN(nb, MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, MPI_Reduce_scatter_block_init_c, a, b, N, MPI_INT, MPI_SUM,
 	    c);
 	for (i = 0; i < N; i++)
 		CHECK(b[i] == p * (p - 1) / 2 + p * (r * N + i), "Reduce_scatter_block_c: [%d] = %d",
@@ -327,11 +336,11 @@ static void test_all(MPI_Comm c, int nb)
 	for (i = 0; i < N; i++)
 		a[i] = r + 1 + i;
 	clear(b, N);
-	RUN(nb, MPI_Scan_c, MPI_Iscan_c, a, b, N, MPI_INT, MPI_SUM, c);
+	RUN(nb, MPI_Scan_c, MPI_Iscan_c, MPI_Scan_init_c, a, b, N, MPI_INT, MPI_SUM, c);
 	for (i = 0; i < N; i++)
 		CHECK(b[i] == (r + 1) * (r + 2) / 2 + (r + 1) * i, "Scan_c: [%d] = %d", i, b[i]);
 	clear(b, N);
-	RUN(nb, MPI_Exscan_c, MPI_Iexscan_c, a, b, N, MPI_INT, MPI_SUM, c);
+	RUN(nb, MPI_Exscan_c, MPI_Iexscan_c, MPI_Exscan_init_c, a, b, N, MPI_INT, MPI_SUM, c);
 	for (i = 0; r > 0 && i < N; i++)
 		CHECK(b[i] == r * (r + 1) / 2 + r * i, "Exscan_c: [%d] = %d", i, b[i]);
 
@@ -350,7 +359,7 @@ static void test_forms(MPI_Comm c)
 {
 	int nb, a[N], b[N], i;
 
-	for (nb = 0; nb < 2; nb++) {
+	for (nb = 0; nb < 3; nb++) {
 		test_rooted(c, nb);
 		test_all(c, nb);
 	}
@@ -431,22 +440,22 @@ static void test_user(MPI_Comm c)
 	OK(MPI_Op_commutative(range, &commute));
 	CHECK(commute == 0, "MPI_Op_commutative of an MPI_Op_create_c operation: %d", commute);
 
-	for (nb = 0; nb < 2; nb++) {
+	for (nb = 0; nb < 3; nb++) {
 		for (root = 0; root < p; root++) {
 			range_fill(s, N, r);
 			range_fill(d, N, -1);
-			RUN(nb, MPI_Reduce_c, MPI_Ireduce_c, s, d, N, MPI_2INT, range, root, c);
+			RUN(nb, MPI_Reduce_c, MPI_Ireduce_c, MPI_Reduce_init_c, s, d, N, MPI_2INT, range, root, c);
 			if (r == root)
 				range_check(d, N, 0, p - 1, "Reduce_c");
 		}
 		range_fill(s, N, r);
-		RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, s, d, N, MPI_2INT, range, c);
+		RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, s, d, N, MPI_2INT, range, c);
 		range_check(d, N, 0, p - 1, "Allreduce_c");
 		range_fill(d, N, r);
-		RUN(nb, MPI_Scan_c, MPI_Iscan_c, MPI_IN_PLACE, d, N, MPI_2INT, range, c);
+		RUN(nb, MPI_Scan_c, MPI_Iscan_c, MPI_Scan_init_c, MPI_IN_PLACE, d, N, MPI_2INT, range, c);
 		range_check(d, N, 0, r, "Scan_c");
 		range_fill(d, N, -1);
-		RUN(nb, MPI_Exscan_c, MPI_Iexscan_c, s, d, N, MPI_2INT, range, c);
+		RUN(nb, MPI_Exscan_c, MPI_Iexscan_c, MPI_Exscan_init_c, s, d, N, MPI_2INT, range, c);
 		if (r > 0)
 			range_check(d, N, 0, r - 1, "Exscan_c");
 		for (i = 0; i < p; i++)
@@ -456,10 +465,10 @@ static void test_user(MPI_Comm c)
 			int big[2 * 2 * 64];
 
 			range_fill(big, 2 * p, r);
-			RUN(nb, MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, big, d, counts,
+			RUN(nb, MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, MPI_Reduce_scatter_init_c, big, d, counts,
 			    MPI_2INT, range, c);
 			range_check(d, r % 2 + 1, 0, p - 1, "Reduce_scatter_c");
-			RUN(nb, MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, big, d, 2,
+			RUN(nb, MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, MPI_Reduce_scatter_block_init_c, big, d, 2,
 			    MPI_2INT, range, c);
 			range_check(d, 2, 0, p - 1, "Reduce_scatter_block_c");
 		}
@@ -467,7 +476,7 @@ static void test_user(MPI_Comm c)
 		for (i = 0; i < N; i++)
 			x[i] = r * i;
 		sum_calls = 0;
-		RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, x, y, N, MPI_INT, sum, c);
+		RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, x, y, N, MPI_INT, sum, c);
 		for (i = 0; i < N; i++)
 			CHECK(y[i] == p * (p - 1) / 2 * i, "Allreduce_c, MPI_Op_create: [%d] = %d",
 			      i, y[i]);
@@ -533,7 +542,7 @@ static void test_address(MPI_Comm c)
 	OK(MPI_Get_address(rcv, &base));
 	CHECK(base > INT_MAX, "the heap lies below 2 GiB: this test needs it above");
 
-	for (nb = 0; nb < 2; nb++) {
+	for (nb = 0; nb < 3; nb++) {
 		/* Allgatherv into MPI_BOTTOM: displacements are addresses. */
 		memset(snd, r + 1, BLOCK);
 		memset(rcv, 0, (size_t)BLOCK * p);
@@ -541,7 +550,7 @@ static void test_address(MPI_Comm c)
 			counts[j] = BLOCK;
 			displs[j] = base + (MPI_Aint)(p - 1 - j) * BLOCK;
 		}
-		RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, snd, BLOCK, MPI_BYTE, MPI_BOTTOM,
+		RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, snd, BLOCK, MPI_BYTE, MPI_BOTTOM,
 		    counts, displs, MPI_BYTE, c);
 		for (j = 0; j < p; j++) {
 			const unsigned char *blk = rcv + (size_t)(p - 1 - j) * BLOCK;
@@ -557,7 +566,7 @@ static void test_address(MPI_Comm c)
 			displs[j] = base + (MPI_Aint)j * BLOCK;
 		}
 		memset(rcv, 0xff, (size_t)BLOCK * p);
-		RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_BOTTOM, counts, sdispls, MPI_BYTE,
+		RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, MPI_BOTTOM, counts, sdispls, MPI_BYTE,
 		    MPI_BOTTOM, counts, displs, MPI_BYTE, c);
 		for (j = 0; j < p; j++)
 			CHECK(rcv[(size_t)j * BLOCK + 7] == (unsigned char)(j * 16 + r),
@@ -574,7 +583,7 @@ static void test_address(MPI_Comm c)
 			types[j] = MPI_BYTE;
 		}
 		memset(rcv, 0xff, (size_t)BLOCK * p);
-		RUN(nb, MPI_Alltoallw_c, MPI_Ialltoallw_c, MPI_BOTTOM, wcounts, sdispls, types,
+		RUN(nb, MPI_Alltoallw_c, MPI_Ialltoallw_c, MPI_Alltoallw_init_c, MPI_BOTTOM, wcounts, sdispls, types,
 		    MPI_BOTTOM, wcounts, displs, types, c);
 		for (j = 0; j < p; j++) {
 			CHECK(rcv[(size_t)j * BLOCK + 3] == (unsigned char)(j * 16 + r),
@@ -635,10 +644,10 @@ static void test_inter(int nb)
 	fill(a, lr + 1, lr);
 	clear(b, total);
 	if (low)
-		RUN(nb, MPI_Gatherv_c, MPI_Igatherv_c, NULL, 0, MPI_INT, b, counts, displs, MPI_INT,
+		RUN(nb, MPI_Gatherv_c, MPI_Igatherv_c, MPI_Gatherv_init_c, NULL, 0, MPI_INT, b, counts, displs, MPI_INT,
 		    lr == 0 ? MPI_ROOT : MPI_PROC_NULL, ic);
 	else
-		RUN(nb, MPI_Gatherv_c, MPI_Igatherv_c, a, lr + 1, MPI_INT, NULL, NULL, NULL,
+		RUN(nb, MPI_Gatherv_c, MPI_Igatherv_c, MPI_Gatherv_init_c, a, lr + 1, MPI_INT, NULL, NULL, NULL,
 		    MPI_INT, 0, ic);
 	for (j = 0; low && lr == 0 && j < rs; j++)
 		for (i = 0; i < j + 1; i++)
@@ -654,10 +663,10 @@ static void test_inter(int nb)
 	}
 	clear(a, ls + 1);
 	if (!low)
-		RUN(nb, MPI_Scatterv_c, MPI_Iscatterv_c, b, counts, displs, MPI_INT, NULL, 0,
+		RUN(nb, MPI_Scatterv_c, MPI_Iscatterv_c, MPI_Scatterv_init_c, b, counts, displs, MPI_INT, NULL, 0,
 		    MPI_INT, lr == 0 ? MPI_ROOT : MPI_PROC_NULL, ic);
 	else
-		RUN(nb, MPI_Scatterv_c, MPI_Iscatterv_c, NULL, NULL, NULL, MPI_INT, a, lr + 1,
+		RUN(nb, MPI_Scatterv_c, MPI_Iscatterv_c, MPI_Scatterv_init_c, NULL, NULL, NULL, MPI_INT, a, lr + 1,
 		    MPI_INT, 0, ic);
 	for (i = 0; low && i < lr + 1; i++)
 		CHECK(a[i] == val(lr, i), "inter Scatterv_c: [%d] = %d", i, a[i]);
@@ -670,7 +679,7 @@ static void test_inter(int nb)
 	}
 	fill(a, lr + 1, lr + 100 * low);
 	clear(b, total);
-	RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, a, lr + 1, MPI_INT, b, counts, displs,
+	RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, a, lr + 1, MPI_INT, b, counts, displs,
 	    MPI_INT, ic);
 	for (j = 0; j < rs; j++)
 		for (i = 0; i < j + 1; i++)
@@ -688,14 +697,14 @@ static void test_inter(int nb)
 		a[displs[j] + 1] = -val(lr + 100 * low, j);
 	}
 	clear(b, 2 * rs);
-	RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, a, counts, displs, MPI_INT, b, counts, displs,
+	RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, a, counts, displs, MPI_INT, b, counts, displs,
 	    MPI_INT, ic);
 	for (j = 0; j < rs; j++)
 		CHECK(b[displs[j]] == val(j + 100 * !low, lr) &&
 			      b[displs[j] + 1] == -val(j + 100 * !low, lr),
 		      "inter Alltoallv_c: from %d: %d", j, b[displs[j]]);
 	clear(b, 2 * rs);
-	RUN(nb, MPI_Alltoallw_c, MPI_Ialltoallw_c, a, wcounts, wdispls, types, b, wcounts, wdispls,
+	RUN(nb, MPI_Alltoallw_c, MPI_Ialltoallw_c, MPI_Alltoallw_init_c, a, wcounts, wdispls, types, b, wcounts, wdispls,
 	    types, ic);
 	for (j = 0; j < rs; j++)
 		CHECK(b[displs[j]] == val(j + 100 * !low, lr), "inter Alltoallw_c: from %d: %d", j,
@@ -909,20 +918,38 @@ static void test_big(void)
 		CHECK(buf[i] == big_val(i, 0), "Bcast_c: byte %lld is %d", (long long)i, buf[i]);
 	CHECK(buf[BIG - 1] == big_val(BIG - 1, 0), "Bcast_c: the last byte");
 
-	/* Allreduce_c in place, MPI_BXOR, over pieces: each byte the xor of
-	 * every rank's. */
+	/* Iallreduce_c in place, MPI_BXOR, in one piece (a contiguous type);
+	 * then Allreduce_c over pieces, of vectors now the same everywhere:
+	 * their xor over an even number of ranks is 0 (over an odd number,
+	 * the vector itself).  The second reuses the first's temporary buffer. */
 	for (i = 0; i < BIG; i++)
 		buf[i] = big_val(i, r);
-	OK(MPI_Allreduce_c(MPI_IN_PLACE, buf, BIG, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD));
+	{
+		MPI_Request req;
+
+		OK(MPI_Iallreduce_c(MPI_IN_PLACE, buf, BIG, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD,
+				    &req));
+		OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+	}
 	for (i = 0; i < BIG; i += 4099) {
 		unsigned char want = 0;
 		int j;
 
 		for (j = 0; j < p; j++)
 			want ^= big_val(i, j);
-		CHECK(buf[i] == want, "Allreduce_c: byte %lld is %d, want %d", (long long)i,
+		CHECK(buf[i] == want, "Iallreduce_c: byte %lld is %d, want %d", (long long)i,
 		      buf[i], want);
 	}
+	other = malloc(64);
+	CHECK(other, "no memory");
+	for (i = 0; i < 64; i++)
+		other[i] = buf[(BIG - 1) - i * 33554467];
+	OK(MPI_Allreduce_c(MPI_IN_PLACE, buf, BIG, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD));
+	for (i = 0; i < 64; i++)
+		CHECK(buf[(BIG - 1) - i * 33554467] == (p % 2 ? other[i] : 0),
+		      "Allreduce_c: byte %lld is %d", (long long)((BIG - 1) - i * 33554467),
+		      buf[(BIG - 1) - i * 33554467]);
+	free(other);
 
 	/* Gatherv_c to rank 0 in place: rank 1 sends BIG - 24 bytes after the
 	 * root's 24 (divided by their common divisor, 8). */
@@ -987,6 +1014,7 @@ int main(int argc, char **argv)
 		if (!only || !strcmp(only, "inter")) {
 			test_inter(0);
 			test_inter(1);
+			test_inter(2);
 		}
 		for (k = 0; k < COLL_NCOMMS; k++) {
 			const char *cname;
