@@ -103,7 +103,7 @@ static int make_block(MPI_Count count, MPI_Datatype t, MPI_Datatype *made)
 
 struct large {
 	int n;
-	MPI_Datatype t;    /* the type to pass */
+	MPI_Datatype t;	   /* the type to pass */
 	MPI_Datatype made; /* a type made for it, or MPI_DATATYPE_NULL */
 };
 
@@ -199,8 +199,8 @@ static int vec_big(int n, const MPI_Count *counts, const MPI_Aint *displs, MPI_C
  * contiguous type of g elements.  significant 0: the call ignores them here.
  */
 static int vec_of(MPI_Comm comm, int n, const MPI_Count *counts, const MPI_Aint *displs,
-		  int has_displs, MPI_Datatype t, int significant, struct vec *v,
-		  const char *what, const char *call)
+		  int has_displs, MPI_Datatype t, int significant, struct vec *v, const char *what,
+		  const char *call)
 {
 	MPI_Count g = 1, total = 0;
 	int i, rc;
@@ -240,15 +240,16 @@ static int vec_of(MPI_Comm comm, int n, const MPI_Count *counts, const MPI_Aint 
 					    "even in blocks of %lld elements (the greatest common "
 					    "divisor of the counts%s): this form takes at most "
 					    "INT_MAX",
-					    what, counts[i], has_displs ? " or displacement" : "", i,
-					    g, has_displs ? " and displacements" : "");
+					    what, counts[i], has_displs ? " or displacement" : "",
+					    i, g, has_displs ? " and displacements" : "");
 		}
 		v->counts[i] = int_of(c);
 		if (has_displs)
 			v->displs[i] = (int)d;
 	}
 	if (g > 1) {
-		if ((rc = mpi_shim_check_type(comm, t, call)) || (rc = make_block(g, t, &v->made))) {
+		if ((rc = mpi_shim_check_type(comm, t, call)) ||
+		    (rc = make_block(g, t, &v->made))) {
 			vec_free(v);
 			return rc;
 		}
@@ -321,8 +322,8 @@ static int two_init(enum coll_kind kind, const struct two *a, int sn, MPI_Dataty
 		return PMPI_Gather_init(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm, a->info,
 					a->req);
 	case COLL_SCATTER:
-		return PMPI_Scatter_init(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm, a->info,
-					 a->req);
+		return PMPI_Scatter_init(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm,
+					 a->info, a->req);
 	case COLL_ALLGATHER:
 		return PMPI_Allgather_init(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm, a->info,
 					   a->req);
@@ -340,18 +341,18 @@ static int two_call(enum coll_kind kind, const struct two *a, int sn, MPI_Dataty
 	switch (kind) {
 	case COLL_GATHER:
 		return a->form ? PMPI_Igather(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm,
-					    a->req) :
-			       PMPI_Gather(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm);
+					      a->req)
+			       : PMPI_Gather(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm);
 	case COLL_SCATTER:
 		return a->form ? PMPI_Iscatter(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm,
-					     a->req) :
-			       PMPI_Scatter(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm);
+					       a->req)
+			       : PMPI_Scatter(a->sbuf, sn, st, a->rbuf, rn, rt, a->root, a->comm);
 	case COLL_ALLGATHER:
-		return a->form ? PMPI_Iallgather(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm, a->req) :
-			       PMPI_Allgather(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm);
+		return a->form ? PMPI_Iallgather(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm, a->req)
+			       : PMPI_Allgather(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm);
 	default:
-		return a->form ? PMPI_Ialltoall(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm, a->req) :
-			       PMPI_Alltoall(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm);
+		return a->form ? PMPI_Ialltoall(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm, a->req)
+			       : PMPI_Alltoall(a->sbuf, sn, st, a->rbuf, rn, rt, a->comm);
 	}
 }
 
@@ -368,13 +369,13 @@ static int two_c(enum coll_kind kind, const struct two *a, MPI_Count scount, MPI
 		return refuse(comm, rc);
 	/* Which counts this process's part of the call reads. */
 	if (kind == COLL_GATHER) {
-		ssig = is_leaf(comm, a->root) &&
-		       !(is_root(comm, a->root) && a->sbuf == MPI_IN_PLACE);
+		ssig =
+		    is_leaf(comm, a->root) && !(is_root(comm, a->root) && a->sbuf == MPI_IN_PLACE);
 		rsig = is_root(comm, a->root);
 	} else if (kind == COLL_SCATTER) {
 		ssig = is_root(comm, a->root);
-		rsig = is_leaf(comm, a->root) &&
-		       !(is_root(comm, a->root) && a->rbuf == MPI_IN_PLACE);
+		rsig =
+		    is_leaf(comm, a->root) && !(is_root(comm, a->root) && a->rbuf == MPI_IN_PLACE);
 	} else {
 		ssig = a->sbuf != MPI_IN_PLACE;
 		rsig = 1;
@@ -391,9 +392,11 @@ static int two_c(enum coll_kind kind, const struct two *a, MPI_Count scount, MPI
 	return rc;
 }
 
-#define TWO_ARGS(form_, info_, req_, root_)                                                  \
-	{ .sbuf = sendbuf, .rbuf = recvbuf, .stype = sendtype, .rtype = recvtype,            \
-	  .root = (root_), .comm = comm, .info = (info_), .req = (req_), .form = (form_) }
+#define TWO_ARGS(form_, info_, req_, root_)                                                        \
+	{                                                                                          \
+		.sbuf = sendbuf, .rbuf = recvbuf, .stype = sendtype, .rtype = recvtype,            \
+		.root = (root_), .comm = comm, .info = (info_), .req = (req_), .form = (form_)     \
+	}
 
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
 		  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -404,9 +407,9 @@ int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 }
 MPI_SHIM_ALIAS(MPI_Gather_c);
 
-int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-		   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-		   MPI_Comm comm, MPI_Request *request)
+int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+		   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+		   MPI_Request *request)
 {
 	struct two a = TWO_ARGS(NONBLOCKING, MPI_INFO_NULL, request, root);
 
@@ -414,9 +417,8 @@ int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 }
 MPI_SHIM_ALIAS(MPI_Igather_c);
 
-int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-		   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-		   MPI_Comm comm)
+int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+		   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	struct two a = TWO_ARGS(BLOCKING, MPI_INFO_NULL, NULL, root);
 
@@ -424,9 +426,9 @@ int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 }
 MPI_SHIM_ALIAS(MPI_Scatter_c);
 
-int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-		    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-		    MPI_Comm comm, MPI_Request *request)
+int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+		    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+		    MPI_Request *request)
 {
 	struct two a = TWO_ARGS(NONBLOCKING, MPI_INFO_NULL, request, root);
 
@@ -434,8 +436,8 @@ int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 }
 MPI_SHIM_ALIAS(MPI_Iscatter_c);
 
-int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-		     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+		     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	struct two a = TWO_ARGS(BLOCKING, MPI_INFO_NULL, NULL, 0);
 
@@ -453,8 +455,8 @@ int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 }
 MPI_SHIM_ALIAS(MPI_Iallgather_c);
 
-int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-		    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+		    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	struct two a = TWO_ARGS(BLOCKING, MPI_INFO_NULL, NULL, 0);
 
@@ -462,8 +464,8 @@ int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 }
 MPI_SHIM_ALIAS(MPI_Alltoall_c);
 
-int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-		     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+		     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
 		     MPI_Request *request)
 {
 	struct two a = TWO_ARGS(NONBLOCKING, MPI_INFO_NULL, request, 0);
@@ -477,8 +479,8 @@ MPI_SHIM_ALIAS(MPI_Ialltoall_c);
 /* ------------------------------------------------------------------ */
 
 static int gatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-		     const MPI_Count *rcounts, const MPI_Aint *displs, MPI_Datatype rtype,
-		     int root, MPI_Comm comm, MPI_Info info, MPI_Request *req, enum form form,
+		     const MPI_Count *rcounts, const MPI_Aint *displs, MPI_Datatype rtype, int root,
+		     MPI_Comm comm, MPI_Info info, MPI_Request *req, enum form form,
 		     const char *call)
 {
 	struct large s;
@@ -499,25 +501,26 @@ static int gatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, voi
 		rc = PMPI_Gatherv_init(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, root, comm,
 				       info, req);
 	else
-		rc = form ? PMPI_Igatherv(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, root, comm, req) :
-		  PMPI_Gatherv(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, root, comm);
+		rc = form ? PMPI_Igatherv(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, root, comm,
+					  req)
+			  : PMPI_Gatherv(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, root, comm);
 	large_free(&s);
 	vec_free(&r);
 	return rc;
 }
 
-int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-		   void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-		   MPI_Datatype recvtype, int root, MPI_Comm comm)
+int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+		   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+		   int root, MPI_Comm comm)
 {
 	return gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
 			 comm, MPI_INFO_NULL, NULL, BLOCKING, "MPI_Gatherv_c");
 }
 MPI_SHIM_ALIAS(MPI_Gatherv_c);
 
-int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-		    void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-		    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+		    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+		    int root, MPI_Comm comm, MPI_Request *request)
 {
 	return gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
 			 comm, MPI_INFO_NULL, request, NONBLOCKING, "MPI_Igatherv_c");
@@ -527,7 +530,7 @@ MPI_SHIM_ALIAS(MPI_Igatherv_c);
 static int scatterv_c(const void *sbuf, const MPI_Count *scounts, const MPI_Aint *displs,
 		      MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
 		      int root, MPI_Comm comm, MPI_Info info, MPI_Request *req, enum form form,
-		     const char *call)
+		      const char *call)
 {
 	struct vec s;
 	struct large r;
@@ -547,8 +550,10 @@ static int scatterv_c(const void *sbuf, const MPI_Count *scounts, const MPI_Aint
 		rc = PMPI_Scatterv_init(sbuf, s.counts, s.displs, s.t, rbuf, r.n, r.t, root, comm,
 					info, req);
 	else
-		rc = form ? PMPI_Iscatterv(sbuf, s.counts, s.displs, s.t, rbuf, r.n, r.t, root, comm, req) :
-		  PMPI_Scatterv(sbuf, s.counts, s.displs, s.t, rbuf, r.n, r.t, root, comm);
+		rc = form
+			 ? PMPI_Iscatterv(sbuf, s.counts, s.displs, s.t, rbuf, r.n, r.t, root, comm,
+					  req)
+			 : PMPI_Scatterv(sbuf, s.counts, s.displs, s.t, rbuf, r.n, r.t, root, comm);
 	vec_free(&s);
 	large_free(&r);
 	return rc;
@@ -558,8 +563,8 @@ int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 		    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
 		    MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-	return scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-			  root, comm, MPI_INFO_NULL, NULL, BLOCKING, "MPI_Scatterv_c");
+	return scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+			  comm, MPI_INFO_NULL, NULL, BLOCKING, "MPI_Scatterv_c");
 }
 MPI_SHIM_ALIAS(MPI_Scatterv_c);
 
@@ -567,15 +572,15 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 		     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
 		     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-			  root, comm, MPI_INFO_NULL, request, NONBLOCKING, "MPI_Iscatterv_c");
+	return scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+			  comm, MPI_INFO_NULL, request, NONBLOCKING, "MPI_Iscatterv_c");
 }
 MPI_SHIM_ALIAS(MPI_Iscatterv_c);
 
 static int allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
 			const MPI_Count *rcounts, const MPI_Aint *displs, MPI_Datatype rtype,
 			MPI_Comm comm, MPI_Info info, MPI_Request *req, enum form form,
-		     const char *call)
+			const char *call)
 {
 	struct large s;
 	struct vec r;
@@ -594,8 +599,9 @@ static int allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, 
 		rc = PMPI_Allgatherv_init(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, comm, info,
 					  req);
 	else
-		rc = form ? PMPI_Iallgatherv(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, comm, req) :
-		  PMPI_Allgatherv(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, comm);
+		rc = form ? PMPI_Iallgatherv(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, comm,
+					     req)
+			  : PMPI_Allgatherv(sbuf, s.n, s.t, rbuf, r.counts, r.displs, r.t, comm);
 	large_free(&s);
 	vec_free(&r);
 	return rc;
@@ -621,9 +627,8 @@ MPI_SHIM_ALIAS(MPI_Iallgatherv_c);
 
 static int alltoallv_c(const void *sbuf, const MPI_Count *scounts, const MPI_Aint *sdispls,
 		       MPI_Datatype stype, void *rbuf, const MPI_Count *rcounts,
-		       const MPI_Aint *rdispls, MPI_Datatype rtype, MPI_Comm comm,
-		       MPI_Info info, MPI_Request *req, enum form form,
-		     const char *call)
+		       const MPI_Aint *rdispls, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
+		       MPI_Request *req, enum form form, const char *call)
 {
 	struct vec s, r;
 	int rc;
@@ -642,10 +647,10 @@ static int alltoallv_c(const void *sbuf, const MPI_Count *scounts, const MPI_Ain
 		rc = PMPI_Alltoallv_init(sbuf, s.counts, s.displs, s.t, rbuf, r.counts, r.displs,
 					 r.t, comm, info, req);
 	else
-		rc = form ? PMPI_Ialltoallv(sbuf, s.counts, s.displs, s.t, rbuf, r.counts, r.displs, r.t,
-				  comm, req) :
-		  PMPI_Alltoallv(sbuf, s.counts, s.displs, s.t, rbuf, r.counts, r.displs, r.t,
-				 comm);
+		rc = form ? PMPI_Ialltoallv(sbuf, s.counts, s.displs, s.t, rbuf, r.counts, r.displs,
+					    r.t, comm, req)
+			  : PMPI_Alltoallv(sbuf, s.counts, s.displs, s.t, rbuf, r.counts, r.displs,
+					   r.t, comm);
 	vec_free(&s);
 	vec_free(&r);
 	return rc;
@@ -660,10 +665,10 @@ int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 }
 MPI_SHIM_ALIAS(MPI_Alltoallv_c);
 
-int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
-		      const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
-		      const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-		      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+		      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+		      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+		      MPI_Request *request)
 {
 	return alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
 			   recvtype, comm, MPI_INFO_NULL, request, NONBLOCKING, "MPI_Ialltoallv_c");
@@ -676,9 +681,9 @@ MPI_SHIM_ALIAS(MPI_Ialltoallv_c);
 
 struct wvec {
 	int n;
-	int *counts, *displs;  /* what to pass (NULL: the caller's NULL) */
-	MPI_Datatype *types;   /* the types to pass */
-	MPI_Datatype *made;    /* the types made, MPI_DATATYPE_NULL where none */
+	int *counts, *displs; /* what to pass (NULL: the caller's NULL) */
+	MPI_Datatype *types;  /* the types to pass */
+	MPI_Datatype *made;   /* the types made, MPI_DATATYPE_NULL where none */
 };
 
 static void wvec_free(struct wvec *w)
@@ -747,16 +752,15 @@ static int wvec_of(MPI_Comm comm, int n, const MPI_Count *counts, const MPI_Aint
 static int alltoallw_c(const void *sbuf, const MPI_Count *scounts, const MPI_Aint *sdispls,
 		       const MPI_Datatype *stypes, void *rbuf, const MPI_Count *rcounts,
 		       const MPI_Aint *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm,
-		       MPI_Info info, MPI_Request *req, enum form form,
-		     const char *call)
+		       MPI_Info info, MPI_Request *req, enum form form, const char *call)
 {
 	struct wvec s, r;
 	int rc;
 
 	if ((rc = enter(comm, call)))
 		return refuse(comm, rc);
-	if ((rc = wvec_of(comm, comm->peer_size, scounts, sdispls, stypes, sbuf != MPI_IN_PLACE,
-			  &s, call)))
+	if ((rc = wvec_of(comm, comm->peer_size, scounts, sdispls, stypes, sbuf != MPI_IN_PLACE, &s,
+			  call)))
 		return refuse(comm, rc);
 	if ((rc = wvec_of(comm, comm->peer_size, rcounts, rdispls, rtypes, 1, &r, call))) {
 		wvec_free(&s);
@@ -766,10 +770,10 @@ static int alltoallw_c(const void *sbuf, const MPI_Count *scounts, const MPI_Ain
 		rc = PMPI_Alltoallw_init(sbuf, s.counts, s.displs, s.types, rbuf, r.counts,
 					 r.displs, r.types, comm, info, req);
 	else
-		rc = form ? PMPI_Ialltoallw(sbuf, s.counts, s.displs, s.types, rbuf, r.counts, r.displs,
-				  r.types, comm, req) :
-		  PMPI_Alltoallw(sbuf, s.counts, s.displs, s.types, rbuf, r.counts, r.displs,
-				 r.types, comm);
+		rc = form ? PMPI_Ialltoallw(sbuf, s.counts, s.displs, s.types, rbuf, r.counts,
+					    r.displs, r.types, comm, req)
+			  : PMPI_Alltoallw(sbuf, s.counts, s.displs, s.types, rbuf, r.counts,
+					   r.displs, r.types, comm);
 	wvec_free(&s);
 	wvec_free(&r);
 	return rc;
@@ -784,13 +788,14 @@ int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 }
 MPI_SHIM_ALIAS(MPI_Alltoallw_c);
 
-int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
-		      const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
-		      const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-		      const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+		      const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+		      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+		      MPI_Request *request)
 {
 	return alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-			   recvtypes, comm, MPI_INFO_NULL, request, NONBLOCKING, "MPI_Ialltoallw_c");
+			   recvtypes, comm, MPI_INFO_NULL, request, NONBLOCKING,
+			   "MPI_Ialltoallw_c");
 }
 MPI_SHIM_ALIAS(MPI_Ialltoallw_c);
 
@@ -835,20 +840,21 @@ static int red_call(enum coll_kind kind, const struct red *a, const void *sbuf, 
 		return red_init(kind, a, sbuf, rbuf, n, t);
 	switch (kind) {
 	case COLL_REDUCE:
-		return a->form ? PMPI_Ireduce(sbuf, rbuf, n, t, a->op, a->root, a->comm, a->req) :
-			       PMPI_Reduce(sbuf, rbuf, n, t, a->op, a->root, a->comm);
+		return a->form ? PMPI_Ireduce(sbuf, rbuf, n, t, a->op, a->root, a->comm, a->req)
+			       : PMPI_Reduce(sbuf, rbuf, n, t, a->op, a->root, a->comm);
 	case COLL_ALLREDUCE:
-		return a->form ? PMPI_Iallreduce(sbuf, rbuf, n, t, a->op, a->comm, a->req) :
-			       PMPI_Allreduce(sbuf, rbuf, n, t, a->op, a->comm);
+		return a->form ? PMPI_Iallreduce(sbuf, rbuf, n, t, a->op, a->comm, a->req)
+			       : PMPI_Allreduce(sbuf, rbuf, n, t, a->op, a->comm);
 	case COLL_REDUCE_SCATTER_BLOCK:
-		return a->form ? PMPI_Ireduce_scatter_block(sbuf, rbuf, n, t, a->op, a->comm, a->req) :
-			       PMPI_Reduce_scatter_block(sbuf, rbuf, n, t, a->op, a->comm);
+		return a->form
+			   ? PMPI_Ireduce_scatter_block(sbuf, rbuf, n, t, a->op, a->comm, a->req)
+			   : PMPI_Reduce_scatter_block(sbuf, rbuf, n, t, a->op, a->comm);
 	case COLL_SCAN:
-		return a->form ? PMPI_Iscan(sbuf, rbuf, n, t, a->op, a->comm, a->req) :
-			       PMPI_Scan(sbuf, rbuf, n, t, a->op, a->comm);
+		return a->form ? PMPI_Iscan(sbuf, rbuf, n, t, a->op, a->comm, a->req)
+			       : PMPI_Scan(sbuf, rbuf, n, t, a->op, a->comm);
 	default:
-		return a->form ? PMPI_Iexscan(sbuf, rbuf, n, t, a->op, a->comm, a->req) :
-			       PMPI_Exscan(sbuf, rbuf, n, t, a->op, a->comm);
+		return a->form ? PMPI_Iexscan(sbuf, rbuf, n, t, a->op, a->comm, a->req)
+			       : PMPI_Exscan(sbuf, rbuf, n, t, a->op, a->comm);
 	}
 }
 
@@ -911,9 +917,11 @@ static int red_c(enum coll_kind kind, const struct red *a, MPI_Count count, cons
 	return rc;
 }
 
-#define RED_ARGS(form_, info_, req_, root_)                                                  \
-	{ .sbuf = sendbuf, .rbuf = recvbuf, .type = datatype, .op = op, .root = (root_),      \
-	  .comm = comm, .info = (info_), .req = (req_), .form = (form_) }
+#define RED_ARGS(form_, info_, req_, root_)                                                        \
+	{                                                                                          \
+		.sbuf = sendbuf, .rbuf = recvbuf, .type = datatype, .op = op, .root = (root_),     \
+		.comm = comm, .info = (info_), .req = (req_), .form = (form_)                      \
+	}
 
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		  MPI_Op op, int root, MPI_Comm comm)
@@ -942,8 +950,8 @@ int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 }
 MPI_SHIM_ALIAS(MPI_Allreduce_c);
 
-int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-		      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+		      MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
 	struct red a = RED_ARGS(NONBLOCKING, MPI_INFO_NULL, request, 0);
 
@@ -1009,9 +1017,9 @@ MPI_SHIM_ALIAS(MPI_Iexscan_c);
 /* Reduce_scatter: the counts divided by their greatest common divisor
  * when they do not fit an int (or add up to more), with a predefined
  * operation only. */
-static int reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count *rcounts,
-			    MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *req, enum form form,
-			    const char *call)
+static int reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count *rcounts, MPI_Datatype t,
+			    MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *req,
+			    enum form form, const char *call)
 {
 	struct vec v;
 	MPI_Count g;
@@ -1033,8 +1041,8 @@ static int reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count *rcoun
 	if (form == PERSISTENT)
 		rc = PMPI_Reduce_scatter_init(sbuf, rbuf, v.counts, v.t, op, comm, info, req);
 	else
-		rc = form ? PMPI_Ireduce_scatter(sbuf, rbuf, v.counts, v.t, op, comm, req) :
-		  PMPI_Reduce_scatter(sbuf, rbuf, v.counts, v.t, op, comm);
+		rc = form ? PMPI_Ireduce_scatter(sbuf, rbuf, v.counts, v.t, op, comm, req)
+			  : PMPI_Reduce_scatter(sbuf, rbuf, v.counts, v.t, op, comm);
 	vec_free(&v);
 	return rc;
 }
@@ -1042,19 +1050,18 @@ static int reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count *rcoun
 int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
 			  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-	return reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, MPI_INFO_NULL, NULL, BLOCKING,
-				"MPI_Reduce_scatter_c");
+	return reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, MPI_INFO_NULL,
+				NULL, BLOCKING, "MPI_Reduce_scatter_c");
 }
 MPI_SHIM_ALIAS(MPI_Reduce_scatter_c);
 
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
 			   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, MPI_INFO_NULL, request, NONBLOCKING,
-				"MPI_Ireduce_scatter_c");
+	return reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, MPI_INFO_NULL,
+				request, NONBLOCKING, "MPI_Ireduce_scatter_c");
 }
 MPI_SHIM_ALIAS(MPI_Ireduce_scatter_c);
-
 
 /* ------------------------------------------------------------------ */
 /* Persistent (MPI_Bcast_init_c ... MPI_Exscan_init_c)                 */
@@ -1077,7 +1084,7 @@ int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 {
 	struct two a = TWO_ARGS(PERSISTENT, info, request, root);
 
-		return two_c(COLL_GATHER, &a, sendcount, recvcount, "MPI_Gather_init_c");
+	return two_c(COLL_GATHER, &a, sendcount, recvcount, "MPI_Gather_init_c");
 }
 MPI_SHIM_ALIAS(MPI_Gather_init_c);
 
@@ -1097,7 +1104,7 @@ int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 {
 	struct two a = TWO_ARGS(PERSISTENT, info, request, root);
 
-		return two_c(COLL_SCATTER, &a, sendcount, recvcount, "MPI_Scatter_init_c");
+	return two_c(COLL_SCATTER, &a, sendcount, recvcount, "MPI_Scatter_init_c");
 }
 MPI_SHIM_ALIAS(MPI_Scatter_init_c);
 
@@ -1117,7 +1124,7 @@ int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
 {
 	struct two a = TWO_ARGS(PERSISTENT, info, request, 0);
 
-		return two_c(COLL_ALLGATHER, &a, sendcount, recvcount, "MPI_Allgather_init_c");
+	return two_c(COLL_ALLGATHER, &a, sendcount, recvcount, "MPI_Allgather_init_c");
 }
 MPI_SHIM_ALIAS(MPI_Allgather_init_c);
 
@@ -1137,7 +1144,7 @@ int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
 {
 	struct two a = TWO_ARGS(PERSISTENT, info, request, 0);
 
-		return two_c(COLL_ALLTOALL, &a, sendcount, recvcount, "MPI_Alltoall_init_c");
+	return two_c(COLL_ALLTOALL, &a, sendcount, recvcount, "MPI_Alltoall_init_c");
 }
 MPI_SHIM_ALIAS(MPI_Alltoall_init_c);
 
@@ -1167,7 +1174,7 @@ int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_
 {
 	struct red a = RED_ARGS(PERSISTENT, info, request, root);
 
-		return red_c(COLL_REDUCE, &a, count, "MPI_Reduce_init_c");
+	return red_c(COLL_REDUCE, &a, count, "MPI_Reduce_init_c");
 }
 MPI_SHIM_ALIAS(MPI_Reduce_init_c);
 
@@ -1177,7 +1184,7 @@ int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
 {
 	struct red a = RED_ARGS(PERSISTENT, info, request, 0);
 
-		return red_c(COLL_ALLREDUCE, &a, count, "MPI_Allreduce_init_c");
+	return red_c(COLL_ALLREDUCE, &a, count, "MPI_Allreduce_init_c");
 }
 MPI_SHIM_ALIAS(MPI_Allreduce_init_c);
 
@@ -1196,8 +1203,7 @@ int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Cou
 {
 	struct red a = RED_ARGS(PERSISTENT, info, request, 0);
 
-		return red_c(COLL_REDUCE_SCATTER_BLOCK, &a, recvcount,
-		      "MPI_Reduce_scatter_block_init_c");
+	return red_c(COLL_REDUCE_SCATTER_BLOCK, &a, recvcount, "MPI_Reduce_scatter_block_init_c");
 }
 MPI_SHIM_ALIAS(MPI_Reduce_scatter_block_init_c);
 
@@ -1206,7 +1212,7 @@ int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 {
 	struct red a = RED_ARGS(PERSISTENT, info, request, 0);
 
-		return red_c(COLL_SCAN, &a, count, "MPI_Scan_init_c");
+	return red_c(COLL_SCAN, &a, count, "MPI_Scan_init_c");
 }
 MPI_SHIM_ALIAS(MPI_Scan_init_c);
 
@@ -1215,7 +1221,7 @@ int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_
 {
 	struct red a = RED_ARGS(PERSISTENT, info, request, 0);
 
-		return red_c(COLL_EXSCAN, &a, count, "MPI_Exscan_init_c");
+	return red_c(COLL_EXSCAN, &a, count, "MPI_Exscan_init_c");
 }
 MPI_SHIM_ALIAS(MPI_Exscan_init_c);
 
@@ -1225,8 +1231,8 @@ MPI_SHIM_ALIAS(MPI_Exscan_init_c);
 
 /* Beyond INT_MAX the vector is reduced at once (a user function of
  * MPI_Op_create gets it INT_MAX elements at a time). */
-int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
-			MPI_Datatype datatype, MPI_Op op)
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
+			MPI_Op op)
 {
 	static const char call[] = "MPI_Reduce_local_c";
 	size_t bytes, extent;
@@ -1243,7 +1249,8 @@ int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
 	    __builtin_mul_overflow((size_t)count, extent, &bytes))
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_COUNT, call,
 				    "count %lld times the datatype's size or extent overflows the "
-				    "byte count", count);
+				    "byte count",
+				    count);
 	if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_BUFFER, call,
 				    "MPI_IN_PLACE is not allowed here");

@@ -30,30 +30,30 @@
 
 #define N 5
 
-#define EXPECT(cls, call)                                                                    \
-	do {                                                                                 \
-		int got_ = (call);                                                            \
-		CHECK(got_ == (cls), "%s returned %d, want %s (%d)", #call, got_, #cls, cls);  \
+#define EXPECT(cls, call)                                                                          \
+	do {                                                                                       \
+		int got_ = (call);                                                                 \
+		CHECK(got_ == (cls), "%s returned %d, want %s (%d)", #call, got_, #cls, cls);      \
 	} while (0)
 
 /* The blocking form (nb 0), the non-blocking one and a wait (1), or the
  * persistent one started, waited for and freed (2). */
-#define RUN(nb, blocking, nonblocking, persistent, ...)                                      \
-	do {                                                                                 \
-		MPI_Request rq_ = MPI_REQUEST_NULL;                                          \
-                                                                                             \
-		if ((nb) == 2) {                                                             \
-			OK(persistent(__VA_ARGS__, MPI_INFO_NULL, &rq_));                    \
-			OK(MPI_Start(&rq_));                                                 \
-			OK(MPI_Wait(&rq_, MPI_STATUS_IGNORE));                               \
-			CHECK(rq_ != MPI_REQUEST_NULL, "MPI_Wait freed a persistent request"); \
-			OK(MPI_Request_free(&rq_));                                          \
-		} else if (nb) {                                                             \
-			OK(nonblocking(__VA_ARGS__, &rq_));                                  \
-			OK(MPI_Wait(&rq_, MPI_STATUS_IGNORE));                               \
-		} else {                                                                     \
-			OK(blocking(__VA_ARGS__));                                           \
-		}                                                                            \
+#define RUN(nb, blocking, nonblocking, persistent, ...)                                            \
+	do {                                                                                       \
+		MPI_Request rq_ = MPI_REQUEST_NULL;                                                \
+                                                                                                   \
+		if ((nb) == 2) {                                                                   \
+			OK(persistent(__VA_ARGS__, MPI_INFO_NULL, &rq_));                          \
+			OK(MPI_Start(&rq_));                                                       \
+			OK(MPI_Wait(&rq_, MPI_STATUS_IGNORE));                                     \
+			CHECK(rq_ != MPI_REQUEST_NULL, "MPI_Wait freed a persistent request");     \
+			OK(MPI_Request_free(&rq_));                                                \
+		} else if (nb) {                                                                   \
+			OK(nonblocking(__VA_ARGS__, &rq_));                                        \
+			OK(MPI_Wait(&rq_, MPI_STATUS_IGNORE));                                     \
+		} else {                                                                           \
+			OK(blocking(__VA_ARGS__));                                                 \
+		}                                                                                  \
 	} while (0)
 
 static int val(int r, int i)
@@ -106,7 +106,8 @@ static void test_rooted(MPI_Comm c, int nb)
 		/* Gather, and Gather in place at the root */
 		fill(a, N, r);
 		clear(b, N * p);
-		RUN(nb, MPI_Gather_c, MPI_Igather_c, MPI_Gather_init_c, a, N, MPI_INT, b, N, MPI_INT, root, c);
+		RUN(nb, MPI_Gather_c, MPI_Igather_c, MPI_Gather_init_c, a, N, MPI_INT, b, N,
+		    MPI_INT, root, c);
 		if (r == root)
 			for (j = 0; j < p; j++)
 				for (i = 0; i < N; i++)
@@ -115,8 +116,8 @@ static void test_rooted(MPI_Comm c, int nb)
 		clear(b, N * p);
 		if (r == root)
 			fill(b + r * N, N, r);
-		RUN(nb, MPI_Gather_c, MPI_Igather_c, MPI_Gather_init_c, r == root ? MPI_IN_PLACE : a, N, MPI_INT, b,
-		    N, MPI_INT, root, c);
+		RUN(nb, MPI_Gather_c, MPI_Igather_c, MPI_Gather_init_c,
+		    r == root ? MPI_IN_PLACE : a, N, MPI_INT, b, N, MPI_INT, root, c);
 		if (r == root)
 			for (j = 0; j < p; j++)
 				CHECK(b[j * N + 1] == val(j, 1), "Gather_c in place: [%d] = %d", j,
@@ -131,19 +132,21 @@ static void test_rooted(MPI_Comm c, int nb)
 		}
 		fill(a, r + 1, r);
 		clear(b, i);
-		RUN(nb, MPI_Gatherv_c, MPI_Igatherv_c, MPI_Gatherv_init_c, a, r + 1, MPI_INT, b, counts, displs,
-		    MPI_INT, root, c);
+		RUN(nb, MPI_Gatherv_c, MPI_Igatherv_c, MPI_Gatherv_init_c, a, r + 1, MPI_INT, b,
+		    counts, displs, MPI_INT, root, c);
 		if (r == root)
 			for (j = 0; j < p; j++)
 				for (i = 0; i < j + 1; i++)
 					CHECK(b[displs[j] + i] == val(j, i),
-					      "Gatherv_c: rank %d [%d] = %d", j, i, b[displs[j] + i]);
+					      "Gatherv_c: rank %d [%d] = %d", j, i,
+					      b[displs[j] + i]);
 
 		/* Scatter */
 		for (j = 0; j < p; j++)
 			fill(b + j * N, N, j);
 		clear(a, N);
-		RUN(nb, MPI_Scatter_c, MPI_Iscatter_c, MPI_Scatter_init_c, b, N, MPI_INT, a, N, MPI_INT, root, c);
+		RUN(nb, MPI_Scatter_c, MPI_Iscatter_c, MPI_Scatter_init_c, b, N, MPI_INT, a, N,
+		    MPI_INT, root, c);
 		for (i = 0; i < N; i++)
 			CHECK(a[i] == val(r, i), "Scatter_c: [%d] = %d", i, a[i]);
 
@@ -151,8 +154,8 @@ static void test_rooted(MPI_Comm c, int nb)
 		for (j = 0; j < p; j++)
 			fill(b + displs[j], j + 1, j);
 		clear(a, p + 1);
-		RUN(nb, MPI_Scatterv_c, MPI_Iscatterv_c, MPI_Scatterv_init_c, b, counts, displs, MPI_INT, a, r + 1,
-		    MPI_INT, root, c);
+		RUN(nb, MPI_Scatterv_c, MPI_Iscatterv_c, MPI_Scatterv_init_c, b, counts, displs,
+		    MPI_INT, a, r + 1, MPI_INT, root, c);
 		for (i = 0; i < r + 1; i++)
 			CHECK(a[i] == val(r, i), "Scatterv_c: [%d] = %d", i, a[i]);
 		CHECK(a[r + 1] == -1, "Scatterv_c wrote past its count");
@@ -160,7 +163,8 @@ static void test_rooted(MPI_Comm c, int nb)
 		/* Reduce, and in place at the root */
 		fill(a, N, r);
 		clear(b, N);
-		RUN(nb, MPI_Reduce_c, MPI_Ireduce_c, MPI_Reduce_init_c, a, b, N, MPI_INT, MPI_SUM, root, c);
+		RUN(nb, MPI_Reduce_c, MPI_Ireduce_c, MPI_Reduce_init_c, a, b, N, MPI_INT, MPI_SUM,
+		    root, c);
 		for (i = 0; r == root && i < N; i++) {
 			long long want = 0;
 
@@ -169,8 +173,8 @@ static void test_rooted(MPI_Comm c, int nb)
 			CHECK(b[i] == (int)want, "Reduce_c: [%d] = %d, want %lld", i, b[i], want);
 		}
 		fill(b, N, r);
-		RUN(nb, MPI_Reduce_c, MPI_Ireduce_c, MPI_Reduce_init_c, r == root ? MPI_IN_PLACE : b, a, N, MPI_INT,
-		    MPI_MAX, root, c);
+		RUN(nb, MPI_Reduce_c, MPI_Ireduce_c, MPI_Reduce_init_c,
+		    r == root ? MPI_IN_PLACE : b, a, N, MPI_INT, MPI_MAX, root, c);
 		if (r == root)
 			CHECK(a[2] == val(p - 1, 2), "Reduce_c in place: %d", a[2]);
 	}
@@ -202,15 +206,16 @@ static void test_all(MPI_Comm c, int nb)
 	/* Allgather, and in place */
 	fill(a, N, r);
 	clear(b, N * p);
-	RUN(nb, MPI_Allgather_c, MPI_Iallgather_c, MPI_Allgather_init_c, a, N, MPI_INT, b, N, MPI_INT, c);
+	RUN(nb, MPI_Allgather_c, MPI_Iallgather_c, MPI_Allgather_init_c, a, N, MPI_INT, b, N,
+	    MPI_INT, c);
 	for (j = 0; j < p; j++)
 		for (i = 0; i < N; i++)
 			CHECK(b[j * N + i] == val(j, i), "Allgather_c: [%d][%d] = %d", j, i,
 			      b[j * N + i]);
 	clear(b, N * p);
 	fill(b + r * N, N, r);
-	RUN(nb, MPI_Allgather_c, MPI_Iallgather_c, MPI_Allgather_init_c, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, N,
-	    MPI_INT, c);
+	RUN(nb, MPI_Allgather_c, MPI_Iallgather_c, MPI_Allgather_init_c, MPI_IN_PLACE, 0,
+	    MPI_DATATYPE_NULL, b, N, MPI_INT, c);
 	for (j = 0; j < p; j++)
 		CHECK(b[j * N + N - 1] == val(j, N - 1), "Allgather_c in place: [%d] = %d", j,
 		      b[j * N + N - 1]);
@@ -223,7 +228,8 @@ static void test_all(MPI_Comm c, int nb)
 	}
 	fill(a, r % 3, r);
 	clear(b, total + 1);
-	RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, a, r % 3, MPI_INT, b, rcnt, rd, MPI_INT, c);
+	RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, a, r % 3, MPI_INT, b,
+	    rcnt, rd, MPI_INT, c);
 	for (j = 0; j < p; j++)
 		for (i = 0; i < j % 3; i++)
 			CHECK(b[rd[j] + i] == val(j, i), "Allgatherv_c: rank %d [%d] = %d", j, i,
@@ -234,7 +240,8 @@ static void test_all(MPI_Comm c, int nb)
 	for (j = 0; j < p * N; j++)
 		a[j] = val(r, j);
 	clear(b, N * p);
-	RUN(nb, MPI_Alltoall_c, MPI_Ialltoall_c, MPI_Alltoall_init_c, a, N, MPI_INT, b, N, MPI_INT, c);
+	RUN(nb, MPI_Alltoall_c, MPI_Ialltoall_c, MPI_Alltoall_init_c, a, N, MPI_INT, b, N, MPI_INT,
+	    c);
 	for (j = 0; j < p; j++)
 		for (i = 0; i < N; i++)
 			CHECK(b[j * N + i] == val(j, r * N + i), "Alltoall_c: [%d][%d] = %d", j, i,
@@ -255,7 +262,8 @@ static void test_all(MPI_Comm c, int nb)
 		for (i = 0; i < j + 1; i++)
 			a[sd[j] + i] = val(r, j * 100 + i);
 	clear(b, (r + 1) * p);
-	RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, a, sc, sd, MPI_INT, b, rcnt, rd, MPI_INT, c);
+	RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, a, sc, sd, MPI_INT, b,
+	    rcnt, rd, MPI_INT, c);
 	for (j = 0; j < p; j++)
 		for (i = 0; i < r + 1; i++)
 			CHECK(b[rd[j] + i] == val(j, r * 100 + i), "Alltoallv_c: from %d [%d] = %d",
@@ -268,16 +276,16 @@ static void test_all(MPI_Comm c, int nb)
 		b[rd[j]] = val(r, j);
 		b[rd[j] + 1] = -val(r, j);
 	}
-	RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, b,
-	    rcnt, rd, MPI_INT, c);
+	RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, MPI_IN_PLACE, NULL, NULL,
+	    MPI_DATATYPE_NULL, b, rcnt, rd, MPI_INT, c);
 	for (j = 0; j < p; j++)
 		CHECK(b[rd[j]] == val(j, r) && b[rd[j] + 1] == -val(j, r),
 		      "Alltoallv_c in place: from %d: %d", j, b[rd[j]]);
 	clear(b, 2 * p);
 	b[rd[r]] = val(r, 0);
 	b[rd[r] + 1] = val(r, 1);
-	RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, rcnt,
-	    rd, MPI_INT, c);
+	RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, MPI_IN_PLACE, 0,
+	    MPI_DATATYPE_NULL, b, rcnt, rd, MPI_INT, c);
 	for (j = 0; j < p; j++)
 		CHECK(b[rd[j]] == val(j, 0) && b[rd[j] + 1] == val(j, 1),
 		      "Allgatherv_c in place: rank %d: %d", j, b[rd[j]]);
@@ -294,7 +302,8 @@ static void test_all(MPI_Comm c, int nb)
 		types[j] = MPI_INT;
 	}
 	clear(b, (r + 1) * p);
-	RUN(nb, MPI_Alltoallw_c, MPI_Ialltoallw_c, MPI_Alltoallw_init_c, a, sc, wsd, types, b, rcnt, wrd, types, c);
+	RUN(nb, MPI_Alltoallw_c, MPI_Ialltoallw_c, MPI_Alltoallw_init_c, a, sc, wsd, types, b, rcnt,
+	    wrd, types, c);
 	for (j = 0; j < p; j++)
 		for (i = 0; i < r + 1; i++)
 			CHECK(b[rd[j] + i] == val(j, r * 100 + i), "Alltoallw_c: from %d [%d] = %d",
@@ -303,10 +312,12 @@ static void test_all(MPI_Comm c, int nb)
 	/* Allreduce, in place too */
 	fill(a, N, r);
 	clear(b, N);
-	RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, a, b, N, MPI_INT, MPI_MIN, c);
+	RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, a, b, N, MPI_INT, MPI_MIN,
+	    c);
 	CHECK(b[3] == val(0, 3), "Allreduce_c: %d", b[3]);
 	fill(b, N, r);
-	RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, MPI_IN_PLACE, b, N, MPI_INT, MPI_MAX, c);
+	RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, MPI_IN_PLACE, b, N,
+	    MPI_INT, MPI_MAX, c);
 	CHECK(b[3] == val(p - 1, 3), "Allreduce_c in place: %d", b[3]);
 
 	/* Reduce_scatter: rank j gets j + 1 sums; Reduce_scatter_block: N each */
@@ -317,7 +328,8 @@ static void test_all(MPI_Comm c, int nb)
 	for (i = 0; i < total; i++)
 		a[i] = r + i;
 	clear(b, total);
-	RUN(nb, MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, MPI_Reduce_scatter_init_c, a, b, rcnt, MPI_INT, MPI_SUM, c);
+	RUN(nb, MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, MPI_Reduce_scatter_init_c, a, b, rcnt,
+	    MPI_INT, MPI_SUM, c);
 	for (i = 0; i < r + 1; i++) {
 		int first = r * (r + 1) / 2 + i;
 
@@ -326,11 +338,11 @@ static void test_all(MPI_Comm c, int nb)
 	for (i = 0; i < N * p; i++)
 		a[i] = r + i;
 	clear(b, N);
-	RUN(nb, MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, MPI_Reduce_scatter_block_init_c, a, b, N, MPI_INT, MPI_SUM,
-	    c);
+	RUN(nb, MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c,
+	    MPI_Reduce_scatter_block_init_c, a, b, N, MPI_INT, MPI_SUM, c);
 	for (i = 0; i < N; i++)
-		CHECK(b[i] == p * (p - 1) / 2 + p * (r * N + i), "Reduce_scatter_block_c: [%d] = %d",
-		      i, b[i]);
+		CHECK(b[i] == p * (p - 1) / 2 + p * (r * N + i),
+		      "Reduce_scatter_block_c: [%d] = %d", i, b[i]);
 
 	/* Scan, Exscan */
 	for (i = 0; i < N; i++)
@@ -390,8 +402,8 @@ static void range_c(void *in_, void *inout_, MPI_Count *len, MPI_Datatype *t)
 	range_calls++;
 	range_last_len = *len;
 	for (i = 0; i < *len; i++) {
-		CHECK(in[2 * i + 1] + 1 == io[2 * i], "range_c: (%d, %d) then (%d, %d)",
-		      in[2 * i], in[2 * i + 1], io[2 * i], io[2 * i + 1]);
+		CHECK(in[2 * i + 1] + 1 == io[2 * i], "range_c: (%d, %d) then (%d, %d)", in[2 * i],
+		      in[2 * i + 1], io[2 * i], io[2 * i + 1]);
 		io[2 * i] = in[2 * i];
 	}
 }
@@ -444,18 +456,22 @@ static void test_user(MPI_Comm c)
 		for (root = 0; root < p; root++) {
 			range_fill(s, N, r);
 			range_fill(d, N, -1);
-			RUN(nb, MPI_Reduce_c, MPI_Ireduce_c, MPI_Reduce_init_c, s, d, N, MPI_2INT, range, root, c);
+			RUN(nb, MPI_Reduce_c, MPI_Ireduce_c, MPI_Reduce_init_c, s, d, N, MPI_2INT,
+			    range, root, c);
 			if (r == root)
 				range_check(d, N, 0, p - 1, "Reduce_c");
 		}
 		range_fill(s, N, r);
-		RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, s, d, N, MPI_2INT, range, c);
+		RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, s, d, N, MPI_2INT,
+		    range, c);
 		range_check(d, N, 0, p - 1, "Allreduce_c");
 		range_fill(d, N, r);
-		RUN(nb, MPI_Scan_c, MPI_Iscan_c, MPI_Scan_init_c, MPI_IN_PLACE, d, N, MPI_2INT, range, c);
+		RUN(nb, MPI_Scan_c, MPI_Iscan_c, MPI_Scan_init_c, MPI_IN_PLACE, d, N, MPI_2INT,
+		    range, c);
 		range_check(d, N, 0, r, "Scan_c");
 		range_fill(d, N, -1);
-		RUN(nb, MPI_Exscan_c, MPI_Iexscan_c, MPI_Exscan_init_c, s, d, N, MPI_2INT, range, c);
+		RUN(nb, MPI_Exscan_c, MPI_Iexscan_c, MPI_Exscan_init_c, s, d, N, MPI_2INT, range,
+		    c);
 		if (r > 0)
 			range_check(d, N, 0, r - 1, "Exscan_c");
 		for (i = 0; i < p; i++)
@@ -465,18 +481,19 @@ static void test_user(MPI_Comm c)
 			int big[2 * 2 * 64];
 
 			range_fill(big, 2 * p, r);
-			RUN(nb, MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, MPI_Reduce_scatter_init_c, big, d, counts,
-			    MPI_2INT, range, c);
+			RUN(nb, MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c,
+			    MPI_Reduce_scatter_init_c, big, d, counts, MPI_2INT, range, c);
 			range_check(d, r % 2 + 1, 0, p - 1, "Reduce_scatter_c");
-			RUN(nb, MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, MPI_Reduce_scatter_block_init_c, big, d, 2,
-			    MPI_2INT, range, c);
+			RUN(nb, MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c,
+			    MPI_Reduce_scatter_block_init_c, big, d, 2, MPI_2INT, range, c);
 			range_check(d, 2, 0, p - 1, "Reduce_scatter_block_c");
 		}
 		/* An MPI_Op_create operation with the _c forms. */
 		for (i = 0; i < N; i++)
 			x[i] = r * i;
 		sum_calls = 0;
-		RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, x, y, N, MPI_INT, sum, c);
+		RUN(nb, MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, x, y, N, MPI_INT,
+		    sum, c);
 		for (i = 0; i < N; i++)
 			CHECK(y[i] == p * (p - 1) / 2 * i, "Allreduce_c, MPI_Op_create: [%d] = %d",
 			      i, y[i]);
@@ -550,8 +567,8 @@ static void test_address(MPI_Comm c)
 			counts[j] = BLOCK;
 			displs[j] = base + (MPI_Aint)(p - 1 - j) * BLOCK;
 		}
-		RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, snd, BLOCK, MPI_BYTE, MPI_BOTTOM,
-		    counts, displs, MPI_BYTE, c);
+		RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, snd, BLOCK,
+		    MPI_BYTE, MPI_BOTTOM, counts, displs, MPI_BYTE, c);
 		for (j = 0; j < p; j++) {
 			const unsigned char *blk = rcv + (size_t)(p - 1 - j) * BLOCK;
 
@@ -566,8 +583,8 @@ static void test_address(MPI_Comm c)
 			displs[j] = base + (MPI_Aint)j * BLOCK;
 		}
 		memset(rcv, 0xff, (size_t)BLOCK * p);
-		RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, MPI_BOTTOM, counts, sdispls, MPI_BYTE,
-		    MPI_BOTTOM, counts, displs, MPI_BYTE, c);
+		RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, MPI_BOTTOM, counts,
+		    sdispls, MPI_BYTE, MPI_BOTTOM, counts, displs, MPI_BYTE, c);
 		for (j = 0; j < p; j++)
 			CHECK(rcv[(size_t)j * BLOCK + 7] == (unsigned char)(j * 16 + r),
 			      "Alltoallv_c at addresses: from %d: %d", j, rcv[(size_t)j * BLOCK]);
@@ -583,12 +600,14 @@ static void test_address(MPI_Comm c)
 			types[j] = MPI_BYTE;
 		}
 		memset(rcv, 0xff, (size_t)BLOCK * p);
-		RUN(nb, MPI_Alltoallw_c, MPI_Ialltoallw_c, MPI_Alltoallw_init_c, MPI_BOTTOM, wcounts, sdispls, types,
-		    MPI_BOTTOM, wcounts, displs, types, c);
+		RUN(nb, MPI_Alltoallw_c, MPI_Ialltoallw_c, MPI_Alltoallw_init_c, MPI_BOTTOM,
+		    wcounts, sdispls, types, MPI_BOTTOM, wcounts, displs, types, c);
 		for (j = 0; j < p; j++) {
 			CHECK(rcv[(size_t)j * BLOCK + 3] == (unsigned char)(j * 16 + r),
-			      "Alltoallw_c at addresses: from %d: %d", j, rcv[(size_t)j * BLOCK + 3]);
-			CHECK(rcv[(size_t)j * BLOCK + 2] == 0xff && rcv[(size_t)j * BLOCK + 4] == 0xff,
+			      "Alltoallw_c at addresses: from %d: %d", j,
+			      rcv[(size_t)j * BLOCK + 3]);
+			CHECK(rcv[(size_t)j * BLOCK + 2] == 0xff &&
+				  rcv[(size_t)j * BLOCK + 4] == 0xff,
 			      "Alltoallw_c wrote beside its byte");
 		}
 	}
@@ -644,11 +663,11 @@ static void test_inter(int nb)
 	fill(a, lr + 1, lr);
 	clear(b, total);
 	if (low)
-		RUN(nb, MPI_Gatherv_c, MPI_Igatherv_c, MPI_Gatherv_init_c, NULL, 0, MPI_INT, b, counts, displs, MPI_INT,
-		    lr == 0 ? MPI_ROOT : MPI_PROC_NULL, ic);
+		RUN(nb, MPI_Gatherv_c, MPI_Igatherv_c, MPI_Gatherv_init_c, NULL, 0, MPI_INT, b,
+		    counts, displs, MPI_INT, lr == 0 ? MPI_ROOT : MPI_PROC_NULL, ic);
 	else
-		RUN(nb, MPI_Gatherv_c, MPI_Igatherv_c, MPI_Gatherv_init_c, a, lr + 1, MPI_INT, NULL, NULL, NULL,
-		    MPI_INT, 0, ic);
+		RUN(nb, MPI_Gatherv_c, MPI_Igatherv_c, MPI_Gatherv_init_c, a, lr + 1, MPI_INT, NULL,
+		    NULL, NULL, MPI_INT, 0, ic);
 	for (j = 0; low && lr == 0 && j < rs; j++)
 		for (i = 0; i < j + 1; i++)
 			CHECK(b[displs[j] + i] == val(j, i), "inter Gatherv_c: rank %d [%d] = %d",
@@ -663,11 +682,11 @@ static void test_inter(int nb)
 	}
 	clear(a, ls + 1);
 	if (!low)
-		RUN(nb, MPI_Scatterv_c, MPI_Iscatterv_c, MPI_Scatterv_init_c, b, counts, displs, MPI_INT, NULL, 0,
-		    MPI_INT, lr == 0 ? MPI_ROOT : MPI_PROC_NULL, ic);
+		RUN(nb, MPI_Scatterv_c, MPI_Iscatterv_c, MPI_Scatterv_init_c, b, counts, displs,
+		    MPI_INT, NULL, 0, MPI_INT, lr == 0 ? MPI_ROOT : MPI_PROC_NULL, ic);
 	else
-		RUN(nb, MPI_Scatterv_c, MPI_Iscatterv_c, MPI_Scatterv_init_c, NULL, NULL, NULL, MPI_INT, a, lr + 1,
-		    MPI_INT, 0, ic);
+		RUN(nb, MPI_Scatterv_c, MPI_Iscatterv_c, MPI_Scatterv_init_c, NULL, NULL, NULL,
+		    MPI_INT, a, lr + 1, MPI_INT, 0, ic);
 	for (i = 0; low && i < lr + 1; i++)
 		CHECK(a[i] == val(lr, i), "inter Scatterv_c: [%d] = %d", i, a[i]);
 
@@ -679,8 +698,8 @@ static void test_inter(int nb)
 	}
 	fill(a, lr + 1, lr + 100 * low);
 	clear(b, total);
-	RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, a, lr + 1, MPI_INT, b, counts, displs,
-	    MPI_INT, ic);
+	RUN(nb, MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, a, lr + 1, MPI_INT, b,
+	    counts, displs, MPI_INT, ic);
 	for (j = 0; j < rs; j++)
 		for (i = 0; i < j + 1; i++)
 			CHECK(b[displs[j] + i] == val(j + 100 * !low, i),
@@ -697,15 +716,15 @@ static void test_inter(int nb)
 		a[displs[j] + 1] = -val(lr + 100 * low, j);
 	}
 	clear(b, 2 * rs);
-	RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, a, counts, displs, MPI_INT, b, counts, displs,
-	    MPI_INT, ic);
+	RUN(nb, MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, a, counts, displs, MPI_INT,
+	    b, counts, displs, MPI_INT, ic);
 	for (j = 0; j < rs; j++)
 		CHECK(b[displs[j]] == val(j + 100 * !low, lr) &&
-			      b[displs[j] + 1] == -val(j + 100 * !low, lr),
+			  b[displs[j] + 1] == -val(j + 100 * !low, lr),
 		      "inter Alltoallv_c: from %d: %d", j, b[displs[j]]);
 	clear(b, 2 * rs);
-	RUN(nb, MPI_Alltoallw_c, MPI_Ialltoallw_c, MPI_Alltoallw_init_c, a, wcounts, wdispls, types, b, wcounts, wdispls,
-	    types, ic);
+	RUN(nb, MPI_Alltoallw_c, MPI_Ialltoallw_c, MPI_Alltoallw_init_c, a, wcounts, wdispls, types,
+	    b, wcounts, wdispls, types, ic);
 	for (j = 0; j < rs; j++)
 		CHECK(b[displs[j]] == val(j + 100 * !low, lr), "inter Alltoallw_c: from %d: %d", j,
 		      b[displs[j]]);
@@ -749,7 +768,7 @@ static void still_works(MPI_Comm c)
 
 static void test_errors(MPI_Comm c)
 {
-	int r, p, i, a[64] = { 0 }, b[64 * 64] = { 0 };
+	int r, p, i, a[64] = {0}, b[64 * 64] = {0};
 	MPI_Count counts[64];
 	MPI_Aint displs[64];
 	MPI_Datatype types[64];
@@ -776,18 +795,18 @@ static void test_errors(MPI_Comm c)
 	EXPECT(MPI_ERR_COUNT, MPI_Alltoall_c(a, 1, MPI_INT, b, -((MPI_Count)1 << 33), MPI_INT, c));
 	EXPECT(MPI_ERR_COUNT, MPI_Ialltoall_c(a, -1, MPI_INT, b, 1, MPI_INT, c, &req));
 	EXPECT(MPI_ERR_COUNT, MPI_Allreduce_c(a, b, -5, MPI_INT, MPI_SUM, c));
-	EXPECT(MPI_ERR_COUNT, MPI_Iallreduce_c(a, b, -((MPI_Count)1 << 35), MPI_INT, MPI_SUM, c,
-					       &req));
+	EXPECT(MPI_ERR_COUNT,
+	       MPI_Iallreduce_c(a, b, -((MPI_Count)1 << 35), MPI_INT, MPI_SUM, c, &req));
 	EXPECT(MPI_ERR_COUNT, MPI_Scan_c(a, b, -1, MPI_INT, MPI_SUM, c));
 	EXPECT(MPI_ERR_COUNT, MPI_Iexscan_c(a, b, -1, MPI_INT, MPI_SUM, c, &req));
 	EXPECT(MPI_ERR_COUNT, MPI_Reduce_scatter_block_c(a, b, -1, MPI_INT, MPI_SUM, c));
 	EXPECT(MPI_ERR_COUNT, MPI_Reduce_c(a, b, -1, MPI_INT, MPI_SUM, 0, c));
 	counts[p - 1] = -1;
 	EXPECT(MPI_ERR_COUNT, MPI_Allgatherv_c(a, 1, MPI_INT, b, counts, displs, MPI_INT, c));
-	EXPECT(MPI_ERR_COUNT, MPI_Alltoallv_c(a, counts, displs, MPI_INT, b, counts, displs,
-					      MPI_INT, c));
-	EXPECT(MPI_ERR_COUNT, MPI_Ialltoallw_c(a, counts, displs, types, b, counts, displs, types,
-					       c, &req));
+	EXPECT(MPI_ERR_COUNT,
+	       MPI_Alltoallv_c(a, counts, displs, MPI_INT, b, counts, displs, MPI_INT, c));
+	EXPECT(MPI_ERR_COUNT,
+	       MPI_Ialltoallw_c(a, counts, displs, types, b, counts, displs, types, c, &req));
 	EXPECT(MPI_ERR_COUNT, MPI_Reduce_scatter_c(a, b, counts, MPI_INT, MPI_SUM, c));
 	counts[p - 1] = -((MPI_Count)1 << 40);
 	EXPECT(MPI_ERR_COUNT, MPI_Ireduce_scatter_c(a, b, counts, MPI_INT, MPI_SUM, c, &req));
@@ -810,18 +829,18 @@ static void test_errors(MPI_Comm c)
 	counts[0] = BEYOND + 1;
 	displs[0] = 2;
 	EXPECT(MPI_ERR_COUNT, MPI_Allgatherv_c(a, 1, MPI_INT, b, counts, displs, MPI_INT, c));
-	EXPECT(MPI_ERR_COUNT, MPI_Iallgatherv_c(a, 1, MPI_INT, b, counts, displs, MPI_INT, c,
-						&req));
+	EXPECT(MPI_ERR_COUNT,
+	       MPI_Iallgatherv_c(a, 1, MPI_INT, b, counts, displs, MPI_INT, c, &req));
 	counts[0] = 1;
 	displs[0] = (MPI_Aint)INT_MAX + 2;
-	EXPECT(MPI_ERR_COUNT, MPI_Alltoallv_c(a, counts, displs, MPI_INT, b, counts, displs,
-					      MPI_INT, c));
+	EXPECT(MPI_ERR_COUNT,
+	       MPI_Alltoallv_c(a, counts, displs, MPI_INT, b, counts, displs, MPI_INT, c));
 	displs[0] = 0;
 	counts[r] = BEYOND + 1;
 	displs[r] = 1;
 	EXPECT(MPI_ERR_COUNT, MPI_Gatherv_c(a, 1, MPI_INT, b, counts, displs, MPI_INT, r, c));
-	EXPECT(MPI_ERR_COUNT, MPI_Iscatterv_c(a, counts, displs, MPI_INT, b, 1, MPI_INT, r, c,
-					      &req));
+	EXPECT(MPI_ERR_COUNT,
+	       MPI_Iscatterv_c(a, counts, displs, MPI_INT, b, 1, MPI_INT, r, c, &req));
 	counts[r] = 1;
 	displs[r] = r;
 	CHECK(req == MPI_REQUEST_NULL, "a refused call set the request");
@@ -838,15 +857,15 @@ static void test_errors(MPI_Comm c)
 	EXPECT(MPI_ERR_OP, MPI_Reduce_c(a, b, BEYOND, MPI_INT, MPI_REPLACE, 0, c));
 	EXPECT(MPI_ERR_TYPE, MPI_Scan_c(a, b, BEYOND, MPI_DATATYPE_NULL, MPI_SUM, c));
 	EXPECT(MPI_ERR_COMM, MPI_Bcast_c(a, BEYOND, MPI_INT, 0, MPI_COMM_NULL));
-	EXPECT(MPI_ERR_COMM, MPI_Gatherv_c(a, 1, MPI_INT, b, counts, displs, MPI_INT, 0,
-					   MPI_COMM_NULL));
+	EXPECT(MPI_ERR_COMM,
+	       MPI_Gatherv_c(a, 1, MPI_INT, b, counts, displs, MPI_INT, 0, MPI_COMM_NULL));
 	EXPECT(MPI_ERR_COMM, MPI_Allreduce_c(a, b, BEYOND, MPI_INT, MPI_SUM, MPI_COMM_NULL));
 	/* The int forms' checks through the _c forms. */
 	EXPECT(MPI_ERR_ROOT, MPI_Bcast_c(a, 1, MPI_INT, p, c));
 	EXPECT(MPI_ERR_ROOT, MPI_Gatherv_c(a, 1, MPI_INT, b, counts, displs, MPI_INT, -2, c));
 	EXPECT(MPI_ERR_ARG, MPI_Allgatherv_c(a, 1, MPI_INT, b, NULL, displs, MPI_INT, c));
-	EXPECT(MPI_ERR_ARG, MPI_Alltoallv_c(a, counts, NULL, MPI_INT, b, counts, displs, MPI_INT,
-					    c));
+	EXPECT(MPI_ERR_ARG,
+	       MPI_Alltoallv_c(a, counts, NULL, MPI_INT, b, counts, displs, MPI_INT, c));
 	EXPECT(MPI_ERR_ARG, MPI_Alltoallw_c(a, counts, displs, NULL, b, counts, displs, types, c));
 	EXPECT(MPI_ERR_ARG, MPI_Reduce_scatter_c(a, b, NULL, MPI_INT, MPI_SUM, c));
 	EXPECT(MPI_ERR_ARG, MPI_Ibcast_c(a, 1, MPI_INT, 0, c, NULL));
@@ -1003,8 +1022,8 @@ int main(int argc, char **argv)
 
 	coll_init(&argc, &argv);
 	CHECK(!only || !strcmp(only, "forms") || !strcmp(only, "user") ||
-		      !strcmp(only, "address") || !strcmp(only, "errors") ||
-		      !strcmp(only, "inter") || !strcmp(only, "big"),
+		  !strcmp(only, "address") || !strcmp(only, "errors") || !strcmp(only, "inter") ||
+		  !strcmp(only, "big"),
 	      "no test named '%s'", only);
 	if (only && !strcmp(only, "big")) {
 		coll_where = "big";
