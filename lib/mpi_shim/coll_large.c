@@ -2,7 +2,9 @@
 /*
  * coll_large.c - the large-count (MPI-4.0 "_c") forms of the collectives
  * and reductions: MPI_Bcast_c ... MPI_Exscan_c, their non-blocking forms
- * MPI_Ibcast_c ... MPI_Iexscan_c, and MPI_Reduce_local_c.
+ * MPI_Ibcast_c ... MPI_Iexscan_c, their persistent forms MPI_Bcast_init_c
+ * ... MPI_Exscan_init_c, and MPI_Reduce_local_c (MPI_Op_create_c is in
+ * op.c).
  *
  * Each calls the int form.  Counts and displacements that fit an int are
  * passed as they are (a negative count too, which the int form refuses
@@ -22,9 +24,10 @@
  *   - a blocking Reduce, Allreduce, Scan or Exscan runs as consecutive
  *     collectives over pieces of the vector (the operations are
  *     elementwise, and every rank cuts the same pieces);
- *   - the non-blocking ones and Reduce_scatter(_block) with a predefined
- *     operation take a contiguous type, which a predefined operation
- *     reduces element by element; with a user operation they are
+ *   - the non-blocking and persistent ones and Reduce_scatter(_block)
+ *     with a predefined operation take a contiguous type, which a
+ *     predefined operation reduces element by element; with a user
+ *     operation they are
  *     MPI_ERR_COUNT, as are v forms whose quotients are still beyond an
  *     int (mpi_shim(7), Large counts).
  *
