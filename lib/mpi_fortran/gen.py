@@ -65,6 +65,16 @@ F08_ONLY = [
     'Send_init_c', 'Bsend_init_c', 'Ssend_init_c', 'Rsend_init_c', 'Recv_c', 'Irecv_c',
     'Recv_init_c', 'Mrecv_c', 'Imrecv_c', 'Sendrecv_c', 'Sendrecv_replace_c', 'Isendrecv_c',
     'Isendrecv_replace_c', 'Buffer_attach_c', 'Buffer_detach_c', 'Status_set_elements_c',
+    'Bcast_c', 'Gather_c', 'Gatherv_c', 'Scatter_c', 'Scatterv_c', 'Allgather_c',
+    'Allgatherv_c', 'Alltoall_c', 'Alltoallv_c', 'Alltoallw_c', 'Reduce_c', 'Allreduce_c',
+    'Reduce_scatter_c', 'Reduce_scatter_block_c', 'Scan_c', 'Exscan_c', 'Ibcast_c',
+    'Igather_c', 'Igatherv_c', 'Iscatter_c', 'Iscatterv_c', 'Iallgather_c', 'Iallgatherv_c',
+    'Ialltoall_c', 'Ialltoallv_c', 'Ialltoallw_c', 'Ireduce_c', 'Iallreduce_c',
+    'Ireduce_scatter_c', 'Ireduce_scatter_block_c', 'Iscan_c', 'Iexscan_c', 'Reduce_local_c',
+    'Op_create_c', 'Bcast_init_c', 'Gather_init_c', 'Gatherv_init_c', 'Scatter_init_c',
+    'Scatterv_init_c', 'Allgather_init_c', 'Allgatherv_init_c', 'Alltoall_init_c',
+    'Alltoallv_init_c', 'Alltoallw_init_c', 'Reduce_init_c', 'Allreduce_init_c',
+    'Reduce_scatter_init_c', 'Reduce_scatter_block_init_c', 'Scan_init_c', 'Exscan_init_c',
 ]
 NOT_BOUND = dict([(n, 'handle conversion, C only') for n in C_ONLY] +
                  [(n, 'large-count call: an mpi_f08 overload only') for n in F08_ONLY])

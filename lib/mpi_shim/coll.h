@@ -88,6 +88,8 @@ struct coll_sched {
 int mpi_shim_op_commutative(MPI_Op op);
 void mpi_shim_op_retain(MPI_Op op);
 void mpi_shim_op_release(MPI_Op op);
+/* 1 if op is a predefined operation (MPI_SUM...), 0 if the user's or MPI_OP_NULL. */
+int mpi_shim_op_predefined(MPI_Op op);
 
 /* coll_sched.c: building and running schedules. */
 int coll_sched_init(struct coll_sched *s, MPI_Comm comm, MPI_Op op);

@@ -104,15 +104,19 @@ static void hold(struct persist *p, MPI_Datatype t)
 static int persist_keep(struct persist *p, MPI_Comm comm)
 {
 	struct coll_args *a = &p->a;
-	int n = comm->size, root_only, sig, i;
+	int inter = mpi_shim_is_inter(comm), n, root_only, sig, i;
 	const void *ints[4] = { a->scounts, a->sdispls, a->rcounts, a->rdispls };
 
 	if (a->op)
 		mpi_shim_op_retain(a->op);
+	/* One element per rank of the remote group in an inter-communicator
+	 * (Reduce_scatter's counts: per rank of the local group). */
+	n = inter && p->kind != COLL_REDUCE_SCATTER ? comm->peer_size : comm->size;
 	/* The arrays of MPI_Gatherv and MPI_Scatterv mean something at the
-	 * root only: elsewhere they may be anything. */
+	 * root only (MPI_ROOT in an inter-communicator): elsewhere they may be
+	 * anything. */
 	root_only = p->kind == COLL_GATHERV || p->kind == COLL_SCATTERV;
-	sig = !root_only || comm->rank == a->root;
+	sig = !root_only || (inter ? a->root == MPI_ROOT : comm->rank == a->root);
 	for (i = 0; i < 4; i++)
 		if (copy_array(sig ? ints[i] : NULL, n, sizeof(int), (void **)&p->ints[i]) < 0)
 			return -1;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * op.c - reduction operations: the predefined ones on every datatype the
- * standard defines them for, and the user's (MPI_Op_create/MPI_Op_free).
+ * standard defines them for, and the user's (MPI_Op_create, MPI_Op_create_c
+ * of MPI-4.0, whose function counts in MPI_Count, and MPI_Op_free).
  *
  * A predefined datatype that a reduction accepts maps to an element kind:
  * C integers by size and signedness (MPI_LONG and MPI_INT64_T share the loop
@@ -362,6 +363,7 @@ struct mpi_shim_op {
 	int commute;
 	int predefined;
 	MPI_User_function *fn; /* a user operation */
+	MPI_User_function_c *fn_c; /* or one made by MPI_Op_create_c */
 	int refcount;          /* the user's handle, plus collectives in flight */
 	const char *name;
 };
@@ -398,7 +400,7 @@ int mpi_shim_op_valid(MPI_Op op, MPI_Datatype t)
 	if (op == MPI_OP_NULL || t == MPI_DATATYPE_NULL)
 		return MPI_ERR_OP;
 	if (op->id == OP_USER)
-		return op->fn ? MPI_SUCCESS : MPI_ERR_OP;
+		return op->fn || op->fn_c ? MPI_SUCCESS : MPI_ERR_OP;
 	return op_loop_of(op, t) ? MPI_SUCCESS : MPI_ERR_OP;
 }
 
@@ -433,6 +435,14 @@ void mpi_shim_op_apply(MPI_Op op, const void *in, void *inout, size_t count, MPI
 
 	if (!count)
 		return;
+	if (op->id == OP_USER && op->fn_c) {
+		/* A large-count function takes the whole vector at once. */
+		MPI_Datatype dt = t;
+		MPI_Count len = (MPI_Count)count;
+
+		op->fn_c((void *)in, inout, &len, &dt);
+		return;
+	}
 	if (op->id == OP_USER) {
 		/* The user's function counts in int: at most INT_MAX at a time. */
 		const char *ip = in;
@@ -503,30 +513,49 @@ void mpi_shim_op_release(MPI_Op op)
 		free(op);
 }
 
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+/* A user operation of function fn (or fn_c): MPI_Op_create and MPI_Op_create_c. */
+static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *op,
+		     const char *call)
 {
 	struct mpi_shim_op *o;
 	int rc;
 
-	rc = mpi_shim_check_init("MPI_Op_create");
+	rc = mpi_shim_check_init(call);
 	if (rc)
 		return rc;
-	if (!user_fn || !op)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Op_create",
-				    "%s is NULL", !user_fn ? "the function" : "the op pointer");
+	if ((!fn && !fn_c) || !op)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "%s is NULL",
+				    !fn && !fn_c ? "the function" : "the op pointer");
 	o = calloc(1, sizeof(*o));
 	if (!o)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Op_create",
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, call,
 				    "no memory for an operation");
 	o->id = OP_USER;
 	o->commute = !!commute;
-	o->fn = user_fn;
+	o->fn = fn;
+	o->fn_c = fn_c;
 	o->refcount = 1;
 	o->name = "user operation";
 	*op = o;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+	return op_create(user_fn, NULL, commute, op, "MPI_Op_create");
+}
 MPI_SHIM_ALIAS(MPI_Op_create);
+
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+	return op_create(NULL, user_fn, commute, op, "MPI_Op_create_c");
+}
+MPI_SHIM_ALIAS(MPI_Op_create_c);
+
+int mpi_shim_op_predefined(MPI_Op op)
+{
+	return op != MPI_OP_NULL && op->predefined;
+}
 
 int PMPI_Op_free(MPI_Op *op)
 {
