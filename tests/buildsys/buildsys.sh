@@ -230,16 +230,43 @@ cmake-mpi)
 	need cmake make
 	install_tree
 	project cmake-mpi
-	cmake -S "$tmp/proj" -B "$tmp/b" -DMPI_C_COMPILER="$bin/mpicc.bip" \
-		-DMPIEXEC_EXECUTABLE="$bin/mpiexec.bip" -DCMAKE_C_FLAGS="${BIP_TEST_CFLAGS:-}" \
-		>"$out" 2>&1 || fail "cmake with -DMPI_C_COMPILER=mpicc.bip failed"
-	grep -q "Found MPI_C: .*(found version \"3.1\")" "$out" || fail "FindMPI: no MPI_C of version 3.1"
+	# C++ and Fortran too, where their wrappers are installed.
+	set -- -DMPI_C_COMPILER="$bin/mpicc.bip"
+	langs=C
+	tests=hello2
+	if [ -f "$bin/mpicxx.bip" ]; then
+		set -- "$@" -DWITH_CXX=ON -DMPI_CXX_COMPILER="$bin/mpicxx.bip" \
+			-DCMAKE_CXX_FLAGS="${BIP_TEST_CFLAGS:-}"
+		langs="$langs CXX"
+		tests="$tests hellocxx2"
+	fi
+	if [ -f "$bin/mpifort.bip" ]; then
+		cp "$src/examples/ring.f90" "$tmp/proj/"
+		set -- "$@" -DWITH_Fortran=ON -DMPI_Fortran_COMPILER="$bin/mpifort.bip" \
+			-DCMAKE_Fortran_FLAGS="${BIP_TEST_CFLAGS:-}"
+		langs="$langs Fortran"
+		tests="$tests ring2"
+	fi
+	cmake -S "$tmp/proj" -B "$tmp/b" "$@" -DMPIEXEC_EXECUTABLE="$bin/mpiexec.bip" \
+		-DCMAKE_C_FLAGS="${BIP_TEST_CFLAGS:-}" >"$out" 2>&1 ||
+		fail "cmake with -DMPI_C_COMPILER=mpicc.bip failed"
+	for l in $langs; do
+		grep -q "Found MPI_$l: $prefix/.*/libmpi_shim.*\.so (found version \"3.1\")" "$out" ||
+			fail "FindMPI: no MPI_$l of version 3.1 from the install"
+	done
+	grep -q "Found MPI: TRUE (found version \"3.1\") found components: $langs" "$out" ||
+		fail "FindMPI: not every component"
 	grep -q "MPI_C_VERSION=3.1" "$out" || fail "FindMPI: MPI_C_VERSION"
+	case "$langs" in
+	*Fortran) grep -q "MPI_Fortran_HAVE_F90_MODULE=TRUE" "$out" || fail "FindMPI: no mpi module" ;;
+	esac
 	cmake --build "$tmp/b" >"$out" 2>&1 || fail "cmake --build"
 	uses_shim "$tmp/b/hello"
 	run_hello "$tmp/b/hello"
 	(cd "$tmp/b" && ctest --output-on-failure) >"$out" 2>&1 || fail "ctest through mpiexec.bip"
-	grep -q "hello2 .*Passed" "$out" || fail "ctest: hello2 did not pass"
+	for t in $tests; do
+		grep -q " $t .*Passed" "$out" || fail "ctest: $t did not pass"
+	done
 	;;
 cmake-bip)
 	need cmake make
