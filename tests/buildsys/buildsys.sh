@@ -11,7 +11,8 @@
 #              and a program built with the real compiler and run
 #   mpiexec    mpiexec.bip's options, its errors and the exit status
 #   cmake-mpi  CMake's FindMPI with -DMPI_C_COMPILER=mpicc.bip and
-#              -DMPIEXEC_EXECUTABLE=mpiexec.bip
+#              -DMPIEXEC_EXECUTABLE=/path/to/mpiexec.bip
+#   cmake-mpi-cxx, cmake-mpi-fortran  the same with C++ or Fortran too
 #   cmake-bip  find_package(BIP): BIP::mpi and BIP::bip
 #   meson-mpi  Meson's dependency('mpi') with MPICC=mpicc.bip
 #   autotools  ./configure CC=mpicc.bip (autoconf)
@@ -229,28 +230,34 @@ mpiexec)
 		grep -q "usage: mpiexec.bip" "$out" || fail "mpiexec.bip $bad: no usage"
 	done
 	;;
-cmake-mpi)
+cmake-mpi | cmake-mpi-cxx | cmake-mpi-fortran)
 	need cmake make
 	install_tree
 	project cmake-mpi
-	# C++ and Fortran too, where their wrappers are installed.
-	set -- -DMPI_C_COMPILER="$bin/mpicc.bip"
+	# The wrappers by name, as users write them (the install's bin in
+	# PATH); the other checks add C++ or Fortran, where their wrappers are
+	# installed.
+	PATH="$bin:$PATH"
+	set -- -DMPI_C_COMPILER=mpicc.bip
 	langs=C
 	tests=hello2
-	if [ -f "$bin/mpicxx.bip" ]; then
-		set -- "$@" -DWITH_CXX=ON -DMPI_CXX_COMPILER="$bin/mpicxx.bip" \
+	if [ "$check" = cmake-mpi-cxx ]; then
+		[ -f "$bin/mpicxx.bip" ] || skip "no C++ compiler at build time: mpicxx.bip is not installed"
+		set -- "$@" -DWITH_CXX=ON -DMPI_CXX_COMPILER=mpicxx.bip \
 			-DCMAKE_CXX_FLAGS="${BIP_TEST_CFLAGS:-}"
 		langs="$langs CXX"
 		tests="$tests hellocxx2"
 	fi
-	if [ -f "$bin/mpifort.bip" ]; then
+	if [ "$check" = cmake-mpi-fortran ]; then
+		[ -f "$bin/mpifort.bip" ] || skip "no gfortran at build time: mpifort.bip is not installed"
 		cp "$src/examples/ring.f90" "$tmp/proj/"
-		set -- "$@" -DWITH_Fortran=ON -DMPI_Fortran_COMPILER="$bin/mpifort.bip" \
+		set -- "$@" -DWITH_Fortran=ON -DMPI_Fortran_COMPILER=mpifort.bip \
 			-DCMAKE_Fortran_FLAGS="${BIP_TEST_CFLAGS:-}"
 		langs="$langs Fortran"
 		tests="$tests ring2"
 	fi
-	cmake -S "$tmp/proj" -B "$tmp/b" "$@" -DMPIEXEC_EXECUTABLE="$bin/mpiexec.bip" \
+	# MPIEXEC_EXECUTABLE is a path: ctest runs it as given.
+	cmake -S "$tmp/proj" -B "$tmp/b" "$@" -DMPIEXEC_EXECUTABLE="$(command -v mpiexec.bip)" \
 		-DCMAKE_C_FLAGS="${BIP_TEST_CFLAGS:-}" >"$out" 2>&1 ||
 		fail "cmake with -DMPI_C_COMPILER=mpicc.bip failed"
 	for l in $langs; do
