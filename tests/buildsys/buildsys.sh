@@ -140,8 +140,9 @@ check_wrapper() {
 	case " $libs " in *" mpi_shim "*) ;; *) fail "$name --showme:libs: no mpi_shim: $libs" ;; esac
 	# -lmpi is the shim already; other arguments pass unchanged, one word each.
 	same "$(ran hello.o -lmpi -o hello)" "$(ran hello.o -o hello)" "-lmpi"
-	ran -c "a b.c" -DX="1 2" >/dev/null
-	grep -qx "a b.c" "$log" && grep -qx -- "-DX=1 2" "$log" || fail "$name: arguments split"
+	ran -c "a b.c" -DX="1 2" "-DY='q'" >/dev/null
+	grep -qx "a b.c" "$log" && grep -qx -- "-DX=1 2" "$log" && grep -qx -- "-DY='q'" "$log" ||
+		fail "$name: arguments split or changed"
 	# Versions: Open MPI's line and MPICH's -v, which runs the compiler too.
 	"$w" --showme:version >"$out" || fail "$name --showme:version"
 	grep -Eq "^$name: BIP MPI shim [0-9]+\.[0-9]+\.[0-9]+ \(Language: [A-Za-z+]+\)$" "$out" ||
