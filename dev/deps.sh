@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Install what building and testing BIP needs (Debian 12 packages): gfortran
-# for the Fortran binding of the MPI shim, PMIx
+# for the Fortran binding of the MPI shim, cmake and autoconf for the
+# projects that tests/buildsys builds with the MPI wrappers, PMIx
 # and PMI-2 for the start-up back ends, and munge and Slurm for the tests
 # under a real Slurm (tests/slurm).
 # Usage: dev/deps.sh [--bench]   (--bench adds Open MPI and MPICH for bench/compare.sh)
@@ -9,7 +10,7 @@ set -eu
 
 pkgs="build-essential meson ninja-build pkg-config check libsubunit-dev python3 g++
       libfabric-dev libfabric-bin libpsm2-dev libsodium-dev iproute2 procps
-      clang libclang-rt-14-dev gfortran
+      clang libclang-rt-14-dev gfortran cmake autoconf
       libpmix-dev libpmi2-0-dev munge slurmctld slurmd slurm-client"
 case "${1:-}" in
 --bench) pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev" ;;
