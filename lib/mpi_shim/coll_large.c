@@ -213,11 +213,13 @@ static int vec_of(MPI_Comm comm, int n, const MPI_Count *counts, const MPI_Aint 
 	v->made = MPI_DATATYPE_NULL;
 	if (!significant || !counts || (has_displs && !displs)) {
 		/* The int form reports a missing array: it gets the same NULL,
-		 * and an unread array of zeros for the other one. */
+		 * and n zeros for the other one, which it may read first. */
+		size_t m = n > 0 ? (size_t)n : 1;
+
 		if (significant && counts)
-			v->counts = calloc(1, sizeof(int));
+			v->counts = calloc(m, sizeof(int));
 		if (significant && has_displs && displs)
-			v->displs = calloc(1, sizeof(int));
+			v->displs = calloc(m, sizeof(int));
 		return MPI_SUCCESS;
 	}
 	v->counts = malloc((size_t)n * sizeof(int));
@@ -715,10 +717,13 @@ static int wvec_of(MPI_Comm comm, int n, const MPI_Count *counts, const MPI_Aint
 	if (!significant)
 		return MPI_SUCCESS;
 	if (!counts || !displs || !types) {
-		/* The int form reports a missing array. */
-		w->counts = counts ? calloc(1, sizeof(int)) : NULL;
-		w->displs = displs ? calloc(1, sizeof(int)) : NULL;
-		w->types = types ? calloc(1, sizeof(MPI_Datatype)) : NULL;
+		/* The int form reports a missing array; it may read the others
+		 * whole before it does. */
+		size_t m = n > 0 ? (size_t)n : 1;
+
+		w->counts = counts ? calloc(m, sizeof(int)) : NULL;
+		w->displs = displs ? calloc(m, sizeof(int)) : NULL;
+		w->types = types ? calloc(m, sizeof(MPI_Datatype)) : NULL;
 		return MPI_SUCCESS;
 	}
 	w->counts = malloc((size_t)n * sizeof(int));
