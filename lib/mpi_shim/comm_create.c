@@ -43,6 +43,7 @@
 #include "bip.h"
 #include "shim.h"
 #include "p2p.h"
+#include "coll.h"
 
 /* --- MPI_Comm_create_group --- */
 
@@ -346,7 +347,7 @@ static int idup(MPI_Comm comm, MPI_Info info, int with_info, MPI_Comm *newcomm,
 		return rc;
 	}
 	/* The tag of a collective started now. */
-	d->tag = (int)(comm->coll_seq++ & 0x3fffffff);
+	d->tag = coll_next_tag(comm);
 	idup_round(d, mpi_shim.next_ctx, 1);
 	*newcomm = d->c;
 	rc = mpi_shim_request_progress_new(comm, idup_progress, idup_free, d, request);
