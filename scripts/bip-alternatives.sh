@@ -4,7 +4,8 @@
 # alternatives system (mpicc.bip(1), ALTERNATIVES).
 #   bip-alternatives install | remove [--root DIR] [--bindir DIR]
 # install adds mpicc.bip (with mpicxx.bip and mpifort.bip as its
-# followers) to the "mpi" link group at a low priority: in automatic mode
+# followers) to the "mpi" link group, and mpirun.bip (with mpiexec.bip) to
+# the "mpirun" group, at a low priority: in automatic mode
 # another MPI that is installed keeps the plain names; an administrator
 # picks BIP with update-alternatives --config mpi.  A plain mpicc that the
 # alternatives system does not manage is never replaced.  remove takes
@@ -69,12 +70,13 @@ ua() {
 }
 
 if [ "$action" = remove ]; then
-	ua --remove mpi "$bindir/mpicc.bip"
+	ua --remove mpi "$bindir/mpicc.bip" || exit
+	ua --remove mpirun "$bindir/mpirun.bip"
 	exit
 fi
 [ -x "$root$bindir/mpicc.bip" ] || die "$root$bindir/mpicc.bip is not installed"
 # Links that are files of their own belong to someone else.
-for l in mpicc mpicxx mpic++ mpifort mpif90 mpif77; do
+for l in mpicc mpicxx mpic++ mpifort mpif90 mpif77 mpirun mpiexec; do
 	if [ -e "$root/usr/bin/$l" ] && [ ! -L "$root/usr/bin/$l" ]; then
 		die "$root/usr/bin/$l is not managed by the alternatives system: not replaced"
 	fi
@@ -89,4 +91,6 @@ if [ -x "$root$bindir/mpifort.bip" ]; then
 		set -- "$@" --slave "/usr/bin/$l" "$l" "$bindir/mpifort.bip"
 	done
 fi
-ua "$@"
+ua "$@" || exit
+ua --install /usr/bin/mpirun mpirun "$bindir/mpirun.bip" "$priority" \
+	--slave /usr/bin/mpiexec mpiexec "$bindir/mpiexec.bip"

@@ -7,6 +7,11 @@
  * configuration a program started now would use.
  *
  *   bipinfo [--parsable]
+ *   bipinfo --job
+ *
+ * With --job, run as a node of a job (bipload -sz 4 bipinfo --job, or srun),
+ * it starts BIP and prints the line of bipload --report-bindings: its node,
+ * host, pid, drivers and CPUs.
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -18,6 +23,7 @@
 #include "bip.h"
 #include "boot.h"
 #include "conf.h"
+#include "core.h"
 #include "env.h"
 
 #ifndef BIP_BUILD_INFO
@@ -157,22 +163,50 @@ static int show_conf(void)
 	return 0;
 }
 
+/* --job: where this node of a job runs. */
+static int show_job(void)
+{
+	const struct bip_boot_ops *ops;
+	char err[512] = "", line[1024];
+
+	ops = bip_boot_choose(err, sizeof(err));
+	if (!ops || !ops->detected()) {
+		fprintf(stderr, "bipinfo: --job: not started by a launcher (run it as bipload -sz N "
+			"bipinfo --job, or with srun)%s%s\n", err[0] ? ": " : "", err);
+		return 1;
+	}
+	bip_init();
+	bip_where(line, sizeof(line));
+	printf("%s\n", line);
+	fflush(stdout);
+	return bip_finalize() < 0;
+}
+
+#define USAGE "usage: bipinfo [--parsable]\n       bipinfo --job\n"
+
 int main(int argc, char **argv)
 {
-	int i;
+	int i, job = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--parsable")) {
 			parsable = 1;
+		} else if (!strcmp(argv[i], "--job")) {
+			job = 1;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: bipinfo [--parsable]\n");
+			printf(USAGE);
 			return 0;
 		} else {
-			fprintf(stderr, "bipinfo: unknown option %s\nusage: bipinfo [--parsable]\n",
-				argv[i]);
+			fprintf(stderr, "bipinfo: unknown option %s\n" USAGE, argv[i]);
 			return 2;
 		}
 	}
+	if (job && parsable) {
+		fprintf(stderr, "bipinfo: --job and --parsable exclude each other\n" USAGE);
+		return 2;
+	}
+	if (job)
+		return show_job();
 	fact("version", "%d.%d", BIP_VERSION_MAJOR, BIP_VERSION_MINOR);
 	fact("build", "%s", BIP_BUILD_INFO);
 	fact("ntags", "%d (+%d reserved)", NTAGS, BIP_RESERVED_TAGS);

@@ -35,12 +35,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bipload.h"
+#include "bind.h"
 #include "bipload_lanai.h"
 #include "conf.h"
 
@@ -93,7 +95,11 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: bipload [-sz N | -np N] [-f CONF] [-q] [--tag-output] [--timeout SECONDS]\n"
-		"               [--rsh COMMAND] [-x VAR[=value]]... prog [args...]\n");
+		"               [--rsh COMMAND] [-x VAR[=value]]... [-env VAR=value]...\n"
+		"               [--host HOST[:N][,...]]... [--hostfile FILE] [--ppn N] [--oversubscribe]\n"
+		"               [--output-filename DIR[:nocopy]] [--bind-to core|none]\n"
+		"               [--report-bindings] prog [args...]\n"
+		"               [: [-sz N] [-env VAR=value]... prog [args...]]...\n");
 	exit(status);
 }
 
@@ -120,84 +126,182 @@ int valid_name(const char *s, size_t len)
 	return 1;
 }
 
+static void *grow(void *p, int n, size_t size)
+{
+	if (bip_array_grow(&p, n, size) < 0)
+		die("out of memory");
+	return p;
+}
+
 /* -x VAR=value sets VAR here too; -x VAR carries VAR's value here. */
 static void add_xvar(const char *a)
 {
 	const char *eq = strchr(a, '=');
 	size_t len = eq ? (size_t)(eq - a) : strlen(a);
-	const char **v;
 	char *name;
 
 	if (!valid_name(a, len))
 		die("-x %s: expected VAR or VAR=value, VAR made of letters, digits and _", a);
 	name = strndup(a, len);
-	v = realloc(opt.xvars, (size_t)(opt.nxvars + 1) * sizeof(*v));
-	if (!name || !v)
+	if (!name)
 		die("out of memory");
 	if (eq)
 		setenv(name, eq + 1, 1);
 	else if (!getenv(name))
 		die("-x %s: %s is not set here (give -x %s=value)", a, name, name);
-	opt.xvars = v;
+	opt.xvars = grow(opt.xvars, opt.nxvars + 1, sizeof(*opt.xvars));
 	opt.xvars[opt.nxvars++] = name;
 }
 
+/* -env VAR=value: for the command it comes with only. */
+static void add_env(struct bipload_app *app, const char *a)
+{
+	const char *eq = strchr(a, '=');
+
+	if (!eq || !valid_name(a, (size_t)(eq - a)))
+		die("-env %s: expected VAR=value, VAR made of letters, digits and _", a);
+	app->env = grow(app->env, app->nenv + 1, sizeof(*app->env));
+	app->env[app->nenv++] = a;
+}
+
+static const char *arg_of(int argc, char **argv, int *i)
+{
+	if (++*i == argc) {
+		fprintf(stderr, "bipload: %s needs a value\n", argv[*i - 1]);
+		usage(2);
+	}
+	return argv[*i];
+}
+
+/* The options that are not one command's; 0 if a is none of them. */
+static int global_option(int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *v;
+	char *end;
+
+	if (!strcmp(a, "-f")) {
+		opt.conf_file = arg_of(argc, argv, i);
+	} else if (!strcmp(a, "-q")) {
+		opt.quiet = 1;
+	} else if (!strcmp(a, "--tag-output")) {
+		opt.tag_output = 1;
+	} else if (!strcmp(a, "--timeout")) {
+		v = arg_of(argc, argv, i);
+		opt.timeout = strtod(v, &end);
+		if (*end || !(opt.timeout > 0))
+			die("--timeout %s: expected a positive number of seconds", v);
+	} else if (!strcmp(a, "--rsh")) {
+		opt.rsh = arg_of(argc, argv, i);
+	} else if (!strcmp(a, "-x")) {
+		add_xvar(arg_of(argc, argv, i));
+	} else if (!strcmp(a, "--host")) {
+		opt.hosts = grow(opt.hosts, opt.nhosts + 1, sizeof(*opt.hosts));
+		opt.hosts[opt.nhosts++] = arg_of(argc, argv, i);
+	} else if (!strcmp(a, "--hostfile")) {
+		if (opt.hostfile)
+			die("--hostfile given twice");
+		opt.hostfile = arg_of(argc, argv, i);
+	} else if (!strcmp(a, "--ppn")) {
+		opt.ppn = parse_count(arg_of(argc, argv, i), a);
+	} else if (!strcmp(a, "--oversubscribe")) {
+		opt.oversubscribe = 1;
+	} else if (!strcmp(a, "--output-filename")) {
+		char *dir = strdup(arg_of(argc, argv, i));
+		size_t n;
+
+		if (!dir)
+			die("out of memory");
+		n = strlen(dir);
+		opt.outcopy = 1;
+		if (n >= 7 && !strcasecmp(dir + n - 7, ":nocopy")) {
+			dir[n - 7] = '\0';
+			opt.outcopy = 0;
+		}
+		if (!*dir)
+			die("--output-filename %s: expected a directory", argv[*i]);
+		opt.outdir = dir;
+	} else if (!strcmp(a, "--bind-to")) {
+		v = arg_of(argc, argv, i);
+		if (strcmp(v, "core") && strcmp(v, "none"))
+			die("--bind-to %s: expected core or none", v);
+		opt.bind_to = v;
+	} else if (!strcmp(a, "--report-bindings")) {
+		opt.report_bindings = 1;
+	} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		usage(0);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Options, then a program and its arguments; a lone ":" starts another
+ * command (MPMD), with its own -sz and -env.  The other options apply to
+ * the whole job wherever they are.
+ */
 static void parse_args(int argc, char **argv)
 {
-	int i;
+	struct bipload_app *app = NULL;
+	int i, k, total = 0;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
+		if (!app) {
+			opt.apps = grow(opt.apps, opt.napps + 1, sizeof(*opt.apps));
+			app = &opt.apps[opt.napps];
+			memset(app, 0, sizeof(*app));
+		}
 		if (!strcmp(a, "-sz") || !strcmp(a, "-np")) {
-			if (++i == argc)
-				usage(2);
-			opt.nodes = parse_count(argv[i], a);
-		} else if (!strcmp(a, "-f")) {
-			if (++i == argc)
-				usage(2);
-			opt.conf_file = argv[i];
-		} else if (!strcmp(a, "-q")) {
-			opt.quiet = 1;
-		} else if (!strcmp(a, "--tag-output")) {
-			opt.tag_output = 1;
-		} else if (!strcmp(a, "--timeout")) {
-			char *end;
-
-			if (++i == argc)
-				usage(2);
-			opt.timeout = strtod(argv[i], &end);
-			if (*end || opt.timeout <= 0)
-				die("--timeout %s: expected a positive number of seconds", argv[i]);
-		} else if (!strcmp(a, "--rsh")) {
-			if (++i == argc)
-				usage(2);
-			opt.rsh = argv[i];
-		} else if (!strcmp(a, "-x")) {
-			if (++i == argc)
-				usage(2);
-			add_xvar(argv[i]);
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(0);
-		} else if (!strcmp(a, "--")) {
-			i++;
-			break;
-		} else if (a[0] == '-') {
+			app->nodes = parse_count(arg_of(argc, argv, &i), a);
+		} else if (!strcmp(a, "-env")) {
+			add_env(app, arg_of(argc, argv, &i));
+		} else if (global_option(argc, argv, &i)) {
+			continue;
+		} else if (a[0] == '-' && strcmp(a, "--")) {
 			fprintf(stderr, "bipload: unknown option %s\n", a);
 			usage(2);
 		} else {
-			break;
+			if (!strcmp(a, "--") && ++i == argc)
+				break;
+			if (!strcmp(argv[i], ":"))
+				die("no program before ':'");
+			app->argv = argv + i;
+			while (i < argc && strcmp(argv[i], ":"))
+				i++;
+			opt.napps++;
+			app = NULL;
+			if (i == argc)
+				break;
+			argv[i] = NULL; /* the end of this command's arguments */
+			opt.apps = grow(opt.apps, opt.napps + 1, sizeof(*opt.apps));
+			app = &opt.apps[opt.napps];
+			memset(app, 0, sizeof(*app));
 		}
 	}
-	if (i == argc) {
-		fprintf(stderr, "bipload: no program to run\n");
+	if (app || !opt.napps) {
+		fprintf(stderr, "bipload: no program to run%s\n", opt.napps ? " after ':'" : "");
 		usage(2);
 	}
-	opt.argv = argv + i;
+	for (k = 0; k < opt.napps; k++) {
+		if (opt.napps > 1 && !opt.apps[k].nodes)
+			die("command %d (%s): give -sz N for each command of an MPMD job", k + 1,
+			    opt.apps[k].argv[0]);
+		total += opt.apps[k].nodes;
+	}
+	if (total > BIP_CONF_MAXNODES)
+		die("%d nodes in all: at most %d", total, BIP_CONF_MAXNODES);
+	opt.nodes = total;
 	if (!opt.rsh || !*opt.rsh)
 		opt.rsh = getenv("BIP_RSH");
 	if (opt.rsh && !*opt.rsh)
 		opt.rsh = NULL; /* the default comes with the configuration */
+}
+
+const struct bipload_app *app_of(int node)
+{
+	return &opt.apps[procs[node].app];
 }
 
 /* Find the configuration; sets conf and the absolute path in path (or ""). */
@@ -208,6 +312,12 @@ static void load_conf(char *path)
 	int rc;
 
 	path[0] = '\0';
+	if (opt.conf_file && (opt.nhosts || opt.hostfile))
+		die("-f %s and --host or --hostfile: give the nodes one way", opt.conf_file);
+	if (bipload_hosts_conf(opt.nodes, path, PATH_MAX))
+		return;
+	if (opt.ppn || opt.oversubscribe)
+		die("%s: only with --host or --hostfile", opt.ppn ? "--ppn" : "--oversubscribe");
 	if (!file && bip_conf_default_path(def, sizeof(def)) == 0 &&
 	    (getenv(BIP_ENV_CONF) || access(def, F_OK) == 0))
 		file = def;
@@ -234,6 +344,22 @@ static void load_conf(char *path)
 			    conf->n);
 		bip_conf_truncate(conf, opt.nodes);
 	}
+}
+
+/* What every process gets from the options: BIP_BIND and
+ * BIP_REPORT_BINDINGS (carried to remote hosts as every BIP_ variable is). */
+static void job_environment(void)
+{
+	enum bip_bind_mode mode;
+	char err[256];
+
+	if (opt.bind_to)
+		setenv(BIP_ENV_BIND, opt.bind_to, 1);
+	if (bip_bind_parse(getenv(BIP_ENV_BIND), &mode, err, sizeof(err)) < 0)
+		die("%s", err);
+	opt.bind_core = mode == BIP_BIND_CORE;
+	if (opt.report_bindings)
+		setenv(BIP_ENV_REPORT_BINDINGS, "1", 1);
 }
 
 /* A program to run: a path, or a name looked up in PATH. */
@@ -265,7 +391,8 @@ int main(int argc, char **argv)
 {
 	char conf_path[PATH_MAX], cwd[PATH_MAX];
 	int stdin_pipe[2] = { -1, -1 };
-	int nlocal = 0, i, rc;
+	int i, k, n, rc;
+	char *checked;
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *g = getenv("BIPLOAD_GRACE");
 
@@ -296,18 +423,32 @@ int main(int argc, char **argv)
 		die("getcwd: %s", strerror(errno));
 
 	nprocs = conf->n;
+	if (opt.napps == 1)
+		opt.apps[0].nodes = nprocs;
 	procs = calloc((size_t)nprocs, sizeof(*procs));
 	if (!procs)
 		die("out of memory");
-	for (i = 0; i < nprocs; i++) {
+	for (i = 0, k = 0, n = 0; i < nprocs; i++) {
+		if (n == opt.apps[k].nodes) {
+			k++;
+			n = 0;
+		}
+		n++;
+		procs[i].app = k;
 		procs[i].remote_status = -1;
 		procs[i].stdin_fd = -1;
-		bipload_boot_prepare(&procs[i], i, conf_path, cwd);
-		nlocal += !procs[i].remote;
 	}
-	/* Remote hosts look for the program themselves. */
-	if (nlocal)
-		check_program(opt.argv[0]);
+	job_environment();
+	bipload_output_files();
+	checked = calloc((size_t)opt.napps, 1);
+	if (!checked)
+		die("out of memory");
+	for (i = 0; i < nprocs; i++) {
+		bipload_boot_prepare(&procs[i], i, conf_path, cwd);
+		/* Remote hosts look for the program themselves. */
+		if (!procs[i].remote && !checked[procs[i].app]++)
+			check_program(app_of(i)->argv[0]);
+	}
 
 	if (pipe(sig_pipe) < 0 || pipe(stdin_pipe) < 0)
 		die("pipe: %s", strerror(errno));
@@ -343,5 +484,6 @@ int main(int argc, char **argv)
 	}
 	bip_conf_free(conf);
 	free(procs);
+	free(checked);
 	return rc;
 }

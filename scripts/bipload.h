@@ -12,6 +12,8 @@
  *   bipload_boot.c  the bootstrap back ends that start one node's process:
  *                   local (fork and exec) and rsh (a remote shell running a
  *                   small sh script), each a struct bipload_boot
+ *   bipload_hosts.c the nodes of a host list or host file (--host,
+ *                   --hostfile), and the job's configuration file
  *   bipload_lanai.c the simulated board's firmware, started for the job
  *   bipload_slurm.c the nodes of a Slurm allocation, started through srun
  *
@@ -42,6 +44,7 @@ struct bipload_boot;
 
 struct proc {
 	int node;
+	int app;                /* its command (MPMD: bipload a : b) */
 	const struct bipload_boot *boot; /* how it is started */
 	pid_t pid;              /* 0 once reaped */
 	pid_t started;          /* its pid, for the report */
@@ -49,6 +52,7 @@ struct proc {
 	int stopped;            /* bipload sent it a signal */
 	int judged;             /* its end was taken into account */
 	struct stream s[2];     /* stdout, stderr */
+	int file[2];            /* --output-filename: its files, or -1 */
 	/* Remote processes: pid and started are those of the remote shell. */
 	int remote;
 	int stdin_fd;           /* our end of the remote shell's stdin, or -1 */
@@ -61,9 +65,17 @@ struct proc {
 	char *cmd;              /* the command, quoted, for messages */
 };
 
+/* One command of the job (several: MPMD, "bipload -sz 1 a : -sz 3 b"). */
+struct bipload_app {
+	int nodes;              /* -sz, 0 if not given */
+	char **argv;            /* the program and its arguments */
+	const char **env;       /* -env VAR=value: this command's only */
+	int nenv;
+};
+
 /* The options (bipload.c). */
 struct bipload_opts {
-	int nodes;
+	int nodes;              /* every command's nodes; 0: from the configuration */
 	const char *conf_file;
 	int quiet;
 	int tag_output;
@@ -71,7 +83,18 @@ struct bipload_opts {
 	const char *rsh;        /* --rsh, else BIP_RSH, else DEFAULT_RSH */
 	const char **xvars;     /* -x: names carried to remote hosts */
 	int nxvars;
-	char **argv;
+	struct bipload_app *apps;
+	int napps;
+	const char **hosts;     /* --host lists, as given */
+	int nhosts;
+	const char *hostfile;   /* --hostfile */
+	int ppn;                /* --ppn: processes per host, 0: by slots */
+	int oversubscribe;
+	const char *outdir;     /* --output-filename, without ":nocopy" */
+	int outcopy;            /* output also to bipload's stdout and stderr */
+	const char *bind_to;    /* --bind-to, NULL if not given */
+	int bind_core;          /* bind: --bind-to core, or BIP_BIND=core */
+	int report_bindings;
 };
 
 extern struct bipload_opts opt;
@@ -92,6 +115,19 @@ void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double now_s(void);
 /* 1 if s[0..len) is a variable name. */
 int valid_name(const char *s, size_t len);
+/* The command node runs. */
+const struct bipload_app *app_of(int node);
+
+/* --- bipload_hosts.c: host lists and the job's configuration file --- */
+/* If --host or --hostfile was given: the configuration of their nodes
+ * (nodes processes, 0: one per slot), written to a file named in conf_path
+ * when some host is another ("" if all are this one); returns 1.  0 if
+ * neither was given.  Dies with the reason when it cannot. */
+int bipload_hosts_conf(int nodes, char *conf_path, size_t len);
+/* Write conf to .bipload-<job id>.conf in the working directory, which
+ * every host must share (its path in conf_path), removed when bipload
+ * exits; what names the source for the error. */
+void bipload_conf_file(char *conf_path, size_t len, const char *what);
 
 /* --- bipload_slurm.c: inside a Slurm allocation --- */
 /* If SLURM_JOB_ID is set: the configuration of nodes processes (0: the
@@ -128,6 +164,9 @@ void make_jobid(void);
 void make_secret(void);
 void on_signal(int sig);
 void write_all(int fd, const char *buf, size_t len);
+/* --output-filename: make the directory and open each node's two files
+ * (every file -1 without it).  Before any process starts. */
+void bipload_output_files(void);
 /* Run the started job until every process has ended and its output is
  * forwarded; returns bipload's exit status. */
 int bipload_pm_run(int stdin_fd);

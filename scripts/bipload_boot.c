@@ -4,8 +4,9 @@
  * node's process starts.
  *
  *   local  on this host: fork, then exec the program with the node's
- *          environment (BIP_NODE, BIP_JOBID, BIP_HOST, BIP_OPTS, BIPCONF;
- *          BIP_SECRET is in bipload's own).
+ *          environment (BIP_NODE, BIP_JOBID, BIP_HOST, BIP_OPTS, BIPCONF,
+ *          BIP_APPNUM and its command's -env; BIP_SECRET is in bipload's
+ *          own), bound to its CPU first with --bind-to core.
  *   rsh    on another host: the remote shell (ssh, or --rsh / BIP_RSH) runs a
  *          small sh script (remote_script) that goes to our directory, sets
  *          the environment that matters, reads the job's secret as the first
@@ -27,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bind.h"
 #include "bipload.h"
 #include "bipload_lanai.h"
 #include "conf.h"
@@ -47,8 +49,20 @@ void set_cloexec_nonblock(int fd)
 
 static void child_env(int node, const char *conf_path)
 {
+	const struct bipload_app *app = app_of(node);
 	char v[64];
+	int i;
 
+	for (i = 0; i < app->nenv; i++) {
+		const char *eq = strchr(app->env[i], '=');
+		char *name = strndup(app->env[i], (size_t)(eq - app->env[i]));
+
+		if (!name || setenv(name, eq + 1, 1) < 0)
+			_exit(127);
+		free(name);
+	}
+	snprintf(v, sizeof(v), "%d", procs[node].app);
+	setenv("BIP_APPNUM", v, 1);
 	snprintf(v, sizeof(v), "%d", node);
 	setenv(BIP_ENV_NODE, v, 1);
 	setenv(BIP_ENV_JOBID, jobid, 1);
@@ -143,8 +157,9 @@ static void sb_export(struct sbuf *b, const char *name, size_t len, const char *
 static char *remote_script(int node, const char *conf_path, const char *cwd)
 {
 	static const char *const own[] = { BIP_ENV_NODE, BIP_ENV_JOBID, BIP_ENV_HOST,
-					   BIP_ENV_OPTS, BIP_ENV_CONF };
+					   BIP_ENV_OPTS, BIP_ENV_CONF, "BIP_APPNUM" };
 	const char *host = conf->nodes[node].host;
+	const struct bipload_app *app = app_of(node);
 	struct sbuf b = { 0 };
 	char v[64];
 	char **e;
@@ -166,6 +181,13 @@ static char *remote_script(int node, const char *conf_path, const char *cwd)
 		if (!mine)
 			sb_export(&b, *e, len, eq + 1);
 	}
+	for (i = 0; i < app->nenv; i++) {
+		const char *eq = strchr(app->env[i], '=');
+
+		sb_export(&b, app->env[i], (size_t)(eq - app->env[i]), eq + 1);
+	}
+	snprintf(v, sizeof(v), "%d", procs[node].app);
+	sb_export(&b, "BIP_APPNUM", strlen("BIP_APPNUM"), v);
 	snprintf(v, sizeof(v), "%d", node);
 	sb_export(&b, BIP_ENV_NODE, strlen(BIP_ENV_NODE), v);
 	sb_export(&b, BIP_ENV_JOBID, strlen(BIP_ENV_JOBID), jobid);
@@ -174,7 +196,7 @@ static char *remote_script(int node, const char *conf_path, const char *cwd)
 	sb_export(&b, BIP_ENV_OPTS, strlen(BIP_ENV_OPTS), v);
 	sb_export(&b, BIP_ENV_CONF, strlen(BIP_ENV_CONF), conf_path);
 	sb_add(&b, "; for c in setsid ");
-	sb_quote(&b, opt.argv[0]);
+	sb_quote(&b, app->argv[0]);
 	sb_add(&b, "; do command -v \"$c\" >/dev/null || { echo \"bipload: host ");
 	/* inside double quotes: the host name is letters, digits, dots and dashes */
 	for (k = 0; host[k]; k++)
@@ -182,9 +204,9 @@ static char *remote_script(int node, const char *conf_path, const char *cwd)
 			sb_add(&b, "%c", host[k]);
 	sb_add(&b, ": $c: program not found (PATH=$PATH)\" >&2; exit 127; }; done;"
 		   " exec 3<&0; setsid");
-	for (i = 0; opt.argv[i]; i++) {
+	for (i = 0; app->argv[i]; i++) {
 		sb_add(&b, " ");
-		sb_quote(&b, opt.argv[i]);
+		sb_quote(&b, app->argv[i]);
 	}
 	sb_add(&b, " </dev/null 3<&- & p=$!; echo \"%sstarted $p\" >&2;"
 		   " setsid sh -c 'while read -r _; do :; done; kill -s TERM -- -$0 $0; n=0;"
@@ -329,10 +351,18 @@ static void local_prepare(struct proc *p, int node, const char *conf_path, const
 
 static __attribute__((noreturn)) void local_exec(struct proc *p, int node, const char *conf_path)
 {
+	char *const *argv = app_of(node)->argv;
+	char err[256];
+
 	child_env(node, conf_path);
-	execvp(opt.argv[0], opt.argv);
-	fprintf(stderr, "bipload: node %d: cannot run %s: %s\n", node, opt.argv[0],
-		strerror(errno));
+	/* Bound before the program runs, BIP or not (the library binds its
+	 * process again at start-up, to the same CPU). */
+	if (opt.bind_core && bip_bind_core(bip_bind_local_index(conf, node), err, sizeof(err)) < 0) {
+		fprintf(stderr, "bipload: node %d: --bind-to core: %s\n", node, err);
+		_exit(127);
+	}
+	execvp(argv[0], argv);
+	fprintf(stderr, "bipload: node %d: cannot run %s: %s\n", node, argv[0], strerror(errno));
 	_exit(127);
 }
 

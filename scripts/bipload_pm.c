@@ -8,7 +8,9 @@
  * authenticates the network start-up exchange.
  *
  * The process table once started: bipload_pm_run forwards every process's
- * output line by line (tagged with --tag-output), passes bipload's stdin to
+ * output line by line (tagged with --tag-output; into DIR/node.N.out and
+ * DIR/node.N.err with --output-filename DIR, and there only with
+ * DIR:nocopy), passes bipload's stdin to
  * node 0 when it runs here, reaps the processes, and when one fails, the
  * time limit passes or bipload gets a signal, stops the others (SIGTERM,
  * then SIGKILL after the grace period; a remote process through its remote
@@ -17,6 +19,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -107,19 +111,71 @@ void write_all(int fd, const char *buf, size_t len)
 	}
 }
 
-/* Forward one line (or a piece of an over-long one) in a single write. */
-static void emit(int node, int out, const char *line, size_t len, int newline)
+/* mkdir -p */
+static void make_dirs(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
+		die("--output-filename %s: too long", dir);
+	for (i = 1; ; i++) {
+		if (path[i] != '/' && path[i])
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0777) < 0 && errno != EEXIST)
+			die("--output-filename: cannot make %s: %s", path, strerror(errno));
+		if (!dir[i])
+			break;
+		path[i] = '/';
+	}
+}
+
+void bipload_output_files(void)
+{
+	static const char *const ext[2] = { "out", "err" };
+	char path[PATH_MAX];
+	struct stat st;
+	int i, k;
+
+	for (i = 0; i < nprocs; i++)
+		procs[i].file[0] = procs[i].file[1] = -1;
+	if (!opt.outdir)
+		return;
+	make_dirs(opt.outdir);
+	if (stat(opt.outdir, &st) < 0 || !S_ISDIR(st.st_mode))
+		die("--output-filename %s: not a directory", opt.outdir);
+	for (i = 0; i < nprocs; i++) {
+		for (k = 0; k < 2; k++) {
+			int n = snprintf(path, sizeof(path), "%s/node.%d.%s", opt.outdir, i, ext[k]);
+
+			if (n < 0 || (size_t)n >= sizeof(path))
+				die("--output-filename %s: too long", opt.outdir);
+			procs[i].file[k] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+							      O_NOFOLLOW, 0666);
+			if (procs[i].file[k] < 0)
+				die("--output-filename: cannot write %s: %s", path, strerror(errno));
+		}
+	}
+}
+
+/* Forward one line (or a piece of an over-long one) in a single write, to
+ * the node's file and (unless nocopy) to bipload's own stream. */
+static void emit(struct proc *p, int out, const char *line, size_t len, int newline)
 {
 	char buf[LINE_MAX_FWD + 32];
-	size_t n = 0;
+	size_t n = 0, tag = 0;
 
 	if (opt.tag_output)
-		n = (size_t)snprintf(buf, sizeof(buf), "[%d] ", node);
+		tag = n = (size_t)snprintf(buf, sizeof(buf), "[%d] ", p->node);
 	memcpy(buf + n, line, len);
 	n += len;
 	if (newline)
 		buf[n++] = '\n';
-	write_all(out, buf, n);
+	if (p->file[out - 1] >= 0)
+		write_all(p->file[out - 1], buf + tag, n - tag);
+	if (p->file[out - 1] < 0 || opt.outcopy)
+		write_all(out, buf, n);
 }
 
 /*
@@ -135,11 +191,11 @@ static void deliver(struct proc *p, struct stream *s, const char *line, size_t l
 	long v;
 
 	if (!m) {
-		emit(p->node, s->out, line, len, newline);
+		emit(p, s->out, line, len, newline);
 		return;
 	}
 	if (m > line)
-		emit(p->node, s->out, line, (size_t)(m - line), 1);
+		emit(p, s->out, line, (size_t)(m - line), 1);
 	len -= (size_t)(m - line) + mlen;
 	snprintf(rest, sizeof(rest), "%.*s", (int)(len < sizeof(rest) ? len : sizeof(rest) - 1),
 		 m + mlen);

@@ -30,13 +30,7 @@
 
 #define SLURM_RSH "srun -N1 -n1 --overlap --mpi=none --kill-on-bad-exit=0 -w"
 
-static char conf_file[PATH_MAX];
-
-static void remove_conf(void)
-{
-	if (conf_file[0] && getpid() == bipload_pid)
-		unlink(conf_file);
-}
+static int all_remote;
 
 /* The allocation's host names, one per line of scontrol's output. */
 static int hostnames(const char *nodelist, char ***hosts_p)
@@ -99,16 +93,11 @@ static int tasks_per_node(const char *s, int *counts, int n)
 	return total;
 }
 
-static int conf_writer(FILE *f, const void *arg)
-{
-	return bip_conf_write(f, arg);
-}
-
 int bipload_slurm_conf(int nodes, char *conf_path, size_t len)
 {
 	const char *jobenv = getenv("SLURM_JOB_ID");
 	const char *list = getenv("SLURM_JOB_NODELIST");
-	char **hosts, err[512], cwd[PATH_MAX];
+	char **hosts, what[128];
 	int *counts, *placed, n, total, i, k, rc;
 
 	if (!jobenv || !*jobenv)
@@ -145,16 +134,9 @@ int bipload_slurm_conf(int nodes, char *conf_path, size_t len)
 			conf->nodes[i].unit = placed[k]++;
 		}
 	}
-	if (!getcwd(cwd, sizeof(cwd)))
-		die("getcwd: %s", strerror(errno));
-	rc = snprintf(conf_path, len, "%s/.bipload-%s.conf", cwd, jobid);
-	if (rc < 0 || (size_t)rc >= len)
-		die("the working directory's path is too long");
-	if (bip_file_replace(conf_path, conf_writer, conf, err, sizeof(err)) < 0)
-		die("inside Slurm allocation %s: cannot write the job's configuration: %s (the "
-		    "working directory must be one that every node shares)", jobenv, err);
-	snprintf(conf_file, sizeof(conf_file), "%s", conf_path);
-	atexit(remove_conf);
+	snprintf(what, sizeof(what), "inside Slurm allocation %.64s", jobenv);
+	bipload_conf_file(conf_path, len, what);
+	all_remote = 1;
 	if (!opt.rsh)
 		opt.rsh = SLURM_RSH;
 	if (!opt.quiet)
@@ -170,5 +152,5 @@ int bipload_slurm_conf(int nodes, char *conf_path, size_t len)
 
 int bipload_slurm_all_remote(void)
 {
-	return conf_file[0] != '\0';
+	return all_remote;
 }

@@ -219,6 +219,9 @@ bip_cold void bip_error_msg(const char *call, const char *msg);
 bip_cold char *bip_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* 1 if BIP is initialised; otherwise log that call came first and return 0. */
 int bip_check_init(const char *call);
+/* Where this node runs, one line without a newline: "node 1 of 4: host h,
+ * pid 123, driver shm, cpus 1" (BIP_REPORT_BINDINGS, bipinfo --job). */
+void bip_where(char *buf, size_t len);
 
 /* --- progress and waiting (progress.c) --- */
 

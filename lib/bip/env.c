@@ -35,6 +35,12 @@ const struct bip_env_var bip_env_vars[] = {
 	{ "BIP_BOOTSTRAP", "(from the environment)", "start-up back end: bipload, pmix or pmi2; "
 	  "otherwise BIP_NODE means bipload, PMIX_RANK pmix, PMI_FD or PMI_RANK pmi2" },
 	{ "BIP_INIT_TIMEOUT", "10 + 2 per node", "seconds bip_init waits for the other nodes" },
+	{ "BIP_BIND", "none", "core: bind the k-th process of a host to the k-th CPU it may use "
+			      "(set by bipload --bind-to); none: leave the affinity alone" },
+	{ "BIP_REPORT_BINDINGS", "0", "1: each node prints its host, pid, drivers and CPUs on "
+				      "stderr at bip_init (set by bipload --report-bindings)" },
+	{ "BIP_APPNUM", "0", "the command of an MPMD launch this process runs (MPI_APPNUM), set by "
+			     "bipload" },
 	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield), spin, yield" },
 	{ "BIP_SPIN", "2000 (5 with more local processes than processors)",
 	  "rounds of spinning before yielding, with BIP_WAIT=auto" },

@@ -7,7 +7,10 @@
  * PMIx or PMI-2), size the tag queues, and open the NIC drivers: shm for
  * the peers on this host, a network driver (ofi, psm2) for the others.
  * The drivers wait for the peers, so processes may start in any order and
- * with any delay.
+ * with any delay.  Before any of that, the process binds itself to a CPU
+ * if BIP_BIND asks (bind.h), so that what it allocates is near it; with
+ * BIP_REPORT_BINDINGS, each node says on stderr where it runs once BIP is
+ * up (bip_where).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bind.h"
 #include "boot.h"
 #include "conf.h"
 #include "core.h"
@@ -334,6 +338,44 @@ static void release_all(void)
 /* A launcher started this process (its stdout is then usually a pipe). */
 static int launched;
 
+/* BIP_BIND: this node's CPU among its host's (bind.h). */
+static int setup_bind(char *err)
+{
+	enum bip_bind_mode mode;
+	int rc = bip_bind_parse(getenv(BIP_ENV_BIND), &mode, err, BIP_ERR);
+
+	if (rc < 0 || mode == BIP_BIND_NONE)
+		return rc;
+	return bip_bind_core(bip_bind_local_index(bip_state.conf, bip_state.mynode), err,
+			     BIP_ERR);
+}
+
+/* The drivers this process uses, "shm + ofi". */
+static void drivers_desc(char *what, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	what[0] = '\0';
+	for (i = 0; i < bip_state.nnics && used < len; i++) {
+		const struct bip_nic *nic = bip_state.nics[i];
+
+		used += (size_t)snprintf(what + used, len - used, "%s%s", i ? " + " : "",
+					 nic->desc ? nic->desc : nic->ops->name);
+	}
+}
+
+void bip_where(char *buf, size_t len)
+{
+	char what[256], cpus[256];
+
+	drivers_desc(what, sizeof(what));
+	bip_bind_cpus(cpus, sizeof(cpus));
+	snprintf(buf, len, "node %d of %d: host %s, pid %d, driver %s, cpus %s", bip_state.mynode,
+		 bip_state.numnodes, bip_state.conf->nodes[bip_state.mynode].host, (int)getpid(),
+		 what[0] ? what : "none", cpus);
+}
+
 static int setup(char *err)
 {
 	struct bip_boot boot;
@@ -353,6 +395,9 @@ static int setup(char *err)
 	bip_state.watch_peers = boot.can_abort;
 	for (i = 0; i < bip_state.numnodes; i++)
 		nlocal += bip_host_is_local(bip_state.conf->nodes[i].host);
+	rc = setup_bind(err);
+	if (rc < 0)
+		goto undo_all;
 	rc = setup_wait(nlocal, err);
 	if (rc < 0)
 		goto undo_all;
@@ -389,6 +434,7 @@ BIP_EXPORT void bip_init(void)
 {
 	static int atexit_done;
 	char err[BIP_ERR] = "";
+	const char *report;
 
 	if (bip_state.initialized) {
 		bip_error("bip_init", "called twice");
@@ -419,19 +465,17 @@ BIP_EXPORT void bip_init(void)
 	}
 	if (!bip_state.quiet && bip_mynode == 0) {
 		char what[256];
-		size_t used = 0;
-		int i;
 
-		what[0] = '\0';
-		for (i = 0; i < bip_state.nnics && used < sizeof(what); i++) {
-			const struct bip_nic *nic = bip_state.nics[i];
-
-			used += (size_t)snprintf(what + used, sizeof(what) - used, "%s%s",
-						 i ? " + " : "",
-						 nic->desc ? nic->desc : nic->ops->name);
-		}
+		drivers_desc(what, sizeof(what));
 		fprintf(stderr, "bip: %d node%s, driver %s\n", bip_numnodes,
 			bip_numnodes > 1 ? "s" : "", what);
+	}
+	report = getenv(BIP_ENV_REPORT_BINDINGS);
+	if (report && *report && strcmp(report, "0")) {
+		char line[1024];
+
+		bip_where(line, sizeof(line));
+		fprintf(stderr, "bip: %s\n", line);
 	}
 }
 

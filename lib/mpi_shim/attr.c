@@ -418,6 +418,20 @@ int PMPI_Attr_put(MPI_Comm comm, int keyval, void *value)
 }
 MPI_SHIM_ALIAS(MPI_Attr_put);
 
+/* MPI_APPNUM: the command of an MPMD launch (bipload's BIP_APPNUM), 0
+ * for one command or a value that is not a number. */
+static int app_number(void)
+{
+	const char *s = getenv("BIP_APPNUM");
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return 0;
+	v = strtol(s, &end, 10);
+	return *end || v < 0 || v > INT_MAX ? 0 : (int)v;
+}
+
 int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
 {
 	struct mpi_shim_attr **pp;
@@ -448,6 +462,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
 		v = &universe_size;
 		break;
 	case MPI_APPNUM:
+		appnum = app_number();
 		v = &appnum;
 		break;
 	case MPI_LASTUSEDCODE:

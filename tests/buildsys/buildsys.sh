@@ -9,7 +9,8 @@
 #              the command the wrapper runs (a fake compiler that logs its
 #              arguments), compile-only flags, -lmpi, -v, BIPCC_*, the errors,
 #              and a program built with the real compiler and run
-#   mpiexec    mpiexec.bip's options, its errors and the exit status
+#   mpiexec    the installed mpiexec.bip and mpirun.bip: a run, errors, the
+#              exit status
 #   cmake-mpi  CMake's FindMPI with -DMPI_C_COMPILER=mpicc.bip and
 #              -DMPIEXEC_EXECUTABLE=/path/to/mpiexec.bip
 #   cmake-mpi-cxx, cmake-mpi-fortran  the same with C++ or Fortran too
@@ -217,7 +218,11 @@ mpiexec)
 	"$mpiexec" -n 3 "$build/tests/tools/helper" exit 7 >"$out" 2>&1
 	rc=$?
 	[ "$rc" -eq 7 ] || fail "mpiexec.bip: exit status $rc, expected 7"
-	for bad in "--host a:2" "-machinefile f" "-x A" "--oversubscribe"; do
+	# The installed mpirun.bip is the same front end; its options are
+	# tested in the tools suite (launch.sh).
+	"$bin/mpirun.bip" -np 2 --tag-output "$tmp/hello" >"$out" 2>&1 || fail "mpirun.bip"
+	[ "$(grep -c '^\[[01]\] hello from [01] of 2$' "$out")" -eq 2 ] || fail "mpirun.bip: not 2 tagged ranks"
+	for bad in "--mca btl self" "-genvall"; do
 		# shellcheck disable=SC2086
 		"$mpiexec" $bad -n 2 "$tmp/hello" >"$out" 2>&1
 		rc=$?
@@ -391,8 +396,15 @@ alternatives)
 	if [ -f "$bin/mpifort.bip" ]; then
 		grep -q "^ mpif90 $p/mpifort.bip$" "$out" || fail "mpif90 does not follow"
 	fi
+	update-alternatives --root "$root" --query mpirun >"$out" 2>&1 || fail "--query mpirun"
+	grep -q "^Alternative: $p/mpirun.bip$" "$out" || fail "mpirun.bip not in the group"
+	grep -q "^ mpiexec $p/mpiexec.bip$" "$out" || fail "mpiexec does not follow mpirun"
 	update-alternatives --root "$root" --set mpi "$p/mpicc.bip" >"$out" 2>&1 || fail "--set mpi"
 	[ "$(readlink "$root/etc/alternatives/mpi")" = "$p/mpicc.bip" ] || fail "--set mpi: no link"
+	update-alternatives --root "$root" --set mpirun "$p/mpirun.bip" >"$out" 2>&1 ||
+		fail "--set mpirun"
+	[ "$(readlink "$root/etc/alternatives/mpiexec")" = "$p/mpiexec.bip" ] ||
+		fail "mpiexec does not follow mpirun"
 	if [ -f "$bin/mpicxx.bip" ]; then
 		[ "$(readlink "$root/etc/alternatives/mpicxx")" = "$p/mpicxx.bip" ] || fail "mpicxx does not follow"
 	fi
@@ -404,6 +416,8 @@ alternatives)
 	"$alt" remove --root "$root" >"$out" 2>&1 || fail "bip-alternatives remove"
 	[ "$(readlink "$root/etc/alternatives/mpi")" = /usr/bin/mpicc.other ] ||
 		fail "remove did not give mpicc back to the other MPI"
+	update-alternatives --root "$root" --query mpirun >/dev/null 2>&1 &&
+		fail "remove left the mpirun group"
 	# A plain mpicc that is a file of its own is left alone.
 	update-alternatives --root "$root" --remove-all mpi >/dev/null 2>&1
 	printf '#!/bin/sh\n' >"$root/usr/bin/mpicc"

@@ -27,7 +27,8 @@ int main(int argc, char **argv)
 		static const char *const vars[] = { "BIP_HOST",   "BIP_OPTS",   "BIPCONF",
 						    "BIP_JOBID",  "PATH",       "LD_LIBRARY_PATH",
 						    "BIPTEST_X1", "BIPTEST_X2", "BIP_TEST_CARRIED",
-						    "NOT_CARRIED", "BIP_SECRET" };
+						    "NOT_CARRIED", "BIP_SECRET", "BIP_APPNUM",
+						    "BIPTEST_ENV" };
 		char net[64] = "-", cwd[4096] = "-";
 		ssize_t n = readlink("/proc/self/ns/net", net, sizeof(net) - 1);
 		size_t k;
@@ -42,6 +43,16 @@ int main(int argc, char **argv)
 		for (i = 2; i < argc; i++)
 			printf(" arg=[%s]", argv[i]);
 		printf("\n");
+	} else if (!strcmp(what, "cpus")) {
+		/* The CPUs it may run on, as the kernel says: --bind-to. */
+		char line[4096];
+		FILE *f = fopen("/proc/self/status", "r");
+
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "Cpus_allowed_list:", 18))
+				printf("node %d cpus %s", node, line + 18 + strspn(line + 18, " \t"));
+		if (f)
+			fclose(f);
 	} else if (!strcmp(what, "lines")) {
 		/* Many lines written in small pieces: they must arrive whole. */
 		for (i = 0; i < 200; i++) {
