@@ -84,7 +84,8 @@ placement)
 		want="[$i] node $i net $(net_of "$h") cwd [$tmp/work dir] BIP_HOST=[$h] BIP_OPTS=[n6]"
 		want="$want BIPCONF=[$conf] BIP_JOBID=[$job] PATH=[$PATH] LD_LIBRARY_PATH=[$tmp/lib]"
 		want="$want BIPTEST_X1=[a b'c \$HOME] BIPTEST_X2=[two words] BIP_TEST_CARRIED=[yes]"
-		want="$want NOT_CARRIED=[-] BIP_SECRET=[$secret] arg=[q'x] arg=[*]"
+		want="$want NOT_CARRIED=[-] BIP_SECRET=[$secret] BIP_APPNUM=[0] BIPTEST_ENV=[-]"
+		want="$want arg=[q'x] arg=[*]"
 		[ "$line" = "$want" ] || fail "node $i:
 got  $line
 want $want"
