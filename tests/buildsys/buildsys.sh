@@ -12,7 +12,8 @@
 #   mpiexec    the installed mpiexec.bip and mpirun.bip: a run, errors, the
 #              exit status
 #   cmake-mpi  CMake's FindMPI with -DMPI_C_COMPILER=mpicc.bip and
-#              -DMPIEXEC_EXECUTABLE=/path/to/mpiexec.bip
+#              -DMPIEXEC_EXECUTABLE=/path/to/mpiexec.bip, then with
+#              -DMPI_EXECUTABLE_SUFFIX=.bip alone
 #   cmake-mpi-cxx, cmake-mpi-fortran  the same with C++ or Fortran too
 #   cmake-bip  find_package(BIP): BIP::mpi and BIP::bip
 #   meson-mpi  Meson's dependency('mpi') with MPICC=mpicc.bip
@@ -283,6 +284,17 @@ cmake-mpi | cmake-mpi-cxx | cmake-mpi-fortran)
 	for t in $tests; do
 		grep -q " $t .*Passed" "$out" || fail "ctest: $t did not pass"
 	done
+	[ "$check" = cmake-mpi ] || exit 0
+	# FindMPI's own suffix, with the wrappers in PATH: both by name.
+	cmake -S "$tmp/proj" -B "$tmp/s" -DMPI_EXECUTABLE_SUFFIX=.bip \
+		-DCMAKE_C_FLAGS="${BIP_TEST_CFLAGS:-}" >"$out" 2>&1 ||
+		fail "cmake with -DMPI_EXECUTABLE_SUFFIX=.bip failed"
+	grep -q "Found MPI_C: $prefix/.*/libmpi_shim.*\.so (found version \"3.1\")" "$out" ||
+		fail "MPI_EXECUTABLE_SUFFIX: not the shim"
+	grep -q "MPIEXEC_EXECUTABLE=$bin/mpiexec.bip$" "$out" ||
+		fail "MPI_EXECUTABLE_SUFFIX: not mpiexec.bip"
+	cmake --build "$tmp/s" >"$out" 2>&1 || fail "cmake --build (suffix)"
+	(cd "$tmp/s" && ctest --output-on-failure) >"$out" 2>&1 || fail "ctest (suffix)"
 	;;
 cmake-bip)
 	need cmake make
