@@ -299,6 +299,20 @@ static void parse_args(int argc, char **argv)
 		opt.rsh = NULL; /* the default comes with the configuration */
 }
 
+static void free_options(void)
+{
+	int i;
+
+	for (i = 0; i < opt.napps; i++)
+		free(opt.apps[i].env);
+	free(opt.apps);
+	for (i = 0; i < opt.nxvars; i++)
+		free(opt.xvars[i]);
+	free(opt.xvars);
+	free(opt.hosts);
+	free(opt.outdir);
+}
+
 const struct bipload_app *app_of(int node)
 {
 	return &opt.apps[procs[node].app];
@@ -485,5 +499,6 @@ int main(int argc, char **argv)
 	bip_conf_free(conf);
 	free(procs);
 	free(checked);
+	free_options();
 	return rc;
 }

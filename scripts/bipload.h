@@ -81,7 +81,7 @@ struct bipload_opts {
 	int tag_output;
 	double timeout;
 	const char *rsh;        /* --rsh, else BIP_RSH, else DEFAULT_RSH */
-	const char **xvars;     /* -x: names carried to remote hosts */
+	char **xvars;           /* -x: names carried to remote hosts */
 	int nxvars;
 	struct bipload_app *apps;
 	int napps;
@@ -90,7 +90,7 @@ struct bipload_opts {
 	const char *hostfile;   /* --hostfile */
 	int ppn;                /* --ppn: processes per host, 0: by slots */
 	int oversubscribe;
-	const char *outdir;     /* --output-filename, without ":nocopy" */
+	char *outdir;           /* --output-filename, without ":nocopy" */
 	int outcopy;            /* output also to bipload's stdout and stderr */
 	const char *bind_to;    /* --bind-to, NULL if not given */
 	int bind_core;          /* bind: --bind-to core, or BIP_BIND=core */
