@@ -41,8 +41,11 @@ int bip_progress(void)
 	if (bip_unlikely(bip_state.queued_sends))
 		bip_push_queued();
 	/* A waiter sleeps only after a round that found nothing: what this one
-	 * found may be what it waits for, checked before its next step. */
-	bip_state.progress_idle = events == 0;
+	 * found may be what it waits for, checked before its next step.  Only
+	 * in block mode: a store at every round slowed the 8-byte ping-pong
+	 * of the other modes from about 0.28 to 0.36 us here. */
+	if (bip_unlikely(bip_state.wait_mode == BIP_WAIT_BLOCK))
+		bip_state.progress_idle = events == 0;
 	return events;
 }
 
