@@ -141,7 +141,7 @@ struct bip_peer {
 	int said_bye, seen_dead;
 };
 
-enum bip_wait_mode { BIP_WAIT_AUTO, BIP_WAIT_SPIN, BIP_WAIT_YIELD };
+enum bip_wait_mode { BIP_WAIT_AUTO, BIP_WAIT_SPIN, BIP_WAIT_YIELD, BIP_WAIT_BLOCK };
 
 /*
  * Rounds a waiter spins before it yields at each round (BIP_SPIN): long
@@ -170,6 +170,8 @@ struct bip_state {
 	pthread_mutex_t lock;
 	enum bip_wait_mode wait_mode;
 	unsigned spin_limit;
+	long sleep_max_ns;       /* BIP_SLEEP_MAX: the longest sleep (block mode) */
+	int progress_idle;       /* the last bip_progress found nothing */
 	/* the layers registered on reserved tags (bip_layer_register) */
 	const struct bip_layer_ops *layer[BIP_INTERNAL_TAGS];
 	/* reserved tags (bit tag - NTAGS) whose layer refused a queued entry */

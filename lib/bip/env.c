@@ -41,7 +41,10 @@ const struct bip_env_var bip_env_vars[] = {
 				      "stderr at bip_init (set by bipload --report-bindings)" },
 	{ "BIP_APPNUM", "0", "the command of an MPMD launch this process runs (MPI_APPNUM), set by "
 			     "bipload" },
-	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield), spin, yield" },
+	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield), spin, yield, block (spin, then "
+			      "sleep until a peer wakes the process: shm)" },
+	{ "BIP_SLEEP_MAX", "0.01", "with BIP_WAIT=block: the longest sleep, seconds (a wake-up "
+				   "that never comes, and how often a sleeper looks around)" },
 	{ "BIP_SPIN", "2000 (5 with more local processes than processors)",
 	  "rounds of spinning before yielding, with BIP_WAIT=auto" },
 	{ "BIP_TOPOLOGY", "$HOME/.bip/biptopology",

@@ -100,6 +100,7 @@ static int setup_wait(int nlocal, char *err)
 {
 	const char *mode = getenv("BIP_WAIT");
 	const char *spin = getenv("BIP_SPIN");
+	const char *sleep_max = getenv("BIP_SLEEP_MAX");
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	bip_state.wait_mode = BIP_WAIT_AUTO;
@@ -112,12 +113,27 @@ static int setup_wait(int nlocal, char *err)
 		} else if (!strcmp(mode, "yield")) {
 			bip_state.wait_mode = BIP_WAIT_YIELD;
 			bip_state.spin_limit = 0;
+		} else if (!strcmp(mode, "block")) {
+			bip_state.wait_mode = BIP_WAIT_BLOCK;
 		} else if (strcmp(mode, "auto")) {
-			snprintf(err, BIP_ERR, "BIP_WAIT=%s: expected spin, yield or auto", mode);
+			snprintf(err, BIP_ERR, "BIP_WAIT=%s: expected spin, yield, block or auto", mode);
 			return -EINVAL;
 		}
 	}
-	if (spin && *spin && bip_state.wait_mode == BIP_WAIT_AUTO) {
+	bip_state.sleep_max_ns = 10000000L;
+	if (sleep_max && *sleep_max) {
+		char *end;
+		double v = strtod(sleep_max, &end);
+
+		if (*end || !(v >= 0.0001 && v <= 60)) {
+			snprintf(err, BIP_ERR, "BIP_SLEEP_MAX=%s: expected seconds, 0.0001 to 60",
+				 sleep_max);
+			return -EINVAL;
+		}
+		bip_state.sleep_max_ns = (long)(v * 1e9);
+	}
+	if (spin && *spin && (bip_state.wait_mode == BIP_WAIT_AUTO ||
+			      bip_state.wait_mode == BIP_WAIT_BLOCK)) {
 		char *end;
 		long v = strtol(spin, &end, 10);
 

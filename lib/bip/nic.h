@@ -146,6 +146,11 @@ struct bip_nic_ops {
 	int (*poll)(struct bip_nic *nic);
 	/* 0 once the process of node has ended (it can send nothing more), else 1. */
 	int (*alive)(struct bip_nic *nic, int node);
+	/* BIP_WAIT=block: sleep until a peer publishes something for this
+	 * process, or timeout_ns pass; return at once if something is there
+	 * already.  NULL: peers cannot wake this process (it then yields
+	 * instead of sleeping). */
+	void (*sleep)(struct bip_nic *nic, long timeout_ns);
 	/* Release everything; the peers' memory may still be in use by them. */
 	void (*close)(struct bip_nic *nic);
 };

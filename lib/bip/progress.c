@@ -6,6 +6,13 @@
  * a BIP call runs.  Blocking calls poll in a loop, spinning for
  * bip_state.spin_limit rounds and then yielding the core at each round, so
  * that more processes than cores still make progress.
+ *
+ * With BIP_WAIT=block, a waiter past its spins sleeps instead of yielding,
+ * when its one NIC can be woken by its peers (nic.h's sleep: shm today)
+ * and nothing of its own is queued; it then uses no processor until a
+ * peer publishes something for it, or BIP_SLEEP_MAX passes (10 ms by
+ * default), when it looks at everything again.  A process whose NICs
+ * cannot wake it yields as in the other modes.
  */
 #include <errno.h>
 #include <sched.h>
@@ -33,6 +40,12 @@ int bip_progress(void)
 		bip_flow_progress();
 	if (bip_unlikely(bip_state.queued_sends))
 		bip_push_queued();
+	/* A waiter sleeps only after a round that found nothing: what this one
+	 * found may be what it waits for, checked before its next step.  Only
+	 * in block mode: a store at every round slowed the 8-byte ping-pong
+	 * of the other modes from about 0.28 to 0.36 us here. */
+	if (bip_unlikely(bip_state.wait_mode == BIP_WAIT_BLOCK))
+		bip_state.progress_idle = events == 0;
 	return events;
 }
 
@@ -101,11 +114,29 @@ static void watch_peers(void)
 	}
 }
 
+/* Block mode: sleep if the NIC can be woken and nothing waits here. */
+static int wait_sleep(struct bip_wait *w)
+{
+	struct bip_nic *nic = bip_state.nics[0];
+
+	if (bip_state.nnics != 1 || !nic->ops->sleep || !bip_state.progress_idle ||
+	    bip_state.queued_sends ||
+	    bip_state.layer_pending || bip_state.kept_peers || bip_state.flow_dirty)
+		return 0;
+	nic->ops->sleep(nic, bip_state.sleep_max_ns);
+	bip_state.progress_idle = 0;
+	/* A sleep is worth many yields: on to the next multiple of 64, so that
+	 * the checks below still come, about every 0.6 s of sleeping. */
+	w->yields |= 63;
+	return 1;
+}
+
 int bip_wait_yield(struct bip_wait *w)
 {
 	if (bip_unlikely(bip_state.lost_peer >= 0))
 		return -EPIPE;
-	sched_yield();
+	if (bip_state.wait_mode != BIP_WAIT_BLOCK || !wait_sleep(w))
+		sched_yield();
 	if (bip_state.watch_peers && w->yields % 4096 == 2048)
 		watch_peers();
 	/* Now and then (a system call per peer), see whether anyone is left. */

@@ -13,6 +13,19 @@
  * ring in the receiver's segment and publishes it with the slot's sequence
  * number: no lock, no system call, no locked atomic.
  *
+ * Sleeping (BIP_WAIT=block).  A waiter with nothing to do reads its bell,
+ * sets sleeping in its own header, and after a full fence looks once more
+ * for anything published to it (shm_pending); if there is nothing, it
+ * sleeps on the bell (FUTEX_WAIT, a shared futex: the word is in the
+ * segment) for at most BIP_SLEEP_MAX.  Whoever publishes something a
+ * peer waits for (bip_shm_wake) fences, and if the peer's sleeping is set,
+ * adds one to its bell and wakes it.  The two fences make sure that either
+ * the waiter sees the publication or the publisher sees the waiter
+ * (store, fence, load on both sides).  Only a process in block mode pays
+ * the fence; one whose peer is in another mode is woken by the time-out.
+ * A waiter with long transfers under way does not sleep (their progress
+ * is its own work).
+ *
  * Trust: a segment is opened only if it is a regular file of this user with
  * mode 0600 and not a symbolic link (segment.h), so another user who creates
  * a job's names first gets the job refused with a message naming him, and
@@ -24,6 +37,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +47,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +60,19 @@
 #define SHM_DIR "/dev/shm"
 
 static uint64_t bip_shm_probe_value;
+int bip_shm_bells;
+
+void bip_shm_wake_slow(struct bip_shm_peer *p)
+{
+	struct bip_shm_header *h = p->seg;
+
+	/* Orders the publication before the read of sleeping (see Sleeping). */
+	bip_fence();
+	if (!bip_load_relaxed(&h->sleeping))
+		return;
+	__atomic_fetch_add(&h->bell, 1, __ATOMIC_RELAXED);
+	syscall(SYS_futex, &h->bell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
 
 static size_t align_up(size_t v, size_t a)
 {
@@ -418,6 +447,7 @@ static int shm_open_nic(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	shm->nic.ops = &bip_shm_ops;
 	shm->nic.max_short = sizeof(((struct bip_shm_slot *)0)->payload);
 	shm->mynode = job->mynode;
+	bip_shm_bells = bip_state.wait_mode == BIP_WAIT_BLOCK;
 	shm->numnodes = job->numnodes;
 	shm->unlinked = 1;
 	shm->peers = calloc((size_t)job->numnodes, sizeof(*shm->peers));
@@ -509,6 +539,7 @@ int bip_shm_ring_post(struct bip_shm *shm, int dst, uint32_t kind, uint32_t tag,
 	p->prod++;
 	/* Publish the slot; pairs with the acquire of seq in drain_ring. */
 	bip_store_release(&slot->seq, p->prod);
+	bip_shm_wake(p);
 	return 0;
 }
 
@@ -537,6 +568,7 @@ static int shm_post_short2(struct bip_nic *nic, int dst, uint32_t tag, const voi
 	p->prod++;
 	/* Publish the slot; pairs with the acquire of seq in drain_ring. */
 	bip_store_release(&slot->seq, p->prod);
+	bip_shm_wake(p);
 	return 0;
 }
 
@@ -590,6 +622,7 @@ static int drain_ring(struct bip_shm_peer *p)
 		/* The slots up to cons are copied out; pairs with the acquire
 		 * of consumed in bip_shm_ring_post. */
 		bip_store_release(&ring->consumed, p->cons);
+		bip_shm_wake(p);
 	}
 	return n;
 }
@@ -616,6 +649,38 @@ static int shm_alive(struct bip_nic *nic, int node)
 	return bip_process_runs((int)p->pid);
 }
 
+/* Something published to this process that a poll would take. */
+static int shm_pending(struct bip_shm *shm)
+{
+	int i;
+
+	if (shm->nlactive || shm->npulls || shm->npushes)
+		return 1;
+	for (i = 0; i < shm->nlocal; i++) {
+		struct bip_shm_peer *p = &shm->peers[shm->local[i]];
+		struct bip_shm_slot *slot = &p->ring_in->slots[p->cons & (BIP_SHM_RING_SLOTS - 1)];
+
+		if (bip_load_acquire(&slot->seq) == p->cons + 1)
+			return 1;
+	}
+	return 0;
+}
+
+static void shm_sleep(struct bip_nic *nic, long timeout_ns)
+{
+	struct bip_shm *shm = bip_shm_of(nic);
+	struct bip_shm_header *h = shm->self;
+	struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
+	uint32_t bell = bip_load_relaxed(&h->bell);
+
+	bip_store_relaxed(&h->sleeping, 1);
+	/* Orders sleeping before the reads of shm_pending (see Sleeping). */
+	bip_fence();
+	if (!shm_pending(shm))
+		syscall(SYS_futex, &h->bell, FUTEX_WAIT, bell, &ts, NULL, 0);
+	bip_store_relaxed(&h->sleeping, 0);
+}
+
 const struct bip_nic_ops bip_shm_ops = {
 	.name = "shm",
 	.available = shm_available,
@@ -626,5 +691,6 @@ const struct bip_nic_ops bip_shm_ops = {
 	.post_long_recv = bip_shm_post_long_recv,
 	.poll = shm_poll,
 	.alive = shm_alive,
+	.sleep = shm_sleep,
 	.close = shm_close,
 };

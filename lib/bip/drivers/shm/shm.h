@@ -131,6 +131,19 @@ static inline uint32_t bip_shm_slot_read(const struct bip_shm_slot *slot, uint32
 /* A slot of p that no sender of this library writes: dropped, said once. */
 void bip_shm_bad_slot(struct bip_shm_peer *p, uint32_t kind, uint32_t tag, uint32_t len);
 
+/* Ring peers' bells (BIP_WAIT=block in this process): set at open. */
+extern int bip_shm_bells;
+void bip_shm_wake_slow(struct bip_shm_peer *p);
+
+/* After publishing something p waits for (a slot, a pipe counter, a claim,
+ * a completion): wake p if it sleeps.  A predicted branch without block
+ * mode. */
+static inline void bip_shm_wake(struct bip_shm_peer *p)
+{
+	if (bip_unlikely(bip_shm_bells))
+		bip_shm_wake_slow(p);
+}
+
 /* shm_long.c */
 int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,
 		      uint64_t cookie);

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #define BIP_SHM_MAGIC 0x42495053u /* "BIPS" */
-#define BIP_SHM_VERSION 4
+#define BIP_SHM_VERSION 5
 
 #define BIP_SHM_RING_SLOTS 64     /* power of two */
 #define BIP_SHM_SLOT_SIZE 320
@@ -122,6 +122,13 @@ struct bip_shm_header {
 	uint64_t probe_value;           /* for the process_vm_readv probe */
 	/* Set with release by the owner once everything above is written. */
 	_Alignas(64) uint32_t ready;
+	/* Waiting that sleeps (BIP_WAIT=block): the owner sets sleeping
+	 * before it sleeps on bell (a futex word); a peer that publishes
+	 * something for the owner and then sees sleeping set adds one to
+	 * bell and wakes it (shm.c, "Sleeping").  Only hints: a wrong value
+	 * costs a spurious wake-up or a wait until the sleep's time-out. */
+	_Alignas(64) uint32_t sleeping;
+	uint32_t bell;
 	/* attached[numnodes / 64 + 1] at off_attached: bit i set (atomic or)
 	 * by node i once it has mapped this segment. */
 };

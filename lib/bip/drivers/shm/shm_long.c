@@ -77,6 +77,7 @@ static void prepush(struct bip_shm_peer *p, const uint8_t *buf, size_t len)
 		/* Pairs with the acquire of produced in pull_chunks. */
 		bip_store_release(&p->pipe_out->produced, p->pushed);
 	}
+	bip_shm_wake(p);
 }
 
 int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,
@@ -182,6 +183,7 @@ static void drop_prepushed(struct bip_shm_peer *p, int n, uint64_t pulled)
 	p->pulled = pulled;
 	/* Pairs with the acquire of consumed on the sender side. */
 	bip_store_release(&p->pipe_in->consumed, p->pulled);
+	bip_shm_wake(p);
 }
 
 void bip_shm_rts_seen(struct bip_shm_peer *p, const struct bip_shm_rts *rts, size_t len)
@@ -222,6 +224,7 @@ static void pull_claim(struct bip_shm_peer *p)
 	p->pipe_in->claim_gen = pl->gen;
 	/* Pairs with the acquire of claim_seq in serve_claim. */
 	bip_store_release(&p->pipe_in->claim_seq, ++p->claim_seq);
+	bip_shm_wake(p);
 }
 
 int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size_t len,
@@ -247,6 +250,7 @@ int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size
 		take_prepushed(p, pre, buf, len);
 		/* All data is here; pairs with the acquire in complete_sends. */
 		bip_store_release(&e->done, gen);
+		bip_shm_wake(p);
 		return 1;
 	}
 	if (len >= shm->cma_min && p->cma) {
@@ -256,6 +260,7 @@ int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size
 				drop_prepushed(p, pre + 1, p->pre[pre].start + p->pre[pre].chunks);
 			/* All data is here; pairs with the acquire in complete_sends. */
 			bip_store_release(&e->done, gen);
+			bip_shm_wake(p);
 			return 1;
 		}
 		if (rc != -EPERM && rc != -ENOSYS)
@@ -323,6 +328,7 @@ static void serve_claim(struct bip_shm *shm, struct bip_shm_peer *p)
 	pipe->push_start = p->pushed;
 	/* Pairs with the acquire of push_seq in pull_chunks. */
 	bip_store_release(&pipe->push_seq, seq);
+	bip_shm_wake(p);
 	lslot = pipe->claim_lslot;
 	l = &shm->lsl[lslot < BIP_SHM_LSENDS ? lslot : 0];
 	if (lslot >= BIP_SHM_LSENDS || l->gen != pipe->claim_gen || l->dst != p->node)
@@ -353,6 +359,8 @@ static int push_chunks(struct bip_shm *shm, struct bip_shm_peer *p)
 		bip_store_release(&pipe->produced, p->pushed);
 		n++;
 	}
+	if (n)
+		bip_shm_wake(p);
 	if (p->push_off == p->push_len) {
 		p->push_src = NULL;
 		shm->npushes--;
@@ -392,10 +400,13 @@ static int pull_chunks(struct bip_shm *shm, struct bip_shm_peer *p)
 		/* The chunk is copied out; pairs with the acquire in push_chunks. */
 		bip_store_release(&pipe->consumed, p->pulled);
 	}
+	if (p->pulled != start)
+		bip_shm_wake(p);
 	if (pl->off < pl->len)
 		return p->pulled != start;
 	/* All data is here; pairs with the acquire in complete_sends. */
 	bip_store_release(&p->lsend[pl->lslot].done, pl->gen);
+	bip_shm_wake(p);
 	p->pull_head = pl->next;
 	if (!p->pull_head)
 		p->pull_tail = NULL;
