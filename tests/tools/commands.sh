@@ -310,7 +310,7 @@ startup)
 	expect "BIP_OPTS asks for 3 nodes but the configuration has 2" BIPCONF="$HOME/twice" BIP_OPTS=n3
 	expect "BIP_NIC=bogus: no such driver" BIP_NIC=bogus
 	expect "BIP_JOBID=a-b: expected 1 to 32 letters and digits" BIP_JOBID=a-b
-	expect "BIP_WAIT=fast: expected spin, yield or auto" BIP_WAIT=fast BIP_OPTS=n2 BIP_NODE=0
+	expect "BIP_WAIT=fast: expected spin, yield, block or auto" BIP_WAIT=fast BIP_OPTS=n2 BIP_NODE=0
 	expect "BIP_INIT_TIMEOUT=0: expected a positive number" BIP_INIT_TIMEOUT=0 BIP_OPTS=n2 BIP_NODE=0
 	"$bipconf" -f "$HOME/other" other.invalid
 	expect "this host is not in the configuration" BIPCONF="$HOME/other"
