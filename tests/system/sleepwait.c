@@ -36,17 +36,35 @@ static double cpu_s(void)
 	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 }
 
+/* Node 1's side: wait, check, answer; 0 if every word is right. */
+static int receive(int *buf, int words)
+{
+	double t0 = now_s(), c0 = cpu_s(), t1, c1;
+	int got = bip_trecv(1, buf, words), wrong = 0, i;
+
+	t1 = now_s();
+	c1 = cpu_s();
+	for (i = 0; i < words; i++)
+		wrong += buf[i] != i * 7 + 1;
+	printf("node 1: %d words %s; blocked %.2f s, cpu %.3f s\n", got,
+	       got == words && !wrong ? "right" : "WRONG", t1 - t0, c1 - c0);
+	bip_tsend(0, 2, &got, 1);
+	return got == words && !wrong ? 0 : 3;
+}
+
 int main(int argc, char **argv)
 {
-	int words = argc > 1 ? atoi(argv[1]) : 8, i, wrong = 0, ack = 0;
+	int words = argc > 1 ? atoi(argv[1]) : 8, i, ack = 0, rc = 0;
 	int *buf = calloc(words > 0 ? (size_t)words : 1, sizeof(int));
 
-	if (!buf || words < 1)
+	if (!buf || words < 1) {
+		free(buf);
 		return 2;
+	}
 	bip_init();
-	if (bip_numnodes != 2)
-		return 2;
-	if (bip_mynode == 0) {
+	if (bip_numnodes != 2) {
+		rc = 2;
+	} else if (bip_mynode == 0) {
 		struct timespec two = { 2, 0 };
 
 		for (i = 0; i < words; i++)
@@ -54,21 +72,10 @@ int main(int argc, char **argv)
 		nanosleep(&two, NULL);
 		bip_tsend(1, 1, buf, words);
 		if (bip_trecv(2, &ack, 1) != 1 || ack != words)
-			return 3;
+			rc = 3;
 	} else {
-		double t0 = now_s(), c0 = cpu_s(), t1, c1;
-		int got = bip_trecv(1, buf, words);
-
-		t1 = now_s();
-		c1 = cpu_s();
-		for (i = 0; i < words; i++)
-			wrong += buf[i] != i * 7 + 1;
-		printf("node 1: %d words %s; blocked %.2f s, cpu %.3f s\n", got,
-		       got == words && !wrong ? "right" : "WRONG", t1 - t0, c1 - c0);
-		ack = got;
-		bip_tsend(0, 2, &ack, 1);
-		if (got != words || wrong)
-			return 3;
+		rc = receive(buf, words);
 	}
-	return 0;
+	free(buf);
+	return rc;
 }
