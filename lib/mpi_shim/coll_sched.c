@@ -11,6 +11,7 @@
 #include "shim.h"
 #include "datatype.h"
 #include "coll.h"
+#include "req.h"
 
 /*
  * Temporary buffers of finished collectives, kept for the next ones: a

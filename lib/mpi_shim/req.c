@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * req.c - requests and progress: the pool of request objects, their
+ * completion, the list of requests driven by progress and the progress
+ * engine (req.h).
+ *
+ * Progress: mpi_shim_progress polls BIP once; BIP hands the arrivals to
+ * the protocol's callbacks (p2p.c), which match them and complete
+ * requests on the spot.  What a callback may not do (call BIP) it leaves
+ * for after the poll, and asks for it (mpi_shim_progress_defer): the same
+ * mpi_shim_progress then runs the protocol's deferred work.  The public
+ * calls' progress (mpi_shim_progress_all) also gives one step to every
+ * progress-driven request not yet complete, so that a non-blocking
+ * collective moves on while its process waits for something else; a
+ * step never runs inside another one (its callback may test its own
+ * point-to-point requests, which polls).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bip.h"
+#include "shim.h"
+#include "req.h"
+
+/* Requests are handed out from blocks, released at MPI_Finalize. */
+#define REQ_BLOCK 64
+
+struct req_block {
+	struct req_block *next;
+	struct mpi_shim_request reqs[REQ_BLOCK];
+};
+
+static struct {
+	struct mpi_shim_request *free;
+	struct req_block *blocks;
+	/* Progress-driven requests not yet complete. */
+	struct mpi_shim_request *driven;
+	int stepping; /* inside a progress callback: no nested steps */
+	int deferred; /* the protocol asked for its deferred work to run */
+	void (*run_deferred)(void);
+	void (*comm_release)(struct mpi_shim_comm *c);
+} req;
+
+void mpi_shim_req_init(void (*comm_release)(struct mpi_shim_comm *c))
+{
+	req.comm_release = comm_release;
+}
+
+void mpi_shim_req_fini(void)
+{
+	while (req.blocks) {
+		struct req_block *b = req.blocks;
+
+		req.blocks = b->next;
+		free(b);
+	}
+	req.free = NULL;
+	req.driven = NULL;
+	req.stepping = 0;
+	req.deferred = 0;
+}
+
+/* --- the pool --- */
+
+mpi_shim_cold static int req_grow(void)
+{
+	struct req_block *b = calloc(1, sizeof(*b));
+	int i;
+
+	if (!b)
+		return -1;
+	b->next = req.blocks;
+	req.blocks = b;
+	for (i = 0; i < REQ_BLOCK; i++) {
+		b->reqs[i].next = req.free;
+		req.free = &b->reqs[i];
+	}
+	return 0;
+}
+
+struct mpi_shim_request *mpi_shim_req_alloc(void)
+{
+	struct mpi_shim_request *r = req.free;
+
+	if (mpi_shim_unlikely(!r)) {
+		if (req_grow() < 0)
+			return NULL;
+		r = req.free;
+	}
+	req.free = r->next;
+	memset(r, 0, offsetof(struct mpi_shim_request, hdr));
+	r->flags = MPI_SHIM_F_POOL;
+	return r;
+}
+
+/* The request's reference on its communicator goes.  Only the last one of
+ * a communicator that is not predefined releases more than the count:
+ * that goes to comm.c (mpi_shim_comm_release, handed to mpi_shim_req_init). */
+static inline void drop_comm(struct mpi_shim_request *r)
+{
+	MPI_Comm c = r->comm;
+
+	r->flags &= ~MPI_SHIM_F_COMM;
+	if (mpi_shim_likely(c->refcount > 1 || c->predefined))
+		c->refcount--;
+	else
+		req.comm_release(c);
+}
+
+void mpi_shim_req_free(struct mpi_shim_request *r)
+{
+	if (r->flags & MPI_SHIM_F_COMM)
+		drop_comm(r);
+	r->kind = MPI_SHIM_REQ_INVALID;
+	r->next = req.free;
+	req.free = r;
+}
+
+/* --- progress --- */
+
+void mpi_shim_progress_set_deferred(void (*run)(void))
+{
+	req.run_deferred = run;
+}
+
+void mpi_shim_progress_defer(void)
+{
+	req.deferred = 1;
+}
+
+mpi_shim_cold static void run_deferred(void)
+{
+	/* Asked again by what runs now: run again by the next progress. */
+	req.deferred = 0;
+	req.run_deferred();
+}
+
+void mpi_shim_progress(void)
+{
+	bip_layer_poll();
+	if (mpi_shim_unlikely(req.deferred))
+		run_deferred();
+}
+
+static void driven_remove(struct mpi_shim_request *r)
+{
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		req.driven = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	r->next = r->prev = NULL;
+}
+
+void mpi_shim_progress_track(struct mpi_shim_request *r)
+{
+	r->prev = NULL;
+	r->next = req.driven;
+	if (req.driven)
+		req.driven->prev = r;
+	req.driven = r;
+}
+
+/* A progress-driven request completes: it leaves the list. */
+static void driven_complete(struct mpi_shim_request *r, int err)
+{
+	driven_remove(r);
+	mpi_shim_req_complete(r, err);
+}
+
+void mpi_shim_progress_step(struct mpi_shim_request *r)
+{
+	int rc;
+
+	if (req.stepping || r->done)
+		return;
+	req.stepping = 1;
+	rc = r->progress(r);
+	req.stepping = 0;
+	if (rc == 1)
+		driven_complete(r, MPI_SUCCESS);
+	else if (rc < 0)
+		driven_complete(r, -rc);
+}
+
+mpi_shim_cold static void step_driven(void)
+{
+	struct mpi_shim_request *r, *next;
+
+	for (r = req.driven; r && !req.stepping; r = next) {
+		next = r->next; /* r leaves the list if it completes */
+		mpi_shim_progress_step(r);
+	}
+}
+
+/*
+ * The progress of the public calls: also a step of every progress-driven
+ * request.  Not the collectives' own waits and tests (mpi_shim_progress),
+ * which run inside such a step or build one.
+ */
+void mpi_shim_progress_all(void)
+{
+	mpi_shim_progress();
+	if (mpi_shim_unlikely(req.driven != NULL))
+		step_driven();
+}

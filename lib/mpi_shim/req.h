@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * req.h - requests and progress (req.c): the request object, its pool,
+ * completion and the progress engine.
+ *
+ * The rest of the shim calls down into req.c.  The two things it needs
+ * from above are handed to it: the protocol's work left for after a poll
+ * (mpi_shim_progress_set_deferred) and the release of a communicator whose
+ * last reference a request held (mpi_shim_req_init).
+ */
+#ifndef MPI_SHIM_REQ_H
+#define MPI_SHIM_REQ_H
+
+#include "shim.h"
+
+enum mpi_shim_request_kind {
+	MPI_SHIM_REQ_SEND,
+	MPI_SHIM_REQ_RECV,
+	/*
+	 * Driven by its progress callback (non-blocking collectives): Wait,
+	 * Test and their families call progress(req) until it returns 1
+	 * (complete; req->status may be set) or a negative MPI error class
+	 * (-MPI_ERR_x: complete with that error).  0: not yet.
+	 */
+	MPI_SHIM_REQ_PROGRESS,
+	/* A generalized request (greq.c): done when MPI_Grequest_complete is
+	 * called. */
+	MPI_SHIM_REQ_GREQ,
+};
+
+/* The kind of a released request: a stale handle shows as invalid. */
+#define MPI_SHIM_REQ_INVALID 0xff
+
+enum mpi_shim_send_mode {
+	MPI_SHIM_MODE_STANDARD,
+	MPI_SHIM_MODE_BUFFERED,
+	MPI_SHIM_MODE_SYNC,
+	MPI_SHIM_MODE_READY,
+};
+
+struct mpi_shim_request {
+	/* The common part, req.c's */
+	uint8_t kind;        /* enum mpi_shim_request_kind */
+	uint8_t mode;        /* enum mpi_shim_send_mode, for sends */
+	uint8_t persistent;  /* made by *_init; Start re-activates it */
+	uint8_t active;      /* started and not yet completed-and-reported */
+	uint8_t done;        /* complete: status is final */
+	uint8_t freed;       /* MPI_Request_free before completion */
+	uint8_t internal;    /* on the collective context */
+	uint8_t cancelled;
+	MPI_Status status;
+	int error;           /* MPI error class of the completion */
+
+	/* progress-driven requests */
+	int (*progress)(struct mpi_shim_request *req);
+	void (*free_state)(struct mpi_shim_request *req);
+	void *state;
+
+	/* the arguments of the call */
+	void *buf;
+	size_t count;
+	MPI_Datatype type;   /* held while a persistent request exists */
+	int peer;            /* rank in comm, MPI_ANY_SOURCE or MPI_PROC_NULL */
+	int tag;
+	MPI_Comm comm;
+	uint32_t ctx;
+
+	/* private to the point-to-point protocol (p2p.c, bsend.c) */
+	void *packed;        /* packed copy, or a temporary receive buffer */
+	size_t bytes;        /* send: bytes to send; receive: room in bytes */
+	size_t len;          /* receive: bytes of the matched message */
+	uint64_t handle;     /* receive: the BIP handle of a long message */
+	int wpeer;           /* world rank of the matched source or destination;
+				a receive from one source: that source's, from posting */
+	uint64_t seq;        /* receive: posting order, while posted */
+	uint64_t msgno;      /* send: its number among the messages to wpeer */
+	unsigned flags;      /* MPI_SHIM_F_POOL, MPI_SHIM_F_COMM and the protocol's */
+	void *bsend;         /* the region of the attached buffer of a Bsend */
+	/* the list the request is on (posted receives, deferred work, or
+	 * req.c's progress-driven requests), and the pool's */
+	struct mpi_shim_request *next, *prev;
+	uint64_t hdr[4];     /* the envelope, kept while the send may be queued */
+};
+
+/* Request flags of req.c (the protocol's are in p2p.h). */
+#define MPI_SHIM_F_POOL 32u      /* from the pool (not on a caller's stack) */
+#define MPI_SHIM_F_COMM 64u      /* holds a reference on comm */
+
+/* MPI_Init: comm_release drops a communicator's reference (comm.c's
+ * mpi_shim_comm_release), which req.c calls for the last reference that a
+ * request held.  MPI_Finalize: every request is gone with its memory. */
+void mpi_shim_req_init(void (*comm_release)(struct mpi_shim_comm *c));
+void mpi_shim_req_fini(void);
+
+/* Requests: a pool without malloc per message; zeroed but for the
+ * protocol's envelope, with ops that do nothing. */
+struct mpi_shim_request *mpi_shim_req_alloc(void);
+void mpi_shim_req_free(struct mpi_shim_request *r);
+
+/* A request keeps its communicator alive until the request is gone. */
+static inline void mpi_shim_req_hold_comm(struct mpi_shim_request *r)
+{
+	if (!(r->flags & MPI_SHIM_F_COMM)) {
+		r->comm->refcount++;
+		r->flags |= MPI_SHIM_F_COMM;
+	}
+}
+
+/* Complete r with err: done, then released if the user freed it already.
+ * The protocol releases what it holds for the operation first. */
+static inline void mpi_shim_req_complete(struct mpi_shim_request *r, int err)
+{
+	r->error = err;
+	r->status.MPI_ERROR = err;
+	r->done = 1;
+	if (r->freed)
+		mpi_shim_request_release(r);
+}
+
+/* --- progress --- */
+
+/* Poll BIP once: arrivals are matched and protocols advance; then the
+ * protocol's deferred work, if it asked for it. */
+void mpi_shim_progress(void);
+
+/* mpi_shim_progress, plus a step of every progress-driven request. */
+void mpi_shim_progress_all(void);
+
+/* The protocol's work that BIP's callbacks leave for after the poll (they
+ * must not call BIP): run by the next mpi_shim_progress once asked for. */
+void mpi_shim_progress_set_deferred(void (*run)(void));
+void mpi_shim_progress_defer(void);
+
+/* Progress-driven requests: advanced by every mpi_shim_progress_all until
+ * complete; one step now (not from inside another step). */
+void mpi_shim_progress_track(struct mpi_shim_request *r);
+void mpi_shim_progress_step(struct mpi_shim_request *r);
+
+/* Report in out what a call returning one status reports: every field of
+ * in but MPI_ERROR, which only the calls returning several statuses set
+ * (MPI-3.1 3.2.5: other calls leave the program's value there). */
+static inline void mpi_shim_status_report(MPI_Status *out, const MPI_Status *in)
+{
+	int err = out->MPI_ERROR;
+
+	*out = *in;
+	out->MPI_ERROR = err;
+}
+
+/* Fill an empty status (a null or inactive request, MPI_PROC_NULL). */
+static inline void mpi_shim_status_empty(MPI_Status *st)
+{
+	st->MPI_SOURCE = MPI_ANY_SOURCE;
+	st->MPI_TAG = MPI_ANY_TAG;
+	st->MPI_ERROR = MPI_SUCCESS;
+	st->mpi_shim_cancelled = 0;
+	st->mpi_shim_bytes = 0;
+}
+
+#endif /* MPI_SHIM_REQ_H */
