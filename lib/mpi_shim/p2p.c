@@ -877,43 +877,6 @@ static const struct bip_layer_ops p2p_layer_ops = {
 	.recv_done = on_recv_done,
 };
 
-/* --- progress and waiting --- */
-
-int mpi_shim_request_test(MPI_Request r)
-{
-	if (r->done)
-		return 1;
-	mpi_shim_progress();
-	if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
-		mpi_shim_progress_step(r);
-	return r->done;
-}
-
-int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all)
-{
-	struct bip_layer_wait w = { 0, 0 };
-
-	while (!r->done) {
-		if (all)
-			mpi_shim_progress_all();
-		else
-			mpi_shim_progress();
-		if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
-			mpi_shim_progress_step(r);
-		if (r->done)
-			break;
-		if (bip_layer_wait(&w) < 0) {
-			mpi_shim_progress();
-			if (r->done)
-				break;
-			return mpi_shim_err(r->comm, MPI_ERR_OTHER, call,
-					    "every other process has ended: this %s cannot complete",
-					    r->kind == MPI_SHIM_REQ_RECV ? "receive" : "request");
-		}
-	}
-	return MPI_SUCCESS;
-}
-
 /* --- starting sends and receives --- */
 
 static int self_send(struct mpi_shim_request *r, const void *data, size_t bytes)

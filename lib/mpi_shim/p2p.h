@@ -31,11 +31,6 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, size_t coun
 int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, size_t count, MPI_Datatype t,
 			int src, int tag, MPI_Comm comm, uint32_t ctx);
 
-/* Wait until r is done (progress, then waiting steps).  MPI_SUCCESS, or
- * MPI_ERR_OTHER when nothing can complete it any more (reported).  all:
- * a public call's wait, which also advances progress-driven requests. */
-int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all);
-
 /* Remove a receive from the posted queue if nothing matched it yet:
  * 1 if it was cancelled. */
 int mpi_shim_recv_cancel(struct mpi_shim_request *r);

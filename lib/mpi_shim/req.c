@@ -20,6 +20,7 @@
 
 #include "bip.h"
 #include "shim.h"
+#include "datatype.h"
 #include "req.h"
 
 /* Requests are handed out from blocks, released at MPI_Finalize. */
@@ -204,4 +205,147 @@ void mpi_shim_progress_all(void)
 	mpi_shim_progress();
 	if (mpi_shim_unlikely(req.driven != NULL))
 		step_driven();
+}
+
+/* --- the life of a request --- */
+
+void mpi_shim_request_release(MPI_Request r)
+{
+	if (r->free_state) {
+		r->free_state(r);
+		r->free_state = NULL;
+	}
+	if (r->persistent && r->type && !r->type->predefined)
+		mpi_shim_datatype_release(r->type);
+	if (r->flags & MPI_SHIM_F_POOL)
+		mpi_shim_req_free(r);
+}
+
+int mpi_shim_request_progress_new(MPI_Comm comm, int (*progress)(struct mpi_shim_request *),
+				  void (*free_state)(struct mpi_shim_request *), void *state,
+				  MPI_Request *req_p)
+{
+	struct mpi_shim_request *r = mpi_shim_req_alloc();
+
+	if (!r)
+		return MPI_ERR_NO_MEM;
+	r->kind = MPI_SHIM_REQ_PROGRESS;
+	r->comm = comm;
+	r->progress = progress;
+	r->free_state = free_state;
+	r->state = state;
+	r->active = 1;
+	r->internal = 1;
+	mpi_shim_status_empty(&r->status);
+	mpi_shim_req_hold_comm(r);
+	mpi_shim_progress_track(r);
+	*req_p = r;
+	return MPI_SUCCESS;
+}
+
+int mpi_shim_req_finish(MPI_Request *rp, MPI_Status *st)
+{
+	MPI_Request r = *rp;
+	int err = r->error;
+
+	if (st && st != MPI_STATUS_IGNORE)
+		mpi_shim_status_report(st, &r->status);
+	if (r->persistent) {
+		r->active = 0;
+	} else {
+		*rp = MPI_REQUEST_NULL;
+		mpi_shim_request_release(r);
+	}
+	return err;
+}
+
+/* --- waiting and testing --- */
+
+void mpi_shim_req_step(MPI_Request r)
+{
+	if (r->kind == MPI_SHIM_REQ_PROGRESS)
+		mpi_shim_progress_step(r);
+}
+
+int mpi_shim_request_test(MPI_Request r)
+{
+	if (r->done)
+		return 1;
+	mpi_shim_progress();
+	if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
+		mpi_shim_progress_step(r);
+	return r->done;
+}
+
+int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all)
+{
+	struct bip_layer_wait w = { 0, 0 };
+
+	while (!r->done) {
+		if (all)
+			mpi_shim_progress_all();
+		else
+			mpi_shim_progress();
+		if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
+			mpi_shim_progress_step(r);
+		if (r->done)
+			break;
+		if (bip_layer_wait(&w) < 0) {
+			mpi_shim_progress();
+			if (r->done)
+				break;
+			return mpi_shim_err(r->comm, MPI_ERR_OTHER, call,
+					    "every other process has ended: this %s cannot complete",
+					    r->kind == MPI_SHIM_REQ_RECV ? "receive" : "request");
+		}
+	}
+	return MPI_SUCCESS;
+}
+
+int mpi_shim_request_wait(MPI_Request *req, MPI_Status *status)
+{
+	int rc;
+
+	if (!mpi_shim_req_active(*req)) {
+		if (status && status != MPI_STATUS_IGNORE)
+			mpi_shim_status_empty(status);
+		return MPI_SUCCESS;
+	}
+	rc = mpi_shim_wait_done(*req, "MPI_Wait", 0);
+	if (rc)
+		return rc;
+	return mpi_shim_req_finish(req, status);
+}
+
+int mpi_shim_req_find_done(int count, MPI_Request reqs[])
+{
+	int i, nactive = 0;
+
+	for (i = 0; i < count; i++) {
+		if (!mpi_shim_req_active(reqs[i]))
+			continue;
+		nactive++;
+		mpi_shim_req_step(reqs[i]);
+		if (reqs[i]->done)
+			return i;
+	}
+	return nactive ? -1 : MPI_UNDEFINED;
+}
+
+int mpi_shim_req_wait_any(int count, MPI_Request reqs[], int *index, const char *call)
+{
+	struct bip_layer_wait w = { 0, 0 };
+
+	for (;;) {
+		*index = mpi_shim_req_find_done(count, reqs);
+		if (*index != -1)
+			return MPI_SUCCESS;
+		mpi_shim_progress_all();
+		*index = mpi_shim_req_find_done(count, reqs);
+		if (*index != -1)
+			return MPI_SUCCESS;
+		if (bip_layer_wait(&w) < 0)
+			return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_OTHER, call,
+					    "every other process has ended: no request can complete");
+	}
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * req.h - requests and progress (req.c): the request object, its pool,
- * completion and the progress engine.
+ * completion, the progress engine and the waiting and testing that the
+ * Wait and Test families are made of.
  *
  * The rest of the shim calls down into req.c.  The two things it needs
  * from above are handed to it: the protocol's work left for after a poll
@@ -106,6 +107,16 @@ static inline void mpi_shim_req_hold_comm(struct mpi_shim_request *r)
 	}
 }
 
+/* A request driven by progress on comm, active, with its callbacks and
+ * state; the refcount of comm taken.  Returns MPI_SUCCESS or MPI_ERR_NO_MEM
+ * (nothing is reported through the error handler). */
+int mpi_shim_request_progress_new(MPI_Comm comm, int (*progress)(struct mpi_shim_request *),
+				  void (*free_state)(struct mpi_shim_request *), void *state,
+				  MPI_Request *req_p);
+
+/* Release a request that is complete (or free a persistent one). */
+void mpi_shim_request_release(MPI_Request req);
+
 /* Complete r with err: done, then released if the user freed it already.
  * The protocol releases what it holds for the operation first. */
 static inline void mpi_shim_req_complete(struct mpi_shim_request *r, int err)
@@ -135,6 +146,42 @@ void mpi_shim_progress_defer(void);
  * complete; one step now (not from inside another step). */
 void mpi_shim_progress_track(struct mpi_shim_request *r);
 void mpi_shim_progress_step(struct mpi_shim_request *r);
+
+/* --- waiting and testing --- */
+
+/* 1 if req is complete (after one mpi_shim_progress if it was not). */
+int mpi_shim_request_test(MPI_Request req);
+
+/* Wait until r is done (progress, then waiting steps).  MPI_SUCCESS, or
+ * MPI_ERR_OTHER when nothing can complete it any more (reported).  all:
+ * a public call's wait, which also advances progress-driven requests. */
+int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all);
+
+/* Wait for req and release it; returns its error class.  status may be
+ * MPI_STATUS_IGNORE.  The same as PMPI_Wait without the error handler. */
+int mpi_shim_request_wait(MPI_Request *req, MPI_Status *status);
+
+/* 1 if r is a request with an operation to complete or report. */
+static inline int mpi_shim_req_active(MPI_Request r)
+{
+	return r != MPI_REQUEST_NULL && (!r->persistent || r->active);
+}
+
+/* One step of r if it is progress-driven. */
+void mpi_shim_req_step(MPI_Request r);
+
+/* Report the complete request *rp in st and release it (persistent: make
+ * it inactive).  Returns its error class, not yet reported. */
+int mpi_shim_req_finish(MPI_Request *rp, MPI_Status *st);
+
+/* The index of a done request of reqs[] (each one stepped), -1 if none,
+ * MPI_UNDEFINED if none is active. */
+int mpi_shim_req_find_done(int count, MPI_Request reqs[]);
+
+/* Wait until a request of reqs[] is done or none is active: *index is
+ * that request's, or MPI_UNDEFINED.  MPI_SUCCESS, or MPI_ERR_OTHER when
+ * nothing can complete one any more (reported). */
+int mpi_shim_req_wait_any(int count, MPI_Request reqs[], int *index, const char *call);
 
 /* Report in out what a call returning one status reports: every field of
  * in but MPI_ERROR, which only the calls returning several statuses set

@@ -160,22 +160,6 @@ static inline int mpi_shim_is_inter(MPI_Comm comm)
 
 struct mpi_shim_request;
 
-/* A request driven by progress; refcount of comm taken.  Returns MPI_SUCCESS
- * or MPI_ERR_NO_MEM (nothing is reported through the error handler). */
-int mpi_shim_request_progress_new(MPI_Comm comm, int (*progress)(struct mpi_shim_request *),
-				  void (*free_state)(struct mpi_shim_request *), void *state,
-				  MPI_Request *req_p);
-
-/* 1 if req is complete (after one mpi_shim_progress if it was not). */
-int mpi_shim_request_test(MPI_Request req);
-
-/* Wait for req and release it; returns its error class.  status may be
- * MPI_STATUS_IGNORE.  The same as PMPI_Wait without the error handler. */
-int mpi_shim_request_wait(MPI_Request *req, MPI_Status *status);
-
-/* Release a request that is complete (or free a persistent one). */
-void mpi_shim_request_release(MPI_Request req);
-
 /* greq.c, for request.c: query_fn fills req's status and error (release:
  * free_fn too, the request being released next); MPI_Request_free and
  * MPI_Cancel of a generalized request (reported errors). */
