@@ -144,6 +144,11 @@ static int persist_keep(struct persist *p, MPI_Comm comm)
 	return 0;
 }
 
+static const struct mpi_shim_req_ops persist_ops = {
+	.progress = persist_progress,
+	.release = persist_free,
+};
+
 static int persist_init(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a,
 			MPI_Info info, MPI_Request *request, const char *call)
 {
@@ -179,8 +184,7 @@ static int persist_init(enum coll_kind kind, MPI_Comm comm, const struct coll_ar
 	r->persistent = 1;
 	r->internal = 1;
 	r->comm = comm;
-	r->progress = persist_progress;
-	r->free_state = persist_free;
+	r->ops = &persist_ops;
 	r->state = p;
 	mpi_shim_status_empty(&r->status);
 	comm->refcount++;

@@ -48,12 +48,16 @@ static int call_free(struct mpi_shim_request *r)
 	return g->free(g->extra);
 }
 
-static void greq_free_state(struct mpi_shim_request *r)
+static void greq_release(struct mpi_shim_request *r)
 {
 	call_free(r);
 	free(r->state);
 	r->state = NULL;
 }
+
+static const struct mpi_shim_req_ops greq_ops = {
+	.release = greq_release,
+};
 
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
 			MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
@@ -82,7 +86,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
 	r->kind = MPI_SHIM_REQ_GREQ;
 	r->comm = MPI_COMM_NULL; /* its errors go to MPI_COMM_WORLD's handler */
 	r->state = g;
-	r->free_state = greq_free_state;
+	r->ops = &greq_ops;
 	r->active = 1;
 	mpi_shim_status_empty(&r->status);
 	*request = r;

@@ -63,6 +63,9 @@ void mpi_shim_req_fini(void)
 
 /* --- the pool --- */
 
+/* The callbacks of a request that has none of its own. */
+static const struct mpi_shim_req_ops no_ops;
+
 mpi_shim_cold static int req_grow(void)
 {
 	struct req_block *b = calloc(1, sizeof(*b));
@@ -90,6 +93,7 @@ struct mpi_shim_request *mpi_shim_req_alloc(void)
 	}
 	req.free = r->next;
 	memset(r, 0, offsetof(struct mpi_shim_request, hdr));
+	r->ops = &no_ops;
 	r->flags = MPI_SHIM_F_POOL;
 	return r;
 }
@@ -177,7 +181,7 @@ void mpi_shim_progress_step(struct mpi_shim_request *r)
 	if (req.stepping || r->done)
 		return;
 	req.stepping = 1;
-	rc = r->progress(r);
+	rc = r->ops->progress(r);
 	req.stepping = 0;
 	if (rc == 1)
 		driven_complete(r, MPI_SUCCESS);
@@ -211,9 +215,9 @@ void mpi_shim_progress_all(void)
 
 void mpi_shim_request_release(MPI_Request r)
 {
-	if (r->free_state) {
-		r->free_state(r);
-		r->free_state = NULL;
+	if (r->ops->release) {
+		r->ops->release(r);
+		r->ops = &no_ops;
 	}
 	if (r->persistent && r->type && !r->type->predefined)
 		mpi_shim_datatype_release(r->type);
@@ -221,8 +225,7 @@ void mpi_shim_request_release(MPI_Request r)
 		mpi_shim_req_free(r);
 }
 
-int mpi_shim_request_progress_new(MPI_Comm comm, int (*progress)(struct mpi_shim_request *),
-				  void (*free_state)(struct mpi_shim_request *), void *state,
+int mpi_shim_request_progress_new(MPI_Comm comm, const struct mpi_shim_req_ops *ops, void *state,
 				  MPI_Request *req_p)
 {
 	struct mpi_shim_request *r = mpi_shim_req_alloc();
@@ -231,8 +234,7 @@ int mpi_shim_request_progress_new(MPI_Comm comm, int (*progress)(struct mpi_shim
 		return MPI_ERR_NO_MEM;
 	r->kind = MPI_SHIM_REQ_PROGRESS;
 	r->comm = comm;
-	r->progress = progress;
-	r->free_state = free_state;
+	r->ops = ops;
 	r->state = state;
 	r->active = 1;
 	r->internal = 1;

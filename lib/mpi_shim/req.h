@@ -4,10 +4,13 @@
  * completion, the progress engine and the waiting and testing that the
  * Wait and Test families are made of.
  *
- * The rest of the shim calls down into req.c.  The two things it needs
- * from above are handed to it: the protocol's work left for after a poll
- * (mpi_shim_progress_set_deferred) and the release of a communicator whose
- * last reference a request held (mpi_shim_req_init).
+ * The rest of the shim calls down into req.c; req.c calls up into no part
+ * of it by name.  What a kind of request does for itself, req.c asks
+ * through the kind's table of callbacks (struct mpi_shim_req_ops), and
+ * the two things it needs from above are handed to it: the protocol's
+ * work left for after a poll (mpi_shim_progress_set_deferred) and the
+ * release of a communicator whose last reference a request held
+ * (mpi_shim_req_init).
  */
 #ifndef MPI_SHIM_REQ_H
 #define MPI_SHIM_REQ_H
@@ -19,7 +22,7 @@ enum mpi_shim_request_kind {
 	MPI_SHIM_REQ_RECV,
 	/*
 	 * Driven by its progress callback (non-blocking collectives): Wait,
-	 * Test and their families call progress(req) until it returns 1
+	 * Test and their families call ops->progress(req) until it returns 1
 	 * (complete; req->status may be set) or a negative MPI error class
 	 * (-MPI_ERR_x: complete with that error).  0: not yet.
 	 */
@@ -39,6 +42,30 @@ enum mpi_shim_send_mode {
 	MPI_SHIM_MODE_READY,
 };
 
+struct mpi_shim_request;
+
+/*
+ * What a kind of request does for itself; a NULL member does nothing (or
+ * what req.c does by default, said below).  Calls that report errors do
+ * so through mpi_shim_err and return the error class.
+ */
+struct mpi_shim_req_ops {
+	/* One step of a progress-driven request (MPI_SHIM_REQ_PROGRESS). */
+	int (*progress)(struct mpi_shim_request *r);
+	/* MPI_Start of an inactive persistent request; reported errors. */
+	int (*start)(struct mpi_shim_request *r, const char *call);
+	/* MPI_Cancel of an active request; reported errors. */
+	int (*cancel)(struct mpi_shim_request *r);
+	/* Fill r's status and error, as each call that finds r complete
+	 * reports it (release: the request goes right after). */
+	void (*query)(struct mpi_shim_request *r, int release);
+	/* MPI_Request_free; reported errors.  NULL: released now if it is
+	 * complete or inactive, else when it completes. */
+	int (*free)(struct mpi_shim_request *r);
+	/* The request goes: release what the kind keeps in it (r->state). */
+	void (*release)(struct mpi_shim_request *r);
+};
+
 struct mpi_shim_request {
 	/* The common part, req.c's */
 	uint8_t kind;        /* enum mpi_shim_request_kind */
@@ -51,11 +78,8 @@ struct mpi_shim_request {
 	uint8_t cancelled;
 	MPI_Status status;
 	int error;           /* MPI error class of the completion */
-
-	/* progress-driven requests */
-	int (*progress)(struct mpi_shim_request *req);
-	void (*free_state)(struct mpi_shim_request *req);
-	void *state;
+	const struct mpi_shim_req_ops *ops;
+	void *state;         /* the kind's own */
 
 	/* the arguments of the call */
 	void *buf;
@@ -107,11 +131,10 @@ static inline void mpi_shim_req_hold_comm(struct mpi_shim_request *r)
 	}
 }
 
-/* A request driven by progress on comm, active, with its callbacks and
- * state; the refcount of comm taken.  Returns MPI_SUCCESS or MPI_ERR_NO_MEM
- * (nothing is reported through the error handler). */
-int mpi_shim_request_progress_new(MPI_Comm comm, int (*progress)(struct mpi_shim_request *),
-				  void (*free_state)(struct mpi_shim_request *), void *state,
+/* A request driven by ops->progress on comm, active, with state; the
+ * refcount of comm taken.  Returns MPI_SUCCESS or MPI_ERR_NO_MEM (nothing
+ * is reported through the error handler). */
+int mpi_shim_request_progress_new(MPI_Comm comm, const struct mpi_shim_req_ops *ops, void *state,
 				  MPI_Request *req_p);
 
 /* Release a request that is complete (or free a persistent one). */
