@@ -351,3 +351,23 @@ int mpi_shim_req_wait_any(int count, MPI_Request reqs[], int *index, const char 
 					    "every other process has ended: no request can complete");
 	}
 }
+
+/* --- what the calls ask of a request's kind --- */
+
+int mpi_shim_req_cancel(MPI_Request r)
+{
+	if (!r->ops->cancel || !mpi_shim_req_active(r))
+		return MPI_SUCCESS;
+	return r->ops->cancel(r);
+}
+
+int mpi_shim_req_user_free(MPI_Request r)
+{
+	if (r->ops->free)
+		return r->ops->free(r);
+	if (r->done || (r->persistent && !r->active))
+		mpi_shim_request_release(r);
+	else
+		r->freed = 1; /* released when it completes */
+	return MPI_SUCCESS;
+}

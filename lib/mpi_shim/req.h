@@ -193,6 +193,14 @@ static inline int mpi_shim_req_active(MPI_Request r)
 /* One step of r if it is progress-driven. */
 void mpi_shim_req_step(MPI_Request r);
 
+/* Ask the complete r for its status (ops->query), as a call reporting it
+ * does; release: the request goes right after. */
+static inline void mpi_shim_req_query(MPI_Request r, int release)
+{
+	if (mpi_shim_unlikely(r->ops->query != NULL))
+		r->ops->query(r, release);
+}
+
 /* Report the complete request *rp in st and release it (persistent: make
  * it inactive).  Returns its error class, not yet reported. */
 int mpi_shim_req_finish(MPI_Request *rp, MPI_Status *st);
@@ -205,6 +213,15 @@ int mpi_shim_req_find_done(int count, MPI_Request reqs[]);
  * that request's, or MPI_UNDEFINED.  MPI_SUCCESS, or MPI_ERR_OTHER when
  * nothing can complete one any more (reported). */
 int mpi_shim_req_wait_any(int count, MPI_Request reqs[], int *index, const char *call);
+
+/* --- what the calls ask of a request's kind --- */
+
+/* MPI_Cancel (reported errors). */
+int mpi_shim_req_cancel(MPI_Request r);
+
+/* MPI_Request_free, the handle already set to MPI_REQUEST_NULL (reported
+ * errors). */
+int mpi_shim_req_user_free(MPI_Request r);
 
 /* Report in out what a call returning one status reports: every field of
  * in but MPI_ERROR, which only the calls returning several statuses set

@@ -36,14 +36,6 @@ static int report(MPI_Request r, const char *call)
 	return mpi_shim_err(r->comm, err, call, "the request failed: %s", bip_error_string());
 }
 
-/* A generalized request is asked for its status (and freed, release) by
- * each call that reports it complete (greq.c). */
-static void query(MPI_Request r, int release)
-{
-	if (r->kind == MPI_SHIM_REQ_GREQ)
-		mpi_shim_greq_query(r, release);
-}
-
 /* The checks of a request array; MPI_SUCCESS or the reported error. */
 static int check_requests(int count, MPI_Request reqs[], const char *call)
 {
@@ -80,7 +72,7 @@ int PMPI_Wait(MPI_Request *req, MPI_Status *status)
 	}
 	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Wait", 1)))
 		return rc;
-	query(r, 1);
+	mpi_shim_req_query(r, 1);
 	if (r->error) {
 		/* Report before the request (and what the message needs) goes. */
 		rc = report(r, "MPI_Wait");
@@ -118,7 +110,7 @@ int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	*flag = 1;
-	query(r, 1);
+	mpi_shim_req_query(r, 1);
 	rc = r->error ? report(r, "MPI_Test") : MPI_SUCCESS;
 	mpi_shim_req_finish(req, status);
 	return rc;
@@ -145,7 +137,7 @@ static int finish_all(int count, MPI_Request reqs[], MPI_Status sts[], const cha
 				mpi_shim_status_empty(st);
 			continue;
 		}
-		query(reqs[i], 1);
+		mpi_shim_req_query(reqs[i], 1);
 		if (reqs[i]->error && nfailed++ == 0) {
 			first = reqs[i]->error;
 			failed = reqs[i]->comm;
@@ -204,7 +196,7 @@ static int finish_one(MPI_Request reqs[], int i, MPI_Status *st, const char *cal
 {
 	int rc;
 
-	query(reqs[i], 1);
+	mpi_shim_req_query(reqs[i], 1);
 	rc = reqs[i]->error ? report(reqs[i], call) : MPI_SUCCESS;
 
 	mpi_shim_req_finish(&reqs[i], st);
@@ -272,7 +264,7 @@ static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI
 		mpi_shim_req_step(reqs[i]);
 		if (!reqs[i]->done)
 			continue;
-		query(reqs[i], 1);
+		mpi_shim_req_query(reqs[i], 1);
 		if (reqs[i]->error && nfailed++ == 0) {
 			first = reqs[i]->error;
 			failed = reqs[i]->comm;
@@ -350,7 +342,7 @@ int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 	*flag = req->done;
 	if (!req->done)
 		return MPI_SUCCESS;
-	query(req, 0);
+	mpi_shim_req_query(req, 0);
 	if (status && status != MPI_STATUS_IGNORE)
 		mpi_shim_status_report(status, &req->status);
 	return req->kind == MPI_SHIM_REQ_GREQ ? report(req, "MPI_Request_get_status") :
@@ -374,15 +366,7 @@ int PMPI_Request_free(MPI_Request *req)
 				    "the persistent collective request is active: complete it "
 				    "(MPI_Wait...) before freeing it");
 	*req = MPI_REQUEST_NULL;
-	if (r->kind == MPI_SHIM_REQ_GREQ)
-		return mpi_shim_greq_free(r);
-	if (r->done || (r->persistent && !r->active)) {
-		mpi_shim_request_release(r);
-	} else {
-		/* Released when it completes. */
-		r->freed = 1;
-	}
-	return MPI_SUCCESS;
+	return mpi_shim_req_user_free(r);
 }
 MPI_SHIM_ALIAS(MPI_Request_free);
 
@@ -398,8 +382,8 @@ int PMPI_Cancel(MPI_Request *req)
 	/* A receive not yet matched is cancelled at once; a send is asked
 	 * to be (p2p.c), and Wait or Test reports the answer (MPI_Test_cancelled
 	 * says whether it was). */
-	if ((*req)->kind == MPI_SHIM_REQ_GREQ)
-		return mpi_shim_greq_cancel(*req);
+	if ((*req)->ops->cancel)
+		return mpi_shim_req_cancel(*req);
 	if ((*req)->kind == MPI_SHIM_REQ_RECV && mpi_shim_req_active(*req))
 		mpi_shim_recv_cancel(*req);
 	else if ((*req)->kind == MPI_SHIM_REQ_SEND && mpi_shim_req_active(*req))

@@ -160,13 +160,6 @@ static inline int mpi_shim_is_inter(MPI_Comm comm)
 
 struct mpi_shim_request;
 
-/* greq.c, for request.c: query_fn fills req's status and error (release:
- * free_fn too, the request being released next); MPI_Request_free and
- * MPI_Cancel of a generalized request (reported errors). */
-void mpi_shim_greq_query(struct mpi_shim_request *req, int release);
-int mpi_shim_greq_free(struct mpi_shim_request *req);
-int mpi_shim_greq_cancel(struct mpi_shim_request *req);
-
 /* coll_persist.c: MPI_Start of a persistent collective (reported errors). */
 int mpi_shim_coll_persist_start(struct mpi_shim_request *req, const char *call);
 
