@@ -418,8 +418,8 @@ int mpi_shim_start(MPI_Request r, const char *call)
 {
 	int rc;
 
-	if (r->kind == MPI_SHIM_REQ_PROGRESS)
-		return mpi_shim_coll_persist_start(r, call); /* coll_persist.c */
+	if (r->ops->start)
+		return r->ops->start(r, call);
 	r->freed = 0;
 	if (r->kind == MPI_SHIM_REQ_RECV) {
 		rc = mpi_shim_recv_start(r, r->buf, r->count, r->type, r->peer, r->tag, r->comm,

@@ -160,9 +160,6 @@ static inline int mpi_shim_is_inter(MPI_Comm comm)
 
 struct mpi_shim_request;
 
-/* coll_persist.c: MPI_Start of a persistent collective (reported errors). */
-int mpi_shim_coll_persist_start(struct mpi_shim_request *req, const char *call);
-
 /*
  * Point-to-point on the collective context of comm, for the collectives:
  * no argument checks, no error handler; they return an MPI error class
