@@ -390,13 +390,9 @@ static void complete(struct mpi_shim_request *r, int err)
 {
 	if (mpi_shim_unlikely(!r->type->predefined))
 		mpi_shim_datatype_release(r->type);
-	if (r->kind == MPI_SHIM_REQ_SEND) {
-		if (r->packed) {
-			free(r->packed);
-			r->packed = NULL;
-		}
-		if (r->bsend)
-			mpi_shim_bsend_release(r);
+	if (r->kind == MPI_SHIM_REQ_SEND && r->packed) {
+		free(r->packed);
+		r->packed = NULL;
 	}
 	mpi_shim_req_complete(r, err);
 }
@@ -935,6 +931,7 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, size_t coun
 	int wdst, rc;
 
 	r->kind = MPI_SHIM_REQ_SEND;
+	r->ops = &mpi_shim_p2p_ops;
 	r->mode = (uint8_t)mode;
 	r->buf = (void *)buf;
 	r->count = count;
@@ -1047,6 +1044,7 @@ static void recv_setup(struct mpi_shim_request *r, void *buf, size_t count, MPI_
 		       int src, int tag, MPI_Comm comm, uint32_t ctx)
 {
 	r->kind = MPI_SHIM_REQ_RECV;
+	r->ops = &mpi_shim_p2p_ops;
 	r->buf = buf;
 	r->count = count;
 	r->type = t;
@@ -1148,6 +1146,40 @@ int mpi_shim_send_cancel(struct mpi_shim_request *r)
 	p2p.ncancelling++;
 	return 0;
 }
+
+/* MPI_Start of a persistent send or receive. */
+static int p2p_start(struct mpi_shim_request *r, const char *call)
+{
+	int rc;
+
+	r->freed = 0;
+	if (r->kind == MPI_SHIM_REQ_RECV)
+		rc = mpi_shim_recv_start(r, r->buf, r->count, r->type, r->peer, r->tag, r->comm,
+					 r->ctx);
+	else
+		rc = mpi_shim_send_start(r, r->buf, r->count, r->type, r->peer, r->tag, r->comm,
+					 r->ctx, r->mode);
+	if (rc)
+		return mpi_shim_err(r->comm, rc, call, "starting the request failed: %s",
+				    bip_error_string());
+	r->active = 1;
+	return MPI_SUCCESS;
+}
+
+/* MPI_Cancel of an active send or receive: the answer, if any, comes later. */
+static int p2p_cancel(struct mpi_shim_request *r)
+{
+	if (r->kind == MPI_SHIM_REQ_RECV)
+		mpi_shim_recv_cancel(r);
+	else
+		mpi_shim_send_cancel(r);
+	return MPI_SUCCESS;
+}
+
+const struct mpi_shim_req_ops mpi_shim_p2p_ops = {
+	.start = p2p_start,
+	.cancel = p2p_cancel,
+};
 
 static struct unexp *probe(MPI_Comm comm, int src, int tag, MPI_Status *status)
 {

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * p2p.h - point-to-point inside the shim, between p2p.c and request.c.
+ * p2p.h - point-to-point inside the shim: p2p.c's sends, receives, cancels
+ * and probes, for the point-to-point calls (pt2pt.c), buffered sends
+ * (bsend.c) and the collectives.
  */
 #ifndef MPI_SHIM_P2P_H
 #define MPI_SHIM_P2P_H
@@ -24,6 +26,11 @@
 				    when the answer comes */
 /* Flags that stay from one start of a request to the next. */
 #define MPI_SHIM_F_KEEP (MPI_SHIM_F_POOL | MPI_SHIM_F_COMM)
+
+/* The callbacks of sends and receives (p2p.c), and of the requests the
+ * program holds for buffered sends (bsend.c). */
+extern const struct mpi_shim_req_ops mpi_shim_p2p_ops;
+extern const struct mpi_shim_req_ops mpi_shim_bsend_ops;
 
 /* Start a send or a receive on request r (fields set by these calls). */
 int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, size_t count, MPI_Datatype t,
@@ -50,15 +57,11 @@ void *mpi_shim_message_claim(MPI_Comm comm, int src, int tag, MPI_Status *status
 void mpi_shim_message_recv(struct mpi_shim_request *r, void *buf, size_t count, MPI_Datatype t,
 			   MPI_Comm comm, void *message);
 
-/* Start a persistent request (request.c); reported errors. */
-int mpi_shim_start(MPI_Request r, const char *call);
-
 /* Buffered sends (bsend.c) */
 /* user (NULL for MPI_Bsend): the request the user holds, which learns the
  * name of the message (MPI_SHIM_F_NAMED) so that MPI_Cancel can withdraw it. */
 int mpi_shim_bsend_start(const void *buf, size_t count, MPI_Datatype t, int dst, int tag,
 			 MPI_Comm comm, struct mpi_shim_request *user, const char *call);
-void mpi_shim_bsend_release(struct mpi_shim_request *r);
 void mpi_shim_bsend_flush(void);
 
 #endif /* MPI_SHIM_P2P_H */

@@ -130,6 +130,7 @@ static int send_nonblocking(const void *buf, int count, MPI_Datatype t, int dst,
 	if (mode == MPI_SHIM_MODE_BUFFERED) {
 		/* The data is copied before the call returns: done at once. */
 		r->kind = MPI_SHIM_REQ_SEND;
+		r->ops = &mpi_shim_bsend_ops;
 		r->mode = MPI_SHIM_MODE_BUFFERED;
 		r->comm = comm;
 		r->peer = dst;
@@ -297,6 +298,7 @@ static int init_request(const void *buf, int count, MPI_Datatype t, int peer, in
 	if (!r)
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
 	r->kind = recv ? MPI_SHIM_REQ_RECV : MPI_SHIM_REQ_SEND;
+	r->ops = mode == MPI_SHIM_MODE_BUFFERED ? &mpi_shim_bsend_ops : &mpi_shim_p2p_ops;
 	r->mode = (uint8_t)mode;
 	r->persistent = 1;
 	r->buf = (void *)buf;

@@ -371,3 +371,8 @@ int mpi_shim_req_user_free(MPI_Request r)
 		r->freed = 1; /* released when it completes */
 	return MPI_SUCCESS;
 }
+
+int mpi_shim_start(MPI_Request r, const char *call)
+{
+	return r->ops->start(r, call);
+}

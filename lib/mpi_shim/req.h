@@ -100,7 +100,6 @@ struct mpi_shim_request {
 	uint64_t seq;        /* receive: posting order, while posted */
 	uint64_t msgno;      /* send: its number among the messages to wpeer */
 	unsigned flags;      /* MPI_SHIM_F_POOL, MPI_SHIM_F_COMM and the protocol's */
-	void *bsend;         /* the region of the attached buffer of a Bsend */
 	/* the list the request is on (posted receives, deferred work, or
 	 * req.c's progress-driven requests), and the pool's */
 	struct mpi_shim_request *next, *prev;
@@ -215,6 +214,9 @@ int mpi_shim_req_find_done(int count, MPI_Request reqs[]);
 int mpi_shim_req_wait_any(int count, MPI_Request reqs[], int *index, const char *call);
 
 /* --- what the calls ask of a request's kind --- */
+
+/* MPI_Start of an inactive persistent request (reported errors). */
+int mpi_shim_start(MPI_Request r, const char *call);
 
 /* MPI_Cancel (reported errors). */
 int mpi_shim_req_cancel(MPI_Request r);

@@ -381,14 +381,8 @@ int PMPI_Cancel(MPI_Request *req)
 				    "invalid request (NULL, MPI_REQUEST_NULL or already freed)");
 	/* A receive not yet matched is cancelled at once; a send is asked
 	 * to be (p2p.c), and Wait or Test reports the answer (MPI_Test_cancelled
-	 * says whether it was). */
-	if ((*req)->ops->cancel)
-		return mpi_shim_req_cancel(*req);
-	if ((*req)->kind == MPI_SHIM_REQ_RECV && mpi_shim_req_active(*req))
-		mpi_shim_recv_cancel(*req);
-	else if ((*req)->kind == MPI_SHIM_REQ_SEND && mpi_shim_req_active(*req))
-		mpi_shim_send_cancel(*req);
-	return MPI_SUCCESS;
+	 * says whether it was); a generalized request's cancel_fn is called. */
+	return mpi_shim_req_cancel(*req);
 }
 MPI_SHIM_ALIAS(MPI_Cancel);
 
@@ -413,37 +407,6 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 MPI_SHIM_ALIAS(MPI_Status_set_cancelled);
 
 /* --- persistent requests --- */
-
-int mpi_shim_start(MPI_Request r, const char *call)
-{
-	int rc;
-
-	if (r->ops->start)
-		return r->ops->start(r, call);
-	r->freed = 0;
-	if (r->kind == MPI_SHIM_REQ_RECV) {
-		rc = mpi_shim_recv_start(r, r->buf, r->count, r->type, r->peer, r->tag, r->comm,
-					 r->ctx);
-	} else if (r->mode == MPI_SHIM_MODE_BUFFERED) {
-		r->flags &= MPI_SHIM_F_KEEP;
-		r->cancelled = 0;
-		r->status.mpi_shim_cancelled = 0;
-		rc = mpi_shim_bsend_start(r->buf, r->count, r->type, r->peer, r->tag, r->comm, r,
-					  call);
-		if (rc)
-			return rc; /* reported */
-		r->done = 1;
-		r->error = MPI_SUCCESS;
-	} else {
-		rc = mpi_shim_send_start(r, r->buf, r->count, r->type, r->peer, r->tag, r->comm,
-					 r->ctx, r->mode);
-	}
-	if (rc)
-		return mpi_shim_err(r->comm, rc, call, "starting the request failed: %s",
-				    bip_error_string());
-	r->active = 1;
-	return MPI_SUCCESS;
-}
 
 static int check_startable(MPI_Request r, const char *call)
 {

@@ -8,7 +8,7 @@
  * p2p.c        matching, eager and rendezvous protocols (p2p.h)
  * pt2pt.c      the point-to-point calls and their argument checks
  * bsend.c      buffered sends and the attached buffer
- * request.c    requests: Wait/Test families, persistent requests, Cancel
+ * request.c    the calls on requests: Wait/Test families, Start, Cancel, free
  * comm.c       communicators, context ids, Comm_split_type;
  *              intercomm.c inter-communicators (coll_inter.c their collectives)
  * group.c      groups
