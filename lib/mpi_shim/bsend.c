@@ -214,7 +214,7 @@ void mpi_shim_bsend_flush(void)
 
 	while (bs.pending) {
 		mpi_shim_progress();
-		if (bs.pending && bip_layer_wait(&w) < 0)
+		if (bs.pending && mpi_shim_progress_wait(&w) < 0)
 			break;
 	}
 }
@@ -229,7 +229,7 @@ static int detach(void *buffer_addr, size_t *size, const char *call)
 	/* The buffered messages leave first. */
 	while (bs.pending) {
 		mpi_shim_progress_all();
-		if (bs.pending && bip_layer_wait(&w) < 0)
+		if (bs.pending && mpi_shim_progress_wait(&w) < 0)
 			return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_OTHER, call,
 					    "every other process has ended: %d buffered send(s) "
 					    "cannot complete", bs.pending);

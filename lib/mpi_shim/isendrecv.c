@@ -15,7 +15,7 @@
 
 #include "shim.h"
 #include "datatype.h"
-#include "p2p.h"
+#include "req.h"
 
 struct sendrecv {
 	MPI_Request send, recv;

@@ -936,7 +936,7 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, size_t coun
 	r->buf = (void *)buf;
 	r->count = count;
 	r->type = t;
-	/* Released at completion (mpi_shim_req_complete). */
+	/* Released at completion (complete). */
 	if (mpi_shim_unlikely(!t->predefined))
 		mpi_shim_datatype_retain(t);
 	r->peer = dst;
@@ -1283,7 +1283,7 @@ void mpi_shim_p2p_fini(void)
 		run_deferred();
 	while (p2p.registered && (p2p.ndrains || p2p.ncancelling)) {
 		mpi_shim_progress();
-		if ((p2p.ndrains || p2p.ncancelling) && bip_layer_wait(&w) < 0)
+		if ((p2p.ndrains || p2p.ncancelling) && mpi_shim_progress_wait(&w) < 0)
 			break;
 	}
 	if (p2p.registered)

@@ -416,7 +416,7 @@ int PMPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
 		mpi_shim_progress_all();
 		if (mpi_shim_probe_unexpected(comm, src, tag, status))
 			return MPI_SUCCESS;
-		if (bip_layer_wait(&w) < 0) {
+		if (mpi_shim_progress_wait(&w) < 0) {
 			mpi_shim_progress_all();
 			if (mpi_shim_probe_unexpected(comm, src, tag, status))
 				return MPI_SUCCESS;
@@ -602,7 +602,7 @@ int PMPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *message, MPI_Statu
 			return mpi_shim_err(comm, MPI_ERR_OTHER, "MPI_Mprobe",
 					    "every other process has ended: no message from rank %d "
 					    "with tag %d can come", src, tag);
-		dead = bip_layer_wait(&w) < 0;
+		dead = mpi_shim_progress_wait(&w) < 0;
 	}
 }
 MPI_SHIM_ALIAS(MPI_Mprobe);

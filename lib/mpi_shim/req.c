@@ -1,8 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * req.c - requests and progress: the pool of request objects, their
- * completion, the list of requests driven by progress and the progress
- * engine (req.h).
+ * req.c - requests and progress: the request object's pool, its life,
+ * the progress engine, and the waiting and testing that the Wait and Test
+ * families (request.c) and the shim's own waits are made of (req.h).
+ *
+ * Life of a request.  A kind's file takes one from the pool
+ * (mpi_shim_req_alloc: zeroed, with callbacks that do nothing), gives it
+ * its kind, its table of callbacks (struct mpi_shim_req_ops) and its
+ * state, and starts the operation; a request holds its communicator
+ * (mpi_shim_req_hold_comm) until it goes.  When the operation is over,
+ * the kind completes it (mpi_shim_req_complete: error, status, done).
+ * A call of the Wait or Test families that finds it done asks the kind
+ * for its status (ops->query), reports it and releases it
+ * (mpi_shim_req_finish): the kind's state goes (ops->release), then the
+ * request goes back to the pool.  A persistent request becomes inactive
+ * instead, until MPI_Start starts it again (ops->start), and goes only
+ * with MPI_Request_free.  A request that the program frees before it
+ * completes (ops->free, or by default) is released when it completes.
+ * MPI_Cancel asks the kind (ops->cancel).
+ *
+ * The kinds that plug in: sends and receives (p2p.c, mpi_shim_p2p_ops),
+ * the requests of buffered sends and the sends from the attached buffer
+ * (bsend.c), generalized requests (greq.c), the non-blocking collectives
+ * (nbc.c, coll_neighbor.c), MPI_Isendrecv (isendrecv.c), MPI_Comm_idup
+ * (comm_create.c) and the persistent collectives (coll_persist.c).  req.c
+ * names none of them: it calls their callbacks only.
  *
  * Progress: mpi_shim_progress polls BIP once; BIP hands the arrivals to
  * the protocol's callbacks (p2p.c), which match them and complete
@@ -10,10 +32,13 @@
  * for after the poll, and asks for it (mpi_shim_progress_defer): the same
  * mpi_shim_progress then runs the protocol's deferred work.  The public
  * calls' progress (mpi_shim_progress_all) also gives one step to every
- * progress-driven request not yet complete, so that a non-blocking
- * collective moves on while its process waits for something else; a
- * step never runs inside another one (its callback may test its own
- * point-to-point requests, which polls).
+ * progress-driven request not yet complete (ops->progress), so that a
+ * non-blocking collective moves on while its process waits for something
+ * else; a step never runs inside another one (its callback may test its
+ * own point-to-point requests, which polls).  A wait polls, and between
+ * two polls takes a waiting step (mpi_shim_progress_wait), which spins
+ * first, then yields; every loop of the shim that waits for something to
+ * arrive goes through these two.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +170,11 @@ void mpi_shim_progress(void)
 	bip_layer_poll();
 	if (mpi_shim_unlikely(req.deferred))
 		run_deferred();
+}
+
+int mpi_shim_progress_wait(struct bip_layer_wait *w)
+{
+	return bip_layer_wait(w);
 }
 
 static void driven_remove(struct mpi_shim_request *r)
@@ -292,7 +322,7 @@ int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all)
 			mpi_shim_progress_step(r);
 		if (r->done)
 			break;
-		if (bip_layer_wait(&w) < 0) {
+		if (mpi_shim_progress_wait(&w) < 0) {
 			mpi_shim_progress();
 			if (r->done)
 				break;
@@ -346,7 +376,7 @@ int mpi_shim_req_wait_any(int count, MPI_Request reqs[], int *index, const char 
 		*index = mpi_shim_req_find_done(count, reqs);
 		if (*index != -1)
 			return MPI_SUCCESS;
-		if (bip_layer_wait(&w) < 0)
+		if (mpi_shim_progress_wait(&w) < 0)
 			return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_OTHER, call,
 					    "every other process has ended: no request can complete");
 	}

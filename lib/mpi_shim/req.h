@@ -164,6 +164,12 @@ void mpi_shim_progress_all(void);
 void mpi_shim_progress_set_deferred(void (*run)(void));
 void mpi_shim_progress_defer(void);
 
+/* A waiting step of a loop that polls until something arrives: w (zeroed
+ * before the loop) paces the steps, spinning first, then yielding.
+ * Negative when every other process has ended: nothing can arrive. */
+struct bip_layer_wait;
+int mpi_shim_progress_wait(struct bip_layer_wait *w);
+
 /* Progress-driven requests: advanced by every mpi_shim_progress_all until
  * complete; one step now (not from inside another step). */
 void mpi_shim_progress_track(struct mpi_shim_request *r);

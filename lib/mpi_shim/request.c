@@ -16,7 +16,7 @@
 #include "bip.h"
 #include "shim.h"
 #include "datatype.h"
-#include "p2p.h"
+#include "req.h"
 
 /* The error class of a complete request, reported on its communicator. */
 static int report(MPI_Request r, const char *call)
