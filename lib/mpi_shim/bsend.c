@@ -8,6 +8,13 @@
  * provide), then leaves as a standard send from there; the region is free
  * again when that send completes.  Regions are kept in address order in a
  * list of their own, so the user's buffer holds only data.
+ *
+ * The send from a region is a request of its own that nobody waits for:
+ * its region is its state, given back when it completes and goes (its
+ * release callback).  The request the program holds for MPI_Ibsend or
+ * MPI_Bsend_init is complete once the copy is made; its callbacks
+ * (mpi_shim_bsend_ops) cancel the message that left and start a
+ * persistent one again.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -55,9 +62,10 @@ static struct region *region_take(size_t len)
 	return r;
 }
 
-void mpi_shim_bsend_release(struct mpi_shim_request *req)
+/* The region is free again. */
+static void region_put(struct region *r)
 {
-	struct region **pp, *r = req->bsend;
+	struct region **pp;
 
 	for (pp = &bs.used; *pp; pp = &(*pp)->next) {
 		if (*pp == r) {
@@ -66,9 +74,19 @@ void mpi_shim_bsend_release(struct mpi_shim_request *req)
 			break;
 		}
 	}
-	req->bsend = NULL;
+}
+
+/* The send from a region completed and goes: so does the region. */
+static void region_send_release(struct mpi_shim_request *req)
+{
+	region_put(req->state);
+	req->state = NULL;
 	bs.pending--;
 }
+
+static const struct mpi_shim_req_ops region_send_ops = {
+	.release = region_send_release,
+};
 
 int mpi_shim_bsend_start(const void *buf, size_t count, MPI_Datatype t, int dst, int tag,
 			 MPI_Comm comm, struct mpi_shim_request *user, const char *call)
@@ -99,22 +117,22 @@ int mpi_shim_bsend_start(const void *buf, size_t count, MPI_Datatype t, int dst,
 		mpi_shim_datatype_pack(buf, count, t, 0, copy, bytes);
 	r = mpi_shim_req_alloc();
 	if (!r) {
-		struct mpi_shim_request tmp = { .bsend = reg };
-
-		bs.pending++;
-		mpi_shim_bsend_release(&tmp);
+		region_put(reg);
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
 	}
-	r->bsend = reg;
-	bs.pending++;
 	rc = mpi_shim_send_start(r, copy, (int)bytes, MPI_BYTE, dst, tag, comm, comm->ctx,
 				 MPI_SHIM_MODE_STANDARD);
 	if (rc) {
-		mpi_shim_bsend_release(r);
+		region_put(reg);
 		mpi_shim_req_free(r);
 		return mpi_shim_err(comm, rc, call, "sending to rank %d failed: %s", dst,
 				    bip_error_string());
 	}
+	/* The region goes with the request (its callbacks, set after the
+	 * send's own). */
+	bs.pending++;
+	r->state = reg;
+	r->ops = &region_send_ops;
 	if (user && (r->flags & MPI_SHIM_F_NAMED)) {
 		user->wpeer = r->wpeer;
 		user->msgno = r->msgno;
@@ -127,6 +145,37 @@ int mpi_shim_bsend_start(const void *buf, size_t count, MPI_Datatype t, int dst,
 		r->freed = 1;
 	return MPI_SUCCESS;
 }
+
+/* MPI_Start of a persistent buffered send: the copy is made, the request
+ * complete at once. */
+static int bsend_restart(struct mpi_shim_request *r, const char *call)
+{
+	int rc;
+
+	r->freed = 0;
+	r->flags &= MPI_SHIM_F_KEEP;
+	r->cancelled = 0;
+	r->status.mpi_shim_cancelled = 0;
+	rc = mpi_shim_bsend_start(r->buf, r->count, r->type, r->peer, r->tag, r->comm, r, call);
+	if (rc)
+		return rc; /* reported */
+	r->done = 1;
+	r->error = MPI_SUCCESS;
+	r->active = 1;
+	return MPI_SUCCESS;
+}
+
+/* MPI_Cancel: the message that left from the attached buffer, if it can. */
+static int bsend_cancel(struct mpi_shim_request *r)
+{
+	mpi_shim_send_cancel(r);
+	return MPI_SUCCESS;
+}
+
+const struct mpi_shim_req_ops mpi_shim_bsend_ops = {
+	.start = bsend_restart,
+	.cancel = bsend_cancel,
+};
 
 static int attach(void *buffer, MPI_Count size, const char *call)
 {
@@ -165,7 +214,7 @@ void mpi_shim_bsend_flush(void)
 
 	while (bs.pending) {
 		mpi_shim_progress();
-		if (bs.pending && bip_layer_wait(&w) < 0)
+		if (bs.pending && mpi_shim_progress_wait(&w) < 0)
 			break;
 	}
 }
@@ -180,7 +229,7 @@ static int detach(void *buffer_addr, size_t *size, const char *call)
 	/* The buffered messages leave first. */
 	while (bs.pending) {
 		mpi_shim_progress_all();
-		if (bs.pending && bip_layer_wait(&w) < 0)
+		if (bs.pending && mpi_shim_progress_wait(&w) < 0)
 			return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_OTHER, call,
 					    "every other process has ended: %d buffered send(s) "
 					    "cannot complete", bs.pending);

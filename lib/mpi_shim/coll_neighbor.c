@@ -21,6 +21,7 @@
 #include "shim.h"
 #include "datatype.h"
 #include "coll.h"
+#include "req.h"
 #include "topo.h"
 
 enum nbr_kind {
@@ -236,6 +237,11 @@ static void nbr_free(struct mpi_shim_request *req)
 	req->state = NULL;
 }
 
+static const struct mpi_shim_req_ops nbr_ops = {
+	.progress = nbr_progress,
+	.release = nbr_free,
+};
+
 static int nbr_start(enum nbr_kind kind, MPI_Comm comm, const struct nbr_args *a,
 		     MPI_Request *request, const char *call)
 {
@@ -257,7 +263,7 @@ static int nbr_start(enum nbr_kind kind, MPI_Comm comm, const struct nbr_args *a
 	coll_sched_init(s, comm, MPI_OP_NULL);
 	rc = nbr_build(kind, s, a);
 	if (!rc)
-		rc = mpi_shim_request_progress_new(comm, nbr_progress, nbr_free, s, request);
+		rc = mpi_shim_request_progress_new(comm, &nbr_ops, s, request);
 	if (rc) {
 		coll_sched_destroy(s);
 		free(s);

@@ -26,7 +26,7 @@
 #include "shim.h"
 #include "datatype.h"
 #include "coll.h"
-#include "p2p.h"
+#include "req.h"
 
 struct persist {
 	enum coll_kind kind;
@@ -144,6 +144,14 @@ static int persist_keep(struct persist *p, MPI_Comm comm)
 	return 0;
 }
 
+static int persist_start(struct mpi_shim_request *r, const char *call);
+
+static const struct mpi_shim_req_ops persist_ops = {
+	.progress = persist_progress,
+	.start = persist_start,
+	.release = persist_free,
+};
+
 static int persist_init(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a,
 			MPI_Info info, MPI_Request *request, const char *call)
 {
@@ -179,17 +187,16 @@ static int persist_init(enum coll_kind kind, MPI_Comm comm, const struct coll_ar
 	r->persistent = 1;
 	r->internal = 1;
 	r->comm = comm;
-	r->progress = persist_progress;
-	r->free_state = persist_free;
+	r->ops = &persist_ops;
 	r->state = p;
 	mpi_shim_status_empty(&r->status);
-	comm->refcount++;
-	r->flags |= MPI_SHIM_F_COMM;
+	mpi_shim_req_hold_comm(r);
 	*request = r;
 	return MPI_SUCCESS;
 }
 
-int mpi_shim_coll_persist_start(struct mpi_shim_request *r, const char *call)
+/* MPI_Start: the schedule is built and its first round started. */
+static int persist_start(struct mpi_shim_request *r, const char *call)
 {
 	struct persist *p = r->state;
 	MPI_Comm comm = r->comm;

@@ -11,6 +11,7 @@
 #include "shim.h"
 #include "datatype.h"
 #include "coll.h"
+#include "req.h"
 
 /*
  * Temporary buffers of finished collectives, kept for the next ones: a
@@ -461,7 +462,7 @@ static void coll_round_wait(struct coll_sched *s)
 		mpi_shim_progress();
 		if (coll_round_done(s))
 			break;
-		if (bip_layer_wait(&w) < 0) {
+		if (mpi_shim_progress_wait(&w) < 0) {
 			for (i = 0; i < s->nreqs; i++)
 				coll_failed(s, mpi_shim_request_wait(&s->reqs[i],
 								     MPI_STATUS_IGNORE));

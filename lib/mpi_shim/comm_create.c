@@ -42,7 +42,7 @@
 
 #include "bip.h"
 #include "shim.h"
-#include "p2p.h"
+#include "req.h"
 #include "coll.h"
 
 /* --- MPI_Comm_create_group --- */
@@ -317,6 +317,11 @@ static void idup_free(struct mpi_shim_request *req)
 	req->state = NULL;
 }
 
+static const struct mpi_shim_req_ops idup_ops = {
+	.progress = idup_progress,
+	.release = idup_free,
+};
+
 static int idup(MPI_Comm comm, MPI_Info info, int with_info, MPI_Comm *newcomm,
 		MPI_Request *request, const char *call)
 {
@@ -350,7 +355,7 @@ static int idup(MPI_Comm comm, MPI_Info info, int with_info, MPI_Comm *newcomm,
 	d->tag = coll_next_tag(comm);
 	idup_round(d, mpi_shim.next_ctx, 1);
 	*newcomm = d->c;
-	rc = mpi_shim_request_progress_new(comm, idup_progress, idup_free, d, request);
+	rc = mpi_shim_request_progress_new(comm, &idup_ops, d, request);
 	if (rc) {
 		idup_free(&(struct mpi_shim_request){ .state = d });
 		*newcomm = MPI_COMM_NULL;

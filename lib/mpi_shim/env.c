@@ -140,6 +140,7 @@ static int init(int *argc, char ***argv, int required, int *provided, const char
 	mpi_shim_comm_self.predefined = 1;
 	strcpy(mpi_shim_comm_world.name, "MPI_COMM_WORLD");
 	strcpy(mpi_shim_comm_self.name, "MPI_COMM_SELF");
+	mpi_shim_req_init(mpi_shim_comm_release);
 	rc = mpi_shim_p2p_init();
 	if (rc) {
 		fprintf(stderr, "mpi: rank %d: %s: cannot claim BIP tag %d for MPI: %s\n", me, call,
@@ -213,6 +214,7 @@ int PMPI_Finalize(void)
 	mpi_shim_bsend_flush();
 	mpi_shim_attr_fini();
 	mpi_shim_p2p_fini();
+	mpi_shim_req_fini();
 	env_fini_comms();
 	mpi_shim_attr_free_keys();
 	mpi_shim_coll_fini();

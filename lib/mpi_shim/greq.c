@@ -18,16 +18,17 @@
  * returns, through the error handler of MPI_COMM_WORLD, or in the status
  * of the request for the calls on arrays (MPI_ERR_IN_STATUS).
  *
- * request.c calls mpi_shim_greq_query where it reports a done request,
- * mpi_shim_greq_free from MPI_Request_free, mpi_shim_greq_cancel from
- * MPI_Cancel.  The request completes only through MPI_Grequest_complete,
+ * The request plugs into req.c through greq_ops: req.c calls greq_query
+ * where a call reports the done request, greq_free from MPI_Request_free,
+ * greq_cancel from MPI_Cancel, greq_release when the request goes.  The
+ * request completes only through MPI_Grequest_complete,
  * never by progress: a Wait on one that nothing completes cannot return
  * (with MPI_THREAD_SERIALIZED, no other thread may complete it meanwhile).
  */
 #include <stdlib.h>
 
 #include "shim.h"
-#include "p2p.h"
+#include "req.h"
 
 struct greq {
 	MPI_Grequest_query_function *query;
@@ -48,12 +49,23 @@ static int call_free(struct mpi_shim_request *r)
 	return g->free(g->extra);
 }
 
-static void greq_free_state(struct mpi_shim_request *r)
+static void greq_release(struct mpi_shim_request *r)
 {
 	call_free(r);
 	free(r->state);
 	r->state = NULL;
 }
+
+static void greq_query(struct mpi_shim_request *r, int release);
+static int greq_free(struct mpi_shim_request *r);
+static int greq_cancel(struct mpi_shim_request *r);
+
+static const struct mpi_shim_req_ops greq_ops = {
+	.cancel = greq_cancel,
+	.query = greq_query,
+	.free = greq_free,
+	.release = greq_release,
+};
 
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
 			MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
@@ -82,7 +94,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
 	r->kind = MPI_SHIM_REQ_GREQ;
 	r->comm = MPI_COMM_NULL; /* its errors go to MPI_COMM_WORLD's handler */
 	r->state = g;
-	r->free_state = greq_free_state;
+	r->ops = &greq_ops;
 	r->active = 1;
 	mpi_shim_status_empty(&r->status);
 	*request = r;
@@ -120,7 +132,9 @@ int PMPI_Grequest_complete(MPI_Request request)
 }
 MPI_SHIM_ALIAS(MPI_Grequest_complete);
 
-void mpi_shim_greq_query(struct mpi_shim_request *r, int release)
+/* query_fn fills r's status and error (release: free_fn too, the request
+ * being released next). */
+static void greq_query(struct mpi_shim_request *r, int release)
 {
 	struct greq *g = r->state;
 	MPI_Status st;
@@ -135,7 +149,8 @@ void mpi_shim_greq_query(struct mpi_shim_request *r, int release)
 	r->error = err;
 }
 
-int mpi_shim_greq_free(struct mpi_shim_request *r)
+/* MPI_Request_free of a generalized request. */
+static int greq_free(struct mpi_shim_request *r)
 {
 	int rc;
 
@@ -152,7 +167,7 @@ int mpi_shim_greq_free(struct mpi_shim_request *r)
 	return MPI_SUCCESS;
 }
 
-int mpi_shim_greq_cancel(struct mpi_shim_request *r)
+static int greq_cancel(struct mpi_shim_request *r)
 {
 	struct greq *g = r->state;
 	int rc = g->cancel(g->extra, r->done);

@@ -15,7 +15,7 @@
 
 #include "shim.h"
 #include "datatype.h"
-#include "p2p.h"
+#include "req.h"
 
 struct sendrecv {
 	MPI_Request send, recv;
@@ -62,6 +62,11 @@ static int sendrecv_progress(struct mpi_shim_request *r)
 	return err ? -err : 1;
 }
 
+static const struct mpi_shim_req_ops sendrecv_ops = {
+	.progress = sendrecv_progress,
+	.release = sendrecv_free,
+};
+
 /* The checks of one side (recv: the receive), reported as call's. */
 static int check_side(const void *buf, int count, MPI_Datatype t, int rank, int tag,
 		      MPI_Comm comm, int recv, const char *call)
@@ -97,7 +102,7 @@ static int start(const void *sbuf, int scount, MPI_Datatype stype, int dst, int 
 		PMPI_Wait(&x->recv, MPI_STATUS_IGNORE);
 		goto fail;
 	}
-	rc = mpi_shim_request_progress_new(comm, sendrecv_progress, sendrecv_free, x, request);
+	rc = mpi_shim_request_progress_new(comm, &sendrecv_ops, x, request);
 	if (rc) {
 		/* Both complete on their own and are released then. */
 		drop(&x->send);

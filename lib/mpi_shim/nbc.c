@@ -15,6 +15,7 @@
 #include "shim.h"
 #include "datatype.h"
 #include "coll.h"
+#include "req.h"
 
 static int nbc_progress(struct mpi_shim_request *req)
 {
@@ -38,6 +39,11 @@ static void nbc_free(struct mpi_shim_request *req)
 	req->state = NULL;
 }
 
+static const struct mpi_shim_req_ops nbc_ops = {
+	.progress = nbc_progress,
+	.release = nbc_free,
+};
+
 static int nbc_start(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a,
 		     MPI_Request *request, const char *call)
 {
@@ -60,7 +66,7 @@ static int nbc_start(enum coll_kind kind, MPI_Comm comm, const struct coll_args 
 		goto destroy_sched;
 	if (s->op)
 		mpi_shim_op_retain(s->op);
-	rc = mpi_shim_request_progress_new(comm, nbc_progress, nbc_free, s, request);
+	rc = mpi_shim_request_progress_new(comm, &nbc_ops, s, request);
 	if (rc)
 		goto release_op;
 	/* An error from here on completes the request with it. */

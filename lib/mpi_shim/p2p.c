@@ -51,7 +51,10 @@
  * in its source's list and the first in the ANY_SOURCE list.  Messages to oneself never
  * touch BIP.  Callbacks must not call BIP: what they cannot finish (start a
  * long receive, send an acknowledgement) waits in a deferred list that
- * mpi_shim_progress runs after polling.
+ * mpi_shim_progress (req.c) runs after polling, once asked to
+ * (mpi_shim_progress_defer).  Requests, their pool and the progress
+ * engine are req.c's; completing one here releases what the protocol
+ * held for it, then req.c completes it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -177,7 +180,6 @@ static struct {
 	uint64_t unexp_seq;            /* arrival order of unexpected messages */
 	int nunexp;                    /* unexpected messages queued */
 	struct unexp *unexp_free;
-	struct mpi_shim_request *req_free;
 	struct pending_rts *rts;
 	struct mpi_shim_request *deferred_head, *deferred_tail;
 	struct ctl *ctls_head, *ctls_tail, *ctl_free;
@@ -190,11 +192,6 @@ static struct {
 	/* Envelopes and control messages sent to and taken from each world
 	 * rank: the numbers by which a cancel names a message. */
 	uint64_t *sent_msgs, *taken_msgs;
-	/* Progress-driven requests not yet complete: every progress call
-	 * advances them, so that a non-blocking collective moves on while
-	 * its process waits for something else. */
-	struct mpi_shim_request *driven;
-	int stepping; /* inside a progress callback: no nested steps */
 } p2p;
 
 /* --- pools --- */
@@ -209,55 +206,6 @@ static void *chunk_alloc(size_t each, size_t n)
 	c->next = p2p.chunks;
 	p2p.chunks = c;
 	return (char *)c + 64;
-}
-
-mpi_shim_cold static int req_grow(void)
-{
-	struct mpi_shim_request *rs = chunk_alloc(sizeof(*rs), POOL_CHUNK);
-	int i;
-
-	if (!rs)
-		return -1;
-	for (i = 0; i < POOL_CHUNK; i++) {
-		rs[i].next = p2p.req_free;
-		p2p.req_free = &rs[i];
-	}
-	return 0;
-}
-
-struct mpi_shim_request *mpi_shim_req_alloc(void)
-{
-	struct mpi_shim_request *r = p2p.req_free;
-
-	if (mpi_shim_unlikely(!r)) {
-		if (req_grow() < 0)
-			return NULL;
-		r = p2p.req_free;
-	}
-	p2p.req_free = r->next;
-	memset(r, 0, offsetof(struct mpi_shim_request, hdr));
-	r->flags = MPI_SHIM_F_POOL;
-	return r;
-}
-
-/* A request keeps its communicator alive until the request is gone. */
-static inline void hold_comm(struct mpi_shim_request *r)
-{
-	if (!(r->flags & MPI_SHIM_F_COMM)) {
-		r->comm->refcount++;
-		r->flags |= MPI_SHIM_F_COMM;
-	}
-}
-
-void mpi_shim_req_free(struct mpi_shim_request *r)
-{
-	if (r->flags & MPI_SHIM_F_COMM) {
-		r->flags &= ~MPI_SHIM_F_COMM;
-		mpi_shim_comm_release(r->comm);
-	}
-	r->kind = 0xff; /* a stale handle shows as an invalid request */
-	r->next = p2p.req_free;
-	p2p.req_free = r;
 }
 
 mpi_shim_cold static struct unexp *unexp_grow(void)
@@ -437,45 +385,16 @@ static struct unexp *find_unexpected(uint32_t ctx, int src, int wsrc, int tag)
 
 /* --- completion --- */
 
-static void driven_remove(struct mpi_shim_request *r)
+/* r's operation is over: what it held for it goes, then req.c completes it. */
+static void complete(struct mpi_shim_request *r, int err)
 {
-	if (r->prev)
-		r->prev->next = r->next;
-	else
-		p2p.driven = r->next;
-	if (r->next)
-		r->next->prev = r->prev;
-	r->next = r->prev = NULL;
-}
-
-void mpi_shim_progress_track(struct mpi_shim_request *r)
-{
-	r->prev = NULL;
-	r->next = p2p.driven;
-	if (p2p.driven)
-		p2p.driven->prev = r;
-	p2p.driven = r;
-}
-
-void mpi_shim_req_complete(struct mpi_shim_request *r, int err)
-{
-	if (r->kind == MPI_SHIM_REQ_PROGRESS)
-		driven_remove(r);
-	if (r->kind != MPI_SHIM_REQ_PROGRESS && mpi_shim_unlikely(!r->type->predefined))
+	if (mpi_shim_unlikely(!r->type->predefined))
 		mpi_shim_datatype_release(r->type);
-	if (r->kind == MPI_SHIM_REQ_SEND) {
-		if (r->packed) {
-			free(r->packed);
-			r->packed = NULL;
-		}
-		if (r->bsend)
-			mpi_shim_bsend_release(r);
+	if (r->kind == MPI_SHIM_REQ_SEND && r->packed) {
+		free(r->packed);
+		r->packed = NULL;
 	}
-	r->error = err;
-	r->status.MPI_ERROR = err;
-	r->done = 1;
-	if (r->freed)
-		mpi_shim_request_release(r);
+	mpi_shim_req_complete(r, err);
 }
 
 /*
@@ -490,7 +409,7 @@ static void send_try_complete(struct mpi_shim_request *r)
 	if (!r->error && (r->flags & MPI_SHIM_F_SYNC) && !(r->flags & MPI_SHIM_F_ACKED) &&
 	    !r->cancelled)
 		return;
-	mpi_shim_req_complete(r, r->error);
+	complete(r, r->error);
 }
 
 static void send_local_done(struct mpi_shim_request *r, int err)
@@ -522,7 +441,7 @@ static void recv_deliver(struct mpi_shim_request *r, int src, int tag, const voi
 			mpi_shim_datatype_unpack(data, len, r->buf, r->count, r->type, 0);
 	}
 	r->status.mpi_shim_bytes = (MPI_Count)len;
-	mpi_shim_req_complete(r, err);
+	complete(r, err);
 }
 
 static void recv_long_finish(struct mpi_shim_request *r, int status)
@@ -548,7 +467,7 @@ static void recv_long_finish(struct mpi_shim_request *r, int status)
 		r->packed = NULL;
 	}
 	r->status.mpi_shim_bytes = (MPI_Count)n;
-	mpi_shim_req_complete(r, err);
+	complete(r, err);
 }
 
 /* Have BIP move the long message of r (its handle known) into place.
@@ -577,7 +496,7 @@ static void recv_long_start(struct mpi_shim_request *r)
 	} else if (rc < 0) {
 		free(r->packed);
 		r->packed = NULL;
-		mpi_shim_req_complete(r, MPI_ERR_OTHER);
+		complete(r, MPI_ERR_OTHER);
 	}
 }
 
@@ -642,6 +561,7 @@ static void ctl_queue(struct ctl *a)
 	else
 		p2p.ctls_head = a;
 	p2p.ctls_tail = a;
+	mpi_shim_progress_defer();
 }
 
 static int ctl_defer(int dst, enum hdr_kind kind, uint64_t cookie)
@@ -685,6 +605,7 @@ static void deferred_append(struct mpi_shim_request *r)
 	else
 		p2p.deferred_head = r;
 	p2p.deferred_tail = r;
+	mpi_shim_progress_defer();
 }
 
 mpi_shim_cold static void run_deferred(void)
@@ -760,6 +681,7 @@ static int on_cancel(int src, uint64_t msgno, uint64_t cookie)
 				p2p.drains_head = d;
 			p2p.drains_tail = d;
 			p2p.ndrains++;
+			mpi_shim_progress_defer();
 		}
 		unexp_remove(u);
 		unexp_release(u);
@@ -951,89 +873,6 @@ static const struct bip_layer_ops p2p_layer_ops = {
 	.recv_done = on_recv_done,
 };
 
-/* --- progress and waiting --- */
-
-/* One step of a progress-driven request, unless one is running already
- * (its callback may test its own point-to-point requests, which polls). */
-void mpi_shim_progress_step(struct mpi_shim_request *r)
-{
-	int rc;
-
-	if (p2p.stepping || r->done)
-		return;
-	p2p.stepping = 1;
-	rc = r->progress(r);
-	p2p.stepping = 0;
-	if (rc == 1)
-		mpi_shim_req_complete(r, MPI_SUCCESS);
-	else if (rc < 0)
-		mpi_shim_req_complete(r, -rc);
-}
-
-mpi_shim_cold static void step_driven(void)
-{
-	struct mpi_shim_request *r, *next;
-
-	for (r = p2p.driven; r && !p2p.stepping; r = next) {
-		next = r->next; /* r leaves the list if it completes */
-		mpi_shim_progress_step(r);
-	}
-}
-
-void mpi_shim_progress(void)
-{
-	bip_layer_poll();
-	if (mpi_shim_unlikely(p2p.deferred_head || p2p.ctls_head || p2p.drains_head))
-		run_deferred();
-}
-
-/*
- * The progress of the public calls: also a step of every progress-driven
- * request.  Not the collectives' own waits and tests (mpi_shim_progress),
- * which run inside such a step or build one.
- */
-void mpi_shim_progress_all(void)
-{
-	mpi_shim_progress();
-	if (mpi_shim_unlikely(p2p.driven != NULL))
-		step_driven();
-}
-
-int mpi_shim_request_test(MPI_Request r)
-{
-	if (r->done)
-		return 1;
-	mpi_shim_progress();
-	if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
-		mpi_shim_progress_step(r);
-	return r->done;
-}
-
-int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all)
-{
-	struct bip_layer_wait w = { 0, 0 };
-
-	while (!r->done) {
-		if (all)
-			mpi_shim_progress_all();
-		else
-			mpi_shim_progress();
-		if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
-			mpi_shim_progress_step(r);
-		if (r->done)
-			break;
-		if (bip_layer_wait(&w) < 0) {
-			mpi_shim_progress();
-			if (r->done)
-				break;
-			return mpi_shim_err(r->comm, MPI_ERR_OTHER, call,
-					    "every other process has ended: this %s cannot complete",
-					    r->kind == MPI_SHIM_REQ_RECV ? "receive" : "request");
-		}
-	}
-	return MPI_SUCCESS;
-}
-
 /* --- starting sends and receives --- */
 
 static int self_send(struct mpi_shim_request *r, const void *data, size_t bytes)
@@ -1092,11 +931,12 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, size_t coun
 	int wdst, rc;
 
 	r->kind = MPI_SHIM_REQ_SEND;
+	r->ops = &mpi_shim_p2p_ops;
 	r->mode = (uint8_t)mode;
 	r->buf = (void *)buf;
 	r->count = count;
 	r->type = t;
-	/* Released at completion (mpi_shim_req_complete). */
+	/* Released at completion (complete). */
 	if (mpi_shim_unlikely(!t->predefined))
 		mpi_shim_datatype_retain(t);
 	r->peer = dst;
@@ -1109,9 +949,9 @@ int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, size_t coun
 	r->error = MPI_SUCCESS;
 	r->flags &= MPI_SHIM_F_KEEP;
 	r->packed = NULL;
-	hold_comm(r);
+	mpi_shim_req_hold_comm(r);
 	if (mpi_shim_unlikely(dst == MPI_PROC_NULL)) {
-		mpi_shim_req_complete(r, MPI_SUCCESS);
+		complete(r, MPI_SUCCESS);
 		return MPI_SUCCESS;
 	}
 	bytes = (size_t)count * t->size;
@@ -1204,6 +1044,7 @@ static void recv_setup(struct mpi_shim_request *r, void *buf, size_t count, MPI_
 		       int src, int tag, MPI_Comm comm, uint32_t ctx)
 {
 	r->kind = MPI_SHIM_REQ_RECV;
+	r->ops = &mpi_shim_p2p_ops;
 	r->buf = buf;
 	r->count = count;
 	r->type = t;
@@ -1217,7 +1058,7 @@ static void recv_setup(struct mpi_shim_request *r, void *buf, size_t count, MPI_
 	r->cancelled = 0;
 	r->error = MPI_SUCCESS;
 	r->flags &= MPI_SHIM_F_KEEP;
-	hold_comm(r);
+	mpi_shim_req_hold_comm(r);
 	r->packed = NULL;
 	r->bytes = count * t->size;
 	r->len = 0;
@@ -1234,7 +1075,7 @@ int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, size_t count, MPI
 		r->status.MPI_SOURCE = MPI_PROC_NULL;
 		r->status.MPI_TAG = MPI_ANY_TAG;
 		r->status.mpi_shim_bytes = 0;
-		mpi_shim_req_complete(r, MPI_SUCCESS);
+		complete(r, MPI_SUCCESS);
 		return MPI_SUCCESS;
 	}
 	if (src != MPI_ANY_SOURCE)
@@ -1259,7 +1100,7 @@ int mpi_shim_recv_cancel(struct mpi_shim_request *r)
 	r->status.MPI_TAG = MPI_ANY_TAG;
 	r->status.mpi_shim_bytes = 0;
 	r->cancelled = 1;
-	mpi_shim_req_complete(r, MPI_SUCCESS);
+	complete(r, MPI_SUCCESS);
 	return 1;
 }
 
@@ -1284,7 +1125,7 @@ int mpi_shim_send_cancel(struct mpi_shim_request *r)
 			/* Its sender is r, or the send of a buffered r. */
 			u->sender->cancelled = 1;
 			u->sender->status.mpi_shim_cancelled = 1;
-			mpi_shim_req_complete(u->sender, MPI_SUCCESS);
+			complete(u->sender, MPI_SUCCESS);
 		}
 		unexp_release(u);
 		r->cancelled = 1;
@@ -1305,6 +1146,40 @@ int mpi_shim_send_cancel(struct mpi_shim_request *r)
 	p2p.ncancelling++;
 	return 0;
 }
+
+/* MPI_Start of a persistent send or receive. */
+static int p2p_start(struct mpi_shim_request *r, const char *call)
+{
+	int rc;
+
+	r->freed = 0;
+	if (r->kind == MPI_SHIM_REQ_RECV)
+		rc = mpi_shim_recv_start(r, r->buf, r->count, r->type, r->peer, r->tag, r->comm,
+					 r->ctx);
+	else
+		rc = mpi_shim_send_start(r, r->buf, r->count, r->type, r->peer, r->tag, r->comm,
+					 r->ctx, r->mode);
+	if (rc)
+		return mpi_shim_err(r->comm, rc, call, "starting the request failed: %s",
+				    bip_error_string());
+	r->active = 1;
+	return MPI_SUCCESS;
+}
+
+/* MPI_Cancel of an active send or receive: the answer, if any, comes later. */
+static int p2p_cancel(struct mpi_shim_request *r)
+{
+	if (r->kind == MPI_SHIM_REQ_RECV)
+		mpi_shim_recv_cancel(r);
+	else
+		mpi_shim_send_cancel(r);
+	return MPI_SUCCESS;
+}
+
+const struct mpi_shim_req_ops mpi_shim_p2p_ops = {
+	.start = p2p_start,
+	.cancel = p2p_cancel,
+};
 
 static struct unexp *probe(MPI_Comm comm, int src, int tag, MPI_Status *status)
 {
@@ -1376,6 +1251,7 @@ int mpi_shim_p2p_init(void)
 		goto free_arrays;
 	}
 	p2p.registered = 1;
+	mpi_shim_progress_set_deferred(run_deferred);
 	return MPI_SUCCESS;
 
 free_arrays:
@@ -1392,7 +1268,8 @@ free_arrays:
 	return rc;
 }
 
-/* After the last MPI call: every request is gone with its memory. */
+/* After the last MPI call: the protocol's memory goes (req.c's requests
+ * next, mpi_shim_req_fini). */
 void mpi_shim_p2p_fini(void)
 {
 	struct bip_layer_wait w = { 0, 0 };
@@ -1406,7 +1283,7 @@ void mpi_shim_p2p_fini(void)
 		run_deferred();
 	while (p2p.registered && (p2p.ndrains || p2p.ncancelling)) {
 		mpi_shim_progress();
-		if ((p2p.ndrains || p2p.ncancelling) && bip_layer_wait(&w) < 0)
+		if ((p2p.ndrains || p2p.ncancelling) && mpi_shim_progress_wait(&w) < 0)
 			break;
 	}
 	if (p2p.registered)

@@ -1,23 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * p2p.h - point-to-point inside the shim, between p2p.c and request.c.
+ * p2p.h - point-to-point inside the shim: p2p.c's sends, receives, cancels
+ * and probes, for the point-to-point calls (pt2pt.c), buffered sends
+ * (bsend.c) and the collectives.
  */
 #ifndef MPI_SHIM_P2P_H
 #define MPI_SHIM_P2P_H
 
 #include "shim.h"
+#include "req.h"
 
 /* The reserved BIP tag that carries every message of the shim. */
 #define MPI_SHIM_BIP_TAG NTAGS
 
-/* Request flags (struct mpi_shim_request.flags) */
+/* Request flags of the protocol (struct mpi_shim_request.flags; req.h has
+ * MPI_SHIM_F_POOL and MPI_SHIM_F_COMM) */
 #define MPI_SHIM_F_LOCAL_DONE 1u /* send: BIP has taken the data */
 #define MPI_SHIM_F_ACKED 2u      /* synchronous send: the receiver matched it */
 #define MPI_SHIM_F_SYNC 4u       /* synchronous send waiting for its ack */
 #define MPI_SHIM_F_POSTED 8u     /* receive: in the posted queue */
 #define MPI_SHIM_F_TRUNC 16u     /* receive: message longer than the buffer */
-#define MPI_SHIM_F_POOL 32u      /* from the pool (not on a caller's stack) */
-#define MPI_SHIM_F_COMM 64u      /* holds a reference on comm */
 #define MPI_SHIM_F_CANCELLING 128u /* send: the answer to a cancel is to come */
 #define MPI_SHIM_F_NAMED 256u    /* send: wpeer and msgno name a message that left */
 #define MPI_SHIM_F_REOPENED 512u /* send: was complete when cancelled: done again
@@ -25,23 +27,16 @@
 /* Flags that stay from one start of a request to the next. */
 #define MPI_SHIM_F_KEEP (MPI_SHIM_F_POOL | MPI_SHIM_F_COMM)
 
-/* Requests: a pool without malloc per message. */
-struct mpi_shim_request *mpi_shim_req_alloc(void);
-void mpi_shim_req_free(struct mpi_shim_request *r);
+/* The callbacks of sends and receives (p2p.c), and of the requests the
+ * program holds for buffered sends (bsend.c). */
+extern const struct mpi_shim_req_ops mpi_shim_p2p_ops;
+extern const struct mpi_shim_req_ops mpi_shim_bsend_ops;
 
 /* Start a send or a receive on request r (fields set by these calls). */
 int mpi_shim_send_start(struct mpi_shim_request *r, const void *buf, size_t count, MPI_Datatype t,
 			int dst, int tag, MPI_Comm comm, uint32_t ctx, int mode);
 int mpi_shim_recv_start(struct mpi_shim_request *r, void *buf, size_t count, MPI_Datatype t,
 			int src, int tag, MPI_Comm comm, uint32_t ctx);
-
-/* Wait until r is done (progress, then waiting steps).  MPI_SUCCESS, or
- * MPI_ERR_OTHER when nothing can complete it any more (reported).  all:
- * a public call's wait, which also advances progress-driven requests. */
-int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all);
-
-/* mpi_shim_progress, plus a step of every progress-driven request. */
-void mpi_shim_progress_all(void);
 
 /* Remove a receive from the posted queue if nothing matched it yet:
  * 1 if it was cancelled. */
@@ -62,44 +57,11 @@ void *mpi_shim_message_claim(MPI_Comm comm, int src, int tag, MPI_Status *status
 void mpi_shim_message_recv(struct mpi_shim_request *r, void *buf, size_t count, MPI_Datatype t,
 			   MPI_Comm comm, void *message);
 
-/* Progress-driven requests: advanced by every mpi_shim_progress until
- * complete; one step now (not from inside another step). */
-void mpi_shim_progress_track(struct mpi_shim_request *r);
-void mpi_shim_progress_step(struct mpi_shim_request *r);
-
-/* Complete r: done, then released if the user freed it already. */
-void mpi_shim_req_complete(struct mpi_shim_request *r, int err);
-
-/* Report in out what a call returning one status reports: every field of
- * in but MPI_ERROR, which only the calls returning several statuses set
- * (MPI-3.1 3.2.5: other calls leave the program's value there). */
-static inline void mpi_shim_status_report(MPI_Status *out, const MPI_Status *in)
-{
-	int err = out->MPI_ERROR;
-
-	*out = *in;
-	out->MPI_ERROR = err;
-}
-
-/* Fill an empty status (a null or inactive request, MPI_PROC_NULL). */
-static inline void mpi_shim_status_empty(MPI_Status *st)
-{
-	st->MPI_SOURCE = MPI_ANY_SOURCE;
-	st->MPI_TAG = MPI_ANY_TAG;
-	st->MPI_ERROR = MPI_SUCCESS;
-	st->mpi_shim_cancelled = 0;
-	st->mpi_shim_bytes = 0;
-}
-
-/* Start a persistent request (request.c); reported errors. */
-int mpi_shim_start(MPI_Request r, const char *call);
-
 /* Buffered sends (bsend.c) */
 /* user (NULL for MPI_Bsend): the request the user holds, which learns the
  * name of the message (MPI_SHIM_F_NAMED) so that MPI_Cancel can withdraw it. */
 int mpi_shim_bsend_start(const void *buf, size_t count, MPI_Datatype t, int dst, int tag,
 			 MPI_Comm comm, struct mpi_shim_request *user, const char *call);
-void mpi_shim_bsend_release(struct mpi_shim_request *r);
 void mpi_shim_bsend_flush(void);
 
 #endif /* MPI_SHIM_P2P_H */

@@ -130,6 +130,7 @@ static int send_nonblocking(const void *buf, int count, MPI_Datatype t, int dst,
 	if (mode == MPI_SHIM_MODE_BUFFERED) {
 		/* The data is copied before the call returns: done at once. */
 		r->kind = MPI_SHIM_REQ_SEND;
+		r->ops = &mpi_shim_bsend_ops;
 		r->mode = MPI_SHIM_MODE_BUFFERED;
 		r->comm = comm;
 		r->peer = dst;
@@ -297,6 +298,7 @@ static int init_request(const void *buf, int count, MPI_Datatype t, int peer, in
 	if (!r)
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
 	r->kind = recv ? MPI_SHIM_REQ_RECV : MPI_SHIM_REQ_SEND;
+	r->ops = mode == MPI_SHIM_MODE_BUFFERED ? &mpi_shim_bsend_ops : &mpi_shim_p2p_ops;
 	r->mode = (uint8_t)mode;
 	r->persistent = 1;
 	r->buf = (void *)buf;
@@ -414,7 +416,7 @@ int PMPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
 		mpi_shim_progress_all();
 		if (mpi_shim_probe_unexpected(comm, src, tag, status))
 			return MPI_SUCCESS;
-		if (bip_layer_wait(&w) < 0) {
+		if (mpi_shim_progress_wait(&w) < 0) {
 			mpi_shim_progress_all();
 			if (mpi_shim_probe_unexpected(comm, src, tag, status))
 				return MPI_SUCCESS;
@@ -600,7 +602,7 @@ int PMPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *message, MPI_Statu
 			return mpi_shim_err(comm, MPI_ERR_OTHER, "MPI_Mprobe",
 					    "every other process has ended: no message from rank %d "
 					    "with tag %d can come", src, tag);
-		dead = bip_layer_wait(&w) < 0;
+		dead = mpi_shim_progress_wait(&w) < 0;
 	}
 }
 MPI_SHIM_ALIAS(MPI_Mprobe);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * request.c - requests: the Wait and Test families, Request_free, Cancel,
- * persistent requests (Start, Startall) and requests driven by a progress
- * callback (the non-blocking collectives).
+ * request.c - the calls on requests: the Wait and Test families,
+ * Request_get_status, Request_free, Cancel, Start and Startall; their
+ * argument checks and the errors they report, over req.c's waiting and
+ * testing.
  *
  * A request is done when its operation has completed; Wait or Test then
  * reports it and releases it (a persistent one becomes inactive instead).
@@ -15,49 +16,7 @@
 #include "bip.h"
 #include "shim.h"
 #include "datatype.h"
-#include "p2p.h"
-
-#define REQ_INVALID 0xff
-
-static int active(MPI_Request r)
-{
-	return r != MPI_REQUEST_NULL && (!r->persistent || r->active);
-}
-
-void mpi_shim_request_release(MPI_Request r)
-{
-	if (r->free_state) {
-		r->free_state(r);
-		r->free_state = NULL;
-	}
-	if (r->persistent && r->type && !r->type->predefined)
-		mpi_shim_datatype_release(r->type);
-	if (r->flags & MPI_SHIM_F_POOL)
-		mpi_shim_req_free(r);
-}
-
-int mpi_shim_request_progress_new(MPI_Comm comm, int (*progress)(struct mpi_shim_request *),
-				  void (*free_state)(struct mpi_shim_request *), void *state,
-				  MPI_Request *req_p)
-{
-	struct mpi_shim_request *r = mpi_shim_req_alloc();
-
-	if (!r)
-		return MPI_ERR_NO_MEM;
-	r->kind = MPI_SHIM_REQ_PROGRESS;
-	r->comm = comm;
-	r->progress = progress;
-	r->free_state = free_state;
-	r->state = state;
-	r->active = 1;
-	r->internal = 1;
-	mpi_shim_status_empty(&r->status);
-	comm->refcount++;
-	r->flags |= MPI_SHIM_F_COMM;
-	mpi_shim_progress_track(r);
-	*req_p = r;
-	return MPI_SUCCESS;
-}
+#include "req.h"
 
 /* The error class of a complete request, reported on its communicator. */
 static int report(MPI_Request r, const char *call)
@@ -77,34 +36,6 @@ static int report(MPI_Request r, const char *call)
 	return mpi_shim_err(r->comm, err, call, "the request failed: %s", bip_error_string());
 }
 
-/* A generalized request is asked for its status (and freed, release) by
- * each call that reports it complete (greq.c). */
-static void query(MPI_Request r, int release)
-{
-	if (r->kind == MPI_SHIM_REQ_GREQ)
-		mpi_shim_greq_query(r, release);
-}
-
-/*
- * Report the complete request *rp in st and release it (persistent: make
- * it inactive).  Returns its error class, not yet reported.
- */
-static int finish(MPI_Request *rp, MPI_Status *st)
-{
-	MPI_Request r = *rp;
-	int err = r->error;
-
-	if (st && st != MPI_STATUS_IGNORE)
-		mpi_shim_status_report(st, &r->status);
-	if (r->persistent) {
-		r->active = 0;
-	} else {
-		*rp = MPI_REQUEST_NULL;
-		mpi_shim_request_release(r);
-	}
-	return err;
-}
-
 /* The checks of a request array; MPI_SUCCESS or the reported error. */
 static int check_requests(int count, MPI_Request reqs[], const char *call)
 {
@@ -117,31 +48,10 @@ static int check_requests(int count, MPI_Request reqs[], const char *call)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
 				    "the array of requests is NULL");
 	for (i = 0; i < count; i++)
-		if (reqs[i] != MPI_REQUEST_NULL && reqs[i]->kind == REQ_INVALID)
+		if (reqs[i] != MPI_REQUEST_NULL && reqs[i]->kind == MPI_SHIM_REQ_INVALID)
 			return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
 					    "request %d was already freed", i);
 	return MPI_SUCCESS;
-}
-
-static void step(MPI_Request r)
-{
-	if (r->kind == MPI_SHIM_REQ_PROGRESS)
-		mpi_shim_progress_step(r);
-}
-
-int mpi_shim_request_wait(MPI_Request *req, MPI_Status *status)
-{
-	int rc;
-
-	if (!active(*req)) {
-		if (status && status != MPI_STATUS_IGNORE)
-			mpi_shim_status_empty(status);
-		return MPI_SUCCESS;
-	}
-	rc = mpi_shim_wait_done(*req, "MPI_Wait", 0);
-	if (rc)
-		return rc;
-	return finish(req, status);
 }
 
 int PMPI_Wait(MPI_Request *req, MPI_Status *status)
@@ -151,25 +61,25 @@ int PMPI_Wait(MPI_Request *req, MPI_Status *status)
 
 	if ((rc = mpi_shim_check_init("MPI_Wait")))
 		return rc;
-	if (!req || (*req && (*req)->kind == REQ_INVALID))
+	if (!req || (*req && (*req)->kind == MPI_SHIM_REQ_INVALID))
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Wait",
 				    "invalid request (NULL pointer or already freed)");
 	r = *req;
-	if (!active(r)) {
+	if (!mpi_shim_req_active(r)) {
 		if (status && status != MPI_STATUS_IGNORE)
 			mpi_shim_status_empty(status);
 		return MPI_SUCCESS;
 	}
 	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Wait", 1)))
 		return rc;
-	query(r, 1);
+	mpi_shim_req_query(r, 1);
 	if (r->error) {
 		/* Report before the request (and what the message needs) goes. */
 		rc = report(r, "MPI_Wait");
-		finish(req, status);
+		mpi_shim_req_finish(req, status);
 		return rc;
 	}
-	finish(req, status);
+	mpi_shim_req_finish(req, status);
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Wait);
@@ -181,11 +91,11 @@ int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 
 	if ((rc = mpi_shim_check_init("MPI_Test")))
 		return rc;
-	if (!req || !flag || (*req && (*req)->kind == REQ_INVALID))
+	if (!req || !flag || (*req && (*req)->kind == MPI_SHIM_REQ_INVALID))
 		return mpi_shim_err(MPI_COMM_NULL, !flag ? MPI_ERR_ARG : MPI_ERR_REQUEST,
 				    "MPI_Test", "invalid request or flag (NULL or freed)");
 	r = *req;
-	if (!active(r)) {
+	if (!mpi_shim_req_active(r)) {
 		*flag = 1;
 		if (status && status != MPI_STATUS_IGNORE)
 			mpi_shim_status_empty(status);
@@ -193,16 +103,16 @@ int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 	}
 	if (!r->done) {
 		mpi_shim_progress_all();
-		step(r);
+		mpi_shim_req_step(r);
 	}
 	if (!r->done) {
 		*flag = 0;
 		return MPI_SUCCESS;
 	}
 	*flag = 1;
-	query(r, 1);
+	mpi_shim_req_query(r, 1);
 	rc = r->error ? report(r, "MPI_Test") : MPI_SUCCESS;
-	finish(req, status);
+	mpi_shim_req_finish(req, status);
 	return rc;
 }
 MPI_SHIM_ALIAS(MPI_Test);
@@ -222,17 +132,17 @@ static int finish_all(int count, MPI_Request reqs[], MPI_Status sts[], const cha
 	for (i = 0; i < count; i++) {
 		MPI_Status *st = nth(sts, i);
 
-		if (!active(reqs[i])) {
+		if (!mpi_shim_req_active(reqs[i])) {
 			if (st != MPI_STATUS_IGNORE)
 				mpi_shim_status_empty(st);
 			continue;
 		}
-		query(reqs[i], 1);
+		mpi_shim_req_query(reqs[i], 1);
 		if (reqs[i]->error && nfailed++ == 0) {
 			first = reqs[i]->error;
 			failed = reqs[i]->comm;
 		}
-		err = finish(&reqs[i], st);
+		err = mpi_shim_req_finish(&reqs[i], st);
 		if (st != MPI_STATUS_IGNORE)
 			st->MPI_ERROR = err;
 	}
@@ -251,7 +161,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
 	    (rc = check_requests(count, reqs, "MPI_Waitall")))
 		return rc;
 	for (i = 0; i < count; i++) {
-		if (active(reqs[i]) && !reqs[i]->done &&
+		if (mpi_shim_req_active(reqs[i]) && !reqs[i]->done &&
 		    (rc = mpi_shim_wait_done(reqs[i], "MPI_Waitall", 1)))
 			return rc;
 	}
@@ -270,9 +180,9 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testall", "flag is NULL");
 	mpi_shim_progress_all();
 	for (i = 0; i < count; i++) {
-		if (active(reqs[i]))
-			step(reqs[i]);
-		if (active(reqs[i]) && !reqs[i]->done) {
+		if (mpi_shim_req_active(reqs[i]))
+			mpi_shim_req_step(reqs[i]);
+		if (mpi_shim_req_active(reqs[i]) && !reqs[i]->done) {
 			*flag = 0;
 			return MPI_SUCCESS;
 		}
@@ -282,36 +192,19 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
 }
 MPI_SHIM_ALIAS(MPI_Testall);
 
-/* The index of a done request, -1 if none, MPI_UNDEFINED if none is active. */
-static int find_done(int count, MPI_Request reqs[])
-{
-	int i, nactive = 0;
-
-	for (i = 0; i < count; i++) {
-		if (!active(reqs[i]))
-			continue;
-		nactive++;
-		step(reqs[i]);
-		if (reqs[i]->done)
-			return i;
-	}
-	return nactive ? -1 : MPI_UNDEFINED;
-}
-
 static int finish_one(MPI_Request reqs[], int i, MPI_Status *st, const char *call)
 {
 	int rc;
 
-	query(reqs[i], 1);
+	mpi_shim_req_query(reqs[i], 1);
 	rc = reqs[i]->error ? report(reqs[i], call) : MPI_SUCCESS;
 
-	finish(&reqs[i], st);
+	mpi_shim_req_finish(&reqs[i], st);
 	return rc;
 }
 
 int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
-	struct bip_layer_wait w = { 0, 0 };
 	int i, rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Waitany")) ||
@@ -319,22 +212,13 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 		return rc;
 	if (!index)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Waitany", "index is NULL");
-	for (;;) {
-		i = find_done(count, reqs);
-		if (i == MPI_UNDEFINED) {
-			*index = MPI_UNDEFINED;
-			if (status && status != MPI_STATUS_IGNORE)
-				mpi_shim_status_empty(status);
-			return MPI_SUCCESS;
-		}
-		if (i >= 0)
-			break;
-		mpi_shim_progress_all();
-		if ((i = find_done(count, reqs)) >= 0)
-			break;
-		if (bip_layer_wait(&w) < 0)
-			return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Waitany",
-					    "every other process has ended: no request can complete");
+	if ((rc = mpi_shim_req_wait_any(count, reqs, &i, "MPI_Waitany")))
+		return rc;
+	if (i == MPI_UNDEFINED) {
+		*index = MPI_UNDEFINED;
+		if (status && status != MPI_STATUS_IGNORE)
+			mpi_shim_status_empty(status);
+		return MPI_SUCCESS;
 	}
 	*index = i;
 	return finish_one(reqs, i, status, "MPI_Waitany");
@@ -352,7 +236,7 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Statu
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testany",
 				    "index or flag is NULL");
 	mpi_shim_progress_all();
-	i = find_done(count, reqs);
+	i = mpi_shim_req_find_done(count, reqs);
 	if (i == MPI_UNDEFINED || i < 0) {
 		*flag = i == MPI_UNDEFINED;
 		*index = MPI_UNDEFINED;
@@ -374,13 +258,13 @@ static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI
 	MPI_Comm failed = MPI_COMM_NULL;
 
 	for (i = 0; i < count; i++) {
-		if (!active(reqs[i]))
+		if (!mpi_shim_req_active(reqs[i]))
 			continue;
 		nactive++;
-		step(reqs[i]);
+		mpi_shim_req_step(reqs[i]);
 		if (!reqs[i]->done)
 			continue;
-		query(reqs[i], 1);
+		mpi_shim_req_query(reqs[i], 1);
 		if (reqs[i]->error && nfailed++ == 0) {
 			first = reqs[i]->error;
 			failed = reqs[i]->comm;
@@ -388,7 +272,7 @@ static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI
 		indices[n] = i;
 		{
 			MPI_Status *st = nth(sts, n);
-			int err = finish(&reqs[i], st);
+			int err = mpi_shim_req_finish(&reqs[i], st);
 
 			if (st != MPI_STATUS_IGNORE)
 				st->MPI_ERROR = err;
@@ -406,8 +290,7 @@ static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
 		  MPI_Status sts[])
 {
-	struct bip_layer_wait w = { 0, 0 };
-	int rc;
+	int i, rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Waitsome")) ||
 	    (rc = check_requests(incount, reqs, "MPI_Waitsome")))
@@ -415,18 +298,8 @@ int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
 	if (!outcount || (incount > 0 && !indices))
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Waitsome",
 				    "outcount or indices is NULL");
-	for (;;) {
-		int i = find_done(incount, reqs);
-
-		if (i != -1)
-			break;
-		mpi_shim_progress_all();
-		if (find_done(incount, reqs) != -1)
-			break;
-		if (bip_layer_wait(&w) < 0)
-			return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Waitsome",
-					    "every other process has ended: no request can complete");
-	}
+	if ((rc = mpi_shim_req_wait_any(incount, reqs, &i, "MPI_Waitsome")))
+		return rc;
 	return some(incount, reqs, outcount, indices, sts, "MPI_Waitsome");
 }
 MPI_SHIM_ALIAS(MPI_Waitsome);
@@ -453,10 +326,10 @@ int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 
 	if ((rc = mpi_shim_check_init("MPI_Request_get_status")))
 		return rc;
-	if (!flag || (req && req->kind == REQ_INVALID))
+	if (!flag || (req && req->kind == MPI_SHIM_REQ_INVALID))
 		return mpi_shim_err(MPI_COMM_NULL, !flag ? MPI_ERR_ARG : MPI_ERR_REQUEST,
 				    "MPI_Request_get_status", "invalid request or flag");
-	if (!active(req)) {
+	if (!mpi_shim_req_active(req)) {
 		*flag = 1;
 		if (status && status != MPI_STATUS_IGNORE)
 			mpi_shim_status_empty(status);
@@ -464,12 +337,12 @@ int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 	}
 	if (!req->done) {
 		mpi_shim_progress_all();
-		step(req);
+		mpi_shim_req_step(req);
 	}
 	*flag = req->done;
 	if (!req->done)
 		return MPI_SUCCESS;
-	query(req, 0);
+	mpi_shim_req_query(req, 0);
 	if (status && status != MPI_STATUS_IGNORE)
 		mpi_shim_status_report(status, &req->status);
 	return req->kind == MPI_SHIM_REQ_GREQ ? report(req, "MPI_Request_get_status") :
@@ -484,7 +357,7 @@ int PMPI_Request_free(MPI_Request *req)
 
 	if ((rc = mpi_shim_check_init("MPI_Request_free")))
 		return rc;
-	if (!req || !*req || (*req)->kind == REQ_INVALID)
+	if (!req || !*req || (*req)->kind == MPI_SHIM_REQ_INVALID)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Request_free",
 				    "invalid request (NULL, MPI_REQUEST_NULL or already freed)");
 	r = *req;
@@ -493,15 +366,7 @@ int PMPI_Request_free(MPI_Request *req)
 				    "the persistent collective request is active: complete it "
 				    "(MPI_Wait...) before freeing it");
 	*req = MPI_REQUEST_NULL;
-	if (r->kind == MPI_SHIM_REQ_GREQ)
-		return mpi_shim_greq_free(r);
-	if (r->done || (r->persistent && !r->active)) {
-		mpi_shim_request_release(r);
-	} else {
-		/* Released when it completes. */
-		r->freed = 1;
-	}
-	return MPI_SUCCESS;
+	return mpi_shim_req_user_free(r);
 }
 MPI_SHIM_ALIAS(MPI_Request_free);
 
@@ -511,19 +376,13 @@ int PMPI_Cancel(MPI_Request *req)
 
 	if ((rc = mpi_shim_check_init("MPI_Cancel")))
 		return rc;
-	if (!req || !*req || (*req)->kind == REQ_INVALID)
+	if (!req || !*req || (*req)->kind == MPI_SHIM_REQ_INVALID)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Cancel",
 				    "invalid request (NULL, MPI_REQUEST_NULL or already freed)");
 	/* A receive not yet matched is cancelled at once; a send is asked
 	 * to be (p2p.c), and Wait or Test reports the answer (MPI_Test_cancelled
-	 * says whether it was). */
-	if ((*req)->kind == MPI_SHIM_REQ_GREQ)
-		return mpi_shim_greq_cancel(*req);
-	if ((*req)->kind == MPI_SHIM_REQ_RECV && active(*req))
-		mpi_shim_recv_cancel(*req);
-	else if ((*req)->kind == MPI_SHIM_REQ_SEND && active(*req))
-		mpi_shim_send_cancel(*req);
-	return MPI_SUCCESS;
+	 * says whether it was); a generalized request's cancel_fn is called. */
+	return mpi_shim_req_cancel(*req);
 }
 MPI_SHIM_ALIAS(MPI_Cancel);
 
@@ -549,40 +408,9 @@ MPI_SHIM_ALIAS(MPI_Status_set_cancelled);
 
 /* --- persistent requests --- */
 
-int mpi_shim_start(MPI_Request r, const char *call)
-{
-	int rc;
-
-	if (r->kind == MPI_SHIM_REQ_PROGRESS)
-		return mpi_shim_coll_persist_start(r, call); /* coll_persist.c */
-	r->freed = 0;
-	if (r->kind == MPI_SHIM_REQ_RECV) {
-		rc = mpi_shim_recv_start(r, r->buf, r->count, r->type, r->peer, r->tag, r->comm,
-					 r->ctx);
-	} else if (r->mode == MPI_SHIM_MODE_BUFFERED) {
-		r->flags &= MPI_SHIM_F_KEEP;
-		r->cancelled = 0;
-		r->status.mpi_shim_cancelled = 0;
-		rc = mpi_shim_bsend_start(r->buf, r->count, r->type, r->peer, r->tag, r->comm, r,
-					  call);
-		if (rc)
-			return rc; /* reported */
-		r->done = 1;
-		r->error = MPI_SUCCESS;
-	} else {
-		rc = mpi_shim_send_start(r, r->buf, r->count, r->type, r->peer, r->tag, r->comm,
-					 r->ctx, r->mode);
-	}
-	if (rc)
-		return mpi_shim_err(r->comm, rc, call, "starting the request failed: %s",
-				    bip_error_string());
-	r->active = 1;
-	return MPI_SUCCESS;
-}
-
 static int check_startable(MPI_Request r, const char *call)
 {
-	if (!r || r->kind == REQ_INVALID || !r->persistent)
+	if (!r || r->kind == MPI_SHIM_REQ_INVALID || !r->persistent)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
 				    "not a persistent request (from MPI_Send_init, "
 				    "MPI_Recv_init...)");

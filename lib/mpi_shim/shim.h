@@ -3,10 +3,12 @@
  * shim.h - the inside of the MPI shim, shared by its parts.
  *
  * env.c        MPI_Init..MPI_Finalize, MPI_Abort, Wtime, processor name
- * p2p.c        matching, eager and rendezvous protocols, progress (p2p.h)
+ * req.c        requests and progress: the request object, its pool,
+ *              completion, the progress engine, waiting and testing (req.h)
+ * p2p.c        matching, eager and rendezvous protocols (p2p.h)
  * pt2pt.c      the point-to-point calls and their argument checks
  * bsend.c      buffered sends and the attached buffer
- * request.c    requests: Wait/Test families, persistent requests, Cancel
+ * request.c    the calls on requests: Wait/Test families, Start, Cancel, free
  * comm.c       communicators, context ids, Comm_split_type;
  *              intercomm.c inter-communicators (coll_inter.c their collectives)
  * group.c      groups
@@ -154,100 +156,9 @@ static inline int mpi_shim_is_inter(MPI_Comm comm)
 	return comm->local != NULL;
 }
 
-/* --- Requests (request.c, p2p.c) --- */
+/* --- Requests (req.h; request.c the Wait and Test calls) --- */
 
-enum mpi_shim_request_kind {
-	MPI_SHIM_REQ_SEND,
-	MPI_SHIM_REQ_RECV,
-	/*
-	 * Driven by its progress callback (non-blocking collectives): Wait,
-	 * Test and their families call progress(req) until it returns 1
-	 * (complete; req->status may be set) or a negative MPI error class
-	 * (-MPI_ERR_x: complete with that error).  0: not yet.  When the
-	 * request is released, free_state(req) releases req->state.
-	 */
-	MPI_SHIM_REQ_PROGRESS,
-	/* A generalized request (greq.c): done when MPI_Grequest_complete is
-	 * called; state and free_state are greq.c's. */
-	MPI_SHIM_REQ_GREQ,
-};
-
-enum mpi_shim_send_mode {
-	MPI_SHIM_MODE_STANDARD,
-	MPI_SHIM_MODE_BUFFERED,
-	MPI_SHIM_MODE_SYNC,
-	MPI_SHIM_MODE_READY,
-};
-
-struct mpi_shim_request {
-	uint8_t kind;        /* enum mpi_shim_request_kind */
-	uint8_t mode;        /* enum mpi_shim_send_mode, for sends */
-	uint8_t persistent;  /* made by *_init; Start re-activates it */
-	uint8_t active;      /* started and not yet completed-and-reported */
-	uint8_t done;        /* complete: status is final */
-	uint8_t freed;       /* MPI_Request_free before completion */
-	uint8_t internal;    /* on the collective context */
-	uint8_t cancelled;
-	MPI_Status status;
-	int error;           /* MPI error class of the completion */
-
-	/* the arguments of the call */
-	void *buf;
-	size_t count;
-	MPI_Datatype type;
-	int peer;            /* rank in comm, MPI_ANY_SOURCE or MPI_PROC_NULL */
-	int tag;
-	MPI_Comm comm;
-	uint32_t ctx;
-
-	/* progress-driven requests */
-	int (*progress)(struct mpi_shim_request *req);
-	void (*free_state)(struct mpi_shim_request *req);
-	void *state;
-
-	/* private to p2p.c and request.c */
-	void *packed;        /* packed copy, or a temporary receive buffer */
-	size_t bytes;        /* send: bytes to send; receive: room in bytes */
-	size_t len;          /* receive: bytes of the matched message */
-	uint64_t handle;     /* receive: the BIP handle of a long message */
-	int wpeer;           /* world rank of the matched source or destination;
-				a receive from one source: that source's, from posting */
-	uint64_t seq;        /* receive: posting order, while posted */
-	uint64_t msgno;      /* send: its number among the messages to wpeer */
-	unsigned flags;      /* protocol state */
-	void *bsend;         /* the region of the attached buffer of a Bsend */
-	struct mpi_shim_request *next, *prev;
-	uint64_t hdr[4];     /* the envelope, kept while the send may be queued */
-};
-
-/* A request driven by progress; refcount of comm taken.  Returns MPI_SUCCESS
- * or MPI_ERR_NO_MEM (nothing is reported through the error handler). */
-int mpi_shim_request_progress_new(MPI_Comm comm, int (*progress)(struct mpi_shim_request *),
-				  void (*free_state)(struct mpi_shim_request *), void *state,
-				  MPI_Request *req_p);
-
-/* Poll BIP once: arrivals are matched and protocols advance. */
-void mpi_shim_progress(void);
-
-/* 1 if req is complete (after one mpi_shim_progress if it was not). */
-int mpi_shim_request_test(MPI_Request req);
-
-/* Wait for req and release it; returns its error class.  status may be
- * MPI_STATUS_IGNORE.  The same as PMPI_Wait without the error handler. */
-int mpi_shim_request_wait(MPI_Request *req, MPI_Status *status);
-
-/* Release a request that is complete (or free a persistent one). */
-void mpi_shim_request_release(MPI_Request req);
-
-/* greq.c, for request.c: query_fn fills req's status and error (release:
- * free_fn too, the request being released next); MPI_Request_free and
- * MPI_Cancel of a generalized request (reported errors). */
-void mpi_shim_greq_query(struct mpi_shim_request *req, int release);
-int mpi_shim_greq_free(struct mpi_shim_request *req);
-int mpi_shim_greq_cancel(struct mpi_shim_request *req);
-
-/* coll_persist.c: MPI_Start of a persistent collective (reported errors). */
-int mpi_shim_coll_persist_start(struct mpi_shim_request *req, const char *call);
+struct mpi_shim_request;
 
 /*
  * Point-to-point on the collective context of comm, for the collectives:

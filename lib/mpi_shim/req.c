@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * req.c - requests and progress: the request object's pool, its life,
+ * the progress engine, and the waiting and testing that the Wait and Test
+ * families (request.c) and the shim's own waits are made of (req.h).
+ *
+ * Life of a request.  A kind's file takes one from the pool
+ * (mpi_shim_req_alloc: zeroed, with callbacks that do nothing), gives it
+ * its kind, its table of callbacks (struct mpi_shim_req_ops) and its
+ * state, and starts the operation; a request holds its communicator
+ * (mpi_shim_req_hold_comm) until it goes.  When the operation is over,
+ * the kind completes it (mpi_shim_req_complete: error, status, done).
+ * A call of the Wait or Test families that finds it done asks the kind
+ * for its status (ops->query), reports it and releases it
+ * (mpi_shim_req_finish): the kind's state goes (ops->release), then the
+ * request goes back to the pool.  A persistent request becomes inactive
+ * instead, until MPI_Start starts it again (ops->start), and goes only
+ * with MPI_Request_free.  A request that the program frees before it
+ * completes (ops->free, or by default) is released when it completes.
+ * MPI_Cancel asks the kind (ops->cancel).
+ *
+ * The kinds that plug in: sends and receives (p2p.c, mpi_shim_p2p_ops),
+ * the requests of buffered sends and the sends from the attached buffer
+ * (bsend.c), generalized requests (greq.c), the non-blocking collectives
+ * (nbc.c, coll_neighbor.c), MPI_Isendrecv (isendrecv.c), MPI_Comm_idup
+ * (comm_create.c) and the persistent collectives (coll_persist.c).  req.c
+ * names none of them: it calls their callbacks only.
+ *
+ * Progress: mpi_shim_progress polls BIP once; BIP hands the arrivals to
+ * the protocol's callbacks (p2p.c), which match them and complete
+ * requests on the spot.  What a callback may not do (call BIP) it leaves
+ * for after the poll, and asks for it (mpi_shim_progress_defer): the same
+ * mpi_shim_progress then runs the protocol's deferred work.  The public
+ * calls' progress (mpi_shim_progress_all) also gives one step to every
+ * progress-driven request not yet complete (ops->progress), so that a
+ * non-blocking collective moves on while its process waits for something
+ * else; a step never runs inside another one (its callback may test its
+ * own point-to-point requests, which polls).  A wait polls, and between
+ * two polls takes a waiting step (mpi_shim_progress_wait), which spins
+ * first, then yields; every loop of the shim that waits for something to
+ * arrive goes through these two.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bip.h"
+#include "shim.h"
+#include "datatype.h"
+#include "req.h"
+
+/* Requests are handed out from blocks, released at MPI_Finalize. */
+#define REQ_BLOCK 64
+
+struct req_block {
+	struct req_block *next;
+	struct mpi_shim_request reqs[REQ_BLOCK];
+};
+
+static struct {
+	struct mpi_shim_request *free;
+	struct req_block *blocks;
+	/* Progress-driven requests not yet complete. */
+	struct mpi_shim_request *driven;
+	int stepping; /* inside a progress callback: no nested steps */
+	int deferred; /* the protocol asked for its deferred work to run */
+	void (*run_deferred)(void);
+	void (*comm_release)(struct mpi_shim_comm *c);
+} req;
+
+void mpi_shim_req_init(void (*comm_release)(struct mpi_shim_comm *c))
+{
+	req.comm_release = comm_release;
+}
+
+void mpi_shim_req_fini(void)
+{
+	while (req.blocks) {
+		struct req_block *b = req.blocks;
+
+		req.blocks = b->next;
+		free(b);
+	}
+	req.free = NULL;
+	req.driven = NULL;
+	req.stepping = 0;
+	req.deferred = 0;
+}
+
+/* --- the pool --- */
+
+/* The callbacks of a request that has none of its own. */
+static const struct mpi_shim_req_ops no_ops;
+
+mpi_shim_cold static int req_grow(void)
+{
+	struct req_block *b = calloc(1, sizeof(*b));
+	int i;
+
+	if (!b)
+		return -1;
+	b->next = req.blocks;
+	req.blocks = b;
+	for (i = 0; i < REQ_BLOCK; i++) {
+		b->reqs[i].next = req.free;
+		req.free = &b->reqs[i];
+	}
+	return 0;
+}
+
+struct mpi_shim_request *mpi_shim_req_alloc(void)
+{
+	struct mpi_shim_request *r = req.free;
+
+	if (mpi_shim_unlikely(!r)) {
+		if (req_grow() < 0)
+			return NULL;
+		r = req.free;
+	}
+	req.free = r->next;
+	memset(r, 0, offsetof(struct mpi_shim_request, hdr));
+	r->ops = &no_ops;
+	r->flags = MPI_SHIM_F_POOL;
+	return r;
+}
+
+/* The request's reference on its communicator goes.  Only the last one of
+ * a communicator that is not predefined releases more than the count:
+ * that goes to comm.c (mpi_shim_comm_release, handed to mpi_shim_req_init). */
+static inline void drop_comm(struct mpi_shim_request *r)
+{
+	MPI_Comm c = r->comm;
+
+	r->flags &= ~MPI_SHIM_F_COMM;
+	if (mpi_shim_likely(c->refcount > 1 || c->predefined))
+		c->refcount--;
+	else
+		req.comm_release(c);
+}
+
+void mpi_shim_req_free(struct mpi_shim_request *r)
+{
+	if (r->flags & MPI_SHIM_F_COMM)
+		drop_comm(r);
+	r->kind = MPI_SHIM_REQ_INVALID;
+	r->next = req.free;
+	req.free = r;
+}
+
+/* --- progress --- */
+
+void mpi_shim_progress_set_deferred(void (*run)(void))
+{
+	req.run_deferred = run;
+}
+
+void mpi_shim_progress_defer(void)
+{
+	req.deferred = 1;
+}
+
+mpi_shim_cold static void run_deferred(void)
+{
+	/* Asked again by what runs now: run again by the next progress. */
+	req.deferred = 0;
+	req.run_deferred();
+}
+
+void mpi_shim_progress(void)
+{
+	bip_layer_poll();
+	if (mpi_shim_unlikely(req.deferred))
+		run_deferred();
+}
+
+int mpi_shim_progress_wait(struct bip_layer_wait *w)
+{
+	return bip_layer_wait(w);
+}
+
+static void driven_remove(struct mpi_shim_request *r)
+{
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		req.driven = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	r->next = r->prev = NULL;
+}
+
+void mpi_shim_progress_track(struct mpi_shim_request *r)
+{
+	r->prev = NULL;
+	r->next = req.driven;
+	if (req.driven)
+		req.driven->prev = r;
+	req.driven = r;
+}
+
+/* A progress-driven request completes: it leaves the list. */
+static void driven_complete(struct mpi_shim_request *r, int err)
+{
+	driven_remove(r);
+	mpi_shim_req_complete(r, err);
+}
+
+void mpi_shim_progress_step(struct mpi_shim_request *r)
+{
+	int rc;
+
+	if (req.stepping || r->done)
+		return;
+	req.stepping = 1;
+	rc = r->ops->progress(r);
+	req.stepping = 0;
+	if (rc == 1)
+		driven_complete(r, MPI_SUCCESS);
+	else if (rc < 0)
+		driven_complete(r, -rc);
+}
+
+mpi_shim_cold static void step_driven(void)
+{
+	struct mpi_shim_request *r, *next;
+
+	for (r = req.driven; r && !req.stepping; r = next) {
+		next = r->next; /* r leaves the list if it completes */
+		mpi_shim_progress_step(r);
+	}
+}
+
+/*
+ * The progress of the public calls: also a step of every progress-driven
+ * request.  Not the collectives' own waits and tests (mpi_shim_progress),
+ * which run inside such a step or build one.
+ */
+void mpi_shim_progress_all(void)
+{
+	mpi_shim_progress();
+	if (mpi_shim_unlikely(req.driven != NULL))
+		step_driven();
+}
+
+/* --- the life of a request --- */
+
+void mpi_shim_request_release(MPI_Request r)
+{
+	if (r->ops->release) {
+		r->ops->release(r);
+		r->ops = &no_ops;
+	}
+	if (r->persistent && r->type && !r->type->predefined)
+		mpi_shim_datatype_release(r->type);
+	if (r->flags & MPI_SHIM_F_POOL)
+		mpi_shim_req_free(r);
+}
+
+int mpi_shim_request_progress_new(MPI_Comm comm, const struct mpi_shim_req_ops *ops, void *state,
+				  MPI_Request *req_p)
+{
+	struct mpi_shim_request *r = mpi_shim_req_alloc();
+
+	if (!r)
+		return MPI_ERR_NO_MEM;
+	r->kind = MPI_SHIM_REQ_PROGRESS;
+	r->comm = comm;
+	r->ops = ops;
+	r->state = state;
+	r->active = 1;
+	r->internal = 1;
+	mpi_shim_status_empty(&r->status);
+	mpi_shim_req_hold_comm(r);
+	mpi_shim_progress_track(r);
+	*req_p = r;
+	return MPI_SUCCESS;
+}
+
+int mpi_shim_req_finish(MPI_Request *rp, MPI_Status *st)
+{
+	MPI_Request r = *rp;
+	int err = r->error;
+
+	if (st && st != MPI_STATUS_IGNORE)
+		mpi_shim_status_report(st, &r->status);
+	if (r->persistent) {
+		r->active = 0;
+	} else {
+		*rp = MPI_REQUEST_NULL;
+		mpi_shim_request_release(r);
+	}
+	return err;
+}
+
+/* --- waiting and testing --- */
+
+void mpi_shim_req_step(MPI_Request r)
+{
+	if (r->kind == MPI_SHIM_REQ_PROGRESS)
+		mpi_shim_progress_step(r);
+}
+
+int mpi_shim_request_test(MPI_Request r)
+{
+	if (r->done)
+		return 1;
+	mpi_shim_progress();
+	if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
+		mpi_shim_progress_step(r);
+	return r->done;
+}
+
+int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all)
+{
+	struct bip_layer_wait w = { 0, 0 };
+
+	while (!r->done) {
+		if (all)
+			mpi_shim_progress_all();
+		else
+			mpi_shim_progress();
+		if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
+			mpi_shim_progress_step(r);
+		if (r->done)
+			break;
+		if (mpi_shim_progress_wait(&w) < 0) {
+			mpi_shim_progress();
+			if (r->done)
+				break;
+			return mpi_shim_err(r->comm, MPI_ERR_OTHER, call,
+					    "every other process has ended: this %s cannot complete",
+					    r->kind == MPI_SHIM_REQ_RECV ? "receive" : "request");
+		}
+	}
+	return MPI_SUCCESS;
+}
+
+int mpi_shim_request_wait(MPI_Request *req, MPI_Status *status)
+{
+	int rc;
+
+	if (!mpi_shim_req_active(*req)) {
+		if (status && status != MPI_STATUS_IGNORE)
+			mpi_shim_status_empty(status);
+		return MPI_SUCCESS;
+	}
+	rc = mpi_shim_wait_done(*req, "MPI_Wait", 0);
+	if (rc)
+		return rc;
+	return mpi_shim_req_finish(req, status);
+}
+
+int mpi_shim_req_find_done(int count, MPI_Request reqs[])
+{
+	int i, nactive = 0;
+
+	for (i = 0; i < count; i++) {
+		if (!mpi_shim_req_active(reqs[i]))
+			continue;
+		nactive++;
+		mpi_shim_req_step(reqs[i]);
+		if (reqs[i]->done)
+			return i;
+	}
+	return nactive ? -1 : MPI_UNDEFINED;
+}
+
+int mpi_shim_req_wait_any(int count, MPI_Request reqs[], int *index, const char *call)
+{
+	struct bip_layer_wait w = { 0, 0 };
+
+	for (;;) {
+		*index = mpi_shim_req_find_done(count, reqs);
+		if (*index != -1)
+			return MPI_SUCCESS;
+		mpi_shim_progress_all();
+		*index = mpi_shim_req_find_done(count, reqs);
+		if (*index != -1)
+			return MPI_SUCCESS;
+		if (mpi_shim_progress_wait(&w) < 0)
+			return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_OTHER, call,
+					    "every other process has ended: no request can complete");
+	}
+}
+
+/* --- what the calls ask of a request's kind --- */
+
+int mpi_shim_req_cancel(MPI_Request r)
+{
+	if (!r->ops->cancel || !mpi_shim_req_active(r))
+		return MPI_SUCCESS;
+	return r->ops->cancel(r);
+}
+
+int mpi_shim_req_user_free(MPI_Request r)
+{
+	if (r->ops->free)
+		return r->ops->free(r);
+	if (r->done || (r->persistent && !r->active))
+		mpi_shim_request_release(r);
+	else
+		r->freed = 1; /* released when it completes */
+	return MPI_SUCCESS;
+}
+
+int mpi_shim_start(MPI_Request r, const char *call)
+{
+	return r->ops->start(r, call);
+}

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * req.h - requests and progress (req.c): the request object, its pool,
+ * completion, the progress engine and the waiting and testing that the
+ * Wait and Test families are made of.
+ *
+ * The rest of the shim calls down into req.c; req.c calls up into no part
+ * of it by name.  What a kind of request does for itself, req.c asks
+ * through the kind's table of callbacks (struct mpi_shim_req_ops), and
+ * the two things it needs from above are handed to it: the protocol's
+ * work left for after a poll (mpi_shim_progress_set_deferred) and the
+ * release of a communicator whose last reference a request held
+ * (mpi_shim_req_init).
+ */
+#ifndef MPI_SHIM_REQ_H
+#define MPI_SHIM_REQ_H
+
+#include "shim.h"
+
+enum mpi_shim_request_kind {
+	MPI_SHIM_REQ_SEND,
+	MPI_SHIM_REQ_RECV,
+	/*
+	 * Driven by its progress callback (non-blocking collectives): Wait,
+	 * Test and their families call ops->progress(req) until it returns 1
+	 * (complete; req->status may be set) or a negative MPI error class
+	 * (-MPI_ERR_x: complete with that error).  0: not yet.
+	 */
+	MPI_SHIM_REQ_PROGRESS,
+	/* A generalized request (greq.c): done when MPI_Grequest_complete is
+	 * called. */
+	MPI_SHIM_REQ_GREQ,
+};
+
+/* The kind of a released request: a stale handle shows as invalid. */
+#define MPI_SHIM_REQ_INVALID 0xff
+
+enum mpi_shim_send_mode {
+	MPI_SHIM_MODE_STANDARD,
+	MPI_SHIM_MODE_BUFFERED,
+	MPI_SHIM_MODE_SYNC,
+	MPI_SHIM_MODE_READY,
+};
+
+struct mpi_shim_request;
+
+/*
+ * What a kind of request does for itself; a NULL member does nothing (or
+ * what req.c does by default, said below).  Calls that report errors do
+ * so through mpi_shim_err and return the error class.
+ */
+struct mpi_shim_req_ops {
+	/* One step of a progress-driven request (MPI_SHIM_REQ_PROGRESS). */
+	int (*progress)(struct mpi_shim_request *r);
+	/* MPI_Start of an inactive persistent request; reported errors. */
+	int (*start)(struct mpi_shim_request *r, const char *call);
+	/* MPI_Cancel of an active request; reported errors. */
+	int (*cancel)(struct mpi_shim_request *r);
+	/* Fill r's status and error, as each call that finds r complete
+	 * reports it (release: the request goes right after). */
+	void (*query)(struct mpi_shim_request *r, int release);
+	/* MPI_Request_free; reported errors.  NULL: released now if it is
+	 * complete or inactive, else when it completes. */
+	int (*free)(struct mpi_shim_request *r);
+	/* The request goes: release what the kind keeps in it (r->state). */
+	void (*release)(struct mpi_shim_request *r);
+};
+
+struct mpi_shim_request {
+	/* The common part, req.c's */
+	uint8_t kind;        /* enum mpi_shim_request_kind */
+	uint8_t mode;        /* enum mpi_shim_send_mode, for sends */
+	uint8_t persistent;  /* made by *_init; Start re-activates it */
+	uint8_t active;      /* started and not yet completed-and-reported */
+	uint8_t done;        /* complete: status is final */
+	uint8_t freed;       /* MPI_Request_free before completion */
+	uint8_t internal;    /* on the collective context */
+	uint8_t cancelled;
+	MPI_Status status;
+	int error;           /* MPI error class of the completion */
+	const struct mpi_shim_req_ops *ops;
+	void *state;         /* the kind's own */
+
+	/* the arguments of the call */
+	void *buf;
+	size_t count;
+	MPI_Datatype type;   /* held while a persistent request exists */
+	int peer;            /* rank in comm, MPI_ANY_SOURCE or MPI_PROC_NULL */
+	int tag;
+	MPI_Comm comm;
+	uint32_t ctx;
+
+	/* private to the point-to-point protocol (p2p.c, bsend.c) */
+	void *packed;        /* packed copy, or a temporary receive buffer */
+	size_t bytes;        /* send: bytes to send; receive: room in bytes */
+	size_t len;          /* receive: bytes of the matched message */
+	uint64_t handle;     /* receive: the BIP handle of a long message */
+	int wpeer;           /* world rank of the matched source or destination;
+				a receive from one source: that source's, from posting */
+	uint64_t seq;        /* receive: posting order, while posted */
+	uint64_t msgno;      /* send: its number among the messages to wpeer */
+	unsigned flags;      /* MPI_SHIM_F_POOL, MPI_SHIM_F_COMM and the protocol's */
+	/* the list the request is on (posted receives, deferred work, or
+	 * req.c's progress-driven requests), and the pool's */
+	struct mpi_shim_request *next, *prev;
+	uint64_t hdr[4];     /* the envelope, kept while the send may be queued */
+};
+
+/* Request flags of req.c (the protocol's are in p2p.h). */
+#define MPI_SHIM_F_POOL 32u      /* from the pool (not on a caller's stack) */
+#define MPI_SHIM_F_COMM 64u      /* holds a reference on comm */
+
+/* MPI_Init: comm_release drops a communicator's reference (comm.c's
+ * mpi_shim_comm_release), which req.c calls for the last reference that a
+ * request held.  MPI_Finalize: every request is gone with its memory. */
+void mpi_shim_req_init(void (*comm_release)(struct mpi_shim_comm *c));
+void mpi_shim_req_fini(void);
+
+/* Requests: a pool without malloc per message; zeroed but for the
+ * protocol's envelope, with ops that do nothing. */
+struct mpi_shim_request *mpi_shim_req_alloc(void);
+void mpi_shim_req_free(struct mpi_shim_request *r);
+
+/* A request keeps its communicator alive until the request is gone. */
+static inline void mpi_shim_req_hold_comm(struct mpi_shim_request *r)
+{
+	if (!(r->flags & MPI_SHIM_F_COMM)) {
+		r->comm->refcount++;
+		r->flags |= MPI_SHIM_F_COMM;
+	}
+}
+
+/* A request driven by ops->progress on comm, active, with state; the
+ * refcount of comm taken.  Returns MPI_SUCCESS or MPI_ERR_NO_MEM (nothing
+ * is reported through the error handler). */
+int mpi_shim_request_progress_new(MPI_Comm comm, const struct mpi_shim_req_ops *ops, void *state,
+				  MPI_Request *req_p);
+
+/* Release a request that is complete (or free a persistent one). */
+void mpi_shim_request_release(MPI_Request req);
+
+/* Complete r with err: done, then released if the user freed it already.
+ * The protocol releases what it holds for the operation first. */
+static inline void mpi_shim_req_complete(struct mpi_shim_request *r, int err)
+{
+	r->error = err;
+	r->status.MPI_ERROR = err;
+	r->done = 1;
+	if (r->freed)
+		mpi_shim_request_release(r);
+}
+
+/* --- progress --- */
+
+/* Poll BIP once: arrivals are matched and protocols advance; then the
+ * protocol's deferred work, if it asked for it. */
+void mpi_shim_progress(void);
+
+/* mpi_shim_progress, plus a step of every progress-driven request. */
+void mpi_shim_progress_all(void);
+
+/* The protocol's work that BIP's callbacks leave for after the poll (they
+ * must not call BIP): run by the next mpi_shim_progress once asked for. */
+void mpi_shim_progress_set_deferred(void (*run)(void));
+void mpi_shim_progress_defer(void);
+
+/* A waiting step of a loop that polls until something arrives: w (zeroed
+ * before the loop) paces the steps, spinning first, then yielding.
+ * Negative when every other process has ended: nothing can arrive. */
+struct bip_layer_wait;
+int mpi_shim_progress_wait(struct bip_layer_wait *w);
+
+/* Progress-driven requests: advanced by every mpi_shim_progress_all until
+ * complete; one step now (not from inside another step). */
+void mpi_shim_progress_track(struct mpi_shim_request *r);
+void mpi_shim_progress_step(struct mpi_shim_request *r);
+
+/* --- waiting and testing --- */
+
+/* 1 if req is complete (after one mpi_shim_progress if it was not). */
+int mpi_shim_request_test(MPI_Request req);
+
+/* Wait until r is done (progress, then waiting steps).  MPI_SUCCESS, or
+ * MPI_ERR_OTHER when nothing can complete it any more (reported).  all:
+ * a public call's wait, which also advances progress-driven requests. */
+int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all);
+
+/* Wait for req and release it; returns its error class.  status may be
+ * MPI_STATUS_IGNORE.  The same as PMPI_Wait without the error handler. */
+int mpi_shim_request_wait(MPI_Request *req, MPI_Status *status);
+
+/* 1 if r is a request with an operation to complete or report. */
+static inline int mpi_shim_req_active(MPI_Request r)
+{
+	return r != MPI_REQUEST_NULL && (!r->persistent || r->active);
+}
+
+/* One step of r if it is progress-driven. */
+void mpi_shim_req_step(MPI_Request r);
+
+/* Ask the complete r for its status (ops->query), as a call reporting it
+ * does; release: the request goes right after. */
+static inline void mpi_shim_req_query(MPI_Request r, int release)
+{
+	if (mpi_shim_unlikely(r->ops->query != NULL))
+		r->ops->query(r, release);
+}
+
+/* Report the complete request *rp in st and release it (persistent: make
+ * it inactive).  Returns its error class, not yet reported. */
+int mpi_shim_req_finish(MPI_Request *rp, MPI_Status *st);
+
+/* The index of a done request of reqs[] (each one stepped), -1 if none,
+ * MPI_UNDEFINED if none is active. */
+int mpi_shim_req_find_done(int count, MPI_Request reqs[]);
+
+/* Wait until a request of reqs[] is done or none is active: *index is
+ * that request's, or MPI_UNDEFINED.  MPI_SUCCESS, or MPI_ERR_OTHER when
+ * nothing can complete one any more (reported). */
+int mpi_shim_req_wait_any(int count, MPI_Request reqs[], int *index, const char *call);
+
+/* --- what the calls ask of a request's kind --- */
+
+/* MPI_Start of an inactive persistent request (reported errors). */
+int mpi_shim_start(MPI_Request r, const char *call);
+
+/* MPI_Cancel (reported errors). */
+int mpi_shim_req_cancel(MPI_Request r);
+
+/* MPI_Request_free, the handle already set to MPI_REQUEST_NULL (reported
+ * errors). */
+int mpi_shim_req_user_free(MPI_Request r);
+
+/* Report in out what a call returning one status reports: every field of
+ * in but MPI_ERROR, which only the calls returning several statuses set
+ * (MPI-3.1 3.2.5: other calls leave the program's value there). */
+static inline void mpi_shim_status_report(MPI_Status *out, const MPI_Status *in)
+{
+	int err = out->MPI_ERROR;
+
+	*out = *in;
+	out->MPI_ERROR = err;
+}
+
+/* Fill an empty status (a null or inactive request, MPI_PROC_NULL). */
+static inline void mpi_shim_status_empty(MPI_Status *st)
+{
+	st->MPI_SOURCE = MPI_ANY_SOURCE;
+	st->MPI_TAG = MPI_ANY_TAG;
+	st->MPI_ERROR = MPI_SUCCESS;
+	st->mpi_shim_cancelled = 0;
+	st->mpi_shim_bytes = 0;
+}
+
+#endif /* MPI_SHIM_REQ_H */
