@@ -473,6 +473,7 @@ struct rate_thread {
 };
 
 static pthread_barrier_t rate_bar;
+static MPI_Comm rate_pair; /* ranks 0 and 1 */
 static double rate_t0;
 static long rate_n; /* windows per batch and thread */
 static double *rate_samples;
@@ -547,14 +548,14 @@ static void rate_recv_window(struct rate_thread *t, int last)
 /* The processes, then the threads, start a batch together; rank 0 says
  * how many windows it has (rate_n, which the other threads read only
  * after the second barrier). */
-static void rate_sync(struct rate_thread *t, MPI_Comm pair)
+static void rate_sync(struct rate_thread *t)
 {
 	pthread_barrier_wait(&rate_bar);
 	if (t->index == 0) {
-		MPI_Bcast(&rate_n, 1, MPI_LONG, 0, pair);
+		MPI_Bcast(&rate_n, 1, MPI_LONG, 0, rate_pair);
 		if (rate_n < 1 || rate_n > t->o->iters)
 			fail("rate: rank 0 said %ld windows per batch", rate_n);
-		MPI_Barrier(pair);
+		MPI_Barrier(rate_pair);
 		rate_t0 = now();
 	}
 	pthread_barrier_wait(&rate_bar);
@@ -575,7 +576,7 @@ static double rate_elapsed(const struct opts *o)
 
 /* The warm-up batch (a few windows, which size the others), then the
  * timed batches. */
-static void rate_batches(struct rate_thread *t, MPI_Comm pair)
+static void rate_batches(struct rate_thread *t)
 {
 	const struct opts *o = t->o;
 	long r, probe = o->iters < 8 ? o->iters : 8;
@@ -584,7 +585,7 @@ static void rate_batches(struct rate_thread *t, MPI_Comm pair)
 	if (t->index == 0)
 		rate_n = probe;
 	for (b = -1; b < o->batches; b++) {
-		rate_sync(t, pair);
+		rate_sync(t);
 		for (r = 0; r < rate_n; r++) {
 			if (rank == 0)
 				rate_send_window(t);
@@ -603,7 +604,6 @@ static void rate_batches(struct rate_thread *t, MPI_Comm pair)
 static void *rate_main(void *arg)
 {
 	struct rate_thread *t = arg;
-	MPI_Comm pair = rate_th[0].comm;
 	int k, ack = 0;
 
 	/* The checked window; rank 1 posts first and says so. */
@@ -615,14 +615,16 @@ static void *rate_main(void *arg)
 	} else {
 		rate_post(t);
 		MPI_Send(&ack, 1, MPI_INT, 0, TAG_ACK, t->comm);
-		rate_recv_window(t, 0);
+		MPI_Waitall(t->o->window, t->req, t->st);
 		rate_check(t);
+		rate_post(t);
+		MPI_Send(&ack, 1, MPI_INT, 0, TAG_ACK, t->comm);
 	}
-	rate_batches(t, pair);
+	rate_batches(t);
 	return NULL;
 }
 
-static void rate_setup(const struct opts *o, MPI_Comm pair)
+static void rate_setup(const struct opts *o)
 {
 	int i;
 
@@ -635,7 +637,7 @@ static void rate_setup(const struct opts *o, MPI_Comm pair)
 
 		t->o = o;
 		t->index = i;
-		MPI_Comm_dup(pair, &t->comm);
+		MPI_Comm_dup(rate_pair, &t->comm);
 		t->buf = alloc((size_t)o->window * o->bytes);
 		t->req = calloc((size_t)o->window, sizeof(*t->req));
 		t->st = calloc((size_t)o->window, sizeof(*t->st));
@@ -664,14 +666,13 @@ static void rate_report(const struct opts *o)
 
 static void rate(const struct opts *o)
 {
-	MPI_Comm pair;
 	int i;
 
 	/* Ranks 0 and 1 only: their own communicator, then one per thread. */
-	MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
-	if (pair == MPI_COMM_NULL)
+	MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &rate_pair);
+	if (rate_pair == MPI_COMM_NULL)
 		return;
-	rate_setup(o, pair);
+	rate_setup(o);
 	for (i = 1; i < o->threads; i++)
 		if (pthread_create(&rate_th[i].tid, NULL, rate_main, &rate_th[i]))
 			fail("rate: pthread_create failed");
@@ -687,7 +688,7 @@ static void rate(const struct opts *o)
 		free(rate_th[i].st);
 	}
 	pthread_barrier_destroy(&rate_bar);
-	MPI_Comm_free(&pair);
+	MPI_Comm_free(&rate_pair);
 	free(rate_th);
 	free(rate_samples);
 }
