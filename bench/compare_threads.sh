@@ -83,7 +83,8 @@ for e in "${shim_env[@]}"; do
 	[[ $e =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || bench_die "'$e' is not VAR=VALUE"
 done
 
-build=$(cd "$build" 2>/dev/null && pwd) || bench_die "no build directory '$build'"
+dir=$(cd "$build" 2>/dev/null && pwd) || bench_die "no build directory '$build'"
+build=$dir
 bipload=$build/scripts/bipload
 shim_exe=$build/bench/mpi_threads_shim
 bip_pp=$build/bench/bip_pingpong
