@@ -133,18 +133,19 @@ if wants overlap; then
 	done
 fi
 
-# The environment of a BIP run of JOB in IMPL: the wake-up settings, the
-# progress thread, then --shim-env.
+# The environment of a BIP run of JOB in IMPL, one VAR=VALUE a line:
+# --shim-env, then the progress thread and the wake-up settings, which
+# env(1) applies last, so that they win.
 bip_env() {
 	local job=$1 impl=$2
+	[ ${#shim_env[@]} = 0 ] || printf '%s\n' "${shim_env[@]}"
 	case $job in
 	wake-spin) echo BIP_WAIT=spin ;;
 	wake-block) echo BIP_WAIT=block ;;
 	wake-block0) printf '%s\n' BIP_WAIT=block BIP_SPIN=0 ;;
 	wake-yield) echo BIP_WAIT=yield ;;
 	esac
-	[ "$impl" = Shim+PT ] && echo BIP_PROGRESS_THREAD=1
-	[ ${#shim_env[@]} = 0 ] || printf '%s\n' "${shim_env[@]}"
+	[ "$impl" != Shim+PT ] || echo BIP_PROGRESS_THREAD=1
 }
 
 # run JOB IMPL PROGRAM ARGS...
