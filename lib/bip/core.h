@@ -5,7 +5,8 @@
  * init.c      bip_init, bip_finalize, bip_taginit: configuration and start-up
  * api.c       the public calls: argument checks, then the protocol
  * proto.c     the short/long protocol, requests, and the driver entry points
- * progress.c  polling the NICs and waiting (spin, then yield)
+ * progress.c  polling the NICs and waiting (spin, then yield or sleep)
+ * async.c     the progress thread (BIP_PROGRESS_THREAD=1)
  * tagq.c      the per-tag circular queues of short messages
  * error.c     error messages and the last error string
  */

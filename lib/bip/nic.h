@@ -81,7 +81,9 @@
  * Messages between two nodes arrive in the order they were posted, shorts
  * and long announcements alike (per tag: the messages of a held tag wait
  * while later ones of other tags pass).  Ops are called with the core's lock held
- * (when the process has threads), so a driver needs no lock of its own.
+ * (when the process has threads), so a driver needs no lock of its own;
+ * sleep is the exception: it is called without it (other threads poll
+ * meanwhile), and reads what peers publish with atomics.
  * An operation a driver does not support is set to a function returning
  * -ENOSYS, never left NULL (post_short2 excepted, see above).
  *
