@@ -244,7 +244,7 @@ struct bip_rel {
 	uint64_t now;          /* ns, read once per poll when needed */
 	unsigned quiet_polls;  /* polls in a row that did not read the clock */
 	struct bip_nic_ops ops; /* bip_rel_ops, with sleep if the NIC below can */
-	char desc[96];
+	char desc[256];
 };
 
 static inline struct bip_rel *rel_of(struct bip_nic *nic)
