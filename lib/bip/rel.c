@@ -72,6 +72,11 @@
  * BIP_RETRY_TIMEOUT while packets to it wait, the peer is lost: the error
  * names it and the state of each path, its pending long transfers fail, and
  * every wait fails from then on (bip_wait_step).
+ *
+ * Sleeping (BIP_WAIT=block).  The layer has a sleep op when its NIC has
+ * one: it sleeps in the NIC, which what arrives wakes, until the layer's
+ * next timer at the latest (rel_sleep says which, and when it does not
+ * sleep at all); the next poll then runs the timers.
  */
 #include <errno.h>
 #include <sched.h>

@@ -72,9 +72,15 @@ void bip_ofi_cq_sleep(struct fid_fabric *fabric, struct fid_cq *cq, int fd, long
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
 
-	/* -FI_EAGAIN: completions are there to read (the next poll does). */
-	if (fi_trywait(fabric, fids, 1) != FI_SUCCESS)
+	int rc = fi_trywait(fabric, fids, 1);
+
+	/* -FI_EAGAIN: completions are there to read (the next poll does);
+	 * another error: the provider cannot tell, and the waiter yields. */
+	if (rc != FI_SUCCESS) {
+		if (rc != -FI_EAGAIN)
+			sched_yield();
 		return;
+	}
 	if (ppoll(&pfd, 1, &ts, NULL) < 0 && errno != EINTR)
 		sched_yield();
 }
