@@ -162,6 +162,8 @@ struct lanai_board {
 	int releasing; /* the host released the board or ended */
 	uint32_t send_cons, post_cons;
 	struct bip_lanai_prod evp;		/* event queue producer */
+	int notify;				/* events published since the last look at
+						 * whether its host sleeps (lanai_wake_hosts) */
 	uint32_t *tx_seq;			/* [dst] next sequence number to send */
 	uint32_t *rx_seq;			/* [src] next sequence number expected */
 	uint8_t *rx_failed;			/* [src] a fault was detected on that link */
@@ -282,6 +284,7 @@ struct lanai_packet *lanai_packet_new(uint32_t len);
 void lanai_trace(struct lanai_fw *fw, const char *dir, int board, const struct lanai_pkt_header *h,
 		 const char *verdict);
 /* Queue an event for board b's host (errors wait in pending_err if full);
+ * the host is woken, if it sleeps, at the end of the firmware's pass;
  * 0 or -EAGAIN when the event queue is full. */
 int lanai_event_put(struct lanai_board *b, const struct bip_lanai_event *ev);
 /* Report a fault to b's host as an error event. */

@@ -13,7 +13,9 @@
  * (process_vm_readv / process_vm_writev: the DMA engine).
  *
  * It polls while there is work and sleeps on the wake word of the segment
- * when idle (the hosts ring the doorbell only then).  It ends on SIGTERM,
+ * when idle (the hosts ring the doorbell only then).  A host that sleeps
+ * (BIP_WAIT=block) is woken after the firmware published events for it
+ * (wake_hosts).  It ends on SIGTERM,
  * when its parent ends (bipload), or once every board has been attached and
  * released (the job is over), and removes the segment as it goes.
  */
@@ -747,6 +749,45 @@ static void sleep_idle(struct lanai_fw *fws, int nrails)
 }
 
 /*
+ * The hosts' sleep (BIP_WAIT=block): the NEED_DOORBELL rule the other way
+ * round.  A host that sleeps sets host_sleeps in its node's board of rail
+ * 0, fences, looks at its event queues once more and sleeps on host_wake.
+ * After a pass that published events, the firmware fences (the events'
+ * publication before the read of host_sleeps; pairs with the host's fence)
+ * and wakes each node that had events and says it sleeps: host_wake + 1
+ * (so that a host that has not yet gone to sleep does not), then
+ * FUTEX_WAKE.  host_sleeps is the host's word: only whether it is 0
+ * counts.  Clearing it here spares the wake-ups of further events until
+ * the host sleeps again.
+ */
+static void wake_hosts(struct lanai_fw *fws, int nrails)
+{
+	int i, r, any = 0;
+
+	for (r = 0; r < nrails; r++)
+		for (i = 0; i < fws[r].nboards; i++)
+			any |= board(&fws[r], i)->notify;
+	if (!any)
+		return;
+	bip_fence();
+	for (i = 0; i < fws[0].nboards; i++) {
+		struct bip_lanai_regs *regs = board(&fws[0], i)->regs;
+		int notify = 0;
+
+		for (r = 0; r < nrails; r++) {
+			notify |= board(&fws[r], i)->notify;
+			board(&fws[r], i)->notify = 0;
+		}
+		if (!notify || !bip_load_relaxed(&regs->host_sleeps) ||
+		    !__atomic_exchange_n(&regs->host_sleeps, 0, __ATOMIC_SEQ_CST))
+			continue;
+		__atomic_fetch_add(&regs->host_wake, 1, __ATOMIC_SEQ_CST);
+		bip_store_relaxed(&regs->host_wakes, bip_load_relaxed(&regs->host_wakes) + 1);
+		syscall(SYS_futex, &regs->host_wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+	}
+}
+
+/*
  * Idle policy: for LANAI_SLEEP_US after the last work (a ping-pong's next
  * message comes soon) look again at once, then sleep.  While spinning, the
  * firmware spins only if it has a processor to itself; otherwise it yields at
@@ -769,6 +810,7 @@ static void run(struct lanai_fw *fws, int nrails)
 			last_check = now;
 		for (r = 0; r < nrails; r++)
 			work += service(&fws[r], check);
+		wake_hosts(fws, nrails);
 		if (work) {
 			last_work = now;
 			continue;

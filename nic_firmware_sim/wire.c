@@ -507,6 +507,7 @@ int lanai_event_put(struct lanai_board *b, const struct bip_lanai_event *ev)
 	memcpy((char *)slot + sizeof(slot->seq), (const char *)ev + sizeof(ev->seq),
 	       sizeof(*ev) - sizeof(ev->seq));
 	bip_lanai_ring_publish(&b->evp, &slot->seq);
+	b->notify = 1;
 	return 0;
 }
 

@@ -42,7 +42,7 @@ const struct bip_env_var bip_env_vars[] = {
 	{ "BIP_APPNUM", "0", "the command of an MPMD launch this process runs (MPI_APPNUM), set by "
 			     "bipload" },
 	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield), spin, yield, block (spin, then "
-			      "sleep until a peer wakes the process: shm)" },
+			      "sleep until a peer wakes the process: shm, lanai, ofi, udp)" },
 	{ "BIP_PROGRESS_THREAD", "0", "1: a thread per process moves long messages and a layer's "
 				       "non-blocking operations while the application computes" },
 	{ "BIP_SLEEP_MAX", "0.01", "with BIP_WAIT=block: the longest sleep, seconds (a wake-up "

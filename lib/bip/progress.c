@@ -8,11 +8,13 @@
  * that more processes than cores still make progress.
  *
  * With BIP_WAIT=block, a waiter past its spins sleeps instead of yielding,
- * when its one NIC can be woken by its peers (nic.h's sleep: shm today)
- * and nothing of its own is queued; it then uses no processor until a
- * peer publishes something for it, or BIP_SLEEP_MAX passes (10 ms by
- * default), when it looks at everything again.  A process whose NICs
- * cannot wake it yields as in the other modes.
+ * when its one NIC can be woken by its peers (nic.h's sleep: shm, lanai
+ * in either mode, ofi and udp where the provider has a completion queue
+ * with a file descriptor to wait on) and nothing of its own is queued; it
+ * then uses no processor until a peer publishes something for it, or
+ * BIP_SLEEP_MAX passes (10 ms by default), when it looks at everything
+ * again.  A process whose NICs cannot wake it, or that has two of them
+ * (shm and a network), yields as in the other modes.
  */
 #include <errno.h>
 #include <sched.h>

@@ -72,6 +72,11 @@
  * BIP_RETRY_TIMEOUT while packets to it wait, the peer is lost: the error
  * names it and the state of each path, its pending long transfers fail, and
  * every wait fails from then on (bip_wait_step).
+ *
+ * Sleeping (BIP_WAIT=block).  The layer has a sleep op when its NIC has
+ * one: it sleeps in the NIC, which what arrives wakes, until the layer's
+ * next timer at the latest (rel_sleep says which, and when it does not
+ * sleep at all); the next poll then runs the timers.
  */
 #include <errno.h>
 #include <sched.h>
@@ -243,7 +248,8 @@ struct bip_rel {
 	int opened;
 	uint64_t now;          /* ns, read once per poll when needed */
 	unsigned quiet_polls;  /* polls in a row that did not read the clock */
-	char desc[96];
+	struct bip_nic_ops ops; /* bip_rel_ops, with sleep if the NIC below can */
+	char desc[256];
 };
 
 static inline struct bip_rel *rel_of(struct bip_nic *nic)
@@ -1352,6 +1358,60 @@ static void rel_close(struct bip_nic *nic)
 	free(r);
 }
 
+/*
+ * BIP_WAIT=block: the layer sleeps in the NIC below (its sleep, rel.h),
+ * which an arrival wakes, but never past the layer's next timer, so that
+ * acknowledgements, retransmissions, probes and the giving up on a lost
+ * peer still come on time: the sleep ends at the earliest of an owed
+ * acknowledgement's due time, a retransmission's, a retired path's next
+ * probe and a failed peer's end of grace.  Unacknowledged data of its own
+ * thus keeps the process asleep until its retransmission is due, unless
+ * the acknowledgement arrives first and wakes it; a long send waiting for
+ * room in its window sleeps the same way (the acknowledgements that open
+ * it wake it).  It does not sleep at all when a timer is due already (the
+ * next poll runs them), when an acknowledgement is owed at once, when a
+ * packet found no room in the NIC, or when arrivals wait for the core.
+ */
+static void rel_sleep(struct bip_nic *nic, long timeout_ns)
+{
+	struct bip_rel *r = rel_of(nic);
+	uint64_t now = now_ns(), end = now + (uint64_t)timeout_ns;
+	int i, k;
+
+	if (r->nheld)
+		return;
+	for (i = 0; i < r->numnodes; i++) {
+		const struct rel_peer *p = &r->peers[i];
+		int up = 0;
+
+		if (!p->served || p->failed)
+			continue;
+		if (p->ack_owed) {
+			if (p->ack_now || p->ack_owed >= r->window / 4)
+				end = now;
+			else if (p->ack_due < end)
+				end = p->ack_due;
+		}
+		if (p->next_due && p->next_due < end)
+			end = p->next_due;
+		for (k = 0; k < r->npaths; k++) {
+			const struct rel_path *ph = &p->path[k];
+
+			if (ph->state == PATH_UP)
+				up |= ph->fails < r->path_fails;
+			else if (ph->probe_due < end)
+				end = ph->probe_due;
+		}
+		if (!up && p->snd_una != p->snd_next && p->last_heard + r->retry_timeout < end)
+			end = p->last_heard + r->retry_timeout;
+	}
+	if (end > now)
+		r->dg->ops->sleep(r->lower, (long)(end - now));
+	/* The timers at the next poll, whether the sleep ended by a wake-up
+	 * or at a timer (REL_TIMER_POLLS would delay them). */
+	r->quiet_polls = REL_TIMER_POLLS - 1;
+}
+
 const struct bip_nic_ops bip_rel_ops = {
     .name = "rel",
     .post_short = rel_post_short,
@@ -1426,7 +1486,10 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 		dg->ops->close(lower);
 		return -ENOMEM;
 	}
-	r->nic.ops = &bip_rel_ops;
+	r->ops = bip_rel_ops;
+	if (dg->ops->sleep)
+		r->ops.sleep = rel_sleep;
+	r->nic.ops = &r->ops;
 	r->nic.max_short = lower->max_short;
 	r->lower = lower;
 	r->dg = dg;

@@ -9,6 +9,10 @@
  *  - a send is a descriptor written into the send ring and published by
  *    its sequence number; the doorbell (a futex wake, the only system call)
  *    is rung only when the firmware has said it sleeps (need_doorbell);
+ *  - with BIP_WAIT=block, a waiting process sleeps the same way round: it
+ *    says so in its board (host_sleeps), and the firmware wakes it after
+ *    it publishes an event for it (lanai_sleep, and wake_hosts in
+ *    lanai-sim);
  *  - a long send gives the firmware the address of the user's buffer: the
  *    firmware reads it itself (process_vm_readv) when the receiver has
  *    posted its buffer, and writes it straight there (process_vm_writev);
@@ -858,6 +862,47 @@ static int lanai_poll(struct bip_nic *nic)
 	return n;
 }
 
+/* 1 if an event waits in the queue of any of this node's boards. */
+static int events_waiting(struct bip_lanai *l)
+{
+	int k;
+
+	for (k = 0; k < l->nrails; k++) {
+		struct bip_lanai *b = l->rails[k];
+		struct bip_lanai_event *ev =
+		    bip_lanai_slot(b->events, BIP_LANAI_EVENT_SLOTS, sizeof(*ev), b->ev_cons);
+
+		if (bip_lanai_ring_ready(&ev->seq, b->ev_cons))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * BIP_WAIT=block: sleep until the firmware publishes an event for this
+ * node (on any of its boards), or timeout_ns pass.  The doorbell rule the
+ * other way round: say that this process sleeps (host_sleeps, in the board
+ * of rail 0), fence (the flag before the last look at the event queues;
+ * pairs with the firmware's fence between publishing events and reading
+ * the flag), look once more, then wait on host_wake while it still holds
+ * the value read before the flag was set: a wake-up that came in between
+ * changed it, and the wait returns at once.  host_wake is the firmware's
+ * word, used only as the futex's value.
+ */
+static void lanai_sleep(struct bip_nic *nic, long timeout_ns)
+{
+	struct bip_lanai *l = lanai_of(nic);
+	struct bip_lanai_regs *r = l->regs;
+	struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
+	uint32_t w = bip_load_acquire(&r->host_wake);
+
+	bip_store_relaxed(&r->host_sleeps, 1);
+	bip_fence();
+	if (!events_waiting(l))
+		syscall(SYS_futex, &r->host_wake, FUTEX_WAIT, w, &ts, NULL, 0);
+	bip_store_relaxed(&r->host_sleeps, 0);
+}
+
 /* A peer has ended once the firmware has marked its board released. */
 static int lanai_alive(struct bip_nic *nic, int node)
 {
@@ -889,6 +934,7 @@ const struct bip_nic_ops bip_lanai_ops = {
     .post_long_recv = lanai_post_long_recv,
     .poll = lanai_poll,
     .alive = lanai_alive,
+    .sleep = lanai_sleep,
     .close = lanai_close,
 };
 
@@ -999,5 +1045,6 @@ const struct bip_dgram_ops bip_lanai_dgram_ops = {
     .send = lanai_dgram_send,
     .poll = lanai_dgram_poll,
     .alive = lanai_alive,
+    .sleep = lanai_sleep,
     .close = lanai_close,
 };

@@ -58,7 +58,7 @@
 #include <stdint.h>
 
 #define BIP_LANAI_MAGIC 0x4c414e41u /* "LANA" */
-#define BIP_LANAI_VERSION 5
+#define BIP_LANAI_VERSION 6
 
 #define BIP_LANAI_SEND_SLOTS 128  /* power of two */
 #define BIP_LANAI_EVENT_SLOTS 256 /* power of two */
@@ -230,6 +230,15 @@ struct bip_lanai_regs {
 	_Alignas(64) uint64_t pkts_sent;
 	uint64_t pkts_received, bytes_sent, bytes_received;
 	uint64_t detected[BIP_LANAI_NDETECT];
+	/* The host's sleep (BIP_WAIT=block), in the node's board of rail 0
+	 * for all its boards: the host sets host_sleeps, fences, looks at its
+	 * event queues once more and sleeps on host_wake (futex); the
+	 * firmware, after publishing an event for the node, fences and, if
+	 * host_sleeps is set, adds 1 to host_wake and wakes it. */
+	_Alignas(64) uint32_t host_sleeps; /* written by the host */
+	_Alignas(64) uint32_t host_wake;   /* written by the firmware */
+	uint32_t pad_wake;
+	uint64_t host_wakes;		   /* wake-ups, written by the firmware */
 };
 
 /* The firmware registers at the start of the segment. */
@@ -281,6 +290,8 @@ _Static_assert(offsetof(struct bip_lanai_regs, event_cons) == 320, "register pag
 _Static_assert(offsetof(struct bip_lanai_regs, send_cons) == 384, "register page layout");
 _Static_assert(offsetof(struct bip_lanai_regs, need_doorbell) == 448, "register page layout");
 _Static_assert(offsetof(struct bip_lanai_regs, detected) == 544, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, host_sleeps) == 640, "register page layout");
+_Static_assert(offsetof(struct bip_lanai_regs, host_wake) == 704, "register page layout");
 _Static_assert(offsetof(struct bip_lanai_fw, packets) == 352, "firmware registers layout");
 _Static_assert(offsetof(struct bip_lanai_fw, nrails) == 44, "firmware registers layout");
 _Static_assert(offsetof(struct bip_lanai_regs, rail) == 96, "register page layout");

@@ -187,6 +187,7 @@ static void ofi_close_endpoint(struct bip_ofi *ofi)
 	ofi->ep = NULL;
 	ofi->av = NULL;
 	ofi->cq = NULL;
+	ofi->cq_fd = -1;
 	ofi->rx_mr = ofi->tx_mr = NULL;
 	ofi->domain = NULL;
 	ofi->fabric = NULL;
@@ -248,7 +249,8 @@ static int ofi_open_endpoint(struct bip_ofi *ofi, struct fi_info *info, char *wh
 	if (rc)
 		goto fail;
 	what = "fi_cq_open";
-	rc = fi_cq_open(ofi->domain, &cq_attr, &ofi->cq, NULL);
+	rc = bip_ofi_cq_open(ofi->domain, &cq_attr, &ofi->cq, &ofi->cq_fd, ofi->nosleep,
+			     sizeof(ofi->nosleep));
 	if (rc)
 		goto fail;
 	what = "fi_av_open";
@@ -616,6 +618,26 @@ undo_all:
 	return rc;
 }
 
+/*
+ * BIP_WAIT=block: sleep on the completion queue (ofi_wait.c).  While the
+ * driver has work of its own waiting for the provider (control messages,
+ * long transfers or receive buffers it refused for want of room, or while
+ * it connects), or arrivals the core has not taken, the sleep lasts
+ * OFI_BUSY_SLEEP at most: a completion that frees room wakes it sooner,
+ * but room may come without one.
+ */
+#define OFI_BUSY_SLEEP 1000000L /* ns */
+
+static void ofi_sleep(struct bip_nic *nic, long timeout_ns)
+{
+	struct bip_ofi *ofi = bip_ofi_of(nic);
+
+	if ((ofi->nctl || ofi->repost || ofi->lsend_pending || ofi->lrecv_pending || ofi->nheld) &&
+	    timeout_ns > OFI_BUSY_SLEEP)
+		timeout_ns = OFI_BUSY_SLEEP;
+	bip_ofi_cq_sleep(ofi->fabric, ofi->cq, ofi->cq_fd, timeout_ns);
+}
+
 static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 {
 	struct bip_ofi *ofi;
@@ -629,6 +651,7 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	ofi->mynode = job->mynode;
 	ofi->numnodes = job->numnodes;
 	ofi->live_fd = -1;
+	ofi->cq_fd = -1;
 	ofi->ncredits = env_credits();
 	ofi->alive_timeout = env_alive_timeout();
 	ofi->mr_cache = !(getenv("BIP_OFI_MR_CACHE") && !strcmp(getenv("BIP_OFI_MR_CACHE"), "0"));
@@ -659,7 +682,16 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	rc = ofi_connect(ofi, job);
 	if (rc < 0)
 		goto undo;
-	snprintf(ofi->desc, sizeof(ofi->desc), "ofi (%s)", ofi->prov);
+	if (ofi->cq_fd >= 0) {
+		ofi->ops = bip_ofi_ops;
+		ofi->ops.sleep = ofi_sleep;
+		ofi->nic.ops = &ofi->ops;
+	}
+	if (ofi->nosleep[0])
+		snprintf(ofi->desc, sizeof(ofi->desc), "ofi (%s; cannot sleep, yields: %s)",
+			 ofi->prov, ofi->nosleep);
+	else
+		snprintf(ofi->desc, sizeof(ofi->desc), "ofi (%s)", ofi->prov);
 	ofi->nic.desc = ofi->desc;
 	*nic_p = &ofi->nic;
 	return 0;

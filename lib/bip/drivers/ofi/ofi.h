@@ -7,6 +7,8 @@
  *             messages, credits, polling
  * ofi_long.c  long messages (rendezvous into the posted user buffer) and
  *             the memory registration cache
+ * ofi_wait.c  sleeping on the completion queue (BIP_WAIT=block), for this
+ *             driver and the udp one
  *
  * Wire tags (64 bits):
  *   bit 63 = 0           a control message into a pre-posted buffer of the
@@ -174,13 +176,16 @@ struct bip_ofi {
 	struct bip_nic nic;
 	int mynode, numnodes;
 	char prov[64];
-	char desc[96];
+	char desc[224];
 	struct fi_info *info;
 	struct fid_fabric *fabric;
 	struct fid_domain *domain;
 	struct fid_ep *ep;
 	struct fid_cq *cq;
 	struct fid_av *av;
+	int cq_fd;                        /* block mode: the queue's wait descriptor, or -1 */
+	char nosleep[120];                /* block mode: why the queue has none */
+	struct bip_nic_ops ops;           /* bip_ofi_ops, with sleep when cq_fd is set */
 	int live_fd;                      /* my liveness listener, or -1 */
 	double alive_timeout;             /* seconds a liveness check may go unanswered */
 	int mr_local;                     /* user buffers must be registered */
@@ -229,6 +234,16 @@ void bip_ofi_send_ctl(struct bip_ofi *ofi, int dst, uint8_t kind, uint32_t id);
 /* Post a sequenced, credited message; 0, -EAGAIN or -errno. */
 int bip_ofi_post_msg(struct bip_ofi *ofi, int dst, uint8_t kind, uint32_t tag, uint32_t len,
 		     uint32_t id, const void *payload, size_t plen);
+
+/* ofi_wait.c */
+/* Open a completion queue with attr; in block mode (BIP_WAIT=block) with a
+ * wait object whose descriptor goes into *fd, else, or if the provider
+ * has none, without one (*fd = -1, and in block mode the reason in why).
+ * 0 or a negative libfabric errno, as fi_cq_open. */
+int bip_ofi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr, struct fid_cq **cq,
+		    int *fd, char *why, size_t len);
+/* Sleep until cq may have a completion, or timeout_ns pass. */
+void bip_ofi_cq_sleep(struct fid_fabric *fabric, struct fid_cq *cq, int fd, long timeout_ns);
 
 /* ofi_long.c */
 int bip_ofi_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,

@@ -24,6 +24,10 @@
  * (udp_window): datagrams beyond it would be dropped by the receiver's
  * kernel whenever its process is not running.
  *
+ * With BIP_WAIT=block the completion queue has a wait descriptor where the
+ * provider offers one, and a waiter sleeps on it (ofi_wait.c), below the
+ * layer's own sleep (rel.c: never past its next timer).
+ *
  * Start-up: open the endpoint, post the pool, then exchange the endpoint
  * addresses through the start-up all-gather (boot.h) and insert every
  * node's, in node order.
@@ -82,10 +86,13 @@ struct bip_udp {
 	struct bip_dgram dg;
 	int mynode, numnodes;
 	char prov[64];
-	char desc[96];
+	char desc[256];
 	struct fid_fabric *fabric;
 	struct fid_domain *domain;
 	struct fid_cq *cq;
+	int cq_fd;           /* block mode: the queue's wait descriptor, or -1 */
+	char nosleep[120];   /* block mode: why the queue has none */
+	struct bip_dgram_ops dgops; /* bip_udp_dgram_ops, with sleep when cq_fd is set */
 	struct fid_av *av;
 	struct fid_ep *ep;
 	size_t msg_max; /* bytes of a datagram */
@@ -228,6 +235,7 @@ static void udp_close_endpoint(struct bip_udp *u)
 	u->ep = NULL;
 	u->av = NULL;
 	u->cq = NULL;
+	u->cq_fd = -1;
 	u->domain = NULL;
 	u->fabric = NULL;
 }
@@ -263,7 +271,8 @@ static int udp_open_endpoint(struct bip_udp *u, const struct bip_nic_job *job)
 	if (rc)
 		goto fail;
 	what = "fi_cq_open";
-	rc = fi_cq_open(u->domain, &cq_attr, &u->cq, NULL);
+	rc = bip_ofi_cq_open(u->domain, &cq_attr, &u->cq, &u->cq_fd, u->nosleep,
+			     sizeof(u->nosleep));
 	if (rc)
 		goto fail;
 	what = "fi_av_open";
@@ -392,6 +401,15 @@ static unsigned udp_window(const struct bip_udp *u, const struct bip_nic_job *jo
 static void udp_close(struct bip_nic *nic);
 extern const struct bip_dgram_ops bip_udp_dgram_ops;
 
+/* BIP_WAIT=block: sleep on the completion queue (ofi_wait.c); the layer
+ * above caps the time-out by its timers. */
+static void udp_sleep(struct bip_nic *nic, long timeout_ns)
+{
+	struct bip_udp *u = udp_of(nic);
+
+	bip_ofi_cq_sleep(u->fabric, u->cq, u->cq_fd, timeout_ns);
+}
+
 static int udp_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 {
 	struct bip_udp *u;
@@ -409,6 +427,7 @@ static int udp_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	u->nic.max_short = BIP_SHORT_MAX;
 	u->mynode = job->mynode;
 	u->numnodes = job->numnodes;
+	u->cq_fd = -1;
 	rc = udp_knobs(u, job);
 	if (rc < 0)
 		goto undo;
@@ -439,12 +458,15 @@ static int udp_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	rc = udp_connect(u, job);
 	if (rc < 0)
 		goto undo;
-	u->dg = (struct bip_dgram){ .ops = &bip_udp_dgram_ops, .npaths = 1,
+	u->dgops = bip_udp_dgram_ops;
+	if (u->cq_fd >= 0)
+		u->dgops.sleep = udp_sleep;
+	u->dg = (struct bip_dgram){ .ops = &u->dgops, .npaths = 1,
 				    .mtu = u->msg_max - BIP_REL_HDR_MAX,
 				    .window = udp_window(u, job) };
 	u->nic.dgram = &u->dg;
-	snprintf(u->desc, sizeof(u->desc), "udp (%s, datagrams of %zu bytes)", u->prov,
-		 u->msg_max);
+	snprintf(u->desc, sizeof(u->desc), "udp (%s, datagrams of %zu bytes%s%s)", u->prov,
+		 u->msg_max, u->nosleep[0] ? "; cannot sleep, yields: " : "", u->nosleep);
 	u->nic.desc = u->desc;
 	*nic_p = &u->nic;
 	return 0;
