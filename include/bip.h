@@ -200,12 +200,28 @@ int bip_layer_recv_long(int src, uint64_t handle, void *buf, size_t len, uint64_
 int bip_layer_poll(void);
 
 /* One step of waiting: spin briefly, then yield.  0, or -1 once every
- * other node has ended (nothing more can arrive). */
+ * other node has ended (nothing more can arrive).  It lets go of
+ * bip_layer_lock for the step, however deep this thread holds it. */
 struct bip_layer_wait {
 	unsigned spins;
 	unsigned yields;
 };
 int bip_layer_wait(struct bip_layer_wait *w);
+
+/* BIP's lock, for a layer whose state its callbacks share with its calls
+ * from several threads: a callback runs inside a poll, which holds the
+ * lock, so a layer that takes it at each of its calls sees its callbacks
+ * only between them.  Recursive; taken only once the process has threads
+ * (returns 0 and does nothing before); give bip_layer_unlock what it
+ * returned. */
+int bip_layer_lock(void);
+void bip_layer_unlock(int locked);
+
+/* What a layer does at each round of the progress thread
+ * (BIP_PROGRESS_THREAD=1), under the lock, after the NICs' poll: its work
+ * left for after a poll, its non-blocking operations' next steps.  NULL:
+ * nothing.  Without the thread it is never called. */
+void bip_layer_progress(void (*fn)(void));
 
 /* The host name of node in the configuration ("" if out of range). */
 const char *bip_layer_host(int node);

@@ -72,8 +72,10 @@ static int check_tag_free(const char *call, int tag)
 	struct bip_tag *t = &bip_state.tags[tag];
 
 	if (bip_unlikely(t->state != BIP_RECV_IDLE)) {
-		bip_error(call, "a receive is already posted on tag %d (id %d)", tag,
-			  bip_recv_id((uint32_t)tag, t->gen));
+		bip_error(call, "a receive is already posted on tag %d (id %d)%s", tag,
+			  bip_recv_id((uint32_t)tag, t->gen),
+			  t->waiters ? ", and a thread waits for it: one receive per tag at a "
+				       "time" : "");
 		return 0;
 	}
 	if (bip_unlikely(t->q.nheld)) {
@@ -84,10 +86,12 @@ static int check_tag_free(const char *call, int tag)
 	return 1;
 }
 
+/* The arguments of a receive; whether its tag is free is checked under the
+ * lock (check_tag_free), since another thread may be taking it. */
 static int check_recv(const char *call, int tag, const int *buf, int maxlength)
 {
 	return bip_check_init(call) && check_tag(call, tag) &&
-	       check_buffer(call, buf, maxlength, "maxlength") && check_tag_free(call, tag);
+	       check_buffer(call, buf, maxlength, "maxlength");
 }
 
 /* --- sends --- */
@@ -131,7 +135,8 @@ static int check_send_id(const char *call, int id)
 static int swait_checked(const char *call, int id)
 {
 	struct bip_wait w;
-	int locked;
+	unsigned depth;
+	int locked, rc;
 
 	if (id == 0)
 		return 0;
@@ -144,16 +149,32 @@ static int swait_checked(const char *call, int id)
 		}
 		bip_progress();
 		bip_unlock(locked);
-		if (bip_wait_step(&w) < 0) {
+		depth = bip_lock_drop();
+		rc = bip_wait_step(&w);
+		bip_lock_retake(depth);
+		if (rc < 0) {
 			bip_error(call, "send %d will never complete: %s", id, bip_wait_failure());
 			return -1;
 		}
 	}
 }
 
+/* check_send_id under the lock: other threads' sends move the generations. */
+static int check_send_id_locked(const char *call, int id)
+{
+	int locked, ok;
+
+	if (!bip_check_init(call))
+		return 0;
+	locked = bip_lock();
+	ok = check_send_id(call, id);
+	bip_unlock(locked);
+	return ok;
+}
+
 BIP_EXPORT void bip_swait(int id)
 {
-	if (!bip_check_init("bip_swait") || !check_send_id("bip_swait", id))
+	if (!check_send_id_locked("bip_swait", id))
 		return;
 	swait_checked("bip_swait", id);
 }
@@ -162,11 +183,15 @@ BIP_EXPORT int bip_stest(int id)
 {
 	int locked, done;
 
-	if (!bip_check_init("bip_stest") || !check_send_id("bip_stest", id))
+	if (!bip_check_init("bip_stest"))
 		return -1;
 	if (id == 0)
 		return 1;
 	locked = bip_lock();
+	if (!check_send_id("bip_stest", id)) {
+		bip_unlock(locked);
+		return -1;
+	}
 	bip_progress();
 	done = bip_sreq_lookup(id) == NULL;
 	bip_unlock(locked);
@@ -191,6 +216,10 @@ BIP_EXPORT int bip_tirecv(int tag, int *buf, int maxlength)
 	if (!check_recv("bip_tirecv", tag, buf, maxlength))
 		return -1;
 	locked = bip_lock();
+	if (!check_tag_free("bip_tirecv", tag)) {
+		bip_unlock(locked);
+		return -1;
+	}
 	bip_progress();
 	id = bip_recv_post((uint32_t)tag, buf, (size_t)maxlength * 4);
 	bip_unlock(locked);
@@ -212,6 +241,11 @@ static struct bip_tag *recv_lookup(const char *call, int id, uint32_t ntags)
 	t = &bip_state.tags[tag];
 	if (t->gen != gen || t->state == BIP_RECV_IDLE)
 		goto bad;
+	if (bip_unlikely(t->waiters)) {
+		bip_error(call, "receive id %d on tag %u is already waited for by another thread: "
+			  "one thread waits for a receive", id, tag);
+		return NULL;
+	}
 	return t;
 bad:
 	bip_error(call, "invalid receive id %d (not a receive posted and not yet waited for)",
@@ -253,15 +287,19 @@ static long recv_wait(const char *call, struct bip_tag *t, int locked, int *node
 	long rc;
 
 	bip_wait_start(&w);
+	t->waiters++;
 	while (!recv_done(t)) {
+		unsigned depth;
+
 		bip_progress();
 		if (recv_done(t))
 			break;
-		bip_unlock(locked);
+		depth = bip_lock_drop();
 		rc = bip_wait_step(&w);
-		locked = bip_lock();
+		bip_lock_retake(depth);
 		if (rc < 0 && !recv_done(t)) {
 			/* Withdraw the receive: nothing can complete it. */
+			t->waiters--;
 			t->state = BIP_RECV_IDLE;
 			bip_unlock(locked);
 			bip_error(call, "receive on tag %u: %s",
@@ -269,6 +307,7 @@ static long recv_wait(const char *call, struct bip_tag *t, int locked, int *node
 			return -1;
 		}
 	}
+	t->waiters--;
 	rc = recv_finish(call, t, node);
 	bip_unlock(locked);
 	return rc;
@@ -331,6 +370,10 @@ static int trecv_checked(const char *call, int tag, int *buf, int maxlength, int
 	if (!check_recv(call, tag, buf, maxlength))
 		return -1;
 	locked = bip_lock();
+	if (!check_tag_free(call, tag)) {
+		bip_unlock(locked);
+		return -1;
+	}
 	bip_progress();
 	bip_recv_post((uint32_t)tag, buf, (size_t)maxlength * 4);
 	return words(recv_wait(call, &bip_state.tags[tag], locked, node));
@@ -374,6 +417,10 @@ static int tnrecv_checked(const char *call, int tag, int *buf, int maxlength, in
 		return -1;
 	t = &bip_state.tags[tag];
 	locked = bip_lock();
+	if (!check_tag_free(call, tag)) {
+		bip_unlock(locked);
+		return -1;
+	}
 	bip_progress();
 	e = bip_tagq_peek(&t->q);
 	if (e && e->kind == BIP_TAGQ_SHORT) {
@@ -435,13 +482,11 @@ static int getmsg_once(struct bip_tag *t, int **msg, int *length, int *node)
 	return 1;
 }
 
+/* Under the lock: no receive posted on tag. */
 static int check_getmsg(const char *call, int tag)
 {
-	struct bip_tag *t;
+	struct bip_tag *t = &bip_state.tags[tag];
 
-	if (!bip_check_init(call) || !check_tag(call, tag))
-		return 0;
-	t = &bip_state.tags[tag];
 	if (t->state != BIP_RECV_IDLE) {
 		bip_error(call, "a receive is posted on tag %d (id %d)", tag,
 			  bip_recv_id((uint32_t)tag, t->gen));
@@ -460,20 +505,28 @@ static int *tgetmsg_checked(const char *call, int tag, int *length, int *node)
 {
 	struct bip_tag *t;
 	struct bip_wait w;
+	unsigned depth;
 	int locked, rc;
 	int *msg = NULL;
 
-	if (!check_getmsg(call, tag))
+	if (!bip_check_init(call) || !check_tag(call, tag))
 		return NULL;
 	t = &bip_state.tags[tag];
 	bip_wait_start(&w);
 	for (;;) {
 		locked = bip_lock();
+		if (!check_getmsg(call, tag)) {
+			bip_unlock(locked);
+			return NULL;
+		}
 		rc = getmsg_once(t, &msg, length, node);
 		bip_unlock(locked);
 		if (rc)
 			break;
-		if (bip_wait_step(&w) < 0) {
+		depth = bip_lock_drop();
+		rc = bip_wait_step(&w);
+		bip_lock_retake(depth);
+		if (rc < 0) {
 			bip_error(call, "tag %d: %s", tag, bip_wait_failure());
 			return NULL;
 		}
@@ -490,10 +543,11 @@ static int *tngetmsg_checked(const char *call, int tag, int *length, int *node)
 	int locked;
 	int *msg = NULL;
 
-	if (!check_getmsg(call, tag))
+	if (!bip_check_init(call) || !check_tag(call, tag))
 		return NULL;
 	locked = bip_lock();
-	getmsg_once(&bip_state.tags[tag], &msg, length, node);
+	if (check_getmsg(call, tag))
+		getmsg_once(&bip_state.tags[tag], &msg, length, node);
 	bip_unlock(locked);
 	return msg;
 }
@@ -554,6 +608,10 @@ BIP_EXPORT int bip_irecv(int *buf, int maxlength)
 	if (!check_recv("bip_irecv", 0, buf, maxlength))
 		return -1;
 	locked = bip_lock();
+	if (!check_tag_free("bip_irecv", 0)) {
+		bip_unlock(locked);
+		return -1;
+	}
 	bip_progress();
 	id = bip_recv_post(0, buf, (size_t)maxlength * 4);
 	bip_unlock(locked);

@@ -69,6 +69,7 @@ struct bip_tag {
 	struct bip_tagq q;
 	/* the posted receive */
 	uint8_t state;
+	uint8_t waiters;         /* threads waiting for it: at most one */
 	uint32_t gen;
 	void *buf;
 	size_t maxlen;
@@ -194,20 +195,55 @@ static inline void bip_copy(void *dst, const void *src, size_t len)
 		memcpy(dst, src, len);
 }
 
-/* --- locking: only once the process has more than one thread --- */
+/*
+ * --- locking: only once the process has more than one thread ---
+ *
+ * One lock guards the core, its drivers (nic.h) and the layers above it
+ * (bip_layer_lock: the MPI shim takes it at each of its calls, so that a
+ * layer's callbacks, which run inside bip_progress, see the layer as the
+ * thread that holds it left it).  It is recursive through a per-thread
+ * depth: a layer holding it calls the core, which takes it again.  Nobody
+ * waits with it held: a waiter lets go of it entirely between its polls
+ * (bip_lock_drop and bip_lock_retake around bip_wait_step), so that other
+ * threads send, receive and poll meanwhile.
+ */
+
+extern __thread unsigned bip_lock_depth;
 
 static inline int bip_lock(void)
 {
 	if (bip_likely(__libc_single_threaded))
 		return 0;
-	pthread_mutex_lock(&bip_state.lock);
+	if (bip_lock_depth++ == 0)
+		pthread_mutex_lock(&bip_state.lock);
 	return 1;
 }
 
 static inline void bip_unlock(int locked)
 {
-	if (locked)
+	if (locked && --bip_lock_depth == 0)
 		pthread_mutex_unlock(&bip_state.lock);
+}
+
+/* Let go of the lock however deep this thread holds it; returns the depth
+ * for bip_lock_retake. */
+static inline unsigned bip_lock_drop(void)
+{
+	unsigned depth = bip_lock_depth;
+
+	if (depth) {
+		bip_lock_depth = 0;
+		pthread_mutex_unlock(&bip_state.lock);
+	}
+	return depth;
+}
+
+static inline void bip_lock_retake(unsigned depth)
+{
+	if (depth) {
+		pthread_mutex_lock(&bip_state.lock);
+		bip_lock_depth = depth;
+	}
 }
 
 /* --- errors (error.c) --- */
@@ -259,6 +295,12 @@ static inline int bip_wait_step(struct bip_wait *w)
 	return bip_wait_yield(w);
 }
 
+/* The progress thread (async.c): started at the end of bip_init when
+ * BIP_PROGRESS_THREAD=1 (0, or a negative errno with err set), stopped
+ * first thing in bip_finalize. */
+int bip_async_start(char *err, size_t errlen);
+void bip_async_stop(void);
+
 /* The message for -EPIPE from bip_wait_step. */
 #define BIP_ALL_GONE "every other node has ended: nothing more can arrive"
 
@@ -286,6 +328,10 @@ int bip_send_post(int dst, uint32_t tag, const void *buf, size_t len);
 #define BIP_SEND_FORCE_LONG 2u
 int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const void *buf,
 		      size_t len, unsigned flags, uint64_t cookie);
+/* Wait, letting other threads in, until two send slots are free: then
+ * two posts in a row wait for nothing, and no other thread's send comes
+ * between them.  0, or -EPIPE (bip_wait_step). */
+int bip_send_reserve(void);
 void bip_push_queued(void);
 /* Move kept arrivals into their queues, and tell senders of held tags. */
 void bip_flow_progress(void);

@@ -43,6 +43,8 @@ const struct bip_env_var bip_env_vars[] = {
 			     "bipload" },
 	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield), spin, yield, block (spin, then "
 			      "sleep until a peer wakes the process: shm)" },
+	{ "BIP_PROGRESS_THREAD", "0", "1: a thread per process moves long messages and a layer's "
+				       "non-blocking operations while the application computes" },
 	{ "BIP_SLEEP_MAX", "0.01", "with BIP_WAIT=block: the longest sleep, seconds (a wake-up "
 				   "that never comes, and how often a sleeper looks around)" },
 	{ "BIP_SPIN", "2000 (5 with more local processes than processors)",

@@ -30,6 +30,8 @@
 BIP_EXPORT int bip_mynode = -1;
 BIP_EXPORT int bip_numnodes = 0;
 
+__thread unsigned bip_lock_depth;
+
 struct bip_state bip_state = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.spin_limit = 1000,
@@ -475,6 +477,10 @@ BIP_EXPORT void bip_init(void)
 	bip_mynode = bip_state.mynode;
 	bip_numnodes = bip_state.numnodes;
 	bip_state.initialized = 1;
+	if (bip_async_start(err, sizeof(err)) < 0) {
+		fprintf(stderr, "bip: node %d: bip_init: %s\n", bip_mynode, err);
+		exit(EXIT_FAILURE);
+	}
 	if (!atexit_done) {
 		atexit(finalize_at_exit);
 		atexit_done = 1;
@@ -502,21 +508,27 @@ BIP_EXPORT int bip_finalize(void)
 {
 	struct bip_wait w;
 	struct timespec start, now;
+	unsigned depth;
 	int locked, rc;
 
 	if (!bip_state.initialized) {
 		bip_error("bip_finalize", "BIP is not initialised");
 		return -1;
 	}
+	/* A layer calls it holding the lock (MPI_Finalize): the thread may
+	 * need the lock to see that it must stop. */
+	depth = bip_lock_drop();
+	bip_async_stop();
+	bip_lock_retake(depth);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	bip_wait_start(&w);
 	locked = bip_lock();
 	while (bip_state.inflight_sends) {
 		bip_progress();
-		bip_unlock(locked);
+		depth = bip_lock_drop();
 		rc = bip_wait_step(&w);
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		locked = bip_lock();
+		bip_lock_retake(depth);
 		if (rc < 0) {
 			bip_error("bip_finalize", "%u send(s) not taken: %s",
 				  bip_state.inflight_sends, bip_wait_failure());

@@ -124,8 +124,12 @@ BIP_EXPORT int bip_layer_send(int dst, int tag, const void *hdr, size_t hlen, co
 				       cookie);
 	} else {
 		/* The header first, then the data as a long message right
-		 * behind it: nothing from this node can come between them. */
-		id = bip_send_post_hdr(dst, (uint32_t)tag, hdr, hlen, NULL, 0, 0, 0);
+		 * behind it: nothing from this node can come between them
+		 * (two free slots first, so that neither post waits and lets
+		 * another thread in). */
+		id = bip_send_reserve();
+		if (id >= 0)
+			id = bip_send_post_hdr(dst, (uint32_t)tag, hdr, hlen, NULL, 0, 0, 0);
 		if (id >= 0)
 			id = bip_send_post_hdr(dst, (uint32_t)tag, NULL, 0, buf, len,
 					       BIP_SEND_LAYER | BIP_SEND_FORCE_LONG, cookie);
@@ -197,10 +201,24 @@ BIP_EXPORT int bip_layer_poll(void)
 	return rc;
 }
 
+BIP_EXPORT int bip_layer_lock(void)
+{
+	return bip_lock();
+}
+
+BIP_EXPORT void bip_layer_unlock(int locked)
+{
+	bip_unlock(locked);
+}
+
 BIP_EXPORT int bip_layer_wait(struct bip_layer_wait *w)
 {
 	struct bip_wait bw = { .spins = w->spins, .yields = w->yields };
+	/* The layer may hold the lock (bip_layer_lock): nobody waits with it. */
+	unsigned depth = bip_lock_drop();
 	int rc = bip_wait_step(&bw);
+
+	bip_lock_retake(depth);
 
 	w->spins = bw.spins;
 	w->yields = bw.yields;

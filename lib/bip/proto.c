@@ -269,6 +269,27 @@ int bip_send_post(int dst, uint32_t tag, const void *buf, size_t len)
 	return bip_send_post_hdr(dst, tag, NULL, 0, buf, len, 0, 0);
 }
 
+int bip_send_reserve(void)
+{
+	struct bip_wait w;
+	int rc;
+
+	bip_wait_start(&w);
+	while (!bip_state.sfree || !bip_state.sfree->next) {
+		unsigned depth;
+
+		bip_progress();
+		if (bip_state.sfree && bip_state.sfree->next)
+			break;
+		depth = bip_lock_drop();
+		rc = bip_wait_step(&w);
+		bip_lock_retake(depth);
+		if (rc < 0)
+			return -EPIPE;
+	}
+	return 0;
+}
+
 int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const void *buf,
 		      size_t len, unsigned flags, uint64_t cookie)
 {
@@ -299,14 +320,22 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
 		bip_state.counters.send_stalls++;
 	}
 
-	held = p->holds && bip_tag_held(p, tag);
 	bip_wait_start(&w);
 	while (!(r = bip_state.sfree)) {
-		/* Every send slot is in flight: wait for one to complete. */
+		/* Every send slot is in flight: wait for one to complete,
+		 * letting other threads in between. */
+		unsigned depth;
+
 		bip_progress();
-		if (bip_wait_step(&w) < 0)
+		if (bip_state.sfree)
+			break;
+		depth = bip_lock_drop();
+		rc = bip_wait_step(&w);
+		bip_lock_retake(depth);
+		if (rc < 0)
 			return -EPIPE;
 	}
+	held = p->holds && bip_tag_held(p, tag);
 	r = sreq_alloc();
 	r->dst = dst;
 	r->tag = tag;

@@ -150,6 +150,7 @@ static int key_create(enum key_kind kind, int *keyval, struct keyval **k_p)
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy,
 			    MPI_Comm_delete_attr_function *del, int *keyval, void *extra)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Comm_create_keyval";
 	struct keyval *k;
 	int rc;
@@ -170,6 +171,7 @@ MPI_SHIM_ALIAS(MPI_Comm_create_keyval);
 int PMPI_Keyval_create(MPI_Copy_function *copy, MPI_Delete_function *del, int *keyval,
 		       void *extra)
 {
+	MPI_SHIM_ENTER();
 	return PMPI_Comm_create_keyval(copy, del, keyval, extra);
 }
 MPI_SHIM_ALIAS(MPI_Keyval_create);
@@ -177,6 +179,7 @@ MPI_SHIM_ALIAS(MPI_Keyval_create);
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy,
 			    MPI_Type_delete_attr_function *del, int *keyval, void *extra)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_create_keyval";
 	struct keyval *k;
 	int rc;
@@ -241,6 +244,7 @@ static int free_keyval(int *keyval, enum key_kind kind, const char *call)
 
 int PMPI_Comm_free_keyval(int *keyval)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_free_keyval")))
@@ -251,12 +255,14 @@ MPI_SHIM_ALIAS(MPI_Comm_free_keyval);
 
 int PMPI_Keyval_free(int *keyval)
 {
+	MPI_SHIM_ENTER();
 	return PMPI_Comm_free_keyval(keyval);
 }
 MPI_SHIM_ALIAS(MPI_Keyval_free);
 
 int PMPI_Type_free_keyval(int *keyval)
 {
+	MPI_SHIM_ENTER();
 	return free_keyval(keyval, KEY_TYPE, "MPI_Type_free_keyval");
 }
 MPI_SHIM_ALIAS(MPI_Type_free_keyval);
@@ -396,6 +402,7 @@ static int delete_all(void *obj, struct mpi_shim_attr **list)
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Comm_set_attr";
 	int rc;
 
@@ -414,6 +421,7 @@ MPI_SHIM_ALIAS(MPI_Comm_set_attr);
 
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *value)
 {
+	MPI_SHIM_ENTER();
 	return PMPI_Comm_set_attr(comm, keyval, value);
 }
 MPI_SHIM_ALIAS(MPI_Attr_put);
@@ -434,6 +442,7 @@ static int app_number(void)
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
 {
+	MPI_SHIM_ENTER();
 	struct mpi_shim_attr **pp;
 	void *v = NULL;
 	int rc;
@@ -486,12 +495,14 @@ MPI_SHIM_ALIAS(MPI_Comm_get_attr);
 
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag)
 {
+	MPI_SHIM_ENTER();
 	return PMPI_Comm_get_attr(comm, keyval, value, flag);
 }
 MPI_SHIM_ALIAS(MPI_Attr_get);
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Comm_delete_attr";
 	struct mpi_shim_attr **pp;
 	int rc;
@@ -512,6 +523,7 @@ MPI_SHIM_ALIAS(MPI_Comm_delete_attr);
 
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
+	MPI_SHIM_ENTER();
 	return PMPI_Comm_delete_attr(comm, keyval);
 }
 MPI_SHIM_ALIAS(MPI_Attr_delete);
@@ -554,6 +566,7 @@ static int check_type(MPI_Datatype t, const char *call)
 
 int PMPI_Type_set_attr(MPI_Datatype type, int keyval, void *value)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_set_attr";
 	int rc;
 
@@ -572,6 +585,7 @@ MPI_SHIM_ALIAS(MPI_Type_set_attr);
 
 int PMPI_Type_get_attr(MPI_Datatype type, int keyval, void *value, int *flag)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_get_attr";
 	struct mpi_shim_attr **pp;
 	int rc;
@@ -593,6 +607,7 @@ MPI_SHIM_ALIAS(MPI_Type_get_attr);
 
 int PMPI_Type_delete_attr(MPI_Datatype type, int keyval)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_delete_attr";
 	struct mpi_shim_attr **pp;
 	int rc;

@@ -197,12 +197,14 @@ static int attach(void *buffer, MPI_Count size, const char *call)
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {
+	MPI_SHIM_ENTER();
 	return attach(buffer, size, "MPI_Buffer_attach");
 }
 MPI_SHIM_ALIAS(MPI_Buffer_attach);
 
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
+	MPI_SHIM_ENTER();
 	return attach(buffer, size, "MPI_Buffer_attach_c");
 }
 MPI_SHIM_ALIAS(MPI_Buffer_attach_c);
@@ -243,6 +245,7 @@ static int detach(void *buffer_addr, size_t *size, const char *call)
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
+	MPI_SHIM_ENTER();
 	size_t n;
 	int rc;
 
@@ -264,6 +267,7 @@ MPI_SHIM_ALIAS(MPI_Buffer_detach);
 
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
+	MPI_SHIM_ENTER();
 	size_t n;
 	int rc;
 

@@ -1356,6 +1356,7 @@ int coll_blocking(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a,
 
 int PMPI_Barrier(MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { 0 };
 
 	return coll_blocking(COLL_BARRIER, comm, &a, "MPI_Barrier");
@@ -1364,6 +1365,7 @@ MPI_SHIM_ALIAS(MPI_Barrier);
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .rbuf = buffer, .rcount = count, .rtype = datatype, .root = root };
 
 	return coll_blocking(COLL_BCAST, comm, &a, "MPI_Bcast");
@@ -1373,6 +1375,7 @@ MPI_SHIM_ALIAS(MPI_Bcast);
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
 			       .root = root };
@@ -1385,6 +1388,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
 		 MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
 			       .rtype = recvtype, .root = root };
@@ -1396,6 +1400,7 @@ MPI_SHIM_ALIAS(MPI_Gatherv);
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
 			       .root = root };
@@ -1408,6 +1413,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 		  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
 		  int root, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
 			       .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
 			       .rtype = recvtype, .root = root };
@@ -1419,6 +1425,7 @@ MPI_SHIM_ALIAS(MPI_Scatterv);
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype };
 
@@ -1430,6 +1437,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 		    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
 		    MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
 			       .rtype = recvtype };
@@ -1441,6 +1449,7 @@ MPI_SHIM_ALIAS(MPI_Allgatherv);
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype };
 
@@ -1452,6 +1461,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 		   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
 		   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
 			       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
 			       .rdispls = rdispls, .rtype = recvtype };
@@ -1464,6 +1474,7 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 		   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
 		   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
 			       .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts,
 			       .rdispls = rdispls, .rtypes = recvtypes };
@@ -1475,6 +1486,7 @@ MPI_SHIM_ALIAS(MPI_Alltoallw);
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
 		int root, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
 			       .rtype = datatype, .op = op, .root = root };
 
@@ -1485,6 +1497,7 @@ MPI_SHIM_ALIAS(MPI_Reduce);
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
 		   MPI_Op op, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
 			       .rtype = datatype, .op = op };
 
@@ -1495,6 +1508,7 @@ MPI_SHIM_ALIAS(MPI_Allreduce);
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
 			MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts,
 			       .rtype = datatype, .op = op };
 
@@ -1505,6 +1519,7 @@ MPI_SHIM_ALIAS(MPI_Reduce_scatter);
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 			      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount,
 			       .rtype = datatype, .op = op };
 
@@ -1515,6 +1530,7 @@ MPI_SHIM_ALIAS(MPI_Reduce_scatter_block);
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
 	      MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
 			       .rtype = datatype, .op = op };
 
@@ -1525,6 +1541,7 @@ MPI_SHIM_ALIAS(MPI_Scan);
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
 		MPI_Op op, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
 			       .rtype = datatype, .op = op };
 

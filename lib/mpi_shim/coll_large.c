@@ -294,6 +294,7 @@ static int bcast_c(void *buf, MPI_Count count, MPI_Datatype t, int root, MPI_Com
 
 int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	return bcast_c(buffer, count, datatype, root, comm, MPI_INFO_NULL, NULL, BLOCKING,
 		       "MPI_Bcast_c");
 }
@@ -302,6 +303,7 @@ MPI_SHIM_ALIAS(MPI_Bcast_c);
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
 		  MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return bcast_c(buffer, count, datatype, root, comm, MPI_INFO_NULL, request, NONBLOCKING,
 		       "MPI_Ibcast_c");
 }
@@ -406,6 +408,7 @@ static int two_c(enum coll_kind kind, const struct two *a, MPI_Count scount, MPI
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
 		  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct two a = TWO_ARGS(BLOCKING, MPI_INFO_NULL, NULL, root);
 
 	return two_c(COLL_GATHER, &a, sendcount, recvcount, "MPI_Gather_c");
@@ -416,6 +419,7 @@ int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 		   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
 		   MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct two a = TWO_ARGS(NONBLOCKING, MPI_INFO_NULL, request, root);
 
 	return two_c(COLL_GATHER, &a, sendcount, recvcount, "MPI_Igather_c");
@@ -425,6 +429,7 @@ MPI_SHIM_ALIAS(MPI_Igather_c);
 int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
 		   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct two a = TWO_ARGS(BLOCKING, MPI_INFO_NULL, NULL, root);
 
 	return two_c(COLL_SCATTER, &a, sendcount, recvcount, "MPI_Scatter_c");
@@ -435,6 +440,7 @@ int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 		    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
 		    MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct two a = TWO_ARGS(NONBLOCKING, MPI_INFO_NULL, request, root);
 
 	return two_c(COLL_SCATTER, &a, sendcount, recvcount, "MPI_Iscatter_c");
@@ -444,6 +450,7 @@ MPI_SHIM_ALIAS(MPI_Iscatter_c);
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
 		     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct two a = TWO_ARGS(BLOCKING, MPI_INFO_NULL, NULL, 0);
 
 	return two_c(COLL_ALLGATHER, &a, sendcount, recvcount, "MPI_Allgather_c");
@@ -454,6 +461,7 @@ int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 		      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
 		      MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct two a = TWO_ARGS(NONBLOCKING, MPI_INFO_NULL, request, 0);
 
 	return two_c(COLL_ALLGATHER, &a, sendcount, recvcount, "MPI_Iallgather_c");
@@ -463,6 +471,7 @@ MPI_SHIM_ALIAS(MPI_Iallgather_c);
 int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
 		    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct two a = TWO_ARGS(BLOCKING, MPI_INFO_NULL, NULL, 0);
 
 	return two_c(COLL_ALLTOALL, &a, sendcount, recvcount, "MPI_Alltoall_c");
@@ -473,6 +482,7 @@ int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 		     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
 		     MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct two a = TWO_ARGS(NONBLOCKING, MPI_INFO_NULL, request, 0);
 
 	return two_c(COLL_ALLTOALL, &a, sendcount, recvcount, "MPI_Ialltoall_c");
@@ -518,6 +528,7 @@ int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 		   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
 		   int root, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	return gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
 			 comm, MPI_INFO_NULL, NULL, BLOCKING, "MPI_Gatherv_c");
 }
@@ -527,6 +538,7 @@ int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 		    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
 		    int root, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
 			 comm, MPI_INFO_NULL, request, NONBLOCKING, "MPI_Igatherv_c");
 }
@@ -568,6 +580,7 @@ int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 		    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
 		    MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	return scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
 			  comm, MPI_INFO_NULL, NULL, BLOCKING, "MPI_Scatterv_c");
 }
@@ -577,6 +590,7 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 		     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
 		     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
 			  comm, MPI_INFO_NULL, request, NONBLOCKING, "MPI_Iscatterv_c");
 }
@@ -616,6 +630,7 @@ int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 		      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
 		      MPI_Datatype recvtype, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	return allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
 			    comm, MPI_INFO_NULL, NULL, BLOCKING, "MPI_Allgatherv_c");
 }
@@ -625,6 +640,7 @@ int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 		       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
 		       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
 			    comm, MPI_INFO_NULL, request, NONBLOCKING, "MPI_Iallgatherv_c");
 }
@@ -665,6 +681,7 @@ int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 		     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
 		     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	return alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
 			   recvtype, comm, MPI_INFO_NULL, NULL, BLOCKING, "MPI_Alltoallv_c");
 }
@@ -675,6 +692,7 @@ int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const M
 		      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
 		      MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
 			   recvtype, comm, MPI_INFO_NULL, request, NONBLOCKING, "MPI_Ialltoallv_c");
 }
@@ -791,6 +809,7 @@ int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 		     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
 		     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	return alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
 			   recvtypes, comm, MPI_INFO_NULL, NULL, BLOCKING, "MPI_Alltoallw_c");
 }
@@ -801,6 +820,7 @@ int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const M
 		      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
 		      MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
 			   recvtypes, comm, MPI_INFO_NULL, request, NONBLOCKING,
 			   "MPI_Ialltoallw_c");
@@ -934,6 +954,7 @@ static int red_c(enum coll_kind kind, const struct red *a, MPI_Count count, cons
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		  MPI_Op op, int root, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct red a = RED_ARGS(BLOCKING, MPI_INFO_NULL, NULL, root);
 
 	return red_c(COLL_REDUCE, &a, count, "MPI_Reduce_c");
@@ -943,6 +964,7 @@ MPI_SHIM_ALIAS(MPI_Reduce_c);
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		   MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct red a = RED_ARGS(NONBLOCKING, MPI_INFO_NULL, request, root);
 
 	return red_c(COLL_REDUCE, &a, count, "MPI_Ireduce_c");
@@ -952,6 +974,7 @@ MPI_SHIM_ALIAS(MPI_Ireduce_c);
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		     MPI_Op op, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct red a = RED_ARGS(BLOCKING, MPI_INFO_NULL, NULL, 0);
 
 	return red_c(COLL_ALLREDUCE, &a, count, "MPI_Allreduce_c");
@@ -961,6 +984,7 @@ MPI_SHIM_ALIAS(MPI_Allreduce_c);
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		      MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct red a = RED_ARGS(NONBLOCKING, MPI_INFO_NULL, request, 0);
 
 	return red_c(COLL_ALLREDUCE, &a, count, "MPI_Iallreduce_c");
@@ -970,6 +994,7 @@ MPI_SHIM_ALIAS(MPI_Iallreduce_c);
 int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
 				MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct red a = RED_ARGS(BLOCKING, MPI_INFO_NULL, NULL, 0);
 
 	return red_c(COLL_REDUCE_SCATTER_BLOCK, &a, recvcount, "MPI_Reduce_scatter_block_c");
@@ -980,6 +1005,7 @@ int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count r
 				 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
 				 MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct red a = RED_ARGS(NONBLOCKING, MPI_INFO_NULL, request, 0);
 
 	return red_c(COLL_REDUCE_SCATTER_BLOCK, &a, recvcount, "MPI_Ireduce_scatter_block_c");
@@ -989,6 +1015,7 @@ MPI_SHIM_ALIAS(MPI_Ireduce_scatter_block_c);
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		MPI_Op op, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct red a = RED_ARGS(BLOCKING, MPI_INFO_NULL, NULL, 0);
 
 	return red_c(COLL_SCAN, &a, count, "MPI_Scan_c");
@@ -998,6 +1025,7 @@ MPI_SHIM_ALIAS(MPI_Scan_c);
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		 MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct red a = RED_ARGS(NONBLOCKING, MPI_INFO_NULL, request, 0);
 
 	return red_c(COLL_SCAN, &a, count, "MPI_Iscan_c");
@@ -1007,6 +1035,7 @@ MPI_SHIM_ALIAS(MPI_Iscan_c);
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		  MPI_Op op, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct red a = RED_ARGS(BLOCKING, MPI_INFO_NULL, NULL, 0);
 
 	return red_c(COLL_EXSCAN, &a, count, "MPI_Exscan_c");
@@ -1016,6 +1045,7 @@ MPI_SHIM_ALIAS(MPI_Exscan_c);
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		   MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct red a = RED_ARGS(NONBLOCKING, MPI_INFO_NULL, request, 0);
 
 	return red_c(COLL_EXSCAN, &a, count, "MPI_Iexscan_c");
@@ -1058,6 +1088,7 @@ static int reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count *rcoun
 int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
 			  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	return reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, MPI_INFO_NULL,
 				NULL, BLOCKING, "MPI_Reduce_scatter_c");
 }
@@ -1066,6 +1097,7 @@ MPI_SHIM_ALIAS(MPI_Reduce_scatter_c);
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
 			   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, MPI_INFO_NULL,
 				request, NONBLOCKING, "MPI_Ireduce_scatter_c");
 }
@@ -1081,6 +1113,7 @@ MPI_SHIM_ALIAS(MPI_Ireduce_scatter_c);
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
 		      MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return bcast_c(buffer, count, datatype, root, comm, info, request, PERSISTENT,
 		       "MPI_Bcast_init_c");
 }
@@ -1090,6 +1123,7 @@ int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 		       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
 		       MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct two a = TWO_ARGS(PERSISTENT, info, request, root);
 
 	return two_c(COLL_GATHER, &a, sendcount, recvcount, "MPI_Gather_init_c");
@@ -1101,6 +1135,7 @@ int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 			MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
 			MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
 			 comm, info, request, PERSISTENT, "MPI_Gatherv_init_c");
 }
@@ -1110,6 +1145,7 @@ int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 			void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
 			MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct two a = TWO_ARGS(PERSISTENT, info, request, root);
 
 	return two_c(COLL_SCATTER, &a, sendcount, recvcount, "MPI_Scatter_init_c");
@@ -1121,6 +1157,7 @@ int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
 			 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
 			 MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
 			  comm, info, request, PERSISTENT, "MPI_Scatterv_init_c");
 }
@@ -1130,6 +1167,7 @@ int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
 			  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
 			  MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct two a = TWO_ARGS(PERSISTENT, info, request, 0);
 
 	return two_c(COLL_ALLGATHER, &a, sendcount, recvcount, "MPI_Allgather_init_c");
@@ -1141,6 +1179,7 @@ int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
 			   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
 			   MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
 			    comm, info, request, PERSISTENT, "MPI_Allgatherv_init_c");
 }
@@ -1150,6 +1189,7 @@ int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
 			 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
 			 MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct two a = TWO_ARGS(PERSISTENT, info, request, 0);
 
 	return two_c(COLL_ALLTOALL, &a, sendcount, recvcount, "MPI_Alltoall_init_c");
@@ -1161,6 +1201,7 @@ int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
 			  const MPI_Count recvcounts[], const MPI_Aint rdispls[],
 			  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
 			   recvtype, comm, info, request, PERSISTENT, "MPI_Alltoallv_init_c");
 }
@@ -1172,6 +1213,7 @@ int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
 			  const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
 			  MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
 			   recvtypes, comm, info, request, PERSISTENT, "MPI_Alltoallw_init_c");
 }
@@ -1180,6 +1222,7 @@ MPI_SHIM_ALIAS(MPI_Alltoallw_init_c);
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		       MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct red a = RED_ARGS(PERSISTENT, info, request, root);
 
 	return red_c(COLL_REDUCE, &a, count, "MPI_Reduce_init_c");
@@ -1190,6 +1233,7 @@ int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
 			  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
 			  MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct red a = RED_ARGS(PERSISTENT, info, request, 0);
 
 	return red_c(COLL_ALLREDUCE, &a, count, "MPI_Allreduce_init_c");
@@ -1200,6 +1244,7 @@ int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Cou
 			       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
 			       MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request,
 				PERSISTENT, "MPI_Reduce_scatter_init_c");
 }
@@ -1209,6 +1254,7 @@ int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Cou
 				     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
 				     MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct red a = RED_ARGS(PERSISTENT, info, request, 0);
 
 	return red_c(COLL_REDUCE_SCATTER_BLOCK, &a, recvcount, "MPI_Reduce_scatter_block_init_c");
@@ -1218,6 +1264,7 @@ MPI_SHIM_ALIAS(MPI_Reduce_scatter_block_init_c);
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct red a = RED_ARGS(PERSISTENT, info, request, 0);
 
 	return red_c(COLL_SCAN, &a, count, "MPI_Scan_init_c");
@@ -1227,6 +1274,7 @@ MPI_SHIM_ALIAS(MPI_Scan_init_c);
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
 		       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct red a = RED_ARGS(PERSISTENT, info, request, 0);
 
 	return red_c(COLL_EXSCAN, &a, count, "MPI_Exscan_init_c");
@@ -1242,6 +1290,7 @@ MPI_SHIM_ALIAS(MPI_Exscan_init_c);
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
 			MPI_Op op)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Reduce_local_c";
 	size_t bytes, extent;
 	int rc;

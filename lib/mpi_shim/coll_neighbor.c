@@ -281,6 +281,7 @@ static int nbr_start(enum nbr_kind kind, MPI_Comm comm, const struct nbr_args *a
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 			    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct nbr_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			      .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype };
 
@@ -292,6 +293,7 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 			     void *recvbuf, const int recvcounts[], const int displs[],
 			     MPI_Datatype recvtype, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct nbr_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			      .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
 			      .rtype = recvtype };
@@ -303,6 +305,7 @@ MPI_SHIM_ALIAS(MPI_Neighbor_allgatherv);
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 			   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct nbr_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			      .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype };
 
@@ -314,6 +317,7 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 			    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
 			    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct nbr_args a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
 			      .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
 			      .rdispls = rdispls, .rtype = recvtype };
@@ -327,6 +331,7 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
 			    void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
 			    const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	struct nbr_args a = { .sbuf = sendbuf, .scounts = sendcounts, .swdispls = sdispls,
 			      .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts,
 			      .rwdispls = rdispls, .rtypes = recvtypes };
@@ -339,6 +344,7 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
 			     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
 			     MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct nbr_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			      .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype };
 
@@ -350,6 +356,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
 			      void *recvbuf, const int recvcounts[], const int displs[],
 			      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct nbr_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			      .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
 			      .rtype = recvtype };
@@ -362,6 +369,7 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
 			    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
 			    MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct nbr_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			      .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype };
 
@@ -374,6 +382,7 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
 			     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
 			     MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct nbr_args a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
 			      .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
 			      .rdispls = rdispls, .rtype = recvtype };
@@ -387,6 +396,7 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
 			     void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
 			     const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct nbr_args a = { .sbuf = sendbuf, .scounts = sendcounts, .swdispls = sdispls,
 			      .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts,
 			      .rwdispls = rdispls, .rtypes = recvtypes };

@@ -229,6 +229,7 @@ static int persist_start(struct mpi_shim_request *r, const char *call)
 
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { 0 };
 
 	return persist_init(COLL_BARRIER, comm, &a, info, request, "MPI_Barrier_init");
@@ -238,6 +239,7 @@ MPI_SHIM_ALIAS(MPI_Barrier_init);
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
 		    MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .rbuf = buffer, .rcount = count, .rtype = datatype, .root = root };
 
 	return persist_init(COLL_BCAST, comm, &a, info, request, "MPI_Bcast_init");
@@ -248,6 +250,7 @@ int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 		     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
 		     MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
 			       .root = root };
@@ -260,6 +263,7 @@ int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
 		      MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
 			       .rtype = recvtype, .root = root };
@@ -272,6 +276,7 @@ int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
 		      MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
 			       .root = root };
@@ -284,6 +289,7 @@ int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int di
 		       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
 		       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
 			       .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
 			       .rtype = recvtype, .root = root };
@@ -296,6 +302,7 @@ int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 			void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
 			MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype };
 
@@ -308,6 +315,7 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
 			 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
 			 MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
 			       .rtype = recvtype };
@@ -320,6 +328,7 @@ int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 		       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
 		       MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype };
 
@@ -332,6 +341,7 @@ int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int s
 			const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
 			MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
 			       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
 			       .rdispls = rdispls, .rtype = recvtype };
@@ -345,6 +355,7 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int s
 			const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
 			MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
 			       .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts,
 			       .rdispls = rdispls, .rtypes = recvtypes };
@@ -356,6 +367,7 @@ MPI_SHIM_ALIAS(MPI_Alltoallw_init);
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
 		     MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
 			       .rtype = datatype, .op = op, .root = root };
 
@@ -366,6 +378,7 @@ MPI_SHIM_ALIAS(MPI_Reduce_init);
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
 			MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
 			       .rtype = datatype, .op = op };
 
@@ -377,6 +390,7 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
 			     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
 			     MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts,
 			       .rtype = datatype, .op = op };
 
@@ -389,6 +403,7 @@ int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvc
 				   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
 				   MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount,
 			       .rtype = datatype, .op = op };
 
@@ -400,6 +415,7 @@ MPI_SHIM_ALIAS(MPI_Reduce_scatter_block_init);
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
 		   MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
 			       .rtype = datatype, .op = op };
 
@@ -410,6 +426,7 @@ MPI_SHIM_ALIAS(MPI_Scan_init);
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
 		     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
 			       .rtype = datatype, .op = op };
 

@@ -205,6 +205,7 @@ static int check_out(MPI_Comm comm, void *p, const char *call)
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_rank")) ||
@@ -218,6 +219,7 @@ MPI_SHIM_ALIAS(MPI_Comm_rank);
 
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_size")) ||
@@ -231,6 +233,7 @@ MPI_SHIM_ALIAS(MPI_Comm_size);
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Comm_dup";
 	uint32_t ctx;
 	int *world, rc;
@@ -347,6 +350,7 @@ failed:
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_split")) ||
@@ -360,6 +364,7 @@ MPI_SHIM_ALIAS(MPI_Comm_split);
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 			 MPI_Comm *newcomm)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Comm_split_type";
 	int rc;
 
@@ -378,6 +383,7 @@ MPI_SHIM_ALIAS(MPI_Comm_split_type);
 
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Comm_create";
 	uint32_t ctx;
 	int *world, i, j, rc;
@@ -420,6 +426,7 @@ MPI_SHIM_ALIAS(MPI_Comm_create);
 
 int PMPI_Comm_free(MPI_Comm *comm)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_free")))
@@ -450,6 +457,7 @@ MPI_SHIM_ALIAS(MPI_Comm_free);
 
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Comm_compare";
 	int rc;
 
@@ -485,6 +493,7 @@ MPI_SHIM_ALIAS(MPI_Comm_compare);
 
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_group")) ||
@@ -499,6 +508,7 @@ MPI_SHIM_ALIAS(MPI_Comm_group);
 
 int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_set_name")) ||
@@ -512,6 +522,7 @@ MPI_SHIM_ALIAS(MPI_Comm_set_name);
 
 int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_get_name")) ||

@@ -106,6 +106,7 @@ static int group_max_ctx(MPI_Comm comm, MPI_Group group, const int *ranks, int t
 
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Comm_create_group";
 	int *ranks, *world, rc;
 	uint32_t ctx;
@@ -367,6 +368,7 @@ static int idup(MPI_Comm comm, MPI_Info info, int with_info, MPI_Comm *newcomm,
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return idup(comm, MPI_INFO_NULL, 0, newcomm, request, "MPI_Comm_idup");
 }
 MPI_SHIM_ALIAS(MPI_Comm_idup);
@@ -374,6 +376,7 @@ MPI_SHIM_ALIAS(MPI_Comm_idup);
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
 			     MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	return idup(comm, info, 1, newcomm, request, "MPI_Comm_idup_with_info");
 }
 MPI_SHIM_ALIAS(MPI_Comm_idup_with_info);

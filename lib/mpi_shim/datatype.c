@@ -792,6 +792,7 @@ static int envelope_query(MPI_Datatype t, const char *call, MPI_Count *ni, MPI_C
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
 			   int *num_datatypes, int *combiner)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_get_envelope";
 	MPI_Count ni = 0, na = 0, nc = 0, nd = 0;
 	int rc;
@@ -816,6 +817,7 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
 			     MPI_Count *num_addresses, MPI_Count *num_large_counts,
 			     MPI_Count *num_datatypes, int *combiner)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_get_envelope_c";
 
 	if (!num_large_counts)
@@ -874,6 +876,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
 			   int max_datatypes, int array_of_integers[],
 			   MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_get_contents";
 
 	if (mpi_shim_datatype_ok(datatype) && type_info(datatype)->env_nc)
@@ -891,6 +894,7 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
 			     MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
 			     MPI_Datatype array_of_datatypes[])
 {
+	MPI_SHIM_ENTER();
 	return contents(datatype, "MPI_Type_get_contents_c", max_integers, max_addresses,
 			max_large_counts, max_datatypes, array_of_integers, array_of_addresses,
 			array_of_large_counts, array_of_datatypes);
@@ -935,6 +939,7 @@ static int contiguous(int64_t count, MPI_Datatype oldtype, MPI_Datatype *newtype
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_contiguous";
 	MPI_Datatype t;
 	int rc = contiguous(count, oldtype, &t, call);
@@ -948,6 +953,7 @@ MPI_SHIM_ALIAS(MPI_Type_contiguous);
 
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_contiguous_c";
 	MPI_Datatype t;
 	int rc = contiguous(count, oldtype, &t, call);
@@ -982,6 +988,7 @@ static int hvector(int64_t count, int64_t blocklength, int64_t stride, int eleme
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
 		     MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_vector";
 	int ints[3] = {count, blocklength, stride};
 	MPI_Datatype t;
@@ -997,6 +1004,7 @@ MPI_SHIM_ALIAS(MPI_Type_vector);
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
 		       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_vector_c";
 	MPI_Count c[3] = {count, blocklength, stride};
 	MPI_Datatype t;
@@ -1025,6 +1033,7 @@ static int hvector_int(int count, int blocklength, MPI_Aint stride, MPI_Datatype
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
 			     MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	return hvector_int(count, blocklength, stride, oldtype, newtype,
 			   "MPI_Type_create_hvector");
 }
@@ -1033,6 +1042,7 @@ MPI_SHIM_ALIAS(MPI_Type_create_hvector);
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
 		      MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	return hvector_int(count, blocklength, stride, oldtype, newtype, "MPI_Type_hvector");
 }
 MPI_SHIM_ALIAS(MPI_Type_hvector);
@@ -1040,6 +1050,7 @@ MPI_SHIM_ALIAS(MPI_Type_hvector);
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
 			       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_create_hvector_c";
 	MPI_Count c[3] = {count, blocklength, stride};
 	MPI_Datatype t;
@@ -1179,6 +1190,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
 		      const int array_of_displacements[], MPI_Datatype oldtype,
 		      MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_indexed";
 	struct counts bl = {.i = array_of_blocklengths}, d = {.i = array_of_displacements};
 	MPI_Datatype t;
@@ -1223,6 +1235,7 @@ int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[]
 			const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
 			MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	return indexed_large(count, array_of_blocklengths, array_of_displacements, 1, oldtype,
 			     newtype, "MPI_Type_indexed_c");
 }
@@ -1250,6 +1263,7 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 			      const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
 			      MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	return hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype,
 			"MPI_Type_create_hindexed");
 }
@@ -1259,6 +1273,7 @@ int PMPI_Type_hindexed(int count, const int array_of_blocklengths[],
 		       const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
 		       MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	return hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype,
 			"MPI_Type_hindexed");
 }
@@ -1268,6 +1283,7 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
 				const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
 				MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	return indexed_large(count, array_of_blocklengths, array_of_displacements, 0, oldtype,
 			     newtype, "MPI_Type_create_hindexed_c");
 }
@@ -1276,6 +1292,7 @@ MPI_SHIM_ALIAS(MPI_Type_create_hindexed_c);
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
 				   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_create_indexed_block";
 	struct counts d = {.i = array_of_displacements};
 	MPI_Datatype t;
@@ -1294,6 +1311,7 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
 				     const MPI_Count array_of_displacements[],
 				     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_create_indexed_block_c";
 	struct counts d = {.c = array_of_displacements};
 	MPI_Datatype t;
@@ -1313,6 +1331,7 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 				    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
 				    MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_create_hindexed_block";
 	int ints[2] = {count, blocklength};
 	MPI_Datatype t;
@@ -1331,6 +1350,7 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
 				      const MPI_Count array_of_displacements[],
 				      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_create_hindexed_block_c";
 	struct counts d = {.c = array_of_displacements};
 	MPI_Datatype t;
@@ -1438,6 +1458,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 			    const MPI_Aint array_of_displacements[],
 			    const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_create_struct";
 	struct counts bl = {.i = array_of_blocklengths};
 	MPI_Datatype t;
@@ -1456,6 +1477,7 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
 			      const MPI_Count array_of_displacements[],
 			      const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_create_struct_c";
 	struct counts bl = {.c = array_of_blocklengths}, d = {.c = array_of_displacements};
 	MPI_Datatype t;
@@ -1529,6 +1551,7 @@ static int resized(MPI_Datatype oldtype, int64_t lb, int64_t extent, MPI_Datatyp
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 			     MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_create_resized";
 	MPI_Aint a[2] = {lb, extent};
 	MPI_Datatype t;
@@ -1544,6 +1567,7 @@ MPI_SHIM_ALIAS(MPI_Type_create_resized);
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
 			       MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_create_resized_c";
 	MPI_Count c[2] = {lb, extent};
 	MPI_Datatype t;
@@ -1558,6 +1582,7 @@ MPI_SHIM_ALIAS(MPI_Type_create_resized_c);
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_dup";
 	MPI_Datatype t;
 	int rc;
@@ -1592,6 +1617,7 @@ MPI_SHIM_ALIAS(MPI_Type_dup);
 
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_commit";
 	int rc;
 
@@ -1607,6 +1633,7 @@ MPI_SHIM_ALIAS(MPI_Type_commit);
 
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_free";
 	struct type_info *info;
 	MPI_Datatype t;
@@ -1642,6 +1669,7 @@ MPI_SHIM_ALIAS(MPI_Type_free);
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_size_x";
 	int rc;
 
@@ -1656,6 +1684,7 @@ MPI_SHIM_ALIAS(MPI_Type_size_x);
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_size";
 	int rc;
 
@@ -1670,6 +1699,7 @@ MPI_SHIM_ALIAS(MPI_Type_size);
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_get_extent";
 	int rc;
 
@@ -1686,6 +1716,7 @@ MPI_SHIM_ALIAS(MPI_Type_get_extent);
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
+	MPI_SHIM_ENTER();
 	MPI_Aint l, e;
 	int rc = PMPI_Type_get_extent(datatype, &l, &e);
 
@@ -1702,6 +1733,7 @@ MPI_SHIM_ALIAS(MPI_Type_get_extent_x);
 
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_extent";
 	int rc;
 
@@ -1716,6 +1748,7 @@ MPI_SHIM_ALIAS(MPI_Type_extent);
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_get_true_extent";
 	int rc;
 
@@ -1732,6 +1765,7 @@ MPI_SHIM_ALIAS(MPI_Type_get_true_extent);
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
+	MPI_SHIM_ENTER();
 	MPI_Aint l, e;
 	int rc = PMPI_Type_get_true_extent(datatype, &l, &e);
 
@@ -1748,6 +1782,7 @@ MPI_SHIM_ALIAS(MPI_Type_get_true_extent_x);
 
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_set_name";
 	int rc;
 
@@ -1764,6 +1799,7 @@ MPI_SHIM_ALIAS(MPI_Type_set_name);
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_get_name";
 	int rc;
 
@@ -1780,6 +1816,7 @@ MPI_SHIM_ALIAS(MPI_Type_get_name);
 
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
+	MPI_SHIM_ENTER();
 	if (!address)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_address",
 				    "address is NULL");
@@ -1790,6 +1827,7 @@ MPI_SHIM_ALIAS(MPI_Get_address);
 
 int PMPI_Address(void *location, MPI_Aint *address)
 {
+	MPI_SHIM_ENTER();
 	if (!address)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Address", "address is NULL");
 	*address = (MPI_Aint)(uintptr_t)location;
@@ -1853,6 +1891,7 @@ static int check_pack(int count, MPI_Datatype t, int size, const int *position, 
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
 	      int *position, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Pack";
 	uint64_t bytes;
 	int rc;
@@ -1871,6 +1910,7 @@ MPI_SHIM_ALIAS(MPI_Pack);
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
 		MPI_Datatype datatype, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Unpack";
 	uint64_t bytes;
 	int rc;
@@ -1889,6 +1929,7 @@ MPI_SHIM_ALIAS(MPI_Unpack);
 
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Pack_size";
 	uint64_t bytes;
 	int rc;

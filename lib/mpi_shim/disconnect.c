@@ -11,6 +11,7 @@
 
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Comm_disconnect";
 	int rc;
 

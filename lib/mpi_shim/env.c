@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bip.h"
+#include "req.h"
 #include "shim.h"
 #include "p2p.h"
 
@@ -29,9 +30,9 @@ struct mpi_shim_group mpi_shim_group_empty = {
 	.rank = MPI_UNDEFINED,
 };
 
-/* What BIP provides: its lock is taken once the process has threads, but
- * the shim's queues are not locked, so one thread at a time may call. */
-#define PROVIDED_THREAD_LEVEL MPI_THREAD_SERIALIZED
+/* Every level: each call runs under BIP's lock once the process has
+ * threads (shim.h), and lets go of it while it waits. */
+#define PROVIDED_THREAD_LEVEL MPI_THREAD_MULTIPLE
 
 static struct {
 	int bip_started; /* MPI_Init started BIP, so MPI_Finalize ends it */
@@ -150,6 +151,8 @@ static int init(int *argc, char ***argv, int required, int *provided, const char
 	}
 	mpi_shim.initialized = 1;
 	mpi_shim_info_env_init(argc ? *argc : 0, argv ? *argv : NULL);
+	/* BIP's progress thread, if any, steps the non-blocking operations. */
+	bip_layer_progress(mpi_shim_progress_all);
 	return MPI_SUCCESS;
 
 no_memory:
@@ -161,12 +164,14 @@ no_memory:
 
 int PMPI_Init(int *argc, char ***argv)
 {
+	MPI_SHIM_ENTER();
 	return init(argc, argv, MPI_THREAD_SINGLE, NULL, "MPI_Init");
 }
 MPI_SHIM_ALIAS(MPI_Init);
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+	MPI_SHIM_ENTER();
 	if (!provided)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Init_thread",
 				    "provided is NULL");
@@ -176,6 +181,7 @@ MPI_SHIM_ALIAS(MPI_Init_thread);
 
 int PMPI_Query_thread(int *provided)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Query_thread")))
@@ -190,6 +196,7 @@ MPI_SHIM_ALIAS(MPI_Query_thread);
 
 int PMPI_Is_thread_main(int *flag)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Is_thread_main")))
@@ -204,10 +211,14 @@ MPI_SHIM_ALIAS(MPI_Is_thread_main);
 
 int PMPI_Finalize(void)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Finalize")))
 		return rc;
+	/* BIP's progress thread leaves the shim alone from now on: its state
+	 * goes while Finalize waits below (and lets go of the lock). */
+	bip_layer_progress(NULL);
 	/* What this process owes others (acknowledgements) leaves now; BIP
 	 * then waits for its sends to be taken. */
 	mpi_shim_progress();
@@ -233,6 +244,7 @@ MPI_SHIM_ALIAS(MPI_Finalize);
 
 int PMPI_Initialized(int *flag)
 {
+	MPI_SHIM_ENTER();
 	if (!flag)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Initialized", "flag is NULL");
 	*flag = mpi_shim.initialized;
@@ -242,6 +254,7 @@ MPI_SHIM_ALIAS(MPI_Initialized);
 
 int PMPI_Finalized(int *flag)
 {
+	MPI_SHIM_ENTER();
 	if (!flag)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Finalized", "flag is NULL");
 	*flag = mpi_shim.finalized;
@@ -251,6 +264,7 @@ MPI_SHIM_ALIAS(MPI_Finalized);
 
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
+	MPI_SHIM_ENTER();
 	char host[256] = "";
 
 	gethostname(host, sizeof(host) - 1);
@@ -286,6 +300,7 @@ MPI_SHIM_ALIAS(MPI_Wtick);
 
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
+	MPI_SHIM_ENTER();
 	struct utsname u;
 
 	if (!name || !resultlen)
@@ -301,6 +316,7 @@ MPI_SHIM_ALIAS(MPI_Get_processor_name);
 
 int PMPI_Get_version(int *version, int *subversion)
 {
+	MPI_SHIM_ENTER();
 	if (!version || !subversion)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_version",
 				    "version or subversion is NULL");
@@ -312,6 +328,7 @@ MPI_SHIM_ALIAS(MPI_Get_version);
 
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
+	MPI_SHIM_ENTER();
 	int n;
 
 	if (!version || !resultlen)
@@ -335,6 +352,7 @@ MPI_SHIM_ALIAS(MPI_Pcontrol);
 
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
+	MPI_SHIM_ENTER();
 	void *p;
 
 	if (size < 0 || !baseptr)
@@ -351,6 +369,7 @@ MPI_SHIM_ALIAS(MPI_Alloc_mem);
 
 int PMPI_Free_mem(void *base)
 {
+	MPI_SHIM_ENTER();
 	free(base);
 	return MPI_SUCCESS;
 }

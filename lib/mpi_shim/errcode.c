@@ -82,6 +82,7 @@ static int add(int errclass, int *value, const char *call)
 
 int PMPI_Add_error_class(int *errorclass)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Add_error_class")))
@@ -95,6 +96,7 @@ MPI_SHIM_ALIAS(MPI_Add_error_class);
 
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
+	MPI_SHIM_ENTER();
 	struct added *a = lookup(errorclass);
 	int rc;
 
@@ -114,6 +116,7 @@ MPI_SHIM_ALIAS(MPI_Add_error_code);
 
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
+	MPI_SHIM_ENTER();
 	struct added *a = lookup(errorcode);
 	char *s;
 	int rc;

@@ -272,6 +272,7 @@ int mpi_shim_check_tag(MPI_Comm comm, int tag, int any_tag, const char *call)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+	MPI_SHIM_ENTER();
 	if (!errorclass)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class",
 				    "errorclass is NULL");
@@ -288,6 +289,7 @@ MPI_SHIM_ALIAS(MPI_Error_class);
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+	MPI_SHIM_ENTER();
 	const char *added;
 	int n;
 
@@ -321,6 +323,7 @@ static int check_errhandler(MPI_Comm comm, MPI_Errhandler eh, const char *call)
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
+	MPI_SHIM_ENTER();
 	struct mpi_shim_errhandler *eh;
 	int rc;
 
@@ -343,6 +346,7 @@ MPI_SHIM_ALIAS(MPI_Comm_create_errhandler);
 
 int PMPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler)
 {
+	MPI_SHIM_ENTER();
 	return PMPI_Comm_create_errhandler(fn, errhandler);
 }
 MPI_SHIM_ALIAS(MPI_Errhandler_create);
@@ -355,6 +359,7 @@ static void errhandler_release(struct mpi_shim_errhandler *eh)
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_set_errhandler")) ||
@@ -371,12 +376,14 @@ MPI_SHIM_ALIAS(MPI_Comm_set_errhandler);
 
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler eh)
 {
+	MPI_SHIM_ENTER();
 	return PMPI_Comm_set_errhandler(comm, eh);
 }
 MPI_SHIM_ALIAS(MPI_Errhandler_set);
 
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *eh)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_get_errhandler")) ||
@@ -394,12 +401,14 @@ MPI_SHIM_ALIAS(MPI_Comm_get_errhandler);
 
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *eh)
 {
+	MPI_SHIM_ENTER();
 	return PMPI_Comm_get_errhandler(comm, eh);
 }
 MPI_SHIM_ALIAS(MPI_Errhandler_get);
 
 int PMPI_Errhandler_free(MPI_Errhandler *eh)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Errhandler_free")))
@@ -416,6 +425,7 @@ MPI_SHIM_ALIAS(MPI_Errhandler_free);
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_call_errhandler")) ||

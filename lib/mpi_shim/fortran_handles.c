@@ -337,6 +337,7 @@ static int status_check(const void *c, const void *f, const char *call)
 
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = status_check(c_status, f_status, "MPI_Status_c2f")))
@@ -348,6 +349,7 @@ MPI_SHIM_ALIAS(MPI_Status_c2f);
 
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = status_check(c_status, f_status, "MPI_Status_f2c")))

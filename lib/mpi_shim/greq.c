@@ -71,6 +71,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
 			MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
 			MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Grequest_start";
 	struct mpi_shim_request *r;
 	struct greq *g;
@@ -112,6 +113,7 @@ static int check_greq(MPI_Request r, const char *call)
 
 int PMPI_Grequest_complete(MPI_Request request)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Grequest_complete";
 	int rc;
 

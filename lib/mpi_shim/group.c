@@ -84,6 +84,7 @@ static int make(int n, const int *world, MPI_Group *newgroup, const char *call)
 
 int PMPI_Group_size(MPI_Group group, int *size)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Group_size")) ||
@@ -97,6 +98,7 @@ MPI_SHIM_ALIAS(MPI_Group_size);
 
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Group_rank")) ||
@@ -111,6 +113,7 @@ MPI_SHIM_ALIAS(MPI_Group_rank);
 int PMPI_Group_translate_ranks(MPI_Group g1, int n, const int ranks1[], MPI_Group g2,
 			       int ranks2[])
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Group_translate_ranks";
 	int i, rc;
 
@@ -142,6 +145,7 @@ MPI_SHIM_ALIAS(MPI_Group_translate_ranks);
 
 int PMPI_Group_compare(MPI_Group g1, MPI_Group g2, int *result)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Group_compare";
 	int i, rc, same_order = 1;
 
@@ -197,18 +201,21 @@ static int setop(MPI_Group g1, MPI_Group g2, enum setop op, MPI_Group *newgroup,
 
 int PMPI_Group_union(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
+	MPI_SHIM_ENTER();
 	return setop(g1, g2, UNION, newgroup, "MPI_Group_union");
 }
 MPI_SHIM_ALIAS(MPI_Group_union);
 
 int PMPI_Group_intersection(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
+	MPI_SHIM_ENTER();
 	return setop(g1, g2, INTERSECTION, newgroup, "MPI_Group_intersection");
 }
 MPI_SHIM_ALIAS(MPI_Group_intersection);
 
 int PMPI_Group_difference(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
+	MPI_SHIM_ENTER();
 	return setop(g1, g2, DIFFERENCE, newgroup, "MPI_Group_difference");
 }
 MPI_SHIM_ALIAS(MPI_Group_difference);
@@ -246,6 +253,7 @@ static int check_ranks(MPI_Group g, int n, const int ranks[], const char *call)
 
 int PMPI_Group_incl(MPI_Group g, int n, const int ranks[], MPI_Group *newgroup)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Group_incl";
 	int *w, i, rc;
 
@@ -265,6 +273,7 @@ MPI_SHIM_ALIAS(MPI_Group_incl);
 
 int PMPI_Group_excl(MPI_Group g, int n, const int ranks[], MPI_Group *newgroup)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Group_excl";
 	int *w, i, j, m = 0, rc;
 
@@ -324,6 +333,7 @@ static int expand_ranges(MPI_Group g, int n, int ranges[][3], int **ranks_p, int
 
 int PMPI_Group_range_incl(MPI_Group g, int n, int ranges[][3], MPI_Group *newgroup)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Group_range_incl";
 	int *ranks, m, rc;
 
@@ -339,6 +349,7 @@ MPI_SHIM_ALIAS(MPI_Group_range_incl);
 
 int PMPI_Group_range_excl(MPI_Group g, int n, int ranges[][3], MPI_Group *newgroup)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Group_range_excl";
 	int *ranks, m, rc;
 
@@ -354,6 +365,7 @@ MPI_SHIM_ALIAS(MPI_Group_range_excl);
 
 int PMPI_Group_free(MPI_Group *group)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Group_free")))

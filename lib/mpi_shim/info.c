@@ -202,6 +202,7 @@ static MPI_Info info_copy(MPI_Info from)
 
 int PMPI_Info_create(MPI_Info *info)
 {
+	MPI_SHIM_ENTER();
 	if (!info)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Info_create", "info is NULL");
 	*info = info_new();
@@ -213,6 +214,7 @@ MPI_SHIM_ALIAS(MPI_Info_create);
 
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Info_set";
 	int rc;
 
@@ -233,6 +235,7 @@ MPI_SHIM_ALIAS(MPI_Info_set);
 
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Info_delete";
 	struct info_entry *e;
 	int rc;
@@ -255,6 +258,7 @@ MPI_SHIM_ALIAS(MPI_Info_delete);
 
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Info_get";
 	struct info_entry *e;
 	size_t n;
@@ -281,6 +285,7 @@ MPI_SHIM_ALIAS(MPI_Info_get);
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Info_get_valuelen";
 	struct info_entry *e;
 	int rc;
@@ -299,6 +304,7 @@ MPI_SHIM_ALIAS(MPI_Info_get_valuelen);
 
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Info_get_string";
 	struct info_entry *e;
 	size_t n;
@@ -329,6 +335,7 @@ MPI_SHIM_ALIAS(MPI_Info_get_string);
 
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = check_info(info, "MPI_Info_get_nkeys")))
@@ -343,6 +350,7 @@ MPI_SHIM_ALIAS(MPI_Info_get_nkeys);
 
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = check_info(info, "MPI_Info_get_nthkey")))
@@ -358,6 +366,7 @@ MPI_SHIM_ALIAS(MPI_Info_get_nthkey);
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = check_info(info, "MPI_Info_dup")))
@@ -373,6 +382,7 @@ MPI_SHIM_ALIAS(MPI_Info_dup);
 
 int PMPI_Info_free(MPI_Info *info)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if (!info)
@@ -474,6 +484,7 @@ void mpi_shim_info_env_init(int argc, char **argv)
  */
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Info_create_env";
 	MPI_Info e;
 	int rc;
@@ -546,6 +557,7 @@ int mpi_shim_info_check(MPI_Comm comm, MPI_Info info, const char *call)
 
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Comm_set_info";
 	MPI_Info merged;
 	int rc, i;
@@ -572,6 +584,7 @@ MPI_SHIM_ALIAS(MPI_Comm_set_info);
 
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Comm_get_info";
 	int rc;
 
@@ -588,6 +601,7 @@ MPI_SHIM_ALIAS(MPI_Comm_get_info);
 
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Comm_dup_with_info";
 	int rc;
 

@@ -178,6 +178,7 @@ static int leaders_trade(MPI_Comm local_comm, MPI_Comm peer_comm, int remote_lea
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
 			  int remote_leader, int tag, MPI_Comm *newintercomm)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Intercomm_create";
 	struct leader_news news = { MPI_SUCCESS, 0, 0, 0 };
 	int *rworld = NULL, rc;
@@ -300,6 +301,7 @@ int mpi_shim_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm, const char *call)
 
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Intercomm_merge";
 	int n, first, *world, rc;
 	int32_t rhigh;
@@ -345,6 +347,7 @@ MPI_SHIM_ALIAS(MPI_Intercomm_merge);
 
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = check_inter(comm, "MPI_Comm_remote_size")) ||
@@ -357,6 +360,7 @@ MPI_SHIM_ALIAS(MPI_Comm_remote_size);
 
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = check_inter(comm, "MPI_Comm_remote_group")) ||
@@ -370,6 +374,7 @@ MPI_SHIM_ALIAS(MPI_Comm_remote_group);
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_test_inter")) ||

@@ -123,6 +123,7 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
 		   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
 		   int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Isendrecv";
 	int rc;
 
@@ -140,6 +141,7 @@ MPI_SHIM_ALIAS(MPI_Isendrecv);
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
 			   int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Isendrecv_replace";
 	size_t bytes;
 	void *copy;

@@ -85,6 +85,7 @@ destroy_sched:
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { 0 };
 
 	return nbc_start(COLL_BARRIER, comm, &a, request, "MPI_Ibarrier");
@@ -94,6 +95,7 @@ MPI_SHIM_ALIAS(MPI_Ibarrier);
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
 		MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .rbuf = buffer, .rcount = count, .rtype = datatype, .root = root };
 
 	return nbc_start(COLL_BCAST, comm, &a, request, "MPI_Ibcast");
@@ -104,6 +106,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
 		 MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
 			       .root = root };
@@ -116,6 +119,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
 		  MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
 			       .rtype = recvtype, .root = root };
@@ -128,6 +132,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
 		  MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
 			       .root = root };
@@ -140,6 +145,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
 		   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
 		   int root, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
 			       .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
 			       .rtype = recvtype, .root = root };
@@ -151,6 +157,7 @@ MPI_SHIM_ALIAS(MPI_Iscatterv);
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype };
 
@@ -162,6 +169,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 		     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
 		     MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
 			       .rtype = recvtype };
@@ -173,6 +181,7 @@ MPI_SHIM_ALIAS(MPI_Iallgatherv);
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
 			       .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype };
 
@@ -185,6 +194,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
 		    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
 		    MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
 			       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
 			       .rdispls = rdispls, .rtype = recvtype };
@@ -198,6 +208,7 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
 		    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
 		    MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
 			       .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts,
 			       .rdispls = rdispls, .rtypes = recvtypes };
@@ -209,6 +220,7 @@ MPI_SHIM_ALIAS(MPI_Ialltoallw);
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
 		 MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
 			       .rtype = datatype, .op = op, .root = root };
 
@@ -219,6 +231,7 @@ MPI_SHIM_ALIAS(MPI_Ireduce);
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
 		    MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
 			       .rtype = datatype, .op = op };
 
@@ -229,6 +242,7 @@ MPI_SHIM_ALIAS(MPI_Iallreduce);
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
 			 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts,
 			       .rtype = datatype, .op = op };
 
@@ -240,6 +254,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 			       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
 			       MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount,
 			       .rtype = datatype, .op = op };
 
@@ -251,6 +266,7 @@ MPI_SHIM_ALIAS(MPI_Ireduce_scatter_block);
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
 	       MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
 			       .rtype = datatype, .op = op };
 
@@ -261,6 +277,7 @@ MPI_SHIM_ALIAS(MPI_Iscan);
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
 		 MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+	MPI_SHIM_ENTER();
 	struct coll_args a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
 			       .rtype = datatype, .op = op };
 

@@ -542,12 +542,14 @@ static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commu
 
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
+	MPI_SHIM_ENTER();
 	return op_create(user_fn, NULL, commute, op, "MPI_Op_create");
 }
 MPI_SHIM_ALIAS(MPI_Op_create);
 
 int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
+	MPI_SHIM_ENTER();
 	return op_create(NULL, user_fn, commute, op, "MPI_Op_create_c");
 }
 MPI_SHIM_ALIAS(MPI_Op_create_c);
@@ -559,6 +561,7 @@ int mpi_shim_op_predefined(MPI_Op op)
 
 int PMPI_Op_free(MPI_Op *op)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	rc = mpi_shim_check_init("MPI_Op_free");
@@ -579,6 +582,7 @@ MPI_SHIM_ALIAS(MPI_Op_free);
 
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	rc = mpi_shim_check_init("MPI_Op_commutative");
@@ -598,6 +602,7 @@ MPI_SHIM_ALIAS(MPI_Op_commutative);
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
 		      MPI_Op op)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Reduce_local";
 	int rc;
 

@@ -88,18 +88,21 @@ static int send_blocking(const void *buf, int count, MPI_Datatype t, int dst, in
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype t, int dst, int tag, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	return send_blocking(buf, count, t, dst, tag, comm, MPI_SHIM_MODE_STANDARD, "MPI_Send");
 }
 MPI_SHIM_ALIAS(MPI_Send);
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype t, int dst, int tag, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	return send_blocking(buf, count, t, dst, tag, comm, MPI_SHIM_MODE_SYNC, "MPI_Ssend");
 }
 MPI_SHIM_ALIAS(MPI_Ssend);
 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype t, int dst, int tag, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	/* A ready send may go as a standard one: the receive is posted. */
 	return send_blocking(buf, count, t, dst, tag, comm, MPI_SHIM_MODE_READY, "MPI_Rsend");
 }
@@ -107,6 +110,7 @@ MPI_SHIM_ALIAS(MPI_Rsend);
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype t, int dst, int tag, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = check_args(buf, count, t, dst, tag, comm, 0, "MPI_Bsend")))
@@ -155,6 +159,7 @@ static int send_nonblocking(const void *buf, int count, MPI_Datatype t, int dst,
 int PMPI_Isend(const void *buf, int count, MPI_Datatype t, int dst, int tag, MPI_Comm comm,
 	       MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	return send_nonblocking(buf, count, t, dst, tag, comm, MPI_SHIM_MODE_STANDARD, req,
 				"MPI_Isend");
 }
@@ -163,6 +168,7 @@ MPI_SHIM_ALIAS(MPI_Isend);
 int PMPI_Issend(const void *buf, int count, MPI_Datatype t, int dst, int tag, MPI_Comm comm,
 		MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	return send_nonblocking(buf, count, t, dst, tag, comm, MPI_SHIM_MODE_SYNC, req,
 				"MPI_Issend");
 }
@@ -171,6 +177,7 @@ MPI_SHIM_ALIAS(MPI_Issend);
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype t, int dst, int tag, MPI_Comm comm,
 		MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	return send_nonblocking(buf, count, t, dst, tag, comm, MPI_SHIM_MODE_READY, req,
 				"MPI_Irsend");
 }
@@ -179,6 +186,7 @@ MPI_SHIM_ALIAS(MPI_Irsend);
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype t, int dst, int tag, MPI_Comm comm,
 		MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	return send_nonblocking(buf, count, t, dst, tag, comm, MPI_SHIM_MODE_BUFFERED, req,
 				"MPI_Ibsend");
 }
@@ -187,6 +195,7 @@ MPI_SHIM_ALIAS(MPI_Ibsend);
 int PMPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
 	      MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	struct mpi_shim_request *r;
 	int rc;
 
@@ -215,6 +224,7 @@ MPI_SHIM_ALIAS(MPI_Recv);
 int PMPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
 	       MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	struct mpi_shim_request *r;
 	int rc;
 
@@ -235,6 +245,7 @@ int PMPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dst, int
 		  void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
 		  MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	MPI_Request reqs[2];
 	MPI_Status sts[2];
 	int rc;
@@ -261,6 +272,7 @@ MPI_SHIM_ALIAS(MPI_Sendrecv);
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dst, int stag, int src,
 			  int rtag, MPI_Comm comm, MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	size_t bytes;
 	void *copy;
 	int rc;
@@ -319,6 +331,7 @@ static int init_request(const void *buf, int count, MPI_Datatype t, int peer, in
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype t, int dst, int tag, MPI_Comm comm,
 		   MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	return init_request(buf, count, t, dst, tag, comm, 0, MPI_SHIM_MODE_STANDARD, req,
 			    "MPI_Send_init");
 }
@@ -327,6 +340,7 @@ MPI_SHIM_ALIAS(MPI_Send_init);
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype t, int dst, int tag,
 		    MPI_Comm comm, MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	return init_request(buf, count, t, dst, tag, comm, 0, MPI_SHIM_MODE_BUFFERED, req,
 			    "MPI_Bsend_init");
 }
@@ -335,6 +349,7 @@ MPI_SHIM_ALIAS(MPI_Bsend_init);
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype t, int dst, int tag,
 		    MPI_Comm comm, MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	return init_request(buf, count, t, dst, tag, comm, 0, MPI_SHIM_MODE_SYNC, req,
 			    "MPI_Ssend_init");
 }
@@ -343,6 +358,7 @@ MPI_SHIM_ALIAS(MPI_Ssend_init);
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype t, int dst, int tag,
 		    MPI_Comm comm, MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	return init_request(buf, count, t, dst, tag, comm, 0, MPI_SHIM_MODE_READY, req,
 			    "MPI_Rsend_init");
 }
@@ -351,6 +367,7 @@ MPI_SHIM_ALIAS(MPI_Rsend_init);
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
 		   MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	return init_request(buf, count, t, src, tag, comm, 1, MPI_SHIM_MODE_STANDARD, req,
 			    "MPI_Recv_init");
 }
@@ -384,6 +401,7 @@ static void status_proc_null(MPI_Status *status)
 
 int PMPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = check_probe(src, tag, comm, "MPI_Iprobe")))
@@ -403,6 +421,7 @@ MPI_SHIM_ALIAS(MPI_Iprobe);
 
 int PMPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	struct bip_layer_wait w = { 0, 0 };
 	int rc;
 
@@ -443,6 +462,7 @@ static int check_status_type(const MPI_Status *status, MPI_Datatype t, void *out
 
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype t, int *count)
 {
+	MPI_SHIM_ENTER();
 	MPI_Count bytes;
 	int rc;
 
@@ -461,6 +481,7 @@ MPI_SHIM_ALIAS(MPI_Get_count);
 
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype t, MPI_Count *count)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = check_status_type(status, t, count, "MPI_Get_elements")))
@@ -472,6 +493,7 @@ MPI_SHIM_ALIAS(MPI_Get_elements_x);
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype t, int *count)
 {
+	MPI_SHIM_ENTER();
 	MPI_Count n;
 	int rc;
 
@@ -498,18 +520,21 @@ static int set_elements(MPI_Status *status, MPI_Datatype t, MPI_Count count, con
 
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype t, int count)
 {
+	MPI_SHIM_ENTER();
 	return set_elements(status, t, count, "MPI_Status_set_elements");
 }
 MPI_SHIM_ALIAS(MPI_Status_set_elements);
 
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype t, MPI_Count count)
 {
+	MPI_SHIM_ENTER();
 	return set_elements(status, t, count, "MPI_Status_set_elements_x");
 }
 MPI_SHIM_ALIAS(MPI_Status_set_elements_x);
 
 int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype t, MPI_Count count)
 {
+	MPI_SHIM_ENTER();
 	return set_elements(status, t, count, "MPI_Status_set_elements_c");
 }
 MPI_SHIM_ALIAS(MPI_Status_set_elements_c);
@@ -560,6 +585,7 @@ static int check_mprobe(int src, int tag, MPI_Comm comm, MPI_Message *message, c
 int PMPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
 		 MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = check_mprobe(src, tag, comm, message, "MPI_Improbe")))
@@ -583,6 +609,7 @@ MPI_SHIM_ALIAS(MPI_Improbe);
 
 int PMPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	struct bip_layer_wait w = { 0, 0 };
 	int rc;
 
@@ -646,6 +673,7 @@ static void mrecv_start(struct mpi_shim_request *r, void *buf, int count, MPI_Da
 
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *message, MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	struct mpi_shim_request *r;
 	MPI_Comm comm;
 	int rc;
@@ -675,6 +703,7 @@ MPI_SHIM_ALIAS(MPI_Mrecv);
 
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *message, MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	struct mpi_shim_request *r;
 	MPI_Comm comm;
 	int rc;

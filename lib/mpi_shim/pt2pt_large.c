@@ -52,6 +52,7 @@ static int large_done(struct large *l, int rc)
 	int P##name##_c(const void *buf, MPI_Count count, MPI_Datatype t, int dst, int tag,     \
 			MPI_Comm comm)                                                          \
 	{                                                                                      \
+		MPI_SHIM_ENTER();                                                              \
 		struct large l;                                                                \
 		int rc = large_of(count, t, &l);                                               \
                                                                                                \
@@ -63,6 +64,7 @@ static int large_done(struct large *l, int rc)
 	int P##name##_c(const void *buf, MPI_Count count, MPI_Datatype t, int dst, int tag,     \
 			MPI_Comm comm, MPI_Request *req)                                        \
 	{                                                                                      \
+		MPI_SHIM_ENTER();                                                              \
 		struct large l;                                                                \
 		int rc = large_of(count, t, &l);                                               \
                                                                                                \
@@ -86,6 +88,7 @@ LARGE_ISEND(MPI_Rsend_init);
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
 		MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	struct large l;
 	int rc = large_of(count, t, &l);
 
@@ -96,6 +99,7 @@ MPI_SHIM_ALIAS(MPI_Recv_c);
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
 		 MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	struct large l;
 	int rc = large_of(count, t, &l);
 
@@ -106,6 +110,7 @@ MPI_SHIM_ALIAS(MPI_Irecv_c);
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype t, int src, int tag,
 		     MPI_Comm comm, MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	struct large l;
 	int rc = large_of(count, t, &l);
 
@@ -116,6 +121,7 @@ MPI_SHIM_ALIAS(MPI_Recv_init_c);
 int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype t, MPI_Message *message,
 		 MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	struct large l;
 	int rc = large_of(count, t, &l);
 
@@ -126,6 +132,7 @@ MPI_SHIM_ALIAS(MPI_Mrecv_c);
 int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype t, MPI_Message *message,
 		  MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	struct large l;
 	int rc = large_of(count, t, &l);
 
@@ -137,6 +144,7 @@ int PMPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int 
 		    void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag,
 		    MPI_Comm comm, MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	struct large s, r;
 	int rc;
 
@@ -153,6 +161,7 @@ MPI_SHIM_ALIAS(MPI_Sendrecv_c);
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype t, int dst, int stag,
 			    int src, int rtag, MPI_Comm comm, MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	struct large l;
 	int rc = large_of(count, t, &l);
 
@@ -166,6 +175,7 @@ int PMPI_Isendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int
 		     void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag,
 		     MPI_Comm comm, MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	struct large s, r;
 	int rc;
 
@@ -182,6 +192,7 @@ MPI_SHIM_ALIAS(MPI_Isendrecv_c);
 int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype t, int dst, int stag,
 			     int src, int rtag, MPI_Comm comm, MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	struct large l;
 	int rc = large_of(count, t, &l);
 

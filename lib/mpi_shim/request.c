@@ -56,6 +56,7 @@ static int check_requests(int count, MPI_Request reqs[], const char *call)
 
 int PMPI_Wait(MPI_Request *req, MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	MPI_Request r;
 	int rc;
 
@@ -86,6 +87,7 @@ MPI_SHIM_ALIAS(MPI_Wait);
 
 int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	MPI_Request r;
 	int rc;
 
@@ -155,6 +157,7 @@ static int finish_all(int count, MPI_Request reqs[], MPI_Status sts[], const cha
 
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
 {
+	MPI_SHIM_ENTER();
 	int i, rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Waitall")) ||
@@ -171,6 +174,7 @@ MPI_SHIM_ALIAS(MPI_Waitall);
 
 int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
 {
+	MPI_SHIM_ENTER();
 	int i, rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Testall")) ||
@@ -205,6 +209,7 @@ static int finish_one(MPI_Request reqs[], int i, MPI_Status *st, const char *cal
 
 int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	int i, rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Waitany")) ||
@@ -227,6 +232,7 @@ MPI_SHIM_ALIAS(MPI_Waitany);
 
 int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	int i, rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Testany")) ||
@@ -290,6 +296,7 @@ static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
 		  MPI_Status sts[])
 {
+	MPI_SHIM_ENTER();
 	int i, rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Waitsome")) ||
@@ -307,6 +314,7 @@ MPI_SHIM_ALIAS(MPI_Waitsome);
 int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
 		  MPI_Status sts[])
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Testsome")) ||
@@ -322,6 +330,7 @@ MPI_SHIM_ALIAS(MPI_Testsome);
 
 int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Request_get_status")))
@@ -352,6 +361,7 @@ MPI_SHIM_ALIAS(MPI_Request_get_status);
 
 int PMPI_Request_free(MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	MPI_Request r;
 	int rc;
 
@@ -372,6 +382,7 @@ MPI_SHIM_ALIAS(MPI_Request_free);
 
 int PMPI_Cancel(MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Cancel")))
@@ -388,6 +399,7 @@ MPI_SHIM_ALIAS(MPI_Cancel);
 
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+	MPI_SHIM_ENTER();
 	if (!status || status == MPI_STATUS_IGNORE || !flag)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Test_cancelled",
 				    "status or flag is NULL or MPI_STATUS_IGNORE");
@@ -398,6 +410,7 @@ MPI_SHIM_ALIAS(MPI_Test_cancelled);
 
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
+	MPI_SHIM_ENTER();
 	if (!status || status == MPI_STATUS_IGNORE)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled",
 				    "status is NULL or MPI_STATUS_IGNORE");
@@ -422,6 +435,7 @@ static int check_startable(MPI_Request r, const char *call)
 
 int PMPI_Start(MPI_Request *req)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Start")))
@@ -437,6 +451,7 @@ MPI_SHIM_ALIAS(MPI_Start);
 
 int PMPI_Startall(int count, MPI_Request reqs[])
 {
+	MPI_SHIM_ENTER();
 	int i, rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Startall")) ||

@@ -27,6 +27,14 @@
  * it (MPI_SHIM_ALIAS), so that a profiling tool can define MPI_name and
  * call PMPI_name.  Inside the library, calls go to the PMPI_ names.
  *
+ * Threads (MPI_THREAD_MULTIPLE): every public call runs under BIP's lock
+ * (MPI_SHIM_ENTER, first line of each PMPI_ function), the one the
+ * shim's BIP callbacks run under, so the shim's state is seen by one
+ * thread at a time.  A call that waits lets go of it at each waiting step
+ * (mpi_shim_progress_wait), so other threads' calls go on meanwhile and
+ * may complete what it waits for.  Until the process has a second thread
+ * nothing is taken.
+ *
  * Error convention: functions that return an int return an MPI error class
  * (MPI_SUCCESS is 0).  A public call reports a misuse through mpi_shim_err,
  * which applies the communicator's error handler.
@@ -37,7 +45,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/single_threaded.h>
 
+#include "bip.h"
 #include "mpi.h"
 
 /* Defines MPI_name as a weak alias of PMPI_name (after PMPI_name is defined). */
@@ -47,6 +57,21 @@
 #define mpi_shim_likely(x) __builtin_expect(!!(x), 1)
 #define mpi_shim_unlikely(x) __builtin_expect(!!(x), 0)
 #define mpi_shim_cold __attribute__((cold, noinline))
+
+static inline int mpi_shim_enter(void)
+{
+	return mpi_shim_likely(__libc_single_threaded) ? 0 : bip_layer_lock();
+}
+
+static inline void mpi_shim_leave(const int *locked)
+{
+	if (mpi_shim_unlikely(*locked))
+		bip_layer_unlock(*locked);
+}
+
+/* The first line of every public call: BIP's lock until it returns. */
+#define MPI_SHIM_ENTER() \
+	const int mpi_shim_locked_ __attribute__((cleanup(mpi_shim_leave))) = mpi_shim_enter()
 
 /* --- Global state (env.c) --- */
 

@@ -279,6 +279,7 @@ static int topo_attach(MPI_Comm *c, struct mpi_shim_topo *t, MPI_Comm comm, cons
 int PMPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
 		     int reorder, MPI_Comm *comm_cart)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Cart_create";
 	int rc, n;
 
@@ -298,6 +299,7 @@ MPI_SHIM_ALIAS(MPI_Cart_create);
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
 		  int *newrank)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Cart_map";
 	int rc, n;
 
@@ -312,6 +314,7 @@ MPI_SHIM_ALIAS(MPI_Cart_map);
 
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Cartdim_get";
 	int rc;
 
@@ -335,6 +338,7 @@ static int check_maxdims(MPI_Comm comm, int maxdims, const char *call)
 
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Cart_get";
 	struct mpi_shim_topo *t;
 	size_t bytes;
@@ -357,6 +361,7 @@ MPI_SHIM_ALIAS(MPI_Cart_get);
 
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Cart_coords";
 	int rc;
 
@@ -373,6 +378,7 @@ MPI_SHIM_ALIAS(MPI_Cart_coords);
 
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Cart_rank";
 	struct mpi_shim_topo *t;
 	int rc, d, r;
@@ -399,6 +405,7 @@ MPI_SHIM_ALIAS(MPI_Cart_rank);
 
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Cart_shift";
 	int rc;
 
@@ -418,6 +425,7 @@ MPI_SHIM_ALIAS(MPI_Cart_shift);
 
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Cart_sub";
 	struct mpi_shim_topo *t;
 	int rc, d, color = 0, key = 0, n = 0, *dims, *periods;
@@ -620,6 +628,7 @@ static int dims_balance(int m, int k, int *f)
 
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Dims_create";
 	int rc, i, nfree = 0, fixed = 1, m, k, *f;
 
@@ -680,6 +689,7 @@ static int graph_first(const struct mpi_shim_topo *t, int r)
 int PMPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
 		      int reorder, MPI_Comm *comm_graph)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Graph_create";
 	struct mpi_shim_topo *t;
 	int rc, nedges, first, n;
@@ -714,6 +724,7 @@ MPI_SHIM_ALIAS(MPI_Graph_create);
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
 		   int *newrank)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Graph_map";
 	int rc;
 
@@ -728,6 +739,7 @@ MPI_SHIM_ALIAS(MPI_Graph_map);
 
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Graphdims_get";
 	int rc;
 
@@ -758,6 +770,7 @@ static int copy_out(MPI_Comm comm, int *dst, const int *src, int n, int max, con
 
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Graph_get";
 	int rc;
 
@@ -773,6 +786,7 @@ MPI_SHIM_ALIAS(MPI_Graph_get);
 
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Graph_neighbors_count";
 	int rc;
 
@@ -787,6 +801,7 @@ MPI_SHIM_ALIAS(MPI_Graph_neighbors_count);
 
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Graph_neighbors";
 	struct mpi_shim_topo *t;
 	int rc, first;
@@ -854,6 +869,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sourc
 				    const int destinations[], const int destweights[],
 				    MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Dist_graph_create_adjacent";
 	struct mpi_shim_topo *t;
 	int rc;
@@ -969,6 +985,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int 
 			   const int destinations[], const int weights[], MPI_Info info,
 			   int reorder, MPI_Comm *comm_dist_graph)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Dist_graph_create";
 	struct mpi_shim_topo *t;
 	struct edge_rec *recs;
@@ -1022,6 +1039,7 @@ MPI_SHIM_ALIAS(MPI_Dist_graph_create);
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
 				    int *weighted)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Dist_graph_neighbors_count";
 	int rc;
 
@@ -1050,6 +1068,7 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
 			      int sourceweights[], int maxoutdegree, int destinations[],
 			      int destweights[])
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Dist_graph_neighbors";
 	struct mpi_shim_topo *t;
 	int rc;
@@ -1071,6 +1090,7 @@ MPI_SHIM_ALIAS(MPI_Dist_graph_neighbors);
 
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
+	MPI_SHIM_ENTER();
 	const char *call = "MPI_Topo_test";
 	int rc;
 

@@ -197,6 +197,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 			      const int array_of_subsizes[], const int array_of_starts[],
 			      int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_create_subarray";
 	MPI_Count *sizes, *subsizes, *starts;
 	int fail = 0, rc;
@@ -220,6 +221,7 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
 				const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
 				MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	return subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype,
 			newtype, "MPI_Type_create_subarray_c", 1);
 }
@@ -406,6 +408,7 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
 			    const int array_of_psizes[], int order, MPI_Datatype oldtype,
 			    MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_create_darray";
 	MPI_Count *gsizes;
 	int fail = 0, rc;
@@ -425,6 +428,7 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
 			      const int array_of_psizes[], int order, MPI_Datatype oldtype,
 			      MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	return darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
 		      array_of_psizes, order, oldtype, newtype, "MPI_Type_create_darray_c", 1);
 }

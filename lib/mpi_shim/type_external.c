@@ -518,6 +518,7 @@ static int pack_external_size(const char *datarep, int64_t incount, MPI_Datatype
 int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
 		       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
+	MPI_SHIM_ENTER();
 	int64_t pos = position ? *position : 0;
 	int rc = pack_external(datarep, inbuf, incount, datatype, outbuf, outsize,
 			       position ? &pos : NULL, "MPI_Pack_external");
@@ -532,6 +533,7 @@ int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count inco
 			 MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
 			 MPI_Count *position)
 {
+	MPI_SHIM_ENTER();
 	int64_t pos = position ? *position : 0;
 	int rc = pack_external(datarep, inbuf, incount, datatype, outbuf, outsize,
 			       position ? &pos : NULL, "MPI_Pack_external_c");
@@ -545,6 +547,7 @@ MPI_SHIM_ALIAS(MPI_Pack_external_c);
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
 			 MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
+	MPI_SHIM_ENTER();
 	int64_t pos = position ? *position : 0;
 	int rc = unpack_external(datarep, inbuf, insize, position ? &pos : NULL, outbuf, outcount,
 				 datatype, "MPI_Unpack_external");
@@ -559,6 +562,7 @@ int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count in
 			   MPI_Count *position, void *outbuf, MPI_Count outcount,
 			   MPI_Datatype datatype)
 {
+	MPI_SHIM_ENTER();
 	int64_t pos = position ? *position : 0;
 	int rc = unpack_external(datarep, inbuf, insize, position ? &pos : NULL, outbuf, outcount,
 				 datatype, "MPI_Unpack_external_c");
@@ -572,6 +576,7 @@ MPI_SHIM_ALIAS(MPI_Unpack_external_c);
 int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
 			    MPI_Aint *size)
 {
+	MPI_SHIM_ENTER();
 	int64_t s;
 	int rc = pack_external_size(datarep, incount, datatype, size ? &s : NULL,
 				    "MPI_Pack_external_size");
@@ -585,6 +590,7 @@ MPI_SHIM_ALIAS(MPI_Pack_external_size);
 int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
 			      MPI_Count *size)
 {
+	MPI_SHIM_ENTER();
 	int64_t s;
 	int rc = pack_external_size(datarep, incount, datatype, size ? &s : NULL,
 				    "MPI_Pack_external_size_c");

@@ -27,6 +27,7 @@ static int check_type(MPI_Comm comm, MPI_Datatype t, int committed, const char *
 
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_size_c";
 	int rc;
 
@@ -41,6 +42,7 @@ MPI_SHIM_ALIAS(MPI_Type_size_c);
 
 int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_get_extent_c";
 	int rc;
 
@@ -58,6 +60,7 @@ MPI_SHIM_ALIAS(MPI_Type_get_extent_c);
 int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb,
 				MPI_Count *true_extent)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_get_true_extent_c";
 	int rc;
 
@@ -106,6 +109,7 @@ static int check_pack(MPI_Count count, MPI_Datatype t, MPI_Count size, const MPI
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
 		MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	uint64_t bytes;
 	int rc;
 
@@ -123,6 +127,7 @@ MPI_SHIM_ALIAS(MPI_Pack_c);
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
 		  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
+	MPI_SHIM_ENTER();
 	uint64_t bytes;
 	int rc;
 
@@ -139,6 +144,7 @@ MPI_SHIM_ALIAS(MPI_Unpack_c);
 
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Pack_size_c";
 	uint64_t bytes;
 	int rc;
@@ -172,6 +178,7 @@ static int check_status(const MPI_Status *status, MPI_Datatype t, const MPI_Coun
 
 int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
+	MPI_SHIM_ENTER();
 	MPI_Count bytes;
 	int rc;
 
@@ -190,6 +197,7 @@ MPI_SHIM_ALIAS(MPI_Get_count_c);
 
 int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
+	MPI_SHIM_ENTER();
 	int rc;
 
 	if ((rc = check_status(status, datatype, count, "MPI_Get_elements_c")))

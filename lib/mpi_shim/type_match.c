@@ -17,6 +17,7 @@
 
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_match_size";
 	MPI_Datatype t = MPI_DATATYPE_NULL;
 
@@ -130,18 +131,21 @@ static int f90_float(int p, int r, MPI_Datatype *newtype, int complex, const cha
 
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	return f90_float(p, r, newtype, 0, "MPI_Type_create_f90_real");
 }
 MPI_SHIM_ALIAS(MPI_Type_create_f90_real);
 
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	return f90_float(p, r, newtype, 1, "MPI_Type_create_f90_complex");
 }
 MPI_SHIM_ALIAS(MPI_Type_create_f90_complex);
 
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
+	MPI_SHIM_ENTER();
 	static const char call[] = "MPI_Type_create_f90_integer";
 	/* Decimal digits each integer kind holds: 10^r - 1 fits. */
 	static const struct {
