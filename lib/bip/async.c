@@ -14,9 +14,10 @@
  *         progress (bip_layer_progress: the shim's deferred work and its
  *         non-blocking collectives), let go of the lock;
  *         after a round that found nothing, yield; after BUSY_ROUNDS
- *         such rounds in a row, sleep: on the NIC where it can be woken
- *         (BIP_WAIT=block, nic.h's sleep), else for a time that doubles
- *         from NAP_MIN to NAP_MAX, back to NAP_MIN at the first event.
+ *         such rounds in a row, sleep for a time that doubles from
+ *         NAP_MIN to NAP_MAX, back to NAP_MIN at the first event.  (Not
+ *         on the NIC, as a single-threaded waiter in BIP_WAIT=block does:
+ *         a NIC's sleep reads its driver's state without the lock.)
  *
  * So an idle process's thread wakes at most every NAP_MAX, and a process
  * with traffic has its transfers moved within about NAP_MIN of the
@@ -75,9 +76,6 @@ static void nap(long ns)
 
 static void *async_main(void *arg)
 {
-	struct bip_nic *nic = bip_state.nics[0];
-	int can_sleep = bip_state.wait_mode == BIP_WAIT_BLOCK && bip_state.nnics == 1 &&
-			nic->ops->sleep;
 	unsigned idle = 0;
 	long ns = NAP_MIN_NS;
 
@@ -90,9 +88,6 @@ static void *async_main(void *arg)
 		}
 		if (++idle < BUSY_ROUNDS) {
 			sched_yield();
-		} else if (can_sleep) {
-			nic->ops->sleep(nic, bip_state.sleep_max_ns < NAP_MAX_NS ?
-						     bip_state.sleep_max_ns : NAP_MAX_NS);
 		} else {
 			nap(ns);
 			if (ns < NAP_MAX_NS)

@@ -121,6 +121,11 @@ static int wait_sleep(struct bip_wait *w)
 {
 	struct bip_nic *nic = bip_state.nics[0];
 
+	/* A process with threads yields: a NIC's sleep reads its driver's
+	 * state (and the layer's timers) without the lock, which only a
+	 * single thread may do. */
+	if (!__libc_single_threaded)
+		return 0;
 	if (bip_state.nnics != 1 || !nic->ops->sleep || !bip_state.progress_idle ||
 	    bip_state.queued_sends ||
 	    bip_state.layer_pending || bip_state.kept_peers || bip_state.flow_dirty)
@@ -133,19 +138,29 @@ static int wait_sleep(struct bip_wait *w)
 	return 1;
 }
 
+/* Called without the lock (a waiter lets go of it for its step); the
+ * rare looks at the peers take it, since they ask the drivers. */
 int bip_wait_yield(struct bip_wait *w)
 {
+	int locked, gone = 0;
+
 	if (bip_unlikely(bip_state.lost_peer >= 0))
 		return -EPIPE;
 	if (bip_state.wait_mode != BIP_WAIT_BLOCK || !wait_sleep(w))
 		sched_yield();
-	if (bip_state.watch_peers && w->yields % 4096 == 2048)
+	if (bip_state.watch_peers && w->yields % 4096 == 2048) {
+		locked = bip_lock();
 		watch_peers();
-	/* Now and then (a system call per peer), see whether anyone is left. */
-	if (++w->yields % 4096 == 0 && others_gone()) {
-		/* Take what they sent before they ended. */
-		bip_progress();
-		return -EPIPE;
+		bip_unlock(locked);
 	}
-	return 0;
+	/* Now and then (a system call per peer), see whether anyone is left. */
+	if (++w->yields % 4096 == 0) {
+		locked = bip_lock();
+		gone = others_gone();
+		/* Take what they sent before they ended. */
+		if (gone)
+			bip_progress();
+		bip_unlock(locked);
+	}
+	return gone ? -EPIPE : 0;
 }

@@ -33,7 +33,6 @@ run() { # NAME MODE ENV...
 }
 for mode in bip mpi; do
 	run shm "$mode" BIP_NIC=shm BIP_SHM_CMA=0 BIP_PROGRESS_THREAD=1
-	run shm-block "$mode" BIP_NIC=shm BIP_SHM_CMA=0 BIP_WAIT=block BIP_PROGRESS_THREAD=1
 	run ofi-tcp "$mode" BIP_NIC=ofi BIP_OFI_PROVIDER=tcp BIP_PROGRESS_THREAD=1
 	run lanai "$mode" BIP_NIC=lanai BIP_PROGRESS_THREAD=1
 done
