@@ -7,10 +7,11 @@
 # simulated board.  Without the thread, the same run on shm's pipelined
 # path does not move (the control: the test can fail).  The time limit is
 # only where a failing run gives up.
-# Usage: progress.sh BIPLOAD OVERLAP
+# Usage: progress.sh BIPLOAD OVERLAP [shm]   (shm: over shm only)
 set -u
 bipload=$1
 prog=$2
+only=${3:-}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 out=$dir/out
@@ -33,6 +34,7 @@ run() { # NAME MODE ENV...
 }
 for mode in bip mpi; do
 	run shm "$mode" BIP_NIC=shm BIP_SHM_CMA=0 BIP_PROGRESS_THREAD=1
+	[ "$only" = shm ] && continue
 	run ofi-tcp "$mode" BIP_NIC=ofi BIP_OFI_PROVIDER=tcp BIP_PROGRESS_THREAD=1
 	run lanai "$mode" BIP_NIC=lanai BIP_PROGRESS_THREAD=1
 done

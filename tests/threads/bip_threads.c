@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "bip.h"
+#include "args.h"
 
 #define MAX_THREADS 64
 #define WINDOW 4
@@ -309,12 +310,7 @@ static void usage(void)
 
 static int arg_int(const char *s, int lo, int hi)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (!*s || *end || v < lo || v > hi)
-		usage();
-	return (int)v;
+	return arg_int_in(s, lo, hi, usage);
 }
 
 static void setup(struct worker *w, int index, int stride)

@@ -36,6 +36,8 @@
 
 #include <mpi.h>
 
+#include "args.h"
+
 #define MAX_THREADS 16
 #define MAX_RANKS 64
 #define HEAD 3
@@ -312,12 +314,7 @@ static void usage(void)
 
 static int arg_int(const char *s, int lo, int hi)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (!*s || *end || v < lo || v > hi)
-		usage();
-	return (int)v;
+	return arg_int_in(s, lo, hi, usage);
 }
 
 int main(int argc, char **argv)

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "bip.h"
+#include "args.h"
 
 #define TAG 5
 #define READY_TAG 6
@@ -191,12 +192,7 @@ static void usage(void)
 
 static int arg_int(const char *s, int lo, int hi)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (!*s || *end || v < lo || v > hi)
-		usage();
-	return (int)v;
+	return arg_int_in(s, lo, hi, usage);
 }
 
 int main(int argc, char **argv)
