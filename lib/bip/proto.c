@@ -269,25 +269,36 @@ int bip_send_post(int dst, uint32_t tag, const void *buf, size_t len)
 	return bip_send_post_hdr(dst, tag, NULL, 0, buf, len, 0, 0);
 }
 
-int bip_send_reserve(void)
+/* At least n (1 or 2) send slots are free. */
+static int slots_free(unsigned n)
+{
+	return bip_state.sfree && (n == 1 || bip_state.sfree->next);
+}
+
+/* Wait until n send slots are free, letting other threads in between the
+ * polls: 0, or -EPIPE (bip_wait_step). */
+static int wait_slots(unsigned n)
 {
 	struct bip_wait w;
+	unsigned depth;
 	int rc;
 
 	bip_wait_start(&w);
-	while (!bip_state.sfree || !bip_state.sfree->next) {
-		unsigned depth;
-
+	for (;;) {
 		bip_progress();
-		if (bip_state.sfree && bip_state.sfree->next)
-			break;
+		if (slots_free(n))
+			return 0;
 		depth = bip_lock_drop();
 		rc = bip_wait_step(&w);
 		bip_lock_retake(depth);
 		if (rc < 0)
 			return -EPIPE;
 	}
-	return 0;
+}
+
+int bip_send_reserve(void)
+{
+	return slots_free(2) ? 0 : wait_slots(2);
 }
 
 int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const void *buf,
@@ -299,7 +310,6 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
 	int is_short = hlen + len <= limit && !(flags & BIP_SEND_FORCE_LONG);
 	int held;
 	struct bip_sreq *r;
-	struct bip_wait w;
 	int rc;
 
 	/* An empty message may come with a NULL buffer: drivers always get
@@ -320,21 +330,9 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
 		bip_state.counters.send_stalls++;
 	}
 
-	bip_wait_start(&w);
-	while (!(r = bip_state.sfree)) {
-		/* Every send slot is in flight: wait for one to complete,
-		 * letting other threads in between. */
-		unsigned depth;
-
-		bip_progress();
-		if (bip_state.sfree)
-			break;
-		depth = bip_lock_drop();
-		rc = bip_wait_step(&w);
-		bip_lock_retake(depth);
-		if (rc < 0)
-			return -EPIPE;
-	}
+	/* Every send slot in flight: wait for one to complete. */
+	if (bip_unlikely(!slots_free(1)) && (rc = wait_slots(1)) < 0)
+		return rc;
 	held = p->holds && bip_tag_held(p, tag);
 	r = sreq_alloc();
 	r->dst = dst;
