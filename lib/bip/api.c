@@ -754,13 +754,17 @@ BIP_EXPORT int bip_tirecv_bytes(int tag, void *buf, size_t maxlen)
 	int locked, id;
 
 	if (!bip_check_init(call) || !check_tag_bytes(call, tag) ||
-	    !check_buffer_bytes(call, buf, maxlen, "maxlen") || !check_tag_free(call, tag))
+	    !check_buffer_bytes(call, buf, maxlen, "maxlen"))
 		return -1;
 	if (bip_layer_of((uint32_t)tag)) {
 		bip_error(call, "tag %d belongs to a layer (bip_layer_register)", tag);
 		return -1;
 	}
 	locked = bip_lock();
+	if (!check_tag_free(call, tag)) {
+		bip_unlock(locked);
+		return -1;
+	}
 	bip_progress();
 	id = bip_recv_post((uint32_t)tag, buf, maxlen);
 	bip_unlock(locked);
