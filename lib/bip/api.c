@@ -71,7 +71,7 @@ static int check_tag_free(const char *call, int tag)
 {
 	struct bip_tag *t = &bip_state.tags[tag];
 
-	if (bip_unlikely(t->state != BIP_RECV_IDLE)) {
+	if (bip_unlikely(bip_recv_state(t) != BIP_RECV_IDLE)) {
 		bip_error(call, "a receive is already posted on tag %d (id %d)%s", tag,
 			  bip_recv_id((uint32_t)tag, t->gen),
 			  t->waiters ? ", and a thread waits for it: one receive per tag at a "
@@ -94,6 +94,67 @@ static int check_recv(const char *call, int tag, const int *buf, int maxlength)
 	       check_buffer(call, buf, maxlength, "maxlength");
 }
 
+/*
+ * The receive lane (core.h's locking): with threads, take the short
+ * message at the head of tag's queue under the tag's lock only, when no
+ * receive is posted on the tag.  A receive (buf, at most maxbytes) gets it
+ * copied and freed; a get (msg) gets it held, as bip_tgetmsg does.  Returns
+ * its length in bytes, or -1 when the caller must take the path under the
+ * big lock: a single thread, nothing queued, a long message or one longer
+ * than buf, a receive posted, or (for a receive) a message held.
+ */
+static long lane_take(int tag, void *buf, size_t maxbytes, int **msg, int *node)
+{
+	struct bip_tag *t = &bip_state.tags[tag];
+	struct bip_tagq_entry *e;
+	long len = -1;
+
+	if (bip_likely(__libc_single_threaded))
+		return -1;
+	pthread_mutex_lock(&t->lock);
+	if (bip_recv_state(t) != BIP_RECV_IDLE || (!msg && t->q.nheld))
+		goto out;
+	e = bip_tagq_peek(&t->q);
+	if (!e || e->kind != BIP_TAGQ_SHORT || (!msg && e->len > maxbytes))
+		goto out;
+	len = e->len;
+	if (node)
+		*node = e->src;
+	bip_count(&bip_state.counters.short_received, 1);
+	bip_count(&bip_state.counters.bytes_received, e->len);
+	if (msg) {
+		*msg = bip_tagq_payload(e);
+		bip_tagq_hold(&t->q);
+	} else {
+		bip_copy(buf, bip_tagq_payload(e), e->len);
+		bip_tagq_pop(&t->q);
+	}
+out:
+	pthread_mutex_unlock(&t->lock);
+	return len;
+}
+
+/* The big lock, then the tag's (core.h's locking), for a call on tag. */
+struct tag_hold {
+	int locked;
+	struct bip_tag *t;
+};
+
+static struct tag_hold tag_take(int tag)
+{
+	struct tag_hold h;
+
+	h.locked = bip_lock();
+	h.t = bip_tag_lock(&bip_state.tags[tag]);
+	return h;
+}
+
+static void tag_give(struct tag_hold h)
+{
+	bip_tag_unlock(h.t);
+	bip_unlock(h.locked);
+}
+
 /* --- sends --- */
 
 static int send_checked(const char *call, int dst, int tag, int *buf, int length)
@@ -102,9 +163,14 @@ static int send_checked(const char *call, int dst, int tag, int *buf, int length
 
 	if (!check_send(call, dst, tag, buf, length))
 		return -1;
-	locked = bip_lock();
-	id = bip_send_post(dst, (uint32_t)tag, buf, (size_t)length * 4);
-	bip_unlock(locked);
+	id = -EAGAIN;
+	if (bip_unlikely(!__libc_single_threaded))
+		id = bip_send_lane(dst, (uint32_t)tag, buf, (size_t)length * 4);
+	if (id == -EAGAIN) {
+		locked = bip_lock();
+		id = bip_send_post(dst, (uint32_t)tag, buf, (size_t)length * 4);
+		bip_unlock(locked);
+	}
 	if (bip_unlikely(id < 0)) {
 		bip_error(call, "sending %d words to node %d on tag %d failed: %s", length, dst, tag,
 			  strerror(-id));
@@ -153,6 +219,13 @@ static int swait_checked(const char *call, int id)
 		rc = bip_wait_step(&w);
 		bip_lock_retake(depth);
 		if (rc < 0) {
+			/* The step's last poll may have taken the completion
+			 * that the peer sent before it ended. */
+			locked = bip_lock();
+			rc = bip_sreq_lookup(id) == NULL;
+			bip_unlock(locked);
+			if (rc)
+				return 0;
 			bip_error(call, "send %d will never complete: %s", id, bip_wait_failure());
 			return -1;
 		}
@@ -211,18 +284,19 @@ BIP_EXPORT int bip_tsend(int dst, int tag, int *buf, int length)
 
 BIP_EXPORT int bip_tirecv(int tag, int *buf, int maxlength)
 {
-	int locked, id;
+	struct tag_hold h;
+	int id;
 
 	if (!check_recv("bip_tirecv", tag, buf, maxlength))
 		return -1;
-	locked = bip_lock();
+	h = tag_take(tag);
 	if (!check_tag_free("bip_tirecv", tag)) {
-		bip_unlock(locked);
+		tag_give(h);
 		return -1;
 	}
 	bip_progress();
 	id = bip_recv_post((uint32_t)tag, buf, (size_t)maxlength * 4);
-	bip_unlock(locked);
+	tag_give(h);
 	return id;
 }
 
@@ -239,7 +313,7 @@ static struct bip_tag *recv_lookup(const char *call, int id, uint32_t ntags)
 	if (id < 0 || tag >= ntags || gen == 0)
 		goto bad;
 	t = &bip_state.tags[tag];
-	if (t->gen != gen || t->state == BIP_RECV_IDLE)
+	if (t->gen != gen || bip_recv_state(t) == BIP_RECV_IDLE)
 		goto bad;
 	if (bip_unlikely(t->waiters)) {
 		bip_error(call, "receive id %d on tag %u is already waited for by another thread: "
@@ -256,14 +330,14 @@ bad:
 /* Report a completed receive and free its tag: length in bytes, or -1. */
 static long recv_finish(const char *call, struct bip_tag *t, int *node)
 {
-	if (t->state == BIP_RECV_FAILED) {
-		t->state = BIP_RECV_IDLE;
+	if (bip_recv_state(t) == BIP_RECV_FAILED) {
+		bip_recv_set(t, BIP_RECV_IDLE);
 		bip_error_msg(call, t->failure ? t->failure : "receive failed");
 		free(t->failure);
 		t->failure = NULL;
 		return -1;
 	}
-	t->state = BIP_RECV_IDLE;
+	bip_recv_set(t, BIP_RECV_IDLE);
 	if (node)
 		*node = t->src;
 	return (long)t->len;
@@ -277,7 +351,7 @@ static int words(long bytes)
 
 static int recv_done(const struct bip_tag *t)
 {
-	return t->state == BIP_RECV_DONE || t->state == BIP_RECV_FAILED;
+	return bip_recv_state(t) == BIP_RECV_DONE || bip_recv_state(t) == BIP_RECV_FAILED;
 }
 
 /* Wait for the receive of t to complete and report it in bytes (lock state as given). */
@@ -286,27 +360,38 @@ static long recv_wait(const char *call, struct bip_tag *t, int locked, int *node
 	struct bip_wait w;
 	long rc;
 
+	unsigned depth = 0;
+	int have = 1; /* this thread holds the lock */
+
 	bip_wait_start(&w);
 	t->waiters++;
-	while (!recv_done(t)) {
-		unsigned depth;
-
-		bip_progress();
+	for (;;) {
+		/* Without the lock, the receive's state is all it looks at:
+		 * whoever holds the lock polls for everyone (core.h). */
+		if (have)
+			bip_progress();
 		if (recv_done(t))
 			break;
-		depth = bip_lock_drop();
+		if (have) {
+			depth = bip_lock_drop();
+			have = 0;
+		}
 		rc = bip_wait_step(&w);
-		bip_lock_retake(depth);
+		have = bip_lock_try(depth);
 		if (rc < 0 && !recv_done(t)) {
+			if (!have)
+				bip_lock_retake(depth);
 			/* Withdraw the receive: nothing can complete it. */
 			t->waiters--;
-			t->state = BIP_RECV_IDLE;
+			bip_recv_set(t, BIP_RECV_IDLE);
 			bip_unlock(locked);
 			bip_error(call, "receive on tag %u: %s",
 				  (unsigned)(t - bip_state.tags), bip_wait_failure());
 			return -1;
 		}
 	}
+	if (!have)
+		bip_lock_retake(depth);
 	t->waiters--;
 	rc = recv_finish(call, t, node);
 	bip_unlock(locked);
@@ -365,18 +450,26 @@ BIP_EXPORT int bip_rtestx(int id, int *node)
 
 static int trecv_checked(const char *call, int tag, int *buf, int maxlength, int *node)
 {
-	int locked;
+	struct tag_hold h;
+
+	long len;
 
 	if (!check_recv(call, tag, buf, maxlength))
 		return -1;
-	locked = bip_lock();
+	len = lane_take(tag, buf, (size_t)maxlength * 4, NULL, node);
+	if (len >= 0)
+		return words(len);
+	h = tag_take(tag);
 	if (!check_tag_free(call, tag)) {
-		bip_unlock(locked);
+		tag_give(h);
 		return -1;
 	}
 	bip_progress();
 	bip_recv_post((uint32_t)tag, buf, (size_t)maxlength * 4);
-	return words(recv_wait(call, &bip_state.tags[tag], locked, node));
+	/* The receive is posted: the lane stays out, and the wait lets go of
+	 * the big lock between its polls. */
+	bip_tag_unlock(h.t);
+	return words(recv_wait(call, &bip_state.tags[tag], h.locked, node));
 }
 
 BIP_EXPORT int bip_trecv(int tag, int *buf, int maxlength)
@@ -394,31 +487,37 @@ BIP_EXPORT int bip_trecvx(int tag, int *buf, int maxlength, int *node)
 BIP_EXPORT int bip_tprobe(int tag)
 {
 	struct bip_tagq_entry *e;
-	int locked, rc = -1;
+	struct tag_hold h;
+	int rc = -1;
 
 	if (!bip_check_init("bip_tprobe") || !check_tag("bip_tprobe", tag))
 		return -1;
-	locked = bip_lock();
+	h = tag_take(tag);
 	bip_progress();
 	e = bip_tagq_peek(&bip_state.tags[tag].q);
 	if (e && e->kind == BIP_TAGQ_SHORT)
 		rc = (int)(e->len / 4);
-	bip_unlock(locked);
+	tag_give(h);
 	return rc;
 }
 
 static int tnrecv_checked(const char *call, int tag, int *buf, int maxlength, int *node)
 {
 	struct bip_tagq_entry *e;
+	struct tag_hold h;
 	struct bip_tag *t;
-	int locked, rc = -1;
+	int rc = -1;
+	long len;
 
 	if (!check_recv(call, tag, buf, maxlength))
 		return -1;
+	len = lane_take(tag, buf, (size_t)maxlength * 4, NULL, node);
+	if (len >= 0)
+		return words(len);
 	t = &bip_state.tags[tag];
-	locked = bip_lock();
+	h = tag_take(tag);
 	if (!check_tag_free(call, tag)) {
-		bip_unlock(locked);
+		tag_give(h);
 		return -1;
 	}
 	bip_progress();
@@ -436,12 +535,12 @@ static int tnrecv_checked(const char *call, int tag, int *buf, int maxlength, in
 			rc = (int)(e->len / 4);
 			if (node)
 				*node = e->src;
-			bip_state.counters.short_received++;
-			bip_state.counters.bytes_received += e->len;
+			bip_count(&bip_state.counters.short_received, 1);
+			bip_count(&bip_state.counters.bytes_received, e->len);
 			bip_tagq_pop(&t->q);
 		}
 	}
-	bip_unlock(locked);
+	tag_give(h);
 	return rc;
 }
 
@@ -476,8 +575,8 @@ static int getmsg_once(struct bip_tag *t, int **msg, int *length, int *node)
 		*length = (int)(e->len / 4);
 	if (node)
 		*node = e->src;
-	bip_state.counters.short_received++;
-	bip_state.counters.bytes_received += e->len;
+	bip_count(&bip_state.counters.short_received, 1);
+	bip_count(&bip_state.counters.bytes_received, e->len);
 	bip_tagq_hold(&t->q);
 	return 1;
 }
@@ -487,7 +586,7 @@ static int check_getmsg(const char *call, int tag)
 {
 	struct bip_tag *t = &bip_state.tags[tag];
 
-	if (t->state != BIP_RECV_IDLE) {
+	if (bip_recv_state(t) != BIP_RECV_IDLE) {
 		bip_error(call, "a receive is posted on tag %d (id %d)", tag,
 			  bip_recv_id((uint32_t)tag, t->gen));
 		return 0;
@@ -501,54 +600,73 @@ static void long_at_head(const char *call, int tag)
 		  "or bip_tirecv", tag);
 }
 
+static int *tngetmsg_checked(const char *call, int tag, int *length, int *node)
+{
+	struct tag_hold h;
+	int *msg = NULL;
+	long len;
+
+	if (!bip_check_init(call) || !check_tag(call, tag))
+		return NULL;
+	len = lane_take(tag, NULL, 0, &msg, node);
+	if (len >= 0) {
+		if (length)
+			*length = (int)(len / 4);
+		return msg;
+	}
+	h = tag_take(tag);
+	if (check_getmsg(call, tag))
+		getmsg_once(&bip_state.tags[tag], &msg, length, node);
+	tag_give(h);
+	return msg;
+}
+
 static int *tgetmsg_checked(const char *call, int tag, int *length, int *node)
 {
+	struct tag_hold h;
 	struct bip_tag *t;
 	struct bip_wait w;
 	unsigned depth;
-	int locked, rc;
 	int *msg = NULL;
+	long len;
+	int rc;
 
 	if (!bip_check_init(call) || !check_tag(call, tag))
 		return NULL;
 	t = &bip_state.tags[tag];
 	bip_wait_start(&w);
 	for (;;) {
-		locked = bip_lock();
+		len = lane_take(tag, NULL, 0, &msg, node);
+		if (len >= 0) {
+			if (length)
+				*length = (int)(len / 4);
+			return msg;
+		}
+		h = tag_take(tag);
 		if (!check_getmsg(call, tag)) {
-			bip_unlock(locked);
+			tag_give(h);
 			return NULL;
 		}
 		rc = getmsg_once(t, &msg, length, node);
-		bip_unlock(locked);
+		tag_give(h);
 		if (rc)
 			break;
 		depth = bip_lock_drop();
 		rc = bip_wait_step(&w);
 		bip_lock_retake(depth);
-		if (rc < 0) {
+		if (rc < 0 && !(msg = tngetmsg_checked(call, tag, length, node))) {
+			/* Nothing came before the others ended (the step took
+			 * what they sent). */
 			bip_error(call, "tag %d: %s", tag, bip_wait_failure());
 			return NULL;
 		}
+		if (msg)
+			return msg;
 	}
 	if (rc < 0) {
 		long_at_head(call, tag);
 		return NULL;
 	}
-	return msg;
-}
-
-static int *tngetmsg_checked(const char *call, int tag, int *length, int *node)
-{
-	int locked;
-	int *msg = NULL;
-
-	if (!bip_check_init(call) || !check_tag(call, tag))
-		return NULL;
-	locked = bip_lock();
-	if (check_getmsg(call, tag))
-		getmsg_once(&bip_state.tags[tag], &msg, length, node);
-	bip_unlock(locked);
 	return msg;
 }
 
@@ -564,20 +682,21 @@ BIP_EXPORT int *bip_tngetmsg(int tag, int *length, int *node)
 
 static void tfreemsg_checked(const char *call, int tag)
 {
-	struct bip_tag *t;
-	int locked;
+	struct bip_tag *t, *locked;
 
 	if (!bip_check_init(call) || !check_tag(call, tag))
 		return;
+	/* The receive lane: while messages are held no receive can be
+	 * posted on the tag, so its consumer is this call alone. */
 	t = &bip_state.tags[tag];
-	locked = bip_lock();
+	locked = bip_tag_lock(t);
 	if (!t->q.nheld) {
-		bip_unlock(locked);
+		bip_tag_unlock(locked);
 		bip_error(call, "no message taken with bip_tgetmsg on tag %d to free", tag);
 		return;
 	}
 	bip_tagq_release(&t->q);
-	bip_unlock(locked);
+	bip_tag_unlock(locked);
 }
 
 BIP_EXPORT void bip_tfreemsg(int tag)
@@ -672,26 +791,29 @@ struct bip_counters_092 {
 	uint64_t f[8];
 };
 
+/* The counters, word by word: the fast lanes add to some of them without
+ * the lock (bip_count). */
+static void counters_copy(uint64_t *dst, size_t bytes)
+{
+	const uint64_t *src = (const uint64_t *)&bip_state.counters;
+	size_t i;
+	int locked = bip_lock();
+
+	for (i = 0; i < bytes / sizeof(*dst); i++)
+		dst[i] = bip_load_relaxed(&src[i]);
+	bip_unlock(locked);
+}
+
 BIP_EXPORT void bip_get_counters_093(struct bip_counters *counters)
 {
-	int locked;
-
-	if (!counters)
-		return;
-	locked = bip_lock();
-	*counters = bip_state.counters;
-	bip_unlock(locked);
+	if (counters)
+		counters_copy((uint64_t *)counters, sizeof(*counters));
 }
 
 BIP_EXPORT void bip_get_counters_092(struct bip_counters_092 *counters)
 {
-	int locked;
-
-	if (!counters)
-		return;
-	locked = bip_lock();
-	memcpy(counters, &bip_state.counters, sizeof(*counters));
-	bip_unlock(locked);
+	if (counters)
+		counters_copy(counters->f, sizeof(*counters));
 }
 
 #ifdef BIP_SYMVER
@@ -737,9 +859,14 @@ BIP_EXPORT int bip_tisend_bytes(int dst, int tag, const void *buf, size_t len)
 	if (!check_dst(call, dst) || !check_tag_bytes(call, tag) ||
 	    !check_buffer_bytes(call, buf, len, "length"))
 		return -1;
-	locked = bip_lock();
-	id = bip_send_post(dst, (uint32_t)tag, buf, len);
-	bip_unlock(locked);
+	id = -EAGAIN;
+	if (bip_unlikely(!__libc_single_threaded))
+		id = bip_send_lane(dst, (uint32_t)tag, buf, len);
+	if (id == -EAGAIN) {
+		locked = bip_lock();
+		id = bip_send_post(dst, (uint32_t)tag, buf, len);
+		bip_unlock(locked);
+	}
 	if (bip_unlikely(id < 0)) {
 		bip_error(call, "sending %zu bytes to node %d on tag %d failed: %s", len, dst, tag,
 			  strerror(-id));
@@ -751,7 +878,8 @@ BIP_EXPORT int bip_tisend_bytes(int dst, int tag, const void *buf, size_t len)
 BIP_EXPORT int bip_tirecv_bytes(int tag, void *buf, size_t maxlen)
 {
 	const char *call = "bip_tirecv_bytes";
-	int locked, id;
+	struct tag_hold h;
+	int id;
 
 	if (!bip_check_init(call) || !check_tag_bytes(call, tag) ||
 	    !check_buffer_bytes(call, buf, maxlen, "maxlen"))
@@ -760,14 +888,14 @@ BIP_EXPORT int bip_tirecv_bytes(int tag, void *buf, size_t maxlen)
 		bip_error(call, "tag %d belongs to a layer (bip_layer_register)", tag);
 		return -1;
 	}
-	locked = bip_lock();
+	h = tag_take(tag);
 	if (!check_tag_free(call, tag)) {
-		bip_unlock(locked);
+		tag_give(h);
 		return -1;
 	}
 	bip_progress();
 	id = bip_recv_post((uint32_t)tag, buf, maxlen);
-	bip_unlock(locked);
+	tag_give(h);
 	return id;
 }
 

@@ -68,7 +68,9 @@ enum bip_recv_state {
 
 struct bip_tag {
 	struct bip_tagq q;
-	/* the posted receive */
+	/* the receive lane's lock (api.c): see "locking" below */
+	pthread_mutex_t lock;
+	/* the posted receive; state through bip_recv_state and bip_recv_set */
 	uint8_t state;
 	uint8_t waiters;         /* threads waiting for it: at most one */
 	uint32_t gen;
@@ -101,6 +103,7 @@ struct bip_sreq {
 	const void *buf;
 	size_t len;
 	uint64_t cookie;         /* the layer's cookie */
+	int status;              /* how it ended, until reported (peer_push) */
 	void *copy;              /* a queued short message: the copy buf points to */
 	struct bip_sreq *next;   /* peer queue, or free list */
 };
@@ -125,6 +128,8 @@ struct bip_kept {
 
 struct bip_peer {
 	struct bip_nic *nic;
+	/* the send lane's lock (proto.c): see "locking" below */
+	pthread_mutex_t send_lock;
 	struct bip_sreq *queued_head, *queued_tail;
 	int holds;               /* some bit of held_by_peer is set (the fast
 				  * path reads this word, beside queued_head) */
@@ -206,7 +211,34 @@ static inline void bip_copy(void *dst, const void *src, size_t len)
  * depth: a layer holding it calls the core, which takes it again.  Nobody
  * waits with it held: a waiter lets go of it entirely between its polls
  * (bip_lock_drop and bip_lock_retake around bip_wait_step), so that other
- * threads send, receive and poll meanwhile.
+ * threads send, receive and poll meanwhile; a waiter that finds it taken
+ * does not queue for it but looks at its own request (bip_lock_try): the
+ * thread that holds it polls for everyone.
+ *
+ * Two fast lanes do not take it, so that threads working on different
+ * peers or tags do not meet there:
+ *
+ *  - The send lane (proto.c, bip_send_lane): a short message to a peer
+ *    whose NIC lets posts to different peers run at once (nic.h's
+ *    post_per_peer: shm), when nothing of that peer waits in its queue,
+ *    is posted under the peer's own send_lock only.  Whoever touches
+ *    what the lane reads or what the NIC's post writes for that peer
+ *    takes the send_lock too, inside the big lock: the peer's queue, the
+ *    tags it holds, every post to it.  The send_lock is a leaf: nothing
+ *    else is taken while it is held, except the big lock's holder taking
+ *    another peer's from a layer's callback (hence it is recursive).
+ *  - The receive lane (api.c): a receive, probe or get of a user tag with
+ *    no receive posted (state idle) takes a message already in the tag's
+ *    queue under the tag's own lock only.  The queue has one producer
+ *    (progress, under the big lock) and one consumer (tagq.h), which is
+ *    this lane while the state is idle, and progress once a receive is
+ *    posted; the state moves out of idle only under both locks.  The API
+ *    calls on a user tag take its lock inside the big one; progress never
+ *    takes it, and reads and writes the state with bip_recv_state and
+ *    bip_recv_set.
+ *
+ * Both lanes are taken only when the process has threads: a single
+ * thread pays for neither.  The layers' tags never use them.
  */
 
 extern __thread unsigned bip_lock_depth;
@@ -245,6 +277,69 @@ static inline void bip_lock_retake(unsigned depth)
 		pthread_mutex_lock(&bip_state.lock);
 		bip_lock_depth = depth;
 	}
+}
+
+/* Take the lock back at depth if nobody holds it: 1, or 0 (not taken). */
+static inline int bip_lock_try(unsigned depth)
+{
+	if (!depth)
+		return 1;
+	if (pthread_mutex_trylock(&bip_state.lock))
+		return 0;
+	bip_lock_depth = depth;
+	return 1;
+}
+
+/* A peer's send lock (the send lane); returns what bip_peer_unlock needs. */
+static inline struct bip_peer *bip_peer_lock(struct bip_peer *p)
+{
+	if (bip_likely(__libc_single_threaded))
+		return NULL;
+	pthread_mutex_lock(&p->send_lock);
+	return p;
+}
+
+static inline void bip_peer_unlock(struct bip_peer *locked)
+{
+	if (locked)
+		pthread_mutex_unlock(&locked->send_lock);
+}
+
+/* A user tag's receive lock (the receive lane), inside the big lock. */
+static inline struct bip_tag *bip_tag_lock(struct bip_tag *t)
+{
+	if (bip_likely(__libc_single_threaded))
+		return NULL;
+	pthread_mutex_lock(&t->lock);
+	return t;
+}
+
+static inline void bip_tag_unlock(struct bip_tag *locked)
+{
+	if (locked)
+		pthread_mutex_unlock(&locked->lock);
+}
+
+/* The state of a tag's receive (enum bip_recv_state): the receive lane
+ * reads it without the big lock. */
+static inline int bip_recv_state(const struct bip_tag *t)
+{
+	return bip_load_acquire(&t->state);
+}
+
+static inline void bip_recv_set(struct bip_tag *t, int state)
+{
+	bip_store_release(&t->state, (uint8_t)state);
+}
+
+/* Add n to a counter of bip_get_counters: the lanes count without the big
+ * lock, so a process with threads counts with an atomic add. */
+static inline void bip_count(uint64_t *counter, uint64_t n)
+{
+	if (bip_likely(__libc_single_threaded))
+		*counter += n;
+	else
+		__atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
 }
 
 /* --- errors (error.c) --- */
@@ -333,6 +428,9 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
  * two posts in a row wait for nothing, and no other thread's send comes
  * between them.  0, or -EPIPE (bip_wait_step). */
 int bip_send_reserve(void);
+/* The send lane (core.h's locking): 0 when posted, -EAGAIN for the path
+ * under the big lock, or a negative errno. */
+int bip_send_lane(int dst, uint32_t tag, const void *buf, size_t len);
 void bip_push_queued(void);
 /* Move kept arrivals into their queues, and tell senders of held tags. */
 void bip_flow_progress(void);

@@ -343,9 +343,12 @@ static void release_all(void)
 		free(bip_state.tags[i].failure);
 		bip_state.tags[i].failure = NULL;
 		bip_state.tags[i].state = BIP_RECV_IDLE;
+		pthread_mutex_destroy(&bip_state.tags[i].lock);
 	}
 	bip_sreq_table_free();
 	bip_flow_free();
+	for (i = 0; bip_state.peers && i < bip_state.numnodes; i++)
+		pthread_mutex_destroy(&bip_state.peers[i].send_lock);
 	free(bip_state.peers);
 	bip_state.peers = NULL;
 	bip_conf_free(bip_state.conf);
@@ -394,6 +397,22 @@ void bip_where(char *buf, size_t len)
 		 what[0] ? what : "none", cpus);
 }
 
+/* The lanes' locks (core.h): a peer's is recursive, since a layer's
+ * callback run under it may send to the same peer. */
+static void locks_init(void)
+{
+	pthread_mutexattr_t attr;
+	int i;
+
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	for (i = 0; i < bip_state.numnodes; i++)
+		pthread_mutex_init(&bip_state.peers[i].send_lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	for (i = 0; i < BIP_ALL_TAGS; i++)
+		pthread_mutex_init(&bip_state.tags[i].lock, NULL);
+}
+
 static int setup(char *err)
 {
 	struct bip_boot boot;
@@ -422,14 +441,17 @@ static int setup(char *err)
 	rc = -ENOMEM;
 	snprintf(err, BIP_ERR, "out of memory");
 	bip_state.peers = calloc((size_t)bip_state.numnodes, sizeof(*bip_state.peers));
-	if (!bip_state.peers || bip_sreq_table_init() < 0)
+	if (!bip_state.peers)
+		goto undo_all;
+	locks_init();
+	if (bip_sreq_table_init() < 0)
 		goto undo_all;
 	for (i = 0; i < BIP_ALL_TAGS; i++) {
 		struct bip_tag *t = &bip_state.tags[i];
 
 		if (bip_tagq_init(&t->q, tag_capacity(t, i)) < 0)
 			goto undo_all;
-		t->state = BIP_RECV_IDLE;
+		bip_recv_set(t, BIP_RECV_IDLE);
 	}
 	err[0] = '\0';
 	rc = open_nics(boot.quiet, boot.jobid, err);

@@ -74,7 +74,7 @@ BIP_EXPORT int bip_layer_register(int tag, const struct bip_layer_ops *ops)
 		bip_error(call, "tag %d is already registered by a layer", tag);
 		return -1;
 	}
-	if (ops && (t->state == BIP_RECV_POSTED || t->state == BIP_RECV_LONG)) {
+	if (ops && (bip_recv_state(t) == BIP_RECV_POSTED || bip_recv_state(t) == BIP_RECV_LONG)) {
 		bip_unlock(locked);
 		bip_error(call, "tag %d is in use by byte-length calls (a receive is posted)", tag);
 		return -1;
@@ -173,8 +173,8 @@ BIP_EXPORT int bip_layer_recv_long(int src, uint64_t handle, void *buf, size_t l
 	locked = bip_lock();
 	rc = nic->ops->post_long_recv(nic, handle, buf, len, cookie);
 	if (rc == 1) {
-		bip_state.counters.long_received++;
-		bip_state.counters.bytes_received += len;
+		bip_count(&bip_state.counters.long_received, 1);
+		bip_count(&bip_state.counters.bytes_received, len);
 	}
 	bip_unlock(locked);
 	if (rc < 0) {

@@ -82,7 +82,8 @@
  * and long announcements alike (per tag: the messages of a held tag wait
  * while later ones of other tags pass).  Ops are called with the core's lock held
  * (when the process has threads), so a driver needs no lock of its own;
- * sleep is the exception: it is called without it (other threads poll
+ * the posts of a driver that sets post_per_peer are the first exception
+ * (see there), sleep the second: it is called without it (other threads poll
  * meanwhile), and reads what peers publish with atomics.
  * An operation a driver does not support is set to a function returning
  * -ENOSYS, never left NULL (post_short2 excepted, see above).
@@ -134,6 +135,12 @@ struct bip_nic_ops {
 	 * (in the order of the driver table); 0: serves only this host's peers,
 	 * or only when BIP_NIC asks for it. */
 	int network;
+	/* 1: post_short and post_short2 to different peers may run at once
+	 * (the core holds only the peer's send lock, core.h), as long as
+	 * every op touching one peer's sending state is called under that
+	 * peer's send lock or the core's lock with it: shm, whose state for
+	 * sending is per peer.  0: every op under the core's lock. */
+	int post_per_peer;
 	/* 1 if the driver can run on this machine; otherwise 0 and a reason. */
 	int (*available)(char *why, size_t len);
 	/* Attach to the served peers (waiting up to job->timeout for them). */

@@ -144,10 +144,10 @@ static int post_short_msg(struct bip_nic *nic, int dst, uint32_t tag, const void
 static void count_sent(size_t len, int is_long)
 {
 	if (is_long)
-		bip_state.counters.long_sent++;
+		bip_count(&bip_state.counters.long_sent, 1);
 	else
-		bip_state.counters.short_sent++;
-	bip_state.counters.bytes_sent += len;
+		bip_count(&bip_state.counters.short_sent, 1);
+	bip_count(&bip_state.counters.bytes_sent, len);
 }
 
 /* Hand r to its NIC.  0 when handed (short: complete), -EAGAIN, or -errno. */
@@ -194,11 +194,14 @@ static void bit_set(uint64_t *bits, uint32_t tag)
 /*
  * Post the queued sends of p while its NIC takes them: in order per tag,
  * the sends for a tag that p holds staying where they are while later ones
- * for other tags pass them.
+ * for other tags pass them.  Under p's send lock; the sends it completes
+ * are reported after, since a layer's callback may send or wait.
  */
 static void peer_push(struct bip_peer *p)
 {
 	struct bip_sreq **link = &p->queued_head, *r, *last = NULL;
+	struct bip_sreq *done = NULL, **done_tail = &done;
+	struct bip_peer *locked = bip_peer_lock(p);
 	uint64_t skip[BIP_TAG_WORDS];
 	int rc;
 
@@ -211,18 +214,25 @@ static void peer_push(struct bip_peer *p)
 		}
 		rc = sreq_post(r);
 		if (rc == -EAGAIN)
-			return; /* the NIC has no room for this peer now */
+			break; /* the NIC has no room for this peer now */
 		*link = r->next;
 		if (!r->next)
 			p->queued_tail = last;
 		bip_state.queued_sends--;
-		if (rc < 0) {
-			bip_error("bip_tisend", "sending %zu bytes to node %d on tag %u failed: %s",
-				  r->len, r->dst, r->tag, strerror(-rc));
-			sreq_complete(r, rc);
-		} else if (r->state != BIP_SEND_LONG) {
-			sreq_complete(r, 0);
+		if (rc < 0 || r->state != BIP_SEND_LONG) {
+			r->status = rc;
+			r->next = NULL;
+			*done_tail = r;
+			done_tail = &r->next;
 		}
+	}
+	bip_peer_unlock(locked);
+	while ((r = done)) {
+		done = r->next;
+		if (r->status < 0)
+			bip_error("bip_tisend", "sending %zu bytes to node %d on tag %u failed: %s",
+				  r->len, r->dst, r->tag, strerror(-r->status));
+		sreq_complete(r, r->status);
 	}
 }
 
@@ -258,6 +268,30 @@ static int sreq_keep_short(struct bip_sreq *r)
 	r->hdr = NULL;
 	r->hlen = 0;
 	return 0;
+}
+
+/*
+ * Hand a short message to the peer's NIC now, if nothing of the peer waits
+ * before it: 0 when sent (complete), -EAGAIN when it must wait in the
+ * peer's queue, or a negative errno.  Under the peer's send lock, which is
+ * all the send lane holds.  The bitmap of held tags is read only when the
+ * peer holds some.
+ */
+static int send_short_now(struct bip_peer *p, int dst, uint32_t tag, const void *hdr,
+			  size_t hlen, const void *buf, size_t len)
+{
+	struct bip_peer *locked = bip_peer_lock(p);
+	int rc = -EAGAIN;
+
+	if (bip_likely(!p->queued_head) && bip_likely(!p->holds || !bip_tag_held(p, tag))) {
+		rc = post_short_msg(p->nic, dst, tag, hdr, hlen, buf, len);
+		if (bip_unlikely(rc == -EAGAIN))
+			bip_count(&bip_state.counters.send_stalls, 1);
+	}
+	bip_peer_unlock(locked);
+	if (bip_likely(rc == 0))
+		count_sent(hlen + len, 0);
+	return rc;
 }
 
 /*
@@ -308,32 +342,24 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
 	struct bip_peer *p = &bip_state.peers[dst];
 	size_t limit = (flags & BIP_SEND_LAYER) ? bip_layer_short_limit(p->nic) : BIP_SHORT_MAX;
 	int is_short = hlen + len <= limit && !(flags & BIP_SEND_FORCE_LONG);
-	int held;
+	struct bip_peer *locked;
 	struct bip_sreq *r;
-	int rc;
+	int held, rc;
 
 	/* An empty message may come with a NULL buffer: drivers always get
 	 * a valid one, so that none of them needs a case of its own. */
 	if (bip_unlikely(!buf))
 		buf = &empty;
 
-	/* The bitmap of held tags is read only when the peer holds some. */
-	if (bip_likely(is_short && !p->queued_head) &&
-	    bip_likely(!p->holds || !bip_tag_held(p, tag))) {
-		rc = post_short_msg(p->nic, dst, tag, hdr, hlen, buf, len);
-		if (bip_likely(rc == 0)) {
-			count_sent(hlen + len, 0);
-			return 0;
-		}
-		if (rc != -EAGAIN)
+	if (bip_likely(is_short)) {
+		rc = send_short_now(p, dst, tag, hdr, hlen, buf, len);
+		if (bip_likely(rc != -EAGAIN))
 			return rc;
-		bip_state.counters.send_stalls++;
 	}
 
 	/* Every send slot in flight: wait for one to complete. */
 	if (bip_unlikely(!slots_free(1)) && (rc = wait_slots(1)) < 0)
 		return rc;
-	held = p->holds && bip_tag_held(p, tag);
 	r = sreq_alloc();
 	r->dst = dst;
 	r->tag = tag;
@@ -351,19 +377,39 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
 			return rc;
 		}
 	}
+	locked = bip_peer_lock(p);
+	held = p->holds && bip_tag_held(p, tag);
 	if (p->queued_head || is_short || held) {
 		peer_enqueue(p, r);
+		bip_peer_unlock(locked);
 		return sreq_id(r);
 	}
 	rc = sreq_post(r);
 	if (rc == -EAGAIN) {
-		bip_state.counters.send_stalls++;
+		bip_count(&bip_state.counters.send_stalls, 1);
 		peer_enqueue(p, r);
-	} else if (rc < 0) {
+	}
+	bip_peer_unlock(locked);
+	if (rc < 0 && rc != -EAGAIN) {
 		sreq_free(r);
 		return rc;
 	}
 	return sreq_id(r);
+}
+
+/*
+ * The send lane (core.h): a short message for a peer whose NIC takes posts
+ * to different peers at once, without the big lock.  0 when posted;
+ * -EAGAIN when it must take the big lock's path (bip_send_post_hdr), which
+ * then keeps it in order behind what waits; or a negative errno.
+ */
+int bip_send_lane(int dst, uint32_t tag, const void *buf, size_t len)
+{
+	struct bip_peer *p = &bip_state.peers[dst];
+
+	if (!p->nic->ops->post_per_peer || len > BIP_SHORT_MAX)
+		return -EAGAIN;
+	return send_short_now(p, dst, tag, NULL, 0, buf, len);
 }
 
 void bip_core_send_done(uint64_t cookie, int status)
@@ -389,19 +435,19 @@ static void recv_fail(struct bip_tag *t, char *why)
 {
 	free(t->failure);
 	t->failure = why;
-	t->state = BIP_RECV_FAILED;
+	bip_recv_set(t, BIP_RECV_FAILED);
 }
 
 static void recv_complete(struct bip_tag *t, int src, size_t len, int is_long)
 {
 	t->src = src;
 	t->len = len;
-	t->state = BIP_RECV_DONE;
+	bip_recv_set(t, BIP_RECV_DONE);
 	if (is_long)
-		bip_state.counters.long_received++;
+		bip_count(&bip_state.counters.long_received, 1);
 	else
-		bip_state.counters.short_received++;
-	bip_state.counters.bytes_received += len;
+		bip_count(&bip_state.counters.short_received, 1);
+	bip_count(&bip_state.counters.bytes_received, len);
 }
 
 static char *too_long(uint32_t tag, int src, size_t len, size_t maxlen)
@@ -418,7 +464,7 @@ static void recv_start_long(struct bip_tag *t, uint32_t tag, int src, size_t len
 	struct bip_nic *nic = bip_state.peers[src].nic;
 	int rc;
 
-	t->state = BIP_RECV_LONG;
+	bip_recv_set(t, BIP_RECV_LONG);
 	t->src = src;
 	t->len = len;
 	rc = nic->ops->post_long_recv(nic, handle, t->buf, len,
@@ -461,7 +507,7 @@ int bip_recv_post(uint32_t tag, void *buf, size_t maxlen)
 	t->gen = t->gen >= BIP_RECV_GEN_MAX ? 1 : t->gen + 1;
 	t->buf = buf;
 	t->maxlen = maxlen;
-	t->state = BIP_RECV_POSTED;
+	bip_recv_set(t, BIP_RECV_POSTED);
 	bip_recv_match(t, tag);
 	return bip_recv_id(tag, t->gen);
 }
@@ -475,7 +521,7 @@ static int offer_short(uint32_t tag, int src, const void *data, size_t len)
 
 	if (ops)
 		return ops->short_arrived(src, (int)tag, data, len);
-	if (t->state == BIP_RECV_POSTED && !t->q.nunread) {
+	if (bip_recv_state(t) == BIP_RECV_POSTED && !bip_tagq_unread(&t->q)) {
 		if (bip_likely(len <= t->maxlen)) {
 			bip_copy(t->buf, data, len);
 			recv_complete(t, src, len, 0);
@@ -493,7 +539,7 @@ static int offer_long(uint32_t tag, int src, size_t len, uint64_t handle)
 
 	if (ops)
 		return ops->long_arrived(src, (int)tag, len, handle);
-	if (t->state == BIP_RECV_POSTED && !t->q.nunread) {
+	if (bip_recv_state(t) == BIP_RECV_POSTED && !bip_tagq_unread(&t->q)) {
 		if (len <= t->maxlen) {
 			recv_start_long(t, tag, src, len, handle);
 			return 0;
@@ -679,7 +725,7 @@ void bip_core_queued(uint32_t tag)
 			bip_state.layer_pending |= 1u << (tag - NTAGS);
 		return;
 	}
-	if (t->state == BIP_RECV_POSTED)
+	if (bip_recv_state(t) == BIP_RECV_POSTED)
 		bip_recv_match(t, tag);
 }
 
@@ -702,7 +748,7 @@ void bip_core_recv_done(uint64_t cookie, int status)
 	}
 
 	if (tag >= BIP_ALL_TAGS || bip_state.tags[tag].gen != gen ||
-	    bip_state.tags[tag].state != BIP_RECV_LONG) {
+	    bip_recv_state(&bip_state.tags[tag]) != BIP_RECV_LONG) {
 		bip_error("bip_progress", "NIC reported completion of unknown receive %llu",
 			  (unsigned long long)cookie);
 		return;
@@ -734,7 +780,7 @@ static const char flow_bye_msg[8] = "BIP-BYE";
  * 64-bit words; or that it leaves (flow_bye_msg). */
 static void flow_arrived(int src, const void *data, size_t len)
 {
-	struct bip_peer *p = &bip_state.peers[src];
+	struct bip_peer *p = &bip_state.peers[src], *locked;
 	uint64_t bits[BIP_TAG_WORDS];
 	int i;
 
@@ -751,10 +797,12 @@ static void flow_arrived(int src, const void *data, size_t len)
 	for (i = 0; i < BIP_TAG_WORDS; i++)
 		bits[i] = le64toh(bits[i]);
 	flow_mask(bits);
+	locked = bip_peer_lock(p);
 	memcpy(p->held_by_peer, bits, sizeof(bits));
 	p->holds = 0;
 	for (i = 0; i < BIP_TAG_WORDS; i++)
 		p->holds |= bits[i] != 0;
+	bip_peer_unlock(locked);
 }
 
 void bip_core_tag_held(int src, uint32_t tag, int held)
@@ -820,7 +868,7 @@ static void flow_tell(void)
 	int i, w, dirty = 0;
 
 	for (i = 0; i < bip_state.numnodes; i++) {
-		struct bip_peer *p = &bip_state.peers[i];
+		struct bip_peer *p = &bip_state.peers[i], *locked;
 		uint64_t msg[BIP_TAG_WORDS];
 		int rc;
 
@@ -828,7 +876,9 @@ static void flow_tell(void)
 			continue;
 		for (w = 0; w < BIP_TAG_WORDS; w++)
 			msg[w] = htole64(p->hold_want[w]);
+		locked = bip_peer_lock(p);
 		rc = p->nic->ops->post_short(p->nic, i, BIP_TAG_FLOW, msg, sizeof(msg));
+		bip_peer_unlock(locked);
 		if (rc == -EAGAIN) {
 			dirty = 1;
 			continue;
@@ -855,8 +905,12 @@ void bip_flow_bye(void)
 		    !nic->ops->alive(nic, i))
 			continue;
 		for (tries = 0; tries < 10000; tries++) {
-			if (nic->ops->post_short(nic, i, BIP_TAG_FLOW, flow_bye_msg,
-						 sizeof(flow_bye_msg)) != -EAGAIN)
+			struct bip_peer *locked = bip_peer_lock(&bip_state.peers[i]);
+			int rc = nic->ops->post_short(nic, i, BIP_TAG_FLOW, flow_bye_msg,
+						      sizeof(flow_bye_msg));
+
+			bip_peer_unlock(locked);
+			if (rc != -EAGAIN)
 				break;
 			bip_progress();
 		}

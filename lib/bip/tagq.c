@@ -44,7 +44,7 @@ int bip_tagq_push(struct bip_tagq *q, enum bip_tagq_kind kind, int src, const vo
 
 	if (q->nic_fills)
 		return -EPROTO; /* two producers would overwrite each other */
-	at = bip_tagq_place(&q->prod, q->cap, q->freed, size, &wrap);
+	at = bip_tagq_place(&q->prod, q->cap, bip_load_acquire(&q->freed), size, &wrap);
 	if (at < 0)
 		return -EAGAIN;
 	if (wrap)
@@ -57,7 +57,7 @@ int bip_tagq_push(struct bip_tagq *q, enum bip_tagq_kind kind, int src, const vo
 	if (payload_len)
 		memcpy(e + 1, data, payload_len);
 	bip_tagq_advance(&q->prod, q->cap, wrap, size);
-	q->nunread++;
+	bip_tagq_produced(q);
 	return 0;
 }
 
@@ -90,7 +90,7 @@ static void tagq_advance_read(struct bip_tagq *q)
 	q->read += e->size;
 	if (q->read == q->cap)
 		q->read = 0;
-	q->nunread--;
+	q->nread++;
 }
 
 void bip_tagq_hold(struct bip_tagq *q)

@@ -68,8 +68,12 @@ struct bip_tagq {
 	/* the consumer */
 	uint32_t head, read; /* offsets */
 	uint32_t freed;      /* bytes freed, wrap marks included (release) */
-	uint32_t nunread;
+	uint32_t nread;      /* entries read */
 	uint32_t nheld;
+	/* entries produced: the producer's count, stored with release after
+	 * the entry, so that a consumer in another thread sees the entry
+	 * whole (unread is nprod - nread; neither side writes the other's) */
+	uint32_t nprod;
 };
 
 #define BIP_TAGQ_HEAD ((uint32_t)sizeof(struct bip_tagq_entry))
@@ -136,7 +140,13 @@ int bip_tagq_push(struct bip_tagq *q, enum bip_tagq_kind kind, int src, const vo
 /* A NIC as producer has written one more entry (its event says so). */
 static inline void bip_tagq_produced(struct bip_tagq *q)
 {
-	q->nunread++;
+	bip_store_release(&q->nprod, q->nprod + 1);
+}
+
+/* Messages produced and not yet read (the consumer's view). */
+static inline uint32_t bip_tagq_unread(const struct bip_tagq *q)
+{
+	return bip_load_acquire(&q->nprod) - q->nread;
 }
 
 /* The oldest unread message, or NULL. */
@@ -144,7 +154,7 @@ static inline struct bip_tagq_entry *bip_tagq_peek(struct bip_tagq *q)
 {
 	struct bip_tagq_entry *e;
 
-	if (!q->nunread)
+	if (!bip_tagq_unread(q))
 		return NULL;
 	e = (struct bip_tagq_entry *)(q->buf + q->read);
 	if (e->kind == BIP_TAGQ_WRAP) {

@@ -362,16 +362,16 @@ START_TEST(test_dma_tagq_laps)
 		ck_assert_int_eq(rc, -EAGAIN);
 		refused++;
 		ck_assert_int_gt(host_poll(), -1);
-		ck_assert_uint_gt(hostq[1].nunread, 0); /* full means something to read */
-		while (hostq[1].nunread)
+		ck_assert_uint_gt(bip_tagq_unread(&hostq[1]), 0); /* full means something to read */
+		while (bip_tagq_unread(&hostq[1]))
 			host_take(1, 0, taken++);
 	}
 	host_poll();
-	while (hostq[1].nunread)
+	while (bip_tagq_unread(&hostq[1]))
 		host_take(1, 0, taken++);
 	ck_assert_uint_eq(taken, sent);
 	ck_assert_uint_gt(refused, 100);
-	ck_assert_uint_eq(hostq[0].nunread, 0);
+	ck_assert_uint_eq(bip_tagq_unread(&hostq[0]), 0);
 	free(window);
 	fw_teardown();
 }

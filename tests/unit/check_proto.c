@@ -200,7 +200,7 @@ START_TEST(test_posted_receive_takes_arrival_directly)
 	ck_assert_int_eq(bip_rtestx(id, &node), 1);
 	ck_assert_int_eq(buf, 42);
 	ck_assert_int_eq(node, 2);
-	ck_assert_uint_eq(bip_state.tags[5].q.nunread, 0);
+	ck_assert_uint_eq(bip_tagq_unread(&bip_state.tags[5].q), 0);
 	/* The id is spent. */
 	ck_assert_int_eq(bip_rwait(id), -1);
 }
@@ -244,7 +244,7 @@ START_TEST(test_full_queue_keeps_arrival)
 	mock.nshort = 0;
 	for (v = 1; v <= 4; v++)
 		ck_assert_int_eq(bip_core_short_arrived(1, 9, &v, 4), 0);
-	ck_assert_uint_eq(bip_state.tags[9].q.nunread, 2);
+	ck_assert_uint_eq(bip_tagq_unread(&bip_state.tags[9].q), 2);
 	ck_assert_uint_eq(bip_state.peers[1].hold_want[0] >> 9 & 1, 1);
 	/* Node 2's arrival for tag 9 is kept only because there is no room. */
 	v = 20;
@@ -336,7 +336,7 @@ START_TEST(test_bad_flow_message)
 	/* Arrivals from a node that does not exist are dropped. */
 	ck_assert_int_eq(bip_core_short_arrived(7, 3, &v, 4), 0);
 	ck_assert_ptr_nonnull(strstr(bip_error_string(), "no such node"));
-	ck_assert_uint_eq(bip_state.tags[3].q.nunread, 0);
+	ck_assert_uint_eq(bip_tagq_unread(&bip_state.tags[3].q), 0);
 }
 END_TEST
 
@@ -356,7 +356,7 @@ START_TEST(test_kept_bytes_are_bounded)
 	ck_assert_uint_le(bip_state.peers[1].kept_bytes, BIP_KEPT_MAX);
 	ck_assert_ptr_nonnull(strstr(bip_error_string(), "all its messages wait now"));
 	ck_assert_int_eq(bip_core_short_arrived(2, 10, &v, 4), 0);
-	ck_assert_uint_eq(bip_state.tags[10].q.nunread, 1);
+	ck_assert_uint_eq(bip_tagq_unread(&bip_state.tags[10].q), 1);
 }
 END_TEST
 
@@ -527,10 +527,10 @@ START_TEST(test_layer_gets_what_was_queued)
 	ck_assert_int_eq(bip_core_short_arrived(2, NTAGS + 1, &a, 4), 0);
 	ck_assert_int_eq(bip_core_long_arrived(1, NTAGS + 1, 6000, 0x99ull), 0);
 	ck_assert_int_eq(bip_core_short_arrived(2, NTAGS + 1, &b, 4), 0);
-	ck_assert_uint_eq(bip_state.tags[NTAGS + 1].q.nunread, 3);
+	ck_assert_uint_eq(bip_tagq_unread(&bip_state.tags[NTAGS + 1].q), 3);
 	ck_assert_int_eq(lay.nshort, 0);
 	ck_assert_int_eq(bip_layer_register(NTAGS + 1, &lay_ops), 0);
-	ck_assert_uint_eq(bip_state.tags[NTAGS + 1].q.nunread, 0);
+	ck_assert_uint_eq(bip_tagq_unread(&bip_state.tags[NTAGS + 1].q), 0);
 	ck_assert_int_eq(lay.nshort, 2);
 	ck_assert_int_eq(lay.nlong, 1);
 	ck_assert(lay.handle == 0x99ull);
@@ -548,7 +548,7 @@ START_TEST(test_layer_arrivals_go_to_the_layer)
 	ck_assert_int_eq(lay.src, 2);
 	ck_assert_int_eq(lay.tag, NTAGS + 1);
 	ck_assert_uint_eq(lay.len, 4);
-	ck_assert_uint_eq(bip_state.tags[NTAGS + 1].q.nunread, 0);
+	ck_assert_uint_eq(bip_tagq_unread(&bip_state.tags[NTAGS + 1].q), 0);
 	ck_assert_int_eq(bip_core_long_arrived(1, NTAGS + 1, 5000, 0x1234ull), 0);
 	ck_assert_int_eq(lay.nlong, 1);
 	ck_assert(lay.handle == 0x1234ull);
@@ -564,7 +564,7 @@ START_TEST(test_layer_arrivals_go_to_the_layer)
 	ck_assert_int_eq(lay.nshort, 1);
 	/* Another reserved tag still queues as before. */
 	ck_assert_int_eq(bip_core_short_arrived(2, NTAGS + 2, &v, 4), 0);
-	ck_assert_uint_eq(bip_state.tags[NTAGS + 2].q.nunread, 1);
+	ck_assert_uint_eq(bip_tagq_unread(&bip_state.tags[NTAGS + 2].q), 1);
 	bip_progress();
 	ck_assert_int_eq(lay.nshort, 3);
 	ck_assert_uint_eq(bip_state.kept_peers, 0);

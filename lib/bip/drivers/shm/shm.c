@@ -683,6 +683,7 @@ static void shm_sleep(struct bip_nic *nic, long timeout_ns)
 
 const struct bip_nic_ops bip_shm_ops = {
 	.name = "shm",
+	.post_per_peer = 1,
 	.available = shm_available,
 	.open = shm_open_nic,
 	.post_short = shm_post_short,
