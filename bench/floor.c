@@ -12,8 +12,10 @@
  * process may run on, share one counter alone in its cache line.  The
  * first thread turns an even value into the next odd one and waits for
  * the counter to be even again; the second turns every odd value into the
- * next even one.  A run is ITERS round trips after a warm-up; its half
- * round trip is its time divided by 2 ITERS.  The median of RUNS runs is
+ * next even one.  A run is ITERS round trips after a warm-up, timed in
+ * slices of 1000; its half round trip is the median slice's time divided
+ * by 2000, so that the slices in which a thread was descheduled (other
+ * work on a busy machine) do not count.  The median of RUNS runs is
  * printed.  A run that takes longer than MS milliseconds (the other thread
  * was not running: the machine is busy) is abandoned.  With fewer than two
  * processors, or when fewer than half the runs finish, it says that the
@@ -61,6 +63,7 @@
 #define MIB (1ul << 20)
 #define BATCH_BYTES (32 * MIB)
 #define WARMUP_TRIPS 1000
+#define SLICE 1000 /* round trips timed together */
 #define MAX_RUNS 101
 
 struct opts {
@@ -85,7 +88,7 @@ static void usage(FILE *f)
 		"usage: " PROG " [-s MIN] [-S MAX] [-i ITERS] [-b RUNS] [-m ARENA] [-L MS] [--parsable]\n"
 		"  -s MIN       smallest copy in bytes (default 4)\n"
 		"  -S MAX       largest copy in bytes (default 67108864)\n"
-		"  -i ITERS     round trips per run (default 100000)\n"
+		"  -i ITERS     round trips per run (default 20000)\n"
 		"  -b RUNS      runs of the round trip and batches per copy size; the median\n"
 		"               is printed (default 7, at most %d)\n"
 		"  -m ARENA     bytes of each copy buffer (default twice the last-level cache,\n"
@@ -114,7 +117,7 @@ static void parse(int argc, char **argv, struct opts *o)
 {
 	int i;
 
-	*o = (struct opts){ .min = 4, .max = 64 * MIB, .iters = 100000, .runs = 7,
+	*o = (struct opts){ .min = 4, .max = 64 * MIB, .iters = 20000, .runs = 7,
 			    .limit_ms = 500 };
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i < argc - 1 ? argv[i + 1] : NULL;
@@ -220,15 +223,17 @@ static void *responder(void *arg)
 }
 
 /*
- * N round trips from this thread; 0, or -1 if the deadline passed first or
- * the other thread stopped (it could not be pinned).
+ * N round trips from this thread, in slices of LEN, the time of each slice
+ * in slice[] (if not NULL); 0, or -1 if the deadline passed first or the
+ * other thread stopped (it could not be pinned).
  */
-static int trips(struct bounce *b, long n, double deadline)
+static int trips(struct bounce *b, long n, long len, double deadline, double *slice)
 {
 	unsigned long v = atomic_load_explicit(&b->counter, memory_order_relaxed);
+	double t, t0 = now();
 	long i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 1; i <= n; i++) {
 		atomic_store_explicit(&b->counter, v + 1, memory_order_release);
 		v += 2;
 		while (atomic_load_explicit(&b->counter, memory_order_acquire) != v) {
@@ -236,40 +241,61 @@ static int trips(struct bounce *b, long n, double deadline)
 				return -1;
 			relax();
 		}
-		if ((i & 1023) == 1023 && now() > deadline)
+		if (i % len)
+			continue;
+		t = now();
+		if (slice)
+			slice[i / len - 1] = t - t0;
+		if (t > deadline)
 			return -1;
+		t0 = t;
 	}
 	return 0;
 }
 
-/* One run on CPUs a and b: the half round trip in us, or -1 if abandoned. */
+/*
+ * One run on CPUs a and b: the half round trip in us of the median slice,
+ * or -1 if the run was abandoned.
+ */
 static double rtt_run(const struct opts *o, int a, int b)
 {
 	static struct bounce bo;
+	long len = o->iters < SLICE ? o->iters : SLICE, n = o->iters / len;
+	double *slice, r = -1;
 	pthread_t t;
-	double t0, t1, deadline;
 	int rc;
 
+	slice = malloc(n * sizeof(*slice));
+	if (!slice) {
+		fprintf(stderr, PROG ": out of memory\n");
+		exit(1);
+	}
 	atomic_store(&bo.counter, 0);
 	atomic_store(&bo.stop, 0);
 	bo.cpu = b;
-	if (pin(pthread_self(), a))
+	if (pin(pthread_self(), a)) {
+		free(slice);
 		return -1;
+	}
 	rc = pthread_create(&t, NULL, responder, &bo);
 	if (rc) {
 		fprintf(stderr, PROG ": pthread_create: %s\n", strerror(rc));
 		exit(1);
 	}
-	deadline = now() + o->limit_ms * 1e-3;
-	rc = trips(&bo, WARMUP_TRIPS, deadline);
-	t0 = now();
-	if (!rc)
-		rc = trips(&bo, o->iters, deadline);
-	t1 = now();
+	{
+		double deadline = now() + o->limit_ms * 1e-3;
+
+		rc = trips(&bo, WARMUP_TRIPS, WARMUP_TRIPS, deadline, NULL);
+		if (!rc)
+			rc = trips(&bo, n * len, len, deadline, slice);
+	}
 	if (!atomic_load(&bo.stop))
 		atomic_store(&bo.stop, 1);
 	pthread_join(t, NULL);
-	return rc ? -1 : (t1 - t0) * 1e6 / (2.0 * o->iters);
+	if (!rc)
+		r = median(slice, n) * 1e6 / (2.0 * len);
+	free(slice);
+	return r;
 }
 
 /*
