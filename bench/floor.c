@@ -13,8 +13,8 @@
  * first thread turns an even value into the next odd one and waits for
  * the counter to be even again; the second turns every odd value into the
  * next even one.  A run is ITERS round trips after a warm-up, timed in
- * slices of 1000; its half round trip is the median slice's time divided
- * by 2000, so that the slices in which a thread was descheduled (other
+ * slices of 100; its half round trip is the median slice's time divided
+ * by 200, so that the few slices in which a thread was descheduled (other
  * work on a busy machine) do not count.  The median of RUNS runs is
  * printed.  A run that takes longer than MS milliseconds (the other thread
  * was not running: the machine is busy) is abandoned.  With fewer than two
@@ -63,7 +63,7 @@
 #define MIB (1ul << 20)
 #define BATCH_BYTES (32 * MIB)
 #define WARMUP_TRIPS 1000
-#define SLICE 1000 /* round trips timed together */
+#define SLICE 100 /* round trips timed together */
 #define MAX_RUNS 101
 
 struct opts {
