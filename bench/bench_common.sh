@@ -176,12 +176,12 @@ bench_plot_panel() {
 bench_plot_cmds() {
 	local term=$1 png=$2 title=$3 lat=$4 bw=$5
 	cat <<GPEND
-set terminal $term size 1100,440 noenhanced font ",10"
+set terminal $term size 900,380 noenhanced font ",10"
 set output "$png"
 set datafile missing "-"
 set multiplot layout 1,2 title "$title"
 set logscale xy
-set grid
+set grid lt 1 lc "gray85" lw 1
 set key top left
 set xlabel "message size (bytes)"
 set xtics ("4" 4, "64" 64, "1K" 1024, "16K" 16384, "256K" 262144, "4M" 4194304, "64M" 67108864)
