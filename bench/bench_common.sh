@@ -163,7 +163,7 @@ bench_plot_panel() {
 	has_floor=$(awk -v c="$n" 'NR > 1 && $c != "-" && $c + 0 > 0 { print 1; exit }' "$data")
 	printf 'plot'
 	for ((i = 2; i < n; i++)); do
-		printf '%s "%s" using 1:%d with linespoints pt 7 ps 0.6 lw 1.5 title columnheader(%d)' \
+		printf '%s "%s" using 1:%d with linespoints pt 7 ps 0.6 lw 1.2 title columnheader(%d)' \
 			"$sep" "$data" "$i" "$i"
 		sep=,
 	done
@@ -176,7 +176,7 @@ bench_plot_panel() {
 bench_plot_cmds() {
 	local term=$1 png=$2 title=$3 lat=$4 bw=$5
 	cat <<GPEND
-set terminal $term size 900,380 noenhanced font ",10"
+set terminal $term size 860,360 noenhanced font ",10"
 set output "$png"
 set datafile missing "-"
 set multiplot layout 1,2 title "$title"

@@ -239,7 +239,7 @@ END {
 		print " " (fl < 0 ? "-" : fl) > bwdat
 	}
 }' $(for i in "${impls[@]}" FLOOR; do for ((r = 1; r <= rounds; r++)); do echo "$i.$r.csv"; done; done))
-bench_floor_note $(for ((r = 1; r <= rounds; r++)); do echo "$tmp/FLOOR.$r.csv"; done)
+bench_floor_note "$tmp"/FLOOR.*.csv
 [ -z "$plot" ] || bench_plot "$plot" "BIP, Open MPI and MPICH, 2 processes of one host; the floor dashed" \
 	"$tmp/plot.lat" "$tmp/plot.bw"
 

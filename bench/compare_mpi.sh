@@ -274,7 +274,7 @@ END {
 }' $(for f in "${files[@]}"; do for i in "${impls[@]}"; do for ((r = 1; r <= rounds; r++)); do
 	echo "${f%%.*}.${f#*.}.$i.$r.csv"; done; done; done
 	for ((r = 1; r <= rounds; r++)); do echo "floor.0.FLOOR.$r.csv"; done))
-bench_floor_note $(for ((r = 1; r <= rounds; r++)); do echo "$tmp/floor.0.FLOOR.$r.csv"; done)
+bench_floor_note "$tmp"/floor.0.FLOOR.*.csv
 [ -z "$plot" ] || bench_plot "$plot" "MPI ping-pong: the MPI shim (over BIP), Open MPI and MPICH, 2 processes of one host; the floor dashed" \
 	"$tmp/plot.lat" "$tmp/plot.bw"
 

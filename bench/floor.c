@@ -91,8 +91,8 @@ static void usage(FILE *f)
 		"  -i ITERS     round trips per run (default 20000)\n"
 		"  -b RUNS      runs of the round trip and batches per copy size; the median\n"
 		"               is printed (default 7, at most %d)\n"
-		"  -m ARENA     bytes of each copy buffer (default twice the last-level cache,\n"
-		"               64 MiB to 512 MiB, and at least MAX)\n"
+		"  -m ARENA     bytes of each copy buffer, at most 4 GiB (default twice the\n"
+		"               last-level cache, 64 MiB to 512 MiB, and at least MAX)\n"
 		"  -L MS        a round-trip run longer than this is abandoned (default 500)\n"
 		"  --parsable   'cpus', 'half_rtt_us' and 'size BYTES LATENCY_US BANDWIDTH_GBPS' lines\n"
 		"Sizes are the powers of two from MIN to MAX.\n", MAX_RUNS);
@@ -155,6 +155,10 @@ static void parse(int argc, char **argv, struct opts *o)
 	}
 	if (o->runs > MAX_RUNS) {
 		fprintf(stderr, PROG ": RUNS is at most %d\n", MAX_RUNS);
+		exit(2);
+	}
+	if (o->arena > (4ul << 30)) {
+		fprintf(stderr, PROG ": ARENA is at most 4 GiB\n");
 		exit(2);
 	}
 	if (o->arena && o->arena < o->max) {
