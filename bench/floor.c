@@ -137,7 +137,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		else if (!strcmp(a, "-i"))
 			o->iters = number(a, v);
 		else if (!strcmp(a, "-b"))
-			o->runs = number(a, v);
+			o->runs = number(a, v) > MAX_RUNS ? MAX_RUNS + 1 : (int)number(a, v);
 		else if (!strcmp(a, "-m"))
 			o->arena = number(a, v);
 		else if (!strcmp(a, "-L"))
