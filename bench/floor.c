@@ -21,13 +21,16 @@
  * processors, or when fewer than half the runs finish, it says that the
  * round trip cannot be measured and prints no figure for it.
  *
- * Copy.  One thread memcpy's from one buffer into another, both of ARENA
- * bytes (default twice the last-level cache, at least 64 MiB and at most
- * 512 MiB), each copy at the offset where the previous one ended, wrapping
- * at the end, so that the data comes from memory and not from a cache
- * that a smaller buffer would stay in.  A batch is about 32 MiB (at least
- * one copy); its value is bytes over time in GB/s (10^9 bytes/s), the
- * median of RUNS batches after an untimed one.
+ * Copy.  One thread memcpy's SIZE bytes from one buffer into another, over
+ * and over at the same place, as a ping-pong reuses its buffers: the data
+ * stays in a cache when it fits there, as it does for the libraries the
+ * scripts measure (the issue's limit for shm bandwidth is this hot copy).
+ * With -m ARENA the copies walk instead through two buffers of ARENA bytes
+ * (at least MAX), each at the offset where the previous one ended,
+ * wrapping at the end: with ARENA above the last-level cache the data
+ * comes from memory, the floor of a copy that no cache helps.  A batch is
+ * about 32 MiB (at least one copy); its value is bytes over time in GB/s
+ * (10^9 bytes/s), the median of RUNS batches after an untimed one.
  *
  * The floor latency of a size is the half round trip plus the time memcpy
  * takes for that size: a message from one processor to another needs at
@@ -70,7 +73,7 @@ struct opts {
 	size_t min, max;
 	long iters;       /* round trips per run */
 	int runs;         /* runs of the round trip, batches of each copy size */
-	size_t arena;     /* bytes of each copy buffer; 0: from the cache size */
+	size_t arena;     /* -m: bytes of each buffer to walk through; 0: copy in place */
 	long limit_ms;    /* longest round-trip run */
 	int parsable;
 };
@@ -91,8 +94,8 @@ static void usage(FILE *f)
 		"  -i ITERS     round trips per run (default 20000)\n"
 		"  -b RUNS      runs of the round trip and batches per copy size; the median\n"
 		"               is printed (default 7, at most %d)\n"
-		"  -m ARENA     bytes of each copy buffer, at most 4 GiB (default twice the\n"
-		"               last-level cache, 64 MiB to 512 MiB, and at least MAX)\n"
+		"  -m ARENA     walk through two buffers of ARENA bytes (at least MAX, at\n"
+		"               most 4 GiB) instead of copying in place (the default)\n"
 		"  -L MS        a round-trip run longer than this is abandoned (default 500)\n"
 		"  --parsable   'cpus', 'half_rtt_us' and 'size BYTES LATENCY_US BANDWIDTH_GBPS' lines\n"
 		"Sizes are the powers of two from MIN to MAX.\n", MAX_RUNS);
@@ -351,22 +354,6 @@ static double half_rtt(const struct opts *o, int *cpu_a, int *cpu_b, int *done,
 	return median(v, n);
 }
 
-static size_t default_arena(const struct opts *o, long *llc)
-{
-	long c = sysconf(_SC_LEVEL3_CACHE_SIZE);
-	size_t a;
-
-	if (c <= 0)
-		c = sysconf(_SC_LEVEL2_CACHE_SIZE);
-	*llc = c > 0 ? c : 0;
-	a = 2 * (size_t)*llc;
-	if (a < 64 * MIB)
-		a = 64 * MIB;
-	if (a > 512 * MIB)
-		a = 512 * MIB;
-	return a < o->max ? o->max : a;
-}
-
 static char *buffer(size_t bytes)
 {
 	char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -385,6 +372,7 @@ static char *buffer(size_t bytes)
 struct arena {
 	char *src, *dst;
 	size_t bytes, off;
+	int walk;         /* -m: walk through the buffers; else copy in place */
 };
 
 /* One batch of copies of SIZE bytes; GB/s. */
@@ -395,7 +383,7 @@ static double copy_batch(struct arena *ar, size_t size)
 
 	t0 = now();
 	for (i = 0; i < n; i++) {
-		if (ar->off + size > ar->bytes)
+		if (!ar->walk || ar->off + size > ar->bytes)
 			ar->off = 0;
 		memcpy(ar->dst + ar->off, ar->src + ar->off, size);
 		__asm__ __volatile__("" : : "r"(ar->dst) : "memory");
@@ -422,7 +410,6 @@ int main(int argc, char **argv)
 	struct arena ar = { 0 };
 	const char *why = NULL;
 	int a, b, done;
-	long llc = 0;
 	double h;
 	size_t s;
 
@@ -430,9 +417,8 @@ int main(int argc, char **argv)
 	h = half_rtt(&o, &a, &b, &done, &why);
 	if (h < 0)
 		fprintf(stderr, PROG ": the round trip cannot be measured: %s\n", why);
-	ar.bytes = default_arena(&o, &llc);
-	if (o.arena)
-		ar.bytes = o.arena;
+	ar.walk = o.arena > 0;
+	ar.bytes = ar.walk ? o.arena : o.max;
 	ar.src = buffer(ar.bytes);
 	ar.dst = buffer(ar.bytes);
 
@@ -451,9 +437,13 @@ int main(int argc, char **argv)
 			       "# (median of %d runs of %ld round trips)\n", a, b, h, done, o.iters);
 		else
 			printf("# half round trip of one cache line: cannot be measured: %s\n", why);
-		printf("# memcpy between two buffers of %zu MiB (last-level cache %ld KiB), one thread;\n"
-		       "# latency_us: the half round trip plus one copy; median of %d batches\n",
-		       ar.bytes / MIB, llc > 0 ? llc / 1024 : 0, o.runs);
+		if (ar.walk)
+			printf("# memcpy walking through two buffers of %zu MiB, one thread;\n",
+			       ar.bytes / MIB);
+		else
+			printf("# memcpy in place between two buffers of the size, one thread;\n");
+		printf("# latency_us: the half round trip plus one copy; median of %d batches\n",
+		       o.runs);
 		printf("%12s %12s %14s\n", "bytes", "latency_us", "memcpy_GBps");
 	}
 	for (s = 4; s < o.min; s <<= 1)
