@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
 #
-# bench_common.sh - what the comparison scripts (compare.sh, compare_mpi.sh)
+# bench_common.sh - what the comparison scripts (compare.sh, compare_mpi.sh,
+# and for the floor and the plots lanai_vs_shm.sh and netns_pingpong.sh)
 # share: errors, the peer MPI libraries (building with them, starting
 # them), the temporary directory, the header that describes the machine,
-# and the awk median.  Sourced, not run; the caller sets $prog first.
+# the awk median, the floor (bench/floor.c) run as one more column of a
+# round, and the plots (--plot FILE.png, drawn by gnuplot).  Sourced, not
+# run; the caller sets $prog first.
 
 bench_die() {
 	echo "$prog: $*" >&2
@@ -78,3 +81,115 @@ function median(s,    a, n, i, j, t) {
 		}
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }'
+
+# The floor of build DIR, in $floor_exe.
+bench_need_floor() {
+	floor_exe=$1/bench/floor
+	[ -x "$floor_exe" ] || bench_die "$floor_exe not found (ninja -C $1 bench/floor)"
+}
+
+# bench_floor_sizes BENCH_OPTIONS...: floor_min and floor_max from the -s
+# and -S of the ping-pong programs' options (their defaults otherwise), so
+# that the floor has the sizes of the table.
+bench_floor_sizes() {
+	floor_min=4
+	floor_max=4194304
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-s) [ $# -ge 2 ] && floor_min=$2; shift ;;
+		-S) [ $# -ge 2 ] && floor_max=$2; shift ;;
+		esac
+		shift
+	done
+}
+
+# bench_run_floor TIMEOUT OUT: one run of the floor from floor_min to
+# floor_max, written to OUT in the ping-pong programs' CSV
+# (bytes,latency_us,bandwidth_MBps; the latency "-" when the round trip
+# cannot be measured) after a comment line with the half round trip; the
+# floor's own lines go to OUT.raw, its errors to stderr.  Status 1 if it
+# failed.
+bench_run_floor() {
+	local t=$1 out=$2
+	timeout "$t" "$floor_exe" --parsable -s "$floor_min" -S "$floor_max" \
+		>"$out.raw" || return 1
+	awk '$1 == "half_rtt_us" { print "# half_rtt_us " $2 }
+	     $1 == "size" && NF == 4 && $4 > 0 { printf "%d,%s,%.1f\n", $2, $3, $4 * 1000 }' \
+		"$out.raw" >"$out"
+}
+
+# bench_floor_note FILE...: tells on stderr, once, why the floor's round
+# trip could not be measured, if it could not in some of the runs.
+bench_floor_note() {
+	local why
+	why=$(awk '$1 == "half_rtt_us" && $2 == "-" { $1 = $2 = ""; sub(/^ +/, ""); print; exit }' \
+		"${@/%/.raw}" 2>/dev/null)
+	[ -z "$why" ] || echo "# floor: the round trip could not be measured in some rounds: $why" >&2
+}
+
+# bench_need_gnuplot PNG: checked before any run, so that --plot fails at
+# once rather than after the benchmark.
+bench_need_gnuplot() {
+	local dir
+	command -v gnuplot >/dev/null || bench_die "--plot needs gnuplot: dev/deps.sh --bench installs it"
+	case $1 in
+	*.png) ;;
+	*) bench_die "--plot '$1': the file name must end in .png" ;;
+	esac
+	dir=$(dirname -- "$1")
+	[ -d "$dir" ] && [ -w "$dir" ] || bench_die "--plot '$1': cannot write in directory '$dir'"
+}
+
+# bench_plot PNG TITLE LATENCY_DATA BANDWIDTH_DATA: two panels, latency and
+# bandwidth against the size, log-log, one line per column.  Each data
+# file has a header line (bytes, then one name per column) and one line per
+# size, "-" where a value is missing; its last column is the floor, drawn
+# dashed (and left out if it has no value).
+bench_plot() {
+	local png=$1 title=$2 lat=$3 bw=$4 term=png
+	gnuplot -e 'set terminal' 2>&1 | grep -qw pngcairo && term=pngcairo
+	bench_plot_cmds "$term" "$png" "$title" "$lat" "$bw" >"$lat.gp"
+	if ! gnuplot "$lat.gp" 2>"$lat.gp.err" || ! [ -s "$png" ]; then
+		sed 's/^/#   /' "$lat.gp.err" >&2
+		bench_die "gnuplot could not draw $png"
+	fi
+	echo "# plot written to $png" >&2
+}
+
+# The plot command of one panel: "plot" and its elements.
+bench_plot_panel() {
+	local data=$1 n i has_floor sep=""
+	n=$(awk 'NR == 1 { print NF; exit }' "$data")
+	has_floor=$(awk -v c="$n" 'NR > 1 && $c != "-" && $c + 0 > 0 { print 1; exit }' "$data")
+	printf 'plot'
+	for ((i = 2; i < n; i++)); do
+		printf '%s "%s" using 1:%d with linespoints pt 7 ps 0.6 lw 1.2 title columnheader(%d)' \
+			"$sep" "$data" "$i" "$i"
+		sep=,
+	done
+	[ -z "$has_floor" ] ||
+		printf '%s "%s" using 1:%d with lines dt 2 lw 2 lc "black" title columnheader(%d)' \
+			"$sep" "$data" "$n" "$n"
+	printf '\n'
+}
+
+bench_plot_cmds() {
+	local term=$1 png=$2 title=$3 lat=$4 bw=$5
+	cat <<GPEND
+set terminal $term size 860,360 noenhanced font ",10"
+set output "$png"
+set datafile missing "-"
+set multiplot layout 1,2 title "$title"
+set logscale xy
+set grid lt 1 lc "gray85" lw 1
+set key top left
+set xlabel "message size (bytes)"
+set xtics ("4" 4, "64" 64, "1K" 1024, "16K" 16384, "256K" 262144, "4M" 4194304, "64M" 67108864)
+set ylabel "one-way latency (us)"
+$(bench_plot_panel "$lat")
+set ylabel "bandwidth (MB/s)"
+set format y "%g"
+$(bench_plot_panel "$bw")
+unset multiplot
+GPEND
+}

@@ -8,9 +8,12 @@
 # temporary directory, runs the three (BIP, Open MPI, MPICH) interleaved for
 # R rounds and prints, per size, the median over the rounds of each one's
 # latency and bandwidth, and BIP relative to the better of the two MPIs.
+# The floor (bench/floor: a cache line between two processors, memcpy) runs
+# in every round too; every figure is also given as a ratio to it.
 #
 # usage: compare.sh --build DIR [-r ROUNDS] [--bip-env VAR=VALUE]...
-#                   [--bip2-env VAR=VALUE]... [--keep] [-- BENCH_OPTIONS]
+#                   [--bip2-env VAR=VALUE]... [--plot FILE.png] [--keep]
+#                   [-- BENCH_OPTIONS]
 #
 #   --build DIR        BIP build directory (DIR/scripts/bipload,
 #                      DIR/bench/bip_pingpong)
@@ -19,6 +22,8 @@
 #   --bip2-env V=X     adds a second BIP configuration, "BIP2", run with
 #                      this environment (repeatable), to compare two settings
 #   --timeout SEC      limit of one run (default 120)
+#   --plot FILE.png    also draw latency and bandwidth against the size
+#                      (log-log, the floor dashed) with gnuplot
 #   --keep             keep the temporary directory (raw CSV of every run)
 #   -- BENCH_OPTIONS   passed to every benchmark run (-s, -S, -i, -w, -b)
 
@@ -35,6 +40,7 @@ bip_env=()
 bip2_env=()
 have_bip2=0
 bench_opts=()
+plot=
 
 usage() {
 	sed -n '/^# usage:/,/^# *-- BENCH/s/^# \{0,1\}//p' "$0"
@@ -52,6 +58,8 @@ while [ $# -gt 0 ]; do
 	--bip2-env) [ $# -ge 2 ] || usage; bip2_env+=("$2"); have_bip2=1; shift 2 ;;
 	--bip2-env=*) bip2_env+=("${1#*=}"); have_bip2=1; shift ;;
 	--timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift 2 ;;
+	--plot) [ $# -ge 2 ] || usage; plot=$2; shift 2 ;;
+	--plot=*) plot=${1#*=}; shift ;;
 	--keep) keep=1; shift ;;
 	-h | --help) usage 0 ;;
 	--) shift; bench_opts=("$@"); break ;;
@@ -64,12 +72,15 @@ done
 for e in "${bip_env[@]}" "${bip2_env[@]}"; do
 	[[ $e =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || bench_die "'$e' is not VAR=VALUE"
 done
+[ -z "$plot" ] || bench_need_gnuplot "$plot"
 
 build=$(cd "$build" 2>/dev/null && pwd) || bench_die "no build directory '$build'"
 bipload=$build/scripts/bipload
 bip_exe=$build/bench/bip_pingpong
 [ -x "$bip_exe" ] || bench_die "$bip_exe not found (ninja -C $build bench/bip_pingpong)"
 [ -f "$here/mpi_pingpong.c" ] || bench_die "mpi_pingpong.c not found next to $prog"
+bench_need_floor "$build"
+bench_floor_sizes "${bench_opts[@]}"
 bench_need_peers
 bench_tmpdir "$keep"
 bench_build_peers "$here/mpi_pingpong.c" mpi_pingpong
@@ -115,13 +126,14 @@ echo "# benchmark options: --csv ${bench_opts[*]}; $rounds rounds, interleaved"
 
 failed=0
 for ((r = 1; r <= rounds; r++)); do
-	for impl in "${impls[@]}"; do
+	for impl in "${impls[@]}" FLOOR; do
 		out=$tmp/$impl.$r.csv
 		case $impl in
 		BIP) run_bip "${bip_env[@]}" >"$out" 2>"$tmp/$impl.$r.err" ;;
 		BIP2) run_bip "${bip2_env[@]}" >"$out" 2>"$tmp/$impl.$r.err" ;;
 		OpenMPI) run_openmpi >"$out" 2>"$tmp/$impl.$r.err" ;;
 		MPICH) run_mpich >"$out" 2>"$tmp/$impl.$r.err" ;;
+		FLOOR) bench_run_floor "$timeout_s" "$out" 2>"$tmp/$impl.$r.err" ;;
 		esac
 		rc=$?
 		if [ $rc != 0 ] || ! grep -q '^[0-9]' "$out"; then
@@ -135,14 +147,32 @@ for ((r = 1; r <= rounds; r++)); do
 done
 
 # Medians over the rounds, per implementation and size.
-(cd "$tmp" && awk -F, -v impls="${impls[*]}" -v rounds="$rounds" "$bench_awk_median"'
-FNR == 1 { split(FILENAME, f, "."); impl = f[1]; next }
+(cd "$tmp" && awk -F, -v impls="${impls[*]}" -v rounds="$rounds" \
+	-v latdat="$tmp/plot.lat" -v bwdat="$tmp/plot.bw" "$bench_awk_median"'
+FNR == 1 { split(FILENAME, f, "."); impl = f[1] }
+FNR == 1 && /^# half_rtt_us [0-9]/ { split($0, hh, " "); halves = halves " " hh[3] }
+FNR == 1 { next }
 /^[0-9]/ {
-	if (!($1 in seen)) { seen[$1] = 1; sizes[++nsizes] = $1 }
-	lat[impl, $1] = lat[impl, $1] " " $2
+	if (impl != "FLOOR" && !($1 in seen)) { seen[$1] = 1; sizes[++nsizes] = $1 }
+	if ($2 != "-")
+		lat[impl, $1] = lat[impl, $1] " " $2
 	bw[impl, $1] = bw[impl, $1] " " $3
 }
 function fmt(v, w, p) { return v < 0 ? sprintf("%" w "s", "-") : sprintf("%" w "." p "f", v) }
+function ratio(a, b, w) { return a >= 0 && b > 0 ? sprintf(" %" w ".2f", a / b) : sprintf(" %" w "s", "-") }
+# The header: the implementations, their ratios to the best MPI, the floor
+# (named fl) and the ratios to it.
+function header(fl,    h, i) {
+	h = sprintf("%10s", "bytes")
+	for (i = 1; i <= ni; i++)
+		h = h sprintf(" %9s", im[i])
+	for (i = 1; i <= nb; i++)
+		h = h sprintf(" %10s", bips[i] "/best")
+	h = h sprintf(" %9s", fl)
+	for (i = 1; i <= ni; i++)
+		h = h sprintf(" %14s", im[i] "/" fl)
+	return h
+}
 END {
 	ni = split(impls, im, " ")
 	for (i = 1; i <= ni; i++)
@@ -153,42 +183,65 @@ END {
 		for (j = i; j > 1 && sizes[j - 1] + 0 > sizes[j] + 0; j--) {
 			t = sizes[j]; sizes[j] = sizes[j - 1]; sizes[j - 1] = t
 		}
-	printf "\n# latency_us: one-way, median over %d rounds; %s/best < 1: BIP lower\n", rounds, "BIP"
-	hdr = sprintf("%10s", "bytes")
+	h = median(halves)
+	printf "\n# floor: half round trip of a cache line between two processors: %s;\n", h < 0 ? "not measured" : sprintf("%.3f us", h)
+	printf "# floor latency = that + one memcpy of the size; memcpy from buffers larger than the last-level cache\n"
+	printf "\n# latency_us: one-way, median over %d rounds; %s/best < 1: BIP lower; X/floor: times the floor\n", rounds, "BIP"
+	print header("floor")
+	printf "bytes" > latdat
 	for (i = 1; i <= ni; i++)
-		hdr = hdr sprintf(" %9s", im[i])
-	for (i = 1; i <= nb; i++)
-		hdr = hdr sprintf(" %10s", bips[i] "/best")
-	print hdr
+		printf " %s", im[i] > latdat
+	print " floor" > latdat
 	for (s = 1; s <= nsizes; s++) {
 		z = sizes[s]
 		line = sprintf("%10d", z)
+		printf "%d", z > latdat
 		for (i = 1; i <= ni; i++) {
 			m[im[i]] = median(lat[im[i], z])
 			line = line " " fmt(m[im[i]], 9, 3)
+			printf " %s", (m[im[i]] < 0 ? "-" : m[im[i]]) > latdat
 		}
 		best = m["OpenMPI"]
 		if (best < 0 || (m["MPICH"] >= 0 && m["MPICH"] < best))
 			best = m["MPICH"]
 		for (i = 1; i <= nb; i++)
-			line = line " " (best > 0 && m[bips[i]] >= 0 ? sprintf("%10.2f", m[bips[i]] / best) : sprintf("%10s", "-"))
+			line = line ratio(m[bips[i]], best, 10)
+		fl = median(lat["FLOOR", z])
+		line = line " " fmt(fl, 9, 3)
+		for (i = 1; i <= ni; i++)
+			line = line ratio(m[im[i]], fl, 14)
 		print line
+		print " " (fl < 0 ? "-" : fl) > latdat
 	}
-	printf "\n# bandwidth_MBps: window streaming, median over %d rounds; BIP/best > 1: BIP higher\n", rounds
-	print hdr
+	printf "\n# bandwidth_MBps: window streaming, median over %d rounds; BIP/best > 1: BIP higher; X/memcpy: fraction of memcpy\n", rounds
+	print header("memcpy")
+	printf "bytes" > bwdat
+	for (i = 1; i <= ni; i++)
+		printf " %s", im[i] > bwdat
+	print " memcpy" > bwdat
 	for (s = 1; s <= nsizes; s++) {
 		z = sizes[s]
 		line = sprintf("%10d", z)
+		printf "%d", z > bwdat
 		for (i = 1; i <= ni; i++) {
 			m[im[i]] = median(bw[im[i], z])
 			line = line " " fmt(m[im[i]], 9, 1)
+			printf " %s", (m[im[i]] < 0 ? "-" : m[im[i]]) > bwdat
 		}
 		best = m["OpenMPI"] > m["MPICH"] ? m["OpenMPI"] : m["MPICH"]
 		for (i = 1; i <= nb; i++)
-			line = line " " (best > 0 && m[bips[i]] >= 0 ? sprintf("%10.2f", m[bips[i]] / best) : sprintf("%10s", "-"))
+			line = line ratio(m[bips[i]], best, 10)
+		fl = median(bw["FLOOR", z])
+		line = line " " fmt(fl, 9, 1)
+		for (i = 1; i <= ni; i++)
+			line = line ratio(m[im[i]], fl, 14)
 		print line
+		print " " (fl < 0 ? "-" : fl) > bwdat
 	}
-}' $(for i in "${impls[@]}"; do for ((r = 1; r <= rounds; r++)); do echo "$i.$r.csv"; done; done))
+}' $(for i in "${impls[@]}" FLOOR; do for ((r = 1; r <= rounds; r++)); do echo "$i.$r.csv"; done; done))
+bench_floor_note "$tmp"/FLOOR.*.csv
+[ -z "$plot" ] || bench_plot "$plot" "BIP, Open MPI and MPICH, 2 processes of one host; the floor dashed" \
+	"$tmp/plot.lat" "$tmp/plot.bw"
 
 if [ $failed -gt 0 ]; then
 	echo "# $failed run(s) failed; their medians are over fewer rounds" >&2

@@ -5,7 +5,8 @@
 # projects that tests/buildsys builds with the MPI wrappers, PMIx
 # and PMI-2 for the start-up back ends, and munge and Slurm for the tests
 # under a real Slurm (tests/slurm).
-# Usage: dev/deps.sh [--bench]   (--bench adds Open MPI and MPICH for bench/compare.sh)
+# Usage: dev/deps.sh [--bench]   (--bench adds Open MPI and MPICH for bench/compare.sh,
+# and gnuplot for the scripts' --plot)
 set -eu
 
 pkgs="build-essential meson ninja-build pkg-config check libsubunit-dev python3 g++
@@ -13,7 +14,7 @@ pkgs="build-essential meson ninja-build pkg-config check libsubunit-dev python3 
       clang libclang-rt-14-dev gfortran cmake autoconf
       libpmix-dev libpmi2-0-dev munge slurmctld slurmd slurm-client"
 case "${1:-}" in
---bench) pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev" ;;
+--bench) pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox" ;;
 esac
 
 missing=""
