@@ -25,7 +25,8 @@
  * processor.  Peers then wake it, since they compute the same (init.c).
  *
  * A thread sleeps as a single-threaded process does: it takes the lock to
- * poll once more and arm, and waits without it (wait_sleep).
+ * arm the NIC's sleep (its last look at what peers published), and waits
+ * without it (wait_sleep), so that several threads may sleep at once.
  */
 #include <errno.h>
 #include <sched.h>
@@ -179,11 +180,13 @@ static int sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
  * with the lock held, wait without it (nic.h), so that a thread sleeps
  * while the others go on, and several may sleep at once.
  *
- * One race is left to the time-out: another thread's poll that takes,
- * between this thread's last look and its arming, what this thread waits
- * for (its message, a completion) leaves it asleep until its NIC is woken
- * again or BIP_SLEEP_MAX passes.  Anything published after the arming
- * wakes every sleeping thread, whichever thread then takes it.
+ * Anything published after the arming wakes every sleeping thread,
+ * whichever thread then takes it.  One race is left to the time-out:
+ * another thread's poll that takes, between this thread's last look and
+ * its arming, what this thread waits for (its message, a completion),
+ * then polls again and finds nothing (else progress_idle keeps this one
+ * awake), leaves it asleep until its NIC is woken again or BIP_SLEEP_MAX
+ * passes.  Closing it would need the waiter's own condition here.
  */
 static int wait_sleep(struct bip_wait *w)
 {
