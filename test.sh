@@ -34,14 +34,15 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 
 # The thread tests (suite threads, tests/threads/README) once more under
 # ThreadSanitizer, building only what they run: the libraries, bipload,
-# bipinfo, lanai-sim and the tests' programs.  Any report fails its test
-# (exit code 66); tests/threads/tsan.supp suppresses only reports proven
-# benign.  Where address randomisation leaves ThreadSanitizer no room for
-# its shadow memory (it then stops at once, "unexpected memory mapping"),
-# the tests run with randomisation off (setarch -R).  -Wno-tsan: the
+# bipinfo, lanai-sim and the tests' programs (and sleepwait, for the
+# sleep-threads tests).  Any report fails its test (exit code 66);
+# tests/threads/tsan.supp suppresses only reports proven benign.  Where
+# address randomisation leaves ThreadSanitizer no room for its shadow
+# memory (it then stops at once, "unexpected memory mapping"), the tests
+# run with randomisation off (setarch -R).  -Wno-tsan: the
 # drivers' fences order memory shared with other processes, which
 # ThreadSanitizer does not see anyway, and it warns that it cannot model them.
-tsan_targets="scripts/bipload scripts/bipinfo nic_firmware_sim/lanai-sim
+tsan_targets="scripts/bipload scripts/bipinfo nic_firmware_sim/lanai-sim tests/system/sleepwait
 	$(ls tests/threads/*.c | sed 's|\.c$||')"
 if [ ! -d build-tsan ]; then
 	meson setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debug \

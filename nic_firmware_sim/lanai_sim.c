@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <getopt.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -749,16 +750,17 @@ static void sleep_idle(struct lanai_fw *fws, int nrails)
 }
 
 /*
- * The hosts' sleep (BIP_WAIT=block): the NEED_DOORBELL rule the other way
- * round.  A host that sleeps sets host_sleeps in its node's board of rail
- * 0, fences, looks at its event queues once more and sleeps on host_wake.
- * After a pass that published events, the firmware fences (the events'
- * publication before the read of host_sleeps; pairs with the host's fence)
- * and wakes each node that had events and says it sleeps: host_wake + 1
- * (so that a host that has not yet gone to sleep does not), then
- * FUTEX_WAKE.  host_sleeps is the host's word: only whether it is 0
- * counts.  Clearing it here spares the wake-ups of further events until
- * the host sleeps again.
+ * The hosts' sleep: the NEED_DOORBELL rule the other way round.  Each
+ * thread of a host that sleeps adds 1 to host_sleeps in its node's board
+ * of rail 0, fences, looks at its event queues once more, sleeps on
+ * host_wake, and takes its 1 off when it wakes.  After a pass that
+ * published events, the firmware fences (the events' publication before
+ * the read of host_sleeps; pairs with the host's fence) and wakes each
+ * node that had events and has sleepers: host_wake + 1 (so that a thread
+ * that has not yet gone to sleep does not), then FUTEX_WAKE of every
+ * thread waiting (several threads of one host may sleep at once).
+ * host_sleeps is the host's word: only whether it is 0 counts, and it is
+ * never written here (the host's threads count on it).
  */
 static void wake_hosts(struct lanai_fw *fws, int nrails)
 {
@@ -778,12 +780,11 @@ static void wake_hosts(struct lanai_fw *fws, int nrails)
 			notify |= board(&fws[r], i)->notify;
 			board(&fws[r], i)->notify = 0;
 		}
-		if (!notify || !bip_load_relaxed(&regs->host_sleeps) ||
-		    !__atomic_exchange_n(&regs->host_sleeps, 0, __ATOMIC_SEQ_CST))
+		if (!notify || !bip_load_relaxed(&regs->host_sleeps))
 			continue;
 		__atomic_fetch_add(&regs->host_wake, 1, __ATOMIC_SEQ_CST);
 		bip_store_relaxed(&regs->host_wakes, bip_load_relaxed(&regs->host_wakes) + 1);
-		syscall(SYS_futex, &regs->host_wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+		syscall(SYS_futex, &regs->host_wake, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	}
 }
 

@@ -16,8 +16,9 @@
  *         after a round that found nothing, yield; after BUSY_ROUNDS
  *         such rounds in a row, sleep for a time that doubles from
  *         NAP_MIN to NAP_MAX, back to NAP_MIN at the first event.  (Not
- *         on the NIC, as a single-threaded waiter in BIP_WAIT=block does:
- *         a NIC's sleep reads its driver's state without the lock.)
+ *         on the NIC, as a waiting thread that may sleep does: its peers
+ *         ring it only when the process may sleep, which in auto mode it
+ *         mostly may not, so the nap is kept for every mode.)
  *
  * So an idle process's thread wakes at most every NAP_MAX, and a process
  * with traffic has its transfers moved within about NAP_MIN of the

@@ -189,9 +189,26 @@ struct bip_state {
 	/* A launcher that can end the job started it (boot.h): a peer whose
 	 * process ends without saying goodbye ends the job (progress.c). */
 	int watch_peers;
+	/* A waiter sleeps (nic.h's sleep_arm) once its wait has lasted this
+	 * long: 0 in block mode, BIP_SLEEP_AFTER in auto mode when the local
+	 * processes outnumber the processors; -1: it never sleeps. */
+	long sleep_after_ns;
+	long sleep_after_auto_ns; /* BIP_SLEEP_AFTER, for auto mode */
 };
 
 extern struct bip_state bip_state;
+
+/* 1 if a waiter of this process may sleep: its peers must then wake it. */
+static inline int bip_may_sleep(void)
+{
+	return bip_state.sleep_after_ns >= 0;
+}
+
+/* Auto mode, the local processes outnumber the processors: spin only a
+ * few rounds and sleep once a wait lasts (progress.c), unless BIP_SPIN or
+ * BIP_WAIT says otherwise.  Called by bip_init, and by a driver whose NIC
+ * needs a processor of its own (lanai's firmware). */
+void bip_wait_oversubscribed(void);
 
 /* memcpy of a message: a zero-length one may come with a NULL buffer, which
  * memcpy itself does not allow. */

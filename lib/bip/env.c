@@ -41,11 +41,15 @@ const struct bip_env_var bip_env_vars[] = {
 				      "stderr at bip_init (set by bipload --report-bindings)" },
 	{ "BIP_APPNUM", "0", "the command of an MPMD launch this process runs (MPI_APPNUM), set by "
 			     "bipload" },
-	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield), spin, yield, block (spin, then "
-			      "sleep until a peer wakes the process: shm, lanai, ofi, udp)" },
+	{ "BIP_WAIT", "auto", "waiting: auto (spin, then yield; with more local processes than "
+			      "processors, sleep once a wait lasts BIP_SLEEP_AFTER), spin, yield, "
+			      "block (spin, then sleep until a peer wakes the process: shm, lanai, "
+			      "ofi, udp)" },
 	{ "BIP_PROGRESS_THREAD", "0", "1: a thread per process moves long messages and a layer's "
 				       "non-blocking operations while the application computes" },
-	{ "BIP_SLEEP_MAX", "0.01", "with BIP_WAIT=block: the longest sleep, seconds (a wake-up "
+	{ "BIP_SLEEP_AFTER", "2000", "with BIP_WAIT=auto and more local processes than "
+				    "processors: microseconds a wait lasts before it sleeps" },
+	{ "BIP_SLEEP_MAX", "0.01", "when a waiter sleeps: the longest sleep, seconds (a wake-up "
 				   "that never comes, and how often a sleeper looks around)" },
 	{ "BIP_SPIN", "2000 (5 with more local processes than processors)",
 	  "rounds of spinning before yielding, with BIP_WAIT=auto" },

@@ -98,11 +98,47 @@ static uint32_t tag_capacity(const struct bip_tag *t, int tag)
 	return (uint32_t)((cap < one ? one : cap) + one);
 }
 
+/* BIP_SLEEP_AFTER (microseconds): how long a wait lasts in auto mode,
+ * with more local processes than processors, before its waiter sleeps. */
+#define BIP_SLEEP_AFTER_US 2000
+
+static int setup_sleep(char *err)
+{
+	const char *sleep_max = getenv("BIP_SLEEP_MAX");
+	const char *after = getenv("BIP_SLEEP_AFTER");
+
+	bip_state.sleep_max_ns = 10000000L;
+	if (sleep_max && *sleep_max) {
+		char *end;
+		double v = strtod(sleep_max, &end);
+
+		if (*end || !(v >= 0.0001 && v <= 60)) {
+			snprintf(err, BIP_ERR, "BIP_SLEEP_MAX=%s: expected seconds, 0.0001 to 60",
+				 sleep_max);
+			return -EINVAL;
+		}
+		bip_state.sleep_max_ns = (long)(v * 1e9);
+	}
+	bip_state.sleep_after_auto_ns = BIP_SLEEP_AFTER_US * 1000L;
+	if (after && *after) {
+		char *end;
+		long v = strtol(after, &end, 10);
+
+		if (*end || v < 0 || v > 60000000L) {
+			snprintf(err, BIP_ERR,
+				 "BIP_SLEEP_AFTER=%s: expected microseconds, 0 to 60000000", after);
+			return -EINVAL;
+		}
+		bip_state.sleep_after_auto_ns = v * 1000L;
+	}
+	bip_state.sleep_after_ns = bip_state.wait_mode == BIP_WAIT_BLOCK ? 0 : -1;
+	return 0;
+}
+
 static int setup_wait(int nlocal, char *err)
 {
 	const char *mode = getenv("BIP_WAIT");
 	const char *spin = getenv("BIP_SPIN");
-	const char *sleep_max = getenv("BIP_SLEEP_MAX");
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	bip_state.wait_mode = BIP_WAIT_AUTO;
@@ -122,18 +158,8 @@ static int setup_wait(int nlocal, char *err)
 			return -EINVAL;
 		}
 	}
-	bip_state.sleep_max_ns = 10000000L;
-	if (sleep_max && *sleep_max) {
-		char *end;
-		double v = strtod(sleep_max, &end);
-
-		if (*end || !(v >= 0.0001 && v <= 60)) {
-			snprintf(err, BIP_ERR, "BIP_SLEEP_MAX=%s: expected seconds, 0.0001 to 60",
-				 sleep_max);
-			return -EINVAL;
-		}
-		bip_state.sleep_max_ns = (long)(v * 1e9);
-	}
+	if (setup_sleep(err) < 0)
+		return -EINVAL;
 	if (spin && *spin && (bip_state.wait_mode == BIP_WAIT_AUTO ||
 			      bip_state.wait_mode == BIP_WAIT_BLOCK)) {
 		char *end;
@@ -145,6 +171,11 @@ static int setup_wait(int nlocal, char *err)
 		}
 		bip_state.spin_limit = (unsigned)v;
 	}
+	/* And in auto mode, sleep once a wait lasts.  Every process of this
+	 * host computes the same (the job's configuration, the host's
+	 * processors), so that its peers know to wake it (nic.h). */
+	if (ncpu > 0 && nlocal > ncpu)
+		bip_wait_oversubscribed();
 	return 0;
 }
 

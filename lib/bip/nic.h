@@ -83,8 +83,32 @@
  * while later ones of other tags pass).  Ops are called with the core's lock held
  * (when the process has threads), so a driver needs no lock of its own;
  * the posts of a driver that sets post_per_peer are the first exception
- * (see there), sleep the second: it is called without it (other threads poll
- * meanwhile), and reads what peers publish with atomics.
+ * (see there), sleep_wait the second (below).
+ *
+ * Sleeping (BIP_WAIT=block, and auto with more local processes than
+ * processors) comes in two halves, so that a thread sleeps without the
+ * lock while the others go on:
+ *
+ *  - sleep_arm, with the lock held: say that a thread of this process is
+ *    going to sleep (a count in memory the wakers read: two threads may
+ *    sleep at once), fence, look once more at what has been published to
+ *    this process, and answer 0 if something is there (the count is taken
+ *    back; no sleep_wait follows), else 1 with s filled in: what to wait
+ *    on, captured now, and s->timeout_ns lowered if the driver needs to
+ *    look around sooner.
+ *  - sleep_wait, without the lock: wait on what s says (a futex word while
+ *    it holds its value, or a descriptor until it is readable) for at most
+ *    s->timeout_ns, then take the count back.  It reads nothing of the
+ *    driver's own state, only s and the words s points to (which stay
+ *    valid until close, and close comes after every wait has ended).
+ *
+ * Whoever publishes something for a process whose count is not 0 wakes
+ * every thread sleeping there (FUTEX_WAKE of them all, or a descriptor
+ * made readable), after a full fence between its publication and its
+ * read of the count: either the sleeper's last look sees the publication
+ * or the publisher sees the sleeper.  The count and the word are hints a
+ * peer may spoil: the worst is a spurious wake-up, or a sleep that lasts
+ * its time-out.
  * An operation a driver does not support is set to a function returning
  * -ENOSYS, never left NULL (post_short2 excepted, see above).
  *
@@ -110,6 +134,16 @@ struct bip_nic_tagq {
 				 * may give memory of its own (see above) */
 	uint32_t cap;           /* bytes; at least twice the largest entry */
 	const uint32_t *freed;  /* bytes the core has freed (stored with release) */
+};
+
+/* What a sleeping thread waits on: filled in by sleep_arm, used by
+ * sleep_wait (above). */
+struct bip_nic_sleep {
+	long timeout_ns;        /* the longest sleep; sleep_arm may lower it */
+	uint32_t *word;         /* a futex word (shared) to wait on ... */
+	uint32_t value;         /* ... while it holds this; or NULL */
+	uint32_t *sleepers;     /* the count sleep_arm raised, or NULL */
+	int fd;                 /* a descriptor to wait on until readable, or -1 */
 };
 
 /* What a driver is told at open. */
@@ -155,11 +189,11 @@ struct bip_nic_ops {
 	int (*poll)(struct bip_nic *nic);
 	/* 0 once the process of node has ended (it can send nothing more), else 1. */
 	int (*alive)(struct bip_nic *nic, int node);
-	/* BIP_WAIT=block: sleep until a peer publishes something for this
-	 * process, or timeout_ns pass; return at once if something is there
-	 * already.  NULL: peers cannot wake this process (it then yields
-	 * instead of sleeping). */
-	void (*sleep)(struct bip_nic *nic, long timeout_ns);
+	/* Sleeping (above): arm with the lock, then wait without it.  NULL
+	 * (both): peers cannot wake this process (it then yields instead of
+	 * sleeping). */
+	int (*sleep_arm)(struct bip_nic *nic, struct bip_nic_sleep *s);
+	void (*sleep_wait)(struct bip_nic *nic, struct bip_nic_sleep *s);
 	/* Release everything; the peers' memory may still be in use by them. */
 	void (*close)(struct bip_nic *nic);
 };

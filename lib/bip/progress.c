@@ -8,18 +8,32 @@
  * that more processes than cores still make progress.
  *
  * With BIP_WAIT=block, a waiter past its spins sleeps instead of yielding,
- * when its one NIC can be woken by its peers (nic.h's sleep: shm, lanai
- * in either mode, ofi and udp where the provider has a completion queue
- * with a file descriptor to wait on) and nothing of its own is queued; it
- * then uses no processor until a peer publishes something for it, or
- * BIP_SLEEP_MAX passes (10 ms by default), when it looks at everything
- * again.  A process whose NICs cannot wake it, or that has two of them
- * (shm and a network), yields as in the other modes.
+ * when its one NIC can be woken by its peers (nic.h's sleep_arm and
+ * sleep_wait: shm, lanai in either mode, ofi and udp where the provider
+ * has a completion queue with a file descriptor to wait on) and nothing
+ * of its own is queued; it then uses no processor until a peer publishes
+ * something for it, or BIP_SLEEP_MAX passes (10 ms by default), when it
+ * looks at everything again.  A process whose NICs cannot wake it, or that
+ * has two of them (shm and a network), yields as in the other modes.
+ *
+ * Auto mode is spin, then yield, as long as every local process has a
+ * processor.  When they outnumber the processors (bip_wait_oversubscribed)
+ * a waiter spins a few rounds, yields, and once one wait has lasted
+ * BIP_SLEEP_AFTER (2 ms by default) sleeps as in block mode: a short wait,
+ * as in an all-to-all where a wake-up would cost a system call on both
+ * sides at nearly every message, stays on yields, and a long one uses no
+ * processor.  Peers then wake it, since they compute the same (init.c).
+ *
+ * A thread sleeps as a single-threaded process does: it takes the lock to
+ * arm the NIC's sleep (its last look at what peers published), and waits
+ * without it (wait_sleep), so that several threads may sleep at once.
  */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "boot.h"
 #include "core.h"
@@ -116,26 +130,92 @@ static void watch_peers(void)
 	}
 }
 
-/* Block mode: sleep if the NIC can be woken and nothing waits here. */
+/* The start of this thread's wait, for BIP_SLEEP_AFTER: taken at its
+ * first yield (a layer's wait keeps only its counts between steps). */
+static __thread uint64_t wait_since_ns;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* 1 once this wait has lasted bip_state.sleep_after_ns (always in block
+ * mode, where it is 0). */
+static int wait_long_enough(const struct bip_wait *w)
+{
+	if (!bip_state.sleep_after_ns)
+		return 1;
+	if (!w->yields) {
+		wait_since_ns = now_ns();
+		return 0;
+	}
+	return now_ns() - wait_since_ns >= (uint64_t)bip_state.sleep_after_ns;
+}
+
+/*
+ * With the lock: arm the NIC's sleep if the last poll found nothing (what
+ * it found may need another round of the waiter's, such as a layer's
+ * deferred work) and nothing waits here.  The next sleep again waits for
+ * a poll that finds nothing.
+ */
+static int sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
+{
+	int locked = bip_lock(), armed = 0;
+
+	if (bip_state.progress_idle && !bip_state.queued_sends && !bip_state.layer_pending &&
+	    !bip_state.kept_peers && !bip_state.flow_dirty) {
+		s->timeout_ns = bip_state.sleep_max_ns;
+		armed = nic->ops->sleep_arm(nic, s);
+		bip_state.progress_idle = 0;
+	}
+	bip_unlock(locked);
+	return armed;
+}
+
+/*
+ * Sleep if this process's NIC can be woken and nothing waits here: arm
+ * with the lock held, wait without it (nic.h), so that a thread sleeps
+ * while the others go on, and several may sleep at once.
+ *
+ * Anything published after the arming wakes every sleeping thread,
+ * whichever thread then takes it.  One race is left to the time-out:
+ * another thread's poll that takes, between this thread's last look and
+ * its arming, what this thread waits for (its message, a completion),
+ * then polls again and finds nothing (else progress_idle keeps this one
+ * awake), leaves it asleep until its NIC is woken again or BIP_SLEEP_MAX
+ * passes.  Closing it would need the waiter's own condition here.
+ */
 static int wait_sleep(struct bip_wait *w)
 {
 	struct bip_nic *nic = bip_state.nics[0];
+	struct bip_nic_sleep s;
 
-	/* A process with threads yields: a NIC's sleep reads its driver's
-	 * state (and the layer's timers) without the lock, which only a
-	 * single thread may do. */
-	if (!__libc_single_threaded)
+	if (bip_state.nnics != 1 || !nic->ops->sleep_arm || !wait_long_enough(w) ||
+	    !sleep_arm(nic, &s))
 		return 0;
-	if (bip_state.nnics != 1 || !nic->ops->sleep || !bip_state.progress_idle ||
-	    bip_state.queued_sends ||
-	    bip_state.layer_pending || bip_state.kept_peers || bip_state.flow_dirty)
-		return 0;
-	nic->ops->sleep(nic, bip_state.sleep_max_ns);
-	bip_state.progress_idle = 0;
+	nic->ops->sleep_wait(nic, &s);
 	/* A sleep is worth many yields: on to the next multiple of 64, so that
 	 * the checks below still come, about every 0.6 s of sleeping. */
 	w->yields |= 63;
 	return 1;
+}
+
+void bip_wait_oversubscribed(void)
+{
+	const char *spin = getenv("BIP_SPIN");
+
+	if (bip_state.wait_mode != BIP_WAIT_AUTO)
+		return;
+	if (!(spin && *spin) && bip_state.spin_limit > BIP_SPIN_SHARED_CPU)
+		bip_state.spin_limit = BIP_SPIN_SHARED_CPU;
+	/* From now on this process waits as block mode does (bip_progress
+	 * then tells whether its last round found anything), but sleeps
+	 * only once a wait has lasted. */
+	bip_state.wait_mode = BIP_WAIT_BLOCK;
+	bip_state.sleep_after_ns = bip_state.sleep_after_auto_ns;
 }
 
 /* Called without the lock (a waiter lets go of it for its step); the
@@ -146,7 +226,7 @@ int bip_wait_yield(struct bip_wait *w)
 
 	if (bip_unlikely(bip_state.lost_peer >= 0))
 		return -EPIPE;
-	if (bip_state.wait_mode != BIP_WAIT_BLOCK || !wait_sleep(w))
+	if (!bip_may_sleep() || !wait_sleep(w))
 		sched_yield();
 	if (bip_state.watch_peers && w->yields % 4096 == 2048) {
 		locked = bip_lock();

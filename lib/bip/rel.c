@@ -73,10 +73,11 @@
  * names it and the state of each path, its pending long transfers fail, and
  * every wait fails from then on (bip_wait_step).
  *
- * Sleeping (BIP_WAIT=block).  The layer has a sleep op when its NIC has
- * one: it sleeps in the NIC, which what arrives wakes, until the layer's
- * next timer at the latest (rel_sleep says which, and when it does not
- * sleep at all); the next poll then runs the timers.
+ * Sleeping (nic.h).  The layer has the sleep ops when its NIC has them:
+ * it arms the NIC's sleep, with the lock held, for no longer than until
+ * the layer's next timer (rel_sleep_arm says which, and when it does not
+ * sleep at all), and the wait is the NIC's, without the lock; what arrives
+ * wakes it, and the next poll runs the timers.
  */
 #include <errno.h>
 #include <sched.h>
@@ -1359,7 +1360,7 @@ static void rel_close(struct bip_nic *nic)
 }
 
 /*
- * BIP_WAIT=block: the layer sleeps in the NIC below (its sleep, rel.h),
+ * Sleeping (nic.h): the layer arms the NIC below (its sleep_arm, rel.h),
  * which an arrival wakes, but never past the layer's next timer, so that
  * acknowledgements, retransmissions, probes and the giving up on a lost
  * peer still come on time: the sleep ends at the earliest of an owed
@@ -1372,14 +1373,14 @@ static void rel_close(struct bip_nic *nic)
  * next poll runs them), when an acknowledgement is owed at once, when a
  * packet found no room in the NIC, or when arrivals wait for the core.
  */
-static void rel_sleep(struct bip_nic *nic, long timeout_ns)
+static int rel_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 {
 	struct bip_rel *r = rel_of(nic);
-	uint64_t now = now_ns(), end = now + (uint64_t)timeout_ns;
+	uint64_t now = now_ns(), end = now + (uint64_t)s->timeout_ns;
 	int i, k;
 
 	if (r->nheld)
-		return;
+		return 0;
 	for (i = 0; i < r->numnodes; i++) {
 		const struct rel_peer *p = &r->peers[i];
 		int up = 0;
@@ -1405,11 +1406,21 @@ static void rel_sleep(struct bip_nic *nic, long timeout_ns)
 		if (!up && p->snd_una != p->snd_next && p->last_heard + r->retry_timeout < end)
 			end = p->last_heard + r->retry_timeout;
 	}
-	if (end > now)
-		r->dg->ops->sleep(r->lower, (long)(end - now));
-	/* The timers at the next poll, whether the sleep ended by a wake-up
+	/* The timers at the next poll, whether the sleep ends by a wake-up
 	 * or at a timer (REL_TIMER_POLLS would delay them). */
 	r->quiet_polls = REL_TIMER_POLLS - 1;
+	if (end <= now)
+		return 0;
+	s->timeout_ns = (long)(end - now);
+	return r->dg->ops->sleep_arm(r->lower, s);
+}
+
+/* Without the lock: the NIC's wait (its ops and lower are set at open). */
+static void rel_sleep_wait(struct bip_nic *nic, struct bip_nic_sleep *s)
+{
+	struct bip_rel *r = rel_of(nic);
+
+	r->dg->ops->sleep_wait(r->lower, s);
 }
 
 const struct bip_nic_ops bip_rel_ops = {
@@ -1487,8 +1498,10 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 		return -ENOMEM;
 	}
 	r->ops = bip_rel_ops;
-	if (dg->ops->sleep)
-		r->ops.sleep = rel_sleep;
+	if (dg->ops->sleep_arm) {
+		r->ops.sleep_arm = rel_sleep_arm;
+		r->ops.sleep_wait = rel_sleep_wait;
+	}
 	r->nic.ops = &r->ops;
 	r->nic.max_short = lower->max_short;
 	r->lower = lower;

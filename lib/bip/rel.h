@@ -25,7 +25,7 @@
  *  - poll hands each datagram that arrived to bip_rel_arrived (the bytes
  *    valid during the call only), and each change of a path that the NIC
  *    sees (its link went down, or came back) to bip_rel_path_state;
- *  - alive, sleep (optional) and close as in nic.h.
+ *  - alive, sleep_arm and sleep_wait (optional), and close as in nic.h.
  *
  * Everything in a datagram is untrusted: the layer checks its header's
  * CRC32C and every field before it uses one.
@@ -49,10 +49,11 @@ struct bip_dgram_ops {
 	/* Number of events, or a negative errno on a fatal NIC error. */
 	int (*poll)(struct bip_nic *nic);
 	int (*alive)(struct bip_nic *nic, int node);
-	/* BIP_WAIT=block: as nic.h's sleep (woken by an arrival or any other
-	 * event the NIC has for poll); NULL if the NIC cannot wake this
-	 * process.  The layer caps timeout_ns by its own timers. */
-	void (*sleep)(struct bip_nic *nic, long timeout_ns);
+	/* As nic.h's (woken by an arrival or any other event the NIC has for
+	 * poll); NULL if the NIC cannot wake this process.  The layer caps
+	 * s->timeout_ns by its own timers before it arms. */
+	int (*sleep_arm)(struct bip_nic *nic, struct bip_nic_sleep *s);
+	void (*sleep_wait)(struct bip_nic *nic, struct bip_nic_sleep *s);
 	void (*close)(struct bip_nic *nic);
 };
 

@@ -1,20 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sleepwait - waiting that sleeps (BIP_WAIT=block), for tests/system/sleep.sh.
+ * sleepwait - waiting that sleeps, for tests/system/sleep.sh and
+ * tests/system/sleepmore.sh.
  *
- *   sleepwait WORDS
+ *   sleepwait [-t] WORDS
  *
- * Two nodes.  After a message of WORDS words each way (warm_up), node 0
- * sleeps 2 s without calling BIP, then sends WORDS
- * words (a short message, or a long one) on tag 1; node 1, blocked in
- * bip_trecv all that time, checks every word and answers on tag 2, which
- * node 0 waits for in bip_trecv.  Node 1 prints the processor time it used
- * while blocked (user and system, from getrusage) and the time it waited:
+ * Two nodes or more.  After a message of WORDS words each way between node
+ * 0 and each other node (warm_up), node 0 sleeps 2 s without calling BIP,
+ * then sends WORDS words (a short message, or a long one) on tag 1 to each
+ * other node; each of them, blocked in bip_trecv all that time, checks
+ * every word and answers on tag 2, which node 0 waits for in bip_trecv.
+ * Each prints the processor time its process used while blocked (user and
+ * system of all its threads, from getrusage) and the time it waited:
  *
  *   node 1: 4096 words right; blocked 2.01 s, cpu 0.002 s
+ *
+ * With -t (two nodes): node 1 waits in two threads at once, one on tag 1
+ * and one on tag 5; node 0 sends on tag 5 first, then on tag 1, and waits
+ * for both answers (tags 2 and 6).  Node 1 prints one line as above once
+ * both threads are done, "right" only if both got every word.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -37,39 +46,87 @@ static double cpu_s(void)
 	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 }
 
-/* Node 1's side: wait, check, answer; 0 if every word is right. */
-static int receive(int *buf, int words)
-{
-	double t0 = now_s(), c0 = cpu_s(), t1, c1;
-	int got = bip_trecv(1, buf, words), wrong = 0, i;
+/* One waiter: receive on tag, check every word, answer on tag + 1. */
+struct waiter {
+	int tag;
+	int words;
+	int *buf;
+	int got;
+	int wrong;
+};
 
-	t1 = now_s();
-	c1 = cpu_s();
-	for (i = 0; i < words; i++)
-		wrong += buf[i] != i * 7 + 1;
-	printf("node 1: %d words %s; blocked %.2f s, cpu %.3f s\n", got,
-	       got == words && !wrong ? "right" : "WRONG", t1 - t0, c1 - c0);
-	bip_tsend(0, 2, &got, 1);
-	return got == words && !wrong ? 0 : 3;
+static void *wait_one(void *arg)
+{
+	struct waiter *w = arg;
+	int i;
+
+	w->got = bip_trecv(w->tag, w->buf, w->words);
+	for (i = 0; i < w->words; i++)
+		w->wrong += w->buf[i] != i * 7 + w->tag;
+	bip_tsend(0, w->tag + 1, &w->got, 1);
+	return NULL;
+}
+
+static int report(int got, int words, int wrong, double t0, double c0)
+{
+	double t1 = now_s(), c1 = cpu_s();
+	int right = got == words && !wrong;
+
+	printf("node %d: %d words %s; blocked %.2f s, cpu %.3f s\n", bip_mynode, got,
+	       right ? "right" : "WRONG", t1 - t0, c1 - c0);
+	return right ? 0 : 3;
+}
+
+/* A receiving node's side: wait, check, answer; 0 if every word is right. */
+static int receive(int words, int threads)
+{
+	struct waiter w[2] = { { .tag = 1, .words = words }, { .tag = 5, .words = words } };
+	double t0 = now_s(), c0 = cpu_s();
+	pthread_t th;
+	int rc;
+
+	w[0].buf = calloc((size_t)words, sizeof(int));
+	w[1].buf = calloc((size_t)words, sizeof(int));
+	if (!w[0].buf || !w[1].buf) {
+		rc = 2;
+	} else if (!threads) {
+		wait_one(&w[0]);
+		rc = report(w[0].got, words, w[0].wrong, t0, c0);
+	} else if (pthread_create(&th, NULL, wait_one, &w[1])) {
+		fprintf(stderr, "sleepwait: pthread_create failed\n");
+		rc = 2;
+	} else {
+		wait_one(&w[0]);
+		pthread_join(th, NULL);
+		rc = report(w[0].got == words ? w[1].got : w[0].got, words,
+			    w[0].wrong + w[1].wrong, t0, c0);
+	}
+	free(w[0].buf);
+	free(w[1].buf);
+	return rc;
 }
 
 /*
  * A message of the same size each way first, unchecked: a network driver
  * may connect at a peer's first message, and a provider set up its pools
  * at the first long one, which is not what is measured.  Then a word from
- * node 1, sent once its long send has completed: over the reliability
+ * the peer, sent once its long send has completed: over the reliability
  * layer a long send completes when the receiver acknowledges it, which
  * node 0 must not leave to its nap.
  */
 static int warm_up(int *buf, int words)
 {
-	int one = 0;
+	int one = 0, k;
 
 	if (bip_mynode == 0) {
-		bip_tsend(1, 3, buf, words);
-		if (bip_trecv(3, buf, words) != words)
-			return 3;
-		return bip_trecv(4, &one, 1) == 1 ? 0 : 3;
+		for (k = 1; k < bip_numnodes; k++) {
+			bip_tsend(k, 3, buf, words);
+			if (bip_trecv(3, buf, words) != words)
+				return 3;
+			if (bip_trecv(4, &one, 1) != 1)
+				return 3;
+		}
+		return 0;
 	}
 	if (bip_trecv(3, buf, words) != words)
 		return 3;
@@ -78,9 +135,39 @@ static int warm_up(int *buf, int words)
 	return 0;
 }
 
+/* Node 0: nap 2 s, send to every other node (tag 5 then 1 with -t), and
+ * take their answers. */
+static int send_all(int *buf, int words, int threads)
+{
+	struct timespec two = { 2, 0 };
+	int ack, k, i, rc = 0;
+
+	nanosleep(&two, NULL);
+	for (k = 1; k < bip_numnodes; k++) {
+		if (threads) {
+			for (i = 0; i < words; i++)
+				buf[i] = i * 7 + 5;
+			bip_tsend(k, 5, buf, words);
+		}
+		for (i = 0; i < words; i++)
+			buf[i] = i * 7 + 1;
+		bip_tsend(k, 1, buf, words);
+	}
+	for (k = 1; k < bip_numnodes; k++) {
+		ack = 0;
+		if (bip_trecv(2, &ack, 1) != 1 || ack != words)
+			rc = 3;
+		ack = 0;
+		if (threads && (bip_trecv(6, &ack, 1) != 1 || ack != words))
+			rc = 3;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	int words = argc > 1 ? atoi(argv[1]) : 8, i, ack = 0, rc = 0;
+	int threads = argc > 1 && !strcmp(argv[1], "-t");
+	int words = argc > 1 + threads ? atoi(argv[1 + threads]) : 8, rc = 0;
 	int *buf = calloc(words > 0 ? (size_t)words : 1, sizeof(int));
 
 	if (!buf || words < 1) {
@@ -88,24 +175,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	bip_init();
-	if (bip_numnodes == 2)
-		rc = warm_up(buf, words);
-	if (bip_numnodes != 2) {
+	if (bip_numnodes < 2 || (threads && bip_numnodes != 2))
 		rc = 2;
-	} else if (rc) {
-		/* the warm-up failed */
-	} else if (bip_mynode == 0) {
-		struct timespec two = { 2, 0 };
-
-		for (i = 0; i < words; i++)
-			buf[i] = i * 7 + 1;
-		nanosleep(&two, NULL);
-		bip_tsend(1, 1, buf, words);
-		if (bip_trecv(2, &ack, 1) != 1 || ack != words)
-			rc = 3;
-	} else {
-		rc = receive(buf, words);
-	}
+	else
+		rc = warm_up(buf, words);
+	if (rc)
+		; /* the warm-up failed, or the wrong number of nodes */
+	else if (bip_mynode == 0)
+		rc = send_all(buf, words, threads);
+	else
+		rc = receive(words, threads);
 	free(buf);
 	return rc;
 }

@@ -9,10 +9,11 @@
  *  - a send is a descriptor written into the send ring and published by
  *    its sequence number; the doorbell (a futex wake, the only system call)
  *    is rung only when the firmware has said it sleeps (need_doorbell);
- *  - with BIP_WAIT=block, a waiting process sleeps the same way round: it
- *    says so in its board (host_sleeps), and the firmware wakes it after
- *    it publishes an event for it (lanai_sleep, and wake_hosts in
- *    lanai-sim);
+ *  - a waiting process that sleeps (BIP_WAIT=block, or auto with more
+ *    local processes and firmware than processors) does it the same way
+ *    round: it counts its sleeping threads in its board (host_sleeps),
+ *    and the firmware wakes them all after it publishes an event for it
+ *    (lanai_sleep_arm, and wake_hosts in lanai-sim);
  *  - a long send gives the firmware the address of the user's buffer: the
  *    firmware reads it itself (process_vm_readv) when the receiver has
  *    posted its buffer, and writes it straight there (process_vm_writev);
@@ -74,6 +75,7 @@
 #include "conf.h"
 #include "core.h"
 #include "lanai.h"
+#include "nicsleep.h"
 #include "segment.h"
 #include "lanai_board.h"
 #include "lanai_ring.h"
@@ -451,21 +453,20 @@ static int wait_for_peers(struct bip_lanai *l, const struct bip_nic_job *job)
 /*
  * The firmware is one more process that must run for any message to move:
  * when the job's local processes and it outnumber the processors, a waiting
- * process spins only briefly before it yields, as bip_init does when the
- * processes alone outnumber them (unless BIP_SPIN or BIP_WAIT says otherwise).
+ * process in auto mode spins only briefly before it yields, and sleeps once
+ * its wait lasts, as bip_init does when the processes alone outnumber them
+ * (bip_wait_oversubscribed).  Every process of the job on this host counts
+ * the same, and the firmware wakes a sleeper whatever the mode.
  */
 static void adjust_spin(const struct bip_nic_job *job)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int i, nlocal = 0;
-	const char *spin = getenv("BIP_SPIN");
 
-	if (bip_state.wait_mode != BIP_WAIT_AUTO || (spin && *spin))
-		return;
 	for (i = 0; i < job->numnodes; i++)
 		nlocal += bip_host_is_local(job->conf->nodes[i].host);
-	if (ncpu > 0 && nlocal + 1 > ncpu && bip_state.spin_limit > BIP_SPIN_SHARED_CPU)
-		bip_state.spin_limit = BIP_SPIN_SHARED_CPU;
+	if (ncpu > 0 && nlocal + 1 > ncpu)
+		bip_wait_oversubscribed();
 }
 
 static void lanai_close(struct bip_nic *nic);
@@ -878,29 +879,30 @@ static int events_waiting(struct bip_lanai *l)
 	return 0;
 }
 
+static int events_waiting_arg(void *l)
+{
+	return events_waiting(l);
+}
+
 /*
- * BIP_WAIT=block: sleep until the firmware publishes an event for this
- * node (on any of its boards), or timeout_ns pass.  The doorbell rule the
- * other way round: say that this process sleeps (host_sleeps, in the board
- * of rail 0), fence (the flag before the last look at the event queues;
- * pairs with the firmware's fence between publishing events and reading
- * the flag), look once more, then wait on host_wake while it still holds
- * the value read before the flag was set: a wake-up that came in between
- * changed it, and the wait returns at once.  host_wake is the firmware's
- * word, used only as the futex's value.
+ * Sleeping (nic.h): until the firmware publishes an event for this node
+ * (on any of its boards), or the time-out.  The doorbell rule the other
+ * way round, through nicsleep.c: add one to the count of this process's
+ * sleeping threads (host_sleeps, in the board of rail 0), fence (the
+ * count before the last look at the event queues; pairs with the
+ * firmware's fence between publishing events and reading the count),
+ * look once more, then, without the lock, wait on host_wake while it
+ * still holds the value read before the count went up: a wake-up that
+ * came in between changed it, and the wait returns at once.  host_wake is
+ * the firmware's word, used only as the futex's value; the firmware wakes
+ * every thread waiting on it.
  */
-static void lanai_sleep(struct bip_nic *nic, long timeout_ns)
+static int lanai_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 {
 	struct bip_lanai *l = lanai_of(nic);
 	struct bip_lanai_regs *r = l->regs;
-	struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
-	uint32_t w = bip_load_acquire(&r->host_wake);
 
-	bip_store_relaxed(&r->host_sleeps, 1);
-	bip_fence();
-	if (!events_waiting(l))
-		syscall(SYS_futex, &r->host_wake, FUTEX_WAIT, w, &ts, NULL, 0);
-	bip_store_relaxed(&r->host_sleeps, 0);
+	return bip_nicsleep_arm(&r->host_sleeps, &r->host_wake, events_waiting_arg, l, s);
 }
 
 /* A peer has ended once the firmware has marked its board released. */
@@ -934,7 +936,8 @@ const struct bip_nic_ops bip_lanai_ops = {
     .post_long_recv = lanai_post_long_recv,
     .poll = lanai_poll,
     .alive = lanai_alive,
-    .sleep = lanai_sleep,
+    .sleep_arm = lanai_sleep_arm,
+    .sleep_wait = bip_nicsleep_wait,
     .close = lanai_close,
 };
 
@@ -1045,6 +1048,7 @@ const struct bip_dgram_ops bip_lanai_dgram_ops = {
     .send = lanai_dgram_send,
     .poll = lanai_dgram_poll,
     .alive = lanai_alive,
-    .sleep = lanai_sleep,
+    .sleep_arm = lanai_sleep_arm,
+    .sleep_wait = bip_nicsleep_wait,
     .close = lanai_close,
 };

@@ -230,12 +230,13 @@ struct bip_lanai_regs {
 	_Alignas(64) uint64_t pkts_sent;
 	uint64_t pkts_received, bytes_sent, bytes_received;
 	uint64_t detected[BIP_LANAI_NDETECT];
-	/* The host's sleep (BIP_WAIT=block), in the node's board of rail 0
-	 * for all its boards: the host sets host_sleeps, fences, looks at its
-	 * event queues once more and sleeps on host_wake (futex); the
-	 * firmware, after publishing an event for the node, fences and, if
-	 * host_sleeps is set, adds 1 to host_wake and wakes it. */
-	_Alignas(64) uint32_t host_sleeps; /* written by the host */
+	/* The host's sleep, in the node's board of rail 0 for all its
+	 * boards: each host thread that sleeps adds 1 to host_sleeps, fences,
+	 * looks at its event queues once more and sleeps on host_wake
+	 * (futex), then takes its 1 off; the firmware, after publishing an
+	 * event for the node, fences and, if host_sleeps is not 0, adds 1 to
+	 * host_wake and wakes every thread on it. */
+	_Alignas(64) uint32_t host_sleeps; /* written by the host: a count */
 	_Alignas(64) uint32_t host_wake;   /* written by the firmware */
 	uint32_t pad_wake;
 	uint64_t host_wakes;		   /* wake-ups, written by the firmware */

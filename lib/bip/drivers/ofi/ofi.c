@@ -38,6 +38,7 @@
 
 #include "conf.h"
 #include "boot.h"
+#include "nicsleep.h"
 #include "oob.h"
 #include "ofi.h"
 
@@ -619,7 +620,7 @@ undo_all:
 }
 
 /*
- * BIP_WAIT=block: sleep on the completion queue (ofi_wait.c).  While the
+ * Sleeping (nic.h): on the completion queue (ofi_wait.c).  While the
  * driver has work of its own waiting for the provider (control messages,
  * long transfers or receive buffers it refused for want of room, or while
  * it connects), or arrivals the core has not taken, the sleep lasts
@@ -628,14 +629,14 @@ undo_all:
  */
 #define OFI_BUSY_SLEEP 1000000L /* ns */
 
-static void ofi_sleep(struct bip_nic *nic, long timeout_ns)
+static int ofi_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 {
 	struct bip_ofi *ofi = bip_ofi_of(nic);
 
 	if ((ofi->nctl || ofi->repost || ofi->lsend_pending || ofi->lrecv_pending || ofi->nheld) &&
-	    timeout_ns > OFI_BUSY_SLEEP)
-		timeout_ns = OFI_BUSY_SLEEP;
-	bip_ofi_cq_sleep(ofi->fabric, ofi->cq, ofi->cq_fd, timeout_ns);
+	    s->timeout_ns > OFI_BUSY_SLEEP)
+		s->timeout_ns = OFI_BUSY_SLEEP;
+	return bip_ofi_cq_sleep_arm(ofi->fabric, ofi->cq, ofi->cq_fd, s);
 }
 
 static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
@@ -684,7 +685,8 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 		goto undo;
 	if (ofi->cq_fd >= 0) {
 		ofi->ops = bip_ofi_ops;
-		ofi->ops.sleep = ofi_sleep;
+		ofi->ops.sleep_arm = ofi_sleep_arm;
+		ofi->ops.sleep_wait = bip_nicsleep_wait;
 		ofi->nic.ops = &ofi->ops;
 	}
 	if (ofi->nosleep[0])

@@ -7,7 +7,7 @@
  *             messages, credits, polling
  * ofi_long.c  long messages (rendezvous into the posted user buffer) and
  *             the memory registration cache
- * ofi_wait.c  sleeping on the completion queue (BIP_WAIT=block), for this
+ * ofi_wait.c  sleeping on the completion queue (nic.h), for this
  *             driver and the udp one
  *
  * Wire tags (64 bits):
@@ -236,14 +236,18 @@ int bip_ofi_post_msg(struct bip_ofi *ofi, int dst, uint8_t kind, uint32_t tag, u
 		     uint32_t id, const void *payload, size_t plen);
 
 /* ofi_wait.c */
-/* Open a completion queue with attr; in block mode (BIP_WAIT=block) with a
- * wait object whose descriptor goes into *fd, else, or if the provider
- * has none, without one (*fd = -1, and in block mode the reason in why).
+/* Open a completion queue with attr; when a waiter may sleep
+ * (bip_may_sleep) with a wait object whose descriptor goes into *fd, else,
+ * or if the provider has none, without one (*fd = -1, and then the reason
+ * in why).
  * 0 or a negative libfabric errno, as fi_cq_open. */
 int bip_ofi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr, struct fid_cq **cq,
 		    int *fd, char *why, size_t len);
-/* Sleep until cq may have a completion, or timeout_ns pass. */
-void bip_ofi_cq_sleep(struct fid_fabric *fabric, struct fid_cq *cq, int fd, long timeout_ns);
+/* nic.h's sleep_arm for cq (fi_trywait): 1 and s set to wait on fd, or 0
+ * if completions are there (or the provider cannot tell).  The wait is
+ * bip_nicsleep_wait. */
+int bip_ofi_cq_sleep_arm(struct fid_fabric *fabric, struct fid_cq *cq, int fd,
+			 struct bip_nic_sleep *s);
 
 /* ofi_long.c */
 int bip_ofi_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,

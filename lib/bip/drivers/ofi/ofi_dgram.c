@@ -24,8 +24,9 @@
  * (udp_window): datagrams beyond it would be dropped by the receiver's
  * kernel whenever its process is not running.
  *
- * With BIP_WAIT=block the completion queue has a wait descriptor where the
- * provider offers one, and a waiter sleeps on it (ofi_wait.c), below the
+ * When a waiter may sleep (BIP_WAIT=block, or auto with more local
+ * processes than processors) the completion queue has a wait descriptor
+ * where the provider offers one, and a waiter sleeps on it (ofi_wait.c), below the
  * layer's own sleep (rel.c: never past its next timer).
  *
  * Start-up: open the endpoint, post the pool, then exchange the endpoint
@@ -51,6 +52,7 @@
 #include "core.h"
 #include "boot.h"
 #include "oob.h"
+#include "nicsleep.h"
 #include "ofi.h"
 #include "rel.h"
 
@@ -401,13 +403,13 @@ static unsigned udp_window(const struct bip_udp *u, const struct bip_nic_job *jo
 static void udp_close(struct bip_nic *nic);
 extern const struct bip_dgram_ops bip_udp_dgram_ops;
 
-/* BIP_WAIT=block: sleep on the completion queue (ofi_wait.c); the layer
+/* Sleeping (nic.h): on the completion queue (ofi_wait.c); the layer
  * above caps the time-out by its timers. */
-static void udp_sleep(struct bip_nic *nic, long timeout_ns)
+static int udp_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 {
 	struct bip_udp *u = udp_of(nic);
 
-	bip_ofi_cq_sleep(u->fabric, u->cq, u->cq_fd, timeout_ns);
+	return bip_ofi_cq_sleep_arm(u->fabric, u->cq, u->cq_fd, s);
 }
 
 static int udp_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
@@ -459,8 +461,10 @@ static int udp_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	if (rc < 0)
 		goto undo;
 	u->dgops = bip_udp_dgram_ops;
-	if (u->cq_fd >= 0)
-		u->dgops.sleep = udp_sleep;
+	if (u->cq_fd >= 0) {
+		u->dgops.sleep_arm = udp_sleep_arm;
+		u->dgops.sleep_wait = bip_nicsleep_wait;
+	}
 	u->dg = (struct bip_dgram){ .ops = &u->dgops, .npaths = 1,
 				    .mtu = u->msg_max - BIP_REL_HDR_MAX,
 				    .window = udp_window(u, job) };

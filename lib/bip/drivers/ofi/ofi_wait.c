@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ofi_wait.c - sleeping on a libfabric completion queue (BIP_WAIT=block),
- * for the ofi driver (reliable endpoints) and the udp driver (datagram
- * endpoints, under the reliability layer).
+ * ofi_wait.c - sleeping on a libfabric completion queue, for the ofi
+ * driver (reliable endpoints) and the udp driver (datagram endpoints,
+ * under the reliability layer).
  *
- * In block mode, and only then, the completion queue is opened with a
+ * When a waiter of this process may sleep (BIP_WAIT=block, or auto with
+ * more local processes than processors), and only then, the completion
+ * queue is opened with a
  * wait object of kind FI_WAIT_FD, and its file descriptor is taken with
  * fi_control(FI_GETWAIT): the provider makes it readable when the queue
  * may have a completion (for providers that progress in the caller, such
@@ -13,10 +15,14 @@
  * busy-polling path keeps its cost: a provider may signal its wait object
  * at every completion.
  *
- * The sleep: fi_trywait first, which answers FI_SUCCESS only when nothing
- * is left to read and the descriptor will be signalled by what comes
- * next, so that no completion between the waiter's last poll and its
- * sleep is missed; then poll() on the descriptor with the time-out.  Any
+ * The sleep, in nic.h's two halves: fi_trywait with the core's lock held
+ * (bip_ofi_cq_sleep_arm), which answers FI_SUCCESS only when nothing is
+ * left to read and the descriptor will be signalled by what comes next,
+ * so that no completion between the waiter's last poll and its sleep is
+ * missed; then, without the lock, ppoll() on the descriptor with the
+ * time-out (bip_nicsleep_wait), which reads nothing of the provider's or
+ * the driver's state.  Several threads may wait on the descriptor at once:
+ * it is level-triggered, and what makes it readable wakes them all.  Any
  * completion wakes it: a message into the receive pool, a send, and each
  * chunk of a long transfer (rendezvous) in either direction, since all of
  * them complete on the one queue.  The driver's poll then reads the queue.
@@ -30,10 +36,7 @@
  * themselves.
  */
 #include <errno.h>
-#include <poll.h>
-#include <sched.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "core.h"
 #include "ofi.h"
@@ -45,7 +48,7 @@ int bip_ofi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr, struct f
 
 	*fd = -1;
 	why[0] = '\0';
-	if (bip_state.wait_mode == BIP_WAIT_BLOCK) {
+	if (bip_may_sleep()) {
 		attr->wait_obj = FI_WAIT_FD;
 		rc = fi_cq_open(domain, attr, cq, NULL);
 		if (!rc) {
@@ -66,21 +69,18 @@ int bip_ofi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr, struct f
 	return fi_cq_open(domain, attr, cq, NULL);
 }
 
-void bip_ofi_cq_sleep(struct fid_fabric *fabric, struct fid_cq *cq, int fd, long timeout_ns)
+int bip_ofi_cq_sleep_arm(struct fid_fabric *fabric, struct fid_cq *cq, int fd,
+			 struct bip_nic_sleep *s)
 {
 	struct fid *fids[1] = { &cq->fid };
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
-
 	int rc = fi_trywait(fabric, fids, 1);
 
 	/* -FI_EAGAIN: completions are there to read (the next poll does);
 	 * another error: the provider cannot tell, and the waiter yields. */
-	if (rc != FI_SUCCESS) {
-		if (rc != -FI_EAGAIN)
-			sched_yield();
-		return;
-	}
-	if (ppoll(&pfd, 1, &ts, NULL) < 0 && errno != EINTR)
-		sched_yield();
+	if (rc != FI_SUCCESS)
+		return 0;
+	s->word = NULL;
+	s->sleepers = NULL;
+	s->fd = fd;
+	return 1;
 }

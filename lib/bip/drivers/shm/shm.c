@@ -13,18 +13,23 @@
  * ring in the receiver's segment and publishes it with the slot's sequence
  * number: no lock, no system call, no locked atomic.
  *
- * Sleeping (BIP_WAIT=block).  A waiter with nothing to do reads its bell,
- * sets sleeping in its own header, and after a full fence looks once more
- * for anything published to it (shm_pending); if there is nothing, it
- * sleeps on the bell (FUTEX_WAIT, a shared futex: the word is in the
- * segment) for at most BIP_SLEEP_MAX.  Whoever publishes something a
- * peer waits for (bip_shm_wake) fences, and if the peer's sleeping is set,
- * adds one to its bell and wakes it.  The two fences make sure that either
- * the waiter sees the publication or the publisher sees the waiter
- * (store, fence, load on both sides).  Only a process in block mode pays
- * the fence; one whose peer is in another mode is woken by the time-out.
- * A waiter with long transfers under way does not sleep (their progress
- * is its own work).
+ * Sleeping (BIP_WAIT=block, and auto with more local processes than
+ * processors: bip_may_sleep).  A waiter with nothing to do, under the
+ * core's lock, reads its bell, adds one to sleeping in its own header (a
+ * count: several threads may sleep at once), and after a full fence looks
+ * once more for anything published to it (shm_pending); if there is
+ * nothing, it lets go of the lock and sleeps on the bell (FUTEX_WAIT, a
+ * shared futex: the word is in the segment) for at most BIP_SLEEP_MAX,
+ * then takes its one off sleeping (nicsleep.c).  Whoever publishes
+ * something a peer waits for (bip_shm_wake) fences, and if the peer's
+ * sleeping is not 0, adds one to its bell and wakes every thread on it.
+ * The two fences make sure that either the waiter sees the publication or
+ * the publisher sees the waiter (store, fence, load on both sides).  Only
+ * a process that may sleep pays the fence; every process of a job on this
+ * host computes the same answer (init.c), and one whose peer was told
+ * otherwise (BIP_WAIT set differently) is woken by the time-out.  A waiter
+ * with long transfers under way does not sleep (their progress is its own
+ * work).
  *
  * Trust: a segment is opened only if it is a regular file of this user with
  * mode 0600 and not a symbolic link (segment.h), so another user who creates
@@ -54,6 +59,7 @@
 #include "atomics.h"
 #include "conf.h"
 #include "core.h"
+#include "nicsleep.h"
 #include "segment.h"
 #include "shm.h"
 
@@ -447,7 +453,7 @@ static int shm_open_nic(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	shm->nic.ops = &bip_shm_ops;
 	shm->nic.max_short = sizeof(((struct bip_shm_slot *)0)->payload);
 	shm->mynode = job->mynode;
-	bip_shm_bells = bip_state.wait_mode == BIP_WAIT_BLOCK;
+	bip_shm_bells = bip_may_sleep();
 	shm->numnodes = job->numnodes;
 	shm->unlinked = 1;
 	shm->peers = calloc((size_t)job->numnodes, sizeof(*shm->peers));
@@ -666,19 +672,18 @@ static int shm_pending(struct bip_shm *shm)
 	return 0;
 }
 
-static void shm_sleep(struct bip_nic *nic, long timeout_ns)
+static int shm_pending_arg(void *shm)
+{
+	return shm_pending(shm);
+}
+
+/* Arm the sleep on this process's bell (nicsleep.c); the wait is shared. */
+static int shm_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 {
 	struct bip_shm *shm = bip_shm_of(nic);
 	struct bip_shm_header *h = shm->self;
-	struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
-	uint32_t bell = bip_load_relaxed(&h->bell);
 
-	bip_store_relaxed(&h->sleeping, 1);
-	/* Orders sleeping before the reads of shm_pending (see Sleeping). */
-	bip_fence();
-	if (!shm_pending(shm))
-		syscall(SYS_futex, &h->bell, FUTEX_WAIT, bell, &ts, NULL, 0);
-	bip_store_relaxed(&h->sleeping, 0);
+	return bip_nicsleep_arm(&h->sleeping, &h->bell, shm_pending_arg, shm, s);
 }
 
 const struct bip_nic_ops bip_shm_ops = {
@@ -692,6 +697,7 @@ const struct bip_nic_ops bip_shm_ops = {
 	.post_long_recv = bip_shm_post_long_recv,
 	.poll = shm_poll,
 	.alive = shm_alive,
-	.sleep = shm_sleep,
+	.sleep_arm = shm_sleep_arm,
+	.sleep_wait = bip_nicsleep_wait,
 	.close = shm_close,
 };

@@ -122,11 +122,12 @@ struct bip_shm_header {
 	uint64_t probe_value;           /* for the process_vm_readv probe */
 	/* Set with release by the owner once everything above is written. */
 	_Alignas(64) uint32_t ready;
-	/* Waiting that sleeps (BIP_WAIT=block): the owner sets sleeping
-	 * before it sleeps on bell (a futex word); a peer that publishes
-	 * something for the owner and then sees sleeping set adds one to
-	 * bell and wakes it (shm.c, "Sleeping").  Only hints: a wrong value
-	 * costs a spurious wake-up or a wait until the sleep's time-out. */
+	/* Waiting that sleeps: each of the owner's threads adds one to
+	 * sleeping before it sleeps on bell (a futex word) and takes it off
+	 * after; a peer that publishes something for the owner and then sees
+	 * sleeping not 0 adds one to bell and wakes every thread on it
+	 * (shm.c, "Sleeping").  Only hints: a wrong value costs a spurious
+	 * wake-up or a wait until the sleep's time-out. */
 	_Alignas(64) uint32_t sleeping;
 	uint32_t bell;
 	/* attached[numnodes / 64 + 1] at off_attached: bit i set (atomic or)
