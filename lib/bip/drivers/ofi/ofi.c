@@ -635,8 +635,8 @@ static void ofi_sleep(struct bip_nic *nic, long timeout_ns)
 {
 	struct bip_ofi *ofi = bip_ofi_of(nic);
 
-	if ((ofi->nctl || ofi->repost || ofi->erepost || ofi->lsend_pending || ofi->lrecv_pending || ofi->nheld) &&
-	    timeout_ns > OFI_BUSY_SLEEP)
+	if ((ofi->nctl || ofi->repost || ofi->erepost || ofi->lsend_pending || ofi->lrecv_pending ||
+	     ofi->nheld) && timeout_ns > OFI_BUSY_SLEEP)
 		timeout_ns = OFI_BUSY_SLEEP;
 	bip_ofi_cq_sleep(ofi->fabric, ofi->cq, ofi->cq_fd, timeout_ns);
 }
@@ -921,7 +921,7 @@ static int handle_rx(struct bip_ofi *ofi, struct bip_ofi_slot *s, size_t len)
 		goto bad;
 	np = &ofi->peers[h->src].np;
 	np->credits += h->credits;
-	ofi->peers[h->src].eager_credits += h->rsv;
+	bip_ofi_eager_credit(&ofi->peers[h->src], h->rsv);
 	switch (h->kind) {
 	case BIP_NETPROTO_SHORT:
 	case BIP_NETPROTO_RTS:

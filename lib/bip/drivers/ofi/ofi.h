@@ -205,6 +205,7 @@ struct bip_ofi_peer {
 	/* eager messages (ofi_long.c) */
 	uint32_t eager_max;               /* largest we send it eagerly, 0: none */
 	uint32_t eager_credits;           /* its bounce buffers we may fill */
+	uint32_t eager_grant;             /* ... at most: as many as it has for us */
 	uint32_t eager_owed;              /* our bounce buffers it filled, now free */
 	uint32_t eager_inuse;             /* our bounce buffers holding its messages */
 };
@@ -286,6 +287,15 @@ static inline uint8_t bip_ofi_take_eager_owed(struct bip_ofi_peer *p)
 
 	p->eager_owed -= c;
 	return c;
+}
+
+/* Bounce buffer credits came back from p (n of them, untrusted: no more
+ * than it has buffers for us). */
+static inline void bip_ofi_eager_credit(struct bip_ofi_peer *p, uint32_t n)
+{
+	p->eager_credits += n;
+	if (p->eager_credits > p->eager_grant)
+		p->eager_credits = p->eager_grant;
 }
 
 /* ofi.c */

@@ -30,6 +30,10 @@
  * turns its senders to the rendezvous.  The data always passes through the
  * bounce buffer (one copy, of at most the limit): it has left the sender
  * before the receiver knows of it, so no receive can be posted for it.
+ * Only the program's own tags (below NTAGS) go eagerly: a layer's long
+ * message (the MPI shim's) stays at the sender until the layer calls
+ * bip_layer_recv_long, as bip_layer(3) says, and the shim's synchronous
+ * sends rely on it.
  * Every node publishes its limit and buffer count in the address exchange;
  * with no bounce buffers (too many peers for BIP_OFI_EBUF_MEM) or a
  * provider that cannot gather two pieces (iov_limit < 2), a node takes or
@@ -54,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bip.h"
 #include "ofi.h"
 
 static int eager_send(struct bip_ofi *ofi, int dst, uint32_t tag, const void *buf, size_t len,
@@ -202,7 +207,7 @@ int bip_ofi_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *bu
 
 	if (!ofi->nlfree)
 		return -EAGAIN;
-	if (len <= ofi->peers[dst].eager_max && ofi->peers[dst].eager_credits) {
+	if (tag < NTAGS && len <= ofi->peers[dst].eager_max && ofi->peers[dst].eager_credits) {
 		rc = eager_send(ofi, dst, tag, buf, len, cookie);
 		if (rc != -ENOBUFS)
 			return rc;
@@ -571,8 +576,9 @@ void bip_ofi_eager_peer(struct bip_ofi *ofi, int node, const struct bip_ofi_blob
 	if (ofi->info->tx_attr->iov_limit < 2 || !b->eager_bufs)
 		lim = 0;
 	p->eager_max = lim;
-	p->eager_credits = !lim ? 0 : b->eager_bufs > BIP_OFI_EBUFS_LIMIT ? BIP_OFI_EBUFS_LIMIT :
-									      b->eager_bufs;
+	p->eager_grant = !lim ? 0 : b->eager_bufs > BIP_OFI_EBUFS_LIMIT ? BIP_OFI_EBUFS_LIMIT :
+									    b->eager_bufs;
+	p->eager_credits = p->eager_grant;
 }
 
 void bip_ofi_eager_repost(struct bip_ofi *ofi, struct bip_ofi_ebuf *e)
@@ -691,7 +697,7 @@ int bip_ofi_eager_rx(struct bip_ofi *ofi, struct bip_ofi_ebuf *e, size_t len)
 	src = (int)h->src;
 	p = &ofi->peers[src];
 	p->np.credits += h->credits;
-	p->eager_credits += h->rsv;
+	bip_ofi_eager_credit(p, h->rsv);
 	/* Its length as announced and within our limit (the buffer's size);
 	 * no more of our buffers than it was given. */
 	if (h->kind != BIP_OFI_EAGER_KIND || h->len != len - sizeof(*h) || h->len > ofi->eager ||
