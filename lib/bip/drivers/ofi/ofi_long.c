@@ -34,6 +34,10 @@
  * message (the MPI shim's) stays at the sender until the layer calls
  * bip_layer_recv_long, as bip_layer(3) says, and the shim's synchronous
  * sends rely on it.
+ * The header makes the message 24 bytes longer than the data: with
+ * tcp;ofi_rxm, a message near 16 KiB then exceeds ofi_rxm's own eager size
+ * (FI_OFI_RXM_BUFFER_SIZE, 16384 with its header) and goes through its
+ * segmented protocol, slower but correct (bip_ofi(7)).
  * Every node publishes its limit and buffer count in the address exchange;
  * with no bounce buffers (too many peers for BIP_OFI_EBUF_MEM) or a
  * provider that cannot gather two pieces (iov_limit < 2), a node takes or
