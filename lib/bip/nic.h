@@ -22,7 +22,12 @@
  *    arrival of kind long) and moves the data only when the receiver posts
  *    the buffer, from the user's buffer straight into the user's buffer.
  *    The driver calls bip_core_send_done(cookie) when the sender's buffer
- *    may be reused.  -EAGAIN when the NIC has no room now.
+ *    may be reused.  -EAGAIN when the NIC has no room now.  A driver may
+ *    send a small long message of the program's tags (below NTAGS) with
+ *    its announcement into a buffer of the receiving driver instead (ofi's
+ *    eager path), and complete it once sent; a layer's long data (tags
+ *    from NTAGS) stays at the sender until the receiver's layer asks for
+ *    it (bip_layer(3)).
  *
  *  - post_long_recv: give the buffer for a long message announced by an
  *    arrival (its handle).  Returns 1 if the data is already there (the

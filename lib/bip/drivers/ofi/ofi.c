@@ -570,6 +570,8 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 	me.pid = (uint32_t)getpid();
 	me.max_msg = ofi->chunk;
 	me.live_port = (uint32_t)live_listen(ofi);
+	me.eager = ofi->eager_bufs ? ofi->eager : 0;
+	me.eager_bufs = ofi->eager_bufs;
 	rc = fi_getname(&ofi->ep->fid, me.addr, &alen);
 	if (rc) {
 		snprintf(job->err, job->errlen, "ofi: fi_getname (%s): %s%s", ofi->prov,
@@ -600,6 +602,7 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 		if (!job->serve[i])
 			continue;
 		p->served = 1;
+		bip_ofi_eager_peer(ofi, i, b);
 		p->pid = (int)b->pid;
 		p->same_kernel = !strcmp(b->boot_id, me.boot_id) && b->pidns == me.pidns;
 		if (!p->same_kernel)
@@ -633,8 +636,8 @@ static int ofi_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 {
 	struct bip_ofi *ofi = bip_ofi_of(nic);
 
-	if ((ofi->nctl || ofi->repost || ofi->lsend_pending || ofi->lrecv_pending || ofi->nheld) &&
-	    s->timeout_ns > OFI_BUSY_SLEEP)
+	if ((ofi->nctl || ofi->repost || ofi->erepost || ofi->lsend_pending || ofi->lrecv_pending ||
+	     ofi->nheld) && s->timeout_ns > OFI_BUSY_SLEEP)
 		s->timeout_ns = OFI_BUSY_SLEEP;
 	return bip_ofi_cq_sleep_arm(ofi->fabric, ofi->cq, ofi->cq_fd, s);
 }
@@ -656,6 +659,9 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	ofi->ncredits = env_credits();
 	ofi->alive_timeout = env_alive_timeout();
 	ofi->mr_cache = !(getenv("BIP_OFI_MR_CACHE") && !strcmp(getenv("BIP_OFI_MR_CACHE"), "0"));
+	rc = bip_ofi_eager_env(ofi, job->err, job->errlen);
+	if (rc < 0)
+		goto undo;
 	ofi->peers = calloc((size_t)job->numnodes, sizeof(*ofi->peers));
 	if (!ofi->peers) {
 		rc = -ENOMEM;
@@ -675,6 +681,8 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	if (rc < 0)
 		goto undo;
 	rc = alloc_pools(ofi, nserved);
+	if (rc == 0)
+		rc = bip_ofi_eager_alloc(ofi, nserved);
 	if (rc < 0) {
 		snprintf(job->err, job->errlen, "ofi (%s): cannot set up the receive buffers: %s",
 			 ofi->prov, rc == -ENOMEM ? "out of memory" : fi_strerror(-rc));
@@ -705,7 +713,7 @@ undo:
 
 /* --- sending --- */
 
-static struct bip_ofi_slot *tx_get(struct bip_ofi *ofi)
+struct bip_ofi_slot *bip_ofi_tx_get(struct bip_ofi *ofi)
 {
 	struct bip_ofi_slot *s = ofi->tx_free;
 
@@ -714,45 +722,48 @@ static struct bip_ofi_slot *tx_get(struct bip_ofi *ofi)
 	return s;
 }
 
-static void tx_put(struct bip_ofi *ofi, struct bip_ofi_slot *s)
+void bip_ofi_tx_put(struct bip_ofi *ofi, struct bip_ofi_slot *s)
 {
 	s->next = ofi->tx_free;
 	ofi->tx_free = s;
 }
 
-/* Send header + payload to dst: 0, -EAGAIN, or -errno. */
+/* Send header + payload to dst: 0, -EAGAIN, or -errno.  The header also
+ * returns the bounce buffer credits owed to dst (its rsv field). */
 static int ofi_transmit(struct bip_ofi *ofi, int dst, const struct bip_netproto_hdr *h,
 			const void *payload, size_t plen)
 {
 	struct bip_ofi_peer *p = &ofi->peers[dst];
 	size_t len = sizeof(*h) + plen;
+	struct bip_netproto_hdr *wh;
 	struct bip_ofi_slot *s;
+	uint8_t ibuf[BIP_OFI_SLOT_SIZE];
 	ssize_t rc;
 
 	p->sent_any = 1;
-	if (len <= ofi->inject_size) {
-		uint8_t buf[BIP_OFI_SLOT_SIZE];
-
-		memcpy(buf, h, sizeof(*h));
-		if (plen) /* control messages have no payload, and may pass NULL */
-			memcpy(buf + sizeof(*h), payload, plen);
-		rc = fi_tinject(ofi->ep, buf, len, p->addr, 0);
-		return rc == 0 ? 0 : rc == -FI_EAGAIN ? -EAGAIN : rc > -FI_ERRNO_OFFSET ? (int)rc : -EIO;
-	}
-	s = tx_get(ofi);
-	if (!s)
+	s = len <= ofi->inject_size ? NULL : bip_ofi_tx_get(ofi);
+	if (!s && len > ofi->inject_size)
 		return -EAGAIN;
-	memcpy(s->buf, h, sizeof(*h));
-	if (plen)
-		memcpy(s->buf + sizeof(*h), payload, plen);
-	rc = fi_tsend(ofi->ep, s->buf, len, ofi->tx_mr ? fi_mr_desc(ofi->tx_mr) : NULL, p->addr, 0,
-		      &s->ctx.fi);
+	wh = (struct bip_netproto_hdr *)(s ? s->buf : ibuf);
+	memcpy(wh, h, sizeof(*h));
+	wh->rsv = bip_ofi_take_eager_owed(p);
+	if (plen) /* control messages have no payload, and may pass NULL */
+		memcpy((uint8_t *)wh + sizeof(*h), payload, plen);
+	if (!s)
+		rc = fi_tinject(ofi->ep, ibuf, len, p->addr, 0);
+	else
+		rc = fi_tsend(ofi->ep, s->buf, len, ofi->tx_mr ? fi_mr_desc(ofi->tx_mr) : NULL,
+			      p->addr, 0, &s->ctx.fi);
 	if (rc) {
-		tx_put(ofi, s);
+		p->eager_owed += wh->rsv;
+		if (s)
+			bip_ofi_tx_put(ofi, s);
 		return rc == -FI_EAGAIN ? -EAGAIN : rc > -FI_ERRNO_OFFSET ? (int)rc : -EIO;
 	}
-	s->dst = dst;
-	ofi->tx_out++;
+	if (s) {
+		s->dst = dst;
+		ofi->tx_out++;
+	}
 	return 0;
 }
 
@@ -778,7 +789,7 @@ static int ctl_transmit(struct bip_ofi *ofi, const struct bip_ofi_ctl *c)
 	struct bip_netproto_hdr h;
 	int rc;
 
-	if (c->kind == BIP_NETPROTO_CREDIT && !np->owed)
+	if (c->kind == BIP_NETPROTO_CREDIT && !np->owed && !ofi->peers[c->dst].eager_owed)
 		return 0; /* returned meanwhile with another message */
 	h = bip_netproto_ctl_hdr(np, ofi->mynode, c->kind, c->id);
 	rc = ofi_transmit(ofi, c->dst, &h, NULL, 0);
@@ -863,19 +874,33 @@ static void repost_flush(struct bip_ofi *ofi)
 	}
 }
 
-/* Offer what arrived from src, in sequence order, while the core takes it. */
-static int deliver(struct bip_ofi *ofi, int src)
+/*
+ * Offer what arrived from src, in sequence order, while the core takes it.
+ * A pool buffer is posted again once the core has taken its message; a
+ * bounce buffer stays with its message until post_long_recv (which the
+ * core may call from inside the offer).
+ */
+int bip_ofi_deliver(struct bip_ofi *ofi, int src)
 {
 	struct bip_netproto_peer *np = &ofi->peers[src].np;
 	struct bip_ofi_slot *s;
 	int n = 0;
 
 	while ((s = bip_netproto_next(np, ofi->ncredits))) {
-		if (bip_netproto_offer(src, s->buf) == -EAGAIN)
+		struct bip_ofi_ebuf *e = s->ctx.kind == BIP_OFI_CTX_ERX ? (struct bip_ofi_ebuf *)s :
+									   NULL;
+
+		if (e)
+			e->state = BIP_OFI_EBUF_OFFERED;
+		if (bip_netproto_offer(src, s->buf) == -EAGAIN) {
+			if (e)
+				e->state = BIP_OFI_EBUF_HELD;
 			break; /* the tag's queue is full: keep this and what follows */
+		}
 		bip_netproto_taken(np, ofi->ncredits);
 		ofi->nheld--;
-		rx_repost(ofi, s);
+		if (!e)
+			rx_repost(ofi, s);
 		n++;
 	}
 	if (np->owed >= ofi->ncredits / 2)
@@ -883,7 +908,7 @@ static int deliver(struct bip_ofi *ofi, int src)
 	return n;
 }
 
-static void protocol_error(struct bip_ofi *ofi, const struct bip_netproto_hdr *h, size_t len)
+void bip_ofi_protocol_error(struct bip_ofi *ofi, const struct bip_netproto_hdr *h, size_t len)
 {
 	fprintf(stderr, "bip: node %d: ofi: dropped a malformed message (%zu bytes, kind %u, "
 		"from node %u, seq %u)\n", ofi->mynode, len, h->kind, h->src, h->seq);
@@ -898,6 +923,7 @@ static int handle_rx(struct bip_ofi *ofi, struct bip_ofi_slot *s, size_t len)
 		goto bad;
 	np = &ofi->peers[h->src].np;
 	np->credits += h->credits;
+	bip_ofi_eager_credit(&ofi->peers[h->src], h->rsv);
 	switch (h->kind) {
 	case BIP_NETPROTO_SHORT:
 	case BIP_NETPROTO_RTS:
@@ -905,7 +931,7 @@ static int handle_rx(struct bip_ofi *ofi, struct bip_ofi_slot *s, size_t len)
 		    bip_netproto_hold(np, ofi->ncredits, h, s))
 			goto bad;
 		ofi->nheld++;
-		return deliver(ofi, (int)h->src);
+		return bip_ofi_deliver(ofi, (int)h->src);
 	case BIP_NETPROTO_CTS:
 		bip_ofi_cts(ofi, (int)h->src, h->id);
 		break;
@@ -917,7 +943,7 @@ static int handle_rx(struct bip_ofi *ofi, struct bip_ofi_slot *s, size_t len)
 	rx_repost(ofi, s);
 	return 0;
 bad:
-	protocol_error(ofi, h, len);
+	bip_ofi_protocol_error(ofi, h, len);
 	rx_repost(ofi, s);
 	return 0;
 }
@@ -936,6 +962,15 @@ static int handle_completion(struct bip_ofi *ofi, struct bip_ofi_ctx *ctx, size_
 			rx_repost(ofi, s);
 		}
 		return 0;
+	case BIP_OFI_CTX_ERX:
+		if (status == 0)
+			return bip_ofi_eager_rx(ofi, (struct bip_ofi_ebuf *)ctx, len);
+		if (status != -FI_ECANCELED) {
+			fprintf(stderr, "bip: node %d: ofi: receive into a bounce buffer failed: %s\n",
+				ofi->mynode, fi_strerror(-status));
+			bip_ofi_eager_repost(ofi, (struct bip_ofi_ebuf *)ctx);
+		}
+		return 0;
 	case BIP_OFI_CTX_TX:
 		if (status) {
 			fprintf(stderr, "bip: node %d: ofi: send to node %d failed: %s\n",
@@ -943,7 +978,7 @@ static int handle_completion(struct bip_ofi *ofi, struct bip_ofi_ctx *ctx, size_
 			ofi->peers[s->dst].dead = 1;
 		}
 		ofi->tx_out--;
-		tx_put(ofi, s);
+		bip_ofi_tx_put(ofi, s);
 		return 0;
 	default:
 		return bip_ofi_chunk_done(ofi, (struct bip_ofi_chunk *)ctx, status);
@@ -992,6 +1027,8 @@ static int ofi_poll(struct bip_nic *nic)
 		ctl_flush(ofi);
 	if (bip_unlikely(ofi->repost != NULL))
 		repost_flush(ofi);
+	if (bip_unlikely(ofi->erepost != NULL))
+		bip_ofi_eager_repost_flush(ofi);
 	if (bip_unlikely(ofi->lsend_pending || ofi->lrecv_pending))
 		events += bip_ofi_long_progress(ofi);
 	rc = cq_drain(ofi);
@@ -1001,7 +1038,7 @@ static int ofi_poll(struct bip_nic *nic)
 	if (bip_unlikely(ofi->nheld))
 		for (i = 0; i < ofi->numnodes && ofi->nheld; i++)
 			if (ofi->peers[i].np.nheld)
-				events += deliver(ofi, i);
+				events += bip_ofi_deliver(ofi, i);
 	return events;
 }
 
@@ -1023,7 +1060,7 @@ static int ofi_alive(struct bip_nic *nic, int node)
 /* A credit message through a send buffer, so that it has a completion. */
 static void goodbye(struct bip_ofi *ofi, int dst)
 {
-	struct bip_ofi_slot *s = tx_get(ofi);
+	struct bip_ofi_slot *s = bip_ofi_tx_get(ofi);
 	struct bip_netproto_hdr h = {
 		.kind = BIP_NETPROTO_CREDIT, .src = (uint32_t)ofi->mynode,
 	};
@@ -1033,7 +1070,7 @@ static void goodbye(struct bip_ofi *ofi, int dst)
 	memcpy(s->buf, &h, sizeof(h));
 	if (fi_tsend(ofi->ep, s->buf, sizeof(h), ofi->tx_mr ? fi_mr_desc(ofi->tx_mr) : NULL,
 		     ofi->peers[dst].addr, 0, &s->ctx.fi)) {
-		tx_put(ofi, s);
+		bip_ofi_tx_put(ofi, s);
 		return;
 	}
 	s->dst = dst;
@@ -1095,6 +1132,7 @@ static void ofi_close(struct bip_nic *nic)
 	free(ofi->rx_mem);
 	free(ofi->tx);
 	free(ofi->tx_mem);
+	bip_ofi_eager_free(ofi);
 	free(ofi->ctl);
 	free(ofi);
 }

@@ -5,14 +5,18 @@
  *
  * ofi.c       provider choice, start-up (address exchange), short
  *             messages, credits, polling
- * ofi_long.c  long messages (rendezvous into the posted user buffer) and
- *             the memory registration cache
+ * ofi_long.c  long messages (eager into a bounce buffer up to BIP_OFI_EAGER
+ *             bytes, else rendezvous into the posted user buffer) and the
+ *             memory registration cache
  * ofi_wait.c  sleeping on the completion queue (nic.h), for this
  *             driver and the udp one
  *
  * Wire tags (64 bits):
- *   bit 63 = 0           a control message into a pre-posted buffer of the
+ *   0                    a control message into a pre-posted buffer of the
  *                        receiver's pool: struct bip_netproto_hdr, then the payload
+ *   bit 62 alone         an eager long message into a bounce buffer of the
+ *                        receiver: the header (kind BIP_OFI_EAGER_KIND), then
+ *                        the data (ofi_long.c)
  *   bit 63 = 1           data of a long message, straight into the user's
  *                        buffer: sender node (bits 40..62), the sender's long
  *                        send id (bits 16..39), chunk (bits 0..15)
@@ -22,7 +26,9 @@
  * per peer at most, so the receiver's pool never overflows and a full tag
  * queue makes the sender wait (as shm's ring does).  The receiver returns
  * credits as the core takes the messages, on any message back or in a
- * credit message.
+ * credit message.  An eager message also uses a bounce buffer credit, which
+ * comes back in the header's rsv field (struct bip_netproto_hdr) once the
+ * receiver has copied the data out.
  */
 #ifndef BIP_OFI_H
 #define BIP_OFI_H
@@ -67,6 +73,17 @@ int bip_ofi_load(char *why, size_t len);
 #define BIP_OFI_CHUNK_MAX (1ull << 30)   /* largest single data transfer */
 #define BIP_OFI_TXSLOTS 256
 
+/* Eager long messages (ofi_long.c). */
+#define BIP_OFI_EAGER_BIT (1ull << 62)   /* their wire tag */
+#define BIP_OFI_EAGER_KIND 16            /* their header's kind: an RTS with the data behind */
+#define BIP_OFI_EAGER_ID (1u << 31)      /* in a handle's id: a message in a bounce buffer */
+#define BIP_OFI_EAGER_DEFAULT 16384      /* BIP_OFI_EAGER */
+#define BIP_OFI_EAGER_LIMIT (1u << 20)   /* its largest value */
+#define BIP_OFI_EBUFS_DEFAULT 8          /* BIP_OFI_EAGER_BUFS: bounce buffers per peer */
+#define BIP_OFI_EBUFS_LIMIT 1024
+#define BIP_OFI_EBUF_MEM (64ul << 20)    /* bounce buffers of all peers: bytes at most */
+#define BIP_OFI_EBUF_COUNT 65535         /* ... and buffers at most (16 bits of the id) */
+
 static inline uint64_t bip_ofi_data_tag(int src, uint32_t id, unsigned chunk)
 {
 	return BIP_OFI_DATA_BIT | ((uint64_t)src << 40) | ((uint64_t)(id & 0xffffff) << 16) | chunk;
@@ -77,6 +94,7 @@ enum bip_ofi_ctx_kind {
 	BIP_OFI_CTX_TX,      /* a send buffer */
 	BIP_OFI_CTX_LSEND,   /* a chunk of a long send */
 	BIP_OFI_CTX_LRECV,   /* a chunk of a long receive */
+	BIP_OFI_CTX_ERX,     /* a bounce buffer (struct bip_ofi_ebuf) */
 };
 
 /* Every operation's context starts with this (FI_CONTEXT2 mode). */
@@ -90,6 +108,21 @@ struct bip_ofi_slot {
 	struct bip_ofi_slot *next;        /* free list, or repost list */
 	uint8_t *buf;                     /* BIP_OFI_SLOT_SIZE bytes */
 	int dst;                          /* send buffers: the peer */
+};
+
+enum bip_ofi_ebuf_state {
+	BIP_OFI_EBUF_POSTED,              /* posted, or waiting to be posted again */
+	BIP_OFI_EBUF_HELD,                /* holds a message not yet offered to the core */
+	BIP_OFI_EBUF_OFFERED,             /* the core has its handle: until post_long_recv */
+};
+
+/* A bounce buffer: an eager message waits here for its receive. */
+struct bip_ofi_ebuf {
+	struct bip_ofi_slot s;            /* first: held[] and deliver see a slot */
+	uint8_t state;
+	uint16_t gen;                     /* in the handle, against stale ones (15 bits) */
+	int src;
+	uint32_t len;                     /* bytes of data behind the header */
 };
 
 /* A registration of user memory (providers with FI_MR_LOCAL). */
@@ -121,6 +154,9 @@ struct bip_ofi_lsend {
 	struct bip_ofi_mr *mr;
 	struct bip_ofi_chunk *chunks;
 	struct bip_ofi_lsend *next_pending;
+	/* eager: the one transfer, and the send buffer holding its header */
+	struct bip_ofi_chunk echunk;
+	struct bip_ofi_slot *hdr;
 };
 
 struct bip_ofi_lrecv {
@@ -146,6 +182,8 @@ struct bip_ofi_blob {
 	uint32_t addrlen;
 	uint64_t max_msg;
 	uint32_t live_port;               /* TCP port of the liveness listener, 0: none */
+	uint32_t eager;                   /* largest eager message it takes, 0: none */
+	uint32_t eager_bufs;              /* bounce buffers it keeps for each peer */
 	uint32_t rsv;
 	uint8_t addr[160];
 };
@@ -164,6 +202,12 @@ struct bip_ofi_peer {
 	double live_since;                /* when it started (seconds, monotonic) */
 	struct sockaddr_in live_addr;
 	struct bip_netproto_peer np;      /* sequence numbers, credits, arrivals held */
+	/* eager messages (ofi_long.c) */
+	uint32_t eager_max;               /* largest we send it eagerly, 0: none */
+	uint32_t eager_credits;           /* its bounce buffers we may fill */
+	uint32_t eager_grant;             /* ... at most: as many as it has for us */
+	uint32_t eager_owed;              /* our bounce buffers it filled, now free */
+	uint32_t eager_inuse;             /* our bounce buffers holding its messages */
 };
 
 struct bip_ofi_ctl {
@@ -221,11 +265,37 @@ struct bip_ofi {
 	int nmrs;
 	uint64_t mr_clock;
 	int mr_cache;                     /* 0: register each message */
+	/* eager messages and their bounce buffers */
+	uint32_t eager;                   /* BIP_OFI_EAGER, or 0 when the provider cannot */
+	uint32_t eager_bufs;              /* per peer: BIP_OFI_EAGER_BUFS, or fewer */
+	struct bip_ofi_ebuf *ebuf;
+	int nebuf;
+	uint8_t *ebuf_mem;
+	struct fid_mr *ebuf_mr;
+	struct bip_ofi_slot *erepost;     /* bounce buffers to post again */
 };
 
 static inline struct bip_ofi *bip_ofi_of(struct bip_nic *nic)
 {
 	return (struct bip_ofi *)nic;
+}
+
+/* The bounce buffer credits to return with the next message to p (rsv is 8 bits). */
+static inline uint8_t bip_ofi_take_eager_owed(struct bip_ofi_peer *p)
+{
+	uint8_t c = p->eager_owed > 0xff ? 0xff : (uint8_t)p->eager_owed;
+
+	p->eager_owed -= c;
+	return c;
+}
+
+/* Bounce buffer credits came back from p (n of them, untrusted: no more
+ * than it has buffers for us). */
+static inline void bip_ofi_eager_credit(struct bip_ofi_peer *p, uint32_t n)
+{
+	p->eager_credits += n;
+	if (p->eager_credits > p->eager_grant)
+		p->eager_credits = p->eager_grant;
 }
 
 /* ofi.c */
@@ -234,6 +304,13 @@ void bip_ofi_send_ctl(struct bip_ofi *ofi, int dst, uint8_t kind, uint32_t id);
 /* Post a sequenced, credited message; 0, -EAGAIN or -errno. */
 int bip_ofi_post_msg(struct bip_ofi *ofi, int dst, uint8_t kind, uint32_t tag, uint32_t len,
 		     uint32_t id, const void *payload, size_t plen);
+/* A send buffer (registered with the pool), or NULL when all are in use. */
+struct bip_ofi_slot *bip_ofi_tx_get(struct bip_ofi *ofi);
+void bip_ofi_tx_put(struct bip_ofi *ofi, struct bip_ofi_slot *s);
+/* Offer what arrived from src to the core, in sequence order; returns events. */
+int bip_ofi_deliver(struct bip_ofi *ofi, int src);
+/* Say that a message from the network was dropped as malformed. */
+void bip_ofi_protocol_error(struct bip_ofi *ofi, const struct bip_netproto_hdr *h, size_t len);
 
 /* ofi_wait.c */
 /* Open a completion queue with attr; when a waiter may sleep
@@ -262,6 +339,18 @@ void bip_ofi_cts(struct bip_ofi *ofi, int src, uint32_t id);
 int bip_ofi_long_progress(struct bip_ofi *ofi);
 /* A data chunk completed (status 0 or -errno); returns 1 when it ended a message. */
 int bip_ofi_chunk_done(struct bip_ofi *ofi, struct bip_ofi_chunk *c, int status);
+/* BIP_OFI_EAGER and BIP_OFI_EAGER_BUFS: 0, or -EINVAL with the reason in err. */
+int bip_ofi_eager_env(struct bip_ofi *ofi, char *err, size_t len);
+/* Allocate and post the bounce buffers (nserved peers); 0 or a negative errno. */
+int bip_ofi_eager_alloc(struct bip_ofi *ofi, int nserved);
+void bip_ofi_eager_free(struct bip_ofi *ofi);
+/* The peers' eager limits and bounce buffers are known (the address exchange). */
+void bip_ofi_eager_peer(struct bip_ofi *ofi, int node, const struct bip_ofi_blob *b);
+/* A bounce buffer received len bytes; returns events. */
+int bip_ofi_eager_rx(struct bip_ofi *ofi, struct bip_ofi_ebuf *e, size_t len);
+/* Post a bounce buffer again (now, or on a later poll). */
+void bip_ofi_eager_repost(struct bip_ofi *ofi, struct bip_ofi_ebuf *e);
+void bip_ofi_eager_repost_flush(struct bip_ofi *ofi);
 /* Registration of [buf, buf + len) through the cache; NULL on failure (errno set). */
 struct bip_ofi_mr *bip_ofi_mr_get(struct bip_ofi *ofi, const void *buf, size_t len);
 void bip_ofi_mr_put(struct bip_ofi *ofi, struct bip_ofi_mr *mr);

@@ -2,6 +2,47 @@
 /*
  * ofi_long.c - long messages of the ofi driver, and the registration cache.
  *
+ * Eager, for a message of at most the peer's eager limit (the smaller of
+ * the two nodes' BIP_OFI_EAGER, 16 KiB by default; 0 turns it off) while
+ * the sender holds one of the peer's bounce buffer credits:
+ *   sender    one tagged message (wire tag BIP_OFI_EAGER_BIT): the header
+ *             (kind BIP_OFI_EAGER_KIND, sequenced and credited like an RTS,
+ *             so that it keeps its place among the shorts and
+ *             announcements), then the data, gathered from a send buffer
+ *             and the user's buffer (registered through the cache where the
+ *             provider asks), with no copy; the provider's completion
+ *             completes the send, no CTS is awaited
+ *   receiver  the message lands in a bounce buffer, a pool of
+ *             BIP_OFI_EAGER_BUFS buffers per peer (8 by default) posted at
+ *             start-up for any source; its length is checked against the
+ *             header's and its source against the credits it was given; the
+ *             header's id is rewritten to name the buffer, and the message
+ *             is offered to the core as a long announcement.  When the core
+ *             gives the buffer (post_long_recv, at once from inside
+ *             bip_core_long_arrived when a receive is posted, else when the
+ *             program posts one), the data is copied there, post_long_recv
+ *             returns 1, the bounce buffer is posted again and its credit
+ *             owed to the sender.
+ * The credits come back in the rsv byte of any message to the sender, or
+ * in a credit message once half of them are owed.  A sender out of credits,
+ * or with a message above the limit, uses the rendezvous below: the pool is
+ * bounded, nothing waits for it, and a receiver that posts no receives only
+ * turns its senders to the rendezvous.  The data always passes through the
+ * bounce buffer (one copy, of at most the limit): it has left the sender
+ * before the receiver knows of it, so no receive can be posted for it.
+ * Only the program's own tags (below NTAGS) go eagerly: a layer's long
+ * message (the MPI shim's) stays at the sender until the layer calls
+ * bip_layer_recv_long, as bip_layer(3) says, and the shim's synchronous
+ * sends rely on it.
+ * The header makes the message 24 bytes longer than the data: with
+ * tcp;ofi_rxm, a message near 16 KiB then exceeds ofi_rxm's own eager size
+ * (FI_OFI_RXM_BUFFER_SIZE, 16384 with its header) and goes through its
+ * segmented protocol, slower but correct (bip_ofi(7)).
+ * Every node publishes its limit and buffer count in the address exchange;
+ * with no bounce buffers (too many peers for BIP_OFI_EBUF_MEM) or a
+ * provider that cannot gather two pieces (iov_limit < 2), a node takes or
+ * sends no eager messages.
+ *
  * Rendezvous with no copy on the host:
  *   sender    RTS (tag, length, its long send id) -- a credited message, in
  *             order with the shorts
@@ -21,7 +62,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bip.h"
 #include "ofi.h"
+
+static int eager_send(struct bip_ofi *ofi, int dst, uint32_t tag, const void *buf, size_t len,
+		      uint64_t cookie);
+static int eager_recv(struct bip_ofi *ofi, int src, uint32_t id, void *buf, size_t len);
 
 void bip_ofi_long_init(struct bip_ofi *ofi)
 {
@@ -52,6 +98,9 @@ void bip_ofi_long_fini(struct bip_ofi *ofi)
 		free(ofi->mrs[i]);
 	}
 	ofi->nmrs = 0;
+	if (ofi->ebuf_mr)
+		fi_close(&ofi->ebuf_mr->fid);
+	ofi->ebuf_mr = NULL;
 }
 
 /* --- registration cache --- */
@@ -66,16 +115,18 @@ static int errno_of(struct bip_ofi *ofi, const char *what, int rc)
 	return -EIO;
 }
 
+/* Keys 0 and 1 are the receive and send buffers' (ofi.c); the bounce
+ * buffers and the cache take theirs from here. */
+static uint64_t mr_key = 1;
+
 static int mr_register(struct bip_ofi *ofi, uintptr_t base, size_t len, struct bip_ofi_mr **mr_p)
 {
-	/* Keys 0 and 1 are the receive and send buffers' (ofi.c). */
-	static uint64_t key = 1;
 	struct bip_ofi_mr *m = calloc(1, sizeof(*m));
 	int rc;
 
 	if (!m)
 		return -ENOMEM;
-	rc = fi_mr_reg(ofi->domain, (void *)base, len, FI_SEND | FI_RECV, 0, ++key, 0, &m->mr,
+	rc = fi_mr_reg(ofi->domain, (void *)base, len, FI_SEND | FI_RECV, 0, ++mr_key, 0, &m->mr,
 		       NULL);
 	if (rc) {
 		free(m);
@@ -160,6 +211,11 @@ int bip_ofi_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *bu
 
 	if (!ofi->nlfree)
 		return -EAGAIN;
+	if (tag < NTAGS && len <= ofi->peers[dst].eager_max && ofi->peers[dst].eager_credits) {
+		rc = eager_send(ofi, dst, tag, buf, len, cookie);
+		if (rc != -ENOBUFS)
+			return rc;
+	}
 	idx = ofi->lfree[ofi->nlfree - 1];
 	l = &ofi->lsend[idx];
 	gen = (l->gen + 1) & 0xfff;
@@ -192,6 +248,9 @@ static void lsend_finish(struct bip_ofi *ofi, struct bip_ofi_lsend *l)
 	bip_ofi_mr_put(ofi, l->mr);
 	free(l->chunks);
 	l->chunks = NULL;
+	if (l->hdr)
+		bip_ofi_tx_put(ofi, l->hdr);
+	l->hdr = NULL;
 	l->cts = 0;
 	l->dst = -1;
 	ofi->lfree[ofi->nlfree++] = (uint16_t)(l - ofi->lsend);
@@ -299,6 +358,8 @@ int bip_ofi_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size
 	struct bip_ofi_lrecv *r;
 	struct bip_ofi_lrecv **pp;
 
+	if ((uint32_t)handle & BIP_OFI_EAGER_ID)
+		return eager_recv(ofi, (int)(handle >> 32), (uint32_t)handle, buf, len);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -401,4 +462,284 @@ int bip_ofi_chunk_done(struct bip_ofi *ofi, struct bip_ofi_chunk *c, int status)
 		lrecv_finish(ofi, r);
 		return 1;
 	}
+}
+
+/* --- eager messages --- */
+
+/* A whole number from lo to hi in the variable name (def when unset). */
+static int env_number(const char *name, uint32_t def, uint32_t lo, uint32_t hi, const char *what,
+		      uint32_t *out, char *err, size_t len)
+{
+	const char *s = getenv(name);
+	unsigned long v;
+	char *end;
+
+	if (!s || !*s) {
+		*out = def;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end || errno || v < lo || v > hi) {
+		snprintf(err, len, "ofi: %s=%s is not %s from %u to %u", name, s, what, lo, hi);
+		return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int bip_ofi_eager_env(struct bip_ofi *ofi, char *err, size_t len)
+{
+	int rc;
+
+	rc = env_number("BIP_OFI_EAGER", BIP_OFI_EAGER_DEFAULT, 0, BIP_OFI_EAGER_LIMIT,
+			"a number of bytes", &ofi->eager, err, len);
+	if (rc == 0)
+		rc = env_number("BIP_OFI_EAGER_BUFS", BIP_OFI_EBUFS_DEFAULT, 1,
+				BIP_OFI_EBUFS_LIMIT, "a number of buffers", &ofi->eager_bufs, err,
+				len);
+	return rc;
+}
+
+static size_t ebuf_stride(const struct bip_ofi *ofi)
+{
+	return (sizeof(struct bip_netproto_hdr) + ofi->eager + 63) & ~(size_t)63;
+}
+
+static int ebuf_post(struct bip_ofi *ofi, struct bip_ofi_ebuf *e)
+{
+	return (int)fi_trecv(ofi->ep, e->s.buf, sizeof(struct bip_netproto_hdr) + ofi->eager,
+			     ofi->ebuf_mr ? fi_mr_desc(ofi->ebuf_mr) : NULL, FI_ADDR_UNSPEC,
+			     BIP_OFI_EAGER_BIT, 0, &e->s.ctx.fi);
+}
+
+int bip_ofi_eager_alloc(struct bip_ofi *ofi, int nserved)
+{
+	size_t stride = ebuf_stride(ofi), total;
+	uint32_t per = ofi->eager_bufs;
+	int i, rc;
+
+	if (!ofi->eager || nserved <= 0) {
+		ofi->eager_bufs = 0;
+		return 0;
+	}
+	/* Many peers: fewer buffers each, and none past the bounds. */
+	if (per > BIP_OFI_EBUF_MEM / stride / (size_t)nserved)
+		per = (uint32_t)(BIP_OFI_EBUF_MEM / stride / (size_t)nserved);
+	if (per > BIP_OFI_EBUF_COUNT / (uint32_t)nserved)
+		per = BIP_OFI_EBUF_COUNT / (uint32_t)nserved;
+	ofi->eager_bufs = per;
+	if (!per)
+		return 0;
+	ofi->nebuf = nserved * (int)per;
+	total = (size_t)ofi->nebuf * stride;
+	ofi->ebuf_mem = aligned_alloc(4096, (total + 4095) & ~(size_t)4095);
+	ofi->ebuf = calloc((size_t)ofi->nebuf, sizeof(*ofi->ebuf));
+	if (!ofi->ebuf_mem || !ofi->ebuf)
+		return -ENOMEM;
+	if (ofi->mr_local) {
+		rc = fi_mr_reg(ofi->domain, ofi->ebuf_mem, total, FI_RECV, 0, ++mr_key, 0,
+			       &ofi->ebuf_mr, NULL);
+		if (rc)
+			return rc < 0 ? rc : -EIO;
+	}
+	for (i = 0; i < ofi->nebuf; i++) {
+		struct bip_ofi_ebuf *e = &ofi->ebuf[i];
+
+		e->s.ctx.kind = BIP_OFI_CTX_ERX;
+		e->s.buf = ofi->ebuf_mem + (size_t)i * stride;
+		e->state = BIP_OFI_EBUF_POSTED;
+		e->src = -1;
+		rc = ebuf_post(ofi, e);
+		if (rc == -FI_EAGAIN) {
+			e->s.next = ofi->erepost;
+			ofi->erepost = &e->s;
+		} else if (rc) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Buffers still posted are gone with the endpoint (closed before this). */
+void bip_ofi_eager_free(struct bip_ofi *ofi)
+{
+	free(ofi->ebuf);
+	free(ofi->ebuf_mem);
+	ofi->ebuf = NULL;
+	ofi->ebuf_mem = NULL;
+	ofi->nebuf = 0;
+}
+
+void bip_ofi_eager_peer(struct bip_ofi *ofi, int node, const struct bip_ofi_blob *b)
+{
+	struct bip_ofi_peer *p = &ofi->peers[node];
+	uint32_t lim = ofi->eager < b->eager ? ofi->eager : b->eager;
+
+	/* Header and data go as one message, gathered from two places. */
+	if (ofi->info->tx_attr->iov_limit < 2 || !b->eager_bufs)
+		lim = 0;
+	p->eager_max = lim;
+	p->eager_grant = !lim ? 0 : b->eager_bufs > BIP_OFI_EBUFS_LIMIT ? BIP_OFI_EBUFS_LIMIT :
+									    b->eager_bufs;
+	p->eager_credits = p->eager_grant;
+}
+
+void bip_ofi_eager_repost(struct bip_ofi *ofi, struct bip_ofi_ebuf *e)
+{
+	e->state = BIP_OFI_EBUF_POSTED;
+	e->gen = (uint16_t)((e->gen + 1) & 0x7fff);
+	e->src = -1;
+	if (!ofi->erepost && ebuf_post(ofi, e) == 0)
+		return;
+	e->s.next = ofi->erepost;
+	ofi->erepost = &e->s;
+}
+
+void bip_ofi_eager_repost_flush(struct bip_ofi *ofi)
+{
+	struct bip_ofi_slot *s;
+
+	while ((s = ofi->erepost)) {
+		if (ebuf_post(ofi, (struct bip_ofi_ebuf *)s))
+			break;
+		ofi->erepost = s->next;
+	}
+}
+
+/*
+ * Send a message of at most the peer's eager limit: 0, -EAGAIN (no room
+ * now), -ENOBUFS (no send buffer for the header: use the rendezvous) or
+ * -errno.  The caller has checked for a free long send and a credit.
+ */
+static int eager_send(struct bip_ofi *ofi, int dst, uint32_t tag, const void *buf, size_t len,
+		      uint64_t cookie)
+{
+	struct bip_ofi_peer *p = &ofi->peers[dst];
+	uint16_t idx = ofi->lfree[ofi->nlfree - 1];
+	struct bip_ofi_lsend *l = &ofi->lsend[idx];
+	struct bip_netproto_hdr *h;
+	struct bip_ofi_mr *mr = NULL;
+	struct bip_ofi_slot *s;
+	struct iovec iov[2];
+	void *desc[2];
+	uint32_t gen;
+	ssize_t rc;
+
+	s = bip_ofi_tx_get(ofi);
+	if (!s)
+		return -ENOBUFS;
+	if (ofi->mr_local && len) {
+		mr = bip_ofi_mr_get(ofi, buf, len);
+		if (!mr) {
+			rc = -errno;
+			goto undo;
+		}
+	}
+	h = (struct bip_netproto_hdr *)s->buf;
+	rc = bip_netproto_msg_hdr(&p->np, ofi->mynode, BIP_OFI_EAGER_KIND, tag, (uint32_t)len, 0, h);
+	if (rc)
+		goto undo; /* the receiver has not taken what we sent */
+	h->rsv = bip_ofi_take_eager_owed(p);
+	gen = (l->gen + 1) & 0xfff;
+	if (!gen)
+		gen = 1;
+	/* The provider holds the context while the send is in flight: l is
+	 * complete before the send is posted. */
+	*l = (struct bip_ofi_lsend){
+		.gen = gen, .dst = dst, .buf = buf, .len = len, .cookie = cookie, .mr = mr,
+		.nchunks = 1, .posted = 1, .cts = 1, .hdr = s,
+		.echunk = { .ctx.kind = BIP_OFI_CTX_LSEND, .owner = l },
+	};
+	iov[0] = (struct iovec){ .iov_base = s->buf, .iov_len = sizeof(*h) };
+	iov[1] = (struct iovec){ .iov_base = (void *)buf, .iov_len = len };
+	desc[0] = ofi->tx_mr ? fi_mr_desc(ofi->tx_mr) : NULL;
+	desc[1] = mr_desc(mr);
+	rc = fi_tsendv(ofi->ep, iov, desc, len ? 2 : 1, p->addr, BIP_OFI_EAGER_BIT,
+		       &l->echunk.ctx.fi);
+	if (rc) {
+		p->eager_owed += h->rsv;
+		bip_netproto_unsent(&p->np, h);
+		l->dst = -1; /* free: no CTS may find it */
+		l->cts = 0;
+		l->hdr = NULL;
+		rc = rc == -FI_EAGAIN ? -EAGAIN : errno_of(ofi, "fi_tsendv", (int)rc);
+		goto undo;
+	}
+	bip_netproto_msg_sent(&p->np, h, 0);
+	p->eager_credits--;
+	p->sent_any = 1;
+	ofi->nlfree--;
+	return 0;
+undo:
+	bip_ofi_mr_put(ofi, mr);
+	bip_ofi_tx_put(ofi, s);
+	return (int)rc;
+}
+
+/* A bounce buffer is free again: post it, and owe its credit to the sender. */
+static void eager_release(struct bip_ofi *ofi, struct bip_ofi_ebuf *e)
+{
+	struct bip_ofi_peer *p = &ofi->peers[e->src];
+	int src = e->src;
+
+	p->eager_inuse--;
+	p->eager_owed++;
+	bip_ofi_eager_repost(ofi, e);
+	if (p->eager_owed >= (ofi->eager_bufs + 1) / 2)
+		bip_ofi_send_ctl(ofi, src, BIP_NETPROTO_CREDIT, 0);
+}
+
+int bip_ofi_eager_rx(struct bip_ofi *ofi, struct bip_ofi_ebuf *e, size_t len)
+{
+	struct bip_netproto_hdr *h = (struct bip_netproto_hdr *)e->s.buf;
+	struct bip_ofi_peer *p;
+	int src;
+
+	if (len < sizeof(*h) || h->src >= (uint32_t)ofi->numnodes || !ofi->peers[h->src].served)
+		goto bad;
+	src = (int)h->src;
+	p = &ofi->peers[src];
+	p->np.credits += h->credits;
+	bip_ofi_eager_credit(p, h->rsv);
+	/* Its length as announced and within our limit (the buffer's size);
+	 * no more of our buffers than it was given. */
+	if (h->kind != BIP_OFI_EAGER_KIND || h->len != len - sizeof(*h) || h->len > ofi->eager ||
+	    p->eager_inuse >= ofi->eager_bufs)
+		goto bad;
+	/* The handle the core will give back names this buffer. */
+	h->id = BIP_OFI_EAGER_ID | (uint32_t)e->gen << 16 | (uint32_t)(e - ofi->ebuf);
+	if (bip_netproto_hold(&p->np, ofi->ncredits, h, &e->s))
+		goto bad;
+	e->state = BIP_OFI_EBUF_HELD;
+	e->src = src;
+	e->len = h->len;
+	p->eager_inuse++;
+	ofi->nheld++;
+	return bip_ofi_deliver(ofi, src);
+bad:
+	bip_ofi_protocol_error(ofi, h, len);
+	bip_ofi_eager_repost(ofi, e);
+	return 0;
+}
+
+/* post_long_recv of a message in a bounce buffer: copy it out, 1. */
+static int eager_recv(struct bip_ofi *ofi, int src, uint32_t id, void *buf, size_t len)
+{
+	uint32_t idx = id & 0xffff;
+	struct bip_ofi_ebuf *e = idx < (uint32_t)ofi->nebuf ? &ofi->ebuf[idx] : NULL;
+	int rc = 1;
+
+	if (!e || e->state != BIP_OFI_EBUF_OFFERED || e->gen != ((id >> 16) & 0x7fff) ||
+	    e->src != src) {
+		fprintf(stderr, "bip: node %d: ofi: post_long_recv: no message of node %d waits "
+			"under handle %#x\n", ofi->mynode, src, id);
+		return -EINVAL;
+	}
+	if (len < e->len)
+		rc = -EMSGSIZE; /* the message is consumed, as a rendezvous's would be */
+	else if (e->len)
+		memcpy(buf, e->s.buf + sizeof(struct bip_netproto_hdr), e->len);
+	eager_release(ofi, e);
+	return rc;
 }
