@@ -189,6 +189,9 @@ struct bip_state {
 	/* A launcher that can end the job started it (boot.h): a peer whose
 	 * process ends without saying goodbye ends the job (progress.c). */
 	int watch_peers;
+	/* A send lane has been used: the big lock's holders take the peers'
+	 * send locks too (bip_peer_lock).  Set once, under the big lock. */
+	int send_lanes;
 	/* A waiter sleeps (nic.h's sleep_arm) once its wait has lasted this
 	 * long: 0 in block mode, BIP_SLEEP_AFTER in auto mode when the local
 	 * processes outnumber the processors; -1: it never sleeps. */
@@ -307,10 +310,16 @@ static inline int bip_lock_try(unsigned depth)
 	return 1;
 }
 
-/* A peer's send lock (the send lane); returns what bip_peer_unlock needs. */
+/*
+ * A peer's send lock (the send lane); returns what bip_peer_unlock needs.
+ * Taken only once a send lane has been used (bip_state.send_lanes, set
+ * under the big lock by the first one): until then every send holds the
+ * big lock, which is enough, and a program whose threads send only
+ * through a layer (the MPI shim) never pays for it.
+ */
 static inline struct bip_peer *bip_peer_lock(struct bip_peer *p)
 {
-	if (bip_likely(__libc_single_threaded))
+	if (bip_likely(__libc_single_threaded) || !bip_state.send_lanes)
 		return NULL;
 	pthread_mutex_lock(&p->send_lock);
 	return p;

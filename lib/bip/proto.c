@@ -283,6 +283,7 @@ send_short_now(struct bip_peer *p, int dst, uint32_t tag, const void *hdr,
 			  size_t hlen, const void *buf, size_t len)
 {
 	struct bip_counters *c = &bip_state.counters;
+	struct bip_peer *locked;
 	int rc;
 
 	if (bip_likely(__libc_single_threaded)) {
@@ -297,14 +298,14 @@ send_short_now(struct bip_peer *p, int dst, uint32_t tag, const void *hdr,
 		}
 		return rc;
 	}
-	pthread_mutex_lock(&p->send_lock);
+	locked = bip_peer_lock(p);
 	rc = -EAGAIN;
 	if (!p->queued_head && (!p->holds || !bip_tag_held(p, tag))) {
 		rc = post_short_msg(p->nic, dst, tag, hdr, hlen, buf, len);
 		if (rc == -EAGAIN)
 			bip_count(&c->send_stalls, 1);
 	}
-	pthread_mutex_unlock(&p->send_lock);
+	bip_peer_unlock(locked);
 	if (rc == 0)
 		count_sent(hlen + len, 0);
 	return rc;
@@ -422,9 +423,18 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
 int bip_send_lane(int dst, uint32_t tag, const void *buf, size_t len)
 {
 	struct bip_peer *p = &bip_state.peers[dst];
+	int locked;
 
 	if (!p->nic->ops->post_per_peer || len > BIP_SHORT_MAX)
 		return -EAGAIN;
+	if (bip_unlikely(!__atomic_load_n(&bip_state.send_lanes, __ATOMIC_ACQUIRE))) {
+		/* The first lane: from now on the big lock's holders take the
+		 * peers' locks too.  Set under the big lock, so that no holder
+		 * that skipped them is still posting. */
+		locked = bip_lock();
+		__atomic_store_n(&bip_state.send_lanes, 1, __ATOMIC_RELEASE);
+		bip_unlock(locked);
+	}
 	return send_short_now(p, dst, tag, NULL, 0, buf, len);
 }
 
