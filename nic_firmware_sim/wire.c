@@ -836,8 +836,10 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 		} else if (p->h.len) {
 			/* A byte past what the packet carries is one of
 			 * the descriptor of the rest (struct lanai_gather). */
-			uint64_t at = rng_next(rng) % p->h.len;
+			/* The bit is drawn first, as it always was: a
+			 * seed hits the same packet and bit as before. */
 			uint8_t bit = (uint8_t)(1u << (rng_next(rng) % 8));
+			uint64_t at = rng_next(rng) % p->h.len;
 
 			if (at < p->cap)
 				p->payload[at] ^= bit;
