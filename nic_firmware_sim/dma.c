@@ -3,7 +3,11 @@
  * dma.c - the board's DMA engine: reading and writing the hosts' memory.
  *
  * Long messages move between the users' buffers, wherever they are, with
- * process_vm_readv and process_vm_writev.  Short messages and the
+ * process_vm_readv and process_vm_writev.  A datagram's data (datagram
+ * mode: a fragment of a user's buffer) is read at delivery from the
+ * sending host straight into the receiving host's queue, one
+ * process_vm_readv, as the packet only describes it (struct lanai_gather).
+ * Short messages and the
  * announcements of long ones go into the host's per-tag queues, which lie
  * in its DMA window (a memfd the host creates and the firmware maps when
  * the board is attached): the firmware writes them with plain stores, with
