@@ -3,7 +3,11 @@
  * dma.c - the board's DMA engine: reading and writing the hosts' memory.
  *
  * Long messages move between the users' buffers, wherever they are, with
- * process_vm_readv and process_vm_writev.  Short messages and the
+ * process_vm_readv and process_vm_writev.  A datagram's data (datagram
+ * mode: a fragment of a user's buffer) is read at delivery from the
+ * sending host straight into the receiving host's queue, one
+ * process_vm_readv, as the packet only describes it (struct lanai_gather).
+ * Short messages and the
  * announcements of long ones go into the host's per-tag queues, which lie
  * in its DMA window (a memfd the host creates and the firmware maps when
  * the board is attached): the firmware writes them with plain stores, with
@@ -157,6 +161,24 @@ static void write_entry(struct lanai_tagq *q, int64_t at, int wrap,
 		memcpy(q->buf + at + sizeof(*e), payload, payload_len);
 }
 
+/*
+ * The rest of a datagram's payload, which the packet only describes: one
+ * process_vm_readv from the sending host's memory straight into the
+ * receiving host's queue, the only copy the data makes in the firmware.
+ * Only while the sending board still runs for that process (a pid is
+ * never read once its process is known to be gone); a buffer that cannot
+ * be read (gone already: a retransmission its host no longer needs) leaves
+ * zeros, which the receiving host's CRC rejects or drops as a duplicate.
+ */
+static void gather(struct lanai_fw *fw, const struct lanai_packet *p, uint8_t *to)
+{
+	const struct lanai_board *s = &fw->boards[p->from];
+
+	if (s->state != BIP_LANAI_BOARD_RUNNING || s->host_ended || s->pid != p->g.pid ||
+	    lanai_dma_read(p->g.pid, to, p->g.addr, p->g.len) < 0)
+		memset(to, 0, p->g.len);
+}
+
 int lanai_queue_arrival(struct lanai_fw *fw, struct lanai_board *b,
 			const struct lanai_packet *p)
 {
@@ -184,7 +206,7 @@ int lanai_queue_arrival(struct lanai_fw *fw, struct lanai_board *b,
 		e.kind = BIP_TAGQ_SHORT;
 		e.len = h->len;
 		payload = p->payload;
-		payload_len = h->len;
+		payload_len = h->len; /* p->cap carried, then p->g.len gathered */
 		ev.kind = BIP_LANAI_EV_SHORT;
 		ev.len = h->len;
 	} else {
@@ -214,11 +236,20 @@ int lanai_queue_arrival(struct lanai_fw *fw, struct lanai_board *b,
 		if (at < 0)
 			return -EAGAIN;
 	}
-	write_entry(q, at, wrap, &e, payload, payload_len);
+	if (h->kind == LANAI_PKT_RTS) {
+		write_entry(q, at, wrap, &e, payload, payload_len);
+	} else {
+		uint8_t *to = q->buf + at + sizeof(e);
+
+		write_entry(q, at, wrap, &e, payload, p->cap);
+		if (p->g.len)
+			gather(fw, p, to + p->cap);
+		if (p->bus_flip) /* the corrupt fault, on the bus into the host */
+			to[(p->bus_flip - 1) / 8] ^= (uint8_t)(1u << ((p->bus_flip - 1) % 8));
+	}
 	bip_tagq_advance(&q->prod, q->cap, wrap, e.size);
 	/* After the entry: the host reads it once it sees the event. */
 	lanai_event_put(b, &ev);
-	(void)fw;
 	return 0;
 }
 

@@ -85,12 +85,30 @@ struct lanai_pkt_header {
 	uint32_t pad2;
 };
 
+/*
+ * The part of a datagram's payload that the wire does not carry: a
+ * descriptor of the data in the sending host's memory (the fragment of the
+ * user's buffer its descriptor named), which the receiving board reads at
+ * delivery with one process_vm_readv straight into its host's receive
+ * queue.  The payload a packet carries (cap bytes: the reliability layer's
+ * header, a short message's data) comes first, then the len bytes read at
+ * addr in process pid; h.len is their sum.  The descriptor is covered by
+ * the wire's CRC; the data itself is checked by the host (rel.c, dcrc), as
+ * on a real board whose DMA reads the host's memory when the packet leaves.
+ */
+struct lanai_gather {
+	uint64_t addr; /* in the sending host's address space */
+	uint32_t len;  /* bytes; 0: the packet carries its whole payload */
+	int32_t pid;   /* the sending host */
+};
+
 struct lanai_packet {
 	struct lanai_packet *next;
 	uint32_t from;	     /* the sending board (bookkeeping, not on the wire) */
 	uint32_t cap;	     /* payload bytes the packet carries, whatever h.len says */
 	uint32_t bus_flip;   /* datagram: 1 + the bit its DMA into the host flips, or 0 */
 	uint64_t deliver_at; /* microseconds of the firmware's clock */
+	struct lanai_gather g; /* datagram: the payload read at delivery */
 	struct lanai_pkt_header h;
 	uint8_t payload[];
 };
@@ -160,6 +178,7 @@ struct lanai_board {
 	uint32_t state; /* mirror of regs->state */
 	pid_t pid;
 	int releasing; /* the host released the board or ended */
+	int host_ended; /* its process is gone: its memory is not read any more */
 	uint32_t send_cons, post_cons;
 	struct bip_lanai_prod evp;		/* event queue producer */
 	int notify;				/* events published since the last look at
@@ -331,6 +350,12 @@ void lanai_stall(struct lanai_fw *fw, struct lanai_board *b, struct lanai_packet
 int lanai_retry_stalled(struct lanai_fw *fw, struct lanai_board *b);
 /* 1 if packets of src for tag wait on b (a later one of theirs waits too). */
 int lanai_stalled_tag(const struct lanai_board *b, uint32_t src, uint32_t tag);
+
+/* Payload bytes of a packet: those it carries, then those it gathers. */
+static inline uint64_t lanai_packet_bytes(const struct lanai_packet *p)
+{
+	return (uint64_t)p->cap + p->g.len;
+}
 
 /* 1 for the packets that go into the host's tag queues. */
 static inline int lanai_queued_kind(const struct lanai_packet *p)

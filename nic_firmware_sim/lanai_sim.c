@@ -213,6 +213,7 @@ static int check_control(struct lanai_fw *fw, struct lanai_board *b)
 
 	if (b->state == BIP_LANAI_BOARD_READY && ctl == BIP_LANAI_CTL_ATTACH) {
 		b->pid = b->regs->host_pid;
+		b->host_ended = 0;
 		b->send_cons = b->post_cons = 0;
 		b->evp.prod = b->evp.cons_seen = 0;
 		b->mode = b->regs->mode == BIP_LANAI_MODE_DGRAM ? BIP_LANAI_MODE_DGRAM
@@ -351,16 +352,17 @@ static int take_descriptors(struct lanai_fw *fw, struct lanai_board *b)
 		} else if (d->kind == BIP_LANAI_DESC_DGRAM) {
 			uint32_t inl = d->tag;
 
-			p = lanai_packet_new(inl + (uint32_t)d->len);
+			p = lanai_packet_new(inl);
 			if (!p)
 				break;
 			p->h.kind = LANAI_PKT_DGRAM;
 			memcpy(p->payload, d->payload, inl);
-			/* The rest from the host's memory.  A buffer gone
-			 * already (a retransmission the host no longer needs)
-			 * sends what is there: the receiver drops it. */
-			if (d->len && lanai_dma_read(b->pid, p->payload + inl, d->addr, d->len) < 0)
-				memset(p->payload + inl, 0, d->len);
+			/* The rest stays in the host's memory: the packet
+			 * carries its descriptor, and the receiving board
+			 * reads it at delivery (struct lanai_gather). */
+			p->g = (struct lanai_gather){.addr = d->addr, .len = (uint32_t)d->len,
+						     .pid = (int32_t)b->pid};
+			p->h.len = inl + (uint32_t)d->len;
 			p->h.src = (uint32_t)b->node;
 			p->h.dst = d->dst;
 			p->h.tag = 0;
@@ -448,10 +450,8 @@ static int deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pack
 	case LANAI_PKT_DGRAM:
 		if (b->mode != BIP_LANAI_MODE_DGRAM)
 			break; /* not from a board of this job's mode: dropped */
-		if (p->bus_flip) { /* the corrupt fault, on the bus */
-			p->payload[(p->bus_flip - 1) / 8] ^= (uint8_t)(1u << ((p->bus_flip - 1) % 8));
-			p->bus_flip = 0;
-		}
+		/* The corrupt fault on the bus strikes as it is written into
+		 * the host's queue (lanai_queue_arrival). */
 		/* fall through */
 	case LANAI_PKT_SHORT:
 	case LANAI_PKT_RTS:
@@ -637,8 +637,8 @@ static int service(struct lanai_fw *fw, int check_hosts)
 			n += check_control(fw, b);
 		if (b->state != BIP_LANAI_BOARD_RUNNING)
 			continue;
-		if (check_hosts && !b->releasing && !bip_process_runs((int)b->pid))
-			b->releasing = 1;
+		if (check_hosts && !b->host_ended && !bip_process_runs((int)b->pid))
+			b->releasing = b->host_ended = 1;
 		n += take_descriptors(fw, b);
 		if (b->xfers)
 			n += pump_xfers(fw, b);

@@ -4,7 +4,9 @@
  *
  * A packet leaves its board with the configuration's route to its
  * destination, the next sequence number of the link (source, destination)
- * and a CRC32C over header and payload.  The wire walks the route through
+ * and a CRC32C over header and payload (a datagram that gathers its data at
+ * delivery, struct lanai_gather, has its descriptor covered instead of the
+ * data, which the host's own CRC checks).  The wire walks the route through
  * the simulated switches: a packet whose route does not land on the
  * destination's host is dropped and reported to the sender, never
  * delivered.  Then the fault knobs act on it (loss, corruption,
@@ -51,9 +53,12 @@ uint64_t lanai_now_us(void)
 
 struct lanai_packet *lanai_packet_new(uint32_t len)
 {
-	struct lanai_packet *p = calloc(1, sizeof(*p) + len);
+	/* The payload is not cleared: every sender writes all of it (a
+	 * 64 KiB DATA packet would otherwise cost one more pass). */
+	struct lanai_packet *p = malloc(sizeof(*p) + len);
 
 	if (p) {
+		memset(p, 0, sizeof(*p));
 		p->h.len = len;
 		p->cap = len;
 	}
@@ -549,20 +554,25 @@ void lanai_report(struct lanai_fw *fw, struct lanai_board *b, enum bip_lanai_det
 
 /* --- sending --- */
 
-/* Over the header and the payload the packet carries (a header that claims
- * more than that fails its CRC: the length is part of what it covers). */
+/* Over the header, the payload the packet carries and, if it gathers the
+ * rest, the descriptor of that rest (a header that claims more than that
+ * fails its CRC: the length is part of what it covers). */
 static uint32_t packet_crc(const struct lanai_packet *p)
 {
 	struct lanai_pkt_header h = p->h;
 	uint32_t len = p->h.len <= p->cap ? p->h.len : p->cap;
+	uint32_t crc;
 
 	h.crc = 0;
-	return bip_crc32c(bip_crc32c(0, &h, sizeof(h)), p->payload, len);
+	crc = bip_crc32c(bip_crc32c(0, &h, sizeof(h)), p->payload, len);
+	if (p->g.len)
+		crc = bip_crc32c(crc, &p->g, sizeof(p->g));
+	return crc;
 }
 
 int lanai_packet_crc_ok(const struct lanai_packet *p)
 {
-	return p->h.len <= p->cap && packet_crc(p) == p->h.crc;
+	return p->h.len <= lanai_packet_bytes(p) && packet_crc(p) == p->h.crc;
 }
 
 void lanai_packet_drop(struct lanai_fw *fw, struct lanai_packet *p)
@@ -823,10 +833,19 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 			lanai_trace(fw, "send", s->node, &p->h,
 				    "to be corrupted on the receiver's bus (injected)");
 			p->bus_flip = 1 + (uint32_t)(rng_next(rng) % ((uint64_t)p->h.len * 8));
-		} else if (p->h.len)
-			p->payload[rng_next(rng) % p->h.len] ^=
-			    (uint8_t)(1u << (rng_next(rng) % 8));
-		else
+		} else if (p->h.len) {
+			/* A byte past what the packet carries is one of
+			 * the descriptor of the rest (struct lanai_gather). */
+			/* The bit is drawn first, as it always was: a
+			 * seed hits the same packet and bit as before. */
+			uint8_t bit = (uint8_t)(1u << (rng_next(rng) % 8));
+			uint64_t at = rng_next(rng) % p->h.len;
+
+			if (at < p->cap)
+				p->payload[at] ^= bit;
+			else
+				((uint8_t *)&p->g)[(at - p->cap) % sizeof(p->g)] ^= bit;
+		} else
 			p->h.arg1 ^= 1ull << 63;
 		if (!p->bus_flip)
 			lanai_trace(fw, "send", s->node, &p->h, "corrupted (injected)");
@@ -850,10 +869,10 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 				fw->faults.delay_us;
 	}
 	if (fault_hits(fw, rng, BIP_LANAI_FAULT_DUPLICATE)) {
-		struct lanai_packet *c = lanai_packet_new(p->h.len);
+		struct lanai_packet *c = lanai_packet_new(p->cap);
 
 		if (c) {
-			memcpy(c, p, sizeof(*p) + p->h.len);
+			memcpy(c, p, sizeof(*p) + p->cap);
 			lanai_count_injected(fw, BIP_LANAI_FAULT_DUPLICATE);
 			s->inflight++;
 			lanai_trace(fw, "send", s->node, &c->h, "duplicated (injected)");
@@ -938,7 +957,7 @@ int lanai_wire_check(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pa
 	uint32_t crc = packet_crc(p), expected;
 	char why[128];
 
-	if (crc != h->crc || h->len > p->cap) {
+	if (crc != h->crc || h->len > lanai_packet_bytes(p)) {
 		lanai_trace(fw, "recv", b->node, h, "dropped: CRC32C mismatch");
 		if (h->src < (uint32_t)fw->nboards)
 			b->rx_failed[h->src] = 1;
@@ -950,7 +969,7 @@ int lanai_wire_check(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pa
 		return -EBADMSG;
 	}
 	/* Every field is checked before it indexes anything. */
-	if (lanai_packet_header_check(h, p->cap, fw->nboards, why, sizeof(why)) < 0) {
+	if (lanai_packet_header_check(h, lanai_packet_bytes(p), fw->nboards, why, sizeof(why)) < 0) {
 		lanai_trace(fw, "recv", b->node, h, "dropped: not a packet of this wire");
 		if (h->src < (uint32_t)fw->nboards)
 			b->rx_failed[h->src] = 1;

@@ -979,6 +979,94 @@ START_TEST(test_packet_decode_checks)
 }
 END_TEST
 
+/* A datagram from board 0 that carries 16 bytes and gathers 200 at data. */
+static struct lanai_packet *gather_packet(const uint8_t *data)
+{
+	struct lanai_packet *p = lanai_packet_new(16);
+	int i;
+
+	ck_assert_ptr_nonnull(p);
+	p->h.kind = LANAI_PKT_DGRAM;
+	p->h.src = 0;
+	p->h.dst = 1;
+	for (i = 0; i < 16; i++)
+		p->payload[i] = (uint8_t)(0xc0 + i);
+	p->g = (struct lanai_gather){.addr = (uint64_t)(uintptr_t)data, .len = 200,
+				     .pid = (int32_t)getpid()};
+	p->h.len = 16 + 200;
+	return p;
+}
+
+/*
+ * A datagram that gathers its data at delivery (struct lanai_gather): the
+ * wire's CRC covers the bytes it carries and the descriptor of the rest;
+ * the receiving board reads the rest from the sender's memory into its
+ * host's queue, but only while the sending board runs for that process:
+ * zeros once the process is gone or for another process.  A flipped bit of
+ * the descriptor, or a length beyond what it carries and gathers, fails
+ * the wire's CRC.
+ */
+START_TEST(test_dgram_gather)
+{
+	static uint8_t data[200];
+	struct lanai_packet *p;
+	struct bip_tagq_entry *e;
+	const uint8_t *w;
+	int i, round;
+
+	for (i = 0; i < 200; i++)
+		data[i] = (uint8_t)(i * 7 + 3);
+	fw_setup(2, NULL, NULL);
+	host_setup(2 * bip_tagq_entry_size(BIP_LANAI_SHORT_MAX));
+	fw.boards[0].state = BIP_LANAI_BOARD_RUNNING;
+	fw.boards[0].pid = getpid();
+	fw.boards[0].mode = fw.boards[1].mode = BIP_LANAI_MODE_DGRAM;
+	for (round = 0; round < 3; round++) {
+		p = gather_packet(data);
+		lanai_wire_send(&fw, p);
+		p = pop(1);
+		ck_assert_ptr_nonnull(p);
+		ck_assert(lanai_packet_crc_ok(p));
+		ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[1], p), 0);
+		if (round == 1)
+			fw.boards[0].pid = getppid(); /* the board runs for another process */
+		if (round == 2) {
+			fw.boards[0].pid = getpid();
+			fw.boards[0].host_ended = 1;
+		}
+		ck_assert_int_eq(lanai_queue_arrival(&fw, &fw.boards[1], p), 0);
+		lanai_packet_drop(&fw, p);
+		ck_assert_int_eq(host_poll(), 1);
+		e = bip_tagq_peek(&hostq[0]);
+		ck_assert_ptr_nonnull(e);
+		ck_assert_int_eq(e->kind, BIP_TAGQ_SHORT);
+		ck_assert_uint_eq(e->len, 216);
+		w = bip_tagq_payload(e);
+		for (i = 0; i < 16; i++)
+			ck_assert_uint_eq(w[i], 0xc0 + i);
+		for (i = 0; i < 200; i++)
+			ck_assert_uint_eq(w[16 + i], round ? 0 : data[i]);
+		bip_tagq_pop(&hostq[0]);
+	}
+	fw.boards[0].host_ended = 0;
+	lanai_wire_send(&fw, gather_packet(data));
+	p = pop(1);
+	p->g.addr ^= 64;
+	ck_assert(!lanai_packet_crc_ok(p));
+	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[1], p), -EBADMSG);
+	lanai_packet_drop(&fw, p);
+	lanai_wire_send(&fw, gather_packet(data));
+	p = pop(1);
+	p->h.len++;
+	ck_assert(!lanai_packet_crc_ok(p));
+	ck_assert_int_eq(lanai_wire_check(&fw, &fw.boards[1], p), -EBADMSG);
+	lanai_packet_drop(&fw, p);
+	ck_assert_int_eq(fw.boards[0].inflight, 0);
+	free(window);
+	fw_teardown();
+}
+END_TEST
+
 /* A link that confirms nothing for the link time-out is down: its host gets
  * a report naming the link and the peer, and no more SYNC goes. */
 START_TEST(test_link_timeout)
@@ -1240,6 +1328,7 @@ int main(void)
 	tcase_add_test(tc, test_sync_faults_and_reports);
 	tcase_add_test(tc, test_link_timeout);
 	tcase_add_test(tc, test_packet_decode_checks);
+	tcase_add_test(tc, test_dgram_gather);
 	tcase_add_test(tc, test_drop_knob);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("fault knobs");
