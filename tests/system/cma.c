@@ -3,11 +3,11 @@
  * cma - long messages over shm around the sizes where the copy path
  * changes, for tests/system/cma.sh.
  *
- *   cma sizes|refuse|refuse-init
+ *   cma sizes|refuse|refuse-init [big]
  *
  * Two nodes.  The sizes: 4 bytes either side of, and at, BIP_SHM_CMA_MIN
  * (if set), a pipe chunk (16 KiB), the largest prepushed message (64 KiB),
- * the whole pipe (128 KiB) and 1 MiB, and 64 MiB.  For each, node 0 sends
+ * the whole pipe (128 KiB) and 1 MiB, and with big 64 MiB.  For each, node 0 sends
  * a pattern that depends on the size and the direction; node 1 receives it
  * into a buffer with guard words after the end, checks every word and the
  * guards, and sends it back, which node 0 checks the same way.  Then node 0
@@ -223,9 +223,10 @@ int main(int argc, char **argv)
 	const char *min = getenv("BIP_SHM_CMA_MIN");
 	uint32_t *b;
 
-	if (argc != 2 || (strcmp(argv[1], "sizes") && strcmp(argv[1], "refuse") &&
-			  strcmp(argv[1], "refuse-init"))) {
-		fprintf(stderr, "usage: cma sizes|refuse|refuse-init\n");
+	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "big")) ||
+	    (strcmp(argv[1], "sizes") && strcmp(argv[1], "refuse") &&
+	     strcmp(argv[1], "refuse-init"))) {
+		fprintf(stderr, "usage: cma sizes|refuse|refuse-init [big]\n");
 		return 2;
 	}
 	if (min && strtoull(min, NULL, 0) >= 4 && strtoull(min, NULL, 0) < (64u << 20))
@@ -234,7 +235,8 @@ int main(int argc, char **argv)
 	add_around(65536);
 	add_around(131072);
 	add_around(1 << 20);
-	add_size(64 << 20);
+	if (argc == 3)
+		add_size(64 << 20);
 	if (!strcmp(argv[1], "refuse-init") && refuse_cma() < 0)
 		return 1;
 	bip_init();

@@ -4,10 +4,11 @@
 # fallback, through bipload:
 #  - every word of long messages around the sizes where the path changes
 #    (BIP_SHM_CMA_MIN, the pipe's chunk, the prepush limit, the pipe) and
-#    of 64 MiB, one at a time and all at once received late (cma.c), with
-#    several values of BIP_SHM_CMA_MIN;
+#    of 64 MiB (single copy, pipelined, refused), one at a time and all at
+#    once received late (cma.c), with several values of BIP_SHM_CMA_MIN;
 #  - process_vm_readv refused at its first use, and refused from the
-#    start: the pipelined copy takes over and nothing is lost;
+#    start: the pipelined copy takes over and nothing is lost; single copy
+#    on one node only;
 #  - the single copy needs no help from the sender: a 64 MiB receive
 #    completes while its sender computes without calling the library
 #    (overlap.c; tests/system/progress.sh has the control, where on the
@@ -27,10 +28,11 @@ fail() {
 	echo "FAIL: $*"
 	exit 1
 }
-run() { # WHAT MODE ENV...
-	what=$1 mode=$2
+run() { # WHAT MODE|MODE:big ENV...   (big: 64 MiB too)
+	what=$1 mode=${2%:big} big=
+	[ "$2" = "$mode" ] || big=big
 	shift 2
-	env BIP_NIC=shm "$@" "$bipload" -q -sz 2 --timeout 120 "$cma" "$mode" >"$out" 2>&1 ||
+	env BIP_NIC=shm "$@" "$bipload" -q -sz 2 --timeout 120 "$cma" "$mode" $big >"$out" 2>&1 ||
 		fail "$what: the job failed"
 	for node in 0 1; do
 		grep -q "cma: node $node: [0-9]* messages checked, every word" "$out" ||
@@ -38,14 +40,30 @@ run() { # WHAT MODE ENV...
 	done
 	echo "$what: $(grep 'node 1:' "$out")"
 }
-for min in 1 65536 100000; do
+run "BIP_SHM_CMA_MIN=1" sizes:big BIP_SHM_CMA_MIN=1
+for min in 65536 100000; do
 	run "BIP_SHM_CMA_MIN=$min" sizes BIP_SHM_CMA_MIN=$min
 done
 run "default" sizes
-run "BIP_SHM_CMA=0" sizes BIP_SHM_CMA=0 BIP_SHM_CMA_MIN=1
-run "refused at first use" refuse BIP_SHM_CMA_MIN=1
+run "BIP_SHM_CMA=0" sizes:big BIP_SHM_CMA=0 BIP_SHM_CMA_MIN=1
+run "refused at first use" refuse:big BIP_SHM_CMA_MIN=1
 run "refused from the start" refuse-init BIP_SHM_CMA_MIN=1
 run "refused at first use, from 64 KiB" refuse BIP_SHM_CMA_MIN=65536
+# The two nodes set differently: one sender prepushes what its receiver
+# reads by single copy, the other leaves to the pipe what it did not push.
+cat >"$dir/node1off" <<'EOS'
+#!/bin/sh
+[ "$BIP_NODE" = 1 ] && export BIP_SHM_CMA=0
+exec "$@"
+EOS
+chmod +x "$dir/node1off"
+BIP_NIC=shm BIP_SHM_CMA_MIN=1 "$bipload" -q -sz 2 --timeout 120 "$dir/node1off" "$cma" sizes \
+	>"$out" 2>&1 || fail "single copy off on node 1 only: the job failed"
+for node in 0 1; do
+	grep -q "cma: node $node: [0-9]* messages checked, every word" "$out" ||
+		fail "single copy off on node 1 only: node $node did not check its messages"
+done
+echo "single copy off on node 1 only: $(grep 'node 1:' "$out")"
 
 # The receiver finishes alone while the sender computes.
 BIP_NIC=shm BIP_SHM_CMA_MIN=65536 "$bipload" -q -sz 2 --timeout 150 "$overlap" bip \
