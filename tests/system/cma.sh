@@ -34,6 +34,10 @@ run() { # WHAT MODE|MODE:big ENV...   (big: 64 MiB too)
 	shift 2
 	env BIP_NIC=shm "$@" "$bipload" -q -sz 2 --timeout 120 "$cma" "$mode" $big >"$out" 2>&1 ||
 		fail "$what: the job failed"
+	if grep -q "cannot refuse process_vm_readv here" "$out"; then
+		echo "$what: skipped: $(grep -m1 'cannot refuse' "$out")"
+		return
+	fi
 	for node in 0 1; do
 		grep -q "cma: node $node: [0-9]* messages checked, every word" "$out" ||
 			fail "$what: node $node did not check its messages"
