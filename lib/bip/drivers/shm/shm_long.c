@@ -18,9 +18,10 @@
  * Either way the receiver then stores the send's generation in its done
  * word, and the sender's poll completes the send.
  *
- * A message of at most BIP_SHM_PREPUSH_MAX bytes, sent while nothing else
- * of the sender to that peer is in flight, is pushed into the pipe with its
- * announcement, before any claim: the receiver then copies it out at once,
+ * A message of at most BIP_SHM_PREPUSH_MAX bytes below BIP_SHM_CMA_MIN (or
+ * with single copy off), sent while nothing else of the sender to that peer
+ * is in flight, is pushed into the pipe with its announcement, before any
+ * claim: the receiver then copies it out at once,
  * saving two hand-offs between cores.  If the receiver wants another message
  * first, it skips the prepushed chunks and claims that message later as
  * usual; the sender still has the data in the user's buffer.
