@@ -18,9 +18,10 @@
  * Either way the receiver then stores the send's generation in its done
  * word, and the sender's poll completes the send.
  *
- * A message of at most BIP_SHM_PREPUSH_MAX bytes, sent while nothing else
- * of the sender to that peer is in flight, is pushed into the pipe with its
- * announcement, before any claim: the receiver then copies it out at once,
+ * A message of at most BIP_SHM_PREPUSH_MAX bytes below BIP_SHM_CMA_MIN (or
+ * with single copy off), sent while nothing else of the sender to that peer
+ * is in flight, is pushed into the pipe with its announcement, before any
+ * claim: the receiver then copies it out at once,
  * saving two hand-offs between cores.  If the receiver wants another message
  * first, it skips the prepushed chunks and claims that message later as
  * usual; the sender still has the data in the user's buffer.
@@ -106,9 +107,12 @@ int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *bu
 	rts.lslot = slot;
 	rts.gen = l->gen;
 	/* Prepush while the pipe holds only prepushed messages (no claim
-	 * pending or served since the last idle moment) and has room. */
+	 * pending or served since the last idle moment) and has room, unless
+	 * the receiver reads it by single copy (the same setting on both
+	 * sides): the pushed copy would be wasted. */
 	l->prepushed = 0;
-	if (len <= BIP_SHM_PREPUSH_MAX && !p->push_src && !p->prepush_blocked &&
+	if (len <= BIP_SHM_PREPUSH_MAX && !(len >= shm->cma_min && p->cma) &&
+	    !p->push_src && !p->prepush_blocked &&
 	    p->long_out == p->prepushed_out &&
 	    p->pushed + chunks_of(len) - bip_load_acquire(&p->pipe_out->consumed) <=
 		    BIP_SHM_PIPE_CHUNKS) {
