@@ -69,7 +69,7 @@ if [ $# -gt 0 ]; then
 fi
 for words in 8 65536; do
 	# shellcheck disable=SC2086 # args is empty or one word
-	BIP_SLEEP_MAX=30 "$bipload" -q -sz "$np" --timeout 20 "$prog" $args "$words" \
+	BIP_SLEEP_MAX=30 "$bipload" -q -sz "$np" --timeout 60 "$prog" $args "$words" \
 		>"$out" 2>&1 || fail "$words words: the job failed (not woken?)"
 	n=1
 	while [ "$n" -lt "$np" ]; do
