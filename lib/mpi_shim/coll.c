@@ -9,8 +9,10 @@
  *
  *   Barrier         dissemination of radix min(p, 8): ceil(log_8 p) rounds of
  *                   up to 7 empty messages
- *   Bcast           binomial tree from the root; from 64 KiB on, to 3 ranks
- *                   or more, binomial scatter then ring allgather
+ *   Bcast           binomial tree from the root; 5 to 8 ranks, up to 256
+ *                   bytes: the root sends to every other rank (one round);
+ *                   from 64 KiB on, to 3 ranks or more, binomial scatter
+ *                   then ring allgather
  *   Reduce          binomial tree towards the root, a rank taking the data
  *                   of all its children in one round up to 2 KiB (from 8
  *                   ranks on, a power of two, 8 KiB and a commutative
@@ -29,8 +31,10 @@
  *   Gather,         binomial tree of packed blocks up to 16 KiB in all (the
  *   Scatter         root handles log2(p) messages); above, and for the v
  *                   forms, the root posts every receive (or send) at once
- *   Allgather       recursive doubling for p a power of two, Bruck otherwise:
- *                   ceil(log2 p) rounds
+ *   Allgather       3 to 8 ranks, blocks up to 256 bytes: every rank sends
+ *                   its block to every other (one round); otherwise
+ *                   recursive doubling for p a power of two, Bruck
+ *                   otherwise: ceil(log2 p) rounds
  *   Allgatherv      ring: p - 1 rounds
  *   Alltoall(v,w)   pairwise exchange order, the sends and receives of up to
  *                   32 peers posted at once: ceil((p - 1) / 32) rounds
@@ -141,6 +145,18 @@ static void bcast_scatter_ring(struct coll_sched *s, char *buf, size_t bytes, in
 	}
 }
 
+/*
+ * From this many ranks up to COLL_FLAT_RANKS, a Bcast of up to
+ * COLL_FLAT_BYTES goes straight from the root to every other rank: one
+ * round of p - 1 sends at the root, one receive elsewhere, instead of
+ * ceil(log2 p) rounds down a tree, each of which may wait for a process
+ * to be scheduled when processes share cores.  Allgather does the same
+ * from 3 ranks on, with blocks of up to COLL_FLAT_BYTES (build_allgather).
+ */
+#define COLL_BCAST_FLAT_MIN 5
+#define COLL_FLAT_RANKS 8
+#define COLL_FLAT_BYTES 256
+
 void coll_build_bcast(struct coll_sched *s, void *buf, int count, MPI_Datatype type, int root)
 {
 	int p = s->comm->size, r = s->comm->rank;
@@ -149,6 +165,14 @@ void coll_build_bcast(struct coll_sched *s, void *buf, int count, MPI_Datatype t
 
 	if (p > 2 && type->contiguous && bytes >= COLL_BCAST_LONG && bytes <= 0x7fffffff) {
 		bcast_scatter_ring(s, mpi_shim_datatype_start(buf, type), bytes, root);
+		return;
+	}
+	if (p >= COLL_BCAST_FLAT_MIN && p <= COLL_FLAT_RANKS && bytes <= COLL_FLAT_BYTES) {
+		if (r != root)
+			coll_recv(s, buf, count, type, root);
+		for (mask = 1; r == root && mask < p; mask++)
+			coll_send(s, buf, count, type, (root + mask) % p);
+		coll_fence(s);
 		return;
 	}
 
@@ -693,6 +717,17 @@ static void build_allgather(struct coll_sched *s, const struct coll_args *a)
 			  t);
 	if (p == 1)
 		return;
+	if (p > 2 && p <= COLL_FLAT_RANKS && n * t->size <= COLL_FLAT_BYTES) {
+		/* Flat: every block straight to every other rank, one round. */
+		for (k = 1; k < p; k++) {
+			int from = (r - k + p) % p;
+
+			coll_send(s, coll_at(a->rbuf, (MPI_Aint)r * n, t), n, t, (r + k) % p);
+			coll_recv(s, coll_at(a->rbuf, (MPI_Aint)from * n, t), n, t, from);
+		}
+		coll_fence(s);
+		return;
+	}
 	if ((p & (p - 1)) == 0) {
 		/* Recursive doubling: exchange aligned runs of blocks in place. */
 		for (k = 1; k < p; k <<= 1) {
