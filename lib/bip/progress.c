@@ -198,7 +198,9 @@ static int wait_sleep(struct bip_wait *w)
 		return 0;
 	nic->ops->sleep_wait(nic, &s);
 	/* A sleep is worth many yields: on to the next multiple of 64, so that
-	 * the checks below still come, about every 0.6 s of sleeping. */
+	 * the checks of bip_wait_yield still come about every 0.6 s of
+	 * sleeping (they look for the count going past their marks, which a
+	 * sleep may jump over). */
 	w->yields |= 63;
 	return 1;
 }
@@ -220,21 +222,30 @@ void bip_wait_oversubscribed(void)
 
 /* Called without the lock (a waiter lets go of it for its step); the
  * rare looks at the peers take it, since they ask the drivers. */
+/* The count of a wait's steps went past at + k * 4096 for some k (a sleep
+ * moves it on by up to 64 at once, so it may skip the value itself). */
+static int passed(unsigned before, unsigned after, unsigned at)
+{
+	return (before - at) / 4096 != (after - at) / 4096;
+}
+
 int bip_wait_yield(struct bip_wait *w)
 {
+	unsigned before = w->yields;
 	int locked, gone = 0;
 
 	if (bip_unlikely(bip_state.lost_peer >= 0))
 		return -EPIPE;
 	if (!bip_may_sleep() || !wait_sleep(w))
 		sched_yield();
-	if (bip_state.watch_peers && w->yields % 4096 == 2048) {
+	w->yields++;
+	if (bip_state.watch_peers && passed(before, w->yields, 2049)) {
 		locked = bip_lock();
 		watch_peers();
 		bip_unlock(locked);
 	}
 	/* Now and then (a system call per peer), see whether anyone is left. */
-	if (++w->yields % 4096 == 0) {
+	if (passed(before, w->yields, 0)) {
 		locked = bip_lock();
 		gone = others_gone();
 		/* Take what they sent before they ended. */
