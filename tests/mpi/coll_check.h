@@ -35,10 +35,11 @@ static const char *coll_where = "";
 		CHECK(rc_ == MPI_SUCCESS, "returned %d", rc_);                               \
 	} while (0)
 
-/* The value rank r puts at index i of a buffer in test t. */
+/* The value rank r puts at index i of a buffer in test t (computed
+ * unsigned: a large t or i wraps instead of overflowing). */
 static inline int coll_val(int t, int r, int i)
 {
-	return (t + 1) * 1000003 + r * 10007 + i * 7;
+	return (int)((unsigned)(t + 1) * 1000003u + (unsigned)r * 10007u + (unsigned)i * 7u);
 }
 
 static inline void *coll_alloc(size_t bytes)
