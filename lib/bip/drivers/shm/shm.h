@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include "atomics.h"
 #include "nic.h"
 #include "shm_layout.h"
 
