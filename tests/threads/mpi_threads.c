@@ -17,6 +17,8 @@
  *     MPI_Wait.  Each message carries (rank, thread, sequence) and a pattern;
  *     the status's source, tag and count must match it, and messages from
  *     one source must come in the order sent (MPI's non-overtaking rule).
+ *     A barrier on the thread's communicator ends the phase, so that no
+ *     message of the next one meets a wildcard receive.
  *  2. Named peers: MPI_Irecv from and MPI_Isend to every other rank, then
  *     one MPI_Waitall, for a few rounds; every word checked.
  *  3. Collectives: MPI_Bcast from a root that changes each round, MPI_Allreduce
@@ -191,6 +193,9 @@ static void phase_wildcards(int t, int *rbuf)
 		if (p != rank && next[p] != nmessages)
 			FAIL(t, "wildcards: %d messages from rank %d, expected %d", next[p], p,
 			     nmessages);
+	/* A peer done with its receives would otherwise start the next
+	 * phase, whose first message a wildcard receive here may take. */
+	OK(t, MPI_Barrier(comms[t]));
 	free(sbuf);
 	free(reqs);
 }
