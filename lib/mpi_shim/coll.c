@@ -12,7 +12,8 @@
  *   Bcast           binomial tree from the root; 5 to 8 ranks, up to 256
  *                   bytes: the root sends to every other rank (one round);
  *                   from 64 KiB on, to 3 ranks or more, binomial scatter
- *                   then ring allgather
+ *                   then ring allgather; the blocking call on 2 ranks
+ *                   sends its one message without a schedule (bcast_pair)
  *   Reduce          binomial tree towards the root, a rank taking the data
  *                   of all its children in one round up to 2 KiB (from 8
  *                   ranks on, a power of two, 8 KiB and a commutative
@@ -1364,6 +1365,23 @@ void coll_skip(MPI_Comm comm)
 		comm->coll_seq++;
 }
 
+/*
+ * A blocking Bcast on two ranks is the one message of its schedule
+ * (coll_build_bcast), on the same context and tag, sent or received
+ * without building the schedule: a program that broadcasts in a loop
+ * pays a send or a receive per call, not a schedule's set-up as well.
+ */
+static int bcast_pair(MPI_Comm comm, const struct coll_args *a)
+{
+	int tag = coll_next_tag(comm);
+
+	if (comm->rank == a->root)
+		return mpi_shim_coll_send(a->rbuf, (size_t)a->rcount, a->rtype, 1 - a->root, tag,
+					  comm);
+	return mpi_shim_coll_recv(a->rbuf, (size_t)a->rcount, a->rtype, a->root, tag, comm,
+				  MPI_STATUS_IGNORE);
+}
+
 int coll_blocking(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a,
 		  const char *call)
 {
@@ -1375,11 +1393,15 @@ int coll_blocking(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a,
 		coll_skip(comm);
 		return rc;
 	}
-	coll_sched_init(&s, comm, a->op);
-	rc = coll_build(kind, &s, a);
-	if (!rc)
-		rc = coll_sched_run(&s);
-	coll_sched_destroy(&s);
+	if (kind == COLL_BCAST && comm->size == 2 && !mpi_shim_is_inter(comm)) {
+		rc = bcast_pair(comm, a);
+	} else {
+		coll_sched_init(&s, comm, a->op);
+		rc = coll_build(kind, &s, a);
+		if (!rc)
+			rc = coll_sched_run(&s);
+		coll_sched_destroy(&s);
+	}
 	if (rc)
 		return mpi_shim_err(comm, rc, call, "rank %d of %d: %s", comm->rank, comm->size,
 				    rc == MPI_ERR_TRUNCATE ?
