@@ -11,7 +11,7 @@
  *                   up to 7 empty messages
  *   Bcast           binomial tree from the root; 5 to 8 ranks, up to 256
  *                   bytes: the root sends to every other rank (one round);
- *                   from 64 KiB on, to 3 ranks or more, binomial scatter
+ *                   from 512 KiB on, to 3 ranks or more, binomial scatter
  *                   then ring allgather; the blocking call on 2 ranks
  *                   sends its one message without a schedule (bcast_pair)
  *   Reduce          binomial tree towards the root, a rank taking the data
@@ -80,8 +80,15 @@ void coll_build_barrier(struct coll_sched *s)
 	}
 }
 
-/* From this many bytes on, a Bcast to 3 or more ranks scatters then gathers. */
-#define COLL_BCAST_LONG 65536
+/*
+ * From this many bytes on, a Bcast to 3 or more ranks scatters then
+ * gathers (MPICH's long-message threshold too).  Below it the binomial
+ * tree waits ceil(log2 p) times where the ring waits p - 1 more: on 4
+ * and 8 ranks sharing 2 processors the tree took 24 and 56 us for 64 KiB
+ * against 75 and 352 us for the ring, and 105 and 319 us against 128
+ * and 584 us for 256 KiB (bench/compare_mpi.sh, interleaved).
+ */
+#define COLL_BCAST_LONG ((size_t)512 * 1024)
 
 /*
  * Bcast of a long contiguous message (van de Geijn): a binomial scatter

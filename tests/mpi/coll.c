@@ -53,7 +53,20 @@ static void test_barrier(MPI_Comm c, int n)
 	}
 }
 
+/* Above the shim's switch from the binomial tree to scatter and ring
+ * (512 KiB): the largest size also runs a Bcast of this many ints. */
+#define BCAST_RING_N 140000
+
+static void bcast_roots(MPI_Comm c, int n);
+
 static void test_bcast(MPI_Comm c, int n)
+{
+	bcast_roots(c, n);
+	if (n == sizes[NSIZES - 1])
+		bcast_roots(c, BCAST_RING_N);
+}
+
+static void bcast_roots(MPI_Comm c, int n)
 {
 	int r, p, root, i, *b = ints(n + 1);
 
