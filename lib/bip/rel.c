@@ -30,7 +30,12 @@
  * sack (bit i: ack + 1 + i arrived too): acknowledgements ride on traffic.
  * When none flows back, the receiver sends an ACK after BIP_REL_ACK_DELAY,
  * or at once after a quarter window of packets, after a duplicate, and when
- * the packet asks (flag ACKNOW: retransmissions and probes).
+ * the packet asks (flag ACKNOW: retransmissions, probes, the fragment that
+ * fills half of the sender's BIP_REL_WINDOW_BYTES, and a long message's last
+ * fragment).  Without the last two, a sender whose byte window holds fewer
+ * than a quarter window of fragments (16 of 64 KiB in 1 MiB) would stall
+ * for BIP_REL_ACK_DELAY at every window, and a long send would complete
+ * that much late.
  *
  * Checks.  hcrc is the CRC32C of the header (hcrc 0); a header that fails
  * it, or whose fields do not hold, is dropped and counted as corrupt.  dcrc
@@ -158,6 +163,7 @@ struct rel_txe {
 	uint8_t acked;  /* acknowledged selectively, before snd_una reached it */
 	uint8_t unsent; /* the NIC had no room: not yet on any path */
 	uint8_t fast;   /* sent again already for the gap that later packets show */
+	uint8_t ask;    /* REL_F_ACKNOW on every sending (see push_streams), or 0 */
 };
 
 /* An ordered arrival (SHORT, RTS) waiting for its turn or for the core. */
@@ -444,7 +450,7 @@ static void tx_send(struct bip_rel *r, int peer, struct rel_txe *e, int again)
 	}
 	for (tries = 0; tries < r->npaths; tries++) {
 		e->h.path = (uint8_t)k;
-		e->h.flags = again ? REL_F_ACKNOW : 0;
+		e->h.flags = again ? REL_F_ACKNOW : e->ask;
 		fill_ack(r, p, &e->h);
 		seal(&e->h);
 		rc = r->dg->ops->send(r->lower, k, peer, &e->h, sizeof(e->h), e->data, e->h.len);
@@ -483,8 +489,9 @@ static inline int window_room(const struct bip_rel *r, const struct rel_peer *p)
 }
 
 /* Take the next sequence number for a packet to peer and send it. */
-static struct rel_txe *tx_new(struct bip_rel *r, int peer, uint8_t kind, uint32_t tag,
-			      uint64_t arg0, uint64_t arg1, const void *data, uint32_t len)
+static struct rel_txe *tx_new(struct bip_rel *r, int peer, uint8_t kind, uint8_t ask,
+			      uint32_t tag, uint64_t arg0, uint64_t arg1, const void *data,
+			      uint32_t len)
 {
 	struct rel_peer *p = &r->peers[peer];
 	uint64_t seq = p->snd_next++;
@@ -498,6 +505,7 @@ static struct rel_txe *tx_new(struct bip_rel *r, int peer, uint8_t kind, uint32_
 	e->h.arg0 = arg0;
 	e->h.arg1 = arg1;
 	e->h.len = len;
+	e->ask = ask;
 	e->data = data;
 	e->h.dcrc = len ? bip_crc32c(0, data, len) : 0;
 	p->inflight += len;
@@ -659,7 +667,7 @@ static int rel_post_short(struct bip_nic *nic, int dst, uint32_t tag, const void
 	copy = p->copies + (size_t)(p->snd_next & (r->window - 1)) * r->max_short;
 	bip_copy(copy, buf, len);
 	r->now = 0;
-	tx_new(r, dst, REL_SHORT, tag, 0, 0, copy, (uint32_t)len);
+	tx_new(r, dst, REL_SHORT, 0, tag, 0, 0, copy, (uint32_t)len);
 	return 0;
 }
 
@@ -684,7 +692,7 @@ static int rel_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void 
 	ls->next = ls->acked = 0;
 	ls->cookie = cookie;
 	r->now = 0;
-	tx_new(r, dst, REL_RTS, tag, (uint64_t)ls->gen << REL_IDX_BITS | idx, len, NULL, 0);
+	tx_new(r, dst, REL_RTS, 0, tag, (uint64_t)ls->gen << REL_IDX_BITS | idx, len, NULL, 0);
 	return 0;
 }
 
@@ -703,7 +711,7 @@ static void send_cts(struct bip_rel *r, struct rel_lrecv *lr)
 		lr->cts_pending = 0;
 		r->cts_waiting--;
 	}
-	tx_new(r, lr->src, REL_CTS, 0, lr->sid, (uint64_t)lr->gen << REL_IDX_BITS | idx, NULL, 0);
+	tx_new(r, lr->src, REL_CTS, 0, 0, lr->sid, (uint64_t)lr->gen << REL_IDX_BITS | idx, NULL, 0);
 }
 
 static int grow_lrecv(struct bip_rel *r)
@@ -1164,7 +1172,12 @@ static void push_streams(struct bip_rel *r)
 		while (ls->next < ls->len && window_room(r, p) &&
 		       (p->inflight < r->window_bytes || p->snd_una == p->snd_next)) {
 			size_t n = ls->len - ls->next < r->frag ? ls->len - ls->next : r->frag;
-			struct rel_txe *e = tx_new(r, ls->dst, REL_FRAG, 0, ls->rid, ls->next,
+			size_t half = r->window_bytes / 2;
+			uint8_t ask = ls->next + n == ls->len ||
+					      (p->inflight < half && p->inflight + n >= half)
+					  ? REL_F_ACKNOW
+					  : 0;
+			struct rel_txe *e = tx_new(r, ls->dst, REL_FRAG, ask, 0, ls->rid, ls->next,
 						   ls->buf + ls->next, (uint32_t)n);
 
 			e->ls = ls;
