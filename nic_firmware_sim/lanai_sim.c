@@ -35,6 +35,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bind.h"
 #include "crc32c.h"
 #include "firmware.h"
 #include "lanai.h"
@@ -799,9 +800,9 @@ static void wake_hosts(struct lanai_fw *fws, int nrails)
 static void run(struct lanai_fw *fws, int nrails)
 {
 	uint64_t last_check = 0, last_work = lanai_now_us();
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	/* The hosts and the firmware each want a processor. */
-	int spin = ncpu > fws[0].nboards + 1;
+	/* The hosts and the firmware each want a processor (counted as the
+	 * hosts count them, bind.h). */
+	int spin = bip_host_cpus(NULL) > fws[0].nboards + 1;
 
 	while (!stop_signal) {
 		uint64_t now = lanai_now_us();

@@ -178,6 +178,8 @@ static int show_job(void)
 	bip_init();
 	bip_where(line, sizeof(line));
 	printf("%s\n", line);
+	bip_wait_desc(line, sizeof(line));
+	printf("node %d waits: %s\n", bip_mynode, line);
 	fflush(stdout);
 	return bip_finalize() < 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bind.h"
 
@@ -113,4 +114,40 @@ void bip_bind_cpus(char *buf, size_t len)
 		cpu++;
 	}
 	CPU_FREE(set);
+}
+
+int bip_host_cpus(const char **why)
+{
+	const char *slurm = getenv("SLURM_CPUS_ON_NODE"), *bind = getenv(BIP_ENV_BIND);
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *dummy;
+	size_t size;
+	cpu_set_t *set;
+	int n;
+
+	if (!why)
+		why = &dummy;
+	if (slurm && *slurm) {
+		char *end;
+		long v = strtol(slurm, &end, 10);
+
+		if (!*end && v > 0 && v < BIND_MAXCPUS) {
+			*why = "SLURM_CPUS_ON_NODE";
+			return (int)v;
+		}
+	}
+	*why = "online";
+	if (online < 1)
+		online = 1;
+	if (bind && !strcmp(bind, "core"))
+		return (int)online;
+	set = cpus_get(&size);
+	if (!set)
+		return (int)online;
+	n = CPU_COUNT_S(size, set);
+	CPU_FREE(set);
+	if (n < 1)
+		return (int)online;
+	*why = "affinity";
+	return n;
 }

@@ -39,4 +39,19 @@ int bip_bind_core(int k, char *err, size_t errlen);
  * they cannot be read. */
 void bip_bind_cpus(char *buf, size_t len);
 
+/*
+ * The processors the job's processes on this host share, for the waiting
+ * policy (BIP_WAIT=auto: do they outnumber them?).  Every process of the
+ * host must find the same number, so it comes from what they all inherit:
+ *  - under Slurm, SLURM_CPUS_ON_NODE (the job's CPUs on this node: srun
+ *    may bind each task to its own, so the affinity would say 1);
+ *  - with BIP_BIND=core, the processors online (the launcher may have
+ *    bound each process to its own CPU already, so the affinity no longer
+ *    tells the set they came from);
+ *  - else the CPUs of the process's affinity (taskset, a cpuset);
+ *  - the processors online when that cannot be read.
+ * Call it before bip_bind_core.  *why (if not NULL) says which.
+ */
+int bip_host_cpus(const char **why);
+
 #endif /* BIP_BIND_H */

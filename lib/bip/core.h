@@ -197,6 +197,11 @@ struct bip_state {
 	 * processes outnumber the processors; -1: it never sleeps. */
 	long sleep_after_ns;
 	long sleep_after_auto_ns; /* BIP_SLEEP_AFTER, for auto mode */
+	int host_cpus;           /* processors of this host's processes (bip_host_cpus) */
+	const char *host_cpus_why; /* where that number comes from */
+	int host_procs;          /* processes on this host that want one: the job's,
+				  * and lanai's firmware */
+	int oversubscribed;      /* auto mode, and host_procs > host_cpus */
 };
 
 extern struct bip_state bip_state;
@@ -212,6 +217,10 @@ static inline int bip_may_sleep(void)
  * BIP_WAIT says otherwise.  Called by bip_init, and by a driver whose NIC
  * needs a processor of its own (lanai's firmware). */
 void bip_wait_oversubscribed(void);
+
+/* How this process waits, for bipinfo --job: "auto: 2 processes on 1
+ * processor (affinity): yields, sleeps after 2000 us". */
+void bip_wait_desc(char *buf, size_t len);
 
 /* memcpy of a message: a zero-length one may come with a NULL buffer, which
  * memcpy itself does not allow. */

@@ -139,7 +139,7 @@ static int setup_wait(int nlocal, char *err)
 {
 	const char *mode = getenv("BIP_WAIT");
 	const char *spin = getenv("BIP_SPIN");
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	long ncpu = bip_state.host_cpus;
 
 	bip_state.wait_mode = BIP_WAIT_AUTO;
 	/* More processes than cores: spin less before yielding. */
@@ -463,6 +463,10 @@ static int setup(char *err)
 	bip_state.watch_peers = boot.can_abort;
 	for (i = 0; i < bip_state.numnodes; i++)
 		nlocal += bip_host_is_local(bip_state.conf->nodes[i].host);
+	/* Before this process binds itself: its affinity is still the
+	 * launcher's, the same for every process of the host. */
+	bip_state.host_cpus = bip_host_cpus(&bip_state.host_cpus_why);
+	bip_state.host_procs = nlocal;
 	rc = setup_bind(err);
 	if (rc < 0)
 		goto undo_all;

@@ -218,6 +218,37 @@ void bip_wait_oversubscribed(void)
 	 * only once a wait has lasted. */
 	bip_state.wait_mode = BIP_WAIT_BLOCK;
 	bip_state.sleep_after_ns = bip_state.sleep_after_auto_ns;
+	bip_state.oversubscribed = 1;
+}
+
+void bip_wait_desc(char *buf, size_t len)
+{
+	int n = bip_state.host_procs, m = bip_state.host_cpus;
+	const char *how;
+
+	switch (bip_state.wait_mode) {
+	case BIP_WAIT_SPIN:
+		snprintf(buf, len, "spin");
+		return;
+	case BIP_WAIT_YIELD:
+		snprintf(buf, len, "yield");
+		return;
+	case BIP_WAIT_BLOCK:
+		if (!bip_state.oversubscribed) {
+			snprintf(buf, len, "block: spins %u rounds, then sleeps",
+				 bip_state.spin_limit);
+			return;
+		}
+		how = "yields, then sleeps once a wait lasts";
+		break;
+	default:
+		how = "then yields";
+		break;
+	}
+	snprintf(buf, len, "auto: %d process%s on %d processor%s (%s): spins %u rounds, %s",
+		 n, n == 1 ? "" : "es", m, m == 1 ? "" : "s",
+		 bip_state.host_cpus_why ? bip_state.host_cpus_why : "?", bip_state.spin_limit,
+		 how);
 }
 
 /* Called without the lock (a waiter lets go of it for its step); the

@@ -7,6 +7,11 @@
 #           sender's message still wakes it;
 #  threads  BIP_WAIT=block, two threads of one process blocked on two
 #           tags: the process uses almost no processor, and both are woken.
+#  affinity auto again, two processes on a host of two or more processors,
+#           but the job confined to one of them (taskset): the processors
+#           counted are the affinity's, so they sleep as well; bipinfo --job
+#           says so, and says where the count comes from (the affinity,
+#           SLURM_CPUS_ON_NODE, or the processors online with BIP_BIND=core).
 # The longest sleep is made 30 s (BIP_SLEEP_MAX) and the job's time limit
 # 20 s: the job ends in time only if the messages wake the sleepers.  A
 # short message, and a long one (a transfer that must wake the waiters too).
@@ -43,13 +48,26 @@ threads)
 	set_wait="BIP_WAIT=block"
 	args="-t"
 	;;
+affinity)
+	np=2
+	set_wait="BIP_WAIT=auto"
+	args=""
+	if [ "$ncpu" -lt 2 ]; then
+		echo "SKIP: one processor: two processes outnumber it without confining them"
+		exit 77
+	fi
+	command -v taskset >/dev/null || { echo "SKIP: no taskset (util-linux)"; exit 77; }
+	# The first processor this test may use.
+	cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
+	confine="taskset -c $cpu"
+	;;
 *)
-	echo "usage: sleepmore.sh auto|threads BIPLOAD SLEEPWAIT [BIPINFO VAR=VALUE...]"
+	echo "usage: sleepmore.sh auto|threads|affinity BIPLOAD SLEEPWAIT [BIPINFO VAR=VALUE...]"
 	exit 2
 	;;
 esac
 export "$set_wait"
-if [ $# -gt 0 ]; then
+if [ "$mode" != affinity ] && [ $# -gt 0 ]; then
 	bipinfo=$1
 	shift
 	for v in "$@"; do export "$v"; done
@@ -67,9 +85,33 @@ if [ $# -gt 0 ]; then
 	fi
 	grep "^node 1 of $np" "$out"
 fi
+if [ "$mode" = affinity ]; then
+	bipinfo=$1
+	# How each process counts: confined, under Slurm's count, bound by the
+	# launcher, and a count from Slurm that is not one (ignored).
+	check_count() { # WHAT EXPECTED-WORDS COMMAND...
+		what=$1 want=$2
+		shift 2
+		"$@" "$bipload" -q -sz 2 "$bipinfo" --job >"$out" 2>&1 || fail "$what: bipinfo --job failed"
+		for k in 0 1; do
+			grep -q "^node $k waits: $want" "$out" ||
+				fail "$what: node $k does not say '$want'"
+		done
+		grep "^node 0 waits" "$out"
+	}
+	check_count "taskset" "auto: 2 processes on 1 processor (affinity): spins 5 rounds, yields" \
+		$confine
+	check_count "SLURM_CPUS_ON_NODE=1" "auto: 2 processes on 1 processor (SLURM_CPUS_ON_NODE)" \
+		env SLURM_CPUS_ON_NODE=1
+	check_count "--bind-to core" "auto: 2 processes on $ncpu processors (online)" \
+		env BIP_BIND=core
+	check_count "SLURM_CPUS_ON_NODE=x" "auto: 2 processes on $(nproc) processors (affinity)" \
+		env SLURM_CPUS_ON_NODE=x
+	shift
+fi
 for words in 8 65536; do
-	# shellcheck disable=SC2086 # args is empty or one word
-	BIP_SLEEP_MAX=30 "$bipload" -q -sz "$np" --timeout 60 "$prog" $args "$words" \
+	# shellcheck disable=SC2086 # args is empty or one word; confine, words or none
+	BIP_SLEEP_MAX=30 ${confine:-} "$bipload" -q -sz "$np" --timeout 60 "$prog" $args "$words" \
 		>"$out" 2>&1 || fail "$words words: the job failed (not woken?)"
 	n=1
 	while [ "$n" -lt "$np" ]; do

@@ -460,12 +460,12 @@ static int wait_for_peers(struct bip_lanai *l, const struct bip_nic_job *job)
  */
 static void adjust_spin(const struct bip_nic_job *job)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int i, nlocal = 0;
 
 	for (i = 0; i < job->numnodes; i++)
 		nlocal += bip_host_is_local(job->conf->nodes[i].host);
-	if (ncpu > 0 && nlocal + 1 > ncpu)
+	bip_state.host_procs = nlocal + 1;
+	if (nlocal + 1 > bip_state.host_cpus)
 		bip_wait_oversubscribed();
 }
 
