@@ -15,6 +15,10 @@
  *           buffers complete before the receiver posts any receive, twice
  *           (so the credits came back); the ones past them, sent by
  *           rendezvous, arrive too
+ *   rxm     (ofi) ofi_rxm's buffer size, FI_OFI_RXM_BUFFER_SIZE, is what
+ *           the environment's RXM_WANT says after bip_init: the user's
+ *           value kept, or the driver's (the default eager message, 16384
+ *           bytes, with the headers: 16640) when unset; then sizes
  *
  * Every word of every message is checked.  EAGER is the sizes' limit:
  * BIP_OFI_EAGER if set, else 16384; EAGER_BUFS, BIP_OFI_EAGER_BUFS or 8.
@@ -327,6 +331,16 @@ static void t_early(void)
 	free(buf);
 }
 
+static void t_rxm(void)
+{
+	const char *want = getenv("RXM_WANT"), *got = getenv("FI_OFI_RXM_BUFFER_SIZE");
+
+	CHECK(want && *want, "RXM_WANT is not set");
+	CHECK(got && !strcmp(got, want), "FI_OFI_RXM_BUFFER_SIZE is %s, expected %s",
+	      got ? got : "unset", want);
+	t_sizes();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -334,11 +348,12 @@ int main(int argc, char **argv)
 		void (*fn)(void);
 	} tests[] = {
 		{ "sizes", t_sizes }, { "pool", t_pool }, { "small", t_small }, { "early", t_early },
+		{ "rxm", t_rxm },
 	};
 	size_t i;
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: eager sizes|pool|small|early\n");
+		fprintf(stderr, "usage: eager sizes|pool|small|early|rxm\n");
 		return 2;
 	}
 	bip_init();

@@ -79,6 +79,9 @@ int bip_ofi_load(char *why, size_t len);
 #define BIP_OFI_EAGER_ID (1u << 31)      /* in a handle's id: a message in a bounce buffer */
 #define BIP_OFI_EAGER_DEFAULT 16384      /* BIP_OFI_EAGER */
 #define BIP_OFI_EAGER_LIMIT (1u << 20)   /* its largest value */
+/* FI_OFI_RXM_BUFFER_SIZE unless the user sets it (ofi_dl.c): the default
+ * eager message, BIP's header and ofi_rxm's */
+#define BIP_OFI_RXM_BUFFER_SIZE (BIP_OFI_EAGER_DEFAULT + 256)
 #define BIP_OFI_EBUFS_DEFAULT 8          /* BIP_OFI_EAGER_BUFS: bounce buffers per peer */
 #define BIP_OFI_EBUFS_LIMIT 1024
 #define BIP_OFI_EBUF_MEM (64ul << 20)    /* bounce buffers of all peers: bytes at most */

@@ -13,10 +13,30 @@
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "ofi.h"
 
 struct bip_ofi_dl bip_ofi_dl;
+
+/*
+ * tcp;ofi_rxm sends a message of more than FI_OFI_RXM_BUFFER_SIZE bytes, its
+ * own header included (16384 by default), by a slower protocol of its own:
+ * a BIP eager message of the default BIP_OFI_EAGER (16384 bytes) and its
+ * 24-byte header would just miss its eager path.  Unless the user set it,
+ * the size is made BIP_OFI_RXM_BUFFER_SIZE, before libfabric reads it (at its
+ * first fi_getinfo, which the load precedes).  The same value in every
+ * process, whatever its BIP_OFI_EAGER: ofi_rxm's peers must agree on it.
+ */
+static void rxm_buffer_size(void)
+{
+	char v[16];
+
+	if (getenv("FI_OFI_RXM_BUFFER_SIZE"))
+		return;
+	snprintf(v, sizeof(v), "%u", BIP_OFI_RXM_BUFFER_SIZE);
+	setenv("FI_OFI_RXM_BUFFER_SIZE", v, 0);
+}
 
 int bip_ofi_load(char *why, size_t len)
 {
@@ -28,6 +48,7 @@ int bip_ofi_load(char *why, size_t len)
 
 	if (loaded)
 		return 0;
+	rxm_buffer_size();
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], NULL, &saved[i]);
 	h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
