@@ -3,7 +3,7 @@
  * mpi_coll.c - latency of small collectives, in plain MPI, to compare the
  * MPI shim with MPI libraries on the same machine (compare_mpi.sh).
  *
- *   mpiexec -n P ./mpi_coll [-i ITERS] [-b BATCHES] [-B BYTES] [--csv]
+ *   mpiexec -n P ./mpi_coll [-i ITERS] [-b BATCHES] [-B BYTES] [-c NAME] [--csv]
  *   bipload -sz P ./mpi_coll ...
  *
  * For each collective: one checked call, one untimed warm-up batch, then
@@ -31,19 +31,27 @@ struct opts {
 	double batch_time; /* seconds a batch should take at most, about */
 	int batches;
 	int bytes; /* a multiple of 8: doubles */
+	int only;  /* -c: this collective alone, or -1 for all */
 	int csv;
 };
 
 static int rank, size;
 
+enum coll { BARRIER, ALLREDUCE, BCAST, REDUCE, ALLGATHER, ALLTOALL, NCOLL };
+
+static const char *const names[NCOLL] = { "barrier", "allreduce", "bcast",
+					   "reduce", "allgather", "alltoall" };
+
 static void usage(const char *prog, FILE *f)
 {
 	fprintf(f,
-		"usage: %s [-i ITERS] [-t SECONDS] [-b BATCHES] [-B BYTES] [--csv]\n"
+		"usage: %s [-i ITERS] [-t SECONDS] [-b BATCHES] [-B BYTES] [-c NAME] [--csv]\n"
 		"  -i ITERS    calls per batch (default 2000)\n"
 		"  -t SECONDS  fewer calls per batch if ITERS would take longer (default 0.2)\n"
 		"  -b BATCHES  timed batches; the median is printed (default 7)\n"
 		"  -B BYTES    data per collective, a multiple of 8 (default 8)\n"
+		"  -c NAME     only this collective (barrier, allreduce, bcast, reduce,\n"
+		"              allgather or alltoall), as for a profiler\n"
 		"  --csv       print comma-separated values\n",
 		prog);
 }
@@ -70,6 +78,7 @@ static void parse(int argc, char **argv, struct opts *o)
 	o->batch_time = 0.2;
 	o->batches = 7;
 	o->bytes = 8;
+	o->only = -1;
 	o->csv = 0;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *next = i < argc - 1 ? argv[i + 1] : NULL;
@@ -94,6 +103,18 @@ static void parse(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "-B")) {
 			o->bytes = (int)number(argv[0], a, next);
 			i++;
+		} else if (!strcmp(a, "-c")) {
+			for (o->only = 0; o->only < NCOLL; o->only++)
+				if (next && !strcmp(next, names[o->only]))
+					break;
+			if (o->only == NCOLL) {
+				if (rank == 0)
+					fprintf(stderr, "%s: -c needs one of barrier, allreduce, "
+						"bcast, reduce, allgather, alltoall\n", argv[0]);
+				MPI_Finalize();
+				exit(2);
+			}
+			i++;
 		} else if (!strcmp(a, "--csv")) {
 			o->csv = 1;
 		} else {
@@ -113,11 +134,6 @@ static void parse(int argc, char **argv, struct opts *o)
 		exit(2);
 	}
 }
-
-enum coll { BARRIER, ALLREDUCE, BCAST, REDUCE, ALLGATHER, ALLTOALL, NCOLL };
-
-static const char *const names[NCOLL] = { "barrier", "allreduce", "bcast",
-					   "reduce", "allgather", "alltoall" };
 
 static void call(enum coll c, double *s, double *d, int n)
 {
@@ -274,6 +290,8 @@ int main(int argc, char **argv)
 		int bytes = c == BARRIER ? 0 : o.bytes;
 		double us;
 
+		if (o.only >= 0 && c != o.only)
+			continue;
 		check(c, s, d, n);
 		us = measure(&o, c, s, d, n);
 		if (rank == 0) {

@@ -1344,26 +1344,48 @@ int mpi_shim_coll_irecv(void *buf, size_t count, MPI_Datatype t, int src, int ta
 	return MPI_SUCCESS;
 }
 
+/* The blocking forms, as MPI_Send and MPI_Recv: the request never leaves
+ * the call, so a message already there (a receive that finds it among the
+ * unexpected, a short send) completes without the waiting machinery. */
 int mpi_shim_coll_send(const void *buf, size_t count, MPI_Datatype t, int dst, int tag,
 		       MPI_Comm comm)
 {
-	MPI_Request r;
-	int rc = mpi_shim_coll_isend(buf, count, t, dst, tag, comm, &r);
+	struct mpi_shim_request *r = mpi_shim_req_alloc();
+	int rc;
 
-	if (rc)
+	if (mpi_shim_unlikely(!r))
+		return MPI_ERR_NO_MEM;
+	r->internal = 1;
+	rc = mpi_shim_send_start(r, buf, count, t, dst, tag, comm, comm->coll_ctx,
+				 MPI_SHIM_MODE_STANDARD);
+	if (mpi_shim_unlikely(rc)) {
+		mpi_shim_req_free(r);
 		return rc;
-	return mpi_shim_request_wait(&r, MPI_STATUS_IGNORE);
+	}
+	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Wait", 0)))
+		return rc;
+	rc = r->error;
+	mpi_shim_req_free(r);
+	return rc;
 }
 
 int mpi_shim_coll_recv(void *buf, size_t count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
 		       MPI_Status *status)
 {
-	MPI_Request r;
-	int rc = mpi_shim_coll_irecv(buf, count, t, src, tag, comm, &r);
+	struct mpi_shim_request *r = mpi_shim_req_alloc();
+	int rc;
 
-	if (rc)
+	if (mpi_shim_unlikely(!r))
+		return MPI_ERR_NO_MEM;
+	r->internal = 1;
+	mpi_shim_recv_start(r, buf, count, t, src, tag, comm, comm->coll_ctx);
+	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Wait", 0)))
 		return rc;
-	return mpi_shim_request_wait(&r, status);
+	if (status && status != MPI_STATUS_IGNORE)
+		mpi_shim_status_report(status, &r->status);
+	rc = r->error;
+	mpi_shim_req_free(r);
+	return rc;
 }
 
 int mpi_shim_coll_sendrecv(const void *sbuf, size_t scount, MPI_Datatype stype, int dst,
