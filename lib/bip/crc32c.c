@@ -16,8 +16,15 @@
  * linear), and the move over zero bytes is a linear map of the 32-bit
  * register, kept as four tables of 256 entries (one per byte of it),
  * computed once with the instruction itself.
+ *
+ * bip_crc32c_copy runs the same three stripes and stores each word it
+ * reads, so that a copy and its check take one pass over the data instead
+ * of two: the reliability layer's fragments land in the user's buffer so.
+ * Each word is read once through a volatile access, so the CRC is of what
+ * was stored even if another process rewrites the source meanwhile.
  */
 #include <pthread.h>
+#include <string.h>
 
 #include "crc32c.h"
 
@@ -121,6 +128,65 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const voi
 	return ~(uint32_t)c;
 }
 
+/* One word of src, read exactly once (another process may write it). */
+struct crc_word {
+	uint64_t v;
+} __attribute__((packed, may_alias));
+
+static inline uint64_t load_once(const uint8_t *p)
+{
+	return ((const volatile struct crc_word *)p)->v;
+}
+
+static inline void store(uint8_t *p, uint64_t v)
+{
+	__builtin_memcpy(p, &v, 8);
+}
+
+/* crc_hw's three stripes, with each word stored to dst as it is read. */
+__attribute__((target("sse4.2"))) static uint32_t crc_copy_hw(uint32_t crc, uint8_t *d,
+							      const uint8_t *p, size_t len)
+{
+	uint64_t c = ~crc;
+
+	if (len >= 3 * CRC_STRIPE) {
+		pthread_once(&crc_shift_once, crc_shift_build);
+		do {
+			uint64_t c1 = 0, c2 = 0, v0, v1, v2;
+			const uint8_t *end = p + CRC_STRIPE;
+
+			for (; p < end; p += 8, d += 8) {
+				v0 = load_once(p);
+				v1 = load_once(p + CRC_STRIPE);
+				v2 = load_once(p + 2 * CRC_STRIPE);
+				store(d, v0);
+				store(d + CRC_STRIPE, v1);
+				store(d + 2 * CRC_STRIPE, v2);
+				c = _mm_crc32_u64(c, v0);
+				c1 = _mm_crc32_u64(c1, v1);
+				c2 = _mm_crc32_u64(c2, v2);
+			}
+			c = shift_stripe(shift_stripe((uint32_t)c) ^ (uint32_t)c1) ^ (uint32_t)c2;
+			p += 2 * CRC_STRIPE;
+			d += 2 * CRC_STRIPE;
+			len -= 3 * CRC_STRIPE;
+		} while (len >= 3 * CRC_STRIPE);
+	}
+	for (; len >= 8; len -= 8, p += 8, d += 8) {
+		uint64_t v = load_once(p);
+
+		store(d, v);
+		c = _mm_crc32_u64(c, v);
+	}
+	while (len--) {
+		uint8_t b = *(const volatile uint8_t *)p++;
+
+		*d++ = b;
+		c = _mm_crc32_u8((uint32_t)c, b);
+	}
+	return ~(uint32_t)c;
+}
+
 int bip_crc32c_hw(void)
 {
 	static int hw = -1;
@@ -138,6 +204,14 @@ uint32_t bip_crc32c(uint32_t crc, const void *buf, size_t len)
 		return crc_hw(crc, buf, len);
 	return bip_crc32c_table(crc, buf, len);
 }
+
+uint32_t bip_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+	if (bip_crc32c_hw())
+		return crc_copy_hw(crc, dst, src, len);
+	memcpy(dst, src, len);
+	return bip_crc32c_table(crc, dst, len);
+}
 #else
 int bip_crc32c_hw(void)
 {
@@ -147,5 +221,11 @@ int bip_crc32c_hw(void)
 uint32_t bip_crc32c(uint32_t crc, const void *buf, size_t len)
 {
 	return bip_crc32c_table(crc, buf, len);
+}
+
+uint32_t bip_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+	memcpy(dst, src, len);
+	return bip_crc32c_table(crc, dst, len);
 }
 #endif

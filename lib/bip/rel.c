@@ -40,7 +40,7 @@
  * Checks.  hcrc is the CRC32C of the header (hcrc 0); a header that fails
  * it, or whose fields do not hold, is dropped and counted as corrupt.  dcrc
  * is the CRC32C of the data, checked where the data ends: a fragment in
- * the user's buffer after it is copied there, a short message in the host
+ * the user's buffer, of what the copy wrote there (bip_crc32c_copy), a short message in the host
  * memory the NIC wrote it to, before the core takes it.  A packet whose
  * data fails the check is not acknowledged and draws a NACK: its sender
  * sends it again at once.  Packets already received are dropped and
@@ -892,8 +892,7 @@ static int fragment(struct bip_rel *r, int src, int path, const struct rel_hdr *
 	    h->arg0 >> 32 || h->arg1 > lr->len || h->len > lr->len - h->arg1)
 		return 0;
 	at = lr->buf + h->arg1;
-	memcpy(at, data, h->len);
-	if (bip_crc32c(0, at, h->len) != h->dcrc) {
+	if (bip_crc32c_copy(0, at, data, h->len) != h->dcrc) {
 		bad_data(r, src, path, h);
 		return -1;
 	}

@@ -570,6 +570,36 @@ START_TEST(test_crc32c_stripes)
 }
 END_TEST
 
+/* The copy with its CRC: the bytes land, and the CRC is the table's, at
+ * every length around the stripes' block, at odd addresses on both sides,
+ * chained; the bytes around the destination are left alone. */
+START_TEST(test_crc32c_copy)
+{
+	static uint8_t src[5000], dst[5016];
+	size_t len, off, doff;
+	int i;
+
+	for (i = 0; i < (int)sizeof(src); i++)
+		src[i] = (uint8_t)(i * 37 + (i >> 5) * 11 + 1);
+	for (off = 0; off < 3; off++)
+		for (doff = 0; doff < 8; doff += 3)
+			for (len = 0; len < 2400; len += len < 40 ? 1 : (len % 89) + 1) {
+				memset(dst, 0xa5, sizeof(dst));
+				ck_assert_msg(bip_crc32c_copy(7, dst + 8 + doff, src + off, len) ==
+						  bip_crc32c_table(7, src + off, len),
+					      "length %zu at offsets %zu, %zu", len, off, doff);
+				ck_assert_msg(!memcmp(dst + 8 + doff, src + off, len),
+					      "length %zu: the copy differs", len);
+				ck_assert_uint_eq(dst[7 + doff], 0xa5);
+				ck_assert_uint_eq(dst[8 + doff + len], 0xa5);
+			}
+	for (len = 0; len < 4900; len += 383)
+		ck_assert_uint_eq(bip_crc32c_copy(bip_crc32c_copy(0, dst, src, len), dst + len,
+						  src + len, 4900 - len),
+				  bip_crc32c_table(0, src, 4900));
+}
+END_TEST
+
 START_TEST(test_crc32c_chained_and_paths_agree)
 {
 	uint8_t buf[1000];
@@ -1312,6 +1342,7 @@ int main(void)
 	tcase_add_test(tc, test_crc32c_vectors);
 	tcase_add_test(tc, test_crc32c_chained_and_paths_agree);
 	tcase_add_test(tc, test_crc32c_stripes);
+	tcase_add_test(tc, test_crc32c_copy);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("routes");
 	tcase_add_test(tc, test_route_walk);
