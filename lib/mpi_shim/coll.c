@@ -21,7 +21,9 @@
  *                   to the root); for a non-commutative operation the tree
  *                   is rooted at rank 0, so that every combination is of
  *                   neighbouring rank ranges in rank order, and rank 0
- *                   forwards the result to the root
+ *                   forwards the result to the root; the blocking call on
+ *                   2 ranks sends or takes its one message without a
+ *                   schedule (reduce_pair)
  *   Allreduce       3 to 8 ranks, up to 256 bytes: every rank sends its vector
  *                   to every other and combines all p in rank order (one
  *                   round); otherwise recursive doubling; from 8 KiB on,
@@ -1389,6 +1391,58 @@ static int bcast_pair(MPI_Comm comm, const struct coll_args *a)
 				  MPI_STATUS_IGNORE);
 }
 
+/*
+ * A blocking Reduce on two ranks, without building a schedule: the other
+ * rank sends its vector, the root receives it and combines in rank order
+ * (rank 0's op rank 1's, whatever the root), with the tree's throttle
+ * (runahead_check) on the same context and tag as the tree's messages.
+ * The schedule serves only for its scratch buffer.
+ */
+static int reduce_pair(MPI_Comm comm, const struct coll_args *a)
+{
+	const void *own = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+	size_t n = (size_t)a->rcount;
+	MPI_Datatype t = a->rtype;
+	int other = 1 - comm->rank, throttle, rc;
+	struct coll_sched s;
+	void *in;
+
+	coll_sched_init(&s, comm, a->op);
+	throttle = runahead_check(&s);
+	if (comm->rank != a->root) {
+		rc = mpi_shim_coll_send(own, n, t, other, s.tag, comm);
+		if (!rc && throttle)
+			rc = mpi_shim_coll_recv(NULL, 0, MPI_BYTE, other, s.tag, comm,
+						MPI_STATUS_IGNORE);
+		coll_sched_destroy(&s);
+		return rc;
+	}
+	/* Rank 0's vector is the operation's first: "in" holds it, and the
+	 * result lands in the other buffer (in op inout goes to inout). */
+	if (a->root == 1 || own == a->rbuf)
+		in = coll_tmp(&s, n, t);
+	else
+		in = a->rbuf;
+	rc = in ? 0 : MPI_ERR_NO_MEM;
+	if (!rc && a->root == 1)
+		rc = coll_copy_now(own, a->rbuf, n, t);
+	if (!rc)
+		rc = mpi_shim_coll_recv(in, n, t, other, s.tag, comm, MPI_STATUS_IGNORE);
+	if (!rc && throttle)
+		rc = mpi_shim_coll_send(NULL, 0, MPI_BYTE, other, s.tag, comm);
+	if (!rc) {
+		if (a->root == 1) {
+			mpi_shim_op_apply(a->op, in, a->rbuf, n, t);
+		} else {
+			/* in holds rank 1's vector: own op in goes to in. */
+			mpi_shim_op_apply(a->op, own, in, n, t);
+			rc = coll_copy_now(in, a->rbuf, n, t);
+		}
+	}
+	coll_sched_destroy(&s);
+	return rc;
+}
+
 int coll_blocking(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a,
 		  const char *call)
 {
@@ -1402,6 +1456,8 @@ int coll_blocking(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a,
 	}
 	if (kind == COLL_BCAST && comm->size == 2 && !mpi_shim_is_inter(comm)) {
 		rc = bcast_pair(comm, a);
+	} else if (kind == COLL_REDUCE && comm->size == 2 && !mpi_shim_is_inter(comm)) {
+		rc = reduce_pair(comm, a);
 	} else {
 		coll_sched_init(&s, comm, a->op);
 		rc = coll_build(kind, &s, a);

@@ -106,6 +106,8 @@ void coll_reduce(struct coll_sched *s, const void *in, void *inout, size_t count
 		 MPI_Datatype type);
 void coll_fence(struct coll_sched *s);
 void *coll_tmp(struct coll_sched *s, size_t count, MPI_Datatype type);
+/* coll_copy's copy done at once, of count elements of type; an MPI error. */
+int coll_copy_now(const void *src, void *dst, size_t count, MPI_Datatype type);
 int coll_sched_progress(struct coll_sched *s, int *done);
 int coll_sched_run(struct coll_sched *s);
 

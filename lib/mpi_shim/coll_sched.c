@@ -352,6 +352,14 @@ static int coll_do_copy(const struct coll_step *st)
 	return 0;
 }
 
+int coll_copy_now(const void *src, void *dst, size_t count, MPI_Datatype type)
+{
+	struct coll_step st = { .src = src, .dst = dst, .count = count, .type = type,
+				.dcount = count, .dtype = type };
+
+	return src == dst ? 0 : coll_do_copy(&st);
+}
+
 static int coll_add_req(struct coll_sched *s, MPI_Request r)
 {
 	if (s->nreqs == s->capreqs) {

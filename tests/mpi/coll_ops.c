@@ -557,7 +557,7 @@ static void test_pairs(MPI_Comm c)
 		int i;
 	} *in = coll_alloc(2 * NP * sizeof(*in)), *out = coll_alloc(2 * NP * sizeof(*out));
 	MPI_Datatype every_other;
-	int r, p, k, op;
+	int r, p, k, op, root, in_place;
 
 	MPI_Comm_rank(c, &r);
 	MPI_Comm_size(c, &p);
@@ -586,6 +586,34 @@ static void test_pairs(MPI_Comm c)
 			CHECK(out[k].v == (op ? 1e6 + k : -1e6 - k) && out[k].i == (k + op) % p,
 			      "%s element %d: %g at %d", op ? "MAXLOC" : "MINLOC", k, out[k].v,
 			      out[k].i);
+		}
+	}
+	/* The same through MPI_Reduce, to every root, in place at the root and
+	 * not (on two ranks the shim takes its path without a schedule). */
+	for (root = 0; root < p; root++) {
+		for (in_place = 0; in_place < 2; in_place++) {
+			for (k = 0; k < 2 * NP; k++) {
+				in[k].v = k % p == r ? 1e6 + k : (double)(k % 5);
+				in[k].i = r;
+				out[k] = r == root && in_place && !(k % 2) ? in[k] :
+									     (struct di){ -7.0, -7 };
+			}
+			OK(MPI_Reduce(r == root && in_place ? MPI_IN_PLACE : in, out, 1,
+				      every_other, MPI_MAXLOC, root, c));
+			if (r != root)
+				continue;
+			for (k = 0; k < 2 * NP; k++) {
+				if (k % 2) {
+					CHECK(out[k].v == -7.0 && out[k].i == -7,
+					      "MPI_Reduce to %d: element %d between the blocks was "
+					      "written", root, k);
+					continue;
+				}
+				CHECK(out[k].v == (p == 1 ? in[k].v : 1e6 + k) &&
+					      out[k].i == (p == 1 ? 0 : k % p),
+				      "MPI_Reduce to %d%s: MAXLOC element %d: %g at %d", root,
+				      in_place ? " in place" : "", k, out[k].v, out[k].i);
+			}
 		}
 	}
 	OK(MPI_Type_free(&every_other));
