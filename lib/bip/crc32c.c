@@ -93,41 +93,6 @@ static inline uint32_t shift_stripe(uint32_t reg)
 	       crc_shift[2][(reg >> 16) & 0xff] ^ crc_shift[3][reg >> 24];
 }
 
-__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-	uint64_t c = ~crc;
-
-	if (len >= 3 * CRC_STRIPE) {
-		pthread_once(&crc_shift_once, crc_shift_build);
-		do {
-			uint64_t c1 = 0, c2 = 0, v0, v1, v2;
-			const uint8_t *end = p + CRC_STRIPE;
-
-			for (; p < end; p += 8) {
-				__builtin_memcpy(&v0, p, 8);
-				__builtin_memcpy(&v1, p + CRC_STRIPE, 8);
-				__builtin_memcpy(&v2, p + 2 * CRC_STRIPE, 8);
-				c = _mm_crc32_u64(c, v0);
-				c1 = _mm_crc32_u64(c1, v1);
-				c2 = _mm_crc32_u64(c2, v2);
-			}
-			c = shift_stripe(shift_stripe((uint32_t)c) ^ (uint32_t)c1) ^ (uint32_t)c2;
-			p += 2 * CRC_STRIPE;
-			len -= 3 * CRC_STRIPE;
-		} while (len >= 3 * CRC_STRIPE);
-	}
-	for (; len >= 8; len -= 8, p += 8) {
-		uint64_t v;
-
-		__builtin_memcpy(&v, p, 8);
-		c = _mm_crc32_u64(c, v);
-	}
-	while (len--)
-		c = _mm_crc32_u8((uint32_t)c, *p++);
-	return ~(uint32_t)c;
-}
-
 /* One word of src, read exactly once (another process may write it). */
 struct crc_word {
 	uint64_t v;
@@ -138,14 +103,13 @@ static inline uint64_t load_once(const uint8_t *p)
 	return ((const volatile struct crc_word *)p)->v;
 }
 
-static inline void store(uint8_t *p, uint64_t v)
-{
-	__builtin_memcpy(p, &v, 8);
-}
-
-/* crc_hw's three stripes, with each word stored to dst as it is read. */
-__attribute__((target("sse4.2"))) static uint32_t crc_copy_hw(uint32_t crc, uint8_t *d,
-							      const uint8_t *p, size_t len)
+/*
+ * The three stripes over p, and with copy, each word stored to d as it is
+ * read (d is not touched without).  Inlined into its two callers, where
+ * copy is a constant.
+ */
+__attribute__((target("sse4.2"), always_inline)) static inline uint32_t
+crc_stripes(uint32_t crc, uint8_t *d, const uint8_t *p, size_t len, const int copy)
 {
 	uint64_t c = ~crc;
 
@@ -155,36 +119,55 @@ __attribute__((target("sse4.2"))) static uint32_t crc_copy_hw(uint32_t crc, uint
 			uint64_t c1 = 0, c2 = 0, v0, v1, v2;
 			const uint8_t *end = p + CRC_STRIPE;
 
-			for (; p < end; p += 8, d += 8) {
+			for (; p < end; p += 8) {
 				v0 = load_once(p);
 				v1 = load_once(p + CRC_STRIPE);
 				v2 = load_once(p + 2 * CRC_STRIPE);
-				store(d, v0);
-				store(d + CRC_STRIPE, v1);
-				store(d + 2 * CRC_STRIPE, v2);
+				if (copy) {
+					__builtin_memcpy(d, &v0, 8);
+					__builtin_memcpy(d + CRC_STRIPE, &v1, 8);
+					__builtin_memcpy(d + 2 * CRC_STRIPE, &v2, 8);
+					d += 8;
+				}
 				c = _mm_crc32_u64(c, v0);
 				c1 = _mm_crc32_u64(c1, v1);
 				c2 = _mm_crc32_u64(c2, v2);
 			}
 			c = shift_stripe(shift_stripe((uint32_t)c) ^ (uint32_t)c1) ^ (uint32_t)c2;
 			p += 2 * CRC_STRIPE;
-			d += 2 * CRC_STRIPE;
+			if (copy)
+				d += 2 * CRC_STRIPE;
 			len -= 3 * CRC_STRIPE;
 		} while (len >= 3 * CRC_STRIPE);
 	}
-	for (; len >= 8; len -= 8, p += 8, d += 8) {
+	for (; len >= 8; len -= 8, p += 8) {
 		uint64_t v = load_once(p);
 
-		store(d, v);
+		if (copy) {
+			__builtin_memcpy(d, &v, 8);
+			d += 8;
+		}
 		c = _mm_crc32_u64(c, v);
 	}
 	while (len--) {
 		uint8_t b = *(const volatile uint8_t *)p++;
 
-		*d++ = b;
+		if (copy)
+			*d++ = b;
 		c = _mm_crc32_u8((uint32_t)c, b);
 	}
 	return ~(uint32_t)c;
+}
+
+__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const void *buf, size_t len)
+{
+	return crc_stripes(crc, NULL, buf, len, 0);
+}
+
+__attribute__((target("sse4.2"))) static uint32_t crc_copy_hw(uint32_t crc, void *dst,
+							      const void *src, size_t len)
+{
+	return crc_stripes(crc, dst, src, len, 1);
 }
 
 int bip_crc32c_hw(void)
