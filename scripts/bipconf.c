@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	char path[PATH_MAX], dbpath[PATH_MAX], err[512];
 	const char *file = NULL, *home = getenv("HOME");
 	struct bip_database *db = NULL;
-	struct bip_conf conf;
+	struct bip_conf conf = { 0 };
 	int i, j, k, first = 1, rc, status = 1;
 
 	while (first < argc && argv[first][0] == '-') {

@@ -121,6 +121,42 @@ static void show_env(void)
 	}
 }
 
+/* The clusters of the configuration, its gateways, and the way between
+ * every two clusters (bipconf(5), "Clusters"). */
+static void show_clusters(const struct bip_conf *conf)
+{
+	char key[96], buf[2048];
+	int a, b;
+
+	if (!conf->nclusters) {
+		fact("conf.clusters", "none: one network");
+		return;
+	}
+	fact("conf.clusters", "%d", conf->nclusters);
+	for (a = 0; a < conf->nclusters; a++) {
+		bip_conf_cluster_hosts(conf, a, buf, sizeof(buf));
+		snprintf(key, sizeof(key), "conf.cluster.%s", conf->clusters[a].name);
+		fact(key, "driver %s, hosts %s", conf->clusters[a].driver,
+		     buf[0] ? buf : "(none among the nodes used)");
+	}
+	for (a = 0; a < conf->ngateways; a++) {
+		const struct bip_conf_gateway *g = &conf->gateways[a];
+
+		snprintf(key, sizeof(key), "conf.gateway.%d", a);
+		fact(key, "%s:%s - %s:%s over %s", conf->clusters[g->cluster[0]].name, g->host[0],
+		     conf->clusters[g->cluster[1]].name, g->host[1], g->driver);
+	}
+	for (a = 0; a < conf->nclusters; a++)
+		for (b = 0; b < conf->nclusters; b++) {
+			if (a == b)
+				continue;
+			bip_conf_cluster_chain(conf, a, b, buf, sizeof(buf));
+			snprintf(key, sizeof(key), "conf.route.%s.%s", conf->clusters[a].name,
+				 conf->clusters[b].name);
+			fact(key, "%s", buf);
+		}
+}
+
 /* The configuration a program started here now would use (as bip_init). */
 static int show_conf(void)
 {
@@ -159,6 +195,7 @@ static int show_conf(void)
 		fact(key, "%s unit %d%s", conf->nodes[i].host, conf->nodes[i].unit,
 		     bip_host_is_local(conf->nodes[i].host) ? " (this host)" : "");
 	}
+	show_clusters(conf);
 	bip_conf_free(conf);
 	return 0;
 }

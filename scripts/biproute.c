@@ -3,12 +3,17 @@
  * biproute - write the routing database $HOME/.bip/bipdatabase (manual 4.5).
  *
  *   biproute [-t TOPOLOGY] host...
+ *   biproute -c CONFIGURATION
  *
  * With a topology (-t, else $BIP_TOPOLOGY, else $HOME/.bip/biptopology when
  * it exists) the routes between every pair of the hosts are computed from
  * the cabling of the Myrinet network, as print_routes did for the original.
  * Without one the hosts are on an IP network, whose fabric routes by itself:
  * every route is 256, and every host name must resolve.
+ *
+ * With -c, it writes nothing: it prints the way between every two nodes of
+ * a configuration that names clusters (bipconf(5), "Clusters"), inside one
+ * cluster or through the chain of gateways between two.
  */
 #include <errno.h>
 #include <limits.h>
@@ -30,9 +35,12 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: biproute [-t TOPOLOGY] host...\n"
+		"       biproute -c CONFIGURATION\n"
 		"  -t TOPOLOGY  the cabling of the network (default $%s, else\n"
 		"               $HOME/.bip/biptopology if it exists; format in bipconf(5));\n"
-		"               without a topology the hosts are on an IP network\n",
+		"               without a topology the hosts are on an IP network\n"
+		"  -c CONFIGURATION  print the way between every two of its nodes, through\n"
+		"               the gateways of its clusters (bipconf(5)); writes nothing\n",
 		BIP_ENV_TOPOLOGY);
 	exit(status);
 }
@@ -187,6 +195,37 @@ static int routes_on_ip(struct bip_database *db, char **hosts, int n)
 	return 0;
 }
 
+/* -c: the way between every two nodes of a configuration. */
+static int show_ways(const char *file)
+{
+	struct bip_conf *conf;
+	char err[1024], buf[2048];
+	int i, j, rc;
+
+	rc = bip_conf_parse_file(file, &conf, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "biproute: %s\n", err);
+		return 1;
+	}
+	if (!conf->nclusters) {
+		printf("# %s names no cluster: its %d node%s are on one network\n", file, conf->n,
+		       conf->n == 1 ? "" : "s");
+		bip_conf_free(conf);
+		return 0;
+	}
+	for (i = 0; i < conf->n; i++)
+		for (j = 0; j < conf->n; j++) {
+			if (i == j)
+				continue;
+			bip_conf_cluster_chain(conf, conf->cluster_of[i], conf->cluster_of[j], buf,
+					       sizeof(buf));
+			printf("%d %s -> %d %s: %s\n", i, conf->nodes[i].host, j,
+			       conf->nodes[j].host, buf);
+		}
+	bip_conf_free(conf);
+	return ferror(stdout) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *home = getenv("HOME"), *given = NULL;
@@ -196,11 +235,22 @@ int main(int argc, char **argv)
 	char **hosts;
 	int opt, i, j, n = 0, rc, status = 1;
 
-	while ((opt = getopt(argc, argv, "+t:h")) != -1) {
+	const char *ways = NULL;
+
+	while ((opt = getopt(argc, argv, "+t:c:h")) != -1) {
 		if (opt == 't')
 			given = optarg;
+		else if (opt == 'c')
+			ways = optarg;
 		else
 			usage(opt == 'h' ? 0 : 2);
+	}
+	if (ways) {
+		if (given || optind != argc) {
+			fprintf(stderr, "biproute: -c takes no topology and no host\n");
+			usage(2);
+		}
+		return show_ways(ways);
 	}
 	if (optind == argc)
 		usage(2);

@@ -291,11 +291,15 @@ int bip_conf_parse_string(const char *text, const char *name, struct bip_conf **
 				conf->routes[((size_t)k * n + i) * n + j] = routes[k];
 		}
 	}
-	if (next_line(&r)) {
-		rc = conf_fail(err, errlen, &r, "unexpected line after the %ld nodes: \"%s\"", n,
-			       r.buf);
-		goto fail;
+	/* Then the clusters' statements, if any (clusters.c). */
+	while (next_line(&r)) {
+		rc = bip_conf_clusters_statement(conf, r.buf, name, r.line, err, errlen);
+		if (rc < 0)
+			goto fail;
 	}
+	rc = bip_conf_clusters_finish(conf, name, err, errlen);
+	if (rc < 0)
+		goto fail;
 	*conf_p = conf;
 	return 0;
 fail:
@@ -440,6 +444,7 @@ int bip_conf_write(FILE *f, const struct bip_conf *conf)
 			fputc('\n', f);
 		}
 	}
+	bip_conf_clusters_write(f, conf);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -487,6 +492,7 @@ void bip_conf_free(struct bip_conf *conf)
 {
 	if (!conf)
 		return;
+	bip_conf_clusters_free(conf);
 	free(conf->nodes);
 	free(conf->routes);
 	free(conf);

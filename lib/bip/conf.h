@@ -47,13 +47,71 @@ struct bip_conf_node {
 	int line;                     /* line of the "hostname unit" line, for messages */
 };
 
+/*
+ * Clusters of clusters (clusters.c, bipconf(5) "Clusters"): after the
+ * nodes, a file may name clusters, each a set of hosts with the driver used
+ * inside it, and gateways, each a host of one cluster joined to a host of
+ * another by a network:
+ *
+ *   cluster NAME DRIVER HOST...
+ *   gateway CLUSTER:HOST CLUSTER:HOST DRIVER
+ *
+ * A file without them is one network, as in the manual.
+ */
+#define BIP_CONF_NAMELEN 32
+
+struct bip_conf_cluster {
+	char name[BIP_CONF_NAMELEN];
+	char driver[BIP_CONF_NAMELEN];     /* the driver inside it (BIP_NIC) */
+	int line;
+};
+
+struct bip_conf_gateway {
+	int cluster[2];                    /* the clusters it joins, by index */
+	char host[2][BIP_CONF_HOSTLEN];    /* its host in each */
+	char driver[BIP_CONF_NAMELEN];     /* the network between the two hosts */
+	int line;
+};
+
 struct bip_conf {
 	int n;                        /* number of nodes */
 	int nrails;                   /* routes per pair: 1 .. BIP_CONF_MAXRAILS */
 	struct bip_conf_node *nodes;  /* n nodes */
 	struct bip_route *routes;     /* nrails * n * n routes, rail after rail:
 				       * routes[(rail * n + from) * n + to] */
+	int nclusters;                /* 0: the file names none */
+	struct bip_conf_cluster *clusters;
+	int *cluster_of;              /* with clusters, each node's (n entries) */
+	int ngateways;
+	struct bip_conf_gateway *gateways;
 };
+
+/*
+ * The chain of gateways from cluster a to cluster b: the fewest, and among
+ * those the lowest-numbered at each step.  Writes the gateways' indices,
+ * from a's side, into gw (at most max) and returns how many (0 when
+ * a == b), or -1 when no chain joins them or max is too small.  With max 0
+ * it only counts them, writing nothing.
+ */
+int bip_conf_cluster_path(const struct bip_conf *conf, int a, int b, int *gw, int max);
+
+/* Cluster k's hosts, once each in node order, blank-separated. */
+void bip_conf_cluster_hosts(const struct bip_conf *conf, int k, char *buf, size_t len);
+
+/* The way from cluster a to cluster b, as bipinfo and biproute show it:
+ * "inside cluster A (ofi)", or each gateway crossed, "A:a1 -> B:b1 (ofi),
+ * ...".  Returns the gateways crossed, or -1 ("none: ..."). */
+int bip_conf_cluster_chain(const struct bip_conf *conf, int a, int b, char *buf, size_t len);
+
+/* The clusters' statements of conf, as a file holds them (none without). */
+int bip_conf_clusters_write(FILE *f, const struct bip_conf *conf);
+
+/* For conf.c: one statement after the nodes (name:line for messages), and
+ * the checks once all are read.  0, or -EINVAL/-ENOMEM with err set. */
+int bip_conf_clusters_statement(struct bip_conf *conf, const char *text, const char *name,
+				int line, char *err, size_t errlen);
+int bip_conf_clusters_finish(struct bip_conf *conf, const char *name, char *err, size_t errlen);
+void bip_conf_clusters_free(struct bip_conf *conf);
 
 /* Rail's route from node from to node to. */
 static inline const struct bip_route *bip_conf_route(const struct bip_conf *conf, int rail,

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Fuzz target: the configuration parser (bipconf(5)), on any bytes. */
+/* Fuzz target: the configuration parser (bipconf(5)), on any bytes; with
+ * clusters, also the ways between them and the file written back. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +17,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	if (bip_conf_parse_string(text, "fuzz", &conf, err, sizeof(err)) == 0)
+	if (bip_conf_parse_string(text, "fuzz", &conf, err, sizeof(err)) == 0) {
+		char buf[1024];
+		int a, b;
+		FILE *f;
+
+		for (a = 0; a < conf->nclusters && a < 16; a++)
+			for (b = 0; b < conf->nclusters && b < 16; b++)
+				bip_conf_cluster_chain(conf, a, b, buf, sizeof(buf));
+		f = fopen("/dev/null", "w");
+		if (f) {
+			bip_conf_write(f, conf);
+			fclose(f);
+		}
 		bip_conf_free(conf);
+	}
 	free(text);
 	return 0;
 }

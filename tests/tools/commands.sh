@@ -395,6 +395,56 @@ bipinfo)
 	"$bipinfo" --bogus 2>"$out" && fail "unknown option accepted"
 	grep -q usage "$out" || fail "no usage"
 	;;
+clusters)
+	# Two clusters of three hosts, one gateway pair, and a third cluster
+	# behind the second (bipconf(5), "Clusters"): bipconf writes the nodes,
+	# the statements follow them; biproute -c and bipinfo show the ways.
+	bipinfo="$build/scripts/bipinfo"
+	"$bipconf" -f "$HOME/c" a1.invalid a2.invalid a3.invalid b1.invalid b2.invalid \
+		b3.invalid c1.invalid || fail "bipconf"
+	cat >>"$HOME/c" <<-EOF
+		cluster A ofi a1.invalid a2.invalid a3.invalid
+		cluster B lanai b1.invalid b2.invalid b3.invalid
+		cluster C shm c1.invalid
+		gateway A:a1.invalid B:b1.invalid ofi
+		gateway B:b3.invalid C:c1.invalid psm2
+	EOF
+	"$biproute" -c "$HOME/c" >"$out" || fail "biproute -c"
+	[ "$(wc -l <"$out")" -eq 42 ] || fail "biproute -c: not 7 x 6 lines"
+	grep -qx '1 a2.invalid -> 2 a3.invalid: inside cluster A (ofi)' "$out" ||
+		fail "a way inside a cluster"
+	grep -qx '2 a3.invalid -> 4 b2.invalid: A:a1.invalid -> B:b1.invalid (ofi)' "$out" ||
+		fail "a way through one gateway"
+	grep -qx '6 c1.invalid -> 0 a1.invalid: C:c1.invalid -> B:b3.invalid (psm2), B:b1.invalid -> A:a1.invalid (ofi)' \
+		"$out" || fail "a way through two gateways"
+	BIPCONF="$HOME/c" "$bipinfo" --parsable >"$out" || fail "bipinfo with clusters"
+	grep -qx 'conf.clusters=3' "$out" || fail "bipinfo: cluster count"
+	grep -qx 'conf.cluster.B=driver lanai, hosts b1.invalid b2.invalid b3.invalid' "$out" ||
+		fail "bipinfo: cluster B"
+	grep -qx 'conf.gateway.1=B:b3.invalid - C:c1.invalid over psm2' "$out" ||
+		fail "bipinfo: gateway"
+	grep -qx 'conf.route.A.C=A:a1.invalid -> B:b1.invalid (ofi), B:b3.invalid -> C:c1.invalid (psm2)' \
+		"$out" || fail "bipinfo: route A to C"
+	# Only the first 3 nodes: cluster A alone is left.
+	BIP_OPTS=n3 BIPCONF="$HOME/c" "$bipinfo" --parsable >"$out" || fail "bipinfo n3"
+	grep -qx 'conf.cluster.B=driver lanai, hosts (none among the nodes used)' "$out" ||
+		fail "bipinfo n3: cluster B"
+	# A file without clusters, and misuse.
+	"$bipconf" -f "$HOME/plain" a1.invalid b1.invalid || fail "bipconf plain"
+	"$biproute" -c "$HOME/plain" >"$out" || fail "biproute -c without clusters"
+	grep -q "names no cluster: its 2 nodes are on one network" "$out" || fail "one network"
+	BIPCONF="$HOME/plain" "$bipinfo" --parsable >"$out" || fail "bipinfo plain"
+	grep -qx 'conf.clusters=none: one network' "$out" || fail "bipinfo: no cluster"
+	echo "gateway A:a1.invalid C:c1.invalid lanai" >>"$HOME/c"
+	sed -i 's/^cluster C shm c1.invalid$/cluster C shm c1.invalid a1.invalid/' "$HOME/c"
+	"$biproute" -c "$HOME/c" 2>"$out" && fail "a host in two clusters accepted"
+	grep -q "^biproute: $HOME/c:[0-9]*: host a1.invalid is in cluster A already (line [0-9]*)$" \
+		"$out" || fail "a host in two clusters not named"
+	"$biproute" -c "$HOME/c" a1.invalid 2>"$out" && fail "-c with hosts accepted"
+	grep -q "^biproute: -c takes no topology and no host$" "$out" || fail "-c misuse not named"
+	"$biproute" -c "$HOME/none" 2>"$out" && fail "a missing file accepted"
+	grep -q "^biproute: .*none" "$out" || fail "a missing file not named"
+	;;
 *)
 	echo "unknown check $check"
 	exit 2

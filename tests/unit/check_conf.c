@@ -178,6 +178,183 @@ START_TEST(test_local_default)
 }
 END_TEST
 
+/* A configuration of one node per host, every route 256, then tail. */
+static char *with_hosts(const char *hosts, const char *tail)
+{
+	static char text[8192];
+	char copy[512], *save = NULL, *h;
+	size_t used;
+	int n = 0, i;
+
+	snprintf(copy, sizeof(copy), "%s", hosts);
+	for (h = strtok_r(copy, " ", &save); h; h = strtok_r(NULL, " ", &save))
+		n++;
+	used = (size_t)snprintf(text, sizeof(text), "%d\n", n);
+	snprintf(copy, sizeof(copy), "%s", hosts);
+	for (h = strtok_r(copy, " ", &save); h; h = strtok_r(NULL, " ", &save)) {
+		used += (size_t)snprintf(text + used, sizeof(text) - used, "%s 0\n", h);
+		for (i = 0; i < n; i++)
+			used += (size_t)snprintf(text + used, sizeof(text) - used, "256\n");
+	}
+	snprintf(text + used, sizeof(text) - used, "%s", tail);
+	return text;
+}
+
+/* conf as bip_conf_write writes it, into buf. */
+static void write_text(const struct bip_conf *conf, char *buf, size_t size)
+{
+	FILE *f = fmemopen(buf, size, "w");
+	long len;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(bip_conf_write(f, conf), 0);
+	len = ftell(f);
+	fclose(f);
+	ck_assert_int_lt(len, (long)size);
+	buf[len] = '\0';
+}
+
+/* Clusters and gateways after the nodes (clusters.c): what they mean, the
+ * chain between two clusters, the round trip through bip_conf_write. */
+START_TEST(test_clusters)
+{
+	struct bip_conf *conf, *again;
+	char buf[4096];
+	int gw[8];
+
+	ck_assert_int_eq(parse(with_hosts("a1 a2 b1 b2 c1",
+					  "# three clusters in a chain\n"
+					  "cluster A ofi a1 a2\n"
+					  "cluster B lanai b1 b2\n"
+					  "cluster C shm c1\n"
+					  "gateway A:a2 B:b1 ofi\n"
+					  "gateway A:a1 B:b2 psm2  # a second one\n"
+					  "gateway B:b2 C:c1 ofi\n"),
+			       &conf),
+			 0);
+	ck_assert_int_eq(conf->nclusters, 3);
+	ck_assert_int_eq(conf->ngateways, 3);
+	ck_assert_str_eq(conf->clusters[1].name, "B");
+	ck_assert_str_eq(conf->clusters[1].driver, "lanai");
+	ck_assert_int_eq(conf->cluster_of[0], 0);
+	ck_assert_int_eq(conf->cluster_of[3], 1);
+	ck_assert_int_eq(conf->cluster_of[4], 2);
+	ck_assert_str_eq(conf->gateways[1].host[0], "a1");
+	ck_assert_str_eq(conf->gateways[1].driver, "psm2");
+	/* Inside, one step (the first gateway named), two steps. */
+	ck_assert_int_eq(bip_conf_cluster_path(conf, 1, 1, gw, 8), 0);
+	ck_assert_int_eq(bip_conf_cluster_path(conf, 0, 1, gw, 8), 1);
+	ck_assert_int_eq(gw[0], 0);
+	ck_assert_int_eq(bip_conf_cluster_path(conf, 0, 2, gw, 8), 2);
+	ck_assert_int_eq(gw[0], 0);
+	ck_assert_int_eq(gw[1], 2);
+	ck_assert_int_eq(bip_conf_cluster_path(conf, 2, 0, gw, 8), 2);
+	ck_assert_int_eq(gw[0], 2);
+	ck_assert_int_eq(gw[1], 0);
+	ck_assert_int_eq(bip_conf_cluster_path(conf, 0, 2, gw, 1), -1);
+	ck_assert_int_eq(bip_conf_cluster_path(conf, 0, 2, gw, 0), 2);
+	ck_assert_int_eq(bip_conf_cluster_path(conf, 0, 3, gw, 8), -1);
+	ck_assert_int_eq(bip_conf_cluster_chain(conf, 2, 0, buf, sizeof(buf)), 2);
+	ck_assert_str_eq(buf, "C:c1 -> B:b2 (ofi), B:b1 -> A:a2 (ofi)");
+	ck_assert_int_eq(bip_conf_cluster_chain(conf, 0, 0, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "inside cluster A (ofi)");
+	bip_conf_cluster_hosts(conf, 1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "b1 b2");
+
+	/* Written and read again: the same description. */
+	write_text(conf, buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "cluster B lanai b1 b2\ngateway A:a2 B:b1 ofi\n") == NULL,
+		      "cluster C comes before the gateways");
+	ck_assert_ptr_nonnull(strstr(buf, "cluster C shm c1\ngateway A:a2 B:b1 ofi\n"
+					  "gateway A:a1 B:b2 psm2\ngateway B:b2 C:c1 ofi\n"));
+	ck_assert_int_eq(parse(buf, &again), 0);
+	ck_assert_int_eq(again->nclusters, 3);
+	ck_assert_int_eq(again->ngateways, 3);
+	bip_conf_free(again);
+
+	/* The first 2 nodes only: B and C and the gateways to them are left
+	 * out of what is written, and what is left still reads. */
+	ck_assert_int_eq(bip_conf_truncate(conf, 2), 0);
+	write_text(conf, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "cluster A ofi a1 a2\n"));
+	ck_assert_ptr_null(strstr(buf, "gateway"));
+	ck_assert_ptr_null(strstr(buf, "cluster B"));
+	ck_assert_int_eq(parse(buf, &again), 0);
+	ck_assert_int_eq(again->nclusters, 1);
+	bip_conf_free(again);
+	bip_conf_free(conf);
+
+	/* Several nodes on one host: the host is named once. */
+	ck_assert_int_eq(parse(with_hosts("a a b", "cluster X ofi a\ncluster Y ofi b\n"
+					  "gateway X:a Y:b ofi\n"),
+			       &conf),
+			 0);
+	ck_assert_int_eq(conf->cluster_of[1], 0);
+	bip_conf_cluster_hosts(conf, 0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "a");
+	bip_conf_free(conf);
+	/* Without statements: no cluster, as in the manual. */
+	ck_assert_int_eq(parse(with_hosts("a b", ""), &conf), 0);
+	ck_assert_int_eq(conf->nclusters, 0);
+	ck_assert_ptr_null(conf->cluster_of);
+	bip_conf_free(conf);
+}
+END_TEST
+
+/* Every misuse of the statements names the file, the line and the fault. */
+START_TEST(test_cluster_errors)
+{
+	/* Lines: the count and 3 hosts of 4 lines make lines 1-13; the statements
+	 * start at line 14. */
+	const char *h = "a1 a2 b1";
+
+	expect_error(with_hosts(h, "clusters A ofi a1\n"), "test.conf:14:",
+		     "only cluster and gateway statements");
+	expect_error(with_hosts(h, "cluster A\n"), "test.conf:14:",
+		     "expected \"cluster NAME DRIVER HOST...\"");
+	expect_error(with_hosts(h, "cluster A/x ofi a1\n"), "test.conf:14:",
+		     "cluster name \"A/x\"");
+	expect_error(with_hosts(h, "cluster A ofi a1\ncluster A ofi b1\n"), "test.conf:15:",
+		     "cluster A is named twice (line 14)");
+	expect_error(with_hosts(h, "cluster A tcp a1\n"), "test.conf:14:",
+		     "driver \"tcp\" is not shm, lanai, ofi or psm2");
+	expect_error(with_hosts(h, "cluster A ofi a1 zz\n"), "test.conf:14:",
+		     "host zz runs none of the 3 nodes");
+	expect_error(with_hosts(h, "cluster A ofi a1 a2\ncluster B ofi b1 a2\n"),
+		     "test.conf:15:", "host a2 is in cluster A already (line 14)");
+	expect_error(with_hosts(h, "cluster A ofi\n"), "test.conf:14:", "cluster A names no host");
+	expect_error(with_hosts(h, "cluster A ofi a1 a2\n"), "test.conf:10:",
+		     "host b1 (node 2) is in no cluster");
+	expect_error(with_hosts(h, "cluster A ofi a1 a2\ncluster B ofi b1\n"), "test.conf:15:",
+		     "no chain of gateways joins cluster B to cluster A");
+	/* Gateways, after two clusters on lines 14 and 15. */
+#define AB "cluster A ofi a1 a2\ncluster B ofi b1\n"
+	static const struct {
+		const char *tail, *where, *what;
+	} gw[] = {
+		{ AB "gateway A:a1 B:b1\n", "test.conf:16:",
+		  "expected \"gateway CLUSTER:HOST CLUSTER:HOST DRIVER\"" },
+		{ AB "gateway A:a1 B:b1 ofi extra\n", "test.conf:16:", "expected \"gateway" },
+		{ AB "gateway a1 B:b1 ofi\n", "test.conf:16:", "expected \"gateway" },
+		{ AB "gateway C:a1 B:b1 ofi\n", "test.conf:16:", "no cluster named C above this line" },
+		{ AB "gateway A:b1 B:b1 ofi\n", "test.conf:16:", "host b1 is not in cluster A" },
+		{ AB "gateway A:zz B:b1 ofi\n", "test.conf:16:",
+		  "host zz is not in cluster A (it runs no node)" },
+		{ AB "gateway A:a1 A:a2 ofi\n", "test.conf:16:", "both hosts are in cluster A" },
+		{ AB "gateway A:a1 B:b1 shm\n", "test.conf:16:",
+		  "driver \"shm\" is not lanai, ofi or psm2" },
+		{ AB "gateway A:a1 B:b1 ofi\ngateway B:b1 A:a1 psm2\n", "test.conf:17:",
+		  "gateway b1 - a1 is named twice (line 16)" },
+		{ "gateway A:a1 B:b1 ofi\n" AB, "test.conf:14:", "no cluster named A above this line" },
+	};
+#undef AB
+	size_t i;
+
+	for (i = 0; i < sizeof(gw) / sizeof(gw[0]); i++)
+		expect_error(with_hosts(h, gw[i].tail), gw[i].where, gw[i].what);
+}
+END_TEST
+
 START_TEST(test_opts)
 {
 	struct bip_opts o = { 9, 9 };
@@ -257,6 +434,8 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_write_round_trip);
 	tcase_add_test(tc, test_local_default);
 	tcase_add_test(tc, test_rails);
+	tcase_add_test(tc, test_clusters);
+	tcase_add_test(tc, test_cluster_errors);
 	tcase_add_test(tc, test_opts);
 	tcase_add_test(tc, test_job_names);
 	tcase_add_test(tc, test_default_path);
