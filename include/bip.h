@@ -231,6 +231,11 @@ const char *bip_layer_host(int node);
  * name), 0 if not, -1 for a node out of range. */
 int bip_layer_same_host(int a, int b);
 
+/* The cluster of node as the configuration describes it (bipconf(5),
+ * "Clusters"): its index, from 0 in the file's order; 0 for every node
+ * when the file names no cluster; -1 for a node out of range. */
+int bip_layer_cluster(int node);
+
 /* End the whole job now (MPI_Abort): through the launcher when it can
  * (srun under PMIx or PMI-2 ends the step), else this process exits with
  * code (1 .. 255; others become 1) and bipload stops the others.  msg goes

@@ -96,8 +96,11 @@ extern MPI_Fint mpi_fortran_status_ignore_[], mpi_fortran_statuses_ignore_[];
 #define MPI_SIMILAR 2
 #define MPI_UNEQUAL 3
 
-/* MPI_Comm_split_type: the processes on the same host */
+/* MPI_Comm_split_type: the processes on the same host; and the shim's
+ * own, those of the same cluster (bipconf(5), "Clusters"; MetaMPICH's
+ * MPI_COMM_LOCAL), all of them when the configuration names no cluster */
 #define MPI_COMM_TYPE_SHARED 1
+#define BIP_COMM_TYPE_CLUSTER 1001
 
 /* Virtual topologies: MPI_Topo_test's answers (MPI_UNDEFINED: none) */
 #define MPI_CART 1

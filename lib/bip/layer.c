@@ -250,6 +250,15 @@ BIP_EXPORT int bip_layer_same_host(int a, int b)
 	return bip_nic_same_host(bip_state.conf, a, b);
 }
 
+BIP_EXPORT int bip_layer_cluster(int node)
+{
+	const char *call = "bip_layer_cluster";
+
+	if (!bip_check_init(call) || !check_node(call, node))
+		return -1;
+	return bip_state.conf->nclusters ? bip_state.conf->cluster_of[node] : 0;
+}
+
 BIP_EXPORT void bip_layer_abort(int code, const char *msg)
 {
 	bip_boot_abort(code > 0 && code < 256 ? code : 1, msg ? msg : "aborted");

@@ -166,10 +166,12 @@ def read_handles(path):
 
 
 def read_mpi_h(path):
-    """The integer #defines and the arity of each MPI_ call of mpi.h."""
+    """The integer #defines (MPI_, and the shim's own BIP_COMM_TYPE_) and the
+    arity of each MPI_ call of mpi.h."""
     text = open(path).read()
     consts = []
-    for m in re.finditer(r'^#define (MPI_\w+) \(?(-?\d+)\)?\s*$', text, re.M):
+    for m in re.finditer(r'^#define (MPI_\w+|BIP_COMM_TYPE_\w+) \(?(-?\d+)\)?\s*$', text,
+                         re.M):
         consts.append((m.group(1), int(m.group(2))))
     text = re.sub(r'/\*.*?\*/', '', text, flags=re.S)
     protos = {}

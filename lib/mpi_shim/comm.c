@@ -371,13 +371,19 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm(comm, call)) ||
 	    (rc = check_out(comm, newcomm, call)))
 		return rc;
-	if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+	if (split_type != MPI_COMM_TYPE_SHARED && split_type != BIP_COMM_TYPE_CLUSTER &&
+	    split_type != MPI_UNDEFINED)
 		return mpi_shim_err(comm, MPI_ERR_ARG, call,
-				    "split type %d is not MPI_COMM_TYPE_SHARED (%d) nor "
-				    "MPI_UNDEFINED", split_type, MPI_COMM_TYPE_SHARED);
+				    "split type %d is not MPI_COMM_TYPE_SHARED (%d), "
+				    "BIP_COMM_TYPE_CLUSTER (%d) nor MPI_UNDEFINED", split_type,
+				    MPI_COMM_TYPE_SHARED, BIP_COMM_TYPE_CLUSTER);
+	if (split_type == MPI_UNDEFINED)
+		return split(comm, MPI_UNDEFINED, key, newcomm, call);
+	/* The processes of one cluster: its index in the configuration. */
+	if (split_type == BIP_COMM_TYPE_CLUSTER)
+		return split(comm, bip_layer_cluster(comm->world[comm->rank]), key, newcomm, call);
 	/* The processes on one host: the host index of the configuration. */
-	return split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : comm->host[comm->rank],
-		     key, newcomm, call);
+	return split(comm, comm->host[comm->rank], key, newcomm, call);
 }
 MPI_SHIM_ALIAS(MPI_Comm_split_type);
 

@@ -470,6 +470,47 @@ static void test_hosts(void)
 	OK(MPI_Group_free(&g));
 	OK(MPI_Group_free(&wg));
 	OK(MPI_Comm_free(&shared));
+	/* The file names no cluster: one cluster, every process in it. */
+	for (i = 0; i < size; i++)
+		CHECK(bip_layer_cluster(i) == 0, "node %d in cluster %d", i, bip_layer_cluster(i));
+	OK(MPI_Comm_split_type(MPI_COMM_WORLD, BIP_COMM_TYPE_CLUSTER, 0, MPI_INFO_NULL, &shared));
+	OK(MPI_Comm_size(shared, &n));
+	CHECK(n == size, "%d processes in my cluster, expected all %d", n, size);
+	OK(MPI_Comm_free(&shared));
+}
+
+/* Run by hosts.sh clusters: the same configuration, and two clusters, one
+ * per half (this machine's name, then "localhost"), joined by a gateway.
+ * BIP_COMM_TYPE_CLUSTER splits the halves, MPI_COMM_TYPE_SHARED still
+ * holds them all (one machine), and a bad node is -1. */
+static void test_clusters(void)
+{
+	MPI_Comm cl, shared;
+	int n, r, i, half = size / 2, mine = rank >= half;
+
+	for (i = 0; i < size; i++)
+		CHECK(bip_layer_cluster(i) == (i >= half), "node %d in cluster %d, expected %d", i,
+		      bip_layer_cluster(i), i >= half);
+	CHECK(bip_layer_cluster(-1) == -1, "node -1 in a cluster");
+	CHECK(bip_layer_cluster(size) == -1, "node %d of %d in a cluster", size, size);
+	/* Key: the reverse of the world order. */
+	OK(MPI_Comm_split_type(MPI_COMM_WORLD, BIP_COMM_TYPE_CLUSTER, size - rank, MPI_INFO_NULL,
+			       &cl));
+	OK(MPI_Comm_size(cl, &n));
+	OK(MPI_Comm_rank(cl, &r));
+	CHECK(n == (mine ? size - half : half), "%d processes in my cluster %d", n, mine);
+	CHECK(r == (mine ? size - 1 - rank : half - 1 - rank), "rank %d in my cluster", r);
+	exchange(cl, 31);
+	OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared));
+	OK(MPI_Comm_size(shared, &n));
+	CHECK(n == size, "%d processes share my host, expected all %d", n, size);
+	OK(MPI_Comm_free(&shared));
+	/* Of the cluster communicator, again: itself. */
+	OK(MPI_Comm_split_type(cl, BIP_COMM_TYPE_CLUSTER, 0, MPI_INFO_NULL, &shared));
+	OK(MPI_Comm_compare(cl, shared, &r));
+	CHECK(r == MPI_CONGRUENT, "the cluster of my cluster: %d", r);
+	OK(MPI_Comm_free(&shared));
+	OK(MPI_Comm_free(&cl));
 }
 
 /*
@@ -794,6 +835,7 @@ static const struct test tests[] = {
 	{ "errors", test_errors },
 	{ "errhandler", test_errhandler },
 	{ "hosts", test_hosts },
+	{ "clusters", test_clusters },
 	{ "slurmhosts", test_slurmhosts },
 	{ "threads", test_threads },
 	{ "freecomm", test_freecomm },

@@ -168,6 +168,11 @@ contains
     call MPI_Comm_size(half, sz, ierr)
     call check(ierr == MPI_SUCCESS .and. sz == nproc, 'Comm_split_type with MPI_INFO_NULL')
     call MPI_Comm_free(half, ierr)
+    ! The shim's own type: one cluster when the configuration names none.
+    call MPI_Comm_split_type(dup, BIP_COMM_TYPE_CLUSTER, rank, MPI_INFO_NULL, half, ierr)
+    call MPI_Comm_size(half, sz, ierr)
+    call check(ierr == MPI_SUCCESS .and. sz == nproc, 'Comm_split_type BIP_COMM_TYPE_CLUSTER')
+    call MPI_Comm_free(half, ierr)
     block
       integer :: g, sub, ranks(1)
       call MPI_Comm_group(dup, g, ierr)
