@@ -146,6 +146,12 @@ static void show_clusters(const struct bip_conf *conf)
 		fact(key, "%s:%s - %s:%s over %s", conf->clusters[g->cluster[0]].name, g->host[0],
 		     conf->clusters[g->cluster[1]].name, g->host[1], g->driver);
 	}
+	/* The relays: a job's file has them; bipload adds them to a user's. */
+	if (conf->nrelays)
+		fact("conf.relays", "%d: nodes %d to %d, on the gateway hosts", conf->nrelays,
+		     conf->n - conf->nrelays, conf->n - 1);
+	else if (conf->ngateways)
+		fact("conf.relays", "none yet: bipload starts one on each gateway host (bipgw)");
 	for (a = 0; a < conf->nclusters; a++)
 		for (b = 0; b < conf->nclusters; b++) {
 			if (a == b)

@@ -48,6 +48,7 @@
 
 struct bipload_opts opt;
 struct bip_conf *conf;
+int nrelays;
 struct proc *procs;
 int nprocs;
 char jobid[BIP_JOBID_MAX + 1];
@@ -360,6 +361,70 @@ static void load_conf(char *path)
 	}
 }
 
+void bipload_find_helper(const char *env_name, const char *name, const char *build_dir,
+			 char *buf, size_t len)
+{
+	const char *env = getenv(env_name);
+	char self[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(buf, len, "%s", env);
+		return;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			if ((size_t)snprintf(buf, len, "%s/%s", self, name) < len &&
+			    access(buf, X_OK) == 0)
+				return;
+			if (build_dir &&
+			    (size_t)snprintf(buf, len, "%s/%s/%s", self, build_dir, name) < len &&
+			    access(buf, X_OK) == 0)
+				return;
+		}
+	}
+	snprintf(buf, len, "%s", name);
+}
+
+/*
+ * Clusters joined by gateways (bipconf(5)): a relay on each gateway host,
+ * as nodes after the program's, running bipgw.  A configuration that has
+ * them already (a job's file) keeps them; otherwise they are added and the
+ * job's configuration is written to a file that names them.
+ */
+static void add_relays(char *conf_path)
+{
+	static char gw[PATH_MAX];
+	static char *gw_argv[2];
+	struct bipload_app *app;
+	int rc;
+
+	if (conf->ngateways && !conf->nrelays) {
+		rc = bip_conf_add_relays(conf);
+		if (rc < 0)
+			die("the gateways' relays: %s", strerror(-rc));
+		if (conf->n > BIP_CONF_MAXNODES)
+			die("%d nodes and %d relays: at most %d in all", conf->n - rc, rc,
+			    BIP_CONF_MAXNODES);
+		if (rc > 0)
+			bipload_conf_file(conf_path, PATH_MAX, "the gateways' relays");
+	}
+	nrelays = conf->nrelays;
+	if (!nrelays)
+		return;
+	bipload_find_helper("BIP_GW", "bipgw", NULL, gw, sizeof(gw));
+	gw_argv[0] = gw;
+	opt.apps = grow(opt.apps, opt.napps + 1, sizeof(*opt.apps));
+	app = &opt.apps[opt.napps++];
+	memset(app, 0, sizeof(*app));
+	app->nodes = nrelays;
+	app->argv = gw_argv;
+}
+
 /* What every process gets from the options: BIP_BIND and
  * BIP_REPORT_BINDINGS (carried to remote hosts as every BIP_ variable is). */
 static void job_environment(void)
@@ -436,9 +501,10 @@ int main(int argc, char **argv)
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("getcwd: %s", strerror(errno));
 
+	add_relays(conf_path);
 	nprocs = conf->n;
-	if (opt.napps == 1)
-		opt.apps[0].nodes = nprocs;
+	if (opt.napps == 1 + !!nrelays)
+		opt.apps[0].nodes = nprocs - nrelays;
 	procs = calloc((size_t)nprocs, sizeof(*procs));
 	if (!procs)
 		die("out of memory");
@@ -449,6 +515,7 @@ int main(int argc, char **argv)
 		}
 		n++;
 		procs[i].app = k;
+		procs[i].relay = i >= nprocs - nrelays;
 		procs[i].remote_status = -1;
 		procs[i].stdin_fd = -1;
 	}
@@ -476,7 +543,10 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	info("%d node%s, job %s", nprocs, nprocs > 1 ? "s" : "", jobid);
+	info("%d node%s, job %s", nprocs - nrelays, nprocs - nrelays > 1 ? "s" : "", jobid);
+	for (i = nprocs - nrelays; i < nprocs; i++)
+		info("node %d: the relay of gateway host %s (%s)", i, conf->nodes[i].host,
+		     app_of(i)->argv[0]);
 	{
 		char lerr[512];
 

@@ -45,6 +45,7 @@ struct bipload_boot;
 struct proc {
 	int node;
 	int app;                /* its command (MPMD: bipload a : b) */
+	int relay;              /* a relay of a gateway host (bipgw), not the program */
 	const struct bipload_boot *boot; /* how it is started */
 	pid_t pid;              /* 0 once reaped */
 	pid_t started;          /* its pid, for the report */
@@ -115,8 +116,16 @@ void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double now_s(void);
 /* 1 if s[0..len) is a variable name. */
 int valid_name(const char *s, size_t len);
+/* A program bipload starts for the job (lanai-sim, bipgw): $env_name, else
+ * name beside bipload, else in build_dir relative to it (the build tree;
+ * NULL: none), else name for PATH. */
+void bipload_find_helper(const char *env_name, const char *name, const char *build_dir,
+			 char *buf, size_t len);
 /* The command node runs. */
 const struct bipload_app *app_of(int node);
+/* The relays of the gateway hosts (bipgw), started after the program's
+ * nodes: their count (bipload.c). */
+extern int nrelays;
 
 /* --- bipload_hosts.c: host lists and the job's configuration file --- */
 /* If --host or --hostfile was given: the configuration of their nodes

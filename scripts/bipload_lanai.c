@@ -42,31 +42,7 @@ static int switched(const struct bip_conf *conf)
 /* $BIP_LANAI_SIM, else lanai-sim beside bipload (or in the build tree), else PATH. */
 static void find_firmware(char *buf, size_t len)
 {
-	const char *env = getenv("BIP_LANAI_SIM");
-	char self[PATH_MAX], *slash;
-	ssize_t n;
-
-	if (env && *env) {
-		snprintf(buf, len, "%s", env);
-		return;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			if ((size_t)snprintf(buf, len, "%s/lanai-sim", self) < len &&
-			    access(buf, X_OK) == 0)
-				return;
-			/* In the build tree. */
-			if ((size_t)snprintf(buf, len, "%s/../nic_firmware_sim/lanai-sim", self) <
-				len &&
-			    access(buf, X_OK) == 0)
-				return;
-		}
-	}
-	snprintf(buf, len, "lanai-sim");
+	bipload_find_helper("BIP_LANAI_SIM", "lanai-sim", "../nic_firmware_sim", buf, len);
 }
 
 static void stop_at_exit(void)

@@ -248,6 +248,16 @@ static int running(void)
 	return n;
 }
 
+/* The program's processes still running (the relays left out). */
+static int app_running(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < nprocs; i++)
+		n += procs[i].pid != 0 && !procs[i].relay;
+	return n;
+}
+
 static void close_stdin(struct proc *p)
 {
 	if (p->stdin_fd >= 0)
@@ -288,7 +298,7 @@ static int failed(const struct proc *p)
 {
 	if (p->start_late)
 		return 1;
-	if (p->stopped)
+	if (p->stopped || p->relay)
 		return 0;
 	if (p->remote)
 		return p->remote_status != 0;
@@ -331,6 +341,15 @@ static void check_started(double since, int *first_failed)
 	}
 }
 
+static void how(char *buf, size_t len, int status)
+{
+	if (WIFSIGNALED(status))
+		snprintf(buf, len, "killed by signal SIG%s",
+			 sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
+	else
+		snprintf(buf, len, "exit status %d", WEXITSTATUS(status));
+}
+
 /* The end of a process counts once it is reaped and, for a remote one, once
  * its wrapper's last words (on stderr) are read. */
 static void judge(int *first_failed)
@@ -343,6 +362,15 @@ static void judge(int *first_failed)
 		if (p->judged || p->pid || (p->remote && p->s[1].fd >= 0))
 			continue;
 		p->judged = 1;
+		if (p->relay && !p->stopped && !p->start_late) {
+			char how_[64];
+
+			how(how_, sizeof(how_), p->status);
+			fprintf(stderr, "bipload: node %d, the relay of gateway host %s, ended (%s) "
+				"while the job runs: what crosses its gateways goes through the others, "
+				"if there are any\n", i, conf->nodes[i].host,
+				p->remote && p->remote_status >= 0 ? "on its host" : how_);
+		}
 		if (*first_failed < 0 && failed(p))
 			*first_failed = i;
 	}
@@ -411,14 +439,6 @@ static int exit_code(const struct proc *p)
 	return WEXITSTATUS(p->status);
 }
 
-static void how(char *buf, size_t len, int status)
-{
-	if (WIFSIGNALED(status))
-		snprintf(buf, len, "killed by signal SIG%s",
-			 sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
-	else
-		snprintf(buf, len, "exit status %d", WEXITSTATUS(status));
-}
 
 /* What a remote process's wrapper told, or what is known without it. */
 static void report_remote(const struct proc *p, const char *host)
@@ -474,7 +494,7 @@ static void report(int first_failed, int timed_out, int got_signal)
 	}
 	stopped[0] = '\0';
 	for (i = 0; i < nprocs && used < sizeof(stopped) - 8; i++)
-		if (procs[i].stopped && !procs[i].start_late)
+		if (procs[i].stopped && !procs[i].start_late && !procs[i].relay)
 			used += (size_t)snprintf(stopped + used, sizeof(stopped) - used, " %d", i);
 	if (used) {
 		if (timed_out)
@@ -554,6 +574,12 @@ int bipload_pm_run(int stdin_fd)
 		}
 		judge(&first_failed);
 		check_started(start_time, &first_failed);
+		/* The program has ended: its relays stop (SIGTERM, as a job that
+		 * is stopped; SIGKILL after the grace period). */
+		if (nrelays && !stop_deadline && !app_running() && running()) {
+			signal_all(SIGTERM);
+			stop_deadline = now_s() + grace;
+		}
 		if (first_failed >= 0 && !stop_deadline && running()) {
 			signal_all(SIGTERM);
 			stop_deadline = now_s() + grace;

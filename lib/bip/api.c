@@ -40,9 +40,9 @@ static int check_dst(const char *call, int dst)
 {
 	if (!bip_check_init(call))
 		return 0;
-	if (bip_unlikely(dst < 0 || dst >= bip_state.numnodes)) {
+	if (bip_unlikely(dst < 0 || dst >= bip_state.napp)) {
 		bip_error(call, "destination node %d out of range (0 .. %d)", dst,
-			  bip_state.numnodes - 1);
+			  bip_state.napp - 1);
 		return 0;
 	}
 	if (bip_unlikely(dst == bip_state.mynode)) {

@@ -12,6 +12,10 @@
  *       HOST of the first cluster is joined to HOST of the second by the
  *       network DRIVER; both clusters are named above, each host is in its
  *       cluster, and a pair of hosts is named once
+ *   relays K
+ *       the last K nodes are the relays of gateway hosts, one per host at
+ *       most, that forward messages between clusters (fwd.c); bipload adds
+ *       them and writes this statement into the job's configuration
  *
  * Once all are read, every two clusters must be joined by some chain of
  * gateways.  The chain from one cluster to another is a breadth-first
@@ -252,6 +256,143 @@ static int statement_gateway(struct bip_conf *conf, char *rest, const char *name
 	return 0;
 }
 
+static int statement_relays(struct bip_conf *conf, char *rest, const char *name, int line,
+			    char *err, size_t errlen)
+{
+	const char *k = word(&rest);
+	char *end;
+	long v;
+
+	if (!k || word(&rest))
+		return fail(err, errlen, name, line, "expected \"relays K\"");
+	if (conf->nrelays)
+		return fail(err, errlen, name, line, "relays: given twice");
+	v = strtol(k, &end, 10);
+	if (*end || end == k || v < 1 || v >= conf->n)
+		return fail(err, errlen, name, line,
+			    "relays %s: expected a number from 1 to %d (the last nodes, after "
+			    "one of the program's at least)", k, conf->n - 1);
+	conf->nrelays = (int)v;
+	return 0;
+}
+
+/* 1 if host is an end of some gateway. */
+static int gateway_host(const struct bip_conf *conf, const char *host)
+{
+	int i;
+
+	for (i = 0; i < conf->ngateways; i++)
+		if (!strcmp(conf->gateways[i].host[0], host) ||
+		    !strcmp(conf->gateways[i].host[1], host))
+			return 1;
+	return 0;
+}
+
+int bip_conf_relay_of(const struct bip_conf *conf, const char *host)
+{
+	int i;
+
+	for (i = conf->n - conf->nrelays; i < conf->n; i++)
+		if (!strcmp(conf->nodes[i].host, host))
+			return i;
+	return -1;
+}
+
+/* The relays' checks: each on a gateway host, one per host. */
+static int relays_finish(const struct bip_conf *conf, const char *name, char *err,
+			 size_t errlen)
+{
+	int i, j, first = conf->n - conf->nrelays;
+
+	if (!conf->nrelays)
+		return 0;
+	if (!conf->ngateways)
+		return fail(err, errlen, name, 0, "relays %d: the file names no gateway",
+			    conf->nrelays);
+	for (i = first; i < conf->n; i++) {
+		if (!gateway_host(conf, conf->nodes[i].host))
+			return fail(err, errlen, name, conf->nodes[i].line,
+				    "node %d is a relay (relays %d), but its host %s is no "
+				    "gateway's", i, conf->nrelays, conf->nodes[i].host);
+		for (j = first; j < i; j++)
+			if (!strcmp(conf->nodes[j].host, conf->nodes[i].host))
+				return fail(err, errlen, name, conf->nodes[i].line,
+					    "nodes %d and %d are both relays of host %s", j, i,
+					    conf->nodes[i].host);
+	}
+	return 0;
+}
+
+int bip_conf_add_relays(struct bip_conf *conf)
+{
+	int add = 0, i, e, n = conf->n, j, r;
+	const char **hosts = malloc(2 * (size_t)conf->ngateways * sizeof(*hosts) + 1);
+	struct bip_conf_node *nodes;
+	struct bip_route *routes;
+	int *cluster_of;
+
+	if (!hosts)
+		return -ENOMEM;
+	for (i = 0; i < conf->ngateways; i++) {
+		/* After bip_conf_truncate, a gateway's host may run no node. */
+		if (!host_is_node(conf, conf->gateways[i].host[0]) ||
+		    !host_is_node(conf, conf->gateways[i].host[1]))
+			continue;
+		for (e = 0; e < 2; e++) {
+			const char *h = conf->gateways[i].host[e];
+			int dup = bip_conf_relay_of(conf, h) >= 0;
+
+			for (j = 0; j < add && !dup; j++)
+				dup = !strcmp(hosts[j], h);
+			if (!dup)
+				hosts[add++] = h;
+		}
+	}
+	if (!add) {
+		free(hosts);
+		return 0;
+	}
+	nodes = calloc((size_t)(n + add), sizeof(*nodes));
+	routes = calloc((size_t)conf->nrails * (size_t)(n + add) * (size_t)(n + add),
+			sizeof(*routes));
+	cluster_of = malloc((size_t)(n + add) * sizeof(*cluster_of));
+	if (!nodes || !routes || !cluster_of) {
+		free(nodes);
+		free(routes);
+		free(cluster_of);
+		free(hosts);
+		return -ENOMEM;
+	}
+	memcpy(nodes, conf->nodes, (size_t)n * sizeof(*nodes));
+	memcpy(cluster_of, conf->cluster_of, (size_t)n * sizeof(*cluster_of));
+	for (i = 0; i < add; i++) {
+		snprintf(nodes[n + i].host, sizeof(nodes[n + i].host), "%s", hosts[i]);
+		cluster_of[n + i] = cluster_of_host(conf, hosts[i]);
+	}
+	for (r = 0; r < conf->nrails; r++)
+		for (i = 0; i < n + add; i++)
+			for (j = 0; j < n + add; j++) {
+				struct bip_route *to = &routes[((size_t)r * (n + add) + i) * (n + add) + j];
+
+				if (i < n && j < n) {
+					*to = *bip_conf_route(conf, r, i, j);
+				} else {
+					to->nhops = 1;
+					to->hop[0] = BIP_ROUTE_DIRECT;
+				}
+			}
+	free(conf->nodes);
+	free(conf->routes);
+	free(conf->cluster_of);
+	conf->nodes = nodes;
+	conf->routes = routes;
+	conf->cluster_of = cluster_of;
+	free(hosts);
+	conf->n = n + add;
+	conf->nrelays += add;
+	return add;
+}
+
 int bip_conf_clusters_statement(struct bip_conf *conf, const char *text, const char *name,
 				int line, char *err, size_t errlen)
 {
@@ -264,9 +405,11 @@ int bip_conf_clusters_statement(struct bip_conf *conf, const char *text, const c
 		return statement_cluster(conf, rest, name, line, err, errlen);
 	if (kw && !strcmp(kw, "gateway"))
 		return statement_gateway(conf, rest, name, line, err, errlen);
+	if (kw && !strcmp(kw, "relays"))
+		return statement_relays(conf, rest, name, line, err, errlen);
 	return fail(err, errlen, name, line,
-		    "unexpected line after the %d nodes: \"%s\" (only cluster and gateway "
-		    "statements may follow them)", conf->n, text);
+		    "unexpected line after the %d nodes: \"%s\" (only cluster, gateway and "
+		    "relays statements may follow them)", conf->n, text);
 }
 
 int bip_conf_clusters_finish(struct bip_conf *conf, const char *name, char *err, size_t errlen)
@@ -274,7 +417,8 @@ int bip_conf_clusters_finish(struct bip_conf *conf, const char *name, char *err,
 	int i, gw;
 
 	if (!conf->nclusters)
-		return 0;
+		return conf->nrelays ? fail(err, errlen, name, 0, "relays %d: the file names no "
+					    "cluster", conf->nrelays) : 0;
 	for (i = 0; i < conf->n; i++)
 		if (conf->cluster_of[i] < 0)
 			return fail(err, errlen, name, conf->nodes[i].line,
@@ -285,7 +429,7 @@ int bip_conf_clusters_finish(struct bip_conf *conf, const char *name, char *err,
 			return fail(err, errlen, name, conf->clusters[i].line,
 				    "no chain of gateways joins cluster %s to cluster %s",
 				    conf->clusters[i].name, conf->clusters[0].name);
-	return 0;
+	return relays_finish(conf, name, err, errlen);
 }
 
 int bip_conf_cluster_path(const struct bip_conf *conf, int a, int b, int *gw, int max)
@@ -375,6 +519,8 @@ int bip_conf_clusters_write(FILE *f, const struct bip_conf *conf)
 		fprintf(f, "gateway %s:%s %s:%s %s\n", conf->clusters[g->cluster[0]].name,
 			g->host[0], conf->clusters[g->cluster[1]].name, g->host[1], g->driver);
 	}
+	if (conf->nrelays)
+		fprintf(f, "relays %d\n", conf->nrelays);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -386,7 +532,7 @@ void bip_conf_clusters_free(struct bip_conf *conf)
 	conf->clusters = NULL;
 	conf->cluster_of = NULL;
 	conf->gateways = NULL;
-	conf->nclusters = conf->ngateways = 0;
+	conf->nclusters = conf->ngateways = conf->nrelays = 0;
 }
 
 void bip_conf_cluster_hosts(const struct bip_conf *conf, int k, char *buf, size_t len)

@@ -415,6 +415,9 @@ int bip_conf_truncate(struct bip_conf *conf, int n)
 
 	if (n < 1 || n > conf->n)
 		return -EINVAL;
+	/* The relays are the last nodes: a shorter job has none. */
+	if (n < conf->n)
+		conf->nrelays = 0;
 	/* Routes are rows of conf->n, rail after rail: repack them as rows of n. */
 	for (r = 0; r < conf->nrails; r++)
 		for (i = 0; i < n; i++)

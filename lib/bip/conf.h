@@ -55,6 +55,7 @@ struct bip_conf_node {
  *
  *   cluster NAME DRIVER HOST...
  *   gateway CLUSTER:HOST CLUSTER:HOST DRIVER
+ *   relays K          (written by bipload: the last K nodes are relays)
  *
  * A file without them is one network, as in the manual.
  */
@@ -84,6 +85,10 @@ struct bip_conf {
 	int *cluster_of;              /* with clusters, each node's (n entries) */
 	int ngateways;
 	struct bip_conf_gateway *gateways;
+	/* The last nrelays nodes are the relays of gateway hosts (a statement
+	 * "relays K", which bipload writes): processes that forward between
+	 * clusters and run no program of the user.  0 in a user's file. */
+	int nrelays;
 };
 
 /*
@@ -94,6 +99,22 @@ struct bip_conf {
  * it only counts them, writing nothing.
  */
 int bip_conf_cluster_path(const struct bip_conf *conf, int a, int b, int *gw, int max);
+
+/*
+ * Add a relay node for every gateway host that has none (bipload, before
+ * the job starts): on that host, unit 0, direct routes.  Returns how many
+ * it added, or -ENOMEM.
+ */
+int bip_conf_add_relays(struct bip_conf *conf);
+
+/* The relay node of host, or -1. */
+int bip_conf_relay_of(const struct bip_conf *conf, const char *host);
+
+/* The nodes that run the user's program: conf->n - conf->nrelays. */
+static inline int bip_conf_app_nodes(const struct bip_conf *conf)
+{
+	return conf->n - conf->nrelays;
+}
 
 /* Cluster k's hosts, once each in node order, blank-separated. */
 void bip_conf_cluster_hosts(const struct bip_conf *conf, int k, char *buf, size_t len);

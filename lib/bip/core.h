@@ -31,7 +31,10 @@
 #define BIP_INTERNAL_TAGS BIP_RESERVED_TAGS
 /* The core's own tag, above the layers': per-tag flow control (nic.h). */
 #define BIP_TAG_FLOW (NTAGS + BIP_INTERNAL_TAGS)
-#define BIP_ALL_TAGS (BIP_TAG_FLOW + 1)
+/* The core's second: forwarding between clusters through the relays
+ * (fwd.c), a layer of the core's own, held and resumed as the layers' tags. */
+#define BIP_TAG_FWD (BIP_TAG_FLOW + 1)
+#define BIP_ALL_TAGS (BIP_TAG_FWD + 1)
 /* Words of a bitmap with one bit per tag. */
 #define BIP_TAG_WORDS ((BIP_ALL_TAGS + 63) / 64)
 _Static_assert(BIP_INTERNAL_TAGS <= 32, "one bit of layer_pending per reserved tag");
@@ -163,7 +166,9 @@ struct bip_state {
 	int initialized;
 	int finalized;           /* bip_finalize ran: bip_init is refused */
 	int quiet;
-	int mynode, numnodes;
+	int mynode, numnodes;    /* numnodes: every node, relays too */
+	int napp;                /* the nodes running the program (bip_numnodes) */
+	int relay;               /* this process is a relay (fwd.c) */
 	struct bip_conf *conf;
 	struct bip_peer *peers;
 	struct bip_nic *nics[4];
@@ -181,6 +186,7 @@ struct bip_state {
 	int progress_idle;       /* the last bip_progress found nothing */
 	/* the layers registered on reserved tags (bip_layer_register) */
 	const struct bip_layer_ops *layer[BIP_INTERNAL_TAGS];
+	const struct bip_layer_ops *fwd_layer; /* on BIP_TAG_FWD, with relays (fwd.c) */
 	/* reserved tags (bit tag - NTAGS) whose layer refused a queued entry */
 	unsigned layer_pending;
 	unsigned kept_peers;     /* peers with kept arrivals */
@@ -510,7 +516,9 @@ void bip_layer_retry(void);
 
 static inline const struct bip_layer_ops *bip_layer_of(uint32_t tag)
 {
-	return tag >= NTAGS && tag < BIP_TAG_FLOW ? bip_state.layer[tag - NTAGS] : NULL;
+	if (tag >= NTAGS && tag < BIP_TAG_FLOW)
+		return bip_state.layer[tag - NTAGS];
+	return tag == BIP_TAG_FWD ? bip_state.fwd_layer : NULL;
 }
 
 static inline int bip_recv_id(uint32_t tag, uint32_t gen)

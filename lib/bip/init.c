@@ -23,6 +23,7 @@
 #include "boot.h"
 #include "conf.h"
 #include "core.h"
+#include "fwd.h"
 #include "env.h"
 #include "oob.h"
 #include "rel.h"
@@ -238,6 +239,55 @@ static const struct bip_nic_ops *pick_network(int remote, char *err)
 }
 
 /*
+ * The nodes of other clusters (bipconf(5) "Clusters"), reached through the
+ * relays: the forwarding driver, with the reliability layer on top
+ * (fwd.c).  A job whose clusters have no relay (not started by bipload)
+ * cannot reach them: said, naming one.
+ */
+static int open_fwd(struct bip_nic_job *job, unsigned char *serve, char *err)
+{
+	const struct bip_conf *conf = bip_state.conf;
+	int i, any = 0, me = bip_state.mynode, rc;
+	struct bip_nic *nic;
+
+	for (i = 0; i < conf->n; i++) {
+		serve[i] = i != me && !bip_fwd_direct(conf, me, i);
+		any |= serve[i];
+	}
+	if (!any)
+		return 0;
+	for (i = 0; i < conf->n; i++) {
+		if (!serve[i] || bip_fwd_reaches(i))
+			continue;
+		snprintf(err, BIP_ERR, "node %d (host %s) is in cluster %s and this node in "
+			 "cluster %s: %s", i, conf->nodes[i].host,
+			 conf->clusters[conf->cluster_of[i]].name,
+			 conf->clusters[conf->cluster_of[me]].name,
+			 conf->nrelays ? "no route through the gateways' relays reaches it (more "
+					 "than 4 gateways, or a gateway host without relay)" :
+					 "messages between clusters go through the relays of the "
+					 "gateway hosts, and this job has none (bipload starts them)");
+		return -EHOSTUNREACH;
+	}
+	if (bip_state.nnics == (int)(sizeof(bip_state.nics) / sizeof(bip_state.nics[0]))) {
+		snprintf(err, BIP_ERR, "too many drivers");
+		return -EINVAL;
+	}
+	job->serve = serve;
+	job->tagqs = NULL;
+	rc = bip_fwd_ops.open(job, &nic);
+	if (rc == 0)
+		rc = bip_rel_open(job, nic, &nic);
+	if (rc < 0)
+		return rc;
+	bip_state.nics[bip_state.nnics++] = nic;
+	for (i = 0; i < conf->n; i++)
+		if (serve[i])
+			bip_state.peers[i].nic = nic;
+	return 0;
+}
+
+/*
  * Choose a driver for each peer: peers on this host use shm, peers on other
  * hosts the best network driver; BIP_NIC forces one driver for every peer
  * (so that a network driver can be tested on one host).  Then open each
@@ -260,7 +310,7 @@ static int open_nics(int quiet, const char *jobid, char *err)
 	if (rc < 0)
 		return rc;
 	for (i = 0; i < conf->n; i++) {
-		if (i == bip_state.mynode)
+		if (i == bip_state.mynode || !bip_fwd_direct(conf, bip_state.mynode, i))
 			continue;
 		if (bip_nic_same_host(conf, bip_state.mynode, i))
 			local = 1;
@@ -319,6 +369,7 @@ static int open_nics(int quiet, const char *jobid, char *err)
 			int same = bip_nic_same_host(conf, bip_state.mynode, i);
 
 			serve[i] = i != bip_state.mynode &&
+				   bip_fwd_direct(conf, bip_state.mynode, i) &&
 				   (choice[0] == choice[1] || same == (k == 0));
 			any |= serve[i];
 			all &= serve[i] || i == bip_state.mynode;
@@ -358,15 +409,19 @@ static int open_nics(int quiet, const char *jobid, char *err)
 			if (serve[i] || (i == bip_state.mynode && bip_state.nnics == 1))
 				bip_state.peers[i].nic = nic;
 	}
+	rc = open_fwd(&job, serve, err);
 	free(serve);
-	return 0;
+	return rc;
 }
 
 static void release_all(void)
 {
 	int i;
 
-	for (i = 0; i < bip_state.nnics; i++)
+	/* The last opened first: the forwarding driver's reliability layer
+	 * sends its last acknowledgements over the drivers below it. */
+	bip_fwd_closing();
+	for (i = bip_state.nnics; i-- > 0;)
 		bip_state.nics[i]->ops->close(bip_state.nics[i]);
 	bip_state.nnics = 0;
 	for (i = 0; i < BIP_ALL_TAGS; i++) {
@@ -378,6 +433,7 @@ static void release_all(void)
 	}
 	bip_sreq_table_free();
 	bip_flow_free();
+	bip_fwd_close();
 	for (i = 0; bip_state.peers && i < bip_state.numnodes; i++)
 		pthread_mutex_destroy(&bip_state.peers[i].send_lock);
 	free(bip_state.peers);
@@ -424,7 +480,7 @@ void bip_where(char *buf, size_t len)
 	drivers_desc(what, sizeof(what));
 	bip_bind_cpus(cpus, sizeof(cpus));
 	snprintf(buf, len, "node %d of %d: host %s, pid %d, driver %s, cpus %s", bip_state.mynode,
-		 bip_state.numnodes, bip_state.conf->nodes[bip_state.mynode].host, (int)getpid(),
+		 bip_state.napp, bip_state.conf->nodes[bip_state.mynode].host, (int)getpid(),
 		 what[0] ? what : "none", cpus);
 }
 
@@ -459,7 +515,18 @@ static int setup(char *err)
 	bip_state.quiet = boot.quiet;
 	bip_state.mynode = boot.mynode;
 	bip_state.numnodes = boot.numnodes;
+	bip_state.napp = bip_conf_app_nodes(boot.conf);
+	bip_state.relay = bip_state.mynode >= bip_state.napp;
 	launched = boot.launched;
+	if (bip_state.relay != bip_relay_wanted) {
+		snprintf(err, BIP_ERR, bip_state.relay ?
+			 "node %d is a relay of gateway host %s (the configuration's \"relays\"): "
+			 "it runs bipgw, not a program" :
+			 "node %d (host %s) is not a relay: bipgw runs only on the relay nodes",
+			 bip_state.mynode, boot.conf->nodes[bip_state.mynode].host);
+		rc = -EINVAL;
+		goto undo_all;
+	}
 	bip_state.watch_peers = boot.can_abort;
 	for (i = 0; i < bip_state.numnodes; i++)
 		nlocal += bip_host_is_local(bip_state.conf->nodes[i].host);
@@ -489,6 +556,11 @@ static int setup(char *err)
 		bip_recv_set(t, BIP_RECV_IDLE);
 	}
 	err[0] = '\0';
+	if (bip_state.conf->nrelays) {
+		rc = bip_fwd_setup(bip_state.mynode, bip_state.conf, err, BIP_ERR);
+		if (rc < 0)
+			goto undo_all;
+	}
 	rc = open_nics(boot.quiet, boot.jobid, err);
 	if (rc < 0)
 		goto undo_all;
@@ -532,7 +604,7 @@ BIP_EXPORT void bip_init(void)
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	memset(&bip_state.counters, 0, sizeof(bip_state.counters));
 	bip_mynode = bip_state.mynode;
-	bip_numnodes = bip_state.numnodes;
+	bip_numnodes = bip_state.napp;
 	bip_state.initialized = 1;
 	if (bip_async_start(err, sizeof(err)) < 0) {
 		fprintf(stderr, "bip: node %d: bip_init: %s\n", bip_mynode, err);

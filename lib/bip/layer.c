@@ -38,9 +38,9 @@ static int check_registered(const char *call, int tag)
 
 static int check_node(const char *call, int node)
 {
-	if (node < 0 || node >= bip_state.numnodes) {
+	if (node < 0 || node >= bip_state.napp) {
 		bip_error(call, "node %d does not exist (nodes 0 to %d)", node,
-			  bip_state.numnodes - 1);
+			  bip_state.napp - 1);
 		return 0;
 	}
 	return 1;
@@ -103,7 +103,7 @@ BIP_EXPORT int bip_layer_send(int dst, int tag, const void *hdr, size_t hlen, co
 	const char *call = "bip_layer_send";
 	int locked, id;
 
-	if (bip_unlikely(!bip_state.initialized || dst < 0 || dst >= bip_state.numnodes ||
+	if (bip_unlikely(!bip_state.initialized || dst < 0 || dst >= bip_state.napp ||
 			 !bip_layer_of((uint32_t)tag) || hlen > BIP_SHORT_MAX ||
 			 (hlen && !hdr) || (len && !buf) || len > BIP_MAX_MESSAGE ||
 			 cookie > BIP_LAYER_COOKIE_MAX)) {

@@ -214,6 +214,11 @@ struct bip_nic {
 	 * datagrams, and the core puts the reliability layer above it.  NULL
 	 * for the reliable ones, whose ops above are the ones used. */
 	struct bip_dgram *dgram;
+	/* 1: what this instance brings arrives through the other instances
+	 * (the forwarding driver, fwd.c): nobody wakes it, its sleep_arm only
+	 * says whether something waits here (0) and may lower s->timeout_ns,
+	 * and the process sleeps on the one other instance (progress.c). */
+	int passive;
 };
 
 /* The drivers compiled in. */

@@ -37,6 +37,7 @@
 
 #include "boot.h"
 #include "core.h"
+#include "fwd.h"
 
 int bip_progress(void)
 {
@@ -50,6 +51,8 @@ int bip_progress(void)
 			return rc;
 		events += rc;
 	}
+	if (bip_unlikely(bip_state.relay))
+		events += bip_fwd_progress();
 	if (bip_unlikely(bip_state.layer_pending))
 		bip_layer_retry();
 	if (bip_unlikely(bip_state.kept_peers || bip_state.flow_dirty))
@@ -65,18 +68,19 @@ int bip_progress(void)
 	return events;
 }
 
-/* 1 if no other node's process runs any more. */
+/* 1 if no other node of the program runs any more (the relays, which
+ * end after the program, do not count). */
 static int others_gone(void)
 {
 	int i;
 
-	for (i = 0; i < bip_state.numnodes; i++) {
+	for (i = 0; i < bip_state.napp; i++) {
 		struct bip_nic *nic = bip_state.peers[i].nic;
 
 		if (i != bip_state.mynode && nic->ops->alive(nic, i))
 			return 0;
 	}
-	return bip_state.numnodes > 1;
+	return bip_state.napp > 1 || (bip_state.relay && bip_state.napp > 0);
 }
 
 void bip_core_peer_lost(int node)
@@ -116,7 +120,8 @@ static void watch_peers(void)
 	for (i = 0; i < bip_state.numnodes; i++) {
 		struct bip_peer *p = &bip_state.peers[i];
 
-		if (i == bip_state.mynode || p->said_bye || p->nic->ops != &bip_shm_ops ||
+		if (i == bip_state.mynode || i >= bip_state.napp || p->said_bye ||
+		    p->nic->ops != &bip_shm_ops ||
 		    p->nic->ops->alive(p->nic, i))
 			continue;
 		if (!p->seen_dead) {
@@ -163,16 +168,42 @@ static int wait_long_enough(const struct bip_wait *w)
  */
 static int sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 {
-	int locked = bip_lock(), armed = 0;
+	int locked = bip_lock(), armed = 0, i;
 
 	if (bip_state.progress_idle && !bip_state.queued_sends && !bip_state.layer_pending &&
 	    !bip_state.kept_peers && !bip_state.flow_dirty) {
 		s->timeout_ns = bip_state.sleep_max_ns;
-		armed = nic->ops->sleep_arm(nic, s);
+		/* The passive instances first: they may lower the time-out. */
+		for (armed = 1, i = 0; armed && i < bip_state.nnics; i++)
+			if (bip_state.nics[i] != nic)
+				armed = bip_state.nics[i]->ops->sleep_arm(bip_state.nics[i], s);
+		if (armed)
+			armed = nic->ops->sleep_arm(nic, s);
 		bip_state.progress_idle = 0;
 	}
 	bip_unlock(locked);
 	return armed;
+}
+
+/* The instance a sleeping thread waits on: the only one, or the only one
+ * besides passive ones (nic.h) that all can arm; NULL if there is none. */
+static struct bip_nic *sleep_nic(void)
+{
+	struct bip_nic *nic = NULL;
+	int i;
+
+	for (i = 0; i < bip_state.nnics; i++) {
+		struct bip_nic *n = bip_state.nics[i];
+
+		if (!n->ops->sleep_arm)
+			return NULL;
+		if (n->passive)
+			continue;
+		if (nic)
+			return NULL;
+		nic = n;
+	}
+	return nic;
 }
 
 /*
@@ -190,11 +221,10 @@ static int sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
  */
 static int wait_sleep(struct bip_wait *w)
 {
-	struct bip_nic *nic = bip_state.nics[0];
+	struct bip_nic *nic = sleep_nic();
 	struct bip_nic_sleep s;
 
-	if (bip_state.nnics != 1 || !nic->ops->sleep_arm || !wait_long_enough(w) ||
-	    !sleep_arm(nic, &s))
+	if (!nic || !wait_long_enough(w) || !sleep_arm(nic, &s))
 		return 0;
 	nic->ops->sleep_wait(nic, &s);
 	/* A sleep is worth many yields: on to the next multiple of 64, so that

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "fwd.h"
 
 /* --- send requests --- */
 
@@ -440,7 +441,13 @@ int bip_send_lane(int dst, uint32_t tag, const void *buf, size_t len)
 
 void bip_core_send_done(uint64_t cookie, int status)
 {
-	struct bip_sreq *r = bip_sreq_lookup((int)cookie);
+	struct bip_sreq *r;
+
+	if (bip_unlikely(cookie & BIP_FWD_SEND)) {
+		bip_fwd_send_done(cookie, status);
+		return;
+	}
+	r = bip_sreq_lookup((int)cookie);
 
 	if (!r || r->state != BIP_SEND_LONG) {
 		bip_error("bip_progress", "NIC reported completion of unknown send %llu",
@@ -795,7 +802,8 @@ static void flow_mask(uint64_t *bits)
 {
 	uint32_t tag;
 
-	for (tag = BIP_TAG_FLOW; tag < BIP_TAG_WORDS * 64; tag++)
+	bits[BIP_TAG_FLOW / 64] &= ~(1ull << (BIP_TAG_FLOW % 64));
+	for (tag = BIP_ALL_TAGS; tag < BIP_TAG_WORDS * 64; tag++)
 		bits[tag / 64] &= ~(1ull << (tag % 64));
 }
 
@@ -836,7 +844,7 @@ void bip_core_tag_held(int src, uint32_t tag, int held)
 	struct bip_peer *p;
 
 	if (bip_unlikely(src < 0 || src >= bip_state.numnodes || src == bip_state.mynode ||
-			 tag >= BIP_TAG_FLOW)) {
+			 tag == BIP_TAG_FLOW || tag >= BIP_ALL_TAGS)) {
 		bip_error("bip_progress", "the NIC reported holding node %d's tag %u, which does "
 			  "not exist", src, tag);
 		return;

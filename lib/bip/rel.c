@@ -1516,6 +1516,7 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 	}
 	r->nic.ops = &r->ops;
 	r->nic.max_short = lower->max_short;
+	r->nic.passive = lower->passive;
 	r->lower = lower;
 	r->dg = dg;
 	dg->rel = r;

@@ -43,6 +43,15 @@
  *                   32 peers posted at once: ceil((p - 1) / 32) rounds
  *   Reduce_scatter  Reduce to rank 0, then Scatter(v)
  *   Scan, Exscan    recursive doubling (prefix)
+ *
+ * A communicator whose ranks span several clusters (bipconf(5), the
+ * clusters joined by gateways) runs Barrier, and Bcast and commutative
+ * Allreduce up to COLL_CLUSTER_BYTES, through each cluster's leader (its
+ * lowest rank; for Bcast, the root in its own cluster): inside the
+ * clusters first, then between the leaders, then inside again, so that
+ * one message per pair of leaders crosses the gateways instead of one per
+ * pair of ranks.  The leaders combine their clusters' vectors in cluster
+ * order, each the same, so that every rank gets the same result.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +63,136 @@
 /* ------------------------------------------------------------------ */
 /* Algorithms                                                          */
 /* ------------------------------------------------------------------ */
+
+/* Up to this many bytes, Bcast and Allreduce go through the clusters'
+ * leaders when the ranks span several clusters (above, the usual trees
+ * and rings, whose pieces pipeline through the gateways). */
+#define COLL_CLUSTER_BYTES 65536
+
+/* 1 if s's communicator spans several clusters and its steps are its own
+ * (not an inter-communicator's local group's). */
+static int by_cluster(const struct coll_sched *s)
+{
+	return s->comm->cluster && !s->on_local && !mpi_shim_is_inter(s->comm);
+}
+
+/* The leader of rank r's cluster: its lowest rank, or root in root's. */
+static int cluster_leader(MPI_Comm c, int r, int root)
+{
+	int i;
+
+	if (root >= 0 && c->cluster[root] == c->cluster[r])
+		return root;
+	for (i = 0; c->cluster[i] != c->cluster[r]; i++)
+		;
+	return i;
+}
+
+/* Barrier through the leaders: in, across, out. */
+static void barrier_clusters(struct coll_sched *s)
+{
+	MPI_Comm c = s->comm;
+	int p = c->size, r = c->rank, lead = cluster_leader(c, r, -1), i;
+
+	if (r != lead) {
+		coll_send(s, NULL, 0, MPI_BYTE, lead);
+		coll_fence(s);
+		coll_recv(s, NULL, 0, MPI_BYTE, lead);
+		coll_fence(s);
+		return;
+	}
+	for (i = 0; i < p; i++)
+		if (i != r && c->cluster[i] == c->cluster[r])
+			coll_recv(s, NULL, 0, MPI_BYTE, i);
+	coll_fence(s);
+	for (i = 0; i < p; i++)
+		if (i != r && cluster_leader(c, i, -1) == i) {
+			coll_send(s, NULL, 0, MPI_BYTE, i);
+			coll_recv(s, NULL, 0, MPI_BYTE, i);
+		}
+	coll_fence(s);
+	for (i = 0; i < p; i++)
+		if (i != r && c->cluster[i] == c->cluster[r])
+			coll_send(s, NULL, 0, MPI_BYTE, i);
+	coll_fence(s);
+}
+
+/* Bcast through the leaders: the root to every other cluster's leader and
+ * to its own cluster, each leader to its cluster. */
+static void bcast_clusters(struct coll_sched *s, void *buf, int count, MPI_Datatype type,
+			   int root)
+{
+	MPI_Comm c = s->comm;
+	int p = c->size, r = c->rank, lead = cluster_leader(c, r, root), i;
+
+	if (r != root) {
+		coll_recv(s, buf, count, type, r == lead ? root : lead);
+		coll_fence(s);
+		if (r != lead)
+			return;
+	}
+	for (i = 0; i < p; i++) {
+		if (i == r)
+			continue;
+		if (c->cluster[i] == c->cluster[r] ||
+		    (r == root && cluster_leader(c, i, root) == i))
+			coll_send(s, buf, count, type, i);
+	}
+	coll_fence(s);
+}
+
+/* Allreduce (commutative) through the leaders: each takes its cluster's
+ * vectors, the leaders exchange theirs and combine them in cluster order,
+ * then each gives the result to its cluster. */
+static void allreduce_clusters(struct coll_sched *s, void *rbuf, int count, MPI_Datatype type)
+{
+	MPI_Comm c = s->comm;
+	int p = c->size, r = c->rank, lead = cluster_leader(c, r, -1), i, n = 0, nl = 0;
+	char *in, *all, *acc;
+
+	if (r != lead) {
+		coll_send(s, rbuf, count, type, lead);
+		coll_fence(s);
+		coll_recv(s, rbuf, count, type, lead);
+		coll_fence(s);
+		return;
+	}
+	for (i = 0; i < p; i++) {
+		n += i != r && c->cluster[i] == c->cluster[r];
+		nl += cluster_leader(c, i, -1) == i;
+	}
+	in = n ? coll_tmp(s, (size_t)count * (size_t)n, type) : NULL;
+	all = coll_tmp(s, (size_t)count * (size_t)nl, type);
+	if ((n && !in) || !all)
+		return;
+	for (i = 0, n = 0; i < p; i++)
+		if (i != r && c->cluster[i] == c->cluster[r])
+			coll_recv(s, coll_at(in, (MPI_Aint)n++ * count, type), count, type, i);
+	coll_fence(s);
+	while (n-- > 0)
+		coll_reduce(s, coll_at(in, (MPI_Aint)n * count, type), rbuf, count, type);
+	for (i = 0, nl = 0; i < p; i++) {
+		if (cluster_leader(c, i, -1) != i)
+			continue;
+		if (i == r) {
+			coll_copy(s, rbuf, count, type, coll_at(all, (MPI_Aint)nl * count, type),
+				  count, type);
+		} else {
+			coll_send(s, rbuf, count, type, i);
+			coll_recv(s, coll_at(all, (MPI_Aint)nl * count, type), count, type, i);
+		}
+		nl++;
+	}
+	coll_fence(s);
+	acc = coll_at(all, (MPI_Aint)(nl - 1) * count, type);
+	for (i = nl - 2; i >= 0; i--)
+		coll_reduce(s, coll_at(all, (MPI_Aint)i * count, type), acc, count, type);
+	coll_copy(s, acc, count, type, rbuf, count, type);
+	for (i = 0; i < p; i++)
+		if (i != r && c->cluster[i] == c->cluster[r])
+			coll_send(s, rbuf, count, type, i);
+	coll_fence(s);
+}
 
 /* The most messages a barrier rank sends in one round, plus one. */
 #define COLL_BARRIER_RADIX 8
@@ -72,6 +211,10 @@ void coll_build_barrier(struct coll_sched *s)
 {
 	int p = s->comm->size, r = s->comm->rank, k, d, j;
 
+	if (by_cluster(s)) {
+		barrier_clusters(s);
+		return;
+	}
 	k = p < COLL_BARRIER_RADIX ? p : COLL_BARRIER_RADIX;
 	for (d = 1; d < p; d *= k) {
 		for (j = 1; j < k && j * d < p; j++) {
@@ -173,6 +316,10 @@ void coll_build_bcast(struct coll_sched *s, void *buf, int count, MPI_Datatype t
 	int vr = (r - root + p) % p, mask = 1;
 	size_t bytes = (size_t)count * type->size;
 
+	if (by_cluster(s) && bytes <= COLL_CLUSTER_BYTES) {
+		bcast_clusters(s, buf, count, type, root);
+		return;
+	}
 	if (p > 2 && type->contiguous && bytes >= COLL_BCAST_LONG && bytes <= 0x7fffffff) {
 		bcast_scatter_ring(s, mpi_shim_datatype_start(buf, type), bytes, root);
 		return;
@@ -518,6 +665,10 @@ static void build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, 
 		coll_copy(s, sbuf, count, type, rbuf, count, type);
 	if (p == 1)
 		return;
+	if (by_cluster(s) && commute && (size_t)count * type->size <= COLL_CLUSTER_BYTES) {
+		allreduce_clusters(s, rbuf, count, type);
+		return;
+	}
 	if (p > 2 && p <= COLL_ALLREDUCE_FLAT_RANKS &&
 	    (size_t)count * type->size <= COLL_ALLREDUCE_FLAT_BYTES) {
 		allreduce_flat(s, rbuf, count, type);

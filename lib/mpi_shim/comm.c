@@ -22,6 +22,29 @@
 
 /* --- set-up and release --- */
 
+/* The cluster of each rank, kept only when the ranks span several (the
+ * collectives then go through each cluster's leader, coll.c). */
+static int comm_clusters(struct mpi_shim_comm *c)
+{
+	const char *env = getenv("BIP_MPI_COLL_CLUSTERS");
+	int i, first, several = 0;
+
+	/* BIP_MPI_COLL_CLUSTERS=0: the collectives ignore the clusters. */
+	if (env && !strcmp(env, "0"))
+		return 0;
+	first = bip_layer_cluster(c->world[0]);
+	for (i = 1; i < c->size && !several; i++)
+		several = bip_layer_cluster(c->world[i]) != first;
+	if (!several)
+		return 0;
+	c->cluster = malloc((size_t)c->size * sizeof(*c->cluster));
+	if (!c->cluster)
+		return MPI_ERR_NO_MEM;
+	for (i = 0; i < c->size; i++)
+		c->cluster[i] = bip_layer_cluster(c->world[i]);
+	return 0;
+}
+
 int mpi_shim_comm_setup(struct mpi_shim_comm *c, int size, int *world, int rank, uint32_t ctx)
 {
 	int i, rc;
@@ -37,6 +60,9 @@ int mpi_shim_comm_setup(struct mpi_shim_comm *c, int size, int *world, int rank,
 		goto no_memory;
 	for (i = 0; i < size; i++)
 		c->host[i] = mpi_shim_host_of(world[i]);
+	rc = comm_clusters(c);
+	if (rc)
+		goto no_memory;
 	rc = mpi_shim_group_new(size, world, &c->group);
 	if (rc)
 		goto no_memory;
@@ -49,8 +75,10 @@ int mpi_shim_comm_setup(struct mpi_shim_comm *c, int size, int *world, int rank,
 
 no_memory:
 	free(c->host);
+	free(c->cluster);
 	free(world);
 	c->host = NULL;
+	c->cluster = NULL;
 	c->world = NULL;
 	return MPI_ERR_NO_MEM;
 }
@@ -81,8 +109,10 @@ void mpi_shim_comm_fini(struct mpi_shim_comm *c)
 	c->local = NULL;
 	free(c->world);
 	free(c->host);
+	free(c->cluster);
 	c->world = NULL;
 	c->host = NULL;
+	c->cluster = NULL;
 	mpi_shim_comm_hints_free(c);
 	c->valid = 0;
 }

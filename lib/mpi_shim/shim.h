@@ -137,6 +137,8 @@ struct mpi_shim_comm {
 	int rank, size;
 	int *world;        /* world rank of each rank */
 	int *host;         /* host index of each rank: same index, same host */
+	int *cluster;      /* cluster of each rank (bipconf(5) "Clusters"), or
+			      NULL when every rank is in one cluster */
 	int *rank_of_world; /* rank in this communicator of each world rank, or -1;
 			       NULL for MPI_COMM_WORLD (identity) */
 	uint32_t ctx;      /* point-to-point context */

@@ -425,6 +425,8 @@ clusters)
 		fail "bipinfo: gateway"
 	grep -qx 'conf.route.A.C=A:a1.invalid -> B:b1.invalid (ofi), B:b3.invalid -> C:c1.invalid (psm2)' \
 		"$out" || fail "bipinfo: route A to C"
+	grep -qx 'conf.relays=none yet: bipload starts one on each gateway host (bipgw)' "$out" ||
+		fail "bipinfo: relays of a user's file"
 	# Only the first 3 nodes: cluster A alone is left.
 	BIP_OPTS=n3 BIPCONF="$HOME/c" "$bipinfo" --parsable >"$out" || fail "bipinfo n3"
 	grep -qx 'conf.cluster.B=driver lanai, hosts (none among the nodes used)' "$out" ||

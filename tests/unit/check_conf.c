@@ -309,7 +309,7 @@ START_TEST(test_cluster_errors)
 	const char *h = "a1 a2 b1";
 
 	expect_error(with_hosts(h, "clusters A ofi a1\n"), "test.conf:14:",
-		     "only cluster and gateway statements");
+		     "only cluster, gateway and relays statements");
 	expect_error(with_hosts(h, "cluster A\n"), "test.conf:14:",
 		     "expected \"cluster NAME DRIVER HOST...\"");
 	expect_error(with_hosts(h, "cluster A/x ofi a1\n"), "test.conf:14:",
@@ -352,6 +352,78 @@ START_TEST(test_cluster_errors)
 
 	for (i = 0; i < sizeof(gw) / sizeof(gw[0]); i++)
 		expect_error(with_hosts(h, gw[i].tail), gw[i].where, gw[i].what);
+}
+END_TEST
+
+/* The relays bipload adds, and a job's file that names them. */
+START_TEST(test_relays)
+{
+	struct bip_conf *conf = NULL, *back = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ck_assert_int_eq(parse(with_hosts("a1 a2 b1 b2", "cluster A ofi a1 a2\n"
+					  "cluster B ofi b1 b2\n"
+					  "gateway A:a2 B:b1 ofi\ngateway A:a1 B:b2 ofi\n"), &conf), 0);
+	ck_assert_int_eq(conf->nrelays, 0);
+	ck_assert_int_eq(bip_conf_app_nodes(conf), 4);
+	/* One per gateway host, in the order the gateways name them. */
+	ck_assert_int_eq(bip_conf_add_relays(conf), 4);
+	ck_assert_int_eq(conf->n, 8);
+	ck_assert_int_eq(conf->nrelays, 4);
+	ck_assert_int_eq(bip_conf_app_nodes(conf), 4);
+	ck_assert_str_eq(conf->nodes[4].host, "a2");
+	ck_assert_str_eq(conf->nodes[5].host, "b1");
+	ck_assert_str_eq(conf->nodes[6].host, "a1");
+	ck_assert_str_eq(conf->nodes[7].host, "b2");
+	ck_assert_int_eq(conf->cluster_of[4], 0);
+	ck_assert_int_eq(conf->cluster_of[5], 1);
+	ck_assert_int_eq(bip_conf_relay_of(conf, "b2"), 7);
+	ck_assert_int_eq(bip_conf_relay_of(conf, "zz"), -1);
+	ck_assert_int_eq(bip_conf_route(conf, 0, 1, 6)->hop[0], BIP_ROUTE_DIRECT);
+	/* Again: every gateway host has one already. */
+	ck_assert_int_eq(bip_conf_add_relays(conf), 0);
+	/* Written and read back: the same relays. */
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(bip_conf_write(f, conf), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "relays 4\n"));
+	ck_assert_int_eq(parse(text, &back), 0);
+	ck_assert_int_eq(back->n, 8);
+	ck_assert_int_eq(back->nrelays, 4);
+	bip_conf_free(back);
+	/* A shorter job has no relays. */
+	ck_assert_int_eq(bip_conf_truncate(conf, 3), 0);
+	ck_assert_int_eq(conf->nrelays, 0);
+	bip_conf_free(conf);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_relay_errors)
+{
+#define AB "cluster A ofi a1 a2\ncluster B ofi b1\ngateway A:a2 B:b1 ofi\n"
+	/* Statements from line 18 (4 hosts of 5 lines). */
+	expect_error(with_hosts("a1 a2 b1 a2", AB "relays\n"), "test.conf:", "expected \"relays K\"");
+	expect_error(with_hosts("a1 a2 b1 a2", AB "relays 1 2\n"), "test.conf:",
+		     "expected \"relays K\"");
+	expect_error(with_hosts("a1 a2 b1 a2", AB "relays x\n"), "test.conf:",
+		     "expected a number from 1 to 3");
+	expect_error(with_hosts("a1 a2 b1 a2", AB "relays 4\n"), "test.conf:",
+		     "expected a number from 1 to 3");
+	expect_error(with_hosts("a1 a2 b1 a2", AB "relays 1\nrelays 1\n"), "test.conf:",
+		     "relays: given twice");
+	/* The last node, on a1, is no gateway's host. */
+	expect_error(with_hosts("a1 a2 b1 a1", AB "relays 1\n"), "test.conf:",
+		     "node 3 is a relay (relays 1), but its host a1 is no gateway's");
+	expect_error(with_hosts("a1 b1 a2 a2", AB "relays 2\n"), "test.conf:",
+		     "nodes 2 and 3 are both relays of host a2");
+	expect_error(with_hosts("a1 a2", "relays 1\n"), "test.conf:",
+		     "relays 1: the file names no cluster");
+	expect_error(with_hosts("a1 a2 b1", "cluster A ofi a1 a2 b1\nrelays 1\n"), "test.conf:",
+		     "relays 1: the file names no gateway");
+#undef AB
 }
 END_TEST
 
@@ -436,6 +508,8 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_rails);
 	tcase_add_test(tc, test_clusters);
 	tcase_add_test(tc, test_cluster_errors);
+	tcase_add_test(tc, test_relays);
+	tcase_add_test(tc, test_relay_errors);
 	tcase_add_test(tc, test_opts);
 	tcase_add_test(tc, test_job_names);
 	tcase_add_test(tc, test_default_path);

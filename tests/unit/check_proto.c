@@ -89,6 +89,7 @@ static void setup(void)
 	mock.nic.max_short = BIP_SHORT_MAX;
 	bip_state.mynode = 0;
 	bip_state.numnodes = 3;
+	bip_state.napp = 3;
 	bip_state.peers = calloc(3, sizeof(*bip_state.peers));
 	for (i = 0; i < 3; i++)
 		bip_state.peers[i].nic = &mock.nic;

@@ -33,6 +33,7 @@ static void core_setup(void)
 	int i;
 
 	bip_state.numnodes = 2;
+	bip_state.napp = 2;
 	bip_state.peers = calloc(2, sizeof(*bip_state.peers));
 	ck_assert_ptr_nonnull(bip_state.peers);
 	for (i = 0; i < BIP_ALL_TAGS; i++) {

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fwd.h - forwarding between clusters through the relays (fwd.c).
+ */
+#ifndef BIP_FWD_H
+#define BIP_FWD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nic.h"
+
+struct bip_conf;
+
+/* The forwarding driver: a datagram driver (rel.h) serving the nodes this
+ * process reaches only through relays. */
+extern const struct bip_nic_ops bip_fwd_ops;
+
+/* Completions of the long messages forwarding posts carry this bit (and
+ * the packet's index): bip_core_send_done hands them here. */
+#define BIP_FWD_SEND (1ull << 62)
+
+/* 1 if nodes a and b of conf reach each other without a relay: the same
+ * cluster (or a file without clusters), or two relays whose hosts a
+ * gateway joins. */
+int bip_fwd_direct(const struct bip_conf *conf, int a, int b);
+
+/* Before the drivers open, in a job with relays: this node's routes, and
+ * the core's tag BIP_TAG_FWD taken.  0, or a negative errno with err set. */
+int bip_fwd_setup(int mynode, const struct bip_conf *conf, char *err, size_t errlen);
+
+/* 1 if some route through the relays reaches node. */
+int bip_fwd_reaches(int node);
+
+/* Receive and send on what the relays hold (from bip_progress). */
+int bip_fwd_progress(void);
+
+void bip_fwd_send_done(uint64_t cookie, int status);
+
+/* The drivers are about to close, the forwarding one first: from now on
+ * its poll polls the others, which bring its packets (its reliability
+ * layer waits for its last acknowledgements inside its close). */
+void bip_fwd_closing(void);
+
+/* Release everything (after the drivers have closed). */
+void bip_fwd_close(void);
+
+/* Set by bip_relay_run before bip_init: this process is to be a relay
+ * (bip_init refuses a relay node to a program, and the reverse). */
+extern int bip_relay_wanted;
+
+/* bipgw(1): start as a relay node of the job and forward until SIGTERM or
+ * SIGINT.  Returns the exit status. */
+int bip_relay_run(void);
+
+#endif /* BIP_FWD_H */

@@ -1,0 +1,161 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Messages between clusters through the relays of the gateway hosts
+# (bipconf(5) "Clusters", bipgw(1)), on this machine: its names make the
+# hosts, each cluster a set of them, so every message between the two
+# clusters goes through two relays (bipload starts one per gateway host).
+#
+#   forward.sh BUILD MODE ARGS...
+#   conformance GW NP TEST   conformance TEST on NP nodes
+#   long GW NP               fwdcheck long: every size up to 64 MiB, checked
+#   kill GW                  a relay is killed mid-job: with two gateways the
+#                            job completes through the other; with one it
+#                            fails naming the lost link
+#   run GW NP PROGRAM ARGS   any program (the MPI tests) on NP nodes
+#   bipgw                    bipgw's own usage and misuse
+#
+# GW: one (hosts H and localhost, one gateway) or two (clusters
+# {H, 127.0.0.1} and {localhost, 127.0.0.2}, two gateways side by side).
+set -u
+build=$1 mode=$2
+shift 2
+bipload="$build/scripts/bipload"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+host=$(hostname 2>/dev/null || uname -n)
+[ "$host" != localhost ] || { echo "SKIP: this host is called localhost"; exit 77; }
+unset BIPCONF BIP_OPTS BIP_NODE BIP_JOBID BIP_HOST BIP_NIC
+
+fail() {
+	[ -f "$tmp/out" ] && cat "$tmp/out"
+	echo "FAIL: $*"
+	exit 1
+}
+
+# conf GW NP: NP nodes spread over the hosts in turn.
+conf() {
+	gw=$1 np=$2
+	if [ "$gw" = two ]; then
+		set -- "$host" localhost 127.0.0.1 127.0.0.2
+	else
+		set -- "$host" localhost
+	fi
+	nh=$#
+	echo "$np"
+	i=0
+	while [ "$i" -lt "$np" ]; do
+		k=$((i % nh + 1))
+		eval "echo \"\${$k} 0\""
+		j=0
+		while [ "$j" -lt "$np" ]; do
+			echo 256
+			j=$((j + 1))
+		done
+		i=$((i + 1))
+	done
+	if [ "$gw" = two ]; then
+		echo "cluster A shm $1 $3"
+		echo "cluster B shm localhost $4"
+		echo "gateway A:$1 B:localhost ofi"
+		echo "gateway A:$3 B:$4 ofi"
+	else
+		echo "cluster A shm $1"
+		echo "cluster B shm localhost"
+		echo "gateway A:$1 B:localhost ofi"
+	fi
+}
+
+case "$mode" in
+conformance)
+	conf "$1" "$2" >"$tmp/conf"
+	"$bipload" -f "$tmp/conf" --timeout 100 "$build/tests/conformance/conformance" "$3" \
+		>"$tmp/out" 2>&1 || fail "conformance $3 on $2 nodes in two clusters"
+	grep -q "^bipload: node $2: the relay of gateway host $host " "$tmp/out" ||
+		fail "no relay started on $host"
+	grep -q "driver shm + fwd" "$tmp/out" || fail "node 0 does not forward"
+	cat "$tmp/out"
+	;;
+run)
+	gw=$1 np=$2
+	shift 2
+	conf "$gw" "$np" >"$tmp/conf"
+	"$bipload" -f "$tmp/conf" --timeout 100 "$@" >"$tmp/out" 2>&1 ||
+		fail "$* on $np nodes in two clusters"
+	grep -q "driver shm + fwd" "$tmp/out" || fail "node 0 does not forward"
+	cat "$tmp/out"
+	;;
+long)
+	conf "$1" "$2" >"$tmp/conf"
+	"$bipload" -f "$tmp/conf" --timeout 200 "$build/tests/clusters/fwdcheck" long \
+		>"$tmp/out" 2>&1 || fail "fwdcheck long on $2 nodes"
+	[ "$(grep -c ': long: done$' "$tmp/out")" -eq "$2" ] || fail "not every node done"
+	if [ "$1" = two ]; then
+		grep -q "fwd (2 paths)" "$tmp/out" || fail "two gateways side by side: not 2 paths"
+	fi
+	cat "$tmp/out"
+	;;
+kill)
+	gw=$1
+	np=2
+	[ "$gw" = two ] && np=4
+	conf "$gw" "$np" >"$tmp/conf"
+	BIP_RETRY_TIMEOUT=3 "$bipload" -f "$tmp/conf" --timeout 100 \
+		"$build/tests/clusters/fwdcheck" kill "$tmp/go" >"$tmp/out" 2>&1 &
+	job=$!
+	k=0
+	until grep -q "^node 0 ready$" "$tmp/out"; do
+		k=$((k + 1))
+		[ "$k" -lt 600 ] || fail "node 0 never became ready"
+		kill -0 "$job" 2>/dev/null || fail "the job ended before node 0 was ready"
+		sleep 0.1
+	done
+	id=$(sed -n 's/^bipload: [0-9]* nodes*, job \([A-Za-z0-9]*\)$/\1/p' "$tmp/out")
+	relay=$(sed -n "s/^bipload: node \([0-9]*\): the relay of gateway host $host .*/\1/p" "$tmp/out")
+	[ -n "$id" ] && [ -n "$relay" ] || fail "no job id or relay node in bipload's output"
+	pid=""
+	for p in $(pgrep -x bipgw); do
+		if { tr "\0" "\n" <"/proc/$p/environ" | grep -qx "BIP_JOBID=$id"; } 2>/dev/null &&
+			{ tr "\0" "\n" <"/proc/$p/environ" | grep -qx "BIP_NODE=$relay"; } 2>/dev/null; then
+			pid=$p
+		fi
+	done
+	[ -n "$pid" ] || fail "relay node $relay of job $id not found"
+	kill -9 "$pid"
+	touch "$tmp/go"
+	wait "$job"
+	rc=$?
+	grep -q "^bipload: node $relay, the relay of gateway host $host, ended (killed by signal SIGKILL)" \
+		"$tmp/out" || fail "bipload did not report the relay's end"
+	if [ "$gw" = two ]; then
+		[ "$rc" -eq 0 ] || fail "exit status $rc: the job did not go on through the other gateway"
+		grep -q "^node 0: kill: 25 rounds done$" "$tmp/out" || fail "node 0 did not finish"
+	else
+		[ "$rc" -eq 3 ] || fail "exit status $rc, expected 3 (a round failed)"
+		grep -q "cannot be reached.*the relay of gateway host $host (node $relay) ended.*link A:$host - B:localhost" \
+			"$tmp/out" || fail "the error does not name the lost link"
+	fi
+	cat "$tmp/out"
+	;;
+bipgw)
+	"$build/scripts/bipgw" --help >"$tmp/out" 2>&1 || fail "bipgw --help"
+	grep -q "^usage: bipgw" "$tmp/out" || fail "bipgw --help: no usage"
+	"$build/scripts/bipgw" extra >"$tmp/out" 2>&1
+	[ $? -eq 2 ] || fail "bipgw with an argument: exit status not 2"
+	# A file whose relays leave a gateway host without one: no route.
+	conf one 3 >"$tmp/conf"
+	echo "relays 1" >>"$tmp/conf"
+	"$bipload" -f "$tmp/conf" --timeout 60 "$build/tests/conformance/conformance" token \
+		>"$tmp/out" 2>&1 && fail "a gateway host without relay was accepted"
+	grep -q "no route through the gateways' relays reaches it" "$tmp/out" ||
+		fail "no message on the missing relay"
+	cat "$tmp/out"
+	BIPCONF=/nonexistent "$build/scripts/bipgw" >"$tmp/out" 2>&1 && fail "bipgw outside a job"
+	grep -q "bip_init" "$tmp/out" || fail "bipgw outside a job: no start-up error"
+	cat "$tmp/out"
+	;;
+*)
+	echo "forward.sh: unknown mode $mode"
+	exit 2
+	;;
+esac
+echo PASS

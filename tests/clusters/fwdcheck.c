@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fwdcheck - messages between clusters, through the relays of the gateway
+ * hosts (forward.sh runs it on configurations with clusters).
+ *
+ *   fwdcheck long        node 0 and every other node exchange messages of
+ *                        every size class up to 64 MiB, each word checked
+ *   fwdcheck kill FILE   node 0 and node 1 exchange 1 MiB messages; after
+ *                        the fifth round node 0 prints "ready" and waits
+ *                        for FILE (the test kills a relay meanwhile), then
+ *                        they go on for 20 more rounds.  Exits 3 with the
+ *                        error printed when a round fails.
+ */
+#include <bip.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void fail(const char *what, long a, long b)
+{
+	printf("node %d: FAILED: %s (%ld, %ld): %s\n", bip_mynode, what, a, b,
+	       bip_error_string());
+	fflush(stdout);
+	exit(1);
+}
+
+static uint32_t word(long i, int seed)
+{
+	return (uint32_t)(i * 2654435761u) ^ (uint32_t)seed * 40503u;
+}
+
+static void fill(int *buf, long n, int seed)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = (int)word(i, seed);
+}
+
+static void check(const int *buf, long n, int seed)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		if ((uint32_t)buf[i] != word(i, seed))
+			fail("word differs", i, n);
+}
+
+/* Every size class: short, the layer's header and long paths, one
+ * fragment, several, and 64 MiB; node 0 with each other node in turn. */
+static void t_long(void)
+{
+	static const long sizes[] = { 1, 47, 64, 1000, 16384 + 3, 65536, 262144 + 5,
+				      16L << 20 };
+	long maxw = 16L << 20, n;
+	int *buf = malloc((size_t)maxw * 4), peer, s, node;
+
+	if (!buf)
+		fail("out of memory", 0, 0);
+	for (peer = 1; peer < bip_numnodes; peer++) {
+		for (s = 0; s < (int)(sizeof(sizes) / sizeof(sizes[0])); s++) {
+			long len = sizes[s];
+			int seed = peer * 100 + s;
+
+			if (bip_mynode == 0) {
+				fill(buf, len, seed);
+				if (bip_tsend(peer, 3, buf, (int)len) != 0)
+					fail("send", peer, len);
+				memset(buf, 0, (size_t)len * 4);
+				n = bip_trecvx(3, buf, (int)maxw, &node);
+				if (n != len || node != peer)
+					fail("reply", n, node);
+				check(buf, len, seed + 1);
+			} else if (bip_mynode == peer) {
+				n = bip_trecvx(3, buf, (int)maxw, &node);
+				if (n != len || node != 0)
+					fail("receive", n, node);
+				check(buf, len, seed);
+				fill(buf, len, seed + 1);
+				if (bip_tsend(0, 3, buf, (int)len) != 0)
+					fail("send back", 0, len);
+			}
+		}
+	}
+	free(buf);
+	printf("node %d: long: done\n", bip_mynode);
+}
+
+static void t_kill(const char *file)
+{
+	long len = 262144, n;
+	int *buf = malloc((size_t)len * 4), r, node;
+
+	if (!buf)
+		fail("out of memory", 0, 0);
+	if (bip_mynode > 1)
+		return;
+	for (r = 0; r < 25; r++) {
+		if (bip_mynode == 0) {
+			if (r == 5) {
+				printf("node 0 ready\n");
+				fflush(stdout);
+				while (access(file, F_OK) != 0)
+					usleep(10000);
+			}
+			fill(buf, len, r);
+			if (bip_tsend(1, 4, buf, (int)len) != 0)
+				fail("send", r, len);
+			n = bip_trecvx(4, buf, (int)len, &node);
+			if (n != len) {
+				printf("node 0: round %d: %s\n", r, bip_error_string());
+				fflush(stdout);
+				exit(3);
+			}
+			check(buf, len, r + 1000);
+		} else {
+			n = bip_trecvx(4, buf, (int)len, &node);
+			if (n != len) {
+				printf("node 1: round %d: %s\n", r, bip_error_string());
+				fflush(stdout);
+				exit(3);
+			}
+			check(buf, len, r);
+			fill(buf, len, r + 1000);
+			if (bip_tsend(0, 4, buf, (int)len) != 0)
+				fail("send back", r, len);
+		}
+	}
+	free(buf);
+	printf("node %d: kill: 25 rounds done\n", bip_mynode);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || (strcmp(argv[1], "long") && strcmp(argv[1], "kill")) ||
+	    (!strcmp(argv[1], "kill") && argc != 3)) {
+		fprintf(stderr, "usage: fwdcheck long | kill FILE\n");
+		return 2;
+	}
+	bip_init();
+	if (!strcmp(argv[1], "long"))
+		t_long();
+	else
+		t_kill(argv[2]);
+	bip_finalize();
+	return 0;
+}
