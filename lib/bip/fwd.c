@@ -82,7 +82,8 @@
 #define FWD_MAXHOPS 8           /* relays on a route, at most: 4 gateways */
 #define FWD_MTU 65536           /* bytes of a datagram's data, at most */
 #define FWD_BUFFER_DEFAULT (4u << 20) /* bytes a relay holds per next hop */
-#define FWD_LIVE_POLLS 1024     /* polls between two looks at the relays */
+#define FWD_LIVE_NS 20000000L   /* between two looks at the relays: 20 ms */
+#define FWD_CLOCK_POLLS 64      /* polls between two looks at the clock */
 
 enum fwd_kind {
 	FWD_INLINE = 1,
@@ -167,6 +168,7 @@ struct fwd {
 	unsigned *freeids;
 	size_t buffer;          /* BIP_FWD_BUFFER */
 	unsigned polls;
+	uint64_t watch_at;      /* the next look at the relays (CLOCK_MONOTONIC ns) */
 	unsigned char *via;          /* [node]: reached through the relays */
 	unsigned char *relay_dead;   /* [node]: seen ended */
 	unsigned char *gone;         /* [node]: said goodbye (FWD_BYE) */
@@ -397,7 +399,7 @@ static int hop_send(struct fwd *f, int to, const struct fwd_hdr *h, const void *
 	hh.hlen = (uint32_t)hlen;
 	hh.dlen = (uint32_t)len;
 	memcpy(msg, &hh, sizeof(hh));
-	memcpy(msg + sizeof(hh), lhdr, hlen);
+	bip_copy(msg + sizeof(hh), lhdr, hlen);
 	if (hh.kind != FWD_HEAD) {
 		bip_copy(msg + sizeof(hh) + hlen, data, len);
 		rc = nic->ops->post_short(nic, to, BIP_TAG_FWD, msg, sizeof(hh) + hlen + len);
@@ -432,7 +434,7 @@ static int fwd_send(struct bip_nic *nic, int path, int dst, const void *hdr, siz
 	int rc;
 
 	(void)nic;
-	if (!rt || !first_hop_alive(f, rt->hop[0]))
+	if (f->relay || !rt || !first_hop_alive(f, rt->hop[0]))
 		return -ENETDOWN;
 	memset(&h, 0, sizeof(h));
 	h.magic = FWD_MAGIC;
@@ -520,8 +522,8 @@ static void relay_ended(struct fwd *f, int relay)
 	if (f->relay_dead[relay])
 		return;
 	f->relay_dead[relay] = 1;
-	if (!f->opened)
-		return;
+	if (!f->opened || f->relay)
+		return; /* a relay sends nothing of its own: no path to take down */
 	for (i = 0; i < f->napp; i++) {
 		if (!f->via[i])
 			continue;
@@ -542,7 +544,7 @@ static void relay_ended(struct fwd *f, int relay)
 	}
 }
 
-/* Look at the relays this node reaches directly (every FWD_LIVE_POLLS). */
+/* Look at the relays this node reaches directly (watch_due). */
 static void watch_relays(struct fwd *f)
 {
 	int i;
@@ -555,6 +557,29 @@ static void watch_relays(struct fwd *f)
 		if (!nic->ops->alive(nic, i))
 			relay_ended(f, i);
 	}
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Every FWD_LIVE_NS, whatever the polls (a sleeping process polls little:
+ * fwd_sleep_arm ends its sleeps at the next look). */
+static void watch_due(struct fwd *f)
+{
+	uint64_t now;
+
+	if (++f->polls % FWD_CLOCK_POLLS)
+		return;
+	now = now_ns();
+	if (now < f->watch_at)
+		return;
+	f->watch_at = now + FWD_LIVE_NS;
+	watch_relays(f);
 }
 
 static int fwd_poll(struct bip_nic *nic)
@@ -573,8 +598,7 @@ static int fwd_poll(struct bip_nic *nic)
 			if (bip_state.nics[i]->dgram != &f->dg && bip_state.nics[i] != f->upper)
 				n += bip_state.nics[i]->ops->poll(bip_state.nics[i]) > 0;
 	}
-	if (++f->polls % FWD_LIVE_POLLS == 0)
-		watch_relays(f);
+	watch_due(f);
 	n += work(f);
 	/* Hand what arrived for this node to the layer, in order. */
 	while ((it = *prev)) {
@@ -628,7 +652,15 @@ static int fwd_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 	int i;
 
 	(void)nic;
-	(void)s;
+	if (!F->relay) {
+		uint64_t now = now_ns();
+
+		if (now >= F->watch_at)
+			return 0;
+		if ((uint64_t)s->timeout_ns > F->watch_at - now)
+			s->timeout_ns = (long)(F->watch_at - now);
+		F->polls |= FWD_CLOCK_POLLS - 1; /* the next poll looks at the clock */
+	}
 	for (it = F->list; it; it = it->next)
 		if (it->state == IT_READY || it->state == IT_ANNOUNCED)
 			return 0;
@@ -1021,8 +1053,8 @@ int bip_fwd_progress(void)
 {
 	if (!F)
 		return 0;
-	if (F->relay && ++F->polls % FWD_LIVE_POLLS == 0)
-		watch_relays(F);
+	if (F->relay)
+		watch_due(F);
 	return work(F);
 }
 

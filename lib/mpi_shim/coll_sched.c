@@ -278,8 +278,13 @@ void *coll_tmp(struct coll_sched *s, size_t count, MPI_Datatype type)
 
 	if (s->err)
 		return NULL;
+	/* The operations read whole elements of the extent (MPI_LONG_DOUBLE_INT:
+	 * a structure of 32 bytes whose data end at 20): room for the last
+	 * one's padding too. */
 	if (count > 0)
-		bytes = (count - 1) * (size_t)extent + (size_t)type->true_extent;
+		bytes = (count - 1) * (size_t)extent + (size_t)type->true_extent +
+			((size_t)extent > (size_t)type->true_extent ?
+				 (size_t)extent - (size_t)type->true_extent : 0);
 	if (bytes <= COLL_SCRATCH_BYTES && s->nscratch < 2) {
 		p = s->scratch[s->nscratch++].bytes;
 	} else {

@@ -91,12 +91,13 @@ static void t_long(void)
 static void t_kill(const char *file)
 {
 	long len = 262144, n;
-	int *buf = malloc((size_t)len * 4), r, node;
+	int *buf, r, node;
 
-	if (!buf)
-		fail("out of memory", 0, 0);
 	if (bip_mynode > 1)
 		return;
+	buf = malloc((size_t)len * 4);
+	if (!buf)
+		fail("out of memory", 0, 0);
 	for (r = 0; r < 25; r++) {
 		if (bip_mynode == 0) {
 			if (r == 5) {
