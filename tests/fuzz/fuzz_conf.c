@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz target: the configuration parser (bipconf(5)), on any bytes; with
- * clusters, also the ways between them and the file written back. */
+ * clusters, also the ways between them, the relays bipload adds (a small
+ * file's), and the file written back. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (a = 0; a < conf->nclusters && a < 16; a++)
 			for (b = 0; b < conf->nclusters && b < 16; b++)
 				bip_conf_cluster_chain(conf, a, b, buf, sizeof(buf));
+		if (conf->n <= 64 && conf->ngateways <= 64 && bip_conf_add_relays(conf) >= 0 &&
+		    conf->ngateways)
+			(void)bip_conf_relay_of(conf, conf->gateways[0].host[1]);
 		f = fopen("/dev/null", "w");
 		if (f) {
 			bip_conf_write(f, conf);
