@@ -1012,7 +1012,15 @@ static int work(struct fwd *f)
 			prev = &it->next;
 			continue;
 		}
-		/* A relay sends it on. */
+		/* A relay sends it on; what goes to a node that said goodbye
+		 * (its last packets cross ours) is dropped without a word. */
+		if (h->kind == FWD_BYE)
+			f->gone[h->src] = 1;
+		if (it->to < f->napp && f->gone[it->to] && h->kind != FWD_BYE) {
+			item_unlink(f, prev, it);
+			item_free(f, it);
+			continue;
+		}
 		if (f->relay_dead[it->to]) {
 			unreachable(f, it);
 			item_unlink(f, prev, it);

@@ -3,8 +3,9 @@
  * fwdcheck - messages between clusters, through the relays of the gateway
  * hosts (forward.sh runs it on configurations with clusters).
  *
- *   fwdcheck long        node 0 and every other node exchange messages of
- *                        every size class up to 64 MiB, each word checked
+ *   fwdcheck long [PEER] node 0 and every other node (or PEER only)
+ *                        exchange messages of every size class up to
+ *                        64 MiB, each word checked
  *   fwdcheck kill FILE   node 0 and node 1 exchange 1 MiB messages; after
  *                        the fifth round node 0 prints "ready" and waits
  *                        for FILE (the test kills a relay meanwhile), then
@@ -50,7 +51,7 @@ static void check(const int *buf, long n, int seed)
 
 /* Every size class: short, the layer's header and long paths, one
  * fragment, several, and 64 MiB; node 0 with each other node in turn. */
-static void t_long(void)
+static void t_long(int only)
 {
 	static const long sizes[] = { 1, 47, 64, 1000, 16384 + 3, 65536, 262144 + 5,
 				      16L << 20 };
@@ -60,6 +61,8 @@ static void t_long(void)
 	if (!buf)
 		fail("out of memory", 0, 0);
 	for (peer = 1; peer < bip_numnodes; peer++) {
+		if (only > 0 && peer != only)
+			continue;
 		for (s = 0; s < (int)(sizeof(sizes) / sizeof(sizes[0])); s++) {
 			long len = sizes[s];
 			int seed = peer * 100 + s;
@@ -136,13 +139,13 @@ static void t_kill(const char *file)
 int main(int argc, char **argv)
 {
 	if (argc < 2 || (strcmp(argv[1], "long") && strcmp(argv[1], "kill")) ||
-	    (!strcmp(argv[1], "kill") && argc != 3)) {
-		fprintf(stderr, "usage: fwdcheck long | kill FILE\n");
+	    (!strcmp(argv[1], "kill") && argc != 3) || argc > 3) {
+		fprintf(stderr, "usage: fwdcheck long [PEER] | kill FILE\n");
 		return 2;
 	}
 	bip_init();
 	if (!strcmp(argv[1], "long"))
-		t_long();
+		t_long(argc == 3 ? atoi(argv[2]) : 0);
 	else
 		t_kill(argv[2]);
 	bip_finalize();

@@ -1,0 +1,206 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Two clusters of three test hosts (network namespaces) each, every host on
+# its cluster's data network (bridge dA or dB, interface data0), joined
+# only by two gateway pairs, a2 - b0 and a1 - b1, on a third network (link0).
+# As on a real site, every host also has a management interface (eth0, on a
+# bridge of its own) that the host names resolve to: bipload's start-up
+# exchange goes there, the messages go over the data networks (libfabric's
+# tcp provider on data0: FI_TCP_IFACE).  A gateway host reaches the other
+# end's data0 address through their link (a host route; nothing is routed
+# further: no host of A reaches a host of B but the gateways, checked with
+# a connect that must fail).
+#
+# Usage: clusters.sh BUILDDIR SOURCEDIR MODE ARGS...
+#   conformance TEST     the conformance TEST on 12 nodes, 2 per host
+#   run PROGRAM ARGS     any program (the MPI tests) on the 12 nodes
+#   long                 fwdcheck long between node 0 (a0) and node 1 (b0):
+#                        every size up to 64 MiB, every word checked
+#   kill                 the relay of a2 killed while nodes 0 and 1 exchange
+#                        1 MiB messages: the job goes on through a1 - b1
+# Skipped (exit 77) without root, network namespaces, or ofi over tcp.
+set -u
+build=$1
+src=$2
+mode=$3
+shift 3
+bipload="$build/scripts/bipload"
+bipinfo="$build/scripts/bipinfo"
+. "$src/tests/netns/hosts.sh"
+
+unset BIPCONF BIP_OPTS BIP_NODE BIP_JOBID BIP_HOST BIP_RSH BIP_NIC
+line=$("$bipinfo" --parsable | grep '^driver\.ofi=')
+case "$line" in
+"") ns_skip "the ofi driver is not compiled in (bipinfo --parsable has no driver.ofi)" ;;
+*=unavailable*) ns_skip "the ofi driver cannot run here: ${line#*=unavailable: }" ;;
+esac
+fi_info -p tcp >/dev/null 2>&1 || ns_skip "libfabric has no tcp provider here (fi_info -p tcp)"
+[ "$(id -u)" = 0 ] || ns_skip "network namespaces need root (uid $(id -u))"
+command -v ip >/dev/null || ns_skip "no ip command (iproute2)"
+
+tmp=$(mktemp -d)
+out="$tmp/out"
+ns_watch "$out"
+trap 'ns_cleanup; rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+fail() {
+	[ -f "$out" ] && cat "$out"
+	echo "FAIL: $*"
+	exit 1
+}
+
+# Hosts in node order, so that nodes 0 and 1 are in different clusters.
+hosts="a0 b0 a1 b1 a2 b2"
+mgmt=10.254.70 dA=10.254.71 dB=10.254.72 link=10.254.73
+br="$ns_prefix-br"
+err=$(ip netns add "$br" 2>&1) || ns_skip "ip netns add failed: $err"
+ns_made="$br"
+ip -n "$br" link set lo up
+for b in brm bra brb brl; do
+	ip -n "$br" link add "$b" type bridge || ns_skip "cannot make a bridge"
+	ip -n "$br" link set "$b" up
+done
+# attach HOST IFACE BRIDGE ADDRESS
+k=0
+attach() {
+	k=$((k + 1))
+	ip -n "$br" link add "v$k" type veth peer name "$2" netns "$ns_prefix-$1" ||
+		ns_skip "cannot make a veth pair"
+	ip -n "$br" link set "v$k" master "$3" up
+	ip -n "$ns_prefix-$1" addr add "$4/24" dev "$2"
+	ip -n "$ns_prefix-$1" link set "$2" up
+}
+# data0 address of a host, and its index
+addr() {
+	case $1 in
+	a?) echo "$dA.$((${1#a} + 1))" ;;
+	b?) echo "$dB.$((${1#b} + 1))" ;;
+	esac
+}
+names="127.0.0.1 localhost"
+i=0
+for h in $hosts; do
+	i=$((i + 1))
+	names="$names
+$mgmt.$i $ns_prefix-$h"
+done
+i=0
+for h in $hosts; do
+	i=$((i + 1))
+	ns_add "$ns_prefix-$h" || ns_skip "ip netns add $ns_prefix-$h failed"
+	attach "$h" eth0 brm "$mgmt.$i"
+	case $h in
+	a?) attach "$h" data0 bra "$(addr "$h")" ;;
+	b?) attach "$h" data0 brb "$(addr "$h")" ;;
+	esac
+	n=0
+	until mkdir -p "/etc/netns/$ns_prefix-$h" 2>/dev/null &&
+		printf '%s\n' "$names" 2>/dev/null >"/etc/netns/$ns_prefix-$h/hosts"; do
+		n=$((n + 1))
+		[ "$n" -lt 10 ] || ns_skip "cannot write /etc/netns/$ns_prefix-$h/hosts"
+	done
+	ns_hosts="$ns_hosts $ns_prefix-$h"
+done
+# The gateway pairs: a link each, and a host route to the other end's data0.
+attach a2 link0 brl "$link.1"
+attach b0 link0 brl "$link.2"
+attach a1 link0 brl "$link.3"
+attach b1 link0 brl "$link.4"
+ip -n "$ns_prefix-a2" route add "$(addr b0)/32" via "$link.2"
+ip -n "$ns_prefix-b0" route add "$(addr a2)/32" via "$link.1"
+ip -n "$ns_prefix-a1" route add "$(addr b1)/32" via "$link.4"
+ip -n "$ns_prefix-b1" route add "$(addr a1)/32" via "$link.3"
+
+# connect HOST ADDRESS: "reached" (answered, even refused) or the error.
+connect() {
+	ip netns exec "$ns_prefix-$1" python3 -c '
+import socket, sys
+s = socket.socket()
+s.settimeout(3)
+try:
+    s.connect((sys.argv[1], 9))
+    print("reached")
+except ConnectionRefusedError:
+    print("reached")
+except OSError as e:
+    print(e.strerror or str(e))' "$2"
+}
+[ "$(connect a0 "$(addr a1)")" = reached ] || fail "a0 cannot reach a1 on its cluster's network"
+[ "$(connect a2 "$(addr b0)")" = reached ] || fail "the gateway a2 cannot reach b0"
+r=$(connect a0 "$(addr b2)")
+[ "$r" != reached ] || fail "a0 reaches b2 directly: the clusters are not apart"
+echo "a direct connect from a0 to b2 ($(addr b2)) fails: $r"
+
+# The configuration: 12 nodes, the hosts in turn (in a subshell: set --).
+(
+	set -f
+	echo 12
+	n=0
+	while [ "$n" -lt 12 ]; do
+		set -- $hosts
+		shift $((n % 6))
+		echo "$ns_prefix-$1 0"
+		j=0
+		while [ "$j" -lt 12 ]; do
+			echo 256
+			j=$((j + 1))
+		done
+		n=$((n + 1))
+	done
+	echo "cluster A ofi $ns_prefix-a0 $ns_prefix-a1 $ns_prefix-a2"
+	echo "cluster B ofi $ns_prefix-b0 $ns_prefix-b1 $ns_prefix-b2"
+	echo "gateway A:$ns_prefix-a2 B:$ns_prefix-b0 ofi"
+	echo "gateway A:$ns_prefix-a1 B:$ns_prefix-b1 ofi"
+) >"$tmp/conf"
+
+export BIP_OFI_PROVIDER=tcp FI_TCP_IFACE=data0 BIP_INIT_TIMEOUT=60
+job() {
+	"$bipload" -f "$tmp/conf" --rsh "ip netns exec" -x FI_TCP_IFACE --timeout 300 "$@" \
+		>"$out" 2>&1
+}
+case "$mode" in
+conformance)
+	job "$build/tests/conformance/conformance" "$1" || fail "conformance $1 on 12 nodes"
+	;;
+run)
+	job "$@" || fail "$* on 12 nodes"
+	;;
+long)
+	job "$build/tests/clusters/fwdcheck" long 1 || fail "fwdcheck long"
+	[ "$(grep -c ': long: done$' "$out")" -eq 12 ] || fail "not every node done"
+	;;
+kill)
+	BIP_RETRY_TIMEOUT=20 job "$build/tests/clusters/fwdcheck" kill "$tmp/go" &
+	pid=$!
+	n=0
+	until grep -q "^node 0 ready$" "$out" 2>/dev/null; do
+		n=$((n + 1))
+		[ "$n" -lt 1200 ] || fail "node 0 never became ready"
+		kill -0 "$pid" 2>/dev/null || fail "the job ended before node 0 was ready"
+		sleep 0.1
+	done
+	relay=$(sed -n "s/^bipload: node \([0-9]*\): the relay of gateway host $ns_prefix-a2 .*/\1/p" "$out")
+	[ -n "$relay" ] || fail "no relay on a2 in bipload's output"
+	victim=""
+	for p in $(ip netns pids "$ns_prefix-a2"); do
+		{ tr '\0' '\n' <"/proc/$p/environ" | grep -qx "BIP_NODE=$relay"; } 2>/dev/null &&
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = bipgw ] && victim=$p
+	done
+	[ -n "$victim" ] || fail "the relay process of a2 not found"
+	kill -9 "$victim"
+	touch "$tmp/go"
+	wait "$pid" || fail "the job did not go on through the second gateway"
+	grep -q "^node 0: kill: 25 rounds done$" "$out" || fail "node 0 did not finish"
+	;;
+*)
+	echo "clusters.sh: unknown mode $mode"
+	exit 2
+	;;
+esac
+ns_note_job "$out"
+grep -q "driver .*fwd (2 paths)" "$out" || fail "node 0 does not forward on 2 paths"
+left=$(ns_leftovers)
+[ -z "$left" ] || fail "processes left behind: $left"
+cat "$out"
+echo PASS
