@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Two clusters of three test hosts (network namespaces) each, every host on
-# its cluster's data network (bridge dA or dB, interface data0), joined
-# only by two gateway pairs, a2 - b0 and a1 - b1, on a third network (link0).
+# its cluster's data network (interface data0), joined only by two gateway
+# pairs, a2 - b0 and a1 - b1, on a third network (hosts.sh,
+# ns_setup_clusters).
 # As on a real site, every host also has a management interface (eth0, on a
 # bridge of its own) that the host names resolve to: bipload's start-up
 # exchange goes there, the messages go over the data networks (libfabric's
@@ -35,8 +36,6 @@ case "$line" in
 *=unavailable*) ns_skip "the ofi driver cannot run here: ${line#*=unavailable: }" ;;
 esac
 fi_info -p tcp >/dev/null 2>&1 || ns_skip "libfabric has no tcp provider here (fi_info -p tcp)"
-[ "$(id -u)" = 0 ] || ns_skip "network namespaces need root (uid $(id -u))"
-command -v ip >/dev/null || ns_skip "no ip command (iproute2)"
 
 tmp=$(mktemp -d)
 out="$tmp/out"
@@ -52,65 +51,7 @@ fail() {
 
 # Hosts in node order, so that nodes 0 and 1 are in different clusters.
 hosts="a0 b0 a1 b1 a2 b2"
-mgmt=10.254.70 dA=10.254.71 dB=10.254.72 link=10.254.73
-br="$ns_prefix-br"
-err=$(ip netns add "$br" 2>&1) || ns_skip "ip netns add failed: $err"
-ns_made="$br"
-ip -n "$br" link set lo up
-for b in brm bra brb brl; do
-	ip -n "$br" link add "$b" type bridge || ns_skip "cannot make a bridge"
-	ip -n "$br" link set "$b" up
-done
-# attach HOST IFACE BRIDGE ADDRESS
-k=0
-attach() {
-	k=$((k + 1))
-	ip -n "$br" link add "v$k" type veth peer name "$2" netns "$ns_prefix-$1" ||
-		ns_skip "cannot make a veth pair"
-	ip -n "$br" link set "v$k" master "$3" up
-	ip -n "$ns_prefix-$1" addr add "$4/24" dev "$2"
-	ip -n "$ns_prefix-$1" link set "$2" up
-}
-# data0 address of a host, and its index
-addr() {
-	case $1 in
-	a?) echo "$dA.$((${1#a} + 1))" ;;
-	b?) echo "$dB.$((${1#b} + 1))" ;;
-	esac
-}
-names="127.0.0.1 localhost"
-i=0
-for h in $hosts; do
-	i=$((i + 1))
-	names="$names
-$mgmt.$i $ns_prefix-$h"
-done
-i=0
-for h in $hosts; do
-	i=$((i + 1))
-	ns_add "$ns_prefix-$h" || ns_skip "ip netns add $ns_prefix-$h failed"
-	attach "$h" eth0 brm "$mgmt.$i"
-	case $h in
-	a?) attach "$h" data0 bra "$(addr "$h")" ;;
-	b?) attach "$h" data0 brb "$(addr "$h")" ;;
-	esac
-	n=0
-	until mkdir -p "/etc/netns/$ns_prefix-$h" 2>/dev/null &&
-		printf '%s\n' "$names" 2>/dev/null >"/etc/netns/$ns_prefix-$h/hosts"; do
-		n=$((n + 1))
-		[ "$n" -lt 10 ] || ns_skip "cannot write /etc/netns/$ns_prefix-$h/hosts"
-	done
-	ns_hosts="$ns_hosts $ns_prefix-$h"
-done
-# The gateway pairs: a link each, and a host route to the other end's data0.
-attach a2 link0 brl "$link.1"
-attach b0 link0 brl "$link.2"
-attach a1 link0 brl "$link.3"
-attach b1 link0 brl "$link.4"
-ip -n "$ns_prefix-a2" route add "$(addr b0)/32" via "$link.2"
-ip -n "$ns_prefix-b0" route add "$(addr a2)/32" via "$link.1"
-ip -n "$ns_prefix-a1" route add "$(addr b1)/32" via "$link.4"
-ip -n "$ns_prefix-b1" route add "$(addr a1)/32" via "$link.3"
+ns_setup_clusters
 
 # connect HOST ADDRESS: "reached" (answered, even refused) or the error.
 connect() {
@@ -126,11 +67,11 @@ except ConnectionRefusedError:
 except OSError as e:
     print(e.strerror or str(e))' "$2"
 }
-[ "$(connect a0 "$(addr a1)")" = reached ] || fail "a0 cannot reach a1 on its cluster's network"
-[ "$(connect a2 "$(addr b0)")" = reached ] || fail "the gateway a2 cannot reach b0"
-r=$(connect a0 "$(addr b2)")
+[ "$(connect a0 "$(ns_data_addr a1)")" = reached ] || fail "a0 cannot reach a1 on its cluster's network"
+[ "$(connect a2 "$(ns_data_addr b0)")" = reached ] || fail "the gateway a2 cannot reach b0"
+r=$(connect a0 "$(ns_data_addr b2)")
 [ "$r" != reached ] || fail "a0 reaches b2 directly: the clusters are not apart"
-echo "a direct connect from a0 to b2 ($(addr b2)) fails: $r"
+echo "a direct connect from a0 to b2 ($(ns_data_addr b2)) fails: $r"
 
 # The configuration: 12 nodes, the hosts in turn (in a subshell: set --).
 (

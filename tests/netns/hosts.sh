@@ -110,6 +110,78 @@ $ns_net.$((i + 1)) $ns_prefix-$i"
 	done
 }
 
+# Two clusters of three hosts, a0 a1 a2 and b0 b1 b2 (in $ns_prefix-*),
+# each on a data network of its own (bridges bra and brb, interface data0:
+# ns_data_addr HOST), joined only by two gateway pairs, a2 - b0 and a1 - b1,
+# on a third network (brl, link0), through which each gateway host reaches
+# the other end's data0 address (a host route; nothing is routed further).
+# Every host also has a management interface, eth0 on bridge brm, which
+# the host names resolve to (the start-up exchange goes there).  $hosts
+# gives the order of ns_hosts.  Skips the test (exit 77) when it cannot.
+ns_data_addr() {
+	case $1 in
+	a?) echo "$ns_dA.$((${1#a} + 1))" ;;
+	b?) echo "$ns_dB.$((${1#b} + 1))" ;;
+	esac
+}
+
+ns_setup_clusters() {
+	[ "$(id -u)" = 0 ] || ns_skip "network namespaces need root (uid $(id -u))"
+	command -v ip >/dev/null || ns_skip "no ip command (iproute2)"
+	ns_mgmt=10.254.70 ns_dA=10.254.71 ns_dB=10.254.72 ns_link=10.254.73
+	br="$ns_prefix-br"
+	err=$(ip netns add "$br" 2>&1) || ns_skip "ip netns add failed: $err"
+	ns_made="$br"
+	ip -n "$br" link set lo up
+	for b in brm bra brb brl; do
+		ip -n "$br" link add "$b" type bridge || ns_skip "cannot make a bridge"
+		ip -n "$br" link set "$b" up
+	done
+	k=0
+	names="127.0.0.1 localhost"
+	i=0
+	for h in $hosts; do
+		i=$((i + 1))
+		names="$names
+$ns_mgmt.$i $ns_prefix-$h"
+	done
+	i=0
+	for h in $hosts; do
+		i=$((i + 1))
+		ns_add "$ns_prefix-$h" || ns_skip "ip netns add $ns_prefix-$h failed"
+		ns_attach "$h" eth0 brm "$ns_mgmt.$i"
+		case $h in
+		a?) ns_attach "$h" data0 bra "$(ns_data_addr "$h")" ;;
+		b?) ns_attach "$h" data0 brb "$(ns_data_addr "$h")" ;;
+		esac
+		n=0
+		until mkdir -p "/etc/netns/$ns_prefix-$h" 2>/dev/null &&
+			printf '%s\n' "$names" 2>/dev/null >"/etc/netns/$ns_prefix-$h/hosts"; do
+			n=$((n + 1))
+			[ "$n" -lt 10 ] || ns_skip "cannot write /etc/netns/$ns_prefix-$h/hosts"
+		done
+		ns_hosts="$ns_hosts $ns_prefix-$h"
+	done
+	ns_attach a2 link0 brl "$ns_link.1"
+	ns_attach b0 link0 brl "$ns_link.2"
+	ns_attach a1 link0 brl "$ns_link.3"
+	ns_attach b1 link0 brl "$ns_link.4"
+	ip -n "$ns_prefix-a2" route add "$(ns_data_addr b0)/32" via "$ns_link.2"
+	ip -n "$ns_prefix-b0" route add "$(ns_data_addr a2)/32" via "$ns_link.1"
+	ip -n "$ns_prefix-a1" route add "$(ns_data_addr b1)/32" via "$ns_link.4"
+	ip -n "$ns_prefix-b1" route add "$(ns_data_addr a1)/32" via "$ns_link.3"
+}
+
+# ns_attach HOST IFACE BRIDGE ADDRESS: a veth from the bridge into HOST.
+ns_attach() {
+	k=$((k + 1))
+	ip -n "$ns_prefix-br" link add "v$k" type veth peer name "$2" netns "$ns_prefix-$1" ||
+		ns_skip "cannot make a veth pair"
+	ip -n "$ns_prefix-br" link set "v$k" master "$3" up
+	ip -n "$ns_prefix-$1" addr add "$4/24" dev "$2"
+	ip -n "$ns_prefix-$1" link set "$2" up
+}
+
 # Processes still running on the test hosts (none once a job is over).
 ns_leftovers() {
 	for h in $ns_hosts; do
