@@ -193,3 +193,44 @@ $(bench_plot_panel "$bw")
 unset multiplot
 GPEND
 }
+
+# The clusters' benchmarks (clusters.sh, netns_clusters.sh): per size, the
+# medians of the direct path's and the gateways' ping-pong (bip_pingpong
+# --csv files DIR/direct.*.csv and DIR/gateway.*.csv), with the ratios.
+bench_gateway_table() {
+	printf '%12s %12s %12s %10s %10s %14s %14s %10s\n' bytes direct_us gateway_us extra_us \
+		ratio direct_MBps gateway_MBps bw_ratio
+	awk -F, "$bench_awk_median"'
+	FNR == 1 { way = FILENAME; sub(/.*\//, "", way); sub(/\..*/, "", way); next }
+	/^#/ { next }
+	{
+		if (!($1 in seen)) { seen[$1] = 1; sizes[++ns] = $1 }
+		if ($2 != "-") v[way "lat" $1] = v[way "lat" $1] " " $2
+		v[way "bw" $1] = v[way "bw" $1] " " $3
+	}
+	END {
+		for (i = 1; i <= ns; i++) {
+			s = sizes[i]
+			dl = median(v["directlat" s]); gl = median(v["gatewaylat" s])
+			db = median(v["directbw" s]); gb = median(v["gatewaybw" s])
+			printf "%12d %12.3f %12.3f %10.3f %10.2f %14.1f %14.1f %10.2f\n", s, dl, gl,
+				gl - dl, (dl > 0 ? gl / dl : 0), db, gb, (db > 0 ? gb / db : 0)
+		}
+	}' "$1"/direct.*.csv "$1"/gateway.*.csv
+}
+
+# One row of the Allreduce through the clusters' leaders against flat:
+# bench_topo_row RANKS FILE... (mpi_coll --csv files named *ar.topo.* and
+# *ar.flat.*).
+bench_topo_row() {
+	local np=$1
+	shift
+	awk -F, -v np="$np" "$bench_awk_median"'
+	FNR == 1 { how = FILENAME; sub(/.*\/ar\./, "", how); sub(/\..*/, "", how) }
+	/^#/ || $1 != "allreduce" { next }
+	{ v[how] = v[how] " " $4 }
+	END {
+		t = median(v["topo"]); f = median(v["flat"])
+		printf "%6d %12.3f %12.3f %10.2f\n", np, t, f, (f > 0 ? t / f : 0)
+	}' "$@"
+}

@@ -102,37 +102,12 @@ done
 echo "# BIP ping-pong between two clusters through the gateways' relays, beside the"
 echo "# direct path (one shm hop) between the same two nodes; median of $rounds rounds;"
 echo "# $(nproc) processors, load $(cut -d' ' -f1 /proc/loadavg); 4 processes with the relays"
-printf '%12s %12s %12s %10s %14s %14s %10s\n' bytes direct_us gateway_us extra_us \
-	direct_MBps gateway_MBps bw_ratio
-awk -F, "$bench_awk_median"'
-	FNR == 1 { way = FILENAME; sub(/.*\//, "", way); sub(/\..*/, "", way); next }
-	/^#/ { next }
-	{
-		if (!($1 in seen)) { seen[$1] = 1; sizes[++ns] = $1 }
-		if ($2 != "-") v[way "lat" $1] = v[way "lat" $1] " " $2
-		v[way "bw" $1] = v[way "bw" $1] " " $3
-	}
-	END {
-		for (i = 1; i <= ns; i++) {
-			s = sizes[i]
-			dl = median(v["directlat" s]); gl = median(v["gatewaylat" s])
-			db = median(v["directbw" s]); gb = median(v["gatewaybw" s])
-			printf "%12d %12.3f %12.3f %10.3f %14.1f %14.1f %10.2f\n", s, dl, gl, gl - dl,
-				db, gb, (db > 0 ? gb / db : 0)
-		}
-	}' "$tmp"/direct.*.csv "$tmp"/gateway.*.csv
+bench_gateway_table "$tmp"
 
 echo
 echo "# MPI_Allreduce of 8 bytes over two clusters (ranks in turn), median of $rounds rounds:"
 echo "# topo through the clusters' leaders, flat with BIP_MPI_COLL_CLUSTERS=0"
 printf '%6s %12s %12s %10s\n' ranks topo_us flat_us topo/flat
 for np in ${counts//,/ }; do
-	awk -F, -v np="$np" "$bench_awk_median"'
-		FNR == 1 { how = FILENAME; sub(/.*\/ar\./, "", how); sub(/\..*/, "", how) }
-		/^#/ || $1 != "allreduce" { next }
-		{ v[how] = v[how] " " $4 }
-		END {
-			t = median(v["topo"]); f = median(v["flat"])
-			printf "%6d %12.3f %12.3f %10.2f\n", np, t, f, (f > 0 ? t / f : 0)
-		}' "$tmp"/ar.*."$np".*.csv
+	bench_topo_row "$np" "$tmp"/ar.*."$np".*.csv
 done
