@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/single_threaded.h>
+#include <time.h>
 
 #include "bip.h"
 #include "atomics.h"
@@ -227,6 +228,16 @@ void bip_wait_oversubscribed(void);
 /* How this process waits, for bipinfo --job: "auto: 2 processes on 1
  * processor (affinity): yields, sleeps after 2000 us". */
 void bip_wait_desc(char *buf, size_t len);
+
+/* CLOCK_MONOTONIC in nanoseconds: the timers of the reliability layer, the
+ * forwarding driver and the waits. */
+static inline uint64_t bip_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* memcpy of a message: a zero-length one may come with a NULL buffer, which
  * memcpy itself does not allow. */

@@ -559,14 +559,6 @@ static void watch_relays(struct fwd *f)
 	}
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* Every FWD_LIVE_NS, whatever the polls (a sleeping process polls little:
  * fwd_sleep_arm ends its sleeps at the next look). */
 static void watch_due(struct fwd *f)
@@ -575,7 +567,7 @@ static void watch_due(struct fwd *f)
 
 	if (++f->polls % FWD_CLOCK_POLLS)
 		return;
-	now = now_ns();
+	now = bip_now_ns();
 	if (now < f->watch_at)
 		return;
 	f->watch_at = now + FWD_LIVE_NS;
@@ -653,7 +645,7 @@ static int fwd_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 
 	(void)nic;
 	if (!F->relay) {
-		uint64_t now = now_ns();
+		uint64_t now = bip_now_ns();
 
 		if (now >= F->watch_at)
 			return 0;
@@ -681,7 +673,7 @@ static int fwd_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 static void fwd_close(struct bip_nic *nic)
 {
 	struct fwd *f = F;
-	struct timespec t0, t;
+	uint64_t t0;
 	int i, left;
 
 	(void)nic;
@@ -691,7 +683,7 @@ static void fwd_close(struct bip_nic *nic)
 		f->opened = 0; /* a relay sent nothing of its own */
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = bip_now_ns();
 	do {
 		left = 0;
 		for (i = 0; i < f->napp; i++) {
@@ -724,8 +716,7 @@ static void fwd_close(struct bip_nic *nic)
 			for (i = 0; i < bip_state.nnics; i++)
 				if (bip_state.nics[i]->dgram != &f->dg && bip_state.nics[i] != f->upper)
 					bip_state.nics[i]->ops->poll(bip_state.nics[i]);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while (left && t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) * 1e-9 < FWD_BYE_WAIT);
+	} while (left && (double)(bip_now_ns() - t0) * 1e-9 < FWD_BYE_WAIT);
 	f->opened = 0;
 }
 

@@ -139,14 +139,6 @@ static void watch_peers(void)
  * first yield (a layer's wait keeps only its counts between steps). */
 static __thread uint64_t wait_since_ns;
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* 1 once this wait has lasted bip_state.sleep_after_ns (always in block
  * mode, where it is 0). */
 static int wait_long_enough(const struct bip_wait *w)
@@ -154,10 +146,10 @@ static int wait_long_enough(const struct bip_wait *w)
 	if (!bip_state.sleep_after_ns)
 		return 1;
 	if (!w->yields) {
-		wait_since_ns = now_ns();
+		wait_since_ns = bip_now_ns();
 		return 0;
 	}
-	return now_ns() - wait_since_ns >= (uint64_t)bip_state.sleep_after_ns;
+	return bip_now_ns() - wait_since_ns >= (uint64_t)bip_state.sleep_after_ns;
 }
 
 /*

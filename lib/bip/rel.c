@@ -264,14 +264,6 @@ static inline struct bip_rel *rel_of(struct bip_nic *nic)
 	return (struct bip_rel *)nic;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* --- counters --- */
 
 static inline struct bip_counters *counters(void)
@@ -401,7 +393,7 @@ static void path_retire(struct bip_rel *r, struct rel_peer *p, int peer, int k, 
 	if (ph->state == PATH_UP)
 		COUNT_PATH(k, retired);
 	ph->state = state;
-	ph->since = r->now ? r->now : now_ns();
+	ph->since = r->now ? r->now : bip_now_ns();
 	ph->probe_due = ph->since + r->probe;
 	snprintf(ph->why, sizeof(ph->why), "%s", why ? why : "");
 	/* Its unacknowledged packets go again on the others at once
@@ -427,7 +419,7 @@ static void path_heard(struct bip_rel *r, struct rel_peer *p, int k)
 	ph->fails = 0;
 	if (ph->state != PATH_UP) {
 		ph->state = PATH_UP;
-		ph->since = r->now ? r->now : now_ns();
+		ph->since = r->now ? r->now : bip_now_ns();
 		ph->why[0] = '\0';
 		counters()->failbacks++;
 		COUNT_PATH(k, restored);
@@ -458,7 +450,7 @@ static void tx_send(struct bip_rel *r, int peer, struct rel_txe *e, int again)
 			e->path = (uint8_t)k;
 			e->unsent = 0;
 			e->fast = 0;
-			e->sent = r->now ? r->now : (r->now = now_ns());
+			e->sent = r->now ? r->now : (r->now = bip_now_ns());
 			p->c.sent[k]++;
 			COUNT_PATH(k, sent);
 			if (again) {
@@ -514,7 +506,7 @@ static struct rel_txe *tx_new(struct bip_rel *r, int peer, uint8_t kind, uint8_t
 	e->path = (uint8_t)pick_path(r, p);
 	tx_send(r, peer, e, 0);
 	if (!r->now)
-		r->now = now_ns();
+		r->now = bip_now_ns();
 	e->due = e->unsent ? r->now : r->now + rto_of(r, p, 0);
 	peer_due(p, e->due);
 	r->busy = 1;
@@ -938,7 +930,7 @@ static void nack(struct bip_rel *r, int src, const struct rel_hdr *h)
 	if (e->seq != s || e->acked)
 		return;
 	if (!r->now)
-		r->now = now_ns();
+		r->now = bip_now_ns();
 	tx_send(r, src, e, 1);
 	e->due = r->now + rto_of(r, p, e->retries);
 	peer_due(p, e->due);
@@ -965,7 +957,7 @@ void bip_rel_arrived(struct bip_nic *lower, int path, int src, const void *pkt, 
 	}
 	p = &r->peers[src];
 	if (!r->now)
-		r->now = now_ns();
+		r->now = bip_now_ns();
 	p->last_heard = r->now;
 	take_ack(r, p, &h);
 	if (h.una > p->confirmed && h.una <= p->rcv_next)
@@ -1041,7 +1033,7 @@ void bip_rel_path_state(struct bip_nic *lower, int path, int peer, int up, const
 		return;
 	p = &r->peers[peer];
 	if (!r->now)
-		r->now = now_ns();
+		r->now = bip_now_ns();
 	if (up) {
 		path_heard(r, p, path);
 		return;
@@ -1266,7 +1258,7 @@ static int rel_poll(struct bip_nic *nic)
 	if (r->busy && (r->now || ++r->quiet_polls >= REL_TIMER_POLLS)) {
 		r->quiet_polls = 0;
 		if (!r->now)
-			r->now = now_ns();
+			r->now = bip_now_ns();
 		timers(r);
 	}
 	return n;
@@ -1288,7 +1280,7 @@ static int rel_alive(struct bip_nic *nic, int node)
  */
 static void drain(struct bip_rel *r)
 {
-	uint64_t start = now_ns();
+	uint64_t start = bip_now_ns();
 	int i, pending;
 
 	do {
@@ -1303,7 +1295,7 @@ static void drain(struct bip_rel *r)
 		}
 		if (pending)
 			sched_yield();
-	} while (pending && now_ns() - start < r->retry_timeout);
+	} while (pending && bip_now_ns() - start < r->retry_timeout);
 }
 
 /*
@@ -1315,11 +1307,11 @@ static void drain(struct bip_rel *r)
  */
 static void linger(struct bip_rel *r)
 {
-	uint64_t start = now_ns(), asked = 0;
+	uint64_t start = bip_now_ns(), asked = 0;
 	int i, pending;
 
 	for (;;) {
-		uint64_t now = now_ns();
+		uint64_t now = bip_now_ns();
 
 		pending = 0;
 		for (i = 0; i < r->numnodes; i++) {
@@ -1388,7 +1380,7 @@ static void rel_close(struct bip_nic *nic)
 static int rel_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 {
 	struct bip_rel *r = rel_of(nic);
-	uint64_t now = now_ns(), end = now + (uint64_t)s->timeout_ns;
+	uint64_t now = bip_now_ns(), end = now + (uint64_t)s->timeout_ns;
 	int i, k;
 
 	if (r->nheld)
@@ -1557,7 +1549,7 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 		p->snd_next = p->snd_una = 1;
 		p->rcv_next = 1;
 		p->confirmed = 1;
-		p->last_heard = now_ns();
+		p->last_heard = bip_now_ns();
 		p->tx = calloc(r->window, sizeof(*p->tx));
 		p->copies = malloc((size_t)r->window * r->max_short);
 		p->rcv_bits = calloc((r->window + 63) / 64, sizeof(*p->rcv_bits));
