@@ -11,7 +11,14 @@
  *
  * Start-up: open the endpoint, post the receive pool, then exchange the
  * endpoint addresses through the start-up all-gather (boot.h) and insert
- * them in the address vector.
+ * them in the address vector.  Over a provider that makes connections
+ * (tcp;ofi_rxm), the connections are then made in one order (wire_up):
+ * two processes that connect to each other at the same moment can make
+ * libfabric 1.17's ofi_rxm drop one of the two connections with messages
+ * already on it (an inject is then lost without an error, a send fails with
+ * "Transport endpoint is not connected"), so each node connects only to
+ * the nodes numbered below it, and sends nothing to a node numbered above
+ * it before that node has connected.
  *
  * Short messages: header and payload are copied into the provider (an
  * inject, which copies before returning) or into a send buffer of the
@@ -642,6 +649,8 @@ static int ofi_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 	return bip_ofi_cq_sleep_arm(ofi->fabric, ofi->cq, ofi->cq_fd, s);
 }
 
+static int wire_up(struct bip_ofi *ofi, const struct bip_nic_job *job);
+
 static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 {
 	struct bip_ofi *ofi;
@@ -689,6 +698,8 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 		goto undo;
 	}
 	rc = ofi_connect(ofi, job);
+	if (rc == 0)
+		rc = wire_up(ofi, job);
 	if (rc < 0)
 		goto undo;
 	if (ofi->cq_fd >= 0) {
@@ -886,6 +897,8 @@ int bip_ofi_deliver(struct bip_ofi *ofi, int src)
 	struct bip_ofi_slot *s;
 	int n = 0;
 
+	if (bip_unlikely(ofi->wiring))
+		return 0; /* the core is not open yet: the first poll offers it */
 	while ((s = bip_netproto_next(np, ofi->ncredits))) {
 		struct bip_ofi_ebuf *e = s->ctx.kind == BIP_OFI_CTX_ERX ? (struct bip_ofi_ebuf *)s :
 									   NULL;
@@ -921,6 +934,7 @@ static int handle_rx(struct bip_ofi *ofi, struct bip_ofi_slot *s, size_t len)
 
 	if (len < sizeof(*h) || h->src >= (uint32_t)ofi->numnodes || !ofi->peers[h->src].served)
 		goto bad;
+	ofi->peers[h->src].heard = 1;
 	np = &ofi->peers[h->src].np;
 	np->credits += h->credits;
 	bip_ofi_eager_credit(&ofi->peers[h->src], h->rsv);
@@ -973,9 +987,15 @@ static int handle_completion(struct bip_ofi *ofi, struct bip_ofi_ctx *ctx, size_
 		return 0;
 	case BIP_OFI_CTX_TX:
 		if (status) {
-			fprintf(stderr, "bip: node %d: ofi: send to node %d failed: %s\n",
-				ofi->mynode, s->dst, fi_strerror(-status));
-			ofi->peers[s->dst].dead = 1;
+			struct bip_ofi_peer *p = &ofi->peers[s->dst];
+
+			/* Said only while its process runs, or where that
+			 * cannot be seen from here: a relay's last packets
+			 * often go to a node that has just ended. */
+			if (!p->dead && (!p->same_kernel || bip_process_runs(p->pid)))
+				fprintf(stderr, "bip: node %d: ofi: send to node %d failed: %s\n",
+					ofi->mynode, s->dst, fi_strerror(-status));
+			p->dead = 1;
 		}
 		ofi->tx_out--;
 		bip_ofi_tx_put(ofi, s);
@@ -1057,24 +1077,88 @@ static int ofi_alive(struct bip_nic *nic, int node)
 	return bip_process_runs(p->pid);
 }
 
-/* A credit message through a send buffer, so that it has a completion. */
-static void goodbye(struct bip_ofi *ofi, int dst)
+/* A credit message of nothing through a send buffer, so that it has a
+ * completion: the first message to a peer (wire_up) and the last (close). */
+static int send_note(struct bip_ofi *ofi, int dst)
 {
 	struct bip_ofi_slot *s = bip_ofi_tx_get(ofi);
 	struct bip_netproto_hdr h = {
 		.kind = BIP_NETPROTO_CREDIT, .src = (uint32_t)ofi->mynode,
 	};
+	ssize_t rc;
 
 	if (!s)
-		return;
+		return -EAGAIN;
 	memcpy(s->buf, &h, sizeof(h));
-	if (fi_tsend(ofi->ep, s->buf, sizeof(h), ofi->tx_mr ? fi_mr_desc(ofi->tx_mr) : NULL,
-		     ofi->peers[dst].addr, 0, &s->ctx.fi)) {
+	rc = fi_tsend(ofi->ep, s->buf, sizeof(h), ofi->tx_mr ? fi_mr_desc(ofi->tx_mr) : NULL,
+		      ofi->peers[dst].addr, 0, &s->ctx.fi);
+	if (rc) {
 		bip_ofi_tx_put(ofi, s);
-		return;
+		return rc == -FI_EAGAIN ? -EAGAIN : -EIO;
 	}
 	s->dst = dst;
 	ofi->tx_out++;
+	ofi->peers[dst].sent_any = 1;
+	return 0;
+}
+
+/*
+ * Make the connections in one order (see the top of this file): a note to
+ * every node numbered below this one, then wait for something from every
+ * node numbered above (its note, or a message it sent after its own
+ * wire-up), reading the completion queue and holding what arrives for the
+ * core's first poll.  Every node does it at start-up, so no wait is for a
+ * node that waits in turn for a node above it: node n-1 waits for none.
+ * Only for the providers that connect (ofi_rxm); within the start-up
+ * timeout, else the error names a node that never connected.
+ */
+static int wire_up(struct bip_ofi *ofi, const struct bip_nic_job *job)
+{
+	double end = now_s() + job->timeout;
+	int next = 0, rc = 0, waiting;
+
+	if (!strstr(ofi->prov, "ofi_rxm"))
+		return 0;
+	ofi->wiring = 1;
+	for (;;) {
+		/* The notes down, as send buffers come free. */
+		for (rc = 0; next < ofi->mynode && rc == 0; next += rc == 0)
+			if (ofi->peers[next].served)
+				rc = send_note(ofi, next);
+		if (rc < 0 && rc != -EAGAIN) {
+			snprintf(job->err, job->errlen, "ofi (%s): cannot send to node %d (host "
+				 "%s)", ofi->prov, next, job->conf->nodes[next].host);
+			break;
+		}
+		rc = cq_drain(ofi);
+		if (rc < 0) {
+			snprintf(job->err, job->errlen, "ofi (%s): while connecting: %s", ofi->prov,
+				 fi_strerror(-rc));
+			break;
+		}
+		rc = 0;
+		for (waiting = ofi->mynode + 1; waiting < ofi->numnodes; waiting++)
+			if (ofi->peers[waiting].served && !ofi->peers[waiting].heard &&
+			    !ofi->peers[waiting].dead)
+				break;
+		if (waiting == ofi->numnodes && next == ofi->mynode)
+			break;
+		if (now_s() > end) {
+			if (waiting == ofi->numnodes)
+				snprintf(job->err, job->errlen, "ofi (%s): node %d could not send to "
+					 "node %d (host %s) within %.0f s", ofi->prov, ofi->mynode,
+					 next, job->conf->nodes[next].host, job->timeout);
+			else
+				snprintf(job->err, job->errlen, "ofi (%s): node %d (host %s) has not "
+					 "connected to node %d within %.0f s", ofi->prov, waiting,
+					 job->conf->nodes[waiting].host, ofi->mynode, job->timeout);
+			rc = -ETIMEDOUT;
+			break;
+		}
+		sched_yield();
+	}
+	ofi->wiring = 0;
+	return rc;
 }
 
 /* Seconds close waits for the provider to send what it holds. */
@@ -1093,7 +1177,7 @@ static void ofi_close(struct bip_nic *nic)
 	if (ofi->cq)
 		for (i = 0; i < ofi->numnodes; i++)
 			if (ofi->peers[i].sent_any)
-				goodbye(ofi, i);
+				send_note(ofi, i);
 	while (ofi->cq && (ofi->tx_out || ofi->nctl) && now_s() < end) {
 		struct fi_cq_tagged_entry ent[16];
 		ssize_t n;

@@ -198,6 +198,7 @@ struct bip_ofi_peer {
 	int pid;
 	int dead;                         /* the provider reported it unreachable */
 	int sent_any;                     /* close says goodbye to it */
+	int heard;                        /* something came from it (wire_up) */
 	/* another host: a connection to the peer's liveness listener, refused
 	 * once its process has gone */
 	int live_ok;                      /* the peer's host and port are known */
@@ -247,6 +248,7 @@ struct bip_ofi {
 	struct fid_mr *rx_mr;
 	struct bip_ofi_slot *repost;      /* buffers to post again */
 	int nheld;                        /* arrivals held in all peers */
+	int wiring;                       /* in wire_up: arrivals are held */
 	/* send buffers */
 	uint8_t *tx_mem;
 	struct bip_ofi_slot *tx, *tx_free;

@@ -700,6 +700,7 @@ int bip_ofi_eager_rx(struct bip_ofi *ofi, struct bip_ofi_ebuf *e, size_t len)
 		goto bad;
 	src = (int)h->src;
 	p = &ofi->peers[src];
+	p->heard = 1;
 	p->np.credits += h->credits;
 	bip_ofi_eager_credit(p, h->rsv);
 	/* Its length as announced and within our limit (the buffer's size);
