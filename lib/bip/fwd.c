@@ -668,11 +668,13 @@ static int fwd_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 /*
  * The layer above has drained: say goodbye to every peer reached through
  * the relays, so that one still finishing does not wait for this node's
- * acknowledgements (its layer's linger) until BIP_RETRY_TIMEOUT.
+ * acknowledgements (its layer's linger) until BIP_RETRY_TIMEOUT, and let
+ * the data of the HEADs sent leave (FWD_BYE_WAIT at most for both).
  */
 static void fwd_close(struct bip_nic *nic)
 {
 	struct fwd *f = F;
+	const struct fwd_item *it;
 	uint64_t t0;
 	int i, left;
 
@@ -712,6 +714,11 @@ static void fwd_close(struct bip_nic *nic)
 			if (sent)
 				f->gone[i] = 2; /* told */
 		}
+		/* And the data of the HEADs still on their way to the first
+		 * hop (copies sent again, mostly): a relay reading it from a
+		 * process that has ended would drop it, and say so. */
+		for (it = f->list; it && !left; it = it->next)
+			left = it->state == IT_SENDING;
 		if (left)
 			for (i = 0; i < bip_state.nnics; i++)
 				if (bip_state.nics[i]->dgram != &f->dg && bip_state.nics[i] != f->upper)
