@@ -651,6 +651,8 @@ static int ofi_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 
 static int wire_up(struct bip_ofi *ofi, const struct bip_nic_job *job);
 
+#define OFI_NOTE_BYE 1 /* the id of a peer's last note (send_note) */
+
 static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 {
 	struct bip_ofi *ofi;
@@ -950,6 +952,8 @@ static int handle_rx(struct bip_ofi *ofi, struct bip_ofi_slot *s, size_t len)
 		bip_ofi_cts(ofi, (int)h->src, h->id);
 		break;
 	case BIP_NETPROTO_CREDIT:
+		if (h->id == OFI_NOTE_BYE)
+			ofi->peers[h->src].closed = 1;
 		break;
 	default:
 		goto bad;
@@ -989,10 +993,11 @@ static int handle_completion(struct bip_ofi *ofi, struct bip_ofi_ctx *ctx, size_
 		if (status) {
 			struct bip_ofi_peer *p = &ofi->peers[s->dst];
 
-			/* Said only while its process runs, or where that
-			 * cannot be seen from here: a relay's last packets
-			 * often go to a node that has just ended. */
-			if (!p->dead && (!p->same_kernel || bip_process_runs(p->pid)))
+			/* Not said once it has closed (its last note) or
+			 * ended: a relay's last packets often go to a node
+			 * that has just finished. */
+			if (!p->dead && !p->closed &&
+			    (!p->same_kernel || bip_process_runs(p->pid)))
 				fprintf(stderr, "bip: node %d: ofi: send to node %d failed: %s\n",
 					ofi->mynode, s->dst, fi_strerror(-status));
 			p->dead = 1;
@@ -1078,12 +1083,13 @@ static int ofi_alive(struct bip_nic *nic, int node)
 }
 
 /* A credit message of nothing through a send buffer, so that it has a
- * completion: the first message to a peer (wire_up) and the last (close). */
-static int send_note(struct bip_ofi *ofi, int dst)
+ * completion: the first message to a peer (wire_up, id 0) and the last
+ * (close, id OFI_NOTE_BYE). */
+static int send_note(struct bip_ofi *ofi, int dst, uint32_t id)
 {
 	struct bip_ofi_slot *s = bip_ofi_tx_get(ofi);
 	struct bip_netproto_hdr h = {
-		.kind = BIP_NETPROTO_CREDIT, .src = (uint32_t)ofi->mynode,
+		.kind = BIP_NETPROTO_CREDIT, .src = (uint32_t)ofi->mynode, .id = id,
 	};
 	ssize_t rc;
 
@@ -1124,7 +1130,7 @@ static int wire_up(struct bip_ofi *ofi, const struct bip_nic_job *job)
 		/* The notes down, as send buffers come free. */
 		for (rc = 0; next < ofi->mynode && rc == 0; next += rc == 0)
 			if (ofi->peers[next].served)
-				rc = send_note(ofi, next);
+				rc = send_note(ofi, next, 0);
 		if (rc < 0 && rc != -EAGAIN) {
 			snprintf(job->err, job->errlen, "ofi (%s): cannot send to node %d (host "
 				 "%s)", ofi->prov, next, job->conf->nodes[next].host);
@@ -1173,11 +1179,13 @@ static void ofi_close(struct bip_nic *nic)
 	/* An inject is complete for us at once but may still sit in the
 	 * provider.  A last message with a completion to every peer we sent
 	 * to follows it on the same path (tagged sends to a peer are ordered):
-	 * once those complete, everything before them has left. */
+	 * once those complete, everything before them has left.  The peers
+	 * that sent to us get it too: it tells them that a send to this
+	 * process failing from now on is no news. */
 	if (ofi->cq)
 		for (i = 0; i < ofi->numnodes; i++)
-			if (ofi->peers[i].sent_any)
-				send_note(ofi, i);
+			if (ofi->peers[i].sent_any || ofi->peers[i].heard)
+				send_note(ofi, i, OFI_NOTE_BYE);
 	while (ofi->cq && (ofi->tx_out || ofi->nctl) && now_s() < end) {
 		struct fi_cq_tagged_entry ent[16];
 		ssize_t n;
