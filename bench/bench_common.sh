@@ -195,12 +195,15 @@ GPEND
 }
 
 # The clusters' benchmarks (clusters.sh, netns_clusters.sh): per size, the
-# medians of the direct path's and the gateways' ping-pong (bip_pingpong
-# --csv files DIR/direct.*.csv and DIR/gateway.*.csv), with the ratios.
+# medians of the ping-pong over the link that joins the clusters and
+# through the gateways (bip_pingpong --csv files DIR/link.*.csv and
+# DIR/gateway.*.csv), with the extra latency and the ratios, which are the
+# issue's goal; with a third name REF, the medians of DIR/REF.*.csv too (a
+# faster path between the same two nodes, for reference).
+# bench_gateway_table DIR [REF]
 bench_gateway_table() {
-	printf '%12s %12s %12s %10s %10s %14s %14s %10s\n' bytes direct_us gateway_us extra_us \
-		ratio direct_MBps gateway_MBps bw_ratio
-	awk -F, "$bench_awk_median"'
+	local ref=${2:-}
+	awk -F, -v ref="$ref" "$bench_awk_median"'
 	FNR == 1 { way = FILENAME; sub(/.*\//, "", way); sub(/\..*/, "", way); next }
 	/^#/ { next }
 	{
@@ -209,14 +212,22 @@ bench_gateway_table() {
 		v[way "bw" $1] = v[way "bw" $1] " " $3
 	}
 	END {
+		printf "%12s %10s %10s %10s %7s %11s %11s %8s", "bytes", "link_us", "gateway_us",
+			"extra_us", "ratio", "link_MBps", "gateway_MBps", "bw_ratio"
+		if (ref != "")
+			printf " %10s %11s", ref "_us", ref "_MBps"
+		printf "\n"
 		for (i = 1; i <= ns; i++) {
 			s = sizes[i]
-			dl = median(v["directlat" s]); gl = median(v["gatewaylat" s])
-			db = median(v["directbw" s]); gb = median(v["gatewaybw" s])
-			printf "%12d %12.3f %12.3f %10.3f %10.2f %14.1f %14.1f %10.2f\n", s, dl, gl,
+			dl = median(v["linklat" s]); gl = median(v["gatewaylat" s])
+			db = median(v["linkbw" s]); gb = median(v["gatewaybw" s])
+			printf "%12d %10.3f %10.3f %10.3f %7.2f %11.1f %11.1f %8.2f", s, dl, gl,
 				gl - dl, (dl > 0 ? gl / dl : 0), db, gb, (db > 0 ? gb / db : 0)
+			if (ref != "")
+				printf " %10.3f %11.1f", median(v[ref "lat" s]), median(v[ref "bw" s])
+			printf "\n"
 		}
-	}' "$1"/direct.*.csv "$1"/gateway.*.csv
+	}' "$1"/link.*.csv "$1"/gateway.*.csv ${ref:+"$1"/$ref.*.csv}
 }
 
 # One row of the Allreduce through the clusters' leaders against flat:

@@ -7,10 +7,14 @@
 #
 # The clusters are made of this machine's names (bipconf(5) "Clusters"):
 # node 0 on `hostname`, node 1 on localhost.
-#   direct   the two nodes in a file without clusters: one hop (shm)
-#   gateway  the same two nodes in two clusters joined by a gateway: three
-#            hops (node 0 -> relay -> relay -> node 1), the reliability
-#            layer end to end
+#   link     the two nodes in a file without clusters, over the driver of
+#            the link that joins the clusters (BIP_NIC=ofi): one hop, the
+#            path the issue's goal measures forwarding against
+#   gateway  the same two nodes in two clusters joined by a gateway over
+#            that driver: three hops (node 0 -> relay (shm) -> relay (ofi)
+#            -> node 1 (shm)), the reliability layer end to end
+#   shm      the two nodes in a file without clusters: one shm hop, the
+#            fastest path between them, for reference
 # Then MPI_Allreduce of 8 bytes (bench/mpi_coll) on NP ranks spread over
 # the two clusters in turn, with the collectives through the clusters'
 # leaders (topo) and without (flat: BIP_MPI_COLL_CLUSTERS=0).
@@ -75,15 +79,18 @@ conf() {
 		echo "gateway A:$host B:localhost ofi"
 	fi
 }
-conf 2 no >"$tmp/direct.conf"
+conf 2 no >"$tmp/shm.conf"
+conf 2 no >"$tmp/link.conf"
 conf 2 yes >"$tmp/gateway.conf"
 for np in ${counts//,/ }; do
 	conf "$np" yes >"$tmp/c$np.conf"
 done
 
 for r in $(seq "$rounds"); do
-	for way in direct gateway; do
-		"$bipload" -q -f "$tmp/$way.conf" --timeout 600 "$pingpong" --csv "${bench_opts[@]}" \
+	for way in link gateway shm; do
+		nic=()
+		[ "$way" = link ] && nic=(env BIP_NIC=ofi)
+		"${nic[@]}" "$bipload" -q -f "$tmp/$way.conf" --timeout 600 "$pingpong" --csv "${bench_opts[@]}" \
 			>"$tmp/$way.$r.csv" 2>"$tmp/$way.$r.err" ||
 			bench_die "round $r, $way: $(cat "$tmp/$way.$r.err")"
 	done
@@ -99,10 +106,11 @@ for r in $(seq "$rounds"); do
 	done
 done
 
-echo "# BIP ping-pong between two clusters through the gateways' relays, beside the"
-echo "# direct path (one shm hop) between the same two nodes; median of $rounds rounds;"
-echo "# $(nproc) processors, load $(cut -d' ' -f1 /proc/loadavg); 4 processes with the relays"
-bench_gateway_table "$tmp"
+echo "# BIP ping-pong between two clusters through the gateways' relays (gateway),"
+echo "# beside the link that joins them (ofi between the same two nodes) and, for"
+echo "# reference, their shm path; median of $rounds rounds; $(nproc) processors,"
+echo "# load $(cut -d' ' -f1 /proc/loadavg); 4 processes with the relays, 2 without"
+bench_gateway_table "$tmp" shm
 
 echo
 echo "# MPI_Allreduce of 8 bytes over two clusters (ranks in turn), median of $rounds rounds:"
