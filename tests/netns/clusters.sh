@@ -30,12 +30,7 @@ bipinfo="$build/scripts/bipinfo"
 . "$src/tests/netns/hosts.sh"
 
 unset BIPCONF BIP_OPTS BIP_NODE BIP_JOBID BIP_HOST BIP_RSH BIP_NIC
-line=$("$bipinfo" --parsable | grep '^driver\.ofi=')
-case "$line" in
-"") ns_skip "the ofi driver is not compiled in (bipinfo --parsable has no driver.ofi)" ;;
-*=unavailable*) ns_skip "the ofi driver cannot run here: ${line#*=unavailable: }" ;;
-esac
-fi_info -p tcp >/dev/null 2>&1 || ns_skip "libfabric has no tcp provider here (fi_info -p tcp)"
+ns_need_ofi_tcp "$bipinfo"
 
 tmp=$(mktemp -d)
 out="$tmp/out"

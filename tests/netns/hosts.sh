@@ -32,6 +32,17 @@ ns_skip() {
 	exit 77
 }
 
+# ns_need_ofi_tcp BIPINFO: skip unless the ofi driver is compiled in, can
+# run here, and libfabric has its tcp provider.
+ns_need_ofi_tcp() {
+	line=$("$1" --parsable | grep '^driver\.ofi=')
+	case "$line" in
+	"") ns_skip "the ofi driver is not compiled in (bipinfo --parsable has no driver.ofi)" ;;
+	*=unavailable*) ns_skip "the ofi driver cannot run here: ${line#*=unavailable: }" ;;
+	esac
+	fi_info -p tcp >/dev/null 2>&1 || ns_skip "libfabric has no tcp provider here (fi_info -p tcp)"
+}
+
 ns_cleanup() {
 	for ns in $ns_made; do
 		pids=$(ip netns pids "$ns" 2>/dev/null)
