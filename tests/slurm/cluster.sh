@@ -20,12 +20,16 @@ sl_dir=""
 sl_conf=""
 sl_login=""
 
-sl_fail() {
+sl_logs() {
 	[ -n "$sl_dir" ] && for f in "$sl_dir"/*.log; do
 		[ -f "$f" ] || continue
 		echo "--- last lines of $f"
 		tail -15 "$f"
 	done
+}
+
+sl_fail() {
+	sl_logs
 	echo "FAIL: $*"
 	exit 1
 }
