@@ -24,6 +24,11 @@
  * inject, which copies before returning) or into a send buffer of the
  * driver, so the send is complete at once; they land in the receiver's
  * pre-posted pool buffers and are offered to the core in sequence order.
+ *
+ * Control messages (credits, clear-to-send): sent at once when nothing
+ * waits, else queued; the queue leaves in order per peer, and one peer's
+ * message that cannot leave holds back only that peer's (ctl_flush).  None
+ * goes to a peer that has closed or ended (ctl_transmit).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -795,19 +800,31 @@ int bip_ofi_post_msg(struct bip_ofi *ofi, int dst, uint8_t kind, uint32_t tag, u
 	return rc < 0 ? rc : 0;
 }
 
-/* 0 sent (or nothing to send), -EAGAIN no room, -errno failure. */
+/*
+ * 0 sent (or nothing to send), -EAGAIN no room, -errno failure.  Nothing
+ * goes to a peer that has closed (its last note came) or ended: over
+ * ofi_rxm its connection is gone, and a send would open a new one to no
+ * one, failing with -FI_EAGAIN for ever.
+ */
 static int ctl_transmit(struct bip_ofi *ofi, const struct bip_ofi_ctl *c)
 {
-	struct bip_netproto_peer *np = &ofi->peers[c->dst].np;
+	struct bip_ofi_peer *p = &ofi->peers[c->dst];
+	struct bip_netproto_peer *np = &p->np;
 	struct bip_netproto_hdr h;
 	int rc;
 
-	if (c->kind == BIP_NETPROTO_CREDIT && !np->owed && !ofi->peers[c->dst].eager_owed)
+	if (p->dead || p->closed)
+		return 0;
+	if (c->kind == BIP_NETPROTO_CREDIT && !np->owed && !p->eager_owed)
 		return 0; /* returned meanwhile with another message */
 	h = bip_netproto_ctl_hdr(np, ofi->mynode, c->kind, c->id);
 	rc = ofi_transmit(ofi, c->dst, &h, NULL, 0);
 	if (rc < 0)
 		bip_netproto_unsent(np, &h);
+	if (rc == -EAGAIN && p->same_kernel && !bip_process_runs(p->pid)) {
+		p->dead = 1; /* ended without its last note (killed) */
+		return 0;
+	}
 	return rc;
 }
 
@@ -845,19 +862,34 @@ void bip_ofi_send_ctl(struct bip_ofi *ofi, int dst, uint8_t kind, uint32_t id)
 	ofi->ctl[ofi->nctl++] = c;
 }
 
+/*
+ * Send what waits, in order per peer: a message that cannot leave holds
+ * back the later ones to the same peer, not those to the others (a peer
+ * that does not take its credits must not starve the senders waiting for
+ * theirs).
+ */
 static void ctl_flush(struct bip_ofi *ofi)
 {
-	int i, rc;
+	int i, kept = 0, rc;
 
 	for (i = 0; i < ofi->nctl; i++) {
-		rc = ctl_transmit(ofi, &ofi->ctl[i]);
-		if (rc == -EAGAIN)
-			break;
-		if (rc < 0)
-			ctl_failed(ofi, &ofi->ctl[i], rc);
+		struct bip_ofi_ctl c = ofi->ctl[i];
+
+		if (!ofi->peers[c.dst].ctl_waits) {
+			rc = ctl_transmit(ofi, &c);
+			if (rc == 0)
+				continue;
+			if (rc != -EAGAIN) {
+				ctl_failed(ofi, &c, rc);
+				continue;
+			}
+			ofi->peers[c.dst].ctl_waits = 1;
+		}
+		ofi->ctl[kept++] = c;
 	}
-	memmove(ofi->ctl, ofi->ctl + i, (size_t)(ofi->nctl - i) * sizeof(*ofi->ctl));
-	ofi->nctl -= i;
+	ofi->nctl = kept;
+	for (i = 0; i < kept; i++)
+		ofi->peers[ofi->ctl[i].dst].ctl_waits = 0;
 }
 
 static int ofi_post_short(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len)
@@ -1181,10 +1213,12 @@ static void ofi_close(struct bip_nic *nic)
 	 * to follows it on the same path (tagged sends to a peer are ordered):
 	 * once those complete, everything before them has left.  The peers
 	 * that sent to us get it too: it tells them that a send to this
-	 * process failing from now on is no news. */
+	 * process failing from now on is no news.  Not to those that have
+	 * closed or ended: there is no one to connect to. */
 	if (ofi->cq)
 		for (i = 0; i < ofi->numnodes; i++)
-			if (ofi->peers[i].sent_any || ofi->peers[i].heard)
+			if ((ofi->peers[i].sent_any || ofi->peers[i].heard) &&
+			    !ofi->peers[i].dead && !ofi->peers[i].closed)
 				send_note(ofi, i, OFI_NOTE_BYE);
 	while (ofi->cq && (ofi->tx_out || ofi->nctl) && now_s() < end) {
 		struct fi_cq_tagged_entry ent[16];

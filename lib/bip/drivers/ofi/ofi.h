@@ -200,6 +200,7 @@ struct bip_ofi_peer {
 	int sent_any;                     /* close says goodbye to it */
 	int heard;                        /* something came from it (wire_up) */
 	int closed;                       /* its last note came (send_note) */
+	int ctl_waits;                    /* ctl_flush: a control message to it waits */
 	/* another host: a connection to the peer's liveness listener, refused
 	 * once its process has gone */
 	int live_ok;                      /* the peer's host and port are known */
