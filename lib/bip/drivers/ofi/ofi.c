@@ -12,7 +12,11 @@
  * Start-up: open the endpoint, post the receive pool, then exchange the
  * endpoint addresses through the start-up all-gather (boot.h) and insert
  * them in the address vector.  Over a provider that makes connections
- * (tcp;ofi_rxm), the connections are then made in one order (wire_up):
+ * (tcp;ofi_rxm), a second all-gather (a barrier) waits until every node
+ * has its address vector filled (a connection that comes before its
+ * sender's address is there is not tied to it: sending back then opens a
+ * second connection, with the loss below), and the connections are then
+ * made in one order (wire_up):
  * two processes that connect to each other at the same moment can make
  * libfabric 1.17's ofi_rxm drop one of the two connections with messages
  * already on it (an inject is then lost without an error, a send fails with
@@ -629,6 +633,19 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 		}
 	}
 	rc = 0;
+	/* Over ofi_rxm, a connection request that comes before this process
+	 * has inserted its sender's address is not tied to that address:
+	 * sending back opens a second connection to a process that has one
+	 * already, and what goes over it can be lost (seen: "inject transfer
+	 * failed (Transport endpoint is not connected)", a credit lost, the
+	 * sender waiting for ever).  So no one connects (wire_up) before every
+	 * process has filled its address vector: a second all-gather, whose
+	 * content is not used, as a barrier. */
+	if (strstr(ofi->prov, "ofi_rxm")) {
+		rc = bip_boot_allgather(&oj, &me.pid, sizeof(me.pid), all, job->err,
+					job->errlen);
+		rc = rc < 0 ? rc : 0;
+	}
 undo_all:
 	free(all);
 	return rc;
