@@ -6,9 +6,10 @@
   attacker.py garbage HOST PORT            connect, send random bytes
   (every mode that connects touches the file in ATTACKER_CONNECTED, when
   set, once it is connected)
-  attacker.py proxy LPORT HOST PORT FILE   accept one client on LPORT, relay
+  attacker.py proxy LPORT HOST PORT FILE   accept a client on LPORT, relay
                                            it to HOST:PORT both ways, and
-                                           record what the client sent in FILE
+                                           record what the client sent in FILE;
+                                           relay the next clients unrecorded
   attacker.py replay HOST PORT FILE        connect and send FILE's bytes
 
 Every mode stops by itself within its time limit; connections go to the
@@ -53,14 +54,8 @@ def garbage(host, port):
     s.close()
 
 
-def proxy(lport, host, port, path):
-    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind(("127.0.0.1", int(lport)))
-    ls.listen(1)
-    ls.settimeout(30)
-    client, _ = ls.accept()
-    os.environ.pop("ATTACKER_CONNECTED", None)
+def relay(client, host, port):
+    """Relay client to HOST:PORT both ways; return what the client sent."""
     server = connect(host, int(port), time.monotonic() + 20)
     sent = bytearray()
     deadline = time.monotonic() + 30
@@ -84,8 +79,32 @@ def proxy(lport, host, port, path):
                 peers[s].sendall(data)
             except OSError:
                 pass
+    client.close()
+    server.close()
+    return sent
+
+
+def proxy(lport, host, port, path):
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("127.0.0.1", int(lport)))
+    ls.listen(4)
+    ls.settimeout(30)
+    client, _ = ls.accept()
+    os.environ.pop("ATTACKER_CONNECTED", None)
+    sent = relay(client, host, port)
     with open(path, "wb") as f:
         f.write(sent)
+    # A job may exchange more than once (the ofi driver's barrier after
+    # the addresses): relay the later connections too, unrecorded, until
+    # none comes for 3 s.
+    ls.settimeout(3)
+    while True:
+        try:
+            client, _ = ls.accept()
+        except OSError:
+            break
+        relay(client, host, port)
 
 
 def replay(host, port, path):
