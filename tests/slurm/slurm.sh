@@ -34,12 +34,7 @@ case "$variant" in
 single) nhosts=1 ;;
 multi)
 	nhosts=3
-	line=$("$bipinfo" --parsable | grep '^driver\.ofi=')
-	case "$line" in
-	"") ns_skip "the ofi driver is not compiled in" ;;
-	*=unavailable*) ns_skip "the ofi driver cannot run here: ${line#*=unavailable: }" ;;
-	esac
-	fi_info -p tcp >/dev/null 2>&1 || ns_skip "libfabric has no tcp provider here"
+	ns_need_ofi_tcp "$bipinfo"
 	export BIP_OFI_PROVIDER=tcp
 	;;
 *)
