@@ -12,8 +12,8 @@
 # in every round too; every figure is also given as a ratio to it.
 #
 # usage: compare.sh --build DIR [-r ROUNDS] [--bip-env VAR=VALUE]...
-#                   [--bip2-env VAR=VALUE]... [--plot FILE.png] [--keep]
-#                   [-- BENCH_OPTIONS]
+#                   [--bip2-env VAR=VALUE]... [--bip2-build DIR]
+#                   [--plot FILE.png] [--keep] [-- BENCH_OPTIONS]
 #
 #   --build DIR        BIP build directory (DIR/scripts/bipload,
 #                      DIR/bench/bip_pingpong)
@@ -21,6 +21,9 @@
 #   --bip-env V=X      extra environment of the BIP runs (repeatable)
 #   --bip2-env V=X     adds a second BIP configuration, "BIP2", run with
 #                      this environment (repeatable), to compare two settings
+#   --bip2-build DIR   BIP2 from another build (say, before a change): an
+#                      A/B of two builds, interleaved with the peers; the
+#                      tables then have a column BIP/BIP2
 #   --timeout SEC      limit of one run (default 120)
 #   --plot FILE.png    also draw latency and bandwidth against the size
 #                      (log-log, the floor dashed) with gnuplot
@@ -38,6 +41,7 @@ timeout_s=120
 keep=0
 bip_env=()
 bip2_env=()
+bip2_build=
 have_bip2=0
 bench_opts=()
 plot=
@@ -57,6 +61,8 @@ while [ $# -gt 0 ]; do
 	--bip-env=*) bip_env+=("${1#*=}"); shift ;;
 	--bip2-env) [ $# -ge 2 ] || usage; bip2_env+=("$2"); have_bip2=1; shift 2 ;;
 	--bip2-env=*) bip2_env+=("${1#*=}"); have_bip2=1; shift ;;
+	--bip2-build) [ $# -ge 2 ] || usage; bip2_build=$2; have_bip2=1; shift 2 ;;
+	--bip2-build=*) bip2_build=${1#*=}; have_bip2=1; shift ;;
 	--timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift 2 ;;
 	--plot) [ $# -ge 2 ] || usage; plot=$2; shift 2 ;;
 	--plot=*) plot=${1#*=}; shift ;;
@@ -75,9 +81,16 @@ done
 [ -z "$plot" ] || bench_need_gnuplot "$plot"
 
 build=$(cd "$build" 2>/dev/null && pwd) || bench_die "no build directory '$build'"
-bipload=$build/scripts/bipload
-bip_exe=$build/bench/bip_pingpong
-[ -x "$bip_exe" ] || bench_die "$bip_exe not found (ninja -C $build bench/bip_pingpong)"
+[ -x "$build/bench/bip_pingpong" ] ||
+	bench_die "$build/bench/bip_pingpong not found (ninja -C $build bench/bip_pingpong)"
+if [ -n "$bip2_build" ]; then
+	bip2_build=$(cd "$bip2_build" 2>/dev/null && pwd) ||
+		bench_die "no build directory '$bip2_build'"
+	[ -x "$bip2_build/bench/bip_pingpong" ] ||
+		bench_die "$bip2_build/bench/bip_pingpong not found"
+else
+	bip2_build=$build
+fi
 [ -f "$here/mpi_pingpong.c" ] || bench_die "mpi_pingpong.c not found next to $prog"
 bench_need_floor "$build"
 bench_floor_sizes "${bench_opts[@]}"
@@ -85,8 +98,11 @@ bench_need_peers
 bench_tmpdir "$keep"
 bench_build_peers "$here/mpi_pingpong.c" mpi_pingpong
 
-# Start the BIP pair: with bipload if it is there, by hand otherwise.
+# Start the BIP pair of build $1: with bipload if it is there, by hand
+# otherwise.
 run_bip() {
+	local bipload=$1/scripts/bipload bip_exe=$1/bench/bip_pingpong
+	shift
 	local -a envs=("$@")
 
 	if [ -x "$bipload" ]; then
@@ -119,7 +135,8 @@ impls=(BIP)
 impls+=(OpenMPI MPICH)
 
 bench_header
-echo "# BIP from $build ($([ -x "$bipload" ] && echo bipload || echo "started by hand"))"
+echo "# BIP from $build ($([ -x "$build/scripts/bipload" ] && echo bipload || echo "started by hand"))"
+[ "$bip2_build" != "$build" ] && echo "# BIP2 from $bip2_build"
 echo "# BIP env: ${bip_env[*]:-(none)}"
 [ "$have_bip2" = 1 ] && echo "# BIP2 env: ${bip2_env[*]}"
 echo "# benchmark options: --csv ${bench_opts[*]}; $rounds rounds, interleaved"
@@ -129,8 +146,8 @@ for ((r = 1; r <= rounds; r++)); do
 	for impl in "${impls[@]}" FLOOR; do
 		out=$tmp/$impl.$r.csv
 		case $impl in
-		BIP) run_bip "${bip_env[@]}" >"$out" 2>"$tmp/$impl.$r.err" ;;
-		BIP2) run_bip "${bip2_env[@]}" >"$out" 2>"$tmp/$impl.$r.err" ;;
+		BIP) run_bip "$build" "${bip_env[@]}" >"$out" 2>"$tmp/$impl.$r.err" ;;
+		BIP2) run_bip "$bip2_build" "${bip2_env[@]}" >"$out" 2>"$tmp/$impl.$r.err" ;;
 		OpenMPI) run_openmpi >"$out" 2>"$tmp/$impl.$r.err" ;;
 		MPICH) run_mpich >"$out" 2>"$tmp/$impl.$r.err" ;;
 		FLOOR) bench_run_floor "$timeout_s" "$out" 2>"$tmp/$impl.$r.err" ;;
@@ -168,6 +185,8 @@ function header(fl,    h, i) {
 		h = h sprintf(" %9s", im[i])
 	for (i = 1; i <= nb; i++)
 		h = h sprintf(" %10s", bips[i] "/best")
+	if (nb > 1)
+		h = h sprintf(" %9s", "BIP/BIP2")
 	h = h sprintf(" %9s", fl)
 	for (i = 1; i <= ni; i++)
 		h = h sprintf(" %14s", im[i] "/" fl)
@@ -206,6 +225,8 @@ END {
 			best = m["MPICH"]
 		for (i = 1; i <= nb; i++)
 			line = line ratio(m[bips[i]], best, 10)
+		if (nb > 1)
+			line = line ratio(m["BIP"], m["BIP2"], 9)
 		fl = median(lat["FLOOR", z])
 		line = line " " fmt(fl, 9, 3)
 		for (i = 1; i <= ni; i++)
@@ -231,6 +252,8 @@ END {
 		best = m["OpenMPI"] > m["MPICH"] ? m["OpenMPI"] : m["MPICH"]
 		for (i = 1; i <= nb; i++)
 			line = line ratio(m[bips[i]], best, 10)
+		if (nb > 1)
+			line = line ratio(m["BIP"], m["BIP2"], 9)
 		fl = median(bw["FLOOR", z])
 		line = line " " fmt(fl, 9, 1)
 		for (i = 1; i <= ni; i++)

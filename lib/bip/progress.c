@@ -105,11 +105,11 @@ const char *bip_wait_failure(void)
  * ended without the goodbye of bip_finalize died, and the job ends
  * through the launcher, as MPI programs expect, instead of every other
  * process waiting for ever.  Only peers on this host are watched, through
- * shm: there the goodbye is in the peer's ring before its process ends,
+ * shm: there the goodbye is in the peer's queue before its process ends,
  * and whether the process runs is exact.  A goodbye over a network can be
  * lost when its sender closes the endpoint; a peer on another host is
  * watched by the processes of its own host.  Seen dead at two checks, with
- * the waiter's own polls in between (a goodbye in the ring is taken by
+ * the waiter's own polls in between (a goodbye in the queue is taken by
  * them), before the job is ended.
  */
 static void watch_peers(void)

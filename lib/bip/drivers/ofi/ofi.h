@@ -24,7 +24,7 @@
  * Short messages and long announcements (RTS) carry a per-peer sequence
  * number and use a credit: a sender has BIP_OFI_CREDITS messages in flight
  * per peer at most, so the receiver's pool never overflows and a full tag
- * queue makes the sender wait (as shm's ring does).  The receiver returns
+ * queue makes the sender wait (as shm's queue does).  The receiver returns
  * credits as the core takes the messages, on any message back or in a
  * credit message.  An eager message also uses a bounce buffer credit, which
  * comes back in the header's rsv field (struct bip_netproto_hdr) once the

@@ -9,9 +9,12 @@
  * bitmap.  Once every peer has marked it, the owner unlinks the name: from
  * then on nothing of the job is left in /dev/shm, even after kill -9.
  *
- * Short messages: the sender copies the message into the next slot of its
- * ring in the receiver's segment and publishes it with the slot's sequence
- * number: no lock, no system call, no locked atomic.
+ * Short messages and long-message announcements go into the receiver's
+ * fifo, or into the fast box it lent the sender, with no lock and no
+ * system call (shm_queue.c); long messages move by single copy or through
+ * a pipe the receiver lends (shm_long.c).  A segment holds one fifo, a few
+ * boxes and pipes, whatever the number of peers: the shared memory of a
+ * host grows with its processes (416 KiB each), not with their pairs.
  *
  * Sleeping (BIP_WAIT=block, and auto with more local processes than
  * processors: bip_may_sleep).  A waiter with nothing to do, under the
@@ -37,8 +40,9 @@
  * never inside it.  A peer's header must describe exactly the layout this
  * process computes for the job (bip_shm_header_check); after that check the
  * driver uses its own offsets and never reads the peer's again.  A slot's
- * fields are read once, into locals, and checked (kind, length) before use;
- * indices that come from a peer are masked or range-checked (shm_long.c).
+ * fields are read once, into locals, and checked (kind, length, sender)
+ * before use; indices that come from a peer are masked or range-checked
+ * (shm_queue.c, shm_long.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,45 +89,32 @@ static size_t align_up(size_t v, size_t a)
 	return (v + a - 1) & ~(a - 1);
 }
 
-size_t bip_shm_segment_size(int n, uint64_t *off_rings, uint64_t *off_lsend, uint64_t *off_pipes,
-			    uint64_t *off_attached)
+size_t bip_shm_segment_size(int n, uint64_t off[BIP_SHM_PARTS])
 {
-	size_t off = align_up(sizeof(struct bip_shm_header), 64);
+	size_t bitmap = ((size_t)n / 64 + 1) * sizeof(uint64_t);
+	size_t sizes[BIP_SHM_PARTS] = {
+		[BIP_SHM_ATTACHED] = bitmap,
+		[BIP_SHM_WANTED] = bitmap,
+		[BIP_SHM_FIFO] = sizeof(struct bip_shm_fifo),
+		[BIP_SHM_BOXES_AT] = BIP_SHM_BOXES * sizeof(struct bip_shm_box),
+		[BIP_SHM_PIPES_AT] = BIP_SHM_PIPES * sizeof(struct bip_shm_pipe),
+		[BIP_SHM_LSEND] = BIP_SHM_LSENDS * sizeof(struct bip_shm_lsend),
+		[BIP_SHM_LDONE] = BIP_SHM_LSENDS * sizeof(uint32_t),
+	};
+	size_t at = align_up(sizeof(struct bip_shm_header), 64);
+	int i;
 
-	*off_attached = off;
-	off = align_up(off + ((size_t)n / 64 + 1) * sizeof(uint64_t), 64);
-	*off_rings = off;
-	off += (size_t)n * sizeof(struct bip_shm_ring);
-	*off_lsend = off;
-	off += BIP_SHM_LSENDS * sizeof(struct bip_shm_lsend);
-	*off_pipes = off;
-	off += (size_t)n * sizeof(struct bip_shm_pipe);
-	return align_up(off, 4096);
-}
-
-/* The parts of a segment, at the offsets this process computed (shm->off),
- * never at the ones a peer's header says. */
-static uint64_t *attached_map(const struct bip_shm *shm, struct bip_shm_header *h)
-{
-	return (uint64_t *)((char *)h + shm->off_attached);
-}
-
-static struct bip_shm_ring *ring_of(const struct bip_shm *shm, struct bip_shm_header *h,
-				    int sender)
-{
-	return (struct bip_shm_ring *)((char *)h + shm->off_rings) + sender;
-}
-
-static struct bip_shm_pipe *pipe_of(const struct bip_shm *shm, struct bip_shm_header *h,
-				    int sender)
-{
-	return (struct bip_shm_pipe *)((char *)h + shm->off_pipes) + sender;
+	for (i = 0; i < BIP_SHM_PARTS; i++) {
+		off[i] = at;
+		at = align_up(at + sizes[i], 64);
+	}
+	return align_up(at, 4096);
 }
 
 int bip_shm_header_check(const struct bip_shm_header *h, size_t seglen, int numnodes, int node,
 			 char *err, size_t errlen)
 {
-	uint64_t off_rings, off_lsend, off_pipes, off_attached;
+	uint64_t off[BIP_SHM_PARTS];
 	size_t size;
 	struct bip_shm_header c;
 
@@ -147,15 +138,11 @@ int bip_shm_header_check(const struct bip_shm_header *h, size_t seglen, int numn
 			 c.numnodes, node, numnodes);
 		return -EPROTO;
 	}
-	size = bip_shm_segment_size(numnodes, &off_rings, &off_lsend, &off_pipes, &off_attached);
-	if (c.size != size || seglen != size || c.off_rings != off_rings ||
-	    c.off_lsend != off_lsend || c.off_pipes != off_pipes ||
-	    c.off_attached != off_attached) {
-		snprintf(err, errlen, "size %llu (file %zu) or offsets %llu %llu %llu %llu differ "
+	size = bip_shm_segment_size(numnodes, off);
+	if (c.size != size || seglen != size || memcmp(c.off, off, sizeof(off))) {
+		snprintf(err, errlen, "size %llu (file %zu) or the offsets of its parts differ "
 			 "from the layout of %d nodes (%zu bytes)", (unsigned long long)c.size,
-			 seglen, (unsigned long long)c.off_rings, (unsigned long long)c.off_lsend,
-			 (unsigned long long)c.off_pipes, (unsigned long long)c.off_attached,
-			 numnodes, size);
+			 seglen, numnodes, size);
 		return -EPROTO;
 	}
 	if (c.pid <= 0) {
@@ -199,12 +186,77 @@ static int shm_available(char *why, size_t len)
 	return 1;
 }
 
+/* The part `part` of a segment, at the offsets this process computed,
+ * never at the ones a peer's header says. */
+static void *part_of(const struct bip_shm *shm, struct bip_shm_header *h, int part)
+{
+	return (char *)h + shm->off[part];
+}
+
+void bip_shm_attach_mem(struct bip_shm *shm, int node, struct bip_shm_header *h, pid_t pid)
+{
+	struct bip_shm_peer *p = &shm->peers[node];
+
+	p->seg = h;
+	p->seg_size = shm->self_size;
+	p->pid = pid;
+	p->attached = part_of(shm, h, BIP_SHM_ATTACHED);
+	p->wanted = part_of(shm, h, BIP_SHM_WANTED);
+	p->fifo = part_of(shm, h, BIP_SHM_FIFO);
+	p->boxes = part_of(shm, h, BIP_SHM_BOXES_AT);
+	p->pipes = part_of(shm, h, BIP_SHM_PIPES_AT);
+	p->lsend = part_of(shm, h, BIP_SHM_LSEND);
+	p->ldone = part_of(shm, h, BIP_SHM_LDONE);
+}
+
+int bip_shm_init(struct bip_shm *shm, int mynode, int numnodes, struct bip_shm_header *seg)
+{
+	int i;
+
+	shm->mynode = mynode;
+	shm->numnodes = numnodes;
+	shm->self_size = bip_shm_segment_size(numnodes, shm->off);
+	shm->box_after = 16;
+	shm->peers = calloc((size_t)numnodes, sizeof(*shm->peers));
+	shm->local = calloc((size_t)numnodes, sizeof(*shm->local));
+	shm->holding = calloc((size_t)numnodes, sizeof(*shm->holding));
+	shm->pipe_wait = calloc((size_t)numnodes, sizeof(*shm->pipe_wait));
+	shm->pushing = calloc((size_t)numnodes, sizeof(*shm->pushing));
+	if (!shm->peers || !shm->local || !shm->holding || !shm->pipe_wait || !shm->pushing)
+		return -ENOMEM;
+	for (i = 0; i < numnodes; i++) {
+		shm->peers[i].node = i;
+		shm->peers[i].lease = -1;
+		shm->peers[i].box_in = -1;
+		shm->peers[i].pipe_in = -1;
+	}
+	for (i = 0; i < BIP_SHM_BOXES; i++)
+		shm->box_own[i].lessee = -1;
+	shm->self = seg;
+	shm->me = &shm->peers[mynode];
+	bip_shm_attach_mem(shm, mynode, seg, getpid());
+	bip_shm_long_init(shm);
+	return 0;
+}
+
+void bip_shm_fini(struct bip_shm *shm)
+{
+	if (shm->peers) {
+		bip_shm_long_fini(shm);
+		bip_shm_queues_fini(shm);
+	}
+	free(shm->peers);
+	free(shm->local);
+	free(shm->holding);
+	free(shm->pipe_wait);
+	free(shm->pushing);
+	shm->peers = NULL;
+}
+
 /* Create, size and publish my segment. */
 static int create_self(struct bip_shm *shm, const struct bip_nic_job *job)
 {
-	uint64_t off_rings, off_lsend, off_pipes, off_attached;
-	size_t size = bip_shm_segment_size(job->numnodes, &off_rings, &off_lsend, &off_pipes,
-					   &off_attached);
+	size_t size = shm->self_size;
 	struct bip_shm_header *h;
 	struct statvfs st;
 	int fd, rc;
@@ -240,26 +292,22 @@ static int create_self(struct bip_shm *shm, const struct bip_nic_job *job)
 	h->node = (uint32_t)job->mynode;
 	h->pid = (int32_t)getpid();
 	h->size = size;
-	h->off_rings = off_rings;
-	h->off_lsend = off_lsend;
-	h->off_pipes = off_pipes;
-	h->off_attached = off_attached;
-	shm->off_rings = off_rings;
-	shm->off_pipes = off_pipes;
-	shm->off_lsend = off_lsend;
-	shm->off_attached = off_attached;
+	memcpy(h->off, shm->off, sizeof(h->off));
 	bip_shm_probe_value = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)h ^ 0x5a5aa5a5u;
 	h->probe_addr = (uint64_t)(uintptr_t)&bip_shm_probe_value;
 	h->probe_value = bip_shm_probe_value;
-	shm->self = h;
-	shm->self_size = size;
-	shm->lsend = (struct bip_shm_lsend *)((char *)h + off_lsend);
+	rc = bip_shm_init(shm, job->mynode, job->numnodes, h);
+	if (rc < 0) {
+		munmap(h, size);
+		goto undo_map;
+	}
 	/* Pairs with the acquire of ready in attach_peer. */
 	bip_store_release(&h->ready, 1);
 	return 0;
 
 undo_create:
 	close(fd);
+undo_map:
 	shm_unlink(shm->name);
 	return rc;
 }
@@ -294,10 +342,10 @@ static void allow_reads(struct bip_shm *shm, pid_t pid)
 /* Try once to map the segment of node; 0 when mapped, -EAGAIN when not there yet. */
 static int attach_peer(struct bip_shm *shm, const struct bip_nic_job *job, int node)
 {
-	struct bip_shm_peer *p = &shm->peers[node];
 	struct bip_shm_header *h;
 	char name[96], why[256];
 	struct stat st;
+	pid_t pid;
 	int fd, rc;
 
 	seg_name(name, sizeof(name), job->jobid, node);
@@ -328,38 +376,32 @@ static int attach_peer(struct bip_shm *shm, const struct bip_nic_job *job, int n
 		munmap(h, shm->self_size);
 		return rc;
 	}
-	p->seg = h;
-	p->seg_size = shm->self_size;
-	p->pid = h->pid;
-	if (p->pid <= 0) { /* changed since the check */
+	pid = h->pid;
+	if (pid <= 0) { /* changed since the check */
 		snprintf(job->err, job->errlen, "shared memory " SHM_DIR "%s of node %d: process "
-			 "id %d", name, node, p->pid);
+			 "id %d", name, node, pid);
+		munmap(h, shm->self_size);
 		return -EPROTO;
 	}
-	p->lsend = (struct bip_shm_lsend *)((char *)h + shm->off_lsend);
-	p->ring_out = ring_of(shm, h, shm->mynode);
-	p->pipe_out = pipe_of(shm, h, shm->mynode);
-	p->ring_in = ring_of(shm, shm->self, node);
-	p->pipe_in = pipe_of(shm, shm->self, node);
+	bip_shm_attach_mem(shm, node, h, pid);
 	if (shm->cma_min != SIZE_MAX)
-		allow_reads(shm, p->pid);
+		allow_reads(shm, pid);
 	/* Tell the owner we have it mapped (start-up only: a locked atomic is
 	 * fine).  After allow_reads: the owner probes single copy from us
 	 * only once every peer has said so. */
-	__atomic_fetch_or(&attached_map(shm, h)[shm->mynode / 64], 1ull << (shm->mynode % 64),
-			  __ATOMIC_RELEASE);
+	__atomic_fetch_or(&shm->peers[node].attached[shm->mynode / 64],
+			  1ull << (shm->mynode % 64), __ATOMIC_RELEASE);
 	return 0;
 }
 
 static int all_attached_me(struct bip_shm *shm)
 {
-	uint64_t *map = attached_map(shm, shm->self);
 	int i;
 
 	for (i = 0; i < shm->nlocal; i++) {
 		int n = shm->local[i];
 
-		if (!(bip_load_acquire(&map[n / 64]) & (1ull << (n % 64))))
+		if (!(bip_load_acquire(&shm->me->attached[n / 64]) & (1ull << (n % 64))))
 			return 0;
 	}
 	return 1;
@@ -368,7 +410,6 @@ static int all_attached_me(struct bip_shm *shm)
 /* List the nodes that have not shown up, for the time-out message. */
 static void missing_nodes(struct bip_shm *shm, const struct bip_nic_job *job)
 {
-	uint64_t *map = attached_map(shm, shm->self);
 	size_t used;
 	int i, any = 0;
 
@@ -377,7 +418,8 @@ static void missing_nodes(struct bip_shm *shm, const struct bip_nic_job *job)
 	for (i = 0; i < shm->nlocal && used < job->errlen; i++) {
 		int n = shm->local[i];
 
-		if (shm->peers[n].seg && (bip_load_acquire(&map[n / 64]) & (1ull << (n % 64))))
+		if (shm->peers[n].seg && (bip_load_acquire(&shm->me->attached[n / 64]) &
+					  (1ull << (n % 64))))
 			continue;
 		used += (size_t)snprintf(job->err + used, job->errlen - used, "%s %d (%s)",
 					 any ? "," : "", n, job->conf->nodes[n].host);
@@ -447,37 +489,32 @@ static int shm_open_nic(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	struct bip_shm *shm;
 	int i, rc;
 
+	if (job->numnodes > 65536) {
+		snprintf(job->err, job->errlen, "the shm driver serves at most 65536 nodes, the "
+			 "job has %d", job->numnodes);
+		return -EINVAL;
+	}
 	shm = calloc(1, sizeof(*shm));
 	if (!shm)
 		return -ENOMEM;
 	shm->nic.ops = &bip_shm_ops;
 	shm->nic.max_short = sizeof(((struct bip_shm_slot *)0)->payload);
-	shm->mynode = job->mynode;
-	bip_shm_bells = bip_may_sleep();
-	shm->numnodes = job->numnodes;
 	shm->unlinked = 1;
-	shm->peers = calloc((size_t)job->numnodes, sizeof(*shm->peers));
-	shm->local = calloc((size_t)job->numnodes, sizeof(*shm->local));
-	if (!shm->peers || !shm->local) {
-		rc = -ENOMEM;
-		goto undo;
-	}
-	for (i = 0; i < job->numnodes; i++) {
-		shm->peers[i].node = i;
-		if (job->serve[i])
-			shm->local[shm->nlocal++] = i;
-	}
-	rc = create_self(shm, job);
-	if (rc < 0)
-		goto undo;
-	shm->unlinked = 0;
-	bip_shm_long_init(shm);
+	bip_shm_bells = bip_may_sleep();
+	shm->self_size = bip_shm_segment_size(job->numnodes, shm->off);
 	/* The pipelined copy measured faster than process_vm_readv at every
 	 * size (figures in bip_shm(7)), so single copy is used only from the
 	 * size the user sets. */
 	shm->cma_min = env_size("BIP_SHM_CMA_MIN", SIZE_MAX);
 	if (getenv("BIP_SHM_CMA") && !strcmp(getenv("BIP_SHM_CMA"), "0"))
 		shm->cma_min = SIZE_MAX;
+	rc = create_self(shm, job);
+	if (rc < 0)
+		goto undo;
+	shm->unlinked = 0;
+	for (i = 0; i < job->numnodes; i++)
+		if (job->serve[i])
+			shm->local[shm->nlocal++] = i;
 	rc = wait_for_peers(shm, job);
 	if (rc < 0)
 		goto undo;
@@ -501,146 +538,33 @@ static void shm_close(struct bip_nic *nic)
 
 	if (!shm->unlinked)
 		shm_unlink(shm->name);
-	if (shm->peers) {
-		bip_shm_long_fini(shm);
-		for (i = 0; i < shm->numnodes; i++)
-			if (shm->peers[i].seg)
-				munmap(shm->peers[i].seg, shm->peers[i].seg_size);
-	}
+	for (i = 0; shm->peers && i < shm->numnodes; i++)
+		if (shm->peers[i].seg && i != shm->mynode)
+			munmap(shm->peers[i].seg, shm->peers[i].seg_size);
+	bip_shm_fini(shm);
 	if (shm->self)
 		munmap(shm->self, shm->self_size);
-	free(shm->peers);
-	free(shm->local);
 	free(shm);
-}
-
-int bip_shm_ring_room(struct bip_shm *shm, int dst)
-{
-	struct bip_shm_peer *p = &shm->peers[dst];
-
-	if (bip_unlikely(p->prod - p->consumed_seen >= BIP_SHM_RING_SLOTS)) {
-		/* Looks full: re-read the receiver's index.  Pairs with the
-		 * release in drain_ring; after it the slots are free to reuse. */
-		p->consumed_seen = bip_load_acquire(&p->ring_out->consumed);
-		if (p->prod - p->consumed_seen >= BIP_SHM_RING_SLOTS)
-			return 0;
-	}
-	return 1;
-}
-
-int bip_shm_ring_post(struct bip_shm *shm, int dst, uint32_t kind, uint32_t tag, const void *buf,
-		      size_t len, size_t payload_len)
-{
-	struct bip_shm_peer *p = &shm->peers[dst];
-	struct bip_shm_ring *ring = p->ring_out;
-	struct bip_shm_slot *slot;
-
-	if (!bip_shm_ring_room(shm, dst))
-		return -EAGAIN;
-	slot = &ring->slots[p->prod & (BIP_SHM_RING_SLOTS - 1)];
-	slot->kind = kind;
-	slot->tag = tag;
-	slot->len = (uint32_t)len;
-	memcpy(slot->payload, buf, payload_len);
-	p->prod++;
-	/* Publish the slot; pairs with the acquire of seq in drain_ring. */
-	bip_store_release(&slot->seq, p->prod);
-	bip_shm_wake(p);
-	return 0;
 }
 
 static int shm_post_short(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len)
 {
-	return bip_shm_ring_post(bip_shm_of(nic), dst, BIP_SHM_SHORT, tag, buf, len, len);
+	return bip_shm_post(bip_shm_of(nic), dst, BIP_SHM_SHORT, tag, buf, len, NULL, 0);
 }
 
 /* A layer's header and data, copied one after the other into one slot. */
 static int shm_post_short2(struct bip_nic *nic, int dst, uint32_t tag, const void *hdr,
 			   size_t hlen, const void *buf, size_t len)
 {
-	struct bip_shm *shm = bip_shm_of(nic);
-	struct bip_shm_peer *p = &shm->peers[dst];
-	struct bip_shm_slot *slot;
-
-	if (!bip_shm_ring_room(shm, dst))
-		return -EAGAIN;
-	slot = &p->ring_out->slots[p->prod & (BIP_SHM_RING_SLOTS - 1)];
-	slot->kind = BIP_SHM_SHORT;
-	slot->tag = tag;
-	slot->len = (uint32_t)(hlen + len);
-	memcpy(slot->payload, hdr, hlen);
-	if (len)
-		memcpy(slot->payload + hlen, buf, len);
-	p->prod++;
-	/* Publish the slot; pairs with the acquire of seq in drain_ring. */
-	bip_store_release(&slot->seq, p->prod);
-	bip_shm_wake(p);
-	return 0;
-}
-
-/* A slot no sender of this library writes: say so once per peer. */
-void bip_shm_bad_slot(struct bip_shm_peer *p, uint32_t kind, uint32_t tag, uint32_t len)
-{
-	if (p->bad_slots++)
-		return;
-	bip_error("bip_progress", "shm: node %d wrote a bad slot into its ring (kind %u, tag "
-		  "%u, %u bytes): dropped", p->node, kind, tag, len);
-}
-
-/* Deliver what the ring from p holds; returns the number of messages. */
-static int drain_ring(struct bip_shm_peer *p)
-{
-	struct bip_shm_ring *ring = p->ring_in;
-	int n = 0, rc;
-
-	for (;;) {
-		struct bip_shm_slot *slot = &ring->slots[p->cons & (BIP_SHM_RING_SLOTS - 1)];
-
-		uint32_t kind, tag, len;
-
-		/* Pairs with the release of seq in bip_shm_ring_post. */
-		if (bip_load_acquire(&slot->seq) != p->cons + 1)
-			break;
-		/* Read once: the sender's memory, checked before use. */
-		kind = bip_shm_slot_read(slot, &tag, &len);
-		if (bip_likely(kind == BIP_SHM_SHORT)) {
-			rc = bip_core_short_arrived(p->node, tag, slot->payload, len);
-		} else if (kind == BIP_SHM_RTS) {
-			struct bip_shm_rts rts;
-			uint64_t handle;
-
-			memcpy(&rts, slot->payload, sizeof(rts));
-			bip_shm_rts_seen(p, &rts, len);
-			handle = ((uint64_t)p->node << 48) | ((uint64_t)(rts.lslot & 0xffff) << 32) |
-				 rts.gen;
-			rc = bip_core_long_arrived(p->node, tag, len, handle);
-		} else {
-			bip_shm_bad_slot(p, slot->kind, tag, len);
-			rc = 0; /* dropped, with a message */
-		}
-		if (rc == -EAGAIN)
-			break; /* the tag's queue is full: keep this and what follows */
-		p->cons++;
-		n++;
-	}
-	if (p->cons != p->cons_published) {
-		p->cons_published = p->cons;
-		/* The slots up to cons are copied out; pairs with the acquire
-		 * of consumed in bip_shm_ring_post. */
-		bip_store_release(&ring->consumed, p->cons);
-		bip_shm_wake(p);
-	}
-	return n;
+	return bip_shm_post(bip_shm_of(nic), dst, BIP_SHM_SHORT, tag, hdr, hlen, buf, len);
 }
 
 static int shm_poll(struct bip_nic *nic)
 {
 	struct bip_shm *shm = bip_shm_of(nic);
-	int i, events = 0;
+	int events = bip_shm_poll_queues(shm);
 
-	for (i = 0; i < shm->nlocal; i++)
-		events += drain_ring(&shm->peers[shm->local[i]]);
-	if (bip_unlikely(shm->nlactive || shm->npulls))
+	if (bip_unlikely(bip_shm_long_busy(shm)))
 		events += bip_shm_poll_long(shm);
 	return events;
 }
@@ -650,7 +574,7 @@ static int shm_alive(struct bip_nic *nic, int node)
 {
 	struct bip_shm_peer *p = &bip_shm_of(nic)->peers[node];
 
-	if (!p->seg)
+	if (!p->seg || node == bip_shm_of(nic)->mynode)
 		return 0;
 	return bip_process_runs((int)p->pid);
 }
@@ -658,18 +582,7 @@ static int shm_alive(struct bip_nic *nic, int node)
 /* Something published to this process that a poll would take. */
 static int shm_pending(struct bip_shm *shm)
 {
-	int i;
-
-	if (shm->nlactive || shm->npulls || shm->npushes)
-		return 1;
-	for (i = 0; i < shm->nlocal; i++) {
-		struct bip_shm_peer *p = &shm->peers[shm->local[i]];
-		struct bip_shm_slot *slot = &p->ring_in->slots[p->cons & (BIP_SHM_RING_SLOTS - 1)];
-
-		if (bip_load_acquire(&slot->seq) == p->cons + 1)
-			return 1;
-	}
-	return 0;
+	return bip_shm_long_busy(shm) || bip_shm_queues_pending(shm);
 }
 
 static int shm_pending_arg(void *shm)

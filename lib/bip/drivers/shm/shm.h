@@ -2,9 +2,11 @@
 /*
  * shm.h - the shm driver's private state: peers on the same host.
  *
- * shm.c       segments, start-up, short messages, polling
+ * shm.c       segments, start-up, polling, sleeping
+ * shm_queue.c short messages: the fifo, the fast boxes and their leases,
+ *             the drivers' control messages
  * shm_long.c  long messages: single copy with process_vm_readv, or a
- *             pipelined copy through the staging pipes
+ *             pipelined copy through a pipe lent by the receiver
  */
 #ifndef BIP_SHM_H
 #define BIP_SHM_H
@@ -15,7 +17,7 @@
 #include "nic.h"
 #include "shm_layout.h"
 
-/* A long receive waiting for, or using, its sender's pipe. */
+/* A long receive waiting for, or using, a pipe of this process. */
 struct bip_shm_pull {
 	uint64_t cookie;
 	uint8_t *buf;
@@ -25,41 +27,97 @@ struct bip_shm_pull {
 	struct bip_shm_pull *next;
 };
 
+/* A fifo slot of a peer kept back, in order, until it can be delivered. */
+struct bip_shm_held {
+	struct bip_shm_held *next;
+	uint32_t kind, tag, len;
+	uint8_t payload[BIP_SHM_SLOT_SIZE - 16];
+};
+
+/* Sending through a peer's box, as this process knows it. */
+enum bip_shm_box_state {
+	BIP_SHM_BOX_NONE = 0,             /* no box: the peer's fifo */
+	BIP_SHM_BOX_OPEN = 1,             /* the peer's box index is lent to me */
+	BIP_SHM_BOX_ENDING = 2,           /* taken back: BOX_END to write first */
+};
+
 struct bip_shm_peer {
 	int node;
 	pid_t pid;
-	unsigned bad_slots;               /* slots of it dropped (said once) */
+	unsigned bad_slots;               /* bad slots of it dropped (said once) */
 	int cma;                          /* process_vm_readv works on this peer */
-	struct bip_shm_header *seg;       /* the peer's segment */
+	/* The peer's segment (this process's own for peers[mynode]), and
+	 * its parts at the offsets this process computed. */
+	struct bip_shm_header *seg;
 	size_t seg_size;
-	struct bip_shm_lsend *lsend;      /* the peer's long sends (in its segment) */
-	/* sending to the peer */
-	struct bip_shm_ring *ring_out;    /* my ring in the peer's segment */
-	uint32_t prod;                    /* messages written */
-	uint32_t consumed_seen;           /* last value read from ring_out->consumed */
-	struct bip_shm_pipe *pipe_out;    /* my pipe in the peer's segment */
-	uint32_t claim_served;            /* last claim_seq of the peer served */
-	const uint8_t *push_src;          /* the long send being pushed, or NULL */
+	uint64_t *attached;               /* who has mapped it */
+	uint64_t *wanted;                 /* senders waiting for room in its fifo */
+	struct bip_shm_fifo *fifo;        /* the peer's fifo */
+	struct bip_shm_box *boxes;        /* the peer's boxes */
+	struct bip_shm_pipe *pipes;       /* the peer's pipes */
+	struct bip_shm_lsend *lsend;      /* the peer's long sends */
+	uint32_t *ldone;                  /* their done words */
+
+	/* Sending to the peer: under its send lock (nic.h, post_per_peer). */
+	uint32_t fifo_seen;               /* last consumed read of its fifo */
+	uint64_t fifo_sent;               /* messages this process put in it */
+	int box_state;                    /* enum bip_shm_box_state */
+	uint32_t box_index, box_epoch;
+	uint32_t box_prod;                /* message numbers written into the box */
+	uint32_t box_seen;                /* last consumed read of the box */
+
+	/* Long sends to the peer (the core's lock). */
+	int lease;                        /* the peer's pipe lent to me, or -1 */
+	uint32_t lease_epoch;
+	uint64_t pushed;                  /* chunks produced into it */
+	int claim_waiting;                /* a claim came while another was pushed */
+	uint32_t claim_index, claim_epoch;
+	const uint8_t *push_src;          /* the claimed send being pushed, or NULL */
 	size_t push_len, push_off;
-	uint64_t pushed;                  /* chunks produced so far */
 	int long_out;                     /* long sends to the peer not yet done */
 	int prepushed_out;                /* of which prepushed */
 	int prepush_blocked;              /* the peer claimed: no prepush until long_out is 0 */
-	/* receiving from the peer */
-	struct bip_shm_ring *ring_in;     /* the peer's ring in my segment */
-	uint32_t cons;                    /* messages consumed */
-	uint32_t cons_published;
-	struct bip_shm_pipe *pipe_in;     /* the peer's pipe in my segment */
-	uint32_t claim_seq;
-	uint64_t pulled;                  /* chunks consumed so far */
-	/* The messages the peer prepushed into its pipe, oldest first, until
-	 * taken or passed over. */
-	struct bip_shm_prepushed {
-		uint32_t lslot, gen;
-		uint64_t start, chunks;
-	} pre[BIP_SHM_PIPE_CHUNKS];
-	int npre;
+	int pushing;                      /* in shm->pushing */
+
+	/* Receiving from the peer (the core's lock). */
+	uint64_t fifo_got;                /* its fifo messages handled */
+	uint32_t fifo_since;              /* since the last look at lending it a box */
+	int box_in;                       /* my box lent to it, or -1 */
+	struct bip_shm_held *held_head, *held_tail;
+	int nheld;                        /* fifo slots kept back (shm->holding) */
+	int pipe_in;                      /* my pipe lent to it, or -1 */
 	struct bip_shm_pull *pull_head, *pull_tail;
+	int pipe_waiting;                 /* in shm->pipe_wait */
+};
+
+/* One of this process's boxes, as its owner knows it. */
+struct bip_shm_box_own {
+	int lessee;                       /* the node it is lent to, or -1 */
+	uint32_t epoch;
+	uint32_t cons;                    /* messages consumed (free-running) */
+	uint32_t cons_published;
+	int started;                      /* its BOX_START has been read */
+	int revoked;                      /* BOX_REVOKE sent */
+	uint32_t mark;                    /* cons at the last look for an idle box */
+};
+
+/* A message the lessee prepushed into a pipe, until taken or passed over. */
+struct bip_shm_prepushed {
+	uint32_t lslot, gen;
+	uint64_t start, chunks;
+};
+
+/* One of this process's pipes, as its owner knows it. */
+struct bip_shm_pipe_own {
+	int lessee;                       /* the node it is lent to, or -1 */
+	uint32_t epoch;
+	uint32_t claim_seq;
+	uint64_t pulled;                  /* chunks consumed (free-running) */
+	struct bip_shm_pull *pull;        /* the claim in it, or NULL */
+	uint32_t moves, moves_seen;       /* its pull's chunks, and at the last look */
+	uint64_t still_since;             /* when moves was last seen to change */
+	struct bip_shm_prepushed pre[BIP_SHM_PIPE_CHUNKS];
+	int npre;
 };
 
 /* A long send of this process, as the driver knows it. */
@@ -72,6 +130,13 @@ struct bip_shm_lsend_local {
 	int prepushed;
 };
 
+/* A control message that found no room, sent on a later poll. */
+struct bip_shm_ctl_out {
+	struct bip_shm_ctl_out *next;
+	int dst;
+	struct bip_shm_ctl ctl;
+};
+
 struct bip_shm {
 	struct bip_nic nic;
 	int mynode, numnodes;
@@ -79,20 +144,43 @@ struct bip_shm {
 	int unlinked;
 	struct bip_shm_header *self;
 	size_t self_size;
-	struct bip_shm_lsend *lsend;      /* my long sends, in my segment */
-	struct bip_shm_peer *peers;       /* indexed by node; seg == NULL if not served */
-	int *local;                       /* nodes served, in order */
-	int nlocal;
+	struct bip_shm_peer *me;          /* my segment's parts: peers[mynode] */
+	/* receiving */
+	uint32_t fifo_cons, fifo_cons_published;
+	struct bip_shm_box_own box_own[BIP_SHM_BOXES];
+	int lent[BIP_SHM_BOXES];          /* boxes lent, to poll */
+	int nlent;
+	struct bip_shm_pipe_own pipe_own[BIP_SHM_PIPES];
+	int *holding;                     /* peers with fifo slots kept back */
+	int nholding;
+	int *pipe_wait;                   /* peers whose claim waits for a pipe */
+	int npipe_wait;
+	int npulls;                       /* long receives through pipes */
+	/* sending */
+	int *pushing;                     /* peers a claimed send is pushed to */
+	int npushing;
+	struct bip_shm_ctl_out *ctl_head, *ctl_tail;
+	int nending;                      /* peers whose BOX_END waits for room */
 	struct bip_shm_lsend_local lsl[BIP_SHM_LSENDS];
 	uint16_t lfree[BIP_SHM_LSENDS];
 	int nlfree;
 	uint16_t lactive[BIP_SHM_LSENDS];
 	int nlactive;
-	int npulls;                       /* long receives through pipes */
-	int npushes;                      /* long sends being pushed through pipes */
+	/* peers */
+	struct bip_shm_peer *peers;       /* indexed by node; seg == NULL if not served
+					   * (nor mapped yet), but mine */
+	int *local;                       /* nodes served, in order */
+	int nlocal;
+	/* what happened, for tests and for the counters to come */
+	struct {
+		uint64_t box_grants, box_revokes, box_ends;
+		uint64_t pipe_lends, pipe_takebacks, pipe_stalls;
+		uint64_t held;                /* fifo slots kept back for their sender */
+	} stats;
 	size_t cma_min;                   /* long messages from this size use process_vm_readv */
-	/* the layout for numnodes, computed here: used for every segment */
-	uint64_t off_rings, off_lsend, off_pipes, off_attached;
+	int box_after;                    /* fifo messages of a peer before it gets a box */
+	/* the layout, computed here: used for every segment */
+	uint64_t off[BIP_SHM_PARTS];
 };
 
 static inline struct bip_shm *bip_shm_of(struct bip_nic *nic)
@@ -100,9 +188,8 @@ static inline struct bip_shm *bip_shm_of(struct bip_nic *nic)
 	return (struct bip_shm *)nic;
 }
 
-/* Segment geometry for n nodes. */
-size_t bip_shm_segment_size(int n, uint64_t *off_rings, uint64_t *off_lsend, uint64_t *off_pipes,
-			    uint64_t *off_attached);
+/* Segment geometry for n nodes: its size, and the parts' offsets. */
+size_t bip_shm_segment_size(int n, uint64_t off[BIP_SHM_PARTS]);
 
 /*
  * Check a peer's segment header (seglen bytes mapped) against the layout of
@@ -113,24 +200,39 @@ int bip_shm_header_check(const struct bip_shm_header *h, size_t seglen, int numn
 			 char *err, size_t errlen);
 
 /*
+ * The driver's state for a job of numnodes nodes, node mynode, whose
+ * segment is seg (self_size bytes, laid out here); peers attach with
+ * bip_shm_attach_mem.  shm_open does it over files; the fuzz target over
+ * memory of its own.  0 or -ENOMEM.
+ */
+int bip_shm_init(struct bip_shm *shm, int mynode, int numnodes, struct bip_shm_header *seg);
+void bip_shm_fini(struct bip_shm *shm);
+/* Use the segment at h (mapped, seg_size bytes, its header checked) for
+ * node (bip_shm_init does it for this process's own). */
+void bip_shm_attach_mem(struct bip_shm *shm, int node, struct bip_shm_header *h, pid_t pid);
+
+/*
  * Read a published slot's fields once (the sender's memory) and check them:
- * BIP_SHM_SHORT with len at most its payload, or BIP_SHM_RTS; 0 for any
+ * the kind (BIP_SHM_SHORT with len at most its payload, BIP_SHM_RTS with
+ * len not 0, or BIP_SHM_CTL), and its sender's node in *src; 0 for any
  * other slot, which the receiver drops.
  */
-static inline uint32_t bip_shm_slot_read(const struct bip_shm_slot *slot, uint32_t *tag,
-					 uint32_t *len)
+static inline uint32_t bip_shm_slot_read(const struct bip_shm_slot *slot, int *src,
+					 uint32_t *tag, uint32_t *len)
 {
-	uint32_t kind = slot->kind;
+	uint32_t word = bip_load_relaxed(&slot->kind), kind = word & 0xff;
 
-	*tag = slot->tag;
-	*len = slot->len;
+	*src = (int)(word >> 8);
+	*tag = bip_load_relaxed(&slot->tag);
+	*len = bip_load_relaxed(&slot->len);
 	if (kind == BIP_SHM_SHORT)
 		return *len <= sizeof(slot->payload) ? kind : 0;
-	return kind == BIP_SHM_RTS ? kind : 0;
+	return kind == BIP_SHM_RTS || kind == BIP_SHM_CTL ? kind : 0;
 }
 
-/* A slot of p that no sender of this library writes: dropped, said once. */
-void bip_shm_bad_slot(struct bip_shm_peer *p, uint32_t kind, uint32_t tag, uint32_t len);
+/* A slot no sender of this library writes: dropped, said once per peer. */
+void bip_shm_bad_slot(struct bip_shm *shm, int src, const char *where, uint32_t kind,
+		      uint32_t tag, uint32_t len);
 
 /* Ring peers' bells (BIP_WAIT=block in this process): set at open. */
 extern int bip_shm_bells;
@@ -145,24 +247,46 @@ static inline void bip_shm_wake(struct bip_shm_peer *p)
 		bip_shm_wake_slow(p);
 }
 
+/* shm_queue.c */
+/* Post a message to dst (its box or its fifo), in two pieces copied one
+ * after the other: 0 or -EAGAIN. */
+int bip_shm_post(struct bip_shm *shm, int dst, uint32_t kind, uint32_t tag, const void *hdr,
+		 size_t hlen, const void *buf, size_t len);
+/* A free slot to dst for a message of the core (short or RTS), reserved:
+ * fill it and publish it with bip_shm_slot_publish, with nothing in
+ * between that can fail.  NULL when there is no room. */
+struct bip_shm_slot *bip_shm_slot_reserve(struct bip_shm *shm, int dst, uint32_t *seq_p);
+void bip_shm_slot_publish(struct bip_shm *shm, int dst, struct bip_shm_slot *slot, uint32_t seq,
+			  uint32_t kind, uint32_t tag, uint32_t len);
+/* Send a control message to dst, now or on a later poll (in order). */
+void bip_shm_ctl_send(struct bip_shm *shm, int dst, const struct bip_shm_ctl *c);
+/* Deliver what the fifo and the boxes hold, and what was kept back. */
+int bip_shm_poll_queues(struct bip_shm *shm);
+/* Something published to this process that bip_shm_poll_queues would take. */
+int bip_shm_queues_pending(struct bip_shm *shm);
+void bip_shm_queues_fini(struct bip_shm *shm);
+
 /* shm_long.c */
 int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,
 		      uint64_t cookie);
 int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size_t len,
 			   uint64_t cookie);
-/* Progress of long messages: completions, claims to serve, pipes to fill and drain. */
+/* Progress of long messages: completions, pipes to fill and drain. */
 int bip_shm_poll_long(struct bip_shm *shm);
 void bip_shm_long_init(struct bip_shm *shm);
 void bip_shm_long_fini(struct bip_shm *shm);
 /* Probe process_vm_readv on every peer. */
 void bip_shm_probe_cma(struct bip_shm *shm);
-/* Note an RTS from p as it arrives (drain_ring), before the core sees it. */
-void bip_shm_rts_seen(struct bip_shm_peer *p, const struct bip_shm_rts *rts, size_t len);
-
-/* 1 if the ring to dst has a free slot. */
-int bip_shm_ring_room(struct bip_shm *shm, int dst);
-/* Post a message on the ring to dst: 0 or -EAGAIN. */
-int bip_shm_ring_post(struct bip_shm *shm, int dst, uint32_t kind, uint32_t tag, const void *buf,
-		      size_t len, size_t payload_len);
+/* Note an RTS from p as it arrives, before the core sees it. */
+void bip_shm_rts_seen(struct bip_shm *shm, struct bip_shm_peer *p, const struct bip_shm_rts *rts,
+		      size_t len);
+/* A CLAIM from the peer that lent this process its pipe index. */
+void bip_shm_claim_arrived(struct bip_shm *shm, struct bip_shm_peer *p,
+			   const struct bip_shm_ctl *c);
+/* 1 while long transfers of this process are under way. */
+static inline int bip_shm_long_busy(const struct bip_shm *shm)
+{
+	return shm->nlactive || shm->npulls || shm->npushing;
+}
 
 #endif /* BIP_SHM_H */

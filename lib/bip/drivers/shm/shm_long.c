@@ -3,28 +3,49 @@
  * shm_long.c - long messages between processes of one host.
  *
  * The sender records the message (address, length) in an lsend entry of
- * its segment and announces it with an RTS on its ring.  When the receiver
- * has a buffer for it, it moves the data by one of two paths:
+ * its segment and announces it with an RTS.  When the receiver has a
+ * buffer for it, it moves the data by one of two paths:
  *
  *  - single copy: process_vm_readv from the sender's buffer straight into
  *    the receiver's, for messages of BIP_SHM_CMA_MIN bytes and more, when
  *    the start-up probe showed that the kernel allows it;
- *  - pipelined copy through the sender's pipe in the receiver's segment:
- *    the receiver claims the send, the sender fills chunks, the receiver
- *    empties them while the next ones are filled.  This needs no system
- *    call, so it is faster for medium sizes, and it is the fallback where
+ *  - pipelined copy through a pipe of the receiver's segment: the receiver
+ *    claims the send, the sender fills chunks, the receiver empties them
+ *    while the next ones are filled.  This needs no system call, so it is
+ *    faster for medium sizes, and it is the fallback where
  *    process_vm_readv is refused.
  *
  * Either way the receiver then stores the send's generation in its done
- * word, and the sender's poll completes the send.
+ * word (in the sender's segment), and the sender's poll completes the send.
+ *
+ * Pipes are few (BIP_SHM_PIPES per process, whatever the number of peers),
+ * so the receiver lends them: a pipe is lent to one sender at a time, by a
+ * claim (the receiver writes the claim into the pipe and tells the sender
+ * with a control message, BIP_SHM_CLAIM, naming the pipe and the lease's
+ * epoch), and stays lent after the message so that the next ones of that
+ * sender go the same way.  A receiver that needs a pipe for another sender
+ * takes back one with no claim in it; one whose claim has not moved for
+ * BIP_SHM_STALL_NS while others wait is taken back too, and its message
+ * claimed again later from the bytes already copied, so that a sender that
+ * computes without polling holds up only its own messages.  The lease word
+ * says who may write the chunks: the lessee moves it from HELD to PUSH
+ * before each burst and back after, the owner takes the pipe back only by
+ * moving it from HELD to FREE; both by compare-and-swap, so a pipe is never
+ * taken back under a writer, and a writer whose pipe was taken back finds
+ * out at its next burst and stops.
  *
  * A message of at most BIP_SHM_PREPUSH_MAX bytes below BIP_SHM_CMA_MIN (or
- * with single copy off), sent while nothing else of the sender to that peer
- * is in flight, is pushed into the pipe with its announcement, before any
- * claim: the receiver then copies it out at once,
- * saving two hand-offs between cores.  If the receiver wants another message
- * first, it skips the prepushed chunks and claims that message later as
- * usual; the sender still has the data in the user's buffer.
+ * with single copy off), sent while the sender holds a pipe of the receiver
+ * and nothing else of it to that receiver is in flight, is pushed into the
+ * pipe with its announcement, before any claim: the receiver then copies it
+ * out at once, saving two hand-offs between cores.  If the receiver wants
+ * another message first, or takes the pipe back, it passes over the
+ * prepushed chunks and claims that message later as usual; the sender
+ * still has the data in the user's buffer.
+ *
+ * Trust: the lsend entry a handle names is read once and checked against
+ * the handle; a claim is served only for a send of this process to the
+ * claimer; counters a peer writes are used only masked to the pipe.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,7 +53,12 @@
 #include <sys/uio.h>
 
 #include "atomics.h"
+#include "core.h"
 #include "shm.h"
+
+/* A claim that has not moved for this long while others wait for a pipe
+ * loses it (above). */
+#define BIP_SHM_STALL_NS 2000000ull
 
 void bip_shm_long_init(struct bip_shm *shm)
 {
@@ -42,13 +68,15 @@ void bip_shm_long_init(struct bip_shm *shm)
 	for (i = BIP_SHM_LSENDS; i-- > 0;)
 		shm->lfree[shm->nlfree++] = (uint16_t)i;
 	shm->nlactive = 0;
+	for (i = 0; i < BIP_SHM_PIPES; i++)
+		shm->pipe_own[i].lessee = -1;
 }
 
 void bip_shm_long_fini(struct bip_shm *shm)
 {
 	int i;
 
-	for (i = 0; i < shm->numnodes; i++) {
+	for (i = 0; shm->peers && i < shm->numnodes; i++) {
 		struct bip_shm_pull *pl = shm->peers[i].pull_head, *next;
 
 		for (; pl; pl = next) {
@@ -65,20 +93,63 @@ static uint64_t chunks_of(size_t len)
 	return (len + BIP_SHM_PIPE_CHUNK - 1) / BIP_SHM_PIPE_CHUNK;
 }
 
-/* Sender side: write a whole message into the pipe to p, publishing each chunk. */
+static void list_remove(int *list, int *n, int node)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (list[i] == node) {
+			list[i] = list[--*n];
+			return;
+		}
+}
+
+/* --- sender side --- */
+
+static uint64_t lease_word(uint32_t epoch, int node, uint32_t phase)
+{
+	return bip_shm_lease(epoch, node, phase);
+}
+
+/* Begin a burst: HELD to PUSH.  1, or 0 when the owner took the pipe back. */
+static int lease_push(struct bip_shm *shm, struct bip_shm_peer *p)
+{
+	uint64_t expect = lease_word(p->lease_epoch, shm->mynode, BIP_SHM_PIPE_HELD);
+
+	/* Acquire: after the owner's last reads of the chunks (its release of
+	 * the lease or of consumed); release is not needed (nothing written
+	 * yet). */
+	if (__atomic_compare_exchange_n(&p->pipes[p->lease].lease, &expect,
+					lease_word(p->lease_epoch, shm->mynode, BIP_SHM_PIPE_PUSH),
+					0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return 1;
+	p->lease = -1;
+	return 0;
+}
+
+/* End a burst: PUSH to HELD.  Only the lessee leaves PUSH. */
+static void lease_held(struct bip_shm *shm, struct bip_shm_peer *p)
+{
+	/* Release: the chunks written before it are the owner's to read once
+	 * it takes the pipe back (it then passes over them). */
+	bip_store_release(&p->pipes[p->lease].lease,
+			  lease_word(p->lease_epoch, shm->mynode, BIP_SHM_PIPE_HELD));
+}
+
+/* Write a whole message into the pipe p lent this process (in a burst). */
 static void prepush(struct bip_shm_peer *p, const uint8_t *buf, size_t len)
 {
+	struct bip_shm_pipe *pipe = &p->pipes[p->lease];
 	size_t off;
 
 	for (off = 0; off < len; off += BIP_SHM_PIPE_CHUNK) {
 		size_t chunk = len - off < BIP_SHM_PIPE_CHUNK ? len - off : BIP_SHM_PIPE_CHUNK;
 
-		memcpy(p->pipe_out->chunk[p->pushed & (BIP_SHM_PIPE_CHUNKS - 1)], buf + off, chunk);
+		memcpy(pipe->chunk[p->pushed & (BIP_SHM_PIPE_CHUNKS - 1)], buf + off, chunk);
 		p->pushed++;
 		/* Pairs with the acquire of produced in pull_chunks. */
-		bip_store_release(&p->pipe_out->produced, p->pushed);
+		bip_store_release(&pipe->produced, p->pushed);
 	}
-	bip_shm_wake(p);
 }
 
 int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,
@@ -88,49 +159,189 @@ int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *bu
 	struct bip_shm_peer *p = &shm->peers[dst];
 	struct bip_shm_lsend_local *l;
 	struct bip_shm_rts rts = { 0 };
-	uint16_t slot;
-	int rc;
+	struct bip_shm_slot *slot;
+	uint32_t seq;
+	uint16_t ls;
 
-	if (!shm->nlfree || !bip_shm_ring_room(shm, dst))
+	if (!shm->nlfree)
 		return -EAGAIN;
-	slot = shm->lfree[shm->nlfree - 1];
-	l = &shm->lsl[slot];
+	slot = bip_shm_slot_reserve(shm, dst, &seq);
+	if (!slot)
+		return -EAGAIN;
+	ls = shm->lfree[--shm->nlfree];
+	l = &shm->lsl[ls];
 	l->gen = l->gen + 1 ? l->gen + 1 : 1;
 	l->cookie = cookie;
 	l->buf = buf;
 	l->len = len;
 	l->dst = dst;
 	/* Published to the receiver by the release of the RTS slot. */
-	shm->lsend[slot].addr = (uint64_t)(uintptr_t)buf;
-	shm->lsend[slot].len = len;
-	shm->lsend[slot].gen = l->gen;
-	rts.lslot = slot;
+	shm->me->lsend[ls].addr = (uint64_t)(uintptr_t)buf;
+	shm->me->lsend[ls].len = len;
+	shm->me->lsend[ls].gen = l->gen;
+	rts.lslot = ls;
 	rts.gen = l->gen;
 	/* Prepush while the pipe holds only prepushed messages (no claim
 	 * pending or served since the last idle moment) and has room, unless
 	 * the receiver reads it by single copy (the same setting on both
 	 * sides): the pushed copy would be wasted. */
 	l->prepushed = 0;
-	if (len <= BIP_SHM_PREPUSH_MAX && !(len >= shm->cma_min && p->cma) &&
-	    !p->push_src && !p->prepush_blocked &&
-	    p->long_out == p->prepushed_out &&
-	    p->pushed + chunks_of(len) - bip_load_acquire(&p->pipe_out->consumed) <=
-		    BIP_SHM_PIPE_CHUNKS) {
+	if (p->lease >= 0 && len <= BIP_SHM_PREPUSH_MAX && !(len >= shm->cma_min && p->cma) &&
+	    !p->push_src && !p->prepush_blocked && p->long_out == p->prepushed_out &&
+	    p->pushed + chunks_of(len) - bip_load_acquire(&p->pipes[p->lease].consumed) <=
+		    BIP_SHM_PIPE_CHUNKS &&
+	    lease_push(shm, p)) {
 		rts.prepushed = 1;
+		rts.pipe = (uint32_t)p->lease;
+		rts.epoch = p->lease_epoch;
 		rts.start = p->pushed;
 		prepush(p, buf, len);
+		lease_held(shm, p);
 		l->prepushed = 1;
 		p->prepushed_out++;
 	}
-	/* Cannot fail: bip_shm_ring_room said there is a slot. */
-	rc = bip_shm_ring_post(shm, dst, BIP_SHM_RTS, tag, &rts, len, sizeof(rts));
-	if (rc < 0)
-		return rc;
+	memcpy(slot->payload, &rts, sizeof(rts));
+	bip_shm_slot_publish(shm, dst, slot, seq, BIP_SHM_RTS, tag, (uint32_t)len);
 	p->long_out++;
-	shm->nlfree--;
-	shm->lactive[shm->nlactive++] = slot;
+	shm->lactive[shm->nlactive++] = ls;
 	return 0;
 }
+
+static void push_stop(struct bip_shm *shm, struct bip_shm_peer *p)
+{
+	p->push_src = NULL;
+	if (p->pushing) {
+		p->pushing = 0;
+		list_remove(shm->pushing, &shm->npushing, p->node);
+	}
+}
+
+/* Sender side: fill the chunks of the pipe p lent this process that are
+ * free, in one burst. */
+static int push_chunks(struct bip_shm *shm, struct bip_shm_peer *p)
+{
+	struct bip_shm_pipe *pipe;
+	uint64_t consumed;
+	int n = 0;
+
+	if (p->lease < 0) {
+		push_stop(shm, p); /* taken back: the owner claims again */
+		return 0;
+	}
+	pipe = &p->pipes[p->lease];
+	/* Pairs with the release of consumed in pull_chunks. */
+	consumed = bip_load_acquire(&pipe->consumed);
+	if (p->pushed - consumed >= BIP_SHM_PIPE_CHUNKS)
+		return 0;
+	if (!lease_push(shm, p)) {
+		push_stop(shm, p);
+		return 0;
+	}
+	while (p->push_off < p->push_len && p->pushed - consumed < BIP_SHM_PIPE_CHUNKS) {
+		size_t chunk = p->push_len - p->push_off;
+
+		if (chunk > BIP_SHM_PIPE_CHUNK)
+			chunk = BIP_SHM_PIPE_CHUNK;
+		memcpy(pipe->chunk[p->pushed & (BIP_SHM_PIPE_CHUNKS - 1)],
+		       p->push_src + p->push_off, chunk);
+		p->push_off += chunk;
+		p->pushed++;
+		/* Pairs with the acquire of produced in pull_chunks. */
+		bip_store_release(&pipe->produced, p->pushed);
+		n++;
+	}
+	lease_held(shm, p);
+	if (n)
+		bip_shm_wake(p);
+	if (p->push_off == p->push_len)
+		push_stop(shm, p);
+	return n;
+}
+
+void bip_shm_claim_arrived(struct bip_shm *shm, struct bip_shm_peer *p,
+			   const struct bip_shm_ctl *c)
+{
+	struct bip_shm_pipe *pipe;
+	struct bip_shm_lsend_local *l;
+	uint32_t seq, lslot, gen;
+	uint64_t off, lease;
+
+	if (c->index >= BIP_SHM_PIPES) {
+		bip_shm_bad_slot(shm, p->node, "a claim", BIP_SHM_CTL, c->index, c->epoch);
+		return;
+	}
+	pipe = &p->pipes[c->index];
+	/* Pairs with the release of the lease by the owner (pipe_lend). */
+	lease = bip_load_acquire(&pipe->lease);
+	if (lease != lease_word(c->epoch, shm->mynode, BIP_SHM_PIPE_HELD))
+		return; /* taken back since: the owner claims again */
+	if (p->lease != (int)c->index || p->lease_epoch != c->epoch) {
+		/* A new lease: the pipe's chunks go on from where it is. */
+		push_stop(shm, p);
+		p->lease = (int)c->index;
+		p->lease_epoch = c->epoch;
+		p->pushed = bip_load_acquire(&pipe->produced);
+	}
+	/* Pairs with the release of claim_seq in pull_start; read once. */
+	seq = bip_load_acquire(&pipe->claim_seq);
+	if (seq != (uint32_t)c->count)
+		return; /* an older claim's message: the newer one follows */
+	lslot = pipe->claim_lslot;
+	gen = pipe->claim_gen;
+	off = pipe->claim_off;
+	push_stop(shm, p);
+	if (!lease_push(shm, p))
+		return;
+	p->prepush_blocked = 1;
+	pipe->push_start = p->pushed;
+	/* Pairs with the acquire of push_seq in pull_chunks. */
+	bip_store_release(&pipe->push_seq, seq);
+	lease_held(shm, p);
+	bip_shm_wake(p);
+	l = &shm->lsl[lslot < BIP_SHM_LSENDS ? lslot : 0];
+	if (lslot >= BIP_SHM_LSENDS || l->gen != gen || l->dst != p->node || off > l->len ||
+	    !l->buf) {
+		bip_shm_bad_slot(shm, p->node, "a claim", BIP_SHM_CTL, lslot, gen);
+		return; /* not a send of ours to p: the receiver will wait, visibly */
+	}
+	p->push_src = l->buf;
+	p->push_len = l->len;
+	p->push_off = (size_t)off;
+	p->pushing = 1;
+	shm->pushing[shm->npushing++] = p->node;
+	push_chunks(shm, p);
+}
+
+/* Sender side: complete the long sends whose receivers have the data. */
+static int complete_sends(struct bip_shm *shm)
+{
+	int i, n = 0;
+
+	for (i = 0; i < shm->nlactive;) {
+		uint16_t slot = shm->lactive[i];
+		struct bip_shm_lsend_local *l = &shm->lsl[slot];
+		struct bip_shm_peer *p;
+
+		/* Pairs with the release of done by the receiver. */
+		if (bip_load_acquire(&shm->me->ldone[slot]) != l->gen) {
+			i++;
+			continue;
+		}
+		shm->lactive[i] = shm->lactive[--shm->nlactive];
+		shm->lfree[shm->nlfree++] = slot;
+		p = &shm->peers[l->dst];
+		p->long_out--;
+		p->prepushed_out -= l->prepushed;
+		if (!p->long_out)
+			p->prepush_blocked = 0;
+		l->buf = NULL;
+		bip_core_send_done(l->cookie, 0);
+		n++;
+	}
+	return n;
+}
+
+/* --- receiver side --- */
 
 /* Copy len bytes from the peer's address into buf; 0 or -errno. */
 static int cma_read(struct bip_shm_peer *p, void *buf, uint64_t addr, size_t len)
@@ -167,68 +378,164 @@ void bip_shm_probe_cma(struct bip_shm *shm)
 	}
 }
 
-/* Receiver side: the index of lslot/gen among p's prepushed messages, or -1. */
-static int find_prepushed(struct bip_shm_peer *p, uint32_t lslot, uint32_t gen)
+/* Forget prepushed messages 0 .. n-1 of pipe k, its chunks passed over up
+ * to pulled (the sender pushes a message again if it is claimed later). */
+static void drop_prepushed(struct bip_shm *shm, int k, int n, uint64_t pulled)
 {
+	struct bip_shm_pipe_own *own = &shm->pipe_own[k];
+
+	memmove(own->pre, own->pre + n, (size_t)(own->npre - n) * sizeof(own->pre[0]));
+	own->npre -= n;
+	own->pulled = pulled;
+	/* Pairs with the acquire of consumed on the sender side. */
+	bip_store_release(&shm->me->pipes[k].consumed, own->pulled);
+	bip_shm_wake(&shm->peers[own->lessee]);
+}
+
+/* The index of lslot/gen among what p prepushed into its pipe, or -1. */
+static int find_prepushed(struct bip_shm *shm, struct bip_shm_peer *p, uint32_t lslot,
+			  uint32_t gen)
+{
+	struct bip_shm_pipe_own *own;
 	int i;
 
-	for (i = 0; i < p->npre; i++)
-		if (p->pre[i].lslot == lslot && p->pre[i].gen == gen)
+	if (p->pipe_in < 0)
+		return -1;
+	own = &shm->pipe_own[p->pipe_in];
+	for (i = 0; i < own->npre; i++)
+		if (own->pre[i].lslot == lslot && own->pre[i].gen == gen)
 			return i;
 	return -1;
 }
 
-/* Receiver side: forget prepushed messages 0 .. n-1, their chunks passed over
- * up to pulled (the sender pushes a message again if it is claimed later). */
-static void drop_prepushed(struct bip_shm_peer *p, int n, uint64_t pulled)
+void bip_shm_rts_seen(struct bip_shm *shm, struct bip_shm_peer *p, const struct bip_shm_rts *rts,
+		      size_t len)
 {
-	memmove(p->pre, p->pre + n, (size_t)(p->npre - n) * sizeof(p->pre[0]));
-	p->npre -= n;
-	p->pulled = pulled;
-	/* Pairs with the acquire of consumed on the sender side. */
-	bip_store_release(&p->pipe_in->consumed, p->pulled);
-	bip_shm_wake(p);
-}
+	struct bip_shm_pipe_own *own;
 
-void bip_shm_rts_seen(struct bip_shm_peer *p, const struct bip_shm_rts *rts, size_t len)
-{
-	/* Seen before (the core refused it once), or passed over already. */
-	if (!rts->prepushed || find_prepushed(p, rts->lslot, rts->gen) >= 0 ||
-	    rts->start < p->pulled || p->npre == BIP_SHM_PIPE_CHUNKS)
+	/* Only what went into the pipe this process lent p, under this
+	 * lease; seen before (the core refused it once), or passed over
+	 * already: nothing to note. */
+	if (!rts->prepushed || p->pipe_in < 0 || rts->pipe != (uint32_t)p->pipe_in)
 		return;
-	p->pre[p->npre++] = (struct bip_shm_prepushed){ .lslot = rts->lslot, .gen = rts->gen,
-							 .start = rts->start,
-							 .chunks = chunks_of(len) };
+	own = &shm->pipe_own[p->pipe_in];
+	if (rts->epoch != own->epoch || rts->start < own->pulled ||
+	    own->npre == BIP_SHM_PIPE_CHUNKS || find_prepushed(shm, p, rts->lslot, rts->gen) >= 0)
+		return;
+	own->pre[own->npre++] = (struct bip_shm_prepushed){ .lslot = rts->lslot, .gen = rts->gen,
+							     .start = rts->start,
+							     .chunks = chunks_of(len) };
 }
 
-/* Receiver side: copy out prepushed message i, whose chunks are all there. */
-static void take_prepushed(struct bip_shm_peer *p, int i, uint8_t *buf, size_t len)
+/* Copy out prepushed message i of p's pipe, whose chunks are all there. */
+static void take_prepushed(struct bip_shm *shm, struct bip_shm_peer *p, int i, uint8_t *buf,
+			   size_t len)
 {
-	uint64_t c = p->pre[i].start;
+	struct bip_shm_pipe_own *own = &shm->pipe_own[p->pipe_in];
+	struct bip_shm_pipe *pipe = &shm->me->pipes[p->pipe_in];
+	uint64_t c = own->pre[i].start;
 	size_t off;
 
 	for (off = 0; off < len; off += BIP_SHM_PIPE_CHUNK, c++) {
 		size_t chunk = len - off < BIP_SHM_PIPE_CHUNK ? len - off : BIP_SHM_PIPE_CHUNK;
 
-		memcpy(buf + off, p->pipe_in->chunk[c & (BIP_SHM_PIPE_CHUNKS - 1)], chunk);
+		memcpy(buf + off, pipe->chunk[c & (BIP_SHM_PIPE_CHUNKS - 1)], chunk);
 	}
-	drop_prepushed(p, i + 1, c);
+	drop_prepushed(shm, p->pipe_in, i + 1, c);
 }
 
-/* Ask p's sender side to push the long send at the head of p's pulls. */
-static void pull_claim(struct bip_shm_peer *p)
+/* Lend pipe k to p. */
+static void pipe_lend(struct bip_shm *shm, int k, struct bip_shm_peer *p)
+{
+	struct bip_shm_pipe_own *own = &shm->pipe_own[k];
+
+	own->lessee = p->node;
+	own->epoch++;
+	shm->stats.pipe_lends++;
+	own->npre = 0;
+	own->pull = NULL;
+	p->pipe_in = k;
+	/* Pairs with the acquire of the lease in bip_shm_claim_arrived: the
+	 * lessee then reads produced, which nobody writes while it is free. */
+	bip_store_release(&shm->me->pipes[k].lease, lease_word(own->epoch, p->node, BIP_SHM_PIPE_HELD));
+}
+
+/* Take pipe k back from its lessee, unless it is writing: 1 when done.
+ * What it holds is passed over. */
+static int pipe_take_back(struct bip_shm *shm, int k)
+{
+	struct bip_shm_pipe_own *own = &shm->pipe_own[k];
+	struct bip_shm_pipe *pipe = &shm->me->pipes[k];
+	uint64_t expect = lease_word(own->epoch, own->lessee, BIP_SHM_PIPE_HELD);
+
+	/* Acquire: the lessee's chunks and produced, written before its
+	 * release of HELD, are all in (it writes nothing more). */
+	if (!__atomic_compare_exchange_n(&pipe->lease, &expect,
+					 lease_word(own->epoch, -1, BIP_SHM_PIPE_FREE), 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return 0;
+	shm->peers[own->lessee].pipe_in = -1;
+	own->lessee = -1;
+	shm->stats.pipe_takebacks++;
+	own->npre = 0;
+	own->pulled = bip_load_acquire(&pipe->produced);
+	bip_store_release(&pipe->consumed, own->pulled);
+	return 1;
+}
+
+/* A pipe for p's claims: 0, or -EAGAIN when every pipe is busy. */
+static int pipe_find(struct bip_shm *shm, struct bip_shm_peer *p)
+{
+	int k;
+
+	if (p->pipe_in >= 0)
+		return 0;
+	for (k = 0; k < BIP_SHM_PIPES; k++)
+		if (shm->pipe_own[k].lessee < 0) {
+			pipe_lend(shm, k, p);
+			return 0;
+		}
+	for (k = 0; k < BIP_SHM_PIPES; k++)
+		if (!shm->pipe_own[k].pull && pipe_take_back(shm, k)) {
+			pipe_lend(shm, k, p);
+			return 0;
+		}
+	return -EAGAIN;
+}
+
+/* Claim the long send at the head of p's pulls, in p's pipe. */
+static void pull_start(struct bip_shm *shm, struct bip_shm_peer *p)
 {
 	struct bip_shm_pull *pl = p->pull_head;
+	struct bip_shm_pipe_own *own;
+	struct bip_shm_pipe *pipe;
+	struct bip_shm_ctl c = { .op = BIP_SHM_CLAIM };
 
-	if (p->npre) /* the chunks of the claimed send come after theirs */
-		drop_prepushed(p, p->npre,
-			       p->pre[p->npre - 1].start + p->pre[p->npre - 1].chunks);
-
-	p->pipe_in->claim_lslot = pl->lslot;
-	p->pipe_in->claim_gen = pl->gen;
-	/* Pairs with the acquire of claim_seq in serve_claim. */
-	bip_store_release(&p->pipe_in->claim_seq, ++p->claim_seq);
-	bip_shm_wake(p);
+	if (pipe_find(shm, p) < 0) {
+		if (!p->pipe_waiting) {
+			p->pipe_waiting = 1;
+			shm->pipe_wait[shm->npipe_wait++] = p->node;
+		}
+		return;
+	}
+	own = &shm->pipe_own[p->pipe_in];
+	pipe = &shm->me->pipes[p->pipe_in];
+	if (own->npre) /* the chunks of the claimed send come after theirs */
+		drop_prepushed(shm, p->pipe_in, own->npre,
+			       own->pre[own->npre - 1].start + own->pre[own->npre - 1].chunks);
+	own->pull = pl;
+	own->moves = 0;
+	own->moves_seen = ~0u;
+	pl->started = 0;
+	pipe->claim_lslot = pl->lslot;
+	pipe->claim_gen = pl->gen;
+	pipe->claim_off = pl->off;
+	/* Pairs with the acquire of claim_seq in bip_shm_claim_arrived. */
+	bip_store_release(&pipe->claim_seq, ++own->claim_seq);
+	c.index = (uint32_t)p->pipe_in;
+	c.epoch = own->epoch;
+	c.count = own->claim_seq;
+	bip_shm_ctl_send(shm, p->node, &c);
 }
 
 int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size_t len,
@@ -239,31 +546,37 @@ int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size
 	uint32_t lslot = (uint32_t)(handle >> 32) & 0xffff;
 	uint32_t gen = (uint32_t)handle;
 	struct bip_shm_peer *p;
-	struct bip_shm_lsend *e;
+	struct bip_shm_lsend e;
 	struct bip_shm_pull *pl;
 	int rc, pre;
 
-	if (src >= shm->numnodes || !shm->peers[src].seg || lslot >= BIP_SHM_LSENDS)
+	if (src >= shm->numnodes || src == shm->mynode || !shm->peers[src].seg ||
+	    lslot >= BIP_SHM_LSENDS)
 		return -EPROTO;
 	p = &shm->peers[src];
-	e = &p->lsend[lslot];
-	if (e->gen != gen || e->len != len)
+	/* Read once: the peer's memory. */
+	memcpy(&e, &p->lsend[lslot], sizeof(e));
+	if (e.gen != gen || e.len != len)
 		return -EPROTO;
-	pre = find_prepushed(p, lslot, gen);
+	pre = find_prepushed(shm, p, lslot, gen);
 	if (pre >= 0 && !p->pull_head && len < shm->cma_min) {
-		take_prepushed(p, pre, buf, len);
+		take_prepushed(shm, p, pre, buf, len);
 		/* All data is here; pairs with the acquire in complete_sends. */
-		bip_store_release(&e->done, gen);
+		bip_store_release(&p->ldone[lslot], gen);
 		bip_shm_wake(p);
 		return 1;
 	}
 	if (len >= shm->cma_min && p->cma) {
-		rc = cma_read(p, buf, e->addr, len);
+		rc = cma_read(p, buf, e.addr, len);
 		if (rc == 0) {
-			if (pre >= 0)
-				drop_prepushed(p, pre + 1, p->pre[pre].start + p->pre[pre].chunks);
+			if (pre >= 0) {
+				struct bip_shm_pipe_own *own = &shm->pipe_own[p->pipe_in];
+
+				drop_prepushed(shm, p->pipe_in, pre + 1,
+					       own->pre[pre].start + own->pre[pre].chunks);
+			}
 			/* All data is here; pairs with the acquire in complete_sends. */
-			bip_store_release(&e->done, gen);
+			bip_store_release(&p->ldone[lslot], gen);
 			bip_shm_wake(p);
 			return 1;
 		}
@@ -276,168 +589,132 @@ int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size
 		return -ENOMEM;
 	*pl = (struct bip_shm_pull){ .cookie = cookie, .buf = buf, .len = len,
 				     .lslot = lslot, .gen = gen };
+	shm->npulls++;
 	if (p->pull_tail) {
 		p->pull_tail->next = pl;
 		p->pull_tail = pl;
 	} else {
 		p->pull_head = p->pull_tail = pl;
-		pull_claim(p);
+		pull_start(shm, p);
 	}
-	shm->npulls++;
 	return 0;
 }
 
-/* Sender side: complete the long sends whose receivers have the data. */
-static int complete_sends(struct bip_shm *shm)
+/* Empty the chunks that pipe k's lessee has filled; complete its pull
+ * when all is here. */
+static int pull_chunks(struct bip_shm *shm, int k)
 {
-	int i, n = 0;
-
-	for (i = 0; i < shm->nlactive;) {
-		uint16_t slot = shm->lactive[i];
-		struct bip_shm_lsend_local *l = &shm->lsl[slot];
-
-		/* Pairs with the release of done by the receiver. */
-		if (bip_load_acquire(&shm->lsend[slot].done) != l->gen) {
-			i++;
-			continue;
-		}
-		shm->lactive[i] = shm->lactive[--shm->nlactive];
-		shm->lfree[shm->nlfree++] = slot;
-		{
-			struct bip_shm_peer *p = &shm->peers[l->dst];
-
-			p->long_out--;
-			p->prepushed_out -= l->prepushed;
-			if (!p->long_out)
-				p->prepush_blocked = 0;
-		}
-		bip_core_send_done(l->cookie, 0);
-		n++;
-	}
-	return n;
-}
-
-/* Sender side: start pushing a send that p has claimed. */
-static void serve_claim(struct bip_shm *shm, struct bip_shm_peer *p)
-{
-	struct bip_shm_pipe *pipe = p->pipe_out;
-	uint32_t seq = bip_load_acquire(&pipe->claim_seq);
-	struct bip_shm_lsend_local *l;
-	uint32_t lslot;
-
-	if (seq == p->claim_served)
-		return;
-	p->claim_served = seq;
-	p->prepush_blocked = 1;
-	pipe->push_start = p->pushed;
-	/* Pairs with the acquire of push_seq in pull_chunks. */
-	bip_store_release(&pipe->push_seq, seq);
-	bip_shm_wake(p);
-	lslot = pipe->claim_lslot;
-	l = &shm->lsl[lslot < BIP_SHM_LSENDS ? lslot : 0];
-	if (lslot >= BIP_SHM_LSENDS || l->gen != pipe->claim_gen || l->dst != p->node)
-		return; /* not a send of ours to p: the receiver will wait, visibly */
-	p->push_src = l->buf;
-	p->push_len = l->len;
-	p->push_off = 0;
-	shm->npushes++;
-}
-
-/* Sender side: fill the chunks of p's pipe that are free. */
-static int push_chunks(struct bip_shm *shm, struct bip_shm_peer *p)
-{
-	struct bip_shm_pipe *pipe = p->pipe_out;
-	uint64_t consumed = bip_load_acquire(&pipe->consumed);
-	int n = 0;
-
-	while (p->push_off < p->push_len && p->pushed - consumed < BIP_SHM_PIPE_CHUNKS) {
-		size_t chunk = p->push_len - p->push_off;
-
-		if (chunk > BIP_SHM_PIPE_CHUNK)
-			chunk = BIP_SHM_PIPE_CHUNK;
-		memcpy(pipe->chunk[p->pushed & (BIP_SHM_PIPE_CHUNKS - 1)],
-		       p->push_src + p->push_off, chunk);
-		p->push_off += chunk;
-		p->pushed++;
-		/* Pairs with the acquire of produced in pull_chunks. */
-		bip_store_release(&pipe->produced, p->pushed);
-		n++;
-	}
-	if (n)
-		bip_shm_wake(p);
-	if (p->push_off == p->push_len) {
-		p->push_src = NULL;
-		shm->npushes--;
-	}
-	return n;
-}
-
-/* Receiver side: empty the chunks p has filled; complete the pull when all is here. */
-static int pull_chunks(struct bip_shm *shm, struct bip_shm_peer *p)
-{
-	struct bip_shm_pipe *pipe = p->pipe_in;
-	struct bip_shm_pull *pl = p->pull_head;
+	struct bip_shm_pipe_own *own = &shm->pipe_own[k];
+	struct bip_shm_pipe *pipe = &shm->me->pipes[k];
+	struct bip_shm_peer *p = &shm->peers[own->lessee];
+	struct bip_shm_pull *pl = own->pull;
 	uint64_t produced, start;
 
 	if (!pl->started) {
+		uint64_t push_start;
 		int i = 0;
 
-		/* Pairs with the release of push_seq in serve_claim. */
-		if (bip_load_acquire(&pipe->push_seq) != p->claim_seq)
+		/* Pairs with the release of push_seq in bip_shm_claim_arrived. */
+		if (bip_load_acquire(&pipe->push_seq) != own->claim_seq)
 			return 0;
 		pl->started = 1;
-		while (i < p->npre && p->pre[i].start < pipe->push_start)
+		push_start = pipe->push_start;
+		while (i < own->npre && own->pre[i].start < push_start)
 			i++;
-		drop_prepushed(p, i, pipe->push_start);
+		drop_prepushed(shm, k, i, push_start);
 	}
 	produced = bip_load_acquire(&pipe->produced);
-	start = p->pulled;
+	start = own->pulled;
 
-	while (p->pulled < produced && pl->off < pl->len) {
+	while (own->pulled < produced && pl->off < pl->len) {
 		size_t chunk = pl->len - pl->off;
 
 		if (chunk > BIP_SHM_PIPE_CHUNK)
 			chunk = BIP_SHM_PIPE_CHUNK;
-		memcpy(pl->buf + pl->off, pipe->chunk[p->pulled & (BIP_SHM_PIPE_CHUNKS - 1)], chunk);
+		memcpy(pl->buf + pl->off, pipe->chunk[own->pulled & (BIP_SHM_PIPE_CHUNKS - 1)],
+		       chunk);
 		pl->off += chunk;
-		p->pulled++;
+		own->pulled++;
 		/* The chunk is copied out; pairs with the acquire in push_chunks. */
-		bip_store_release(&pipe->consumed, p->pulled);
+		bip_store_release(&pipe->consumed, own->pulled);
 	}
-	if (p->pulled != start)
+	if (own->pulled != start) {
+		own->moves++;
 		bip_shm_wake(p);
+	}
 	if (pl->off < pl->len)
-		return p->pulled != start;
+		return own->pulled != start;
 	/* All data is here; pairs with the acquire in complete_sends. */
-	bip_store_release(&p->lsend[pl->lslot].done, pl->gen);
+	bip_store_release(&p->ldone[pl->lslot], pl->gen);
 	bip_shm_wake(p);
 	p->pull_head = pl->next;
 	if (!p->pull_head)
 		p->pull_tail = NULL;
+	own->pull = NULL;
 	shm->npulls--;
 	bip_core_recv_done(pl->cookie, 0);
 	free(pl);
 	if (p->pull_head)
-		pull_claim(p);
+		pull_start(shm, p);
 	return 1;
+}
+
+/* Claims that wait for a pipe: take back pipes whose claims do not move. */
+static bip_cold void pipes_for_waiters(struct bip_shm *shm)
+{
+	uint64_t now = bip_now_ns();
+	int k;
+
+	for (k = 0; k < BIP_SHM_PIPES; k++) {
+		struct bip_shm_pipe_own *own = &shm->pipe_own[k];
+		struct bip_shm_peer *q;
+
+		if (!own->pull)
+			continue;
+		if (own->moves != own->moves_seen) {
+			own->moves_seen = own->moves;
+			own->still_since = now;
+			continue;
+		}
+		if (now - own->still_since < BIP_SHM_STALL_NS)
+			continue;
+		q = &shm->peers[own->lessee];
+		if (!pipe_take_back(shm, k))
+			continue;
+		/* Its message is claimed again, from the bytes it has, once a
+		 * pipe is free for it. */
+		own->pull->started = 0;
+		own->pull = NULL;
+		shm->stats.pipe_stalls++;
+		if (!q->pipe_waiting) {
+			q->pipe_waiting = 1;
+			shm->pipe_wait[shm->npipe_wait++] = q->node;
+		}
+	}
+	while (shm->npipe_wait) {
+		struct bip_shm_peer *w = &shm->peers[shm->pipe_wait[0]];
+
+		if (pipe_find(shm, w) < 0)
+			return;
+		w->pipe_waiting = 0;
+		memmove(shm->pipe_wait, shm->pipe_wait + 1,
+			(size_t)--shm->npipe_wait * sizeof(*shm->pipe_wait));
+		pull_start(shm, w);
+	}
 }
 
 int bip_shm_poll_long(struct bip_shm *shm)
 {
 	int i, n = 0;
 
-	for (i = 0; i < shm->nlocal; i++) {
-		struct bip_shm_peer *p = &shm->peers[shm->local[i]];
-
-		if (shm->nlactive) {
-			if (!p->push_src)
-				serve_claim(shm, p);
-			if (p->push_src)
-				n += push_chunks(shm, p);
-		}
-		if (p->pull_head)
-			n += pull_chunks(shm, p);
-	}
+	for (i = shm->npushing; i-- > 0;)
+		if (i < shm->npushing)
+			n += push_chunks(shm, &shm->peers[shm->pushing[i]]);
+	for (i = 0; i < BIP_SHM_PIPES; i++)
+		if (shm->pipe_own[i].pull)
+			n += pull_chunks(shm, i);
+	if (bip_unlikely(shm->npipe_wait))
+		pipes_for_waiters(shm);
 	if (shm->nlactive)
 		n += complete_sends(shm);
 	return n;
