@@ -27,8 +27,13 @@ host=$(uname -n)
 case "$check" in
 bipconf)
 	"$bipconf" a b a || fail "bipconf"
-	printf '3\na 0\n256\n256\n256\nb 0\n256\n256\n256\na 0\n256\n256\n256\n' >"$HOME/want"
+	# Every route direct: said once, and no route lines (bipconf(5)).
+	printf '3\nroutes direct\na 0\nb 0\na 0\n' >"$HOME/want"
 	cmp "$HOME/.bip/bipconf" "$HOME/want" || fail "unexpected ~/.bip/bipconf"
+	# The manual's form of the same file still runs a job.
+	printf '2\n%s 0\n256\n256\n%s 0\n256\n256\n' "$host" "$host" >"$HOME/manual"
+	"$bipload" -q -f "$HOME/manual" "$helper" env >"$out" 2>&1 || fail "the manual's format"
+	grep -q "^node 1 opts n2q conf $HOME/manual$" "$out" || fail "the manual's format: no node 1"
 	"$bipconf" -f "$HOME/two" x y || fail "bipconf -f"
 	[ "$(head -1 "$HOME/two")" = 2 ] || fail "bipconf -f wrote no file"
 	# Links planted where a careless writer would write first (FILE.new)
@@ -49,7 +54,7 @@ biproute)
 	grep -q '^route localhost 127.0.0.2 256$' "$HOME/.bip/bipdatabase" || fail "no route"
 	[ "$(grep -c '^host localhost$' "$HOME/.bip/bipdatabase")" -eq 1 ] || fail "host twice"
 	"$bipconf" 127.0.0.2 localhost || fail "bipconf with a database"
-	[ "$(sed -n 2p "$HOME/.bip/bipconf")" = "127.0.0.2 0" ] || fail "bipconf ignored the order"
+	[ "$(sed -n 3p "$HOME/.bip/bipconf")" = "127.0.0.2 0" ] || fail "bipconf ignored the order"
 	"$bipconf" localhost zz 2>"$out" && fail "a host missing from the database was accepted"
 	grep -q "host zz is not in .*bipdatabase: run biproute" "$out" || fail "missing host not named"
 	"$biproute" localhost no-such-host.invalid 127.0.0.2 2>"$out" &&
