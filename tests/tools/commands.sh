@@ -50,11 +50,22 @@ bipconf)
 	;;
 biproute)
 	# Without a topology: hosts of an IP network, every route 256.
+	# The database holds the hosts, and no route line: a pair it does not
+	# give is direct.
 	"$biproute" localhost 127.0.0.2 "$host" localhost || fail "biproute"
-	grep -q '^route localhost 127.0.0.2 256$' "$HOME/.bip/bipdatabase" || fail "no route"
+	grep -q '^route ' "$HOME/.bip/bipdatabase" && fail "route lines for an IP network"
+	grep -q '^# no topology: .* every route is 256$' "$HOME/.bip/bipdatabase" || fail "no comment"
 	[ "$(grep -c '^host localhost$' "$HOME/.bip/bipdatabase")" -eq 1 ] || fail "host twice"
+	[ "$(grep -c '^host ' "$HOME/.bip/bipdatabase")" -eq 3 ] || fail "not 3 hosts"
 	"$bipconf" 127.0.0.2 localhost || fail "bipconf with a database"
-	[ "$(sed -n 3p "$HOME/.bip/bipconf")" = "127.0.0.2 0" ] || fail "bipconf ignored the order"
+	printf '2\nroutes direct\n127.0.0.2 0\nlocalhost 0\n' >"$HOME/want"
+	cmp "$HOME/want" "$HOME/.bip/bipconf" || fail "bipconf with a database: unexpected file"
+	# A database of every pair's 256, as biproute wrote it before, reads the same.
+	printf 'host a\nhost b\nroute a b 256\nroute b a 256\n' >"$HOME/.bip/bipdatabase"
+	"$bipconf" b a || fail "bipconf with routes of 256"
+	printf '2\nroutes direct\nb 0\na 0\n' >"$HOME/want"
+	cmp "$HOME/want" "$HOME/.bip/bipconf" || fail "bipconf with routes of 256: unexpected file"
+	"$biproute" localhost 127.0.0.2 "$host" || fail "biproute again"
 	"$bipconf" localhost zz 2>"$out" && fail "a host missing from the database was accepted"
 	grep -q "host zz is not in .*bipdatabase: run biproute" "$out" || fail "missing host not named"
 	"$biproute" localhost no-such-host.invalid 127.0.0.2 2>"$out" &&
