@@ -414,12 +414,23 @@ static int routes_misplaced(struct conf_reader *r)
 			 "before the first node");
 }
 
-/* 1 if the line holds only numbers and '/': a route line. */
+/* 1 if the line holds only numbers and '/' and cannot be a node line: a
+ * route line.  Two numbers alone ("7 3") are also host 7, unit 3. */
 static int is_route_line(const char *line)
 {
 	const char *s = line + strspn(line, " \t\r");
+	int words = 0;
 
-	return *s >= '0' && *s <= '9' && !s[strspn(s, "0123456789 \t\r/")];
+	if (*s < '0' || *s > '9' || s[strspn(s, "0123456789 \t\r/")])
+		return 0;
+	if (strchr(s, '/'))
+		return 1;
+	while (*s) {
+		s += strspn(s, "0123456789");
+		s += strspn(s, " \t\r");
+		words++;
+	}
+	return words != 2;
 }
 
 /* In a file of direct routes, a route line where a node line should be. */
@@ -505,12 +516,12 @@ static int conf_parse(struct conf_reader *r, struct bip_conf **conf_p)
 				 BIP_CONF_MAXNODES, r->buf);
 	/* "routes direct" right after the count: the nodes have no route lines. */
 	{
-		struct conf_reader peek = *r;
-		const char *s;
+		const char *p = r->p, *s;
+		int line = r->line;
 		size_t len;
 
 		/* Its first words are enough to tell it from a node line. */
-		if (next_span(&peek.p, &peek.line, &s, &len)) {
+		if (next_span(&p, &line, &s, &len)) {
 			char line[256];
 
 			if (len >= sizeof(line))

@@ -103,6 +103,9 @@ topology)
 		"127.0.0.2 0" "7 3" 1 "7 4" 256 1 \
 		"localhost 0" "7 3" 256 "7 4" 2 256 >"$HOME/want"
 	diff "$HOME/want" "$HOME/.bip/bipconf" >"$out" || fail "unexpected routes in ~/.bip/bipconf"
+	"$build/scripts/bipinfo" --parsable >"$out" || fail "bipinfo with routes"
+	grep -q '^conf.routes=through switches on 1 rail, 5 x 5 routes stored$' "$out" ||
+		fail "bipinfo: the routes through switches"
 	"$bipconf" localhost 127.0.0.2 2>"$out" || fail "bipconf of two hosts"
 	[ -s "$out" ] && fail "bipconf warned with a fresh database"
 	touch -d "1 hour" "$HOME/net"
@@ -381,6 +384,7 @@ bipinfo)
 	grep -q '^driver.shm=available$' "$out" || fail "shm not available"
 	grep -q '^default.BIP_INIT_TIMEOUT=10 + 2 per node$' "$out" || fail "no default"
 	grep -q '^conf.nodes=1$' "$out" || fail "default configuration"
+	grep -q '^conf.routes=all direct (256) on 1 rail, none stored$' "$out" || fail "conf.routes"
 	grep -q '^bootstrap.bipload=available$' "$out" || fail "no bipload back end"
 	grep -q '^bootstrap=bipload$' "$out" || fail "bipload not chosen by hand"
 	BIP_BOOTSTRAP=bogus "$bipinfo" --parsable >"$out" || fail "bipinfo BIP_BOOTSTRAP=bogus"

@@ -550,6 +550,15 @@ START_TEST(test_manual_format_direct)
 	ck_assert_msg(parse("1\nroutes direct\nroutes 0\n", &conf) == 0, "%s", err);
 	ck_assert_str_eq(conf->nodes[0].host, "routes");
 	bip_conf_free(conf);
+	/* So is a host named by a number, with its unit: not a route line. */
+	ck_assert_msg(parse("2\nroutes direct\n7 3\n256 0\n", &conf) == 0, "%s", err);
+	ck_assert_str_eq(conf->nodes[0].host, "7");
+	ck_assert_int_eq(conf->nodes[0].unit, 3);
+	ck_assert_str_eq(conf->nodes[1].host, "256");
+	out = written(conf);
+	ck_assert_str_eq(out, "2\nroutes direct\n7 3\n256 0\n");
+	free(out);
+	bip_conf_free(conf);
 	/* One switched route makes the table; the rest stay 256. */
 	ck_assert_int_eq(parse("2\na 0\n256\n256\nb 0\n7 2\n256\n", &conf), 0);
 	ck_assert_ptr_nonnull(conf->routes);
@@ -619,6 +628,8 @@ START_TEST(test_direct_form_errors)
 		{ "2\nroutes direct\na 0\n256\nb 0\n", "test.conf:4:",
 		  "a route line, but \"routes direct\" (line 2) says that the nodes have none" },
 		{ "2\nroutes direct\na 0\nb 0\n256\n", "test.conf:5:",
+		  "a route line, but \"routes direct\" (line 2)" },
+		{ "2\nroutes direct\na 0\n1 2 3\nb 0\n", "test.conf:4:",
 		  "a route line, but \"routes direct\" (line 2)" },
 		{ "# c\n\n2\nroutes direct\na 0\n7 3 / 1\nb 0\n", "test.conf:6:",
 		  "a route line, but \"routes direct\" (line 4)" },
