@@ -188,12 +188,14 @@ static int routes_on_ip(char **hosts, int n)
 	return 0;
 }
 
-/* -c: the way between every two nodes of a configuration. */
+/* -c: the way between every two nodes of a configuration.  The output is
+ * n * (n - 1) lines by nature; the ways are computed once per cluster from
+ * the row's node, not once per pair. */
 static int show_ways(const char *file)
 {
 	struct bip_conf *conf;
-	char err[1024], buf[2048];
-	int i, j, rc;
+	char err[1024], (*way)[2048];
+	int i, j, rc, from = -1;
 
 	rc = bip_conf_parse_file(file, &conf, err, sizeof(err));
 	if (rc < 0) {
@@ -206,15 +208,24 @@ static int show_ways(const char *file)
 		bip_conf_free(conf);
 		return 0;
 	}
-	for (i = 0; i < conf->n; i++)
-		for (j = 0; j < conf->n; j++) {
-			if (i == j)
-				continue;
-			bip_conf_cluster_chain(conf, conf->cluster_of[i], conf->cluster_of[j], buf,
-					       sizeof(buf));
-			printf("%d %s -> %d %s: %s\n", i, conf->nodes[i].host, j,
-			       conf->nodes[j].host, buf);
+	way = malloc((size_t)conf->nclusters * sizeof(*way));
+	if (!way) {
+		fprintf(stderr, "biproute: out of memory\n");
+		bip_conf_free(conf);
+		return 1;
+	}
+	for (i = 0; i < conf->n; i++) {
+		if (conf->cluster_of[i] != from) {
+			from = conf->cluster_of[i];
+			for (j = 0; j < conf->nclusters; j++)
+				bip_conf_cluster_chain(conf, from, j, way[j], sizeof(way[j]));
 		}
+		for (j = 0; j < conf->n; j++)
+			if (i != j)
+				printf("%d %s -> %d %s: %s\n", i, conf->nodes[i].host, j,
+				       conf->nodes[j].host, way[conf->cluster_of[j]]);
+	}
+	free(way);
 	bip_conf_free(conf);
 	return ferror(stdout) ? 1 : 0;
 }
