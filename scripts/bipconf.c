@@ -8,6 +8,12 @@
  * times.  Routes come from $HOME/.bip/bipdatabase (written by biproute) when
  * it exists, which must then hold every host; otherwise every route is
  * direct (256), as between processes of one host.
+ *
+ * When every route is direct (no database, or one of an IP network) the
+ * file says "routes direct" and holds no route line: n + 2 lines, not
+ * n * (n + 1) + 1 (bipconf(5)).  Routes through switches are looked up
+ * once per pair of distinct hosts, then per pair of nodes only to write
+ * them, which the manual's format asks for anyway.
  */
 #include <errno.h>
 #include <limits.h>
@@ -52,13 +58,71 @@ static void usage(int status)
 	exit(status);
 }
 
+/*
+ * Routes of conf's nodes from db.  Every pair of distinct hosts needs a
+ * route when db was made from a topology; in a database of an IP network
+ * a pair it does not give is direct.  Pairs are looked up per host, so
+ * that only a network with switches costs n * n.  0, or 1 after a message.
+ */
+static int routes_from_database(struct bip_conf *conf, const struct bip_database *db,
+				const char *dbpath)
+{
+	const int topo = bip_database_topology(db) != NULL;
+	struct bip_conf_hosts hosts;
+	int a, b, i, j, k, switched = 0, status = 1;
+	struct bip_route r;
+
+	/* An IP network's database, or one whose routes are all 256: nothing
+	 * to look up, every route is direct. */
+	if (!topo && bip_database_all_direct(db))
+		return 0;
+	if (bip_conf_hosts_build(conf, &hosts) < 0) {
+		fprintf(stderr, "bipconf: out of memory\n");
+		return 1;
+	}
+	for (a = 0; a < hosts.nhosts; a++)
+		for (b = 0; b < hosts.nhosts; b++) {
+			const char *from = conf->nodes[hosts.first[a]].host;
+			const char *to = conf->nodes[hosts.first[b]].host;
+
+			/* Nodes on one host talk without the network: no switch. */
+			for (k = 0; a != b && k < conf->nrails; k++) {
+				if (bip_database_route_rail(db, from, to, k, &r) < 0) {
+					if (!topo)
+						continue;
+					fprintf(stderr, "bipconf: %s has no route from %s to %s: "
+						"run biproute with every host first\n", dbpath, from,
+						to);
+					goto out;
+				}
+				switched |= !bip_route_is_direct(&r);
+			}
+		}
+	for (i = 0; switched && i < conf->n; i++)
+		for (j = 0; j < conf->n; j++)
+			for (k = 0; hosts.host_of[i] != hosts.host_of[j] && k < conf->nrails; k++) {
+				if (bip_database_route_rail(db, conf->nodes[i].host,
+							    conf->nodes[j].host, k, &r) < 0)
+					continue; /* direct, in a database without topology */
+				if (bip_conf_set_route(conf, k, i, j, &r) < 0) {
+					fprintf(stderr, "bipconf: out of memory for the routes of %d "
+						"nodes\n", conf->n);
+					goto out;
+				}
+			}
+	status = 0;
+out:
+	bip_conf_hosts_free(&hosts);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	char path[PATH_MAX], dbpath[PATH_MAX], err[512];
 	const char *file = NULL, *home = getenv("HOME");
 	struct bip_database *db = NULL;
 	struct bip_conf conf = { 0 };
-	int i, j, k, first = 1, rc, status = 1;
+	int i, first = 1, rc, status = 1;
 
 	while (first < argc && argv[first][0] == '-') {
 		if (!strcmp(argv[first], "-f") && first + 1 < argc) {
@@ -72,6 +136,11 @@ int main(int argc, char **argv)
 	}
 	if (first == argc)
 		usage(2);
+	if (argc - first > BIP_CONF_MAXNODES) {
+		fprintf(stderr, "bipconf: %d hosts: a configuration has at most %d nodes\n",
+			argc - first, BIP_CONF_MAXNODES);
+		return 1;
+	}
 	if (!home || !*home) {
 		if (!file) {
 			fprintf(stderr, "bipconf: HOME is not set: give -f FILE\n");
@@ -95,15 +164,14 @@ int main(int argc, char **argv)
 	/* One route per rail of the database (its hosts' boards, bipconf(5)). */
 	conf.nrails = db ? bip_database_rails(db) : 1;
 	conf.nodes = calloc((size_t)conf.n, sizeof(*conf.nodes));
-	conf.routes = calloc((size_t)conf.nrails * conf.n * (size_t)conf.n, sizeof(*conf.routes));
-	if (!conf.nodes || !conf.routes) {
+	if (!conf.nodes) {
 		fprintf(stderr, "bipconf: out of memory\n");
 		goto out;
 	}
 	for (i = 0; i < conf.n; i++) {
 		const char *host = argv[first + i];
 
-		if (strlen(host) >= BIP_CONF_HOSTLEN || strpbrk(host, " \t#")) {
+		if (!*host || strlen(host) >= BIP_CONF_HOSTLEN || strpbrk(host, " \t\r\n#")) {
 			fprintf(stderr, "bipconf: \"%s\" is not a host name\n", host);
 			goto out;
 		}
@@ -117,22 +185,8 @@ int main(int argc, char **argv)
 		}
 		snprintf(conf.nodes[i].host, sizeof(conf.nodes[i].host), "%s", host);
 	}
-	for (k = 0; k < conf.nrails; k++)
-		for (i = 0; i < conf.n; i++)
-			for (j = 0; j < conf.n; j++) {
-				struct bip_route *r = &conf.routes[((size_t)k * conf.n + i) * conf.n + j];
-				const char *from = conf.nodes[i].host, *to = conf.nodes[j].host;
-
-				/* Nodes on one host talk without the network: no switch. */
-				if (!db || !strcmp(from, to)) {
-					r->nhops = 1;
-					r->hop[0] = BIP_ROUTE_DIRECT;
-				} else if (bip_database_route_rail(db, from, to, k, r) < 0) {
-					fprintf(stderr, "bipconf: %s has no route from %s to %s: run "
-						"biproute with every host first\n", dbpath, from, to);
-					goto out;
-				}
-			}
+	if (db && routes_from_database(&conf, db, dbpath))
+		goto out;
 
 	if (file) {
 		snprintf(path, sizeof(path), "%s", file);

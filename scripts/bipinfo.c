@@ -196,6 +196,14 @@ static int show_conf(void)
 	if (opts.nodes && opts.nodes <= conf->n)
 		bip_conf_truncate(conf, opts.nodes);
 	fact("conf.nodes", "%d", conf->n);
+	/* What the library keeps of the routes (conf.h): nothing when all are
+	 * direct, the file's n x n table of each rail otherwise. */
+	if (!conf->routes)
+		fact("conf.routes", "all direct (256) on %d rail%s, none stored", conf->nrails,
+		     conf->nrails == 1 ? "" : "s");
+	else
+		fact("conf.routes", "through switches on %d rail%s, %d x %d routes stored",
+		     conf->nrails, conf->nrails == 1 ? "" : "s", conf->n, conf->n);
 	for (i = 0; i < conf->n; i++) {
 		snprintf(key, sizeof(key), "conf.node.%d", i);
 		fact(key, "%s unit %d%s", conf->nodes[i].host, conf->nodes[i].unit,

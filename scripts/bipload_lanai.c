@@ -31,12 +31,7 @@ static pid_t fw_pid;
 /* 1 if some route of the configuration, on any rail, crosses a switch. */
 static int switched(const struct bip_conf *conf)
 {
-	int i;
-
-	for (i = 0; i < conf->nrails * conf->n * conf->n; i++)
-		if (conf->routes[i].nhops != 1 || conf->routes[i].hop[0] != BIP_ROUTE_DIRECT)
-			return 1;
-	return 0;
+	return !bip_conf_all_direct(conf);
 }
 
 /* $BIP_LANAI_SIM, else lanai-sim beside bipload (or in the build tree), else PATH. */

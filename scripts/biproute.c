@@ -9,7 +9,9 @@
  * it exists) the routes between every pair of the hosts are computed from
  * the cabling of the Myrinet network, as print_routes did for the original.
  * Without one the hosts are on an IP network, whose fabric routes by itself:
- * every route is 256, and every host name must resolve.
+ * every route is 256, and every host name must resolve.  The database then
+ * holds the hosts and no route line (bipdatabase.h): it grows with the
+ * hosts, not with their pairs.
  *
  * With -c, it writes nothing: it prints the way between every two nodes of
  * a configuration that names clusters (bipconf(5), "Clusters"), inside one
@@ -157,12 +159,12 @@ static int routes_from_topology(struct bip_database *db, const struct bip_topolo
 	return unroutable ? -EHOSTUNREACH : 0;
 }
 
-/* Hosts of an IP network: each must resolve; the fabric routes, so 256. */
-static int routes_on_ip(struct bip_database *db, char **hosts, int n)
+/* Hosts of an IP network: each must resolve; the fabric routes, so every
+ * route is 256, and the database says so by giving none. */
+static int routes_on_ip(char **hosts, int n)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
-	struct bip_route direct = {.nhops = 1, .hop = {BIP_ROUTE_DIRECT}};
-	int i, j, bad = 0, rc;
+	int i, bad = 0, rc;
 
 	for (i = 0; i < n; i++) {
 		struct addrinfo *res;
@@ -183,24 +185,17 @@ static int routes_on_ip(struct bip_database *db, char **hosts, int n)
 			"(bipconf(5))\n");
 		return -ENOENT;
 	}
-	for (i = 0; i < n; i++)
-		for (j = 0; j < n; j++)
-			if (i != j) {
-				rc = bip_database_add_route(db, hosts[i], hosts[j], &direct);
-				if (rc < 0) {
-					fprintf(stderr, "biproute: %s\n", strerror(-rc));
-					return rc;
-				}
-			}
 	return 0;
 }
 
-/* -c: the way between every two nodes of a configuration. */
+/* -c: the way between every two nodes of a configuration.  The output is
+ * n * (n - 1) lines by nature; the ways are computed once per cluster from
+ * the row's node, not once per pair. */
 static int show_ways(const char *file)
 {
 	struct bip_conf *conf;
-	char err[1024], buf[2048];
-	int i, j, rc;
+	char err[1024], (*way)[2048];
+	int i, j, rc, from = -1;
 
 	rc = bip_conf_parse_file(file, &conf, err, sizeof(err));
 	if (rc < 0) {
@@ -213,15 +208,24 @@ static int show_ways(const char *file)
 		bip_conf_free(conf);
 		return 0;
 	}
-	for (i = 0; i < conf->n; i++)
-		for (j = 0; j < conf->n; j++) {
-			if (i == j)
-				continue;
-			bip_conf_cluster_chain(conf, conf->cluster_of[i], conf->cluster_of[j], buf,
-					       sizeof(buf));
-			printf("%d %s -> %d %s: %s\n", i, conf->nodes[i].host, j,
-			       conf->nodes[j].host, buf);
+	way = malloc((size_t)conf->nclusters * sizeof(*way));
+	if (!way) {
+		fprintf(stderr, "biproute: out of memory\n");
+		bip_conf_free(conf);
+		return 1;
+	}
+	for (i = 0; i < conf->n; i++) {
+		if (conf->cluster_of[i] != from) {
+			from = conf->cluster_of[i];
+			for (j = 0; j < conf->nclusters; j++)
+				bip_conf_cluster_chain(conf, from, j, way[j], sizeof(way[j]));
 		}
+		for (j = 0; j < conf->n; j++)
+			if (i != j)
+				printf("%d %s -> %d %s: %s\n", i, conf->nodes[i].host, j,
+				       conf->nodes[j].host, way[conf->cluster_of[j]]);
+	}
+	free(way);
 	bip_conf_free(conf);
 	return ferror(stdout) ? 1 : 0;
 }
@@ -233,7 +237,7 @@ int main(int argc, char **argv)
 	struct bip_topology *topo = NULL;
 	struct bip_database *db = NULL;
 	char **hosts;
-	int opt, i, j, n = 0, rc, status = 1;
+	int opt, i, n = 0, rc, status = 1;
 
 	const char *ways = NULL;
 
@@ -258,7 +262,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "biproute: HOME is not set\n");
 		return 1;
 	}
-	/* The hosts, each once, in the order given. */
 	hosts = calloc((size_t)(argc - optind), sizeof(*hosts));
 	if (!hosts) {
 		fprintf(stderr, "biproute: out of memory\n");
@@ -270,10 +273,6 @@ int main(int argc, char **argv)
 			fprintf(stderr, "biproute: \"%s\" is not a host name\n", argv[i]);
 			goto free_hosts;
 		}
-		for (j = 0; j < n && strcmp(hosts[j], argv[i]); j++)
-			;
-		if (j == n)
-			hosts[n++] = argv[i];
 	}
 
 	if (load_topology(given, &topo, topo_path, sizeof(topo_path)) < 0)
@@ -285,15 +284,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "biproute: the topology file name holds a line break\n");
 		goto free_topo;
 	}
+	/* The hosts, each once, in the order given. */
 	rc = bip_database_create(topo ? abs_path : NULL, &db);
-	for (i = 0; rc == 0 && i < n; i++)
-		rc = bip_database_add_host(db, hosts[i]);
+	for (i = optind; rc == 0 && i < argc; i++) {
+		if (bip_database_has(db, argv[i]))
+			continue;
+		rc = bip_database_add_host(db, argv[i]);
+		hosts[n++] = argv[i];
+	}
 	if (rc < 0) {
 		fprintf(stderr, "biproute: %s\n", strerror(-rc));
 		goto free_db;
 	}
-	rc =
-	    topo ? routes_from_topology(db, topo, topo_path, hosts, n) : routes_on_ip(db, hosts, n);
+	rc = topo ? routes_from_topology(db, topo, topo_path, hosts, n) : routes_on_ip(hosts, n);
 	if (rc < 0)
 		goto free_db;
 

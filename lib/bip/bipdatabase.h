@@ -14,6 +14,11 @@
  * A comment "# topology: FILE" records the topology the routes were computed
  * from (none: the hosts are on an IP network and every route is 256).  It is
  * a comment so that any reader of the format accepts the file.
+ *
+ * For an IP network biproute writes the hosts and no route line: the
+ * database grows with the hosts, not with their pairs.  In a database
+ * without a topology, a pair without a route line is direct (256); with
+ * one, it has no route.
  */
 #ifndef BIP_DATABASE_H
 #define BIP_DATABASE_H
@@ -39,6 +44,8 @@ int bip_database_route(const struct bip_database *db, const char *from, const ch
 int bip_database_route_rail(const struct bip_database *db, const char *from, const char *to,
 			    int rail, struct bip_route *route);
 int bip_database_rails(const struct bip_database *db);
+/* 1 if no route line of db crosses a switch (every route given is 256). */
+int bip_database_all_direct(const struct bip_database *db);
 /* The topology file recorded in the database, or NULL. */
 const char *bip_database_topology(const struct bip_database *db);
 

@@ -89,24 +89,18 @@ static int find_cluster(const struct bip_conf *conf, const char *name)
 }
 
 /* The cluster of host, or -1 (only the nodes' hosts are in clusters). */
-static int cluster_of_host(const struct bip_conf *conf, const char *host)
+static int cluster_of_host(const struct bip_conf *conf, const struct bip_conf_hosts *hosts,
+			   const char *host)
 {
-	int i;
+	int h = bip_conf_hosts_find(conf, hosts, host);
 
-	for (i = 0; i < conf->n; i++)
-		if (!strcmp(conf->nodes[i].host, host))
-			return conf->cluster_of[i];
-	return -1;
+	return h < 0 ? -1 : conf->cluster_of[hosts->first[h]];
 }
 
-static int host_is_node(const struct bip_conf *conf, const char *host)
+static int host_is_node(const struct bip_conf *conf, const struct bip_conf_hosts *hosts,
+			const char *host)
 {
-	int i;
-
-	for (i = 0; i < conf->n; i++)
-		if (!strcmp(conf->nodes[i].host, host))
-			return 1;
-	return 0;
+	return bip_conf_hosts_find(conf, hosts, host) >= 0;
 }
 
 /* The next word of *p (blank-separated, up to a '#'), or NULL. */
@@ -127,12 +121,12 @@ static char *word(char **p)
 	return w;
 }
 
-static int statement_cluster(struct bip_conf *conf, char *rest, const char *name, int line,
-			     char *err, size_t errlen)
+static int statement_cluster(struct bip_conf *conf, const struct bip_conf_hosts *hosts,
+			     char *rest, const char *name, int line, char *err, size_t errlen)
 {
 	const char *cname = word(&rest), *driver = word(&rest), *host;
 	struct bip_conf_cluster *c;
-	int i, k, hosts = 0;
+	int i, k, named = 0;
 
 	if (!cname || !driver)
 		return fail(err, errlen, name, line,
@@ -161,26 +155,23 @@ static int statement_cluster(struct bip_conf *conf, char *rest, const char *name
 		return fail(err, errlen, name, line, "out of memory");
 	k = conf->nclusters;
 	while ((host = word(&rest))) {
-		int found = 0;
+		int h = bip_conf_hosts_find(conf, hosts, host), was;
 
-		for (i = 0; i < conf->n; i++) {
-			if (strcmp(conf->nodes[i].host, host))
-				continue;
-			if (conf->cluster_of[i] >= 0 && conf->cluster_of[i] != k)
-				return fail(err, errlen, name, line,
-					    "host %s is in cluster %s already (line %d)", host,
-					    conf->clusters[conf->cluster_of[i]].name,
-					    conf->clusters[conf->cluster_of[i]].line);
-			conf->cluster_of[i] = k;
-			found = 1;
-		}
-		if (!found)
+		if (h < 0)
 			return fail(err, errlen, name, line,
 				    "cluster %s: host %s runs none of the %d nodes", cname, host,
 				    conf->n);
-		hosts++;
+		/* The nodes of a host are in one cluster: its first node's. */
+		was = conf->cluster_of[hosts->first[h]];
+		if (was >= 0 && was != k)
+			return fail(err, errlen, name, line,
+				    "host %s is in cluster %s already (line %d)", host,
+				    conf->clusters[was].name, conf->clusters[was].line);
+		for (i = hosts->first[h]; i >= 0; i = hosts->next[i])
+			conf->cluster_of[i] = k;
+		named++;
 	}
-	if (!hosts)
+	if (!named)
 		return fail(err, errlen, name, line, "cluster %s names no host", cname);
 	c = &conf->clusters[k];
 	memset(c, 0, sizeof(*c));
@@ -192,8 +183,9 @@ static int statement_cluster(struct bip_conf *conf, char *rest, const char *name
 }
 
 /* "CLUSTER:HOST" of a gateway statement, into its cluster and host. */
-static int gateway_end(const struct bip_conf *conf, char *end, int *cluster, char *host,
-		       const char *name, int line, char *err, size_t errlen)
+static int gateway_end(const struct bip_conf *conf, const struct bip_conf_hosts *hosts,
+		       char *end, int *cluster, char *host, const char *name, int line, char *err,
+		       size_t errlen)
 {
 	char *colon = end ? strchr(end, ':') : NULL;
 
@@ -207,16 +199,16 @@ static int gateway_end(const struct bip_conf *conf, char *end, int *cluster, cha
 			    "gateway: no cluster named %s above this line", end);
 	if (strlen(colon + 1) >= BIP_CONF_HOSTLEN)
 		return fail(err, errlen, name, line, "gateway: host name too long");
-	if (cluster_of_host(conf, colon + 1) != *cluster)
+	if (cluster_of_host(conf, hosts, colon + 1) != *cluster)
 		return fail(err, errlen, name, line, "gateway: host %s is not in cluster %s%s",
 			    colon + 1, end,
-			    host_is_node(conf, colon + 1) ? "" : " (it runs no node)");
+			    host_is_node(conf, hosts, colon + 1) ? "" : " (it runs no node)");
 	snprintf(host, BIP_CONF_HOSTLEN, "%s", colon + 1);
 	return 0;
 }
 
-static int statement_gateway(struct bip_conf *conf, char *rest, const char *name, int line,
-			     char *err, size_t errlen)
+static int statement_gateway(struct bip_conf *conf, const struct bip_conf_hosts *hosts,
+			     char *rest, const char *name, int line, char *err, size_t errlen)
 {
 	char *a = word(&rest), *b = word(&rest), *driver = word(&rest);
 	struct bip_conf_gateway g;
@@ -226,8 +218,10 @@ static int statement_gateway(struct bip_conf *conf, char *rest, const char *name
 		return fail(err, errlen, name, line,
 			    "expected \"gateway CLUSTER:HOST CLUSTER:HOST DRIVER\"");
 	memset(&g, 0, sizeof(g));
-	if ((rc = gateway_end(conf, a, &g.cluster[0], g.host[0], name, line, err, errlen)) ||
-	    (rc = gateway_end(conf, b, &g.cluster[1], g.host[1], name, line, err, errlen)))
+	if ((rc = gateway_end(conf, hosts, a, &g.cluster[0], g.host[0], name, line, err,
+			      errlen)) ||
+	    (rc = gateway_end(conf, hosts, b, &g.cluster[1], g.host[1], name, line, err,
+			      errlen)))
 		return rc;
 	if (g.cluster[0] == g.cluster[1])
 		return fail(err, errlen, name, line,
@@ -328,15 +322,20 @@ int bip_conf_add_relays(struct bip_conf *conf)
 	int add = 0, i, e, n = conf->n, j, r;
 	const char **hosts = malloc(2 * (size_t)conf->ngateways * sizeof(*hosts) + 1);
 	struct bip_conf_node *nodes;
-	struct bip_route *routes;
+	struct bip_route *routes = NULL;
+	struct bip_conf_hosts index;
 	int *cluster_of;
 
 	if (!hosts)
 		return -ENOMEM;
+	if (bip_conf_hosts_build(conf, &index) < 0) {
+		free(hosts);
+		return -ENOMEM;
+	}
 	for (i = 0; i < conf->ngateways; i++) {
 		/* After bip_conf_truncate, a gateway's host may run no node. */
-		if (!host_is_node(conf, conf->gateways[i].host[0]) ||
-		    !host_is_node(conf, conf->gateways[i].host[1]))
+		if (!host_is_node(conf, &index, conf->gateways[i].host[0]) ||
+		    !host_is_node(conf, &index, conf->gateways[i].host[1]))
 			continue;
 		for (e = 0; e < 2; e++) {
 			const char *h = conf->gateways[i].host[e];
@@ -349,17 +348,22 @@ int bip_conf_add_relays(struct bip_conf *conf)
 		}
 	}
 	if (!add) {
+		bip_conf_hosts_free(&index);
 		free(hosts);
 		return 0;
 	}
 	nodes = calloc((size_t)(n + add), sizeof(*nodes));
-	routes = calloc((size_t)conf->nrails * (size_t)(n + add) * (size_t)(n + add),
-			sizeof(*routes));
+	/* A table only if the configuration has one: a relay's routes are
+	 * direct, like every route of a configuration without it. */
+	if (conf->routes)
+		routes = malloc((size_t)conf->nrails * (size_t)(n + add) * (size_t)(n + add) *
+				sizeof(*routes));
 	cluster_of = malloc((size_t)(n + add) * sizeof(*cluster_of));
-	if (!nodes || !routes || !cluster_of) {
+	if (!nodes || (conf->routes && !routes) || !cluster_of) {
 		free(nodes);
 		free(routes);
 		free(cluster_of);
+		bip_conf_hosts_free(&index);
 		free(hosts);
 		return -ENOMEM;
 	}
@@ -367,49 +371,49 @@ int bip_conf_add_relays(struct bip_conf *conf)
 	memcpy(cluster_of, conf->cluster_of, (size_t)n * sizeof(*cluster_of));
 	for (i = 0; i < add; i++) {
 		snprintf(nodes[n + i].host, sizeof(nodes[n + i].host), "%s", hosts[i]);
-		cluster_of[n + i] = cluster_of_host(conf, hosts[i]);
+		cluster_of[n + i] = cluster_of_host(conf, &index, hosts[i]);
 	}
-	for (r = 0; r < conf->nrails; r++)
+	for (r = 0; routes && r < conf->nrails; r++)
 		for (i = 0; i < n + add; i++)
-			for (j = 0; j < n + add; j++) {
-				struct bip_route *to = &routes[((size_t)r * (n + add) + i) * (n + add) + j];
-
-				if (i < n && j < n) {
-					*to = *bip_conf_route(conf, r, i, j);
-				} else {
-					to->nhops = 1;
-					to->hop[0] = BIP_ROUTE_DIRECT;
-				}
-			}
+			for (j = 0; j < n + add; j++)
+				routes[((size_t)r * (n + add) + i) * (n + add) + j] =
+				    i < n && j < n ? *bip_conf_route(conf, r, i, j) : bip_route_direct;
 	free(conf->nodes);
 	free(conf->routes);
 	free(conf->cluster_of);
 	conf->nodes = nodes;
 	conf->routes = routes;
 	conf->cluster_of = cluster_of;
+	bip_conf_hosts_free(&index);
 	free(hosts);
 	conf->n = n + add;
 	conf->nrelays += add;
 	return add;
 }
 
-int bip_conf_clusters_statement(struct bip_conf *conf, const char *text, const char *name,
-				int line, char *err, size_t errlen)
+int bip_conf_clusters_statement(struct bip_conf *conf, const struct bip_conf_hosts *hosts,
+				const char *text, const char *name, int line, char *err,
+				size_t errlen)
 {
-	char buf[1024], *rest = buf;
+	char *buf = strdup(text), *rest = buf;
 	const char *kw;
+	int rc;
 
-	snprintf(buf, sizeof(buf), "%s", text);
+	if (!buf)
+		return fail(err, errlen, name, line, "out of memory");
 	kw = word(&rest);
 	if (kw && !strcmp(kw, "cluster"))
-		return statement_cluster(conf, rest, name, line, err, errlen);
-	if (kw && !strcmp(kw, "gateway"))
-		return statement_gateway(conf, rest, name, line, err, errlen);
-	if (kw && !strcmp(kw, "relays"))
-		return statement_relays(conf, rest, name, line, err, errlen);
-	return fail(err, errlen, name, line,
-		    "unexpected line after the %d nodes: \"%s\" (only cluster, gateway and "
-		    "relays statements may follow them)", conf->n, text);
+		rc = statement_cluster(conf, hosts, rest, name, line, err, errlen);
+	else if (kw && !strcmp(kw, "gateway"))
+		rc = statement_gateway(conf, hosts, rest, name, line, err, errlen);
+	else if (kw && !strcmp(kw, "relays"))
+		rc = statement_relays(conf, rest, name, line, err, errlen);
+	else
+		rc = fail(err, errlen, name, line,
+			  "unexpected line after the %d nodes: \"%.200s\" (only cluster, gateway "
+			  "and relays statements may follow them)", conf->n, text);
+	free(buf);
+	return rc;
 }
 
 int bip_conf_clusters_finish(struct bip_conf *conf, const char *name, char *err, size_t errlen)
@@ -486,22 +490,21 @@ int bip_conf_cluster_path(const struct bip_conf *conf, int a, int b, int *gw, in
 
 int bip_conf_clusters_write(FILE *f, const struct bip_conf *conf)
 {
+	struct bip_conf_hosts hosts;
 	int i, k;
 
+	if (!conf->nclusters && !conf->nrelays)
+		return ferror(f) ? -EIO : 0;
+	if (bip_conf_hosts_build(conf, &hosts) < 0)
+		return -ENOMEM;
 	/* After bip_conf_truncate, a cluster may have no node left, and a
 	 * gateway's host may run none: they are left out. */
 	for (k = 0; k < conf->nclusters; k++) {
 		int any = 0;
 
-		/* Each host once, in node order. */
+		/* Each host once, in node order: at its first node. */
 		for (i = 0; i < conf->n; i++) {
-			int j, dup = 0;
-
-			if (conf->cluster_of[i] != k)
-				continue;
-			for (j = 0; j < i && !dup; j++)
-				dup = !strcmp(conf->nodes[j].host, conf->nodes[i].host);
-			if (dup)
+			if (conf->cluster_of[i] != k || hosts.first[hosts.host_of[i]] != i)
 				continue;
 			if (!any++)
 				fprintf(f, "cluster %s %s", conf->clusters[k].name,
@@ -514,13 +517,15 @@ int bip_conf_clusters_write(FILE *f, const struct bip_conf *conf)
 	for (i = 0; i < conf->ngateways; i++) {
 		const struct bip_conf_gateway *g = &conf->gateways[i];
 
-		if (!host_is_node(conf, g->host[0]) || !host_is_node(conf, g->host[1]))
+		if (!host_is_node(conf, &hosts, g->host[0]) ||
+		    !host_is_node(conf, &hosts, g->host[1]))
 			continue;
 		fprintf(f, "gateway %s:%s %s:%s %s\n", conf->clusters[g->cluster[0]].name,
 			g->host[0], conf->clusters[g->cluster[1]].name, g->host[1], g->driver);
 	}
 	if (conf->nrelays)
 		fprintf(f, "relays %d\n", conf->nrelays);
+	bip_conf_hosts_free(&hosts);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -537,19 +542,18 @@ void bip_conf_clusters_free(struct bip_conf *conf)
 
 void bip_conf_cluster_hosts(const struct bip_conf *conf, int k, char *buf, size_t len)
 {
+	struct bip_conf_hosts hosts;
 	size_t used = 0;
-	int i, j, dup;
+	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < conf->n && used < len; i++) {
-		if (conf->cluster_of[i] != k)
-			continue;
-		for (j = 0, dup = 0; j < i && !dup; j++)
-			dup = !strcmp(conf->nodes[j].host, conf->nodes[i].host);
-		if (!dup)
+	if (bip_conf_hosts_build(conf, &hosts) < 0)
+		return;
+	for (i = 0; i < conf->n && used < len; i++)
+		if (conf->cluster_of[i] == k && hosts.first[hosts.host_of[i]] == i)
 			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "",
 						 conf->nodes[i].host);
-	}
+	bip_conf_hosts_free(&hosts);
 }
 
 int bip_conf_cluster_chain(const struct bip_conf *conf, int a, int b, char *buf, size_t len)

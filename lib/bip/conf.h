@@ -13,6 +13,18 @@
  * own, gives on each route line the route of every rail, rail 0 first,
  * separated by '/' ("7 0 / 3 0").  Every route line holds the same number
  * of routes, 1 to BIP_CONF_MAXRAILS; a file without '/' has one rail.
+ *
+ * Direct routes (bipconf(5) "Every route direct"): a file whose routes are
+ * all 256 may say so on the line after the count, "routes direct" (and
+ * "/ direct" for each further rail), and then gives its nodes without route
+ * lines: n + 2 lines instead of n * (n + 1) + 1.  No file of the manual's
+ * format has that line (its unit would not be a number).
+ *
+ * Memory: a configuration whose routes are all direct stores none
+ * (conf->routes is NULL) and bip_conf_route answers 256 from that rule, so
+ * that what a process keeps of its configuration grows with n, not n * n.
+ * Only a file that gives some route through a switch, the user's own
+ * description of a switched network, keeps the n * n table.
  */
 #ifndef BIP_CONF_H
 #define BIP_CONF_H
@@ -78,8 +90,10 @@ struct bip_conf {
 	int n;                        /* number of nodes */
 	int nrails;                   /* routes per pair: 1 .. BIP_CONF_MAXRAILS */
 	struct bip_conf_node *nodes;  /* n nodes */
-	struct bip_route *routes;     /* nrails * n * n routes, rail after rail:
-				       * routes[(rail * n + from) * n + to] */
+	/* NULL when every route is direct (256); otherwise nrails * n * n
+	 * routes, rail after rail: routes[(rail * n + from) * n + to].  Read
+	 * them with bip_conf_route, change them with bip_conf_set_route. */
+	struct bip_route *routes;
 	int nclusters;                /* 0: the file names none */
 	struct bip_conf_cluster *clusters;
 	int *cluster_of;              /* with clusters, each node's (n entries) */
@@ -127,19 +141,63 @@ int bip_conf_cluster_chain(const struct bip_conf *conf, int a, int b, char *buf,
 /* The clusters' statements of conf, as a file holds them (none without). */
 int bip_conf_clusters_write(FILE *f, const struct bip_conf *conf);
 
-/* For conf.c: one statement after the nodes (name:line for messages), and
- * the checks once all are read.  0, or -EINVAL/-ENOMEM with err set. */
-int bip_conf_clusters_statement(struct bip_conf *conf, const char *text, const char *name,
-				int line, char *err, size_t errlen);
+/*
+ * The distinct hosts of a configuration's nodes, numbered in the order the
+ * nodes first name them, found by name through a hash table: what
+ * "the nodes of host h" and "is this a host of the nodes" cost, O(1) each,
+ * instead of a pass over every node.  Built from conf->nodes as they are
+ * then; it does not follow later changes.
+ */
+struct bip_conf_hosts {
+	int nhosts;
+	int *host_of;                 /* n: each node's host */
+	int *first;                   /* nhosts: its first node */
+	int *next;                    /* n: the next node of the same host, or -1 */
+	int *slot;                    /* hash table: host + 1, 0 for an empty slot */
+	size_t mask;                  /* slots - 1 (a power of two) */
+};
+int bip_conf_hosts_build(const struct bip_conf *conf, struct bip_conf_hosts *h);
+/* The host named host, or -1 if no node runs on it. */
+int bip_conf_hosts_find(const struct bip_conf *conf, const struct bip_conf_hosts *h,
+			const char *host);
+void bip_conf_hosts_free(struct bip_conf_hosts *h);
+
+/* For conf.c: one statement after the nodes (name:line for messages; hosts
+ * indexes conf's nodes), and the checks once all are read.  0, or
+ * -EINVAL/-ENOMEM with err set. */
+int bip_conf_clusters_statement(struct bip_conf *conf, const struct bip_conf_hosts *hosts,
+				const char *text, const char *name, int line, char *err,
+				size_t errlen);
 int bip_conf_clusters_finish(struct bip_conf *conf, const char *name, char *err, size_t errlen);
 void bip_conf_clusters_free(struct bip_conf *conf);
+
+/* The route "256" alone: no switch. */
+extern const struct bip_route bip_route_direct;
+
+static inline int bip_route_is_direct(const struct bip_route *r)
+{
+	return r->nhops == 1 && r->hop[0] == BIP_ROUTE_DIRECT;
+}
 
 /* Rail's route from node from to node to. */
 static inline const struct bip_route *bip_conf_route(const struct bip_conf *conf, int rail,
 						     int from, int to)
 {
+	if (!conf->routes)
+		return &bip_route_direct;
 	return &conf->routes[((size_t)rail * conf->n + from) * conf->n + to];
 }
+
+/*
+ * Set rail's route from node from to node to.  The first route that is not
+ * direct makes the n * n table of every rail (the others direct).  Returns
+ * 0, -EINVAL (a node, rail or route out of range) or -ENOMEM.
+ */
+int bip_conf_set_route(struct bip_conf *conf, int rail, int from, int to,
+		       const struct bip_route *route);
+
+/* 1 if every route of conf, on every rail, is direct (256), else 0. */
+int bip_conf_all_direct(const struct bip_conf *conf);
 
 /*
  * Parse a configuration.  On success return 0 and set *conf_p (free it with
@@ -158,7 +216,9 @@ int bip_conf_local_rails(int n, int nrails, struct bip_conf **conf_p);
 /* Keep only the first n nodes (n <= conf->n); returns 0 or -EINVAL. */
 int bip_conf_truncate(struct bip_conf *conf, int n);
 
-/* Write conf in the manual's format; returns 0 or a negative errno. */
+/* Write conf: when every route is direct, with "routes direct" and no
+ * route lines; otherwise in the manual's format, a route line per pair.
+ * Returns 0 or a negative errno. */
 int bip_conf_write(FILE *f, const struct bip_conf *conf);
 
 void bip_conf_free(struct bip_conf *conf);

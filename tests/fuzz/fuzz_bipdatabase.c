@@ -19,8 +19,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (bip_database_read(f, "fuzz", &db, err, sizeof(err)) == 0) {
 		struct bip_route r;
 
+		FILE *out;
+
 		bip_database_has(db, "a");
 		bip_database_route(db, "a", "b", &r);
+		bip_database_route_rail(db, "b", "a", 1, &r);
+		bip_database_all_direct(db);
+		out = fopen("/dev/null", "w");
+		if (out) {
+			bip_database_write(out, db);
+			fclose(out);
+		}
 		bip_database_free(db);
 	}
 	fclose(f);

@@ -27,8 +27,13 @@ host=$(uname -n)
 case "$check" in
 bipconf)
 	"$bipconf" a b a || fail "bipconf"
-	printf '3\na 0\n256\n256\n256\nb 0\n256\n256\n256\na 0\n256\n256\n256\n' >"$HOME/want"
+	# Every route direct: said once, and no route lines (bipconf(5)).
+	printf '3\nroutes direct\na 0\nb 0\na 0\n' >"$HOME/want"
 	cmp "$HOME/.bip/bipconf" "$HOME/want" || fail "unexpected ~/.bip/bipconf"
+	# The manual's form of the same file still runs a job.
+	printf '2\n%s 0\n256\n256\n%s 0\n256\n256\n' "$host" "$host" >"$HOME/manual"
+	"$bipload" -q -f "$HOME/manual" "$helper" env >"$out" 2>&1 || fail "the manual's format"
+	grep -q "^node 1 opts n2q conf $HOME/manual$" "$out" || fail "the manual's format: no node 1"
 	"$bipconf" -f "$HOME/two" x y || fail "bipconf -f"
 	[ "$(head -1 "$HOME/two")" = 2 ] || fail "bipconf -f wrote no file"
 	# Links planted where a careless writer would write first (FILE.new)
@@ -45,11 +50,22 @@ bipconf)
 	;;
 biproute)
 	# Without a topology: hosts of an IP network, every route 256.
+	# The database holds the hosts, and no route line: a pair it does not
+	# give is direct.
 	"$biproute" localhost 127.0.0.2 "$host" localhost || fail "biproute"
-	grep -q '^route localhost 127.0.0.2 256$' "$HOME/.bip/bipdatabase" || fail "no route"
+	grep -q '^route ' "$HOME/.bip/bipdatabase" && fail "route lines for an IP network"
+	grep -q '^# no topology: .* every route is 256$' "$HOME/.bip/bipdatabase" || fail "no comment"
 	[ "$(grep -c '^host localhost$' "$HOME/.bip/bipdatabase")" -eq 1 ] || fail "host twice"
+	[ "$(grep -c '^host ' "$HOME/.bip/bipdatabase")" -eq 3 ] || fail "not 3 hosts"
 	"$bipconf" 127.0.0.2 localhost || fail "bipconf with a database"
-	[ "$(sed -n 2p "$HOME/.bip/bipconf")" = "127.0.0.2 0" ] || fail "bipconf ignored the order"
+	printf '2\nroutes direct\n127.0.0.2 0\nlocalhost 0\n' >"$HOME/want"
+	cmp "$HOME/want" "$HOME/.bip/bipconf" || fail "bipconf with a database: unexpected file"
+	# A database of every pair's 256, as biproute wrote it before, reads the same.
+	printf 'host a\nhost b\nroute a b 256\nroute b a 256\n' >"$HOME/.bip/bipdatabase"
+	"$bipconf" b a || fail "bipconf with routes of 256"
+	printf '2\nroutes direct\nb 0\na 0\n' >"$HOME/want"
+	cmp "$HOME/want" "$HOME/.bip/bipconf" || fail "bipconf with routes of 256: unexpected file"
+	"$biproute" localhost 127.0.0.2 "$host" || fail "biproute again"
 	"$bipconf" localhost zz 2>"$out" && fail "a host missing from the database was accepted"
 	grep -q "host zz is not in .*bipdatabase: run biproute" "$out" || fail "missing host not named"
 	"$biproute" localhost no-such-host.invalid 127.0.0.2 2>"$out" &&
@@ -87,6 +103,9 @@ topology)
 		"127.0.0.2 0" "7 3" 1 "7 4" 256 1 \
 		"localhost 0" "7 3" 256 "7 4" 2 256 >"$HOME/want"
 	diff "$HOME/want" "$HOME/.bip/bipconf" >"$out" || fail "unexpected routes in ~/.bip/bipconf"
+	"$build/scripts/bipinfo" --parsable >"$out" || fail "bipinfo with routes"
+	grep -q '^conf.routes=through switches on 1 rail, 5 x 5 routes stored$' "$out" ||
+		fail "bipinfo: the routes through switches"
 	"$bipconf" localhost 127.0.0.2 2>"$out" || fail "bipconf of two hosts"
 	[ -s "$out" ] && fail "bipconf warned with a fresh database"
 	touch -d "1 hour" "$HOME/net"
@@ -365,6 +384,7 @@ bipinfo)
 	grep -q '^driver.shm=available$' "$out" || fail "shm not available"
 	grep -q '^default.BIP_INIT_TIMEOUT=10 + 2 per node$' "$out" || fail "no default"
 	grep -q '^conf.nodes=1$' "$out" || fail "default configuration"
+	grep -q '^conf.routes=all direct (256) on 1 rail, none stored$' "$out" || fail "conf.routes"
 	grep -q '^bootstrap.bipload=available$' "$out" || fail "no bipload back end"
 	grep -q '^bootstrap=bipload$' "$out" || fail "bipload not chosen by hand"
 	BIP_BOOTSTRAP=bogus "$bipinfo" --parsable >"$out" || fail "bipinfo BIP_BOOTSTRAP=bogus"

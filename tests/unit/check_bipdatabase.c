@@ -142,6 +142,52 @@ START_TEST(test_write_round_trip)
 }
 END_TEST
 
+/* Many hosts, each found by name; routes found by their pair, the first
+ * line of a pair given twice; all direct until a route crosses a switch. */
+START_TEST(test_many_hosts)
+{
+	struct bip_route direct = {.nhops = 1, .hop = {256}}, r3 = {.nhops = 1, .hop = {3}};
+	struct bip_route r = {0};
+	struct bip_database *db = NULL;
+	char a[32], b[32];
+	int i;
+
+	ck_assert_int_eq(bip_database_create(NULL, &db), 0);
+	for (i = 0; i < 5000; i++) {
+		snprintf(a, sizeof(a), "node%04d", i);
+		ck_assert_int_eq(bip_database_add_host(db, a), 0);
+	}
+	ck_assert_int_eq(bip_database_add_host(db, "node0042"), 0);
+	for (i = 0; i < 5000; i += 7) {
+		snprintf(a, sizeof(a), "node%04d", i);
+		ck_assert_int_eq(bip_database_has(db, a), 1);
+		snprintf(a, sizeof(a), "node%04dx", i);
+		ck_assert_int_eq(bip_database_has(db, a), 0);
+	}
+	ck_assert_int_eq(bip_database_all_direct(db), 1);
+	/* An IP network's database gives no route: direct, by bipconf's rule. */
+	ck_assert_int_eq(bip_database_route(db, "node0001", "node0002", &r), -ENOENT);
+	for (i = 0; i < 4999; i++) {
+		snprintf(a, sizeof(a), "node%04d", i);
+		snprintf(b, sizeof(b), "node%04d", i + 1);
+		ck_assert_int_eq(bip_database_add_route(db, a, b, &direct), 0);
+	}
+	ck_assert_int_eq(bip_database_all_direct(db), 1);
+	ck_assert_int_eq(bip_database_add_route(db, "node0007", "node0008", &r3), 0);
+	ck_assert_int_eq(bip_database_all_direct(db), 0);
+	ck_assert_int_eq(bip_database_route(db, "node0007", "node0008", &r), 0);
+	ck_assert_int_eq(r.hop[0], 256);
+	ck_assert_int_eq(bip_database_route(db, "node4998", "node4999", &r), 0);
+	ck_assert_int_eq(bip_database_route(db, "node4999", "node4998", &r), -ENOENT);
+	/* A route may name a host no "host" line names: it is not a host. */
+	ck_assert_int_eq(bip_database_add_route(db, "other", "node0001", &r3), 0);
+	ck_assert_int_eq(bip_database_has(db, "other"), 0);
+	ck_assert_int_eq(bip_database_route(db, "other", "node0001", &r), 0);
+	ck_assert_int_eq(r.hop[0], 3);
+	bip_database_free(db);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bipdatabase");
@@ -154,6 +200,7 @@ int main(void)
 	tcase_add_checked_fixture(write, setup, teardown);
 	tcase_add_test(load, test_old_format);
 	tcase_add_test(load, test_errors);
+	tcase_add_test(load, test_many_hosts);
 	tcase_add_test(write, test_write_round_trip);
 	suite_add_tcase(s, load);
 	suite_add_tcase(s, write);

@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -169,7 +173,10 @@ START_TEST(test_local_default)
 	ck_assert_int_eq(bip_conf_local(4, &conf), 0);
 	ck_assert_int_eq(conf->n, 4);
 	ck_assert_str_eq(conf->nodes[3].host, u.nodename);
-	ck_assert_int_eq(conf->routes[15].hop[0], 256);
+	/* Every route direct: none stored, each answered by the rule. */
+	ck_assert_ptr_null(conf->routes);
+	ck_assert(bip_route_is_direct(bip_conf_route(conf, 0, 3, 3)));
+	ck_assert(bip_route_is_direct(bip_conf_route(conf, 0, 1, 2)));
 	ck_assert(bip_host_is_local(conf->nodes[0].host));
 	ck_assert(bip_host_is_local("localhost"));
 	ck_assert(!bip_host_is_local("no-such-host.invalid"));
@@ -427,6 +434,363 @@ START_TEST(test_relay_errors)
 }
 END_TEST
 
+/* conf written by bip_conf_write, as a malloc'ed string. */
+static char *written(const struct bip_conf *conf)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(bip_conf_write(f, conf), 0);
+	fclose(f);
+	return text;
+}
+
+/* "routes direct": every route 256, the nodes without route lines. */
+START_TEST(test_direct_form)
+{
+	const char *text = "# three nodes, no switch\n"
+			   "3\n"
+			   "  routes direct   # every route is 256\n"
+			   "a 0\n"
+			   "\n"
+			   "b 1\n"
+			   "a 2\n";
+	struct bip_conf *conf, *again;
+	char *out;
+
+	ck_assert_msg(parse(text, &conf) == 0, "%s", err);
+	ck_assert_int_eq(conf->n, 3);
+	ck_assert_int_eq(conf->nrails, 1);
+	ck_assert_ptr_null(conf->routes);
+	ck_assert_str_eq(conf->nodes[1].host, "b");
+	ck_assert_int_eq(conf->nodes[1].unit, 1);
+	ck_assert_int_eq(conf->nodes[1].line, 6);
+	ck_assert_int_eq(conf->nodes[2].unit, 2);
+	ck_assert(bip_route_is_direct(bip_conf_route(conf, 0, 0, 1)));
+	ck_assert(bip_route_is_direct(bip_conf_route(conf, 0, 2, 2)));
+	ck_assert(bip_conf_all_direct(conf));
+	/* Written back in the same form: n + 2 lines. */
+	out = written(conf);
+	ck_assert_str_eq(out, "3\nroutes direct\na 0\nb 1\na 2\n");
+	ck_assert_int_eq(parse(out, &again), 0);
+	ck_assert_int_eq(again->n, 3);
+	ck_assert_str_eq(again->nodes[2].host, "a");
+	bip_conf_free(again);
+	free(out);
+	/* The first two nodes. */
+	ck_assert_int_eq(bip_conf_truncate(conf, 2), 0);
+	out = written(conf);
+	ck_assert_str_eq(out, "2\nroutes direct\na 0\nb 1\n");
+	free(out);
+	bip_conf_free(conf);
+
+	/* Rails: "/ direct" for each further one, with or without blanks. */
+	ck_assert_msg(parse("2\nroutes direct / direct\na 0\nb 0\n", &conf) == 0, "%s", err);
+	ck_assert_int_eq(conf->nrails, 2);
+	ck_assert(bip_route_is_direct(bip_conf_route(conf, 1, 0, 1)));
+	out = written(conf);
+	ck_assert_str_eq(out, "2\nroutes direct / direct\na 0\nb 0\n");
+	free(out);
+	bip_conf_free(conf);
+	ck_assert_msg(parse("1\nroutes direct/direct/direct/direct\na 0\n", &conf) == 0, "%s",
+		      err);
+	ck_assert_int_eq(conf->nrails, 4);
+	bip_conf_free(conf);
+
+	/* Clusters after the nodes, as in the manual's format. */
+	ck_assert_msg(parse("3\nroutes direct\na1 0\na2 0\nb1 0\ncluster A ofi a1 a2\n"
+			    "cluster B ofi b1\ngateway A:a2 B:b1 ofi\n", &conf) == 0, "%s", err);
+	ck_assert_int_eq(conf->nclusters, 2);
+	ck_assert_int_eq(conf->cluster_of[2], 1);
+	ck_assert_int_eq(bip_conf_add_relays(conf), 2);
+	ck_assert_ptr_null(conf->routes);
+	out = written(conf);
+	ck_assert_str_eq(out, "5\nroutes direct\na1 0\na2 0\nb1 0\na2 0\nb1 0\n"
+			      "cluster A ofi a1 a2\ncluster B ofi b1\ngateway A:a2 B:b1 ofi\n"
+			      "relays 2\n");
+	ck_assert_int_eq(parse(out, &again), 0);
+	ck_assert_int_eq(again->nrelays, 2);
+	bip_conf_free(again);
+	free(out);
+	bip_conf_free(conf);
+}
+END_TEST
+
+/* Files of the manual's format keep their meaning; one whose routes are
+ * all 256 keeps no table, and is written in the short form. */
+START_TEST(test_manual_format_direct)
+{
+	struct bip_conf *conf;
+	char *out;
+
+	ck_assert_int_eq(parse("2\na 0\n256\n256\nb 0\n256\n256\n", &conf), 0);
+	ck_assert_ptr_null(conf->routes);
+	ck_assert_int_eq(conf->nodes[1].line, 5);
+	out = written(conf);
+	ck_assert_str_eq(out, "2\nroutes direct\na 0\nb 0\n");
+	free(out);
+	bip_conf_free(conf);
+	/* Two rails, all direct. */
+	ck_assert_int_eq(parse("2\na 0\n256/256\n256 / 256\nb 0\n256 / 256\n256 / 256\n", &conf),
+			 0);
+	ck_assert_ptr_null(conf->routes);
+	ck_assert_int_eq(conf->nrails, 2);
+	out = written(conf);
+	ck_assert_str_eq(out, "2\nroutes direct / direct\na 0\nb 0\n");
+	free(out);
+	bip_conf_free(conf);
+	/* A host named "routes" is a host: its unit is a number. */
+	ck_assert_msg(parse("2\nroutes 3\n256\n5\nb 0\n1\n256\n", &conf) == 0, "%s", err);
+	ck_assert_str_eq(conf->nodes[0].host, "routes");
+	ck_assert_int_eq(conf->nodes[0].unit, 3);
+	ck_assert_int_eq(bip_conf_route(conf, 0, 0, 1)->hop[0], 5);
+	bip_conf_free(conf);
+	ck_assert_msg(parse("1\nroutes direct\nroutes 0\n", &conf) == 0, "%s", err);
+	ck_assert_str_eq(conf->nodes[0].host, "routes");
+	bip_conf_free(conf);
+	/* So is a host named by a number, with its unit: not a route line. */
+	ck_assert_msg(parse("2\nroutes direct\n7 3\n256 0\n", &conf) == 0, "%s", err);
+	ck_assert_str_eq(conf->nodes[0].host, "7");
+	ck_assert_int_eq(conf->nodes[0].unit, 3);
+	ck_assert_str_eq(conf->nodes[1].host, "256");
+	out = written(conf);
+	ck_assert_str_eq(out, "2\nroutes direct\n7 3\n256 0\n");
+	free(out);
+	bip_conf_free(conf);
+	/* One switched route makes the table; the rest stay 256. */
+	ck_assert_int_eq(parse("2\na 0\n256\n256\nb 0\n7 2\n256\n", &conf), 0);
+	ck_assert_ptr_nonnull(conf->routes);
+	ck_assert(!bip_conf_all_direct(conf));
+	ck_assert_int_eq(bip_conf_route(conf, 0, 1, 0)->nhops, 2);
+	ck_assert(bip_route_is_direct(bip_conf_route(conf, 0, 0, 1)));
+	out = written(conf);
+	ck_assert_str_eq(out, "2\na 0\n256\n256\nb 0\n7 2\n256\n");
+	free(out);
+	bip_conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_set_route)
+{
+	struct bip_route r = { .nhops = 2, .hop = { 4, 1 } };
+	struct bip_route bad = { .nhops = 2, .hop = { 256, 1 } };
+	struct bip_conf *conf;
+	char *out;
+
+	ck_assert_int_eq(bip_conf_local_rails(3, 2, &conf), 0);
+	/* A direct route keeps the configuration without a table. */
+	ck_assert_int_eq(bip_conf_set_route(conf, 1, 0, 1, &bip_route_direct), 0);
+	ck_assert_ptr_null(conf->routes);
+	ck_assert_int_eq(bip_conf_set_route(conf, 1, 0, 2, &r), 0);
+	ck_assert_ptr_nonnull(conf->routes);
+	ck_assert(!bip_conf_all_direct(conf));
+	ck_assert_int_eq(bip_conf_route(conf, 1, 0, 2)->hop[1], 1);
+	ck_assert(bip_route_is_direct(bip_conf_route(conf, 0, 0, 2)));
+	ck_assert(bip_route_is_direct(bip_conf_route(conf, 1, 2, 0)));
+	out = written(conf);
+	ck_assert_ptr_nonnull(strstr(out, "\n256 / 256\n256 / 4 1\n"));
+	ck_assert_ptr_null(strstr(out, "routes direct"));
+	free(out);
+	/* Back to direct: written short again. */
+	ck_assert_int_eq(bip_conf_set_route(conf, 1, 0, 2, &bip_route_direct), 0);
+	ck_assert(bip_conf_all_direct(conf));
+	out = written(conf);
+	ck_assert_ptr_nonnull(strstr(out, "3\nroutes direct / direct\n"));
+	free(out);
+	/* Out of range. */
+	ck_assert_int_eq(bip_conf_set_route(conf, 2, 0, 1, &r), -EINVAL);
+	ck_assert_int_eq(bip_conf_set_route(conf, 0, 3, 1, &r), -EINVAL);
+	ck_assert_int_eq(bip_conf_set_route(conf, 0, 0, -1, &r), -EINVAL);
+	ck_assert_int_eq(bip_conf_set_route(conf, 0, 0, 1, &bad), -EINVAL);
+	bip_conf_free(conf);
+}
+END_TEST
+
+/* Every misuse of "routes direct" names the file, the line and the fault. */
+START_TEST(test_direct_form_errors)
+{
+	static const struct {
+		const char *text, *where, *what;
+	} bad[] = {
+		{ "2\nroutes\na 0\nb 0\n", "test.conf:2:", "expected \"routes direct\"" },
+		{ "2\nroutes indirect\na 0\nb 0\n", "test.conf:2:",
+		  "expected \"routes direct\", and \"/ direct\" for each further rail" },
+		{ "2\nroutes direct 2\na 0\nb 0\n", "test.conf:2:", "expected \"routes direct\"" },
+		{ "2\nroutes direct /\na 0\nb 0\n", "test.conf:2:", "expected \"routes direct\"" },
+		{ "2\nroutes / direct\na 0\nb 0\n", "test.conf:2:", "expected \"routes direct\"" },
+		{ "2\nroutes direct direct\na 0\nb 0\n", "test.conf:2:",
+		  "expected \"routes direct\"" },
+		{ "1\nroutes direct / direct / direct / direct / direct\na 0\n", "test.conf:2:",
+		  "\"routes direct\" for more than 4 rails (a configuration has 1 to 4)" },
+		/* Route lines in a file that says it has none. */
+		{ "2\nroutes direct\na 0\n256\nb 0\n", "test.conf:4:",
+		  "a route line, but \"routes direct\" (line 2) says that the nodes have none" },
+		{ "2\nroutes direct\na 0\nb 0\n256\n", "test.conf:5:",
+		  "a route line, but \"routes direct\" (line 2)" },
+		{ "2\nroutes direct\na 0\n1 2 3\nb 0\n", "test.conf:4:",
+		  "a route line, but \"routes direct\" (line 2)" },
+		{ "# c\n\n2\nroutes direct\na 0\n7 3 / 1\nb 0\n", "test.conf:6:",
+		  "a route line, but \"routes direct\" (line 4)" },
+		/* Anywhere but right after the count. */
+		{ "2\nroutes direct\nroutes direct\na 0\nb 0\n", "test.conf:3:",
+		  "\"routes direct\" is given once, on the line after the node count" },
+		{ "1\na 0\nroutes direct\n", "test.conf:3:", "is given once, on the line after" },
+		{ "1\na 0\n256\nroutes direct\n", "test.conf:4:", "is given once, on the line after" },
+		{ "2\na 0\n256\n256\nroutes direct\n256\n256\n", "test.conf:5:",
+		  "is given once, on the line after" },
+		{ "2\nroutes direct\na 0\nb 0\nroutes direct\n", "test.conf:5:",
+		  "is given once, on the line after" },
+		/* Short, long, or malformed nodes. */
+		{ "2\nroutes direct\na 0\n", "test.conf:3:", "file ends before node 1 (of 2)" },
+		{ "65535\nroutes direct\n", "test.conf:2:", "file ends before node 0 (of 65535)" },
+		{ "3\nroutes direct\na 0\nb\nc 0\n", "test.conf:4:", "expected \"hostname unit\"" },
+		{ "2\nroutes direct\na 0\nb x\n", "test.conf:4:", "unit \"x\"" },
+		{ "2\nroutes direct\na 0\nb 0\nc 0\n", "test.conf:5:",
+		  "unexpected line after the 2 nodes" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_error(bad[i].text, bad[i].where, bad[i].what);
+}
+END_TEST
+
+/* Lines longer than the old 1024-byte buffer are read whole: a cluster of
+ * many hosts is one line.  Past 1 MiB, a clear error. */
+START_TEST(test_long_lines)
+{
+	size_t cap = 2u << 20, used;
+	char *text = malloc(cap);
+	struct bip_conf *conf;
+	int i, n = 400;
+
+	ck_assert_ptr_nonnull(text);
+	used = (size_t)snprintf(text, cap, "%d\nroutes direct\n", n);
+	for (i = 0; i < n; i++)
+		used += (size_t)snprintf(text + used, cap - used, "host-with-a-long-name-%03d 0\n",
+					 i);
+	used += (size_t)snprintf(text + used, cap - used, "cluster A ofi");
+	for (i = 0; i < n / 2; i++)
+		used += (size_t)snprintf(text + used, cap - used, " host-with-a-long-name-%03d", i);
+	used += (size_t)snprintf(text + used, cap - used, "\ncluster B ofi");
+	for (i = n / 2; i < n; i++)
+		used += (size_t)snprintf(text + used, cap - used, " host-with-a-long-name-%03d", i);
+	snprintf(text + used, cap - used, "\ngateway A:host-with-a-long-name-000 "
+		 "B:host-with-a-long-name-399 ofi\n");
+	ck_assert_int_gt(strstr(text, "\ncluster B") - strstr(text, "cluster A"), 5000);
+	ck_assert_msg(parse(text, &conf) == 0, "%s", err);
+	ck_assert_int_eq(conf->cluster_of[n / 2 - 1], 0);
+	ck_assert_int_eq(conf->cluster_of[n / 2], 1);
+	ck_assert_int_eq(conf->cluster_of[n - 1], 1);
+	bip_conf_free(conf);
+	/* A line of 1 MiB. */
+	used = (size_t)snprintf(text, cap, "1\nroutes direct\na 0\ncluster A ofi a");
+	memset(text + used, ' ', (1u << 20) + 10);
+	strcpy(text + used + (1u << 20) + 10, "a\n");
+	expect_error(text, "test.conf:4:", "line longer than 1048575 characters");
+	free(text);
+}
+END_TEST
+
+/* The hosts of the nodes, numbered in order, found by name. */
+START_TEST(test_hosts_index)
+{
+	struct bip_conf_hosts h;
+	struct bip_conf *conf;
+
+	ck_assert_int_eq(parse("5\nroutes direct\nb 0\na 0\nb 1\nc 0\na 1\n", &conf), 0);
+	ck_assert_int_eq(bip_conf_hosts_build(conf, &h), 0);
+	ck_assert_int_eq(h.nhosts, 3);
+	ck_assert_int_eq(bip_conf_hosts_find(conf, &h, "b"), 0);
+	ck_assert_int_eq(bip_conf_hosts_find(conf, &h, "a"), 1);
+	ck_assert_int_eq(bip_conf_hosts_find(conf, &h, "c"), 2);
+	ck_assert_int_eq(bip_conf_hosts_find(conf, &h, "d"), -1);
+	ck_assert_int_eq(bip_conf_hosts_find(conf, &h, "bb"), -1);
+	ck_assert_int_eq(h.host_of[4], 1);
+	/* The nodes of a: 1, then 4. */
+	ck_assert_int_eq(h.first[1], 1);
+	ck_assert_int_eq(h.next[1], 4);
+	ck_assert_int_eq(h.next[4], -1);
+	ck_assert_int_eq(h.first[0], 0);
+	ck_assert_int_eq(h.next[0], 2);
+	bip_conf_hosts_free(&h);
+	bip_conf_free(conf);
+}
+END_TEST
+
+/*
+ * The resolver, replaced for this program: bip_host_is_local asks it about
+ * names that are not obviously this machine's.  It counts the questions,
+ * and answers that "loop-*" names are loopback addresses and that no
+ * other name exists.
+ */
+static int resolver_questions;
+
+int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
+		struct addrinfo **res)
+{
+	struct {
+		struct addrinfo ai;
+		struct sockaddr_in in;
+	} *r;
+
+	(void)service;
+	(void)hints;
+	__atomic_add_fetch(&resolver_questions, 1, __ATOMIC_RELAXED);
+	if (strncmp(node, "loop-", 5))
+		return EAI_NONAME;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return EAI_MEMORY;
+	r->in.sin_family = AF_INET;
+	r->in.sin_addr.s_addr = htonl(0x7f000001);
+	r->ai.ai_family = AF_INET;
+	r->ai.ai_addr = (struct sockaddr *)&r->in;
+	r->ai.ai_addrlen = sizeof(r->in);
+	*res = &r->ai;
+	return 0;
+}
+
+void freeaddrinfo(struct addrinfo *res)
+{
+	free(res);
+}
+
+/* Start-up asks about every node, several times: the resolver is asked
+ * once per distinct name, and the answers do not change. */
+START_TEST(test_host_answers)
+{
+	char name[64];
+	int round, i, local = 0;
+
+	unsetenv(BIP_ENV_HOST);
+	bip_host_set_self(NULL);
+	resolver_questions = 0;
+	for (round = 0; round < 4; round++)
+		for (i = 0; i < 10000; i++) {
+			snprintf(name, sizeof(name), "%s-%d", i % 2 ? "far" : "loop", i % 100);
+			local += bip_host_is_local(name);
+		}
+	ck_assert_int_eq(local, 4 * 5000);
+	ck_assert_int_eq(resolver_questions, 100);
+	/* BIP_HOST still decides over the answers kept. */
+	setenv(BIP_ENV_HOST, "far-1", 1);
+	ck_assert(bip_host_is_local("far-1"));
+	ck_assert(!bip_host_is_local("loop-0"));
+	setenv(BIP_ENV_HOST, "loop-2", 1);
+	ck_assert(bip_host_is_local("loop-0"));
+	ck_assert(!bip_host_is_local("far-3"));
+	bip_host_set_self("far-3");
+	ck_assert(bip_host_is_local("far-3"));
+	ck_assert(!bip_host_is_local("loop-0"));
+	bip_host_set_self(NULL);
+	unsetenv(BIP_ENV_HOST);
+	ck_assert_int_eq(resolver_questions, 100);
+}
+END_TEST
+
 START_TEST(test_opts)
 {
 	struct bip_opts o = { 9, 9 };
@@ -510,6 +874,13 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_cluster_errors);
 	tcase_add_test(tc, test_relays);
 	tcase_add_test(tc, test_relay_errors);
+	tcase_add_test(tc, test_direct_form);
+	tcase_add_test(tc, test_manual_format_direct);
+	tcase_add_test(tc, test_set_route);
+	tcase_add_test(tc, test_direct_form_errors);
+	tcase_add_test(tc, test_long_lines);
+	tcase_add_test(tc, test_hosts_index);
+	tcase_add_test(tc, test_host_answers);
 	tcase_add_test(tc, test_opts);
 	tcase_add_test(tc, test_job_names);
 	tcase_add_test(tc, test_default_path);
