@@ -632,6 +632,14 @@ static const char chain_conf[] = "4\n"
 				 "hc 0\n6 0\n6 1\n256\n6 0\n"
 				 "ha 0\n256\n1\n7 0\n256\n";
 
+/* Change one route of the test's configuration (rail 0). */
+static void set_route(int from, int to, int hop)
+{
+	struct bip_route r = { .nhops = 1, .hop = { hop } };
+
+	ck_assert_int_eq(bip_conf_set_route(conf, 0, from, to, &r), 0);
+}
+
 START_TEST(test_route_walk)
 {
 	char why[512];
@@ -643,24 +651,24 @@ START_TEST(test_route_walk)
 	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 0, 3, why, sizeof(why)), 0);
 	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 3, 2, why, sizeof(why)), 0);
 	/* Lands elsewhere. */
-	conf->routes[0 * 4 + 2] = (struct bip_route){.nhops = 1, .hop = {1}};
+	set_route(0, 2, 1);
 	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 0, 2, why, sizeof(why)), -EHOSTUNREACH);
 	ck_assert_str_eq(why, "route 1 from host ha lands on host hb, not on host hc");
 	/* Nowhere: an empty port. */
-	conf->routes[0 * 4 + 2] = (struct bip_route){.nhops = 1, .hop = {5}};
+	set_route(0, 2, 5);
 	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 0, 2, why, sizeof(why)), -EHOSTUNREACH);
 	ck_assert_msg(strstr(why, "no cable on port 5 of switch s1") &&
 			  strstr(why, "so it cannot reach host hc"),
 		      "%s", why);
 	/* Two nodes of one host need no switch. */
-	conf->routes[0 * 4 + 3] = (struct bip_route){.nhops = 1, .hop = {1}};
+	set_route(0, 3, 1);
 	ck_assert_int_eq(lanai_route_check(conf, topo, 0, 0, 3, why, sizeof(why)), -EHOSTUNREACH);
 	ck_assert_str_eq(why, "route 1 from node 0 to node 3, both on host ha: nodes of one host "
 			      "need no switch (route 256)");
 	/* Without a topology, only direct routes. */
 	ck_assert_int_eq(lanai_route_check(conf, NULL, 0, 0, 1, why, sizeof(why)), -EHOSTUNREACH);
 	ck_assert_msg(strstr(why, "only direct routes (256) exist"), "%s", why);
-	conf->routes[0 * 4 + 1] = (struct bip_route){.nhops = 1, .hop = {256}};
+	set_route(0, 1, 256);
 	ck_assert_int_eq(lanai_route_check(conf, NULL, 0, 0, 1, why, sizeof(why)), 0);
 	fw_teardown();
 }
@@ -672,7 +680,7 @@ START_TEST(test_wire_wrong_route_never_queued)
 	struct bip_lanai_event *ev;
 
 	fw_setup(4, chain_conf, chain_topo);
-	conf->routes[1 * 4 + 2] = (struct bip_route){.nhops = 1, .hop = {0}};
+	set_route(1, 2, 0);
 	lanai_wire_send(&fw, short_packet(1, 2, 9, "abcd"));
 	ck_assert_ptr_null(fw.boards[2].in_head);
 	ck_assert_ptr_null(fw.boards[0].in_head);
