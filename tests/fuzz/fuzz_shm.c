@@ -9,8 +9,8 @@
  *    bip_shm_init and bip_shm_attach_mem make it), some real traffic from
  *    node 1 to node 0 (short messages, long ones that go through a pipe),
  *    and between its steps the bytes write what a peer may write: any
- *    word of node 0's fifo, boxes and pipes, and of node 1's long sends
- *    and done words.  Node 0 then polls, receives the long messages
+ *    word of node 0's fifo, boxes and pipes, and of node 1's long sends,
+ *    done words and stage.  Node 0 then polls, receives the long messages
  *    announced, and the senders poll; nothing may read or write outside
  *    the segments, whatever the words say.
  */
@@ -116,7 +116,7 @@ static uint8_t *region(unsigned which, size_t *len)
 {
 	struct bip_shm *r = &shm[0];
 
-	switch (which % 5) {
+	switch (which % 6) {
 	case 0:
 		*len = sizeof(*r->me->fifo);
 		return (uint8_t *)r->me->fifo;
@@ -125,7 +125,10 @@ static uint8_t *region(unsigned which, size_t *len)
 		return (uint8_t *)r->me->boxes;
 	case 2: /* the pipes' words, not their chunks */
 		*len = offsetof(struct bip_shm_pipe, chunk);
-		return (uint8_t *)&r->me->pipes[(which / 5) % BIP_SHM_PIPES];
+		return (uint8_t *)&r->me->pipes[(which / 6) % BIP_SHM_PIPES];
+	case 5: /* node 1's stage: its chunks' states */
+		*len = sizeof(shm[1].me->stage->state);
+		return (uint8_t *)shm[1].me->stage->state;
 	case 3:
 		*len = BIP_SHM_LSENDS * sizeof(struct bip_shm_lsend);
 		return (uint8_t *)shm[1].me->lsend;
@@ -148,12 +151,12 @@ static void poll_all(void)
 
 static void traffic(unsigned step)
 {
-	static const size_t sizes[] = { 400, 5000, 70000, 1 << 17 };
+	static const size_t sizes[] = { 400, 5000, 40000, 70000, 1 << 17 };
 	int i;
 
 	for (i = 0; i < 3; i++)
 		bip_shm_post(&shm[1], 0, BIP_SHM_SHORT, NTAGS, sbuf, (step + i) % 300, NULL, 0);
-	bip_shm_post_long(&shm[1].nic, 0, NTAGS, sbuf, sizes[step % 4], BIP_FWD_SEND);
+	bip_shm_post_long(&shm[1].nic, 0, NTAGS, sbuf, sizes[step % 5], BIP_FWD_SEND);
 	poll_all();
 	for (i = 0; i < nhandles; i++)
 		if (hlens[i] <= sizeof(rbuf))

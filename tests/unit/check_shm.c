@@ -498,8 +498,9 @@ static void sim_receive_long(uint8_t **bufs, int *taken)
 
 /*
  * Long messages from five senders to one receiver with two pipes: the
- * pipes are lent by the claims, go from sender to sender, and the small
- * ones are prepushed once a sender holds one; every byte arrives.
+ * pipes are lent by the claims and go from sender to sender; the small
+ * ones are prepushed into the senders' stages, the oldest taken back when
+ * a sender needs its stage again and claimed instead; every byte arrives.
  */
 START_TEST(test_pipes_lent_to_many_senders)
 {
@@ -536,7 +537,13 @@ START_TEST(test_pipes_lent_to_many_senders)
 		ck_assert_int_eq(sim.shm[s].nlactive, 0);
 	ck_assert_uint_ge(sim.shm[0].stats.pipe_lends, 3);
 	ck_assert_uint_ge(sim.shm[0].stats.pipe_takebacks, 1);
-	/* A second round: the holders of a pipe prepush the small ones. */
+	/* Each sender staged its 4 KiB and 20 KB messages, then took its
+	 * stage back for the next one before node 0 came. */
+	for (s = 1; s < 6; s++) {
+		ck_assert_uint_ge(sim.shm[s].stats.prepushed, 3);
+		ck_assert_uint_ge(sim.shm[s].stats.stage_reclaimed, 1);
+	}
+	/* A second round, received at once: staged, copied out, no claim. */
 	sim.nhandles = sim.recv_done = taken = 0;
 	for (s = 1; s < 6; s++)
 		ck_assert_int_eq(bip_shm_post_long(&sim.shm[s].nic, 0, NTAGS, src[s][0], sizes[0],
@@ -548,6 +555,7 @@ START_TEST(test_pipes_lent_to_many_senders)
 	}
 	for (i = 0; i < 5; i++)
 		ck_assert(!memcmp(dst[i], src[sim.hsrc[i]][0], sizes[0]));
+	ck_assert_uint_ge(sim.shm[0].stats.stage_taken, 5);
 	for (s = 1; s < 6; s++)
 		for (m = 0; m < 5; m++)
 			free(src[s][m]);

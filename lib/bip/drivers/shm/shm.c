@@ -12,9 +12,10 @@
  * Short messages and long-message announcements go into the receiver's
  * fifo, or into the fast box it lent the sender, with no lock and no
  * system call (shm_queue.c); long messages move by single copy or through
- * a pipe the receiver lends (shm_long.c).  A segment holds one fifo, a few
- * boxes and pipes, whatever the number of peers: the shared memory of a
- * host grows with its processes (416 KiB each), not with their pairs.
+ * a pipe the receiver lends, or, small ones, from the sender's own stage
+ * (shm_long.c).  A segment holds one fifo, a few boxes and pipes and a
+ * stage, whatever the number of peers: the shared memory of a host grows
+ * with its processes (460 KiB each), not with their pairs.
  *
  * Sleeping (BIP_WAIT=block, and auto with more local processes than
  * processors: bip_may_sleep).  A waiter with nothing to do, under the
@@ -98,6 +99,7 @@ size_t bip_shm_segment_size(int n, uint64_t off[BIP_SHM_PARTS])
 		[BIP_SHM_FIFO] = sizeof(struct bip_shm_fifo),
 		[BIP_SHM_BOXES_AT] = BIP_SHM_BOXES * sizeof(struct bip_shm_box),
 		[BIP_SHM_PIPES_AT] = BIP_SHM_PIPES * sizeof(struct bip_shm_pipe),
+		[BIP_SHM_STAGE] = sizeof(struct bip_shm_stage),
 		[BIP_SHM_LSEND] = BIP_SHM_LSENDS * sizeof(struct bip_shm_lsend),
 		[BIP_SHM_LDONE] = BIP_SHM_LSENDS * sizeof(uint32_t),
 	};
@@ -205,6 +207,7 @@ void bip_shm_attach_mem(struct bip_shm *shm, int node, struct bip_shm_header *h,
 	p->fifo = part_of(shm, h, BIP_SHM_FIFO);
 	p->boxes = part_of(shm, h, BIP_SHM_BOXES_AT);
 	p->pipes = part_of(shm, h, BIP_SHM_PIPES_AT);
+	p->stage = part_of(shm, h, BIP_SHM_STAGE);
 	p->lsend = part_of(shm, h, BIP_SHM_LSEND);
 	p->ldone = part_of(shm, h, BIP_SHM_LDONE);
 }

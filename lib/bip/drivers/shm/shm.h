@@ -55,6 +55,7 @@ struct bip_shm_peer {
 	struct bip_shm_fifo *fifo;        /* the peer's fifo */
 	struct bip_shm_box *boxes;        /* the peer's boxes */
 	struct bip_shm_pipe *pipes;       /* the peer's pipes */
+	struct bip_shm_stage *stage;      /* the peer's stage */
 	struct bip_shm_lsend *lsend;      /* the peer's long sends */
 	uint32_t *ldone;                  /* their done words */
 
@@ -74,9 +75,6 @@ struct bip_shm_peer {
 	uint32_t claim_index, claim_epoch;
 	const uint8_t *push_src;          /* the claimed send being pushed, or NULL */
 	size_t push_len, push_off;
-	int long_out;                     /* long sends to the peer not yet done */
-	int prepushed_out;                /* of which prepushed */
-	int prepush_blocked;              /* the peer claimed: no prepush until long_out is 0 */
 	int pushing;                      /* in shm->pushing */
 
 	/* Receiving from the peer (the core's lock). */
@@ -101,12 +99,6 @@ struct bip_shm_box_own {
 	uint32_t mark;                    /* cons at the last look for an idle box */
 };
 
-/* A message the lessee prepushed into a pipe, until taken or passed over. */
-struct bip_shm_prepushed {
-	uint32_t lslot, gen;
-	uint64_t start, chunks;
-};
-
 /* One of this process's pipes, as its owner knows it. */
 struct bip_shm_pipe_own {
 	int lessee;                       /* the node it is lent to, or -1 */
@@ -116,8 +108,6 @@ struct bip_shm_pipe_own {
 	struct bip_shm_pull *pull;        /* the claim in it, or NULL */
 	uint32_t moves, moves_seen;       /* its pull's chunks, and at the last look */
 	uint64_t still_since;             /* when moves was last seen to change */
-	struct bip_shm_prepushed pre[BIP_SHM_PIPE_CHUNKS];
-	int npre;
 };
 
 /* A long send of this process, as the driver knows it. */
@@ -127,7 +117,7 @@ struct bip_shm_lsend_local {
 	size_t len;
 	int dst;
 	uint32_t gen;
-	int prepushed;
+	uint32_t stage;                   /* its chunks in my stage (lsend's) */
 };
 
 /* A control message that found no room, sent on a later poll. */
@@ -175,6 +165,7 @@ struct bip_shm {
 	struct {
 		uint64_t box_grants, box_revokes, box_ends;
 		uint64_t pipe_lends, pipe_takebacks, pipe_stalls;
+		uint64_t prepushed, stage_taken, stage_reclaimed;
 		uint64_t held;                /* fifo slots kept back for their sender */
 	} stats;
 	size_t cma_min;                   /* long messages from this size use process_vm_readv */
@@ -277,9 +268,6 @@ void bip_shm_long_init(struct bip_shm *shm);
 void bip_shm_long_fini(struct bip_shm *shm);
 /* Probe process_vm_readv on every peer. */
 void bip_shm_probe_cma(struct bip_shm *shm);
-/* Note an RTS from p as it arrives, before the core sees it. */
-void bip_shm_rts_seen(struct bip_shm *shm, struct bip_shm_peer *p, const struct bip_shm_rts *rts,
-		      size_t len);
 /* A CLAIM from the peer that lent this process its pipe index. */
 void bip_shm_claim_arrived(struct bip_shm *shm, struct bip_shm_peer *p,
 			   const struct bip_shm_ctl *c);

@@ -20,8 +20,11 @@
  *                          first use, and takes back for others
  *   pipes[BIP_SHM_PIPES]   staging chunks for long messages copied through
  *                          shared memory, lent to one sender at a time
+ *   stage                  the owner's own staging chunks, where it writes
+ *                          a message of up to 64 KiB with its announcement
+ *                          (prepush), for its receiver to copy out
  *   lsend[BIP_SHM_LSENDS]  the owner's long sends in flight (address,
- *                          length), which their receivers read
+ *                          length, stage chunks), which their receivers read
  *   ldone[BIP_SHM_LSENDS]  written by the receiver of each: done
  *
  * Everything but the two bitmaps has a fixed size: a host's shared memory grows
@@ -44,14 +47,15 @@
 #define BIP_SHM_VERSION 6
 
 #define BIP_SHM_SLOT_SIZE 320
-#define BIP_SHM_FIFO_SLOTS 128    /* power of two */
+#define BIP_SHM_FIFO_SLOTS 64     /* power of two */
 #define BIP_SHM_BOXES 8
 #define BIP_SHM_BOX_SLOTS 32      /* power of two */
 #define BIP_SHM_PIPES 2
 #define BIP_SHM_PIPE_CHUNKS 8     /* power of two */
 #define BIP_SHM_PIPE_CHUNK 16384
+#define BIP_SHM_STAGE_CHUNKS 4    /* of BIP_SHM_PIPE_CHUNK bytes */
 #define BIP_SHM_LSENDS 1024       /* long sends in flight per process */
-#define BIP_SHM_PREPUSH_MAX (4 * BIP_SHM_PIPE_CHUNK) /* half a pipe */
+#define BIP_SHM_PREPUSH_MAX (BIP_SHM_STAGE_CHUNKS * BIP_SHM_PIPE_CHUNK)
 /* Nodes a slot can name (its kind word keeps 24 bits for the sender). */
 #define BIP_SHM_MAXNODES (1 << 24)
 
@@ -82,20 +86,10 @@ static inline uint32_t bip_shm_kind_word(uint32_t kind, int node)
 	return kind | (uint32_t)node << 8;
 }
 
-/*
- * Announcement of a long message: which lsend entry of the sender holds it.
- * When prepushed is set, the sender has already written the whole message
- * into the receiver's pipe `pipe`, under its lease `epoch`, from chunk
- * number start on, without waiting for a claim.
- */
+/* Announcement of a long message: which lsend entry of the sender holds it. */
 struct bip_shm_rts {
 	uint32_t lslot;
 	uint32_t gen;
-	uint32_t prepushed;
-	uint32_t pipe;
-	uint32_t epoch;
-	uint32_t pad;
-	uint64_t start;
 };
 
 /* The drivers' own messages (kind BIP_SHM_CTL); shm.c has the protocols. */
@@ -163,12 +157,11 @@ static inline uint64_t bip_shm_lease(uint32_t epoch, int node, uint32_t phase)
  * Staging from one sender (the lessee) to the owner, for long messages
  * copied through shared memory.  The owner claims a long send (lslot, gen,
  * off: the bytes it has already, then claim_seq with release) and tells
- * the lessee (BIP_SHM_CLAIM); the lessee fills chunks in order and
- * publishes each by storing produced with release; the owner copies them
- * out and stores consumed with release.  Counters are free-running chunk
- * numbers, across leases.  Serving a claim, the lessee first publishes the
- * chunk number where the claimed data starts (push_start, then push_seq =
- * claim_seq): chunks of messages it prepushed meanwhile may come before.
+ * the lessee (BIP_SHM_CLAIM); the lessee says where the claimed data starts
+ * (push_start, then push_seq = claim_seq, with release), fills chunks in
+ * order and publishes each by storing produced with release; the owner
+ * copies them out and stores consumed with release.  Counters are
+ * free-running chunk numbers, across leases.
  */
 struct bip_shm_pipe {
 	_Alignas(64) uint64_t lease;       /* bip_shm_lease(), see above */
@@ -184,12 +177,42 @@ struct bip_shm_pipe {
 	_Alignas(64) uint8_t chunk[BIP_SHM_PIPE_CHUNKS][BIP_SHM_PIPE_CHUNK];
 };
 
-/* A long send of the owner, written before its announcement. */
+/*
+ * The owner's stage: chunks it writes a small long message into with its
+ * announcement, so that the receiver copies it out as soon as its receive
+ * is posted, without a claim.  Each chunk's state word says which send it
+ * holds (bip_shm_stage_word: the lsend entry and its generation) and
+ * whether it is FULL (written, to take) or being TAKEN; only
+ * compare-and-swap changes it out of FULL: the receiver takes the chunks
+ * of a send (FULL to TAKEN, each), copies them and frees them (FREE); the
+ * owner takes back those of a send whose receiver has not come (FULL to
+ * FREE), and the receiver, finding one gone, gives back those it took and
+ * claims the message instead.
+ */
+enum bip_shm_stage_phase {
+	BIP_SHM_STAGE_FREE = 0,
+	BIP_SHM_STAGE_FULL = 1,
+	BIP_SHM_STAGE_TAKEN = 2,
+};
+
+static inline uint64_t bip_shm_stage_word(uint32_t lslot, uint32_t gen, uint32_t phase)
+{
+	return (uint64_t)gen << 32 | (uint64_t)(lslot & 0xffff) << 8 | phase;
+}
+
+struct bip_shm_stage {
+	_Alignas(64) uint64_t state[BIP_SHM_STAGE_CHUNKS];
+	_Alignas(64) uint8_t chunk[BIP_SHM_STAGE_CHUNKS][BIP_SHM_PIPE_CHUNK];
+};
+
+/* A long send of the owner, written before its announcement: stage is the
+ * bitmap of the stage's chunks that hold its data, in order (0: none). */
 struct bip_shm_lsend {
 	uint64_t addr;
 	uint64_t len;
 	uint32_t gen;
-	uint32_t pad[3];
+	uint32_t stage;
+	uint64_t pad;
 };
 
 /* The parts of a segment after its header, in this order. */
@@ -199,6 +222,7 @@ enum bip_shm_part {
 	BIP_SHM_FIFO,
 	BIP_SHM_BOXES_AT,
 	BIP_SHM_PIPES_AT,
+	BIP_SHM_STAGE,
 	BIP_SHM_LSEND,
 	BIP_SHM_LDONE,
 	BIP_SHM_PARTS
@@ -244,7 +268,7 @@ _Static_assert(sizeof(struct bip_shm_rts) <= sizeof(((struct bip_shm_slot *)0)->
 _Static_assert(sizeof(struct bip_shm_ctl) <= sizeof(((struct bip_shm_slot *)0)->payload),
 	       "control message fits a slot");
 _Static_assert(offsetof(struct bip_shm_header, ready) == 128, "header layout");
-_Static_assert(BIP_SHM_PREPUSH_MAX <= BIP_SHM_PIPE_CHUNKS * BIP_SHM_PIPE_CHUNK, "prepush fits");
+_Static_assert(BIP_SHM_STAGE_CHUNKS <= 32, "a send's stage chunks fit its bitmap");
 _Static_assert(BIP_SHM_LSENDS <= 65536, "an lsend index fits the handle's 16 bits");
 
 #endif /* BIP_SHM_LAYOUT_H */

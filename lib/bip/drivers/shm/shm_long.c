@@ -35,17 +35,22 @@
  * out at its next burst and stops.
  *
  * A message of at most BIP_SHM_PREPUSH_MAX bytes below BIP_SHM_CMA_MIN (or
- * with single copy off), sent while the sender holds a pipe of the receiver
- * and nothing else of it to that receiver is in flight, is pushed into the
- * pipe with its announcement, before any claim: the receiver then copies it
- * out at once, saving two hand-offs between cores.  If the receiver wants
- * another message first, or takes the pipe back, it passes over the
- * prepushed chunks and claims that message later as usual; the sender
- * still has the data in the user's buffer.
+ * with single copy off) is written into chunks of the sender's own stage
+ * with its announcement (prepush), when they are free: the receiver then
+ * copies it out as soon as its receive is posted, saving the claim's two
+ * hand-offs between processes, which cost a scheduler's turn each when the
+ * processes outnumber the processors.  A sender that needs its stage for
+ * another message takes back the chunks of the oldest sends whose
+ * receivers have not come yet; those receivers then claim them as usual
+ * (the sender still has the data in the user's buffer).  The stage is the
+ * sender's, not lent: a receiver with many senders makes no sender wait
+ * for it (shm_layout.h, "stage", has the protocol of its chunks).
  *
  * Trust: the lsend entry a handle names is read once and checked against
- * the handle; a claim is served only for a send of this process to the
- * claimer; counters a peer writes are used only masked to the pipe.
+ * the handle; a stage chunk is copied only once taken by compare-and-swap
+ * from the state that names this very send; a claim is served only for a
+ * send of this process to the claimer; counters a peer writes are used
+ * only masked to the pipe.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -136,20 +141,93 @@ static void lease_held(struct bip_shm *shm, struct bip_shm_peer *p)
 			  lease_word(p->lease_epoch, shm->mynode, BIP_SHM_PIPE_HELD));
 }
 
-/* Write a whole message into the pipe p lent this process (in a burst). */
-static void prepush(struct bip_shm_peer *p, const uint8_t *buf, size_t len)
+/* Sender side: the chunks of send ls in my stage go back to free, unless
+ * its receiver is taking them: 1 when done. */
+static int stage_reclaim(struct bip_shm *shm, uint16_t ls)
 {
-	struct bip_shm_pipe *pipe = &p->pipes[p->lease];
-	size_t off;
+	struct bip_shm_lsend_local *l = &shm->lsl[ls];
+	struct bip_shm_stage *st = shm->me->stage;
+	int c;
 
-	for (off = 0; off < len; off += BIP_SHM_PIPE_CHUNK) {
+	for (c = 0; c < BIP_SHM_STAGE_CHUNKS; c++) {
+		uint64_t expect = bip_shm_stage_word(ls, l->gen, BIP_SHM_STAGE_FULL);
+
+		if (!(l->stage & 1u << c))
+			continue;
+		/* Fails while the receiver takes it, or once it has freed it. */
+		if (!__atomic_compare_exchange_n(&st->state[c], &expect,
+						 bip_shm_stage_word(ls, l->gen, BIP_SHM_STAGE_FREE),
+						 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED) &&
+		    (expect & 0xff) == BIP_SHM_STAGE_TAKEN)
+			return 0; /* being copied: it will be free soon */
+	}
+	l->stage = 0;
+	shm->stats.stage_reclaimed++;
+	return 1;
+}
+
+/* The bitmap of the free chunks of my stage, and their count. */
+static uint32_t stage_free(struct bip_shm *shm, int *n_p)
+{
+	struct bip_shm_stage *st = shm->me->stage;
+	uint32_t bits = 0;
+	int c, n = 0;
+
+	for (c = 0; c < BIP_SHM_STAGE_CHUNKS; c++)
+		/* Pairs with the release of FREE by the receiver: its copy of
+		 * the chunk is over. */
+		if ((bip_load_acquire(&st->state[c]) & 0xff) == BIP_SHM_STAGE_FREE) {
+			bits |= 1u << c;
+			n++;
+		}
+	*n_p = n;
+	return bits;
+}
+
+/* Sender side: n chunks of my stage, free (taking back those of the oldest
+ * sends whose receivers have not come): their bitmap, or 0. */
+static uint32_t stage_alloc(struct bip_shm *shm, int n)
+{
+	uint32_t bits;
+	int i, nfree;
+
+	bits = stage_free(shm, &nfree);
+	for (i = 0; nfree < n && i < shm->nlactive; i++) {
+		uint16_t ls = shm->lactive[i];
+
+		if (shm->lsl[ls].stage && stage_reclaim(shm, ls))
+			bits = stage_free(shm, &nfree);
+	}
+	if (nfree < n)
+		return 0;
+	for (; nfree > n; nfree--) /* keep the lowest n */
+		bits &= ~(1u << (31 - __builtin_clz(bits)));
+	return bits;
+}
+
+/* Sender side: write send ls's data into the chunks of bits, in order. */
+static void stage_fill(struct bip_shm *shm, uint16_t ls, uint32_t bits, const uint8_t *buf,
+		       size_t len)
+{
+	struct bip_shm_lsend_local *l = &shm->lsl[ls];
+	struct bip_shm_stage *st = shm->me->stage;
+	size_t off = 0;
+	int c;
+
+	for (c = 0; c < BIP_SHM_STAGE_CHUNKS && off < len; c++) {
 		size_t chunk = len - off < BIP_SHM_PIPE_CHUNK ? len - off : BIP_SHM_PIPE_CHUNK;
 
-		memcpy(pipe->chunk[p->pushed & (BIP_SHM_PIPE_CHUNKS - 1)], buf + off, chunk);
-		p->pushed++;
-		/* Pairs with the acquire of produced in pull_chunks. */
-		bip_store_release(&pipe->produced, p->pushed);
+		if (!(bits & 1u << c))
+			continue;
+		memcpy(st->chunk[c], buf + off, chunk);
+		off += chunk;
+		/* FREE before, so nobody else writes it; published to the
+		 * receiver by the release of the RTS slot. */
+		bip_store_relaxed(&st->state[c], bip_shm_stage_word(ls, l->gen, BIP_SHM_STAGE_FULL));
 	}
+	l->stage = bits;
+	shm->me->lsend[ls].stage = bits;
+	shm->stats.prepushed++;
 }
 
 int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len,
@@ -158,9 +236,9 @@ int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *bu
 	struct bip_shm *shm = bip_shm_of(nic);
 	struct bip_shm_peer *p = &shm->peers[dst];
 	struct bip_shm_lsend_local *l;
-	struct bip_shm_rts rts = { 0 };
+	struct bip_shm_rts rts;
 	struct bip_shm_slot *slot;
-	uint32_t seq;
+	uint32_t seq, bits;
 	uint16_t ls;
 
 	if (!shm->nlfree)
@@ -175,34 +253,23 @@ int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *bu
 	l->buf = buf;
 	l->len = len;
 	l->dst = dst;
+	l->stage = 0;
 	/* Published to the receiver by the release of the RTS slot. */
 	shm->me->lsend[ls].addr = (uint64_t)(uintptr_t)buf;
 	shm->me->lsend[ls].len = len;
 	shm->me->lsend[ls].gen = l->gen;
+	shm->me->lsend[ls].stage = 0;
+	/* Prepush, unless the receiver reads it by single copy (the same
+	 * setting on both sides): the staged copy would be wasted. */
+	if (len <= BIP_SHM_PREPUSH_MAX && !(len >= shm->cma_min && p->cma)) {
+		bits = stage_alloc(shm, (int)chunks_of(len));
+		if (bits)
+			stage_fill(shm, ls, bits, buf, len);
+	}
 	rts.lslot = ls;
 	rts.gen = l->gen;
-	/* Prepush while the pipe holds only prepushed messages (no claim
-	 * pending or served since the last idle moment) and has room, unless
-	 * the receiver reads it by single copy (the same setting on both
-	 * sides): the pushed copy would be wasted. */
-	l->prepushed = 0;
-	if (p->lease >= 0 && len <= BIP_SHM_PREPUSH_MAX && !(len >= shm->cma_min && p->cma) &&
-	    !p->push_src && !p->prepush_blocked && p->long_out == p->prepushed_out &&
-	    p->pushed + chunks_of(len) - bip_load_acquire(&p->pipes[p->lease].consumed) <=
-		    BIP_SHM_PIPE_CHUNKS &&
-	    lease_push(shm, p)) {
-		rts.prepushed = 1;
-		rts.pipe = (uint32_t)p->lease;
-		rts.epoch = p->lease_epoch;
-		rts.start = p->pushed;
-		prepush(p, buf, len);
-		lease_held(shm, p);
-		l->prepushed = 1;
-		p->prepushed_out++;
-	}
 	memcpy(slot->payload, &rts, sizeof(rts));
 	bip_shm_slot_publish(shm, dst, slot, seq, BIP_SHM_RTS, tag, (uint32_t)len);
-	p->long_out++;
 	shm->lactive[shm->nlactive++] = ls;
 	return 0;
 }
@@ -292,7 +359,6 @@ void bip_shm_claim_arrived(struct bip_shm *shm, struct bip_shm_peer *p,
 	push_stop(shm, p);
 	if (!lease_push(shm, p))
 		return;
-	p->prepush_blocked = 1;
 	pipe->push_start = p->pushed;
 	/* Pairs with the acquire of push_seq in pull_chunks. */
 	bip_store_release(&pipe->push_seq, seq);
@@ -320,7 +386,6 @@ static int complete_sends(struct bip_shm *shm)
 	for (i = 0; i < shm->nlactive;) {
 		uint16_t slot = shm->lactive[i];
 		struct bip_shm_lsend_local *l = &shm->lsl[slot];
-		struct bip_shm_peer *p;
 
 		/* Pairs with the release of done by the receiver. */
 		if (bip_load_acquire(&shm->me->ldone[slot]) != l->gen) {
@@ -329,11 +394,8 @@ static int complete_sends(struct bip_shm *shm)
 		}
 		shm->lactive[i] = shm->lactive[--shm->nlactive];
 		shm->lfree[shm->nlfree++] = slot;
-		p = &shm->peers[l->dst];
-		p->long_out--;
-		p->prepushed_out -= l->prepushed;
-		if (!p->long_out)
-			p->prepush_blocked = 0;
+		if (l->stage)
+			stage_reclaim(shm, slot); /* claimed, though staged */
 		l->buf = NULL;
 		bip_core_send_done(l->cookie, 0);
 		n++;
@@ -378,70 +440,47 @@ void bip_shm_probe_cma(struct bip_shm *shm)
 	}
 }
 
-/* Forget prepushed messages 0 .. n-1 of pipe k, its chunks passed over up
- * to pulled (the sender pushes a message again if it is claimed later). */
-static void drop_prepushed(struct bip_shm *shm, int k, int n, uint64_t pulled)
+/* Receiver side: copy out send lslot of p (its entry e) from p's stage,
+ * taking its chunks first: 1, or 0 when p took some back (claim it then). */
+static int stage_take(struct bip_shm_peer *p, const struct bip_shm_lsend *e, uint32_t lslot,
+		      uint8_t *buf, size_t len)
 {
-	struct bip_shm_pipe_own *own = &shm->pipe_own[k];
+	struct bip_shm_stage *st = p->stage;
+	uint32_t taken = 0;
+	size_t off = 0;
+	int c, ok = 0;
 
-	memmove(own->pre, own->pre + n, (size_t)(own->npre - n) * sizeof(own->pre[0]));
-	own->npre -= n;
-	own->pulled = pulled;
-	/* Pairs with the acquire of consumed on the sender side. */
-	bip_store_release(&shm->me->pipes[k].consumed, own->pulled);
-	bip_shm_wake(&shm->peers[own->lessee]);
-}
+	for (c = 0; c < BIP_SHM_STAGE_CHUNKS; c++) {
+		uint64_t expect = bip_shm_stage_word(lslot, e->gen, BIP_SHM_STAGE_FULL);
 
-/* The index of lslot/gen among what p prepushed into its pipe, or -1. */
-static int find_prepushed(struct bip_shm *shm, struct bip_shm_peer *p, uint32_t lslot,
-			  uint32_t gen)
-{
-	struct bip_shm_pipe_own *own;
-	int i;
-
-	if (p->pipe_in < 0)
-		return -1;
-	own = &shm->pipe_own[p->pipe_in];
-	for (i = 0; i < own->npre; i++)
-		if (own->pre[i].lslot == lslot && own->pre[i].gen == gen)
-			return i;
-	return -1;
-}
-
-void bip_shm_rts_seen(struct bip_shm *shm, struct bip_shm_peer *p, const struct bip_shm_rts *rts,
-		      size_t len)
-{
-	struct bip_shm_pipe_own *own;
-
-	/* Only what went into the pipe this process lent p, under this
-	 * lease; seen before (the core refused it once), or passed over
-	 * already: nothing to note. */
-	if (!rts->prepushed || p->pipe_in < 0 || rts->pipe != (uint32_t)p->pipe_in)
-		return;
-	own = &shm->pipe_own[p->pipe_in];
-	if (rts->epoch != own->epoch || rts->start < own->pulled ||
-	    own->npre == BIP_SHM_PIPE_CHUNKS || find_prepushed(shm, p, rts->lslot, rts->gen) >= 0)
-		return;
-	own->pre[own->npre++] = (struct bip_shm_prepushed){ .lslot = rts->lslot, .gen = rts->gen,
-							     .start = rts->start,
-							     .chunks = chunks_of(len) };
-}
-
-/* Copy out prepushed message i of p's pipe, whose chunks are all there. */
-static void take_prepushed(struct bip_shm *shm, struct bip_shm_peer *p, int i, uint8_t *buf,
-			   size_t len)
-{
-	struct bip_shm_pipe_own *own = &shm->pipe_own[p->pipe_in];
-	struct bip_shm_pipe *pipe = &shm->me->pipes[p->pipe_in];
-	uint64_t c = own->pre[i].start;
-	size_t off;
-
-	for (off = 0; off < len; off += BIP_SHM_PIPE_CHUNK, c++) {
+		if (!(e->stage & 1u << c))
+			continue;
+		/* Acquire: the sender's writes of the chunk come before its
+		 * release of the announcement, read before this. */
+		if (!__atomic_compare_exchange_n(&st->state[c], &expect,
+						 bip_shm_stage_word(lslot, e->gen,
+								    BIP_SHM_STAGE_TAKEN),
+						 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			goto give_back;
+		taken |= 1u << c;
+	}
+	for (c = 0; c < BIP_SHM_STAGE_CHUNKS && off < len; c++) {
 		size_t chunk = len - off < BIP_SHM_PIPE_CHUNK ? len - off : BIP_SHM_PIPE_CHUNK;
 
-		memcpy(buf + off, pipe->chunk[c & (BIP_SHM_PIPE_CHUNKS - 1)], chunk);
+		if (!(taken & 1u << c))
+			continue;
+		memcpy(buf + off, st->chunk[c], chunk);
+		off += chunk;
 	}
-	drop_prepushed(shm, p->pipe_in, i + 1, c);
+	ok = off == len; /* else fewer chunks than the length needs: claim it */
+give_back:
+	for (c = 0; c < BIP_SHM_STAGE_CHUNKS; c++)
+		if (taken & 1u << c)
+			/* Copied out (or given back); pairs with the acquire
+			 * in stage_free. */
+			bip_store_release(&st->state[c],
+					  bip_shm_stage_word(lslot, e->gen, BIP_SHM_STAGE_FREE));
+	return ok;
 }
 
 /* Lend pipe k to p. */
@@ -452,7 +491,6 @@ static void pipe_lend(struct bip_shm *shm, int k, struct bip_shm_peer *p)
 	own->lessee = p->node;
 	own->epoch++;
 	shm->stats.pipe_lends++;
-	own->npre = 0;
 	own->pull = NULL;
 	p->pipe_in = k;
 	/* Pairs with the acquire of the lease in bip_shm_claim_arrived: the
@@ -477,7 +515,6 @@ static int pipe_take_back(struct bip_shm *shm, int k)
 	shm->peers[own->lessee].pipe_in = -1;
 	own->lessee = -1;
 	shm->stats.pipe_takebacks++;
-	own->npre = 0;
 	own->pulled = bip_load_acquire(&pipe->produced);
 	bip_store_release(&pipe->consumed, own->pulled);
 	return 1;
@@ -520,9 +557,6 @@ static void pull_start(struct bip_shm *shm, struct bip_shm_peer *p)
 	}
 	own = &shm->pipe_own[p->pipe_in];
 	pipe = &shm->me->pipes[p->pipe_in];
-	if (own->npre) /* the chunks of the claimed send come after theirs */
-		drop_prepushed(shm, p->pipe_in, own->npre,
-			       own->pre[own->npre - 1].start + own->pre[own->npre - 1].chunks);
 	own->pull = pl;
 	own->moves = 0;
 	own->moves_seen = ~0u;
@@ -548,7 +582,7 @@ int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size
 	struct bip_shm_peer *p;
 	struct bip_shm_lsend e;
 	struct bip_shm_pull *pl;
-	int rc, pre;
+	int rc;
 
 	if (src >= shm->numnodes || src == shm->mynode || !shm->peers[src].seg ||
 	    lslot >= BIP_SHM_LSENDS)
@@ -558,9 +592,8 @@ int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size
 	memcpy(&e, &p->lsend[lslot], sizeof(e));
 	if (e.gen != gen || e.len != len)
 		return -EPROTO;
-	pre = find_prepushed(shm, p, lslot, gen);
-	if (pre >= 0 && !p->pull_head && len < shm->cma_min) {
-		take_prepushed(shm, p, pre, buf, len);
+	if (e.stage && len < shm->cma_min && stage_take(p, &e, lslot, buf, len)) {
+		shm->stats.stage_taken++;
 		/* All data is here; pairs with the acquire in complete_sends. */
 		bip_store_release(&p->ldone[lslot], gen);
 		bip_shm_wake(p);
@@ -569,12 +602,6 @@ int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size
 	if (len >= shm->cma_min && p->cma) {
 		rc = cma_read(p, buf, e.addr, len);
 		if (rc == 0) {
-			if (pre >= 0) {
-				struct bip_shm_pipe_own *own = &shm->pipe_own[p->pipe_in];
-
-				drop_prepushed(shm, p->pipe_in, pre + 1,
-					       own->pre[pre].start + own->pre[pre].chunks);
-			}
 			/* All data is here; pairs with the acquire in complete_sends. */
 			bip_store_release(&p->ldone[lslot], gen);
 			bip_shm_wake(p);
@@ -611,17 +638,14 @@ static int pull_chunks(struct bip_shm *shm, int k)
 	uint64_t produced, start;
 
 	if (!pl->started) {
-		uint64_t push_start;
-		int i = 0;
-
 		/* Pairs with the release of push_seq in bip_shm_claim_arrived. */
 		if (bip_load_acquire(&pipe->push_seq) != own->claim_seq)
 			return 0;
 		pl->started = 1;
-		push_start = pipe->push_start;
-		while (i < own->npre && own->pre[i].start < push_start)
-			i++;
-		drop_prepushed(shm, k, i, push_start);
+		/* Where the lessee starts; what it wrote under an earlier
+		 * claim and this process did not read is passed over. */
+		own->pulled = pipe->push_start;
+		bip_store_release(&pipe->consumed, own->pulled);
 	}
 	produced = bip_load_acquire(&pipe->produced);
 	start = own->pulled;

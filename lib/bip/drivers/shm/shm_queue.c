@@ -466,7 +466,6 @@ static inline int deliver(struct bip_shm *shm, struct bip_shm_peer *p, uint32_t 
 		uint64_t handle;
 
 		memcpy(&rts, payload, sizeof(rts));
-		bip_shm_rts_seen(shm, p, &rts, len);
 		handle = ((uint64_t)p->node << 48) | ((uint64_t)(rts.lslot & 0xffff) << 32) |
 			 rts.gen;
 		rc = bip_core_long_arrived(p->node, tag, len, handle);
