@@ -638,6 +638,12 @@ static void broken(struct proxy *x, const struct bipload_frame *f, const char *w
 	fprintf(stderr, "bipload: host %s: the proxy sent a broken frame (type %u, node %u, %u "
 		"bytes: %s): its processes are lost\n", x->host, f->type, f->node, f->len, why);
 	x->broken = 1;
+	/* Nothing more from it is believed: its remote shell goes at once (a
+	 * proxy stops its processes when its channel closes). */
+	if (x->rsh_pid) {
+		kill(-x->rsh_pid, SIGKILL);
+		kill(x->rsh_pid, SIGKILL);
+	}
 	finish(x);
 }
 
@@ -1133,7 +1139,13 @@ int bipload_remote_report(int node)
 		how(st, sizeof(st), srun_status);
 	else
 		snprintf(st, sizeof(st), "its connection closed");
-	if (x->start_late)
+	if (x->broken)
+		fprintf(stderr, "bipload: host %s (node%s %s%s%s%s%s): the proxy (pid %ld there) was "
+			"cut off (a broken frame) before the process%s did: stopped\n", x->host,
+			count > 1 ? "s" : "", nodes, npids ? ", pid" : "",
+			npids > 1 ? "s " : npids ? " " : "", npids ? pids : "", npids ? " there" : "",
+			x->pid_there, count > 1 ? "es" : "");
+	else if (x->start_late)
 		fprintf(stderr, "bipload: host %s (node%s %s): %s has not started the proxy after "
 			"%g s; the command was: %s\n", x->host, count > 1 ? "s" : "", nodes,
 			step ? "srun" : "the remote shell", start_limit, step ? srun_cmd : x->cmd);
@@ -1149,14 +1161,16 @@ int bipload_remote_report(int node)
 		fprintf(stderr, "bipload: host %s (node%s %s): the proxy could not start %s (its "
 			"message is above)\n", x->host, count > 1 ? "s" : "", nodes,
 			count > 1 ? "them" : "it");
+	else if (!npids)
+		fprintf(stderr, "bipload: host %s (node%s %s): the proxy (pid %ld there) ended (%s) "
+			"before it started %s\n", x->host, count > 1 ? "s" : "", nodes, x->pid_there,
+			st, count > 1 ? "them" : "it");
 	else
-		fprintf(stderr, "bipload: host %s (node%s %s%s%s%s%s): the proxy (pid %ld there) %s "
-			"(%s) before the process%s did: %s\n", x->host, count > 1 ? "s" : "", nodes,
-			npids ? ", pid" : "", npids > 1 ? "s " : npids ? " " : "",
-			npids ? pids : "", npids ? " there" : "", x->pid_there,
-			x->broken ? "was cut off" : "ended",
-			x->broken ? "a broken frame" : st, count > 1 ? "es" : "",
-			x->broken ? "stopped" : "connection lost?");
+		fprintf(stderr, "bipload: host %s (node%s %s%s%s%s%s): the proxy (pid %ld there) ended "
+			"(%s) before the process%s did: connection lost?\n", x->host,
+			count > 1 ? "s" : "", nodes, npids ? ", pid" : "",
+			npids > 1 ? "s " : npids ? " " : "", npids ? pids : "", npids ? " there" : "",
+			x->pid_there, st, count > 1 ? "es" : "");
 	return 1;
 }
 
@@ -1165,7 +1179,7 @@ int bipload_remote_exit_code(int node)
 	const struct proxy *x = &proxies[procs[node].proxy];
 	int s = x->rsh_reaped ? x->rsh_status : step && srun_reaped && !x->attached ? srun_status : -1;
 
-	if (x->start_late || s < 0)
+	if (x->start_late || x->broken || s < 0)
 		return 255;
 	if (WIFSIGNALED(s))
 		return 128 + WTERMSIG(s);
