@@ -412,7 +412,8 @@ void bipload_remote_prepare(const char *conf_path, const char *cwd)
 		x->err.out = 2;
 	}
 	free(sorted);
-	qsort(proxies, (size_t)nproxies, sizeof(*proxies), by_first_node);
+	if (nproxies)
+		qsort(proxies, (size_t)nproxies, sizeof(*proxies), by_first_node);
 	for (i = 0; i < nproxies; i++) {
 		for (k = 0; k < proxies[i].nnodes; k++) {
 			procs[proxies[i].nodes[k]].proxy = i;
@@ -917,7 +918,7 @@ int bipload_remote_pollfds(struct pollfd *pfd)
 void bipload_remote_events(const struct pollfd *pfd, int n)
 {
 	double now = now_s();
-	int i, accept_now = 0, all_finished = 1;
+	int i, accept_now = 0, all_finished = 1, all_attached = 1;
 
 	/* Pending connections newest first: dropping one moves the last. */
 	for (i = n; i-- > 0;) {
@@ -957,6 +958,7 @@ void bipload_remote_events(const struct pollfd *pfd, int n)
 		struct proxy *x = &proxies[i];
 
 		all_finished &= x->finished;
+		all_attached &= x->attached || x->finished;
 		/* A remote shell that outlives its channel long after a stop. */
 		if (x->finished && x->rsh_pid && x->kill_at && now >= x->kill_at) {
 			kill(-x->rsh_pid, SIGKILL);
@@ -970,7 +972,8 @@ void bipload_remote_events(const struct pollfd *pfd, int n)
 		else if (now >= srun_kill_at)
 			kill(srun_pid, SIGKILL);
 	}
-	if (step && all_finished && listen_fd >= 0) {
+	/* Every host's proxy is in (or gone): nobody else may come. */
+	if (step && all_attached && listen_fd >= 0) {
 		close(listen_fd);
 		listen_fd = -1;
 		while (npend)

@@ -335,6 +335,34 @@ bipload)
 	wait "$job"
 	clean "a killed bipload" 10
 	echo "ok: a killed bipload inside salloc leaves nothing"
+	# bipload's listener for the proxies: an impostor that connects first
+	# and sends garbage is dropped, the job runs; a proxy without the job's
+	# secret is refused and says so, and bipload names its host.
+	printf '#!/bin/sh\na=${2%%%%,*}\npython3 -c "import os, socket; s = socket.create_connection((\\"${a%%:*}\\", ${a##*:})); s.sendall(os.urandom(200)); s.recv(64)"\nexec "%s" "$@"\n' \
+		"$build/scripts/bipload-proxy" >"$dir/impostor"
+	chmod +x "$dir/impostor"
+	run 0 "an impostor at bipload's listener" env BIPLOAD_PROXY="$dir/impostor" \
+		salloc -N "$nhosts" -n "$n" "$bipload" "$token"
+	has "^bipload: dropped a connection from [0-9.]*:[0-9]*: not a proxy of this job (no proof of the job's secret)$" \
+		"an impostor at bipload's listener"
+	has "token arrived" "an impostor at bipload's listener"
+	printf '#!/bin/sh\nBIP_SECRET=0123456789abcdef0123456789abcdef exec "%s" "$@"\n' \
+		"$build/scripts/bipload-proxy" >"$dir/wrong"
+	chmod +x "$dir/wrong"
+	sl_run env BIPLOAD_PROXY="$dir/wrong" salloc -N "$nhosts" -n "$n" "$bipload" "$token" \
+		>"$out" 2>&1 && fail "proxies without the job's secret: exit 0"
+	has "not a proxy of this job (no proof of the job's secret)" "a proxy without the secret"
+	has "^bipload: host $ns_prefix-0 (nodes\? [0-9 ]*): srun ended (exit status [0-9]*) before the proxy there connected; the command was: srun -N $nhosts -n $nhosts " \
+		"a proxy without the secret"
+	clean "a proxy without the secret"
+	echo "ok: bipload's listener drops an impostor and refuses a proxy without the secret"
+	# srun cannot start the proxy: srun's words, and the command.
+	sl_run env BIPLOAD_PROXY=/nonexistent/bipload-proxy salloc -N "$nhosts" -n "$n" "$bipload" \
+		"$token" >"$out" 2>&1 && fail "a missing proxy: exit 0"
+	has "/nonexistent/bipload-proxy" "a missing proxy"
+	has "^bipload: host $ns_prefix-0 (nodes\? [0-9 ]*): srun ended (exit status [0-9]*) before the proxy there connected" \
+		"a missing proxy"
+	echo "ok: a proxy that srun cannot start is reported with srun's command"
 	# A configuration of the user's wins over the allocation.
 	"$build/scripts/bipconf" -f "$dir/mine" localhost localhost >/dev/null || fail "bipconf"
 	run 0 "-f inside salloc" salloc -n 2 "$bipload" -f "$dir/mine" "$token"
