@@ -53,7 +53,6 @@ int nrelays;
 struct proc *procs;
 int nprocs;
 char jobid[BIP_JOBID_MAX + 1];
-char mark[BIP_JOBID_MAX + 16];
 char secret[129];
 int sig_pipe[2] = { -1, -1 };
 pid_t bipload_pid;
@@ -505,7 +504,6 @@ int main(int argc, char **argv)
 	if (!opt.rsh)
 		opt.rsh = DEFAULT_RSH;
 	make_secret();
-	snprintf(mark, sizeof(mark), "bipload-%s: ", jobid);
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("getcwd: %s", strerror(errno));
 

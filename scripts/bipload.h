@@ -102,12 +102,11 @@ extern struct bip_conf *conf;
 extern struct proc *procs;
 extern int nprocs;
 extern char jobid[BIP_JOBID_MAX + 1];
-extern char mark[BIP_JOBID_MAX + 16];  /* "bipload-<jobid>: " */
 extern char secret[129];               /* the job's BIP_SECRET (make_secret) */
 extern int sig_pipe[2];
 extern pid_t bipload_pid;
 extern double grace;                   /* seconds from SIGTERM to SIGKILL */
-extern double start_limit;             /* seconds for a remote shell to start */
+extern double start_limit;             /* seconds for a proxy to start */
 
 /* --- bipload.c: messages and helpers --- */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));

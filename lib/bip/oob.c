@@ -1450,14 +1450,15 @@ static int report_up(struct oob_ctx *cx, char *result, char *err, size_t errlen)
 	if (local)
 		snprintf(err, errlen, "%s: timed out after %.0f s: node %d (host %s, this node's "
 			 "host), to which this node reports in the start-up address exchange, "
-			 "never listened; it did not start bip_init%s%s", job->what, job->timeout,
-			 parent, host, skip ? "; " : "", skip ? skip : "");
+			 "never listened for it: it did not start bip_init, or had stopped waiting "
+			 "for this node%s%s", job->what, job->timeout, parent, host,
+			 skip ? "; " : "", skip ? skip : "");
 	else if (answered)
 		snprintf(err, errlen, "%s: timed out after %.0f s: node %d (host %s), to which this "
-			 "node reports in the start-up address exchange, never listened on ports "
-			 "%d .. %d; it did not start bip_init, or runs another job%s%s", job->what,
-			 job->timeout, parent, host, first, first + BIP_OOB_PORTS - 1,
-			 skip ? "; " : "", skip ? skip : "");
+			 "node reports in the start-up address exchange, never listened for it on "
+			 "ports %d .. %d: it did not start bip_init, had stopped waiting for this "
+			 "node, or runs another job%s%s", job->what, job->timeout, parent, host,
+			 first, first + BIP_OOB_PORTS - 1, skip ? "; " : "", skip ? skip : "");
 	else
 		snprintf(err, errlen, "%s: host %s (node %d) could not be reached within %.0f s: %s",
 			 job->what, host, parent, job->timeout, strerror(-last));

@@ -305,7 +305,7 @@ START_TEST(test_missing_inner_node_is_named)
 					   "waiting for node 4 (localhost)" :
 					   "node 4 (host localhost, this node's host), to which this "
 					   "node reports in the start-up address exchange, never "
-					   "listened");
+					   "listened for it");
 	expect_too = NULL;
 	for (i = 0; i < 8; i++)
 		if (i != 4)
@@ -363,7 +363,7 @@ START_TEST(test_no_parent_times_out)
 	conf = make_conf_on(2, hosts, 2);
 	ck_assert_int_eq(wait_status(run_node(conf, 1, 2, 1.0, "node 0 (host 127.0.0.1), to which "
 					      "this node reports in the start-up address exchange, "
-					      "never listened on ports")), 3);
+					      "never listened for it on ports")), 3);
 	unsetenv("BIP_OOB_PORT");
 	bip_conf_free(conf);
 }
@@ -585,7 +585,8 @@ START_TEST(test_wrong_secret_local)
 	p0 = run_node(conf, 0, 2, 2.0, "waiting for node 1");
 	setenv("BIP_SECRET", "ffeeddccbbaa99887766554433221100", 1);
 	p1 = run_node(conf, 1, 2, 2.0, "node 0 (host localhost, this node's host), to which "
-		      "this node reports in the start-up address exchange, never listened");
+		      "this node reports in the start-up address exchange, never listened "
+		      "for it");
 	ck_assert_int_eq(wait_status(p0), 3);
 	ck_assert_int_eq(wait_status(p1), 3);
 	bip_conf_free(conf);
