@@ -261,6 +261,18 @@ static void text_end(struct textfwd *t)
 	t->fd = -1;
 }
 
+/* What is there now, then the end: a descendant of a remote shell that has
+ * ended (an ssh control master) may hold its pipe open for ever. */
+static void text_drain(struct textfwd *t)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while (t->fd >= 0 && (n = read(t->fd, buf, sizeof(buf))) > 0)
+		text_feed(t, buf, (size_t)n);
+	text_end(t);
+}
+
 static void text_read(struct textfwd *t)
 {
 	char buf[4096];
@@ -989,6 +1001,8 @@ void bipload_remote_reaped(pid_t pid, int status)
 		srun_pid = 0;
 		srun_reaped = 1;
 		srun_status = status;
+		text_drain(&srun_out[0]);
+		text_drain(&srun_out[1]);
 		/* Proxies that never came will not come now. */
 		for (i = 0; i < nproxies; i++)
 			if (!proxies[i].attached)
@@ -1003,6 +1017,7 @@ void bipload_remote_reaped(pid_t pid, int status)
 		x->rsh_pid = 0;
 		x->rsh_reaped = 1;
 		x->rsh_status = status;
+		text_drain(&x->err);
 		return;
 	}
 }
