@@ -6,27 +6,27 @@
  *           [--rsh CMD] [-x VAR[=value]]... prog [args...]
  *
  * Starts one process per node, on the node's host: on this host directly,
- * on another through a remote shell (ssh, or BIP_RSH / --rsh).  Inside a
- * Slurm allocation without a configuration, the nodes are the allocation's
- * and srun starts every process (bipload_slurm.c).  Forwards
+ * on every other through one proxy per host (bipload-proxy), started by a
+ * remote shell (ssh, or BIP_RSH / --rsh).  Inside a Slurm allocation
+ * without a configuration, the nodes are the allocation's and one srun
+ * step starts a proxy on each of its hosts (bipload_slurm.c).  Forwards
  * their output line by line, and when one fails stops the others and says
  * which node failed and how.
  *
- * A remote process runs under a small sh wrapper (remote_script) that tells
- * its pid and its status on stderr, in lines marked with the job id which
- * bipload removes, and that stops the process when its stdin reaches end of
- * file: bipload stops a remote process by closing the remote shell's stdin,
- * and a remote shell that dies, or a bipload that dies, closes it too.
+ * A proxy starts its host's processes as bipload starts its own, forwards
+ * their output and their ends in frames on its channel, and stops them
+ * when bipload says so or when its channel closes: a remote shell that
+ * dies, or a bipload that dies, closes it (bipload_proxy.h).
  *
  * The job id is 128 random bits (getrandom), so that nobody can guess the
  * names of a job's shared memory before it starts.  The job's secret
  * (BIP_SECRET, 256 random bits, or the user's own) authenticates the
  * network start-up exchange: local processes get it in their environment,
- * remote ones as the first line of the remote shell's stdin, which the
- * wrapper reads before anything else; it is never on a command line.
- * Local processes (and the remote shells) die with bipload whatever kills
- * it (PR_SET_PDEATHSIG), and a remote process ends when its remote shell
- * does.
+ * proxies in the job description on the remote shell's stdin, or in srun's
+ * environment inside an allocation; it is never on a command line.
+ * Local processes (and the remote shells, and srun) die with bipload
+ * whatever kills it (PR_SET_PDEATHSIG), and a proxy stops its processes
+ * when its channel closes.
  */
 #include <errno.h>
 #include <limits.h>
@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -52,7 +53,6 @@ int nrelays;
 struct proc *procs;
 int nprocs;
 char jobid[BIP_JOBID_MAX + 1];
-char mark[BIP_JOBID_MAX + 16];
 char secret[129];
 int sig_pipe[2] = { -1, -1 };
 pid_t bipload_pid;
@@ -474,6 +474,7 @@ int main(int argc, char **argv)
 	char *checked;
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *g = getenv("BIPLOAD_GRACE");
+	struct rlimit nofile;
 
 	parse_args(argc, argv);
 	if (g && *g) {
@@ -492,12 +493,17 @@ int main(int argc, char **argv)
 			die("BIPLOAD_START_TIMEOUT=%s: expected a positive number of seconds", g);
 	}
 	bipload_pid = getpid();
+	/* Two pipes per local process, a channel per host: as many
+	 * descriptors as the system lets this process have. */
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
 	make_jobid();
 	load_conf(conf_path);
 	if (!opt.rsh)
 		opt.rsh = DEFAULT_RSH;
 	make_secret();
-	snprintf(mark, sizeof(mark), "bipload-%s: ", jobid);
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("getcwd: %s", strerror(errno));
 
@@ -514,22 +520,23 @@ int main(int argc, char **argv)
 			n = 0;
 		}
 		n++;
+		procs[i].node = i;
 		procs[i].app = k;
 		procs[i].relay = i >= nprocs - nrelays;
-		procs[i].remote_status = -1;
-		procs[i].stdin_fd = -1;
+		procs[i].s[0] = (struct stream){ .fd = -1, .open = 1, .out = 1 };
+		procs[i].s[1] = (struct stream){ .fd = -1, .open = 1, .out = 2 };
 	}
 	job_environment();
 	bipload_output_files();
 	checked = calloc((size_t)opt.napps, 1);
 	if (!checked)
 		die("out of memory");
-	for (i = 0; i < nprocs; i++) {
-		bipload_boot_prepare(&procs[i], i, conf_path, cwd);
-		/* Remote hosts look for the program themselves. */
-		if (!procs[i].remote && !checked[procs[i].app]++)
+	/* Which nodes run here, which host's proxy runs the others. */
+	bipload_remote_prepare(conf_path, cwd);
+	for (i = 0; i < nprocs; i++)
+		/* Proxies look for the program on their host themselves. */
+		if (procs[i].proxy < 0 && !checked[procs[i].app]++)
 			check_program(app_of(i)->argv[0]);
-	}
 
 	if (pipe(sig_pipe) < 0 || pipe(stdin_pipe) < 0)
 		die("pipe: %s", strerror(errno));
@@ -554,17 +561,24 @@ int main(int argc, char **argv)
 		if (bipload_lanai_start(conf, conf_path, jobid, opt.quiet, lerr, sizeof(lerr)) < 0)
 			die("%s", lerr);
 	}
+	/* The proxies first: a remote shell takes longer to start. */
+	bipload_remote_start();
 	for (i = 0; i < nprocs; i++)
-		start(i, conf_path, i == 0 ? stdin_pipe[0] : -1);
+		if (procs[i].proxy < 0)
+			bipload_start_local(i, conf_path, i == 0 ? stdin_pipe[0] : -1);
 	close(stdin_pipe[0]);
 	set_cloexec_nonblock(stdin_pipe[1]);
+	if (procs[0].proxy >= 0) {
+		/* Node 0's input goes through its proxy. */
+		close(stdin_pipe[1]);
+		stdin_pipe[1] = -1;
+	}
 	rc = bipload_pm_run(stdin_pipe[1]);
 	bipload_lanai_stop();
+	bipload_remote_free();
 	for (i = 0; i < nprocs; i++) {
-		free(procs[i].rwords);
-		free(procs[i].rscript);
-		free(procs[i].rargv);
-		free(procs[i].cmd);
+		free(procs[i].s[0].buf);
+		free(procs[i].s[1].buf);
 	}
 	bip_conf_free(conf);
 	free(procs);

@@ -4,24 +4,29 @@
  *
  * bipload is split by concern, as MPICH's Hydra is:
  *
- *   bipload.c       the user interface: options, BIP_OPTS, the configuration,
- *                   the program, main
- *   bipload_pm.c    the process manager: the job's identity (id, secret), the
- *                   process table, output forwarding, supervision (failures,
- *                   time-outs, signals), clean-up and the final report
- *   bipload_boot.c  the bootstrap back ends that start one node's process:
- *                   local (fork and exec) and rsh (a remote shell running a
- *                   small sh script), each a struct bipload_boot
- *   bipload_hosts.c the nodes of a host list or host file (--host,
- *                   --hostfile), and the job's configuration file
- *   bipload_lanai.c the simulated board's firmware, started for the job
- *   bipload_slurm.c the nodes of a Slurm allocation, started through srun
+ *   bipload.c        the user interface: options, BIP_OPTS, the configuration,
+ *                    the program, main
+ *   bipload_pm.c     the process manager: the job's identity (id, secret), the
+ *                    process table, output forwarding, supervision (failures,
+ *                    time-outs, signals), clean-up and the final report
+ *   bipload_boot.c   the processes of this host: fork and exec, each with its
+ *                    node's environment
+ *   bipload_remote.c the processes of other hosts: one proxy per host
+ *                    (bipload-proxy, bipload_proxy.c), started through a
+ *                    remote shell each, or all through one srun step inside
+ *                    a Slurm allocation; their frames (bipload_proxy.h)
+ *   bipload_chan.c   the channel to a proxy, shared with the proxy
+ *   bipload_hosts.c  the nodes of a host list or host file (--host,
+ *                    --hostfile), and the job's configuration file
+ *   bipload_lanai.c  the simulated board's firmware, started for the job
+ *   bipload_slurm.c  the nodes of a Slurm allocation
  *
  * Everything here is one process's state, shared by the parts.
  */
 #ifndef BIPLOAD_H
 #define BIPLOAD_H
 
+#include <poll.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -29,41 +34,35 @@
 
 #define LINE_MAX_FWD 65536
 #define DEFAULT_RSH "ssh -o BatchMode=yes -o ConnectTimeout=10"
-/* Seconds a stopped remote process's shell gets beyond the grace period
- * before bipload kills the remote shell itself. */
+/* Seconds a stopped proxy gets beyond twice the grace period before bipload
+ * kills its remote shell (or drops its connection) itself. */
 #define REMOTE_SLACK 10.0
 
 struct stream {
-	int fd;                 /* -1 at EOF */
+	int fd;                 /* a local process's pipe; -1 at its end, and for a remote one */
+	int open;               /* more may come */
 	int out;                /* where its lines go: 1 or 2 */
 	size_t len;
-	char buf[LINE_MAX_FWD];
+	char *buf;              /* an unfinished line (LINE_MAX_FWD bytes once needed) */
 };
-
-struct bipload_boot;
 
 struct proc {
 	int node;
 	int app;                /* its command (MPMD: bipload a : b) */
 	int relay;              /* a relay of a gateway host (bipgw), not the program */
-	const struct bipload_boot *boot; /* how it is started */
-	pid_t pid;              /* 0 once reaped */
-	pid_t started;          /* its pid, for the report */
-	int status;
+	int proxy;              /* its host's proxy, -1 for a process of this host */
+	int local_index;        /* its index among its host's nodes (--bind-to core) */
+	pid_t pid;              /* local: 0 once reaped */
+	pid_t started;          /* local: its pid, for the report */
+	int status;             /* its wait status: local, or as its proxy tells */
+	int ended;              /* remote: its end is known (status, or the proxy's loss) */
+	int exited;             /* remote: status is its proxy's word */
+	long remote_pid;        /* remote: its pid on its host, 0 until told */
 	int stopped;            /* bipload sent it a signal */
 	int judged;             /* its end was taken into account */
+	int start_late;         /* its proxy did not start within start_limit: a failure */
 	struct stream s[2];     /* stdout, stderr */
 	int file[2];            /* --output-filename: its files, or -1 */
-	/* Remote processes: pid and started are those of the remote shell. */
-	int remote;
-	int stdin_fd;           /* our end of the remote shell's stdin, or -1 */
-	double kill_at;         /* when stopped: kill the remote shell after this */
-	long remote_pid;        /* the process's pid on its host, 0 until told */
-	int start_late;         /* not started within start_limit: a failure */
-	int remote_status;      /* its status as its host tells, -1 until told */
-	char **rargv;           /* the remote shell's command: words of */
-	char *rwords, *rscript; /* these two strings */
-	char *cmd;              /* the command, quoted, for messages */
 };
 
 /* One command of the job (several: MPMD, "bipload -sz 1 a : -sz 3 b"). */
@@ -103,12 +102,11 @@ extern struct bip_conf *conf;
 extern struct proc *procs;
 extern int nprocs;
 extern char jobid[BIP_JOBID_MAX + 1];
-extern char mark[BIP_JOBID_MAX + 16];  /* "bipload-<jobid>: " */
 extern char secret[129];               /* the job's BIP_SECRET (make_secret) */
 extern int sig_pipe[2];
 extern pid_t bipload_pid;
 extern double grace;                   /* seconds from SIGTERM to SIGKILL */
-extern double start_limit;             /* seconds for a remote shell to start */
+extern double start_limit;             /* seconds for a proxy to start */
 
 /* --- bipload.c: messages and helpers --- */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -141,38 +139,74 @@ void bipload_conf_file(char *conf_path, size_t len, const char *what);
 /* --- bipload_slurm.c: inside a Slurm allocation --- */
 /* If SLURM_JOB_ID is set: the configuration of nodes processes (0: the
  * allocation's tasks) on the allocation's nodes, written to a file named in
- * conf_path (removed at exit), srun as the remote shell unless the user
- * gave one; returns 1.  0 outside an allocation.  Dies with the reason
- * when it cannot.  Needs the job id. */
+ * conf_path (removed at exit); returns 1, and every process then starts
+ * through a proxy of one srun step unless the user gave a remote shell.
+ * 0 outside an allocation.  Dies with the reason when it cannot.  Needs the
+ * job id. */
 int bipload_slurm_conf(int nodes, char *conf_path, size_t len);
-/* 1 if every process starts through the remote shell (inside an allocation). */
+/* 1 inside an allocation: every process starts through a proxy. */
 int bipload_slurm_all_remote(void);
+/* 1 if the proxies start through one srun step (inside an allocation,
+ * without a remote shell of the user's). */
+int bipload_slurm_step(void);
+/* The srun command of the step, words in argv (NULL-terminated, room for
+ * 32 + the words of proxy_argv): one task per host of hosts (n of them). */
+void bipload_slurm_command(char **argv, char *const *hosts, int n, char *const *proxy_argv);
 
-/* --- bipload_boot.c: starting one node's process --- */
-struct bipload_boot {
-	const char *name;
-	/* Before any process starts: what the back end needs for node. */
-	void (*prepare)(struct proc *p, int node, const char *conf_path, const char *cwd);
-	/* In the forked child, its stdio set: become node's process. */
-	void (*exec)(struct proc *p, int node, const char *conf_path) __attribute__((noreturn));
-};
-extern const struct bipload_boot bipload_boot_local;
-extern const struct bipload_boot bipload_boot_rsh;
-/* Choose node's back end and prepare it. */
-void bipload_boot_prepare(struct proc *p, int node, const char *conf_path, const char *cwd);
-/* Start node's process (stdin_fd: node 0's stdin when local, or -1). */
-void start(int node, const char *conf_path, int stdin_fd);
+/* --- bipload_boot.c: the processes of this host --- */
+/* Start node's process here (stdin_fd: node 0's stdin, or -1). */
+void bipload_start_local(int node, const char *conf_path, int stdin_fd);
 void set_cloexec_nonblock(int fd);
 /* In a child of bipload (parent): die with bipload whatever kills it (and
  * at once if it is gone already), a process group of its own, default
  * signal handling. */
 void bipload_child_setup(pid_t parent);
+/* 1 if name (len bytes) is carried to other hosts: BIP_* (not the secret),
+ * PATH, LD_LIBRARY_PATH, BIPCONF and the -x variables. */
+int bipload_carried(const char *name, size_t len);
+
+/* --- bipload_remote.c: the processes of other hosts, through proxies --- */
+/* Group the nodes by host, mark each node local or its proxy's, and give
+ * each its index on its host; the proxies' commands. */
+void bipload_remote_prepare(const char *conf_path, const char *cwd);
+/* Start every proxy. */
+void bipload_remote_start(void);
+/* Node 0 runs elsewhere: its proxy takes bipload's stdin (len 0: its end).
+ * bipload_remote_stdin_ready: 1 if bipload may read more of it now, 0 not
+ * yet, -1 never again (node 0 takes no more). */
+int bipload_remote_stdin_ready(void);
+void bipload_remote_stdin(const char *buf, size_t len);
+/* The descriptors to poll (at most bipload_remote_maxfds()), and what came. */
+int bipload_remote_maxfds(void);
+int bipload_remote_pollfds(struct pollfd *pfd);
+void bipload_remote_events(const struct pollfd *pfd, int n);
+/* Proxies, remote shells or srun still to hear from. */
+int bipload_remote_busy(void);
+/* A child of bipload that is not a local process has ended. */
+void bipload_remote_reaped(pid_t pid, int status);
+/* Signal every remote process (through its proxy); a proxy that has not
+ * ended well after its first stop is killed, or its connection dropped. */
+void bipload_remote_signal(int sig);
+/* Proxies that have not started within start_limit: their nodes fail. */
+void bipload_remote_check_started(double since);
+/* The report of remote nodes that failed without a status of their own,
+ * one line per host; 1 if node's was printed (or is to be skipped). */
+int bipload_remote_report(int node);
+/* The exit code of a remote node that failed without a status. */
+int bipload_remote_exit_code(int node);
+void bipload_remote_free(void);
 
 /* --- bipload_pm.c: the job --- */
 void make_jobid(void);
 void make_secret(void);
 void on_signal(int sig);
 void write_all(int fd, const char *buf, size_t len);
+/* What came on a stream of node p: forward its whole lines. */
+void bipload_stream_feed(struct proc *p, struct stream *s, const char *data, size_t len);
+/* The stream has ended: forward its last line. */
+void bipload_stream_end(struct proc *p, struct stream *s);
+/* 1 while node p runs (its end not known yet). */
+int bipload_proc_running(const struct proc *p);
 /* --output-filename: make the directory and open each node's two files
  * (every file -1 without it).  Before any process starts. */
 void bipload_output_files(void);

@@ -10,12 +10,13 @@
  * The process table once started: bipload_pm_run forwards every process's
  * output line by line (tagged with --tag-output; into DIR/node.N.out and
  * DIR/node.N.err with --output-filename DIR, and there only with
- * DIR:nocopy), passes bipload's stdin to
- * node 0 when it runs here, reaps the processes, and when one fails, the
- * time limit passes or bipload gets a signal, stops the others (SIGTERM,
- * then SIGKILL after the grace period; a remote process through its remote
- * shell's stdin).  At the end it removes what the job left in /dev/shm and
- * says which node failed and how.
+ * DIR:nocopy), whether it comes from a local process's pipes or from its
+ * host's proxy (bipload_remote.c), passes bipload's stdin to node 0
+ * wherever it runs, reaps the processes, and when one fails, the time limit
+ * passes or bipload gets a signal, stops the others (SIGTERM, then SIGKILL
+ * after the grace period; a remote process through its proxy).  At the end
+ * it removes what the job left in /dev/shm and says which node failed and
+ * how.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -178,65 +179,72 @@ static void emit(struct proc *p, int out, const char *line, size_t len, int newl
 		write_all(out, buf, n);
 }
 
-/*
- * A line of a process: forward it, except the lines of a remote wrapper
- * (marked with the job id), which tell the process's pid and status.  A
- * mark may follow an unfinished last line of the process.
- */
-static void deliver(struct proc *p, struct stream *s, const char *line, size_t len, int newline)
+void bipload_stream_feed(struct proc *p, struct stream *s, const char *data, size_t len)
 {
-	size_t mlen = strlen(mark);
-	const char *m = p->remote && s->out == 2 ? memmem(line, len, mark, mlen) : NULL;
-	char word[16], rest[32];
-	long v;
+	const char *nl;
 
-	if (!m) {
-		emit(p, s->out, line, len, newline);
-		return;
+	while (len) {
+		/* Whole lines straight from the data; a piece waits in buf. */
+		if (!s->len && (nl = memchr(data, '\n', len)) && (size_t)(nl - data) < LINE_MAX_FWD) {
+			size_t l = (size_t)(nl - data);
+
+			emit(p, s->out, data, l, 1);
+			data += l + 1;
+			len -= l + 1;
+			continue;
+		}
+		if (!s->buf && !(s->buf = malloc(LINE_MAX_FWD)))
+			die("out of memory");
+		while (len && s->len < LINE_MAX_FWD) {
+			char c = *data++;
+
+			len--;
+			if (c == '\n') {
+				emit(p, s->out, s->buf, s->len, 1);
+				s->len = 0;
+				break;
+			}
+			s->buf[s->len++] = c;
+		}
+		if (s->len == LINE_MAX_FWD) {
+			emit(p, s->out, s->buf, s->len, 1);
+			s->len = 0;
+		}
 	}
-	if (m > line)
-		emit(p, s->out, line, (size_t)(m - line), 1);
-	len -= (size_t)(m - line) + mlen;
-	snprintf(rest, sizeof(rest), "%.*s", (int)(len < sizeof(rest) ? len : sizeof(rest) - 1),
-		 m + mlen);
-	if (sscanf(rest, "%15s %ld", word, &v) != 2)
-		return;
-	if (!strcmp(word, "started"))
-		p->remote_pid = v;
-	else if (!strcmp(word, "status"))
-		p->remote_status = (int)(v & 255);
 }
 
-/* Read what a stream has; forward its complete lines.  Returns 0 at EOF. */
+void bipload_stream_end(struct proc *p, struct stream *s)
+{
+	if (s->len)
+		emit(p, s->out, s->buf, s->len, 1);
+	s->len = 0;
+	free(s->buf);
+	s->buf = NULL;
+	s->open = 0;
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+/* Read what a local process's stream has and forward it.  0 at its end. */
 static int pump(struct proc *p, struct stream *s)
 {
-	ssize_t n;
-	char *nl;
+	char buf[LINE_MAX_FWD];
+	ssize_t n = read(s->fd, buf, sizeof(buf));
 
-	n = read(s->fd, s->buf + s->len, sizeof(s->buf) - s->len);
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR;
 	if (n == 0) {
-		if (s->len)
-			deliver(p, s, s->buf, s->len, 1);
-		s->len = 0;
-		close(s->fd);
-		s->fd = -1;
+		bipload_stream_end(p, s);
 		return 0;
 	}
-	s->len += (size_t)n;
-	while ((nl = memchr(s->buf, '\n', s->len))) {
-		size_t l = (size_t)(nl - s->buf);
-
-		deliver(p, s, s->buf, l, 1);
-		memmove(s->buf, nl + 1, s->len - l - 1);
-		s->len -= l + 1;
-	}
-	if (s->len == sizeof(s->buf)) {
-		deliver(p, s, s->buf, s->len, 1);
-		s->len = 0;
-	}
+	bipload_stream_feed(p, s, buf, (size_t)n);
 	return 1;
+}
+
+int bipload_proc_running(const struct proc *p)
+{
+	return p->proxy < 0 ? p->pid != 0 : !p->ended;
 }
 
 static int running(void)
@@ -244,7 +252,7 @@ static int running(void)
 	int i, n = 0;
 
 	for (i = 0; i < nprocs; i++)
-		n += procs[i].pid != 0;
+		n += bipload_proc_running(&procs[i]);
 	return n;
 }
 
@@ -254,44 +262,26 @@ static int app_running(void)
 	int i, n = 0;
 
 	for (i = 0; i < nprocs; i++)
-		n += procs[i].pid != 0 && !procs[i].relay;
+		n += bipload_proc_running(&procs[i]) && !procs[i].relay;
 	return n;
 }
 
-static void close_stdin(struct proc *p)
-{
-	if (p->stdin_fd >= 0)
-		close(p->stdin_fd);
-	p->stdin_fd = -1;
-}
-
-/*
- * Stop every process still running.  A remote process is stopped by its
- * wrapper when its stdin closes (SIGTERM, SIGKILL after the grace period);
- * its remote shell is killed only if it has not ended well after that.
- */
+/* Stop every process still running: those of this host by a signal to
+ * their process group, the others through their proxy. */
 static void signal_all(int sig)
 {
-	double now = now_s();
 	int i;
 
 	for (i = 0; i < nprocs; i++) {
 		struct proc *p = &procs[i];
 
-		if (!p->pid)
+		if (p->proxy >= 0 || !p->pid)
 			continue;
-		if (p->remote) {
-			if (!p->stopped)
-				p->kill_at = now + 2 * grace + REMOTE_SLACK;
-			p->stopped = 1;
-			close_stdin(p);
-			if (sig != SIGKILL || now < p->kill_at)
-				continue;
-		}
 		p->stopped = 1;
 		kill(-p->pid, sig); /* its process group: the program and its children */
 		kill(p->pid, sig);
 	}
+	bipload_remote_signal(sig);
 }
 
 static int failed(const struct proc *p)
@@ -300,8 +290,8 @@ static int failed(const struct proc *p)
 		return 1;
 	if (p->stopped || p->relay)
 		return 0;
-	if (p->remote)
-		return p->remote_status != 0;
+	if (p->proxy >= 0 && !p->exited)
+		return p->ended;
 	return !WIFEXITED(p->status) || WEXITSTATUS(p->status) != 0;
 }
 
@@ -312,32 +302,14 @@ static void reap(void)
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		for (i = 0; i < nprocs; i++) {
-			if (procs[i].pid != pid)
+			if (procs[i].proxy >= 0 || procs[i].pid != pid)
 				continue;
 			procs[i].pid = 0;
 			procs[i].status = status;
-			/* its wrapper, if it still runs somewhere, stops the process */
-			close_stdin(&procs[i]);
+			break;
 		}
-	}
-}
-
-/* A remote shell still starting its process after start_limit: a failure
- * (a host that accepts the connection and then hangs), not a hang. */
-static void check_started(double since, int *first_failed)
-{
-	int i;
-
-	if (now_s() - since < start_limit)
-		return;
-	for (i = 0; i < nprocs; i++) {
-		struct proc *p = &procs[i];
-
-		if (p->remote && p->pid && !p->remote_pid && !p->stopped && !p->start_late) {
-			p->start_late = 1;
-			if (*first_failed < 0)
-				*first_failed = i;
-		}
+		if (i == nprocs)
+			bipload_remote_reaped(pid, status);
 	}
 }
 
@@ -350,8 +322,8 @@ static void how(char *buf, size_t len, int status)
 		snprintf(buf, len, "exit status %d", WEXITSTATUS(status));
 }
 
-/* The end of a process counts once it is reaped and, for a remote one, once
- * its wrapper's last words (on stderr) are read. */
+/* The end of a process counts once it is known: reaped here, or told by
+ * its proxy (or its proxy lost). */
 static void judge(int *first_failed)
 {
 	int i;
@@ -359,17 +331,19 @@ static void judge(int *first_failed)
 	for (i = 0; i < nprocs; i++) {
 		struct proc *p = &procs[i];
 
-		if (p->judged || p->pid || (p->remote && p->s[1].fd >= 0))
+		if (p->judged || bipload_proc_running(p))
 			continue;
 		p->judged = 1;
 		if (p->relay && !p->stopped && !p->start_late) {
 			char how_[64];
 
-			how(how_, sizeof(how_), p->status);
+			if (p->proxy >= 0 && !p->exited)
+				snprintf(how_, sizeof(how_), "its proxy was lost");
+			else
+				how(how_, sizeof(how_), p->status);
 			fprintf(stderr, "bipload: node %d, the relay of gateway host %s, ended (%s) "
 				"while the job runs: what crosses its gateways goes through the others, "
-				"if there are any\n", i, conf->nodes[i].host,
-				p->remote && p->remote_status >= 0 ? "on its host" : how_);
+				"if there are any\n", i, conf->nodes[i].host, how_);
 		}
 		if (*first_failed < 0 && failed(p))
 			*first_failed = i;
@@ -394,7 +368,7 @@ static int ended_child_region(const char *name)
 	for (i = 0; i < nprocs; i++) {
 		const struct proc *p = &procs[i];
 
-		if (!p->remote && p->started == pid && p->pid == 0)
+		if (p->proxy < 0 && p->started == pid && p->pid == 0)
 			return 1;
 	}
 	return 0;
@@ -430,40 +404,11 @@ static void remove_shm(void)
 
 static int exit_code(const struct proc *p)
 {
-	if (p->start_late)
-		return 255;
-	if (p->remote && p->remote_status >= 0)
-		return p->remote_status;
+	if (p->start_late || (p->proxy >= 0 && !p->exited))
+		return bipload_remote_exit_code(p->node);
 	if (WIFSIGNALED(p->status))
 		return 128 + WTERMSIG(p->status);
 	return WEXITSTATUS(p->status);
-}
-
-
-/* What a remote process's wrapper told, or what is known without it. */
-static void report_remote(const struct proc *p, const char *host)
-{
-	int s = p->remote_status;
-	char rsh[64];
-
-	how(rsh, sizeof(rsh), p->status);
-	if (p->start_late)
-		fprintf(stderr, "bipload: node %d: the remote shell has not started the process on "
-			"host %s after %g s; the command was: %s\n", p->node, host, start_limit,
-			p->cmd);
-	else if (s > 128 && s < 128 + 65 && sigabbrev_np(s - 128))
-		fprintf(stderr, "bipload: node %d (host %s, pid %ld there) killed by signal SIG%s\n",
-			p->node, host, p->remote_pid, sigabbrev_np(s - 128));
-	else if (s >= 0)
-		fprintf(stderr, "bipload: node %d (host %s, pid %ld there) exited with status %d\n",
-			p->node, host, p->remote_pid, s);
-	else if (p->remote_pid)
-		fprintf(stderr, "bipload: node %d (host %s, pid %ld there): the remote shell ended "
-			"(%s) before the process did: connection lost?\n", p->node, host,
-			p->remote_pid, rsh);
-	else
-		fprintf(stderr, "bipload: node %d: the remote shell could not start the process on "
-			"host %s (%s); the command was: %s\n", p->node, host, rsh, p->cmd);
 }
 
 static void report(int first_failed, int timed_out, int got_signal)
@@ -475,21 +420,27 @@ static void report(int first_failed, int timed_out, int got_signal)
 	for (i = 0; i < nprocs; i++) {
 		const struct proc *p = &procs[i];
 		const char *host = conf->nodes[i].host;
+		char pid[48];
 
 		if (!failed(p))
 			continue;
-		if (p->remote) {
-			report_remote(p, host);
+		/* Lost with its proxy, or never started: one line for its host. */
+		if (p->proxy >= 0 && (!p->exited || p->start_late)) {
+			bipload_remote_report(i);
 			continue;
 		}
+		if (p->proxy < 0)
+			snprintf(pid, sizeof(pid), "pid %d", (int)p->started);
+		else
+			snprintf(pid, sizeof(pid), "pid %ld there", p->remote_pid);
 		if (WIFSIGNALED(p->status)) {
 			const char *name = sigabbrev_np(WTERMSIG(p->status));
 
-			fprintf(stderr, "bipload: node %d (host %s, pid %d) killed by signal "
-				"SIG%s\n", i, host, (int)p->started, name ? name : "?");
+			fprintf(stderr, "bipload: node %d (host %s, %s) killed by signal SIG%s\n", i,
+				host, pid, name ? name : "?");
 		} else {
-			fprintf(stderr, "bipload: node %d (host %s, pid %d) exited with status "
-				"%d\n", i, host, (int)p->started, WEXITSTATUS(p->status));
+			fprintf(stderr, "bipload: node %d (host %s, %s) exited with status %d\n", i,
+				host, pid, WEXITSTATUS(p->status));
 		}
 	}
 	stopped[0] = '\0';
@@ -508,37 +459,73 @@ static void report(int first_failed, int timed_out, int got_signal)
 	}
 }
 
+/* Close the streams of local processes that have ended: descendants may
+ * hold the pipes open, and the job is being stopped. */
+static void close_local_streams(void)
+{
+	int i, k;
+
+	for (i = 0; i < nprocs; i++) {
+		for (k = 0; k < 2; k++) {
+			struct stream *s = &procs[i].s[k];
+
+			while (s->fd >= 0 && pump(&procs[i], s))
+				if (s->fd >= 0 &&
+				    poll(&(struct pollfd){ .fd = s->fd, .events = POLLIN }, 1, 0) <= 0)
+					break;
+			if (s->fd >= 0)
+				bipload_stream_end(&procs[i], s);
+		}
+	}
+}
+
 /*
  * The job runs: forward output and node 0's stdin, watch for ends, failures,
  * the time limit and signals, stop the others when needed; then clean up
- * and report.  stdin_fd: our end of node 0's stdin (closed here).
+ * and report.  stdin_fd: our end of node 0's stdin when it runs here, else
+ * -1 (closed here).
  */
 int bipload_pm_run(int stdin_fd)
 {
-	int first_failed = -1, timed_out = 0, got_signal = 0, stdin_open, i, rc = 0;
+	int first_failed = -1, timed_out = 0, got_signal = 0, stdin_open, i, rc = 0, nlocal = 0;
 	double start_time, stop_deadline = 0;
-	struct pollfd *pfd = calloc((size_t)nprocs * 2 + 2, sizeof(*pfd));
+	struct pollfd *pfd;
+	int *local;
 
+	local = calloc((size_t)nprocs + 1, sizeof(*local));
+	if (!local)
+		die("out of memory");
+	for (i = 0; i < nprocs; i++)
+		if (procs[i].proxy < 0)
+			local[nlocal++] = i;
+	pfd = calloc((size_t)nlocal * 2 + 2 + (size_t)bipload_remote_maxfds(), sizeof(*pfd));
 	if (!pfd)
 		die("out of memory");
-	/* Our stdin goes to node 0 when it runs here; a remote shell's stdin is
-	 * what stops its process. */
-	stdin_open = !procs[0].remote;
+	/* Our stdin goes to node 0, here or through its proxy. */
+	stdin_open = 1;
 	start_time = now_s();
 
 	for (;;) {
-		int n = 0, streams = 0, timeout_ms = 200;
+		int n = 0, streams = 0, nr, rdy = 1;
 
-		pfd[n++] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
-		pfd[n++] = (struct pollfd){ .fd = stdin_open ? 0 : -1, .events = POLLIN };
-		for (i = 0; i < nprocs; i++) {
-			pfd[n++] = (struct pollfd){ .fd = procs[i].s[0].fd, .events = POLLIN };
-			pfd[n++] = (struct pollfd){ .fd = procs[i].s[1].fd, .events = POLLIN };
-			streams += (procs[i].s[0].fd >= 0) + (procs[i].s[1].fd >= 0);
+		if (stdin_open && procs[0].proxy >= 0) {
+			rdy = bipload_remote_stdin_ready();
+			if (rdy < 0)
+				stdin_open = 0;
 		}
-		if (!running() && !streams)
+		pfd[n++] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = stdin_open && rdy > 0 ? 0 : -1, .events = POLLIN };
+		for (i = 0; i < nlocal; i++) {
+			struct proc *p = &procs[local[i]];
+
+			pfd[n++] = (struct pollfd){ .fd = p->s[0].fd, .events = POLLIN };
+			pfd[n++] = (struct pollfd){ .fd = p->s[1].fd, .events = POLLIN };
+			streams += (p->s[0].fd >= 0) + (p->s[1].fd >= 0);
+		}
+		nr = bipload_remote_pollfds(pfd + n);
+		if (!running() && !streams && !bipload_remote_busy())
 			break;
-		if (poll(pfd, (nfds_t)n, timeout_ms) < 0 && errno != EINTR)
+		if (poll(pfd, (nfds_t)(n + nr), 200) < 0 && errno != EINTR)
 			die("poll: %s", strerror(errno));
 
 		if (pfd[0].revents) {
@@ -557,23 +544,36 @@ int bipload_pm_run(int stdin_fd)
 			char buf[4096];
 			ssize_t r = read(0, buf, sizeof(buf));
 
-			if (r > 0 && procs[0].pid) {
+			if (procs[0].proxy >= 0) {
+				if (r > 0) {
+					bipload_remote_stdin(buf, (size_t)r);
+				} else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+					bipload_remote_stdin(NULL, 0);
+					stdin_open = 0;
+				}
+			} else if (r > 0 && procs[0].pid) {
 				write_all(stdin_fd, buf, (size_t)r);
-			} else if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN) ||
-				   !procs[0].pid) {
+			} else if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) {
 				stdin_open = 0;
-				close(stdin_fd);
 			}
 		}
-		for (i = 0; i < nprocs; i++) {
+		if (stdin_open && procs[0].proxy < 0 && !procs[0].pid)
+			stdin_open = 0;
+		if (!stdin_open && stdin_fd >= 0) {
+			close(stdin_fd);
+			stdin_fd = -1;
+		}
+		for (i = 0; i < nlocal; i++) {
+			struct proc *p = &procs[local[i]];
 			int k;
 
 			for (k = 0; k < 2; k++)
-				if (pfd[2 + 2 * i + k].revents && procs[i].s[k].fd >= 0)
-					pump(&procs[i], &procs[i].s[k]);
+				if (pfd[2 + 2 * i + k].revents && p->s[k].fd >= 0)
+					pump(p, &p->s[k]);
 		}
+		bipload_remote_events(pfd + n, nr);
+		bipload_remote_check_started(start_time);
 		judge(&first_failed);
-		check_started(start_time, &first_failed);
 		/* The program has ended: its relays stop (SIGTERM, as a job that
 		 * is stopped; SIGKILL after the grace period). */
 		if (nrelays && !stop_deadline && !app_running() && running()) {
@@ -590,31 +590,17 @@ int bipload_pm_run(int stdin_fd)
 			signal_all(SIGTERM);
 			stop_deadline = now_s() + grace;
 		}
-		if (stop_deadline && now_s() > stop_deadline && running()) {
+		if (stop_deadline && now_s() > stop_deadline && (running() || bipload_remote_busy())) {
 			signal_all(SIGKILL);
-			/* again later: a remote shell may be killed only later */
+			/* again later: a proxy may be given up on only later */
 			stop_deadline = now_s() + 1;
 		}
-		if (!running() && stop_deadline) {
-			/* Descendants may hold the pipes open: do not wait on them. */
-			for (i = 0; i < nprocs; i++) {
-				int k;
-
-				for (k = 0; k < 2; k++) {
-					while (procs[i].s[k].fd >= 0 && pump(&procs[i], &procs[i].s[k]))
-						if (procs[i].s[k].fd >= 0 &&
-						    poll(&(struct pollfd){ .fd = procs[i].s[k].fd,
-									   .events = POLLIN }, 1, 0) <= 0)
-							break;
-					if (procs[i].s[k].fd >= 0) {
-						close(procs[i].s[k].fd);
-						procs[i].s[k].fd = -1;
-					}
-				}
-			}
-		}
+		/* Descendants may hold the pipes open: do not wait on them. */
+		if (!running() && stop_deadline)
+			close_local_streams();
 	}
-	judge(&first_failed);
+	if (stdin_fd >= 0)
+		close(stdin_fd);
 	judge(&first_failed);
 	remove_shm();
 	report(first_failed, timed_out, got_signal);
@@ -625,5 +611,6 @@ int bipload_pm_run(int stdin_fd)
 	else if (got_signal)
 		rc = 128 + got_signal;
 	free(pfd);
+	free(local);
 	return rc;
 }

@@ -9,15 +9,23 @@
  * block distribution does); processes beyond the allocation's tasks go one
  * per node in turn.  Without -sz, the job has the allocation's tasks.
  *
- * Every process then starts through srun, one step of one task each on its
- * node (srun -N1 -n1 --overlap --mpi=none -w HOST), as through any remote
- * shell: Slurm accounts for it and kills it with the allocation.  A --rsh
- * or BIP_RSH given by the user still wins.
+ * Every process then starts through one proxy per host (bipload-proxy,
+ * bipload_remote.c), and every proxy through one srun step of one task per
+ * host, as MPICH's Hydra does:
+ *
+ *   srun -N H -n H --ntasks-per-node=1 --overlap --mpi=none
+ *        --kill-on-bad-exit=0 --input=none --export=ALL -w HOSTS
+ *        bipload-proxy --connect ADDR:PORT,...
+ *
+ * so that Slurm accounts for one step whatever the number of processes,
+ * kills the proxies (and with them the processes) with the allocation, and
+ * gives each proxy, the only task of its node, all the job's CPUs there (a
+ * step takes them all unless --exact).  A --rsh or BIP_RSH given by the
+ * user still wins: one proxy per host through it.
  *
  * The processes on other nodes read the configuration from a file, so it
- * is written into the working directory, which bipload's remote shells
- * already need on every node (.bipload-<job id>.conf), and removed when
- * bipload exits.
+ * is written into the working directory, which the proxies already need on
+ * every node (.bipload-<job id>.conf), and removed when bipload exits.
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,9 +36,8 @@
 
 #include "bipload.h"
 
-#define SLURM_RSH "srun -N1 -n1 --overlap --mpi=none --kill-on-bad-exit=0 -w"
-
 static int all_remote;
+static int one_step;
 
 /* The allocation's host names, one per line of scontrol's output. */
 static int hostnames(const char *nodelist, char ***hosts_p)
@@ -137,11 +144,11 @@ int bipload_slurm_conf(int nodes, char *conf_path, size_t len)
 	snprintf(what, sizeof(what), "inside Slurm allocation %.64s", jobenv);
 	bipload_conf_file(conf_path, len, what);
 	all_remote = 1;
-	if (!opt.rsh)
-		opt.rsh = SLURM_RSH;
+	one_step = !opt.rsh;
 	if (!opt.quiet)
-		info("inside Slurm allocation %s: %d node%s on %d host%s (%s), started with srun",
-		     jobenv, nodes, nodes > 1 ? "s" : "", n, n > 1 ? "s" : "", list);
+		info("inside Slurm allocation %s: %d node%s on %d host%s (%s), started %s",
+		     jobenv, nodes, nodes > 1 ? "s" : "", n, n > 1 ? "s" : "", list,
+		     one_step ? "by one srun step, a proxy per host" : "through the remote shell");
 	for (i = 0; i < n; i++)
 		free(hosts[i]);
 	free(hosts);
@@ -153,4 +160,47 @@ int bipload_slurm_conf(int nodes, char *conf_path, size_t len)
 int bipload_slurm_all_remote(void)
 {
 	return all_remote;
+}
+
+int bipload_slurm_step(void)
+{
+	return one_step;
+}
+
+void bipload_slurm_command(char **argv, char *const *hosts, int n, char *const *proxy_argv)
+{
+	static char count[16], nodes[32], *list;
+	size_t len = 1;
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		len += strlen(hosts[i]) + 1;
+	free(list);
+	list = malloc(len);
+	if (!list)
+		die("out of memory");
+	list[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(list, ",");
+		strcat(list, hosts[i]);
+	}
+	snprintf(count, sizeof(count), "%d", n);
+	snprintf(nodes, sizeof(nodes), "%d", n);
+	argv[k++] = "srun";
+	argv[k++] = "-N";
+	argv[k++] = nodes;
+	argv[k++] = "-n";
+	argv[k++] = count;
+	argv[k++] = "--ntasks-per-node=1";
+	argv[k++] = "--overlap";
+	argv[k++] = "--mpi=none";
+	argv[k++] = "--kill-on-bad-exit=0";
+	argv[k++] = "--input=none";
+	argv[k++] = "--export=ALL";
+	argv[k++] = "-w";
+	argv[k++] = list;
+	for (i = 0; proxy_argv[i]; i++)
+		argv[k++] = proxy_argv[i];
+	argv[k] = NULL;
 }

@@ -10,7 +10,7 @@
  *
  *   bipload  bipload's environment (BIP_NODE, BIP_JOBID, BIP_SECRET) and the
  *            configuration file, or a process started by hand; the drivers'
- *            addresses go through the job's own TCP exchange (oob.h).
+ *            addresses go through the job's own exchange (oob.h).
  *   pmix     a PMIx server (Slurm's srun --mpi=pmix, PRRTE): the rank, the
  *            size and the namespace from PMIx; each process puts its host
  *            name and its addresses, and a fence gathers them.

@@ -8,8 +8,9 @@
  * configuration on this host.  The job id is BIP_JOBID (set by bipload),
  * else one derived from the configuration, so that processes started by
  * hand on each host agree on it.  The network drivers exchange their
- * addresses through the job's own TCP all-gather (oob.h), which needs the
- * job's secret (BIP_SECRET).
+ * addresses through the job's own all-gather (oob.h: up and down a tree, the
+ * nodes of a host under its first node, the hosts' first nodes under node 0),
+ * which needs the job's secret (BIP_SECRET).
  */
 #include <errno.h>
 #include <stdint.h>

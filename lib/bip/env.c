@@ -68,7 +68,7 @@ const struct bip_env_var bip_env_vars[] = {
 	{ "BIP_OFI_MR_LOCAL", "0", "ofi: 1 registers buffers even where the provider does not "
 				   "ask" },
 	{ "BIP_OOB_PORT", "(20000 .. 59999, from the job id)",
-	  "first TCP port of node 0 for the address exchange (the next 7 if busy)" },
+	  "first TCP port of a host's listener in the address exchange (the next 7 if busy)" },
 	{ "BIP_RETRY_TIMEOUT", "30", "seconds without anything from a peer, every path down, "
 				   "before it is lost (reliability layer)" },
 	{ "BIP_REL_WINDOW", "256", "reliability layer: packets unacknowledged per peer "

@@ -115,10 +115,12 @@ output)
 	[ "$(wc -l <"$tmp/lines")" -eq 1200 ] || fail "expected 1200 lines"
 	bad=$(grep -cvE '^\[([0-5])\] node \1 line [0-9]+ 0+[0-9]* end$' "$tmp/lines")
 	[ "$bad" -eq 0 ] || fail "$bad lines mixed or cut"
-	# A remote process's stdin is not ours: it reads nothing.
+	# Our stdin goes to node 0 on another host too (through its proxy), and
+	# to no other node.
 	echo hello | "$bipload" -q -f "$conf" --rsh "ip netns exec" "$helper" stdin >"$out" 2>&1 ||
 		fail "bipload with stdin"
-	grep -q "read" "$out" && fail "a remote process read our stdin"
+	[ "$(grep -c read "$out")" -eq 1 ] && grep -q "^node 0 read hello$" "$out" ||
+		fail "stdin did not reach the remote node 0 alone"
 	# Node 0 on this host, the others on test hosts: node 0 has our stdin.
 	"$bipconf" -f "$tmp/mixed" "$(uname -n)" "$h1" "$h2" >/dev/null
 	echo hello | "$bipload" -q -f "$tmp/mixed" --rsh "ip netns exec" "$helper" stdin >"$out" 2>&1 ||
@@ -193,21 +195,33 @@ kill)
 		esac
 		no_leftovers
 	done
-	# The remote shell of node 4 killed: its process stops too, and the job.
+	# The proxy of host 2 (nodes 1 and 4) killed: its processes stop too,
+	# and the job.
 	"$bipload" -f "$conf" --rsh "ip netns exec" "$helper" sleep >"$out" 2>&1 &
 	job_pid=$!
 	wait_started
-	rsh=$(ip netns pids "$h1" | xargs -r ps -ww -o pid=,args= -p | grep " sh -c .*BIP_NODE='4'" |
+	proxy=$(ip netns pids "$h1" | xargs -r ps -ww -o pid=,args= -p | grep " $build/scripts/bipload-proxy$" |
 		awk '{ print $1 }')
-	[ -n "$rsh" ] || fail "no remote shell of node 4"
-	kill -9 $rsh
+	[ -n "$proxy" ] || fail "no proxy on $h1"
+	kill -9 $proxy
 	wait "$job_pid"
 	rc=$?
 	ns_note_job "$out"
-	[ "$rc" -eq 137 ] || fail "exit status $rc after killing a remote shell, expected 137"
-	grep -q "^bipload: node 4 (host $h1, pid [0-9]* there): the remote shell ended (killed by signal SIGKILL) before the process did" "$out" ||
-		fail "killed remote shell not reported"
-	grep -q "^bipload: stopped nodes 0 1 2 3 5$" "$out" || fail "the others not stopped"
+	[ "$rc" -eq 137 ] || fail "exit status $rc after killing a proxy, expected 137"
+	grep -q "^bipload: host $h1 (nodes 1 4, pids [0-9]* [0-9]* there): the proxy (pid $proxy there) ended (killed by signal SIGKILL) before the processes did: connection lost?$" "$out" ||
+		fail "killed proxy not reported"
+	grep -q "^bipload: stopped nodes 0 2 3 5$" "$out" || fail "the others not stopped"
+	no_leftovers
+	# A process of the third host crashes (abort(3); a sanitizer build
+	# would turn a SIGSEGV into an exit status): the job stops everywhere,
+	# and its proxy reports the signal.
+	"$bipload" -f "$conf" --rsh "ip netns exec" "$helper" signal 6 >"$out" 2>&1
+	rc=$?
+	ns_note_job "$out"
+	[ "$rc" -eq 134 ] || fail "exit status $rc after a crash, expected 134"
+	grep -q "^bipload: node 2 (host $h2, pid [0-9][0-9]* there) killed by signal SIGABRT$" "$out" ||
+		fail "the crash of node 2 not reported"
+	grep -q "^bipload: stopped nodes 0 1 3 4 5$" "$out" || fail "the others not stopped after a crash"
 	no_leftovers
 	;;
 unreachable)
@@ -219,15 +233,15 @@ unreachable)
 	[ "$rc" -eq 255 ] || fail "exit status $rc, expected 255 (ip netns exec)"
 	grep -q "^Cannot open network namespace \"$ns_prefix-9\"" "$out" ||
 		fail "the remote shell's own message not forwarded"
-	grep -q "^bipload: node 1: the remote shell could not start the process on host $ns_prefix-9 (exit status 255); the command was: ip netns exec $ns_prefix-9 sh -c 'IFS= read -r BIP_SECRET " "$out" ||
+	grep -qx "bipload: host $ns_prefix-9 (node 1): the remote shell could not start the proxy (exit status 255); the command was: ip netns exec $ns_prefix-9 $build/scripts/bipload-proxy" "$out" ||
 		fail "unreachable host not reported"
 	grep -q "^bipload: stopped nodes 0 2$" "$out" || fail "the others not stopped"
 	no_leftovers
-	# A remote shell that fails; every node fails, one is reported.
+	# A remote shell that fails; every host fails, one is reported.
 	"$bipload" -f "$conf" --rsh "env false" "$helper" sleep >"$out" 2>&1
 	rc=$?
 	[ "$rc" -eq 1 ] || fail "exit status $rc, expected 1"
-	grep -q "^bipload: node \([0-5]\): the remote shell could not start the process on host \($ns_prefix-[0-2]\) (exit status 1); the command was: env false \2 sh -c 'IFS= read -r BIP_SECRET .*BIP_NODE='\\\\''\1'\\\\''" "$out" ||
+	grep -q "^bipload: host \($ns_prefix-[0-2]\) (nodes [0-5] [0-5]): the remote shell could not start the proxy (exit status 1); the command was: env false \1 $build/scripts/bipload-proxy$" "$out" ||
 		fail "failing remote shell not reported"
 	# A remote shell that hangs without starting its process.
 	printf '#!/bin/sh\nexec sleep 297.5\n' >"$tmp/hang"
@@ -236,7 +250,7 @@ unreachable)
 		"$helper" sleep >"$out" 2>&1
 	rc=$?
 	[ "$rc" -eq 255 ] || fail "exit status $rc with a hanging remote shell, expected 255"
-	grep -q "^bipload: node [0-5]: the remote shell has not started the process on host $ns_prefix-[0-2] after 1 s; the command was: $tmp/hang $ns_prefix-[0-2] sh -c 'IFS= read -r BIP_SECRET " "$out" ||
+	grep -q "^bipload: host $ns_prefix-[0-2] (nodes [0-5] [0-5]): the remote shell has not started the proxy after 1 s; the command was: $tmp/hang $ns_prefix-[0-2] $build/scripts/bipload-proxy$" "$out" ||
 		fail "hanging remote shell not reported"
 	pgrep -fa "^sleep 297.5" && fail "hanging remote shells left"
 	# A program missing on the remote host.
@@ -245,7 +259,7 @@ unreachable)
 	ns_note_job "$out"
 	grep -q "^bipload: host $ns_prefix-[0-2]: $tmp/no-such-program: program not found (PATH=" "$out" ||
 		fail "the remote host did not name the missing program"
-	grep -q "^bipload: node [0-5]: the remote shell could not start the process on host $ns_prefix-[0-2] (exit status 127)" "$out" ||
+	grep -q "^bipload: node [0-5] (host $ns_prefix-[0-2], pid [0-9]* there) exited with status 127$" "$out" ||
 		fail "missing program not reported"
 	no_leftovers
 	;;

@@ -11,7 +11,10 @@
 #           mpi:         MPI point-to-point, communicators, MPI_Init_thread,
 #                        MPI_COMM_TYPE_SHARED by Slurm's nodes, MPI_Abort
 #           failures:    a crashed rank, a rank that never calls bip_init
-#           bipload:     bipload inside salloc and sbatch
+#           bipload:     bipload inside salloc and sbatch: one srun step of a
+#                        proxy per host, whatever the processes; output,
+#                        stdin, MPMD, -x, --output-filename, --timeout, a
+#                        crash, a killed proxy, a killed bipload
 # Skipped (exit 77) with the reason where Slurm cannot run.
 set -u
 variant=$1
@@ -29,6 +32,7 @@ comm="$build/tests/mpi/mpi_comm"
 p2p="$build/tests/mpi/mpi_p2p"
 bipload="$build/scripts/bipload"
 bipinfo="$build/scripts/bipinfo"
+helper="$build/tests/tools/helper"
 
 case "$variant" in
 single) nhosts=1 ;;
@@ -99,19 +103,46 @@ has() {
 	grep -q "$1" "$out" || fail "$2: no \"$1\" in the output"
 }
 
-# Nothing of the job left: no process of it on any host, no segment.
-clean() {
-	sleep 0.5
+# The processes of the job left on the hosts (the daemons are not).
+left_running() {
 	for h in $ns_hosts; do
 		for pid in $(ip netns pids "$h"); do
 			case "$(ps -o comm= -p "$pid")" in
 			munged | slurmctld | slurmscriptd | slurmd | slurmstepd | "") ;;
-			*) fail "$1: left running on $h: $(ps -o pid=,args= -p "$pid")" ;;
+			*) echo "$h: $(ps -o pid=,args= -p "$pid")" ;;
 			esac
 		done
 	done
+}
+
+# Nothing of the job left: no process of it on any host (after $2 seconds
+# at most, 0.5 by default), no segment.
+clean() {
+	k=0
+	sleep 0.5
+	while [ -n "$(left_running)" ] && [ "$k" -lt $((${2:-0} * 10)) ]; do
+		sleep 0.1
+		k=$((k + 1))
+	done
+	left=$(left_running)
+	[ -z "$left" ] || fail "$1: left running: $left"
 	left=$(sl_shm_left)
 	[ -z "$left" ] || fail "$1: shared memory left: $left"
+}
+
+# The pid of bipload's proxy on host $1, once the processes run there.
+wait_for_proxy() {
+	k=0
+	while [ "$k" -lt 300 ]; do
+		if ip netns pids "$1" | xargs -r ps -ww -o args= -p | grep -q "^$helper"; then
+			ip netns pids "$1" | xargs -r ps -ww -o pid=,args= -p |
+				grep " $build/scripts/bipload-proxy --connect" | awk '{ print $1 }'
+			return 0
+		fi
+		sleep 0.1
+		k=$((k + 1))
+	done
+	fail "the processes did not start on $1"
 }
 
 # The driver line of node 0: shm only on one host, shm and ofi across hosts.
@@ -231,9 +262,37 @@ bipload)
 	n=$((2 * nhosts))
 	[ "$n" -lt 4 ] && n=4
 	run 0 "bipload inside salloc" salloc -N "$nhosts" -n "$n" "$bipload" "$token"
-	has "inside Slurm allocation [0-9]*: $n nodes on $nhosts host" "bipload inside salloc"
+	has "inside Slurm allocation [0-9]*: $n nodes on $nhosts host.*started by one srun step" \
+		"bipload inside salloc"
 	has "token arrived" "bipload inside salloc"
 	drivers "bipload inside salloc"
+	# One srun step for the whole job, one task (a proxy) on each host:
+	# every slurmd logs the tasks it launches, with their step.
+	alloc=$(sed -n 's/^salloc: Granted job allocation \([0-9]*\)$/\1/p' "$out")
+	[ -n "$alloc" ] || fail "no allocation number in salloc's output"
+	steps=$(cat "$dir"/slurmd.*.log | sed -n "s/.*launch task StepId=$alloc\.\([0-9]*\) .*/\1/p" | sort -u)
+	[ "$(echo "$steps" | grep -c .)" -eq 1 ] ||
+		fail "bipload started $(echo "$steps" | grep -c .) srun steps for $n processes, expected 1"
+	[ "$(grep -l "launch task StepId=$alloc\.$steps " "$dir"/slurmd.*.log | wc -l)" -eq "$nhosts" ] ||
+		fail "the step did not run on each of the $nhosts hosts"
+	echo "ok: one srun step (step $steps of allocation $alloc) for $n processes on $nhosts hosts"
+	# What bipload does for a job works through the proxies: --tag-output,
+	# -x, MPMD with -env, --output-filename, and stdin to node 0.
+	echo hello | sl_run salloc -N "$nhosts" -n "$n" "$bipload" -q --tag-output \
+		--output-filename "$dir/of" -x BIPTEST_X1=carried -sz 1 "$helper" stdin : \
+		-sz $((n - 1)) -env BIPTEST_ENV=second "$helper" where >"$out" 2>&1 ||
+		fail "a job with the job options inside salloc"
+	has "^\[0\] node 0 read hello$" "stdin to node 0 inside salloc"
+	for k in $(seq 1 $((n - 1))); do
+		has "^\[$k\] node $k .*BIPTEST_X1=\[carried\].* BIP_APPNUM=\[1\] BIPTEST_ENV=\[second\]$" \
+			"node $k's options inside salloc"
+		grep -q "^node $k " "$dir/of/node.$k.out" || fail "node $k's output file"
+	done
+	echo "ok: stdin, --tag-output, -x, MPMD and --output-filename inside salloc"
+	run 124 "--timeout inside salloc" salloc -N "$nhosts" -n "$n" "$bipload" --timeout 1 \
+		"$helper" sleep
+	has "timed out after 1 s; stopped nodes 0 1 2 3" "--timeout inside salloc"
+	clean "--timeout inside salloc"
 	run 0 "bipload -sz 3 inside salloc" salloc -N "$nhosts" -n "$n" "$bipload" -sz 3 \
 		"$comm" split
 	ls .bipload-*.conf >/dev/null 2>&1 && fail "bipload left its configuration file"
@@ -249,6 +308,61 @@ bipload)
 	has "node 1 (host .*) killed by signal SIGSEGV" "crash inside salloc"
 	echo "ok: a crash inside salloc (exit $rc)"
 	clean "bipload crash"
+	# The proxy of the last host killed: its processes go with it, bipload
+	# names them and stops the others.
+	last=$(echo $ns_hosts | awk '{ print $NF }')
+	sl_run salloc -N "$nhosts" -n "$n" "$bipload" "$helper" sleep >"$out" 2>&1 &
+	job=$!
+	proxy=$(wait_for_proxy "$last")
+	kill -9 $proxy
+	wait "$job"
+	rc=$?
+	[ "$rc" -ne 0 ] || fail "a killed proxy: exit 0"
+	has "^bipload: host $last (nodes\? [0-9 ]*, pids\? [0-9 ]* there): the proxy (pid $proxy there) ended (its connection closed) before the process\(es\)\? did: connection lost?$" \
+		"a killed proxy"
+	[ "$nhosts" -eq 1 ] || has "^bipload: stopped nodes" "a killed proxy"
+	echo "ok: a killed proxy inside salloc (exit $rc)"
+	clean "a killed proxy"
+	# bipload itself killed: the proxies lose bipload and stop their
+	# processes; nothing is left anywhere.
+	sl_run salloc -N "$nhosts" -n "$n" "$bipload" "$helper" sleep >"$out" 2>&1 &
+	job=$!
+	wait_for_proxy "$last" >/dev/null
+	pid=$(ip netns pids "$sl_login" | xargs -r ps -ww -o pid=,args= -p | grep " $bipload " |
+		awk '{ print $1 }')
+	[ -n "$pid" ] || fail "no bipload on $sl_login"
+	kill -9 $pid
+	wait "$job"
+	clean "a killed bipload" 10
+	echo "ok: a killed bipload inside salloc leaves nothing"
+	# bipload's listener for the proxies: an impostor that connects first
+	# and sends garbage is dropped, the job runs; a proxy without the job's
+	# secret is refused and says so, and bipload names its host.
+	printf '#!/bin/sh\na=${2%%%%,*}\npython3 -c "import os, socket; s = socket.create_connection((\\"${a%%:*}\\", ${a##*:})); s.sendall(os.urandom(200)); s.recv(64)"\nexec "%s" "$@"\n' \
+		"$build/scripts/bipload-proxy" >"$dir/impostor"
+	chmod +x "$dir/impostor"
+	run 0 "an impostor at bipload's listener" env BIPLOAD_PROXY="$dir/impostor" \
+		salloc -N "$nhosts" -n "$n" "$bipload" "$token"
+	has "^bipload: dropped a connection from [0-9.]*:[0-9]*: not a proxy of this job (no proof of the job's secret)$" \
+		"an impostor at bipload's listener"
+	has "token arrived" "an impostor at bipload's listener"
+	printf '#!/bin/sh\nBIP_SECRET=0123456789abcdef0123456789abcdef exec "%s" "$@"\n' \
+		"$build/scripts/bipload-proxy" >"$dir/wrong"
+	chmod +x "$dir/wrong"
+	sl_run env BIPLOAD_PROXY="$dir/wrong" salloc -N "$nhosts" -n "$n" "$bipload" "$token" \
+		>"$out" 2>&1 && fail "proxies without the job's secret: exit 0"
+	has "not a proxy of this job (no proof of the job's secret)" "a proxy without the secret"
+	has "^bipload: host $ns_prefix-0 (nodes\? [0-9 ]*): srun ended (exit status [0-9]*) before the proxy there connected; the command was: srun -N $nhosts -n $nhosts " \
+		"a proxy without the secret"
+	clean "a proxy without the secret"
+	echo "ok: bipload's listener drops an impostor and refuses a proxy without the secret"
+	# srun cannot start the proxy: srun's words, and the command.
+	sl_run env BIPLOAD_PROXY=/nonexistent/bipload-proxy salloc -N "$nhosts" -n "$n" "$bipload" \
+		"$token" >"$out" 2>&1 && fail "a missing proxy: exit 0"
+	has "/nonexistent/bipload-proxy" "a missing proxy"
+	has "^bipload: host $ns_prefix-0 (nodes\? [0-9 ]*): srun ended (exit status [0-9]*) before the proxy there connected" \
+		"a missing proxy"
+	echo "ok: a proxy that srun cannot start is reported with srun's command"
 	# A configuration of the user's wins over the allocation.
 	"$build/scripts/bipconf" -f "$dir/mine" localhost localhost >/dev/null || fail "bipconf"
 	run 0 "-f inside salloc" salloc -n 2 "$bipload" -f "$dir/mine" "$token"

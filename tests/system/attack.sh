@@ -15,7 +15,14 @@
 #  oob-silent, oob-garbage, oob-replay
 #      over ofi, the attacker connects to node 0's start-up port and says
 #      nothing, sends garbage, or replays what a real node 1 sent in an
-#      earlier job of the same id and secret (recorded by a relay)
+#      earlier job of the same id and secret (recorded by a relay); node 1
+#      is on another host name of this machine (localhost), so that the
+#      exchange goes over TCP as between hosts
+#  oob-local-silent, oob-local-garbage
+#      over ofi with both nodes on one host name, the attacker connects to
+#      node 0's UNIX socket of the start-up exchange (its name, which only
+#      the secret gives beforehand, is visible once it listens) and says
+#      nothing or sends garbage
 #  trace-symlink
 #      over lanai, the attacker plants a symlink at the path of the trace
 #      file, in a directory of its own, pointing at a file of the victim's
@@ -28,7 +35,7 @@ prog=$3
 attacker_py=$4
 layout_h=$5
 shift 5
-attacks=${*:-shm-empty shm-random shm-forged shm-symlink oob-silent oob-garbage oob-replay trace-symlink}
+attacks=${*:-shm-empty shm-random shm-forged shm-symlink oob-silent oob-garbage oob-replay oob-local-silent oob-local-garbage trace-symlink}
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: creating a second user (useradd) needs root"
@@ -73,6 +80,8 @@ sum=$(cksum <"$precious")
 		echo 256
 	done
 } >"$dir/conf"
+# The same two nodes on two host names of this machine: between "hosts".
+sed '5s/^127.0.0.1 0$/localhost 0/' "$dir/conf" >"$dir/conf2"
 secret=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
 failures=0
 
@@ -82,11 +91,12 @@ fail() {
 }
 
 # Start node $2 then node $3 of job $1 by hand, with the environment in
-# $jobenv, running the command in $between (if any) in between; wait for
-# both.  Sets rc0, rc1; output in $dir/out0, $dir/out1.
+# $jobenv and the configuration $jobconf, running the command in $between
+# (if any) in between; wait for both.  Sets rc0, rc1; output in $dir/out0,
+# $dir/out1.
 run_job() {
 	for node in $2 $3; do
-		env $jobenv BIPCONF="$dir/conf" BIP_NODE=$node BIP_JOBID="$1" BIP_SECRET="$secret" \
+		env $jobenv BIPCONF="$jobconf" BIP_NODE=$node BIP_JOBID="$1" BIP_SECRET="$secret" \
 			BIP_OPTS= BIP_INIT_TIMEOUT=10 \
 			timeout 60 "$prog" token >"$dir/out$node" 2>&1 &
 		eval "pid$node=$!"
@@ -111,6 +121,32 @@ attack_connected() {
 		sleep 0.1
 		n=$((n + 1))
 	done
+}
+
+# The name of node 0's UNIX socket of the start-up exchange, as this
+# machine lists it (/proc/net/unix, which every user can read) once node 0
+# listens: the socket of node 0's among the listed ones (node 0 runs under
+# timeout, $pid0).
+local_name() {
+	k=0
+	while [ "$k" -lt 100 ]; do
+		inodes=$(for p in $(pgrep -P "$pid0"); do ls -l /proc/"$p"/fd 2>/dev/null; done |
+			sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p')
+		for i in $inodes; do
+			name=$(awk -v i="$i" '$7 == i && $8 ~ /^@bip-oob-/ { print substr($8, 2) }' \
+				/proc/net/unix)
+			[ -n "$name" ] && echo "$name" && return 0
+		done
+		sleep 0.1
+		k=$((k + 1))
+	done
+	return 1
+}
+
+# The other user connects to node 0's UNIX socket ($1: silent or garbage).
+local_attack() {
+	name=$(local_name) || { fail "node 0 never listened on a UNIX socket"; return; }
+	attack_connected "unix-$1" "$name"
 }
 
 # The job ran, or failed with a message matching $1 (grep -E); no crash.
@@ -176,6 +212,7 @@ for attack in $attacks; do
 	n=$((n + 1))
 	job=atk$$x$n
 	jobenv="BIP_NIC=shm"
+	jobconf=$dir/conf
 	echo "== $attack"
 	case $attack in
 	shm-empty | shm-random | shm-forged | shm-symlink)
@@ -201,6 +238,7 @@ for attack in $attacks; do
 		fi
 		port=$((30000 + $$ % 10000 + n * 20))
 		jobenv="BIP_NIC=ofi BIP_OFI_PROVIDER=tcp BIP_OOB_PORT=$port"
+		jobconf=$dir/conf2
 		case $attack in
 		oob-silent) between="attack_connected silent 127.0.0.1 $port 30" ;;
 		oob-garbage) between="attack_connected garbage 127.0.0.1 $port" ;;
@@ -212,11 +250,11 @@ for attack in $attacks; do
 				"$adir/rec.tmp" &
 			apid=$!
 			sleep 0.3
-			BIPCONF="$dir/conf" BIP_NODE=1 BIP_JOBID="$job" BIP_SECRET="$secret" \
+			BIPCONF="$jobconf" BIP_NODE=1 BIP_JOBID="$job" BIP_SECRET="$secret" \
 				BIP_OPTS= BIP_INIT_TIMEOUT=8 BIP_NIC=ofi BIP_OFI_PROVIDER=tcp \
 				BIP_OOB_PORT=$((port + 10)) timeout 60 "$prog" token >"$dir/out1" 2>&1 &
 			p1=$!
-			BIPCONF="$dir/conf" BIP_NODE=0 BIP_JOBID="$job" BIP_SECRET="$secret" \
+			BIPCONF="$jobconf" BIP_NODE=0 BIP_JOBID="$job" BIP_SECRET="$secret" \
 				BIP_OPTS= BIP_INIT_TIMEOUT=8 BIP_NIC=ofi BIP_OFI_PROVIDER=tcp \
 				BIP_OOB_PORT=$port timeout 60 "$prog" token >"$dir/out0" 2>&1
 			rc0=$?
@@ -239,6 +277,20 @@ for attack in $attacks; do
 		judge_ran
 		grep -q "dropped a connection" "$dir/out0" ||
 			fail "node 0 did not report the dropped connection"
+		;;
+	oob-local-silent | oob-local-garbage)
+		if ! ofi_ok; then
+			echo "   skipped: the ofi driver cannot run here"
+			continue
+		fi
+		jobenv="BIP_NIC=ofi BIP_OFI_PROVIDER=tcp"
+		between="local_attack ${attack#oob-local-}"
+		run_job "$job" 0 1
+		kill "$apid" 2>/dev/null
+		wait "$apid" 2>/dev/null
+		judge_ran
+		grep -q "dropped a connection from this host (pid [0-9]*, uid $uid): a process of another user" \
+			"$dir/out0" || fail "node 0 did not report the other user's connection"
 		;;
 	trace-symlink)
 		if ! lanai_ok; then

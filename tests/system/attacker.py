@@ -11,6 +11,9 @@
                                            record what the client sent in FILE;
                                            relay the next clients unrecorded
   attacker.py replay HOST PORT FILE        connect and send FILE's bytes
+  attacker.py unix-silent NAME             connect to the abstract UNIX socket
+                                           NAME, say nothing, hold it open 10 s
+  attacker.py unix-garbage NAME            connect to it, send random bytes
 
 Every mode stops by itself within its time limit; connections go to the
 loopback address the test gives, nowhere else.
@@ -121,8 +124,35 @@ def replay(host, port, path):
     s.close()
 
 
+def unix_connect(name):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect("\0" + name)
+    mark = os.environ.get("ATTACKER_CONNECTED")
+    if mark:
+        open(mark, "w").close()
+    return s
+
+
+def unix_silent(name):
+    s = unix_connect(name)
+    time.sleep(10)
+    s.close()
+
+
+def unix_garbage(name):
+    s = unix_connect(name)
+    try:
+        s.sendall(os.urandom(4096))
+        s.recv(4096)
+    except OSError:
+        pass
+    s.close()
+
+
 def main():
-    modes = {"silent": silent, "garbage": garbage, "proxy": proxy, "replay": replay}
+    modes = {"silent": silent, "garbage": garbage, "proxy": proxy, "replay": replay,
+             "unix-silent": unix_silent, "unix-garbage": unix_garbage}
     if len(sys.argv) < 2 or sys.argv[1] not in modes:
         sys.exit(__doc__)
     modes[sys.argv[1]](*sys.argv[2:])

@@ -234,9 +234,10 @@ env)
 	;;
 secret)
 	# Each job gets a random job id and secret; the secret reaches local
-	# processes in their environment and remote ones as the first line of
-	# the remote shell's stdin, never on a command line.  The remote shell
-	# here logs its arguments and runs the command on this machine.
+	# processes in their environment and remote ones through their host's
+	# proxy, which gets it on the remote shell's stdin, never on a command
+	# line.  The remote shell here logs its arguments and runs the command
+	# on this machine.
 	printf '#!/bin/sh\nprintf "%%s\\n" "$*" >>"%s/rsh-args"\nshift\nexec "$@"\n' "$HOME" \
 		>"$HOME/remote"
 	chmod +x "$HOME/remote"
@@ -300,13 +301,14 @@ errors)
 	"$bipload" --rsh false -f "$HOME/c" "$helper" sleep >"$out" 2>&1
 	rc=$?
 	[ "$rc" -eq 1 ] || fail "exit status $rc with a failing remote shell, expected 1"
-	grep -q "node 1: the remote shell could not start the process on host remote.invalid (exit status 1); the command was: false remote.invalid sh -c 'IFS= read -r BIP_SECRET " "$out" ||
+	grep -qxF "bipload: host remote.invalid (node 1): the remote shell could not start the proxy (exit status 1); the command was: false remote.invalid $build/scripts/bipload-proxy" "$out" ||
 		fail "failing remote shell not reported"
 	grep -q "stopped nodes 0" "$out" || fail "node 0 not stopped"
 	BIP_RSH="/no/such/remote-shell -x" "$bipload" -f "$HOME/c" "$helper" sleep >"$out" 2>&1 &&
 		fail "a missing remote shell was accepted"
 	grep -q "cannot run the remote shell /no/such/remote-shell: No such file" "$out" || fail "missing rsh not named"
-	grep -q "the command was: /no/such/remote-shell -x remote.invalid sh -c" "$out" || fail "BIP_RSH not used"
+	grep -qF "the command was: /no/such/remote-shell -x remote.invalid $build/scripts/bipload-proxy" "$out" ||
+		fail "BIP_RSH not used"
 	"$bipload" -x 'A B=1' -sz 1 "$helper" env >"$out" 2>&1 && fail "bad -x accepted"
 	grep -q -- "-x A B=1: expected VAR or VAR=value" "$out" || fail "bad -x not named"
 	(unset BIPTEST_UNSET; "$bipload" -x BIPTEST_UNSET -sz 1 "$helper" env) >"$out" 2>&1 &&

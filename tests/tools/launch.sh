@@ -16,12 +16,18 @@
 #             (a bipload beside it that logs its arguments), the errors
 #   mpirun    mpirun.bip and mpiexec.bip running jobs: exit status, MPMD,
 #             host file, time-out
+#   proxy     bipload and the proxies of other hosts: a proxy that speaks
+#             the protocol by hand (fakeproxy.py) well, then badly (each
+#             broken frame named, the job stopped, nothing left); a remote
+#             login that talks before the proxy; a proxy that cannot enter
+#             the working directory
 set -u
 check=$1
 build=$2
 bipload="$build/scripts/bipload"
 helper="$build/tests/tools/helper"
 mpmd="$build/tests/tools/mpmd"
+fake="$(cd "$(dirname "$0")" && pwd)/fakeproxy.py"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -72,7 +78,9 @@ hosts)
 	printf 'node 0 host localhost\nnode 1 host localhost\nnode 2 host remote-a\nnode 3 host remote-a\nnode 4 host remote-a\nnode 5 host remote-b\n' >"$tmp/want"
 	cmp -s "$tmp/got" "$tmp/want" || { cat "$tmp/got"; fail "not one node per slot, by slot"; }
 	grep -q "BIP_OPTS=\[n6q\]" "$out" || fail "not 6 nodes"
-	[ "$(grep -c . "$tmp/hosts-log")" -eq 4 ] || fail "not 4 remote shells"
+	# One remote shell per host (a proxy starts its host's processes).
+	[ "$(sort "$tmp/hosts-log" | tr '\n' ' ')" = "remote-a remote-b " ] ||
+		fail "not one remote shell for each of remote-a and remote-b: $(cat "$tmp/hosts-log")"
 	ls -a "$tmp" | grep -q '^\.bipload-' && fail "the job's configuration file was left"
 	# -sz within the slots; beyond them only with --oversubscribe, then one
 	# per host in turn, never past max_slots.
@@ -323,11 +331,64 @@ mpirun)
 		fail "mpiexec.bip with a host file"
 	[ "$(grep -c "^\[[0-3]\] rank [0-3] of 4 appnum 0 arg - sum right$" "$out")" -eq 4 ] ||
 		fail "host file: not 4 tagged ranks"
-	[ "$(grep -c remote-r "$tmp/hosts-log")" -eq 2 ] || fail "host file: not 2 ranks on remote-r"
+	[ "$(grep -c "rank [0-3] of 4" "$out")" -eq 4 ] && [ "$(grep -c remote-r "$tmp/hosts-log")" -eq 1 ] ||
+		fail "host file: not one remote shell for remote-r's 2 ranks"
 	"$mx" -n 2 --timeout 1 "$helper" sleep >"$out" 2>&1
 	[ $? -eq 124 ] || fail "--timeout: status $?, expected 124"
 	MPIEXEC_TIMEOUT=1 "$mx" -n 2 "$helper" sleep >"$out" 2>&1
 	[ $? -eq 124 ] || fail "MPIEXEC_TIMEOUT: status $?, expected 124"
+	;;
+proxy)
+	# A proxy that speaks the protocol well: its nodes' output and ends.
+	BIPLOAD_PROXY=$fake BIPTEST_PROXY_MODE=good timeout 60 "$bipload" -q --rsh "$tmp/remote" \
+		--host localhost,remote-p:2 "$helper" where >"$out" 2>&1 || fail "a good fake proxy"
+	grep -q "^hello from 1$" "$out" && grep -q "^hello from 2$" "$out" &&
+		grep -q "^node 0 .*BIP_HOST=\[localhost\]" "$out" || fail "the fake proxy's nodes"
+	BIPLOAD_PROXY=$fake BIPTEST_PROXY_MODE=exit3 timeout 60 "$bipload" -q --rsh "$tmp/remote" \
+		--host localhost,remote-p:2 "$helper" sleep >"$out" 2>&1
+	rc=$?
+	[ "$rc" -eq 3 ] || fail "a remote exit status 3 gave $rc"
+	grep -q "^bipload: node 1 (host remote-p, pid 4001 there) exited with status 3$" "$out" ||
+		fail "the remote exit status not reported"
+	# Broken frames: named, the proxy cut off, the job stopped.
+	for mode in nohello othernode twice long garbage; do
+		BIPLOAD_PROXY=$fake BIPTEST_PROXY_MODE=$mode timeout 60 "$bipload" -q --rsh "$tmp/remote" \
+			--host localhost,remote-p:2 "$helper" sleep >"$out" 2>&1
+		rc=$?
+		[ "$rc" -eq 255 ] || fail "a proxy sending $mode: exit status $rc, expected 255"
+		grep -q "^bipload: host remote-p: the proxy sent a broken frame (type [0-9]*, node [0-9]*, [0-9]* bytes: .*): its processes are lost$" "$out" ||
+			fail "a proxy sending $mode: no broken frame named"
+		grep -q "^bipload: host remote-p (nodes\? [0-9 ]*\(, pids\? [0-9 ]* there\)\?): the proxy (pid [0-9]* there) was cut off (a broken frame) before the process\(es\)\? did: stopped$" "$out" ||
+			grep -q "^bipload: node [12] (host remote-p" "$out" ||
+			fail "a proxy sending $mode: its nodes not reported"
+		grep -q "^bipload: stopped nodes 0" "$out" || fail "a proxy sending $mode: node 0 not stopped"
+		pgrep -f "^python3 $fake" >/dev/null && fail "a proxy sending $mode was left running"
+	done
+	case "$(grep "broken frame" "$out")" in
+	*garbage* | *"unknown type"* | *"too long"* | *"out of place"* | *"no open stream"*) ;;
+	*) fail "random bytes not refused as they should: $(grep "broken frame" "$out")" ;;
+	esac
+	# A login that talks before the proxy: its words are the remote
+	# shell's own output, the job runs.
+	printf '#!/bin/sh\necho "Welcome to $1"\nprintf "no newline here"\nshift\nexec "$@"\n' >"$tmp/chatty"
+	chmod +x "$tmp/chatty"
+	"$bipload" -q --rsh "$tmp/chatty" --host localhost,remote-c "$helper" where >"$out" 2>&1 ||
+		fail "a remote shell that talks"
+	grep -q "^Welcome to remote-c$" "$out" && grep -q "^no newline here$" "$out" ||
+		fail "the remote login's words not forwarded"
+	grep -q "^node 1 .*BIP_HOST=\[remote-c\]" "$out" || fail "the job behind a talking login"
+	# The working directory is not there on the remote host.
+	mkdir "$tmp/gone"
+	printf '#!/bin/sh\nrm -rf "%s/gone"\nshift\nexec "$@"\n' "$tmp" >"$tmp/nodir"
+	chmod +x "$tmp/nodir"
+	(cd "$tmp/gone" && "$bipload" -q --rsh "$tmp/nodir" --host localhost,remote-d "$helper" sleep) \
+		>"$out" 2>&1
+	rc=$?
+	[ "$rc" -eq 126 ] || fail "no working directory on the remote host: exit status $rc, expected 126"
+	grep -q "^bipload: host remote-d: cannot go to $tmp/gone: No such file or directory$" "$out" ||
+		fail "the missing directory not named"
+	grep -q "^bipload: host remote-d (node 1): the proxy (pid [0-9]* there) ended (exit status 126) before it started it$" "$out" ||
+		fail "the proxy's end not reported"
 	;;
 *)
 	echo "unknown check $check"
