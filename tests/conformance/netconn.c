@@ -8,7 +8,9 @@
  *                   process counts its own sockets (/proc/self/fd) and
  *                   prints the count; with MAX, fails naming the count when
  *                   it is above MAX.  A driver that connects on first use
- *                   holds connections to two peers, not to every one.
+ *                   holds connections to two peers, not to every one.  The
+ *                   line also gives the process's resident memory
+ *                   (bench/ofi_sockets.sh).
  *   alltoall [MAX]  the same after every node has exchanged with every other.
  *   crossing        node 0 starts rounds; in each, the other nodes meet in
  *                   pairs that have never exchanged before (a round-robin
@@ -80,12 +82,27 @@ static int count_sockets(void)
 	return n;
 }
 
+/* This process's resident memory in KiB (VmRSS), or -1. */
+static long resident_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
 static void report_sockets(const char *what, int max)
 {
 	int n = count_sockets();
 
-	printf("node %d: %d sockets after the %s on %d nodes\n", bip_mynode, n, what,
-	       bip_numnodes);
+	printf("node %d: %d sockets after the %s on %d nodes; resident %ld KiB\n", bip_mynode, n,
+	       what, bip_numnodes, resident_kib());
 	fflush(stdout);
 	if (max >= 0)
 		CHECK(n <= max, "%d sockets after the %s on %d nodes, more than %d", n, what,

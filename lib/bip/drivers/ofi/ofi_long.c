@@ -521,7 +521,8 @@ static int ebuf_post(struct bip_ofi *ofi, struct bip_ofi_ebuf *e)
  * The bounce buffers: as many per peer as every peer was told (eager_bufs,
  * fewer when the peers are many, so that all of them together stay within
  * BIP_OFI_EBUF_MEM), allocated and posted for a peer only once its link is
- * up (bip_ofi_eager_grow), and shared by all (posted for any source).  A
+ * up (bip_ofi_eager_grow), and shared by all (posted for any source); one
+ * more set from the start.  A
  * message that comes while none is posted waits in the provider, within
  * the sender's credits, until one is.
  */
@@ -542,9 +543,15 @@ int bip_ofi_eager_alloc(struct bip_ofi *ofi, int nserved)
 	ofi->eager_bufs = per;
 	if (!per)
 		return 0;
-	ofi->echunks = calloc((size_t)nserved, sizeof(*ofi->echunks));
-	ofi->echunks_cap = nserved;
-	return ofi->echunks ? 0 : -ENOMEM;
+	/* One chunk for any peer, so that a first message that comes eager
+	 * finds a buffer (its arrival brings up the link, and the peer's own
+	 * chunk), then one per peer linked. */
+	ofi->echunks = calloc((size_t)nserved + 1, sizeof(*ofi->echunks));
+	if (!ofi->echunks)
+		return -ENOMEM;
+	ofi->echunks_cap = nserved + 1;
+	bip_ofi_eager_grow(ofi);
+	return ofi->nechunks ? 0 : -ENOMEM;
 }
 
 void bip_ofi_eager_grow(struct bip_ofi *ofi)
