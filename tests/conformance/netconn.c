@@ -12,6 +12,11 @@
  *                   line also gives the process's resident memory
  *                   (bench/ofi_sockets.sh).
  *   alltoall [MAX]  the same after every node has exchanged with every other.
+ *   forged          each process first sends forged requests to its own
+ *                   side channel listener (the TCP listener on every
+ *                   address: garbage, a short request, other versions,
+ *                   jobs, kinds and nodes), then the ring runs; the driver
+ *                   drops them (netconn_forged.sh checks that it says so).
  *   crossing        node 0 starts rounds; in each, the other nodes meet in
  *                   pairs that have never exchanged before (a round-robin
  *                   schedule, every pair once) and both nodes of a pair
@@ -20,10 +25,14 @@
  *                   message of that pair: the connections cross.  Every
  *                   word is checked.
  */
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "bip.h"
@@ -158,6 +167,108 @@ static void t_alltoall(int max)
 	report_sockets("all-to-all", max);
 }
 
+/* The port of this process's TCP listener on every address (the ofi
+ * driver's liveness listener), or 0: /proc/self/net/tcp's listening
+ * sockets of 0.0.0.0 whose inode is one of this process's descriptors. */
+static int own_any_listener(void)
+{
+	FILE *f = fopen("/proc/self/net/tcp", "r");
+	char line[512], want[64];
+	unsigned port, state;
+	unsigned long inode;
+	int found = 0;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		DIR *d;
+		struct dirent *e;
+
+		if (sscanf(line, " %*d: 00000000:%x %*s %x %*s %*s %*s %*s %*s %lu", &port, &state,
+			   &inode) != 3 || state != 0x0a)
+			continue;
+		snprintf(want, sizeof(want), "socket:[%lu]", inode);
+		d = opendir("/proc/self/fd");
+		while (d && !found && (e = readdir(d))) {
+			char path[300], target[64];
+			ssize_t len;
+
+			snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+			len = readlink(path, target, sizeof(target) - 1);
+			if (len > 0) {
+				target[len] = '\0';
+				found = !strcmp(target, want) ? (int)port : 0;
+			}
+		}
+		if (d)
+			closedir(d);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void send_raw(int port, const void *buf, size_t len)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	CHECK(fd >= 0, "socket");
+	CHECK(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "connect to port %d", port);
+	if (len)
+		CHECK(send(fd, buf, len, 0) == (ssize_t)len, "send to port %d", port);
+	close(fd);
+}
+
+/* The side channel's request (lib/bip/drivers/ofi/ofi.h), in network order. */
+struct forged_req {
+	uint32_t version, kind, src, dst;
+	uint64_t job;
+};
+
+/* The job's key in the requests: FNV-1a of the job id (BIP_JOBID, which
+ * bipload sets), or 0 when unknown. */
+static uint64_t job_key(void)
+{
+	const char *c = getenv("BIP_JOBID");
+	uint64_t h = 1469598103934665603ull;
+
+	if (!c)
+		return 0;
+	for (; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	return h;
+}
+
+static void t_forged(void)
+{
+	static const char junk[] = "GET / HTTP/1.0\r\n\r\n";
+	struct forged_req r;
+	int port = own_any_listener();
+
+	CHECK(port > 0, "no TCP listener of this process on every address (BIP_NIC=ofi over "
+	      "tcp has one)");
+	send_raw(port, junk, sizeof(junk) - 1);
+	send_raw(port, NULL, 0);                  /* a liveness check: not an error */
+	send_raw(port, junk, 7);                  /* short */
+	r = (struct forged_req){ htonl(99), htonl(1), htonl(0), htonl((uint32_t)bip_mynode), 0 };
+	send_raw(port, &r, sizeof(r));            /* another version */
+	r.version = htonl(1);
+	r.job = job_key() + 1;
+	send_raw(port, &r, sizeof(r));            /* another job */
+	r.job = job_key();
+	r.dst = htonl((uint32_t)bip_mynode + 1);
+	send_raw(port, &r, sizeof(r));            /* to another node */
+	r.dst = htonl((uint32_t)bip_mynode);
+	r.src = htonl(1000000);
+	send_raw(port, &r, sizeof(r));            /* no such node */
+	r.src = htonl((uint32_t)bip_mynode);
+	r.kind = htonl(2);
+	send_raw(port, &r, sizeof(r));            /* from itself */
+	r.kind = htonl(77);
+	send_raw(port, &r, sizeof(r));            /* no such kind */
+	t_ring(-1);
+}
+
 /* The partner of participant i (0 .. m - 1, m even) in round r of a
  * round-robin schedule (the circle method): every pair meets once in m - 1
  * rounds. */
@@ -236,7 +347,7 @@ int main(int argc, char **argv)
 	int max = -1;
 
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: netconn ring|alltoall [MAX] | netconn crossing\n");
+		fprintf(stderr, "usage: netconn ring|alltoall [MAX] | netconn crossing|forged\n");
 		return 2;
 	}
 	if (argc == 3) {
@@ -250,7 +361,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (strcmp(argv[1], "ring") && strcmp(argv[1], "alltoall") &&
-	    strcmp(argv[1], "crossing")) {
+	    strcmp(argv[1], "crossing") && strcmp(argv[1], "forged")) {
 		fprintf(stderr, "netconn: no mode %s\n", argv[1]);
 		return 2;
 	}
@@ -259,6 +370,8 @@ int main(int argc, char **argv)
 		t_ring(max);
 	else if (!strcmp(argv[1], "alltoall"))
 		t_alltoall(max);
+	else if (!strcmp(argv[1], "forged"))
+		t_forged();
 	else
 		t_crossing();
 	bip_finalize();

@@ -383,9 +383,12 @@ static void handle_request(struct bip_ofi *ofi, const struct bip_ofi_linkreq *r,
 	uint32_t src = ntohl(r->src), kind = ntohl(r->kind);
 	struct bip_ofi_peer *p;
 
-	if (len != (ssize_t)sizeof(*r) || ntohl(r->version) != BIP_OFI_LINKREQ_VERSION ||
-	    r->job != ofi->jobkey) {
-		bad_request(ofi, "not of this job's version", len, r);
+	if (len != (ssize_t)sizeof(*r) || ntohl(r->version) != BIP_OFI_LINKREQ_VERSION) {
+		bad_request(ofi, "not of this length and version", len, r);
+		return;
+	}
+	if (r->job != ofi->jobkey) {
+		bad_request(ofi, "of another job", len, r);
 		return;
 	}
 	if (ntohl(r->dst) != (uint32_t)ofi->mynode || src >= (uint32_t)ofi->numnodes ||
