@@ -463,10 +463,13 @@ static int alloc_pools(struct bip_ofi *ofi)
 		ofi->tx[i].next = ofi->tx_free;
 		ofi->tx_free = &ofi->tx[i];
 	}
-	/* What the provider takes posted at once (ofi_rxm: FI_OFI_RXM_RX_SIZE,
-	 * 2048 by default); more would wait on the repost list for ever. */
+	/* Three quarters of what the provider takes posted at once (ofi_rxm:
+	 * FI_OFI_RXM_RX_SIZE, 2048 by default): the rest is for the receives
+	 * of long messages' data.  With the pools filling all of it, a buffer
+	 * freed went back to the pool at once, and a long receive that found
+	 * no room waited for ever (an all-to-all of 32 processes hung). */
 	ofi->rx_budget = ofi->info->rx_attr->size && ofi->info->rx_attr->size < (1u << 30) ?
-			 (int)ofi->info->rx_attr->size : 1 << 30;
+			 (int)(ofi->info->rx_attr->size - ofi->info->rx_attr->size / 4) : 1 << 30;
 	return pool_add(ofi, OFI_POOL_BASE);
 }
 
