@@ -44,6 +44,7 @@
 #define TAG_GO 3
 #define TAG_CROSS 10 /* and the next CROSS_MSGS - 1 */
 #define TAG_ALLTOALL 20 /* and the next bip_numnodes - 1 */
+#define TAG_SYNC 4
 
 static int pattern(int src, int seq, int i)
 {
@@ -107,6 +108,28 @@ static long resident_kib(void)
 	return kib;
 }
 
+/*
+ * A token twice round the ring (its links only): after the first lap
+ * every process has counted, after the second every one knows it, so that
+ * no process closes (and takes its connections away from the others'
+ * counts) before all have counted.
+ */
+static void ring_sync(void)
+{
+	int next = (bip_mynode + 1) % bip_numnodes;
+	int lap, v = 0;
+
+	for (lap = 0; lap < 2; lap++) {
+		if (bip_mynode == 0) {
+			CHECK(bip_tsend(next, TAG_SYNC, &lap, 1) == 0, "sync");
+			CHECK(bip_trecv(TAG_SYNC, &v, 1) == 1 && v == lap, "sync %d", v);
+		} else {
+			CHECK(bip_trecv(TAG_SYNC, &v, 1) == 1 && v == lap, "sync %d", v);
+			CHECK(bip_tsend(next, TAG_SYNC, &lap, 1) == 0, "sync");
+		}
+	}
+}
+
 static void report_sockets(const char *what, int max)
 {
 	int n = count_sockets();
@@ -117,6 +140,7 @@ static void report_sockets(const char *what, int max)
 	if (max >= 0)
 		CHECK(n <= max, "%d sockets after the %s on %d nodes, more than %d", n, what,
 		      bip_numnodes, max);
+	ring_sync();
 }
 
 /* Send to dst and receive from src at once on tag: len words, message seq. */
