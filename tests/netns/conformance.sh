@@ -9,6 +9,8 @@
 # TEST crash: node 1 (second host) dies of SIGSEGV: the job stops on every
 # host and leaves no process or shared memory; noinit: node 2 (third host)
 # never calls bip_init: the others fail naming it.
+# TEST netconn-MODE runs tests/conformance/netconn MODE instead (crossing:
+# pairs of nodes sending to each other first at the same moment).
 # Skipped (exit 77) when the ofi driver is not compiled in or cannot run.
 set -u
 mode=$1
@@ -20,6 +22,12 @@ bipload="$build/scripts/bipload"
 bipconf="$build/scripts/bipconf"
 bipinfo="$build/scripts/bipinfo"
 conformance="$build/tests/conformance/conformance"
+case "$name" in
+netconn-*)
+	conformance="$build/tests/conformance/netconn"
+	name=${name#netconn-}
+	;;
+esac
 . "$src/tests/netns/hosts.sh"
 
 unset BIPCONF BIP_OPTS BIP_NODE BIP_JOBID BIP_HOST BIP_RSH BIP_NIC

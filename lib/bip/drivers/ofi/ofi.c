@@ -11,18 +11,11 @@
  *
  * Start-up: open the endpoint, post the receive pool, then exchange the
  * endpoint addresses through the start-up all-gather (boot.h) and insert
- * them in the address vector.  Over a provider that makes connections
- * (tcp;ofi_rxm), a second all-gather (a barrier) waits until every node
- * has its address vector filled (a connection that comes before its
- * sender's address is there is not tied to it: sending back then opens a
- * second connection, with the loss below), and the connections are then
- * made in one order (wire_up):
- * two processes that connect to each other at the same moment can make
- * libfabric 1.17's ofi_rxm drop one of the two connections with messages
- * already on it (an inject is then lost without an error, a send fails with
- * "Transport endpoint is not connected"), so each node connects only to
- * the nodes numbered below it, and sends nothing to a node numbered above
- * it before that node has connected.
+ * them in the address vector.  Nothing is sent, and no connection made,
+ * at start-up: over a provider that makes connections (tcp;ofi_rxm), a
+ * peer is connected when the first message goes to it or comes from it,
+ * in the order that ofi_rxm needs (ofi_link.c); until then, a message to
+ * it is refused with -EAGAIN and the core posts it again.
  *
  * Short messages: header and payload are copied into the provider (an
  * inject, which copies before returning) or into a send buffer of the
@@ -47,6 +40,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -186,14 +180,19 @@ static int ofi_available(char *why, size_t len)
 
 static void ofi_close_endpoint(struct bip_ofi *ofi)
 {
+	struct bip_ofi_rxchunk *c;
+
 	if (ofi->ep)
 		fi_close(&ofi->ep->fid);
 	if (ofi->av)
 		fi_close(&ofi->av->fid);
 	if (ofi->cq)
 		fi_close(&ofi->cq->fid);
-	if (ofi->rx_mr)
-		fi_close(&ofi->rx_mr->fid);
+	for (c = ofi->rxchunks; c; c = c->next)
+		if (c->mr) {
+			fi_close(&c->mr->fid);
+			c->mr = NULL;
+		}
 	if (ofi->tx_mr)
 		fi_close(&ofi->tx_mr->fid);
 	bip_ofi_long_fini(ofi);
@@ -205,16 +204,14 @@ static void ofi_close_endpoint(struct bip_ofi *ofi)
 	ofi->av = NULL;
 	ofi->cq = NULL;
 	ofi->cq_fd = -1;
-	ofi->rx_mr = ofi->tx_mr = NULL;
+	ofi->tx_mr = NULL;
 	ofi->domain = NULL;
 	ofi->fabric = NULL;
 }
 
 static int post_rx(struct bip_ofi *ofi, struct bip_ofi_slot *s)
 {
-	void *desc = ofi->rx_mr ? fi_mr_desc(ofi->rx_mr) : NULL;
-
-	return (int)fi_trecv(ofi->ep, s->buf, BIP_OFI_SLOT_SIZE, desc, FI_ADDR_UNSPEC, 0, 0,
+	return (int)fi_trecv(ofi->ep, s->buf, BIP_OFI_SLOT_SIZE, s->desc, FI_ADDR_UNSPEC, 0, 0,
 			     &s->ctx.fi);
 }
 
@@ -395,24 +392,68 @@ static int ofi_choose(struct bip_ofi *ofi, const struct bip_nic_job *job)
 	return -ENODEV;
 }
 
-static int alloc_pools(struct bip_ofi *ofi, int nserved)
+/*
+ * Receive buffers: n more, posted (or to be posted once the provider takes
+ * them).  They are shared by all peers (posted for any source); the pool
+ * starts with OFI_POOL_BASE and grows by a peer's credits when its link
+ * comes up (bip_ofi_peer_open), while the provider takes that many posted
+ * receives (rx_budget).  A message that comes while none is posted waits
+ * in the provider, within its sender's credits, until one is.
+ */
+#define OFI_POOL_BASE 64
+
+static int pool_add(struct bip_ofi *ofi, int n)
+{
+	struct bip_ofi_rxchunk *c = calloc(1, sizeof(*c) + (size_t)n * sizeof(c->slot[0]));
+	size_t bytes = ((size_t)n * BIP_OFI_SLOT_SIZE + 4095) & ~4095ul;
+	int i, rc;
+
+	if (!c)
+		return -ENOMEM;
+	c->mem = aligned_alloc(4096, bytes);
+	if (!c->mem) {
+		free(c);
+		return -ENOMEM;
+	}
+	if (ofi->mr_local) {
+		rc = fi_mr_reg(ofi->domain, c->mem, bytes, FI_RECV, 0, 0, 0, &c->mr, NULL);
+		if (rc) {
+			free(c->mem);
+			free(c);
+			return rc < 0 ? rc : -EIO;
+		}
+	}
+	c->next = ofi->rxchunks;
+	ofi->rxchunks = c;
+	ofi->nrx += n;
+	for (i = 0; i < n; i++) {
+		struct bip_ofi_slot *s = &c->slot[i];
+
+		s->ctx.kind = BIP_OFI_CTX_RX;
+		s->buf = c->mem + (size_t)i * BIP_OFI_SLOT_SIZE;
+		s->desc = c->mr ? fi_mr_desc(c->mr) : NULL;
+		rc = ofi->repost ? -FI_EAGAIN : post_rx(ofi, s);
+		if (rc == -FI_EAGAIN) {
+			s->next = ofi->repost;
+			ofi->repost = s;
+		} else if (rc) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int alloc_pools(struct bip_ofi *ofi)
 {
 	int i, rc;
 
-	ofi->nrx = nserved * (int)ofi->ncredits + 64;
-	ofi->rx_mem = aligned_alloc(4096, ((size_t)ofi->nrx * BIP_OFI_SLOT_SIZE + 4095) & ~4095ul);
-	ofi->rx = calloc((size_t)ofi->nrx, sizeof(*ofi->rx));
 	ofi->tx_mem = aligned_alloc(4096, (size_t)BIP_OFI_TXSLOTS * BIP_OFI_SLOT_SIZE);
 	ofi->tx = calloc(BIP_OFI_TXSLOTS, sizeof(*ofi->tx));
-	if (!ofi->rx_mem || !ofi->rx || !ofi->tx_mem || !ofi->tx)
+	if (!ofi->tx_mem || !ofi->tx)
 		return -ENOMEM;
 	if (ofi->mr_local) {
-		rc = fi_mr_reg(ofi->domain, ofi->rx_mem, (size_t)ofi->nrx * BIP_OFI_SLOT_SIZE,
-			       FI_RECV, 0, 0, 0, &ofi->rx_mr, NULL);
-		if (!rc)
-			rc = fi_mr_reg(ofi->domain, ofi->tx_mem,
-				       (size_t)BIP_OFI_TXSLOTS * BIP_OFI_SLOT_SIZE, FI_SEND, 0, 1, 0,
-				       &ofi->tx_mr, NULL);
+		rc = fi_mr_reg(ofi->domain, ofi->tx_mem, (size_t)BIP_OFI_TXSLOTS * BIP_OFI_SLOT_SIZE,
+			       FI_SEND, 0, 1, 0, &ofi->tx_mr, NULL);
 		if (rc)
 			return rc < 0 ? rc : -EIO;
 	}
@@ -422,19 +463,33 @@ static int alloc_pools(struct bip_ofi *ofi, int nserved)
 		ofi->tx[i].next = ofi->tx_free;
 		ofi->tx_free = &ofi->tx[i];
 	}
-	for (i = 0; i < ofi->nrx; i++) {
-		struct bip_ofi_slot *s = &ofi->rx[i];
+	/* Three quarters of what the provider takes posted at once (ofi_rxm:
+	 * FI_OFI_RXM_RX_SIZE, 2048 by default): the rest is for the receives
+	 * of long messages' data.  With the pools filling all of it, a buffer
+	 * freed went back to the pool at once, and a long receive that found
+	 * no room waited for ever (an all-to-all of 32 processes hung). */
+	ofi->rx_budget = ofi->info->rx_attr->size && ofi->info->rx_attr->size < (1u << 30) ?
+			 (int)(ofi->info->rx_attr->size - ofi->info->rx_attr->size / 4) : 1 << 30;
+	return pool_add(ofi, OFI_POOL_BASE);
+}
 
-		s->ctx.kind = BIP_OFI_CTX_RX;
-		s->buf = ofi->rx_mem + (size_t)i * BIP_OFI_SLOT_SIZE;
-		rc = post_rx(ofi, s);
-		if (rc == -FI_EAGAIN) {
-			s->next = ofi->repost;
-			ofi->repost = s;
-		} else if (rc) {
-			return rc;
-		}
+int bip_ofi_peer_open(struct bip_ofi *ofi, int node)
+{
+	struct bip_ofi_peer *p = &ofi->peers[node];
+
+	if (p->link == BIP_OFI_LINK_UP)
+		return 0;
+	if (!p->np.held && bip_netproto_peer_init(&p->np, ofi->ncredits) < 0) {
+		fprintf(stderr, "bip: node %d: ofi: out of memory for node %d\n", ofi->mynode, node);
+		p->dead = 1;
+		return -ENOMEM;
 	}
+	/* Buffers for what it sends, while the provider takes them (else its
+	 * messages use the shared ones, or wait in the provider). */
+	if (ofi->nrx + ofi->nebuf + (int)ofi->ncredits <= ofi->rx_budget)
+		pool_add(ofi, (int)ofi->ncredits);
+	bip_ofi_eager_grow(ofi);
+	p->link = BIP_OFI_LINK_UP;
 	return 0;
 }
 
@@ -476,99 +531,6 @@ static double env_alive_timeout(void)
 
 static void ofi_close(struct bip_nic *nic);
 
-/*
- * Liveness across hosts.  A provider does not say when a peer's process
- * has ended (tcp;ofi_rxm queues what is sent to it and reconnects), so each
- * process listens on a TCP port of its own, given in the address exchange:
- * once the process has gone, its host refuses connections to that port.
- */
-static int live_listen(struct bip_ofi *ofi)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
-	socklen_t sl = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-
-	if (fd < 0)
-		return 0;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 64) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0) {
-		close(fd);
-		return 0;
-	}
-	ofi->live_fd = fd;
-	return ntohs(sa.sin_port);
-}
-
-/* Close the connections peers made to ask whether this process runs. */
-static void live_accept(struct bip_ofi *ofi)
-{
-	int fd;
-
-	while (ofi->live_fd >= 0 && (fd = accept4(ofi->live_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0)
-		close(fd);
-}
-
-static void live_resolve(struct bip_ofi_peer *p, const char *host, uint32_t port)
-{
-	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *ai;
-
-	if (!port || getaddrinfo(host, NULL, &hints, &ai) != 0)
-		return;
-	memcpy(&p->live_addr, ai->ai_addr, sizeof(p->live_addr));
-	p->live_addr.sin_port = htons((uint16_t)port);
-	p->live_ok = 1;
-	freeaddrinfo(ai);
-}
-
-/* One step of asking: never blocks; marks the peer dead when refused. */
-/*
- * Whether the process of a peer on another host still runs: connect to its
- * liveness listener.  Refused: the process has gone.  No answer at all for
- * the peer's alive timeout, or its host unreachable: the host itself has
- * gone (crashed, or cut off), and nothing more can come from it either.
- */
-static void live_check(struct bip_ofi *ofi, struct bip_ofi_peer *p, int node)
-{
-	struct pollfd pfd;
-	socklen_t sl = sizeof(int);
-	int soerr = 0;
-
-	if (p->live_fd < 0) {
-		p->live_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (p->live_fd < 0)
-			return;
-		p->live_since = now_s();
-		if (connect(p->live_fd, (struct sockaddr *)&p->live_addr, sizeof(p->live_addr)) == 0)
-			goto done;
-		if (errno != EINPROGRESS) {
-			soerr = errno;
-			goto done;
-		}
-		return; /* answered on a later call */
-	}
-	pfd = (struct pollfd){ .fd = p->live_fd, .events = POLLOUT };
-	if (poll(&pfd, 1, 0) <= 0) {
-		if (now_s() - p->live_since < ofi->alive_timeout)
-			return;
-		soerr = ETIMEDOUT;
-	} else {
-		getsockopt(p->live_fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
-	}
-done:
-	if (soerr == ECONNREFUSED) {
-		p->dead = 1;
-	} else if (soerr == ETIMEDOUT || soerr == EHOSTUNREACH || soerr == ENETUNREACH) {
-		p->dead = 1;
-		fprintf(stderr, "bip: node %d: ofi: the host of node %d (%s) %s: node %d counts "
-			"as ended\n", ofi->mynode, node, inet_ntoa(p->live_addr.sin_addr),
-			soerr == ETIMEDOUT ? "has not answered a liveness check" :
-					     "cannot be reached", node);
-	}
-	close(p->live_fd);
-	p->live_fd = -1;
-}
-
 /* Exchange addresses and fill the address vector. */
 static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 {
@@ -585,7 +547,12 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 	bip_netproto_kernel_id(me.boot_id, sizeof(me.boot_id), &me.pidns);
 	me.pid = (uint32_t)getpid();
 	me.max_msg = ofi->chunk;
-	me.live_port = (uint32_t)live_listen(ofi);
+	me.live_port = (uint32_t)bip_ofi_link_listen(ofi);
+	if (!me.live_port && ofi->lazy) {
+		snprintf(job->err, job->errlen, "ofi (%s): cannot open a listening TCP socket "
+			 "(which the connections need): %s", ofi->prov, strerror(errno));
+		return -EIO;
+	}
 	me.eager = ofi->eager_bufs ? ofi->eager : 0;
 	me.eager_bufs = ofi->eager_bufs;
 	rc = fi_getname(&ofi->ep->fid, me.addr, &alen);
@@ -621,8 +588,7 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 		bip_ofi_eager_peer(ofi, i, b);
 		p->pid = (int)b->pid;
 		p->same_kernel = !strcmp(b->boot_id, me.boot_id) && b->pidns == me.pidns;
-		if (!p->same_kernel)
-			live_resolve(p, job->conf->nodes[i].host, b->live_port);
+		p->live_port = (uint16_t)b->live_port;
 		rc = fi_av_insert(ofi->av, b->addr, 1, &p->addr, 0, NULL);
 		if (rc != 1) {
 			snprintf(job->err, job->errlen, "ofi: cannot insert the address of node %d "
@@ -633,19 +599,6 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 		}
 	}
 	rc = 0;
-	/* Over ofi_rxm, a connection request that comes before this process
-	 * has inserted its sender's address is not tied to that address:
-	 * sending back opens a second connection to a process that has one
-	 * already, and what goes over it can be lost (seen: "inject transfer
-	 * failed (Transport endpoint is not connected)", a credit lost, the
-	 * sender waiting for ever).  So no one connects (wire_up) before every
-	 * process has filled its address vector: a second all-gather, whose
-	 * content is not used, as a barrier. */
-	if (strstr(ofi->prov, "ofi_rxm")) {
-		rc = bip_boot_allgather(&oj, &me.pid, sizeof(me.pid), all, job->err,
-					job->errlen);
-		rc = rc < 0 ? rc : 0;
-	}
 undo_all:
 	free(all);
 	return rc;
@@ -666,12 +619,37 @@ static int ofi_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 	struct bip_ofi *ofi = bip_ofi_of(nic);
 
 	if ((ofi->nctl || ofi->repost || ofi->erepost || ofi->lsend_pending || ofi->lrecv_pending ||
-	     ofi->nheld) && s->timeout_ns > OFI_BUSY_SLEEP)
+	     ofi->nheld || bip_ofi_link_busy(ofi) || ofi->nhello || (ofi->lazy && ofi->wait_fd < 0)) &&
+	    s->timeout_ns > OFI_BUSY_SLEEP)
 		s->timeout_ns = OFI_BUSY_SLEEP;
-	return bip_ofi_cq_sleep_arm(ofi->fabric, ofi->cq, ofi->cq_fd, s);
+	if (!bip_ofi_cq_sleep_arm(ofi->fabric, ofi->cq, ofi->cq_fd, s))
+		return 0;
+	/* A request on the side channel wakes it too (ofi_link.c), and the
+	 * first poll after the sleep looks at the listener. */
+	if (ofi->wait_fd >= 0)
+		s->fd = ofi->wait_fd;
+	ofi->link_polls = OFI_LINK_POLLS;
+	return 1;
 }
 
-static int wire_up(struct bip_ofi *ofi, const struct bip_nic_job *job);
+/* Block mode over a provider that connects: an epoll descriptor of the
+ * completion queue's and the listener's, so that a sleeper also wakes for
+ * a side channel request; -1 if it cannot be made (the sleeps then last
+ * OFI_BUSY_SLEEP at most). */
+static int wait_fd_open(struct bip_ofi *ofi)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fd = epoll_create1(EPOLL_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (epoll_ctl(fd, EPOLL_CTL_ADD, ofi->cq_fd, &ev) < 0 ||
+	    (ofi->live_fd >= 0 && epoll_ctl(fd, EPOLL_CTL_ADD, ofi->live_fd, &ev) < 0)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
 
 #define OFI_NOTE_BYE 1 /* the id of a peer's last note (send_note) */
 
@@ -689,6 +667,8 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	ofi->numnodes = job->numnodes;
 	ofi->live_fd = -1;
 	ofi->cq_fd = -1;
+	ofi->wait_fd = -1;
+	ofi->conf = job->conf;
 	ofi->ncredits = env_credits();
 	ofi->alive_timeout = env_alive_timeout();
 	ofi->mr_cache = !(getenv("BIP_OFI_MR_CACHE") && !strcmp(getenv("BIP_OFI_MR_CACHE"), "0"));
@@ -703,17 +683,14 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	bip_ofi_long_init(ofi);
 	for (i = 0; i < job->numnodes; i++) {
 		ofi->peers[i].live_fd = -1;
-		if (!job->serve[i])
-			continue;
-		nserved++;
-		rc = bip_netproto_peer_init(&ofi->peers[i].np, ofi->ncredits);
-		if (rc < 0)
-			goto undo;
+		ofi->peers[i].req_fd = -1;
+		nserved += !!job->serve[i];
 	}
 	rc = ofi_choose(ofi, job);
 	if (rc < 0)
 		goto undo;
-	rc = alloc_pools(ofi, nserved);
+	ofi->lazy = strstr(ofi->prov, "ofi_rxm") != NULL;
+	rc = alloc_pools(ofi);
 	if (rc == 0)
 		rc = bip_ofi_eager_alloc(ofi, nserved);
 	if (rc < 0) {
@@ -722,10 +699,14 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 		goto undo;
 	}
 	rc = ofi_connect(ofi, job);
-	if (rc == 0)
-		rc = wire_up(ofi, job);
+	if (rc == 0 && bip_ofi_link_init(ofi, job->jobid) < 0) {
+		snprintf(job->err, job->errlen, "ofi (%s): out of memory", ofi->prov);
+		rc = -ENOMEM;
+	}
 	if (rc < 0)
 		goto undo;
+	if (ofi->cq_fd >= 0 && ofi->lazy)
+		ofi->wait_fd = wait_fd_open(ofi);
 	if (ofi->cq_fd >= 0) {
 		ofi->ops = bip_ofi_ops;
 		ofi->ops.sleep_arm = ofi_sleep_arm;
@@ -911,8 +892,13 @@ static void ctl_flush(struct bip_ofi *ofi)
 
 static int ofi_post_short(struct bip_nic *nic, int dst, uint32_t tag, const void *buf, size_t len)
 {
-	return bip_ofi_post_msg(bip_ofi_of(nic), dst, BIP_NETPROTO_SHORT, tag, (uint32_t)len, 0,
-				buf, len);
+	struct bip_ofi *ofi = bip_ofi_of(nic);
+	int rc;
+
+	if (bip_unlikely(ofi->peers[dst].link != BIP_OFI_LINK_UP) &&
+	    (rc = bip_ofi_link_need(ofi, dst)))
+		return rc;
+	return bip_ofi_post_msg(ofi, dst, BIP_NETPROTO_SHORT, tag, (uint32_t)len, 0, buf, len);
 }
 
 /* --- receiving --- */
@@ -948,8 +934,6 @@ int bip_ofi_deliver(struct bip_ofi *ofi, int src)
 	struct bip_ofi_slot *s;
 	int n = 0;
 
-	if (bip_unlikely(ofi->wiring))
-		return 0; /* the core is not open yet: the first poll offers it */
 	while ((s = bip_netproto_next(np, ofi->ncredits))) {
 		struct bip_ofi_ebuf *e = s->ctx.kind == BIP_OFI_CTX_ERX ? (struct bip_ofi_ebuf *)s :
 									   NULL;
@@ -985,7 +969,8 @@ static int handle_rx(struct bip_ofi *ofi, struct bip_ofi_slot *s, size_t len)
 
 	if (len < sizeof(*h) || h->src >= (uint32_t)ofi->numnodes || !ofi->peers[h->src].served)
 		goto bad;
-	ofi->peers[h->src].heard = 1;
+	if (bip_ofi_link_heard(ofi, (int)h->src) < 0)
+		goto bad;
 	np = &ofi->peers[h->src].np;
 	np->credits += h->credits;
 	bip_ofi_eager_credit(&ofi->peers[h->src], h->rsv);
@@ -1099,6 +1084,9 @@ static int ofi_poll(struct bip_nic *nic)
 
 	if (bip_unlikely(ofi->nctl))
 		ctl_flush(ofi);
+	if (bip_unlikely(ofi->lazy && (++ofi->link_polls >= OFI_LINK_POLLS ||
+				       bip_ofi_link_busy(ofi) || ofi->nhello)))
+		bip_ofi_link_progress(ofi);
 	if (bip_unlikely(ofi->repost != NULL))
 		repost_flush(ofi);
 	if (bip_unlikely(ofi->erepost != NULL))
@@ -1118,23 +1106,13 @@ static int ofi_poll(struct bip_nic *nic)
 
 static int ofi_alive(struct bip_nic *nic, int node)
 {
-	struct bip_ofi_peer *p = &bip_ofi_of(nic)->peers[node];
-
-	if (p->dead)
-		return 0;
-	if (!p->same_kernel) {
-		live_accept(bip_ofi_of(nic));
-		if (p->live_ok)
-			live_check(bip_ofi_of(nic), p, node);
-		return !p->dead;
-	}
-	return bip_process_runs(p->pid);
+	return bip_ofi_link_alive(bip_ofi_of(nic), node);
 }
 
 /* A credit message of nothing through a send buffer, so that it has a
- * completion: the first message to a peer (wire_up, id 0) and the last
- * (close, id OFI_NOTE_BYE). */
-static int send_note(struct bip_ofi *ofi, int dst, uint32_t id)
+ * completion: the first message to a lower peer (ofi_link.c, id 0) and the
+ * last (close, id OFI_NOTE_BYE). */
+int bip_ofi_send_note(struct bip_ofi *ofi, int dst, uint32_t id)
 {
 	struct bip_ofi_slot *s = bip_ofi_tx_get(ofi);
 	struct bip_netproto_hdr h = {
@@ -1157,65 +1135,6 @@ static int send_note(struct bip_ofi *ofi, int dst, uint32_t id)
 	return 0;
 }
 
-/*
- * Make the connections in one order (see the top of this file): a note to
- * every node numbered below this one, then wait for something from every
- * node numbered above (its note, or a message it sent after its own
- * wire-up), reading the completion queue and holding what arrives for the
- * core's first poll.  Every node does it at start-up, so no wait is for a
- * node that waits in turn for a node above it: node n-1 waits for none.
- * Only for the providers that connect (ofi_rxm); within the start-up
- * timeout, else the error names a node that never connected.
- */
-static int wire_up(struct bip_ofi *ofi, const struct bip_nic_job *job)
-{
-	double end = now_s() + job->timeout;
-	int next = 0, rc = 0, waiting;
-
-	if (!strstr(ofi->prov, "ofi_rxm"))
-		return 0;
-	ofi->wiring = 1;
-	for (;;) {
-		/* The notes down, as send buffers come free. */
-		for (rc = 0; next < ofi->mynode && rc == 0; next += rc == 0)
-			if (ofi->peers[next].served)
-				rc = send_note(ofi, next, 0);
-		if (rc < 0 && rc != -EAGAIN) {
-			snprintf(job->err, job->errlen, "ofi (%s): cannot send to node %d (host "
-				 "%s)", ofi->prov, next, job->conf->nodes[next].host);
-			break;
-		}
-		rc = cq_drain(ofi);
-		if (rc < 0) {
-			snprintf(job->err, job->errlen, "ofi (%s): while connecting: %s", ofi->prov,
-				 fi_strerror(-rc));
-			break;
-		}
-		rc = 0;
-		for (waiting = ofi->mynode + 1; waiting < ofi->numnodes; waiting++)
-			if (ofi->peers[waiting].served && !ofi->peers[waiting].heard &&
-			    !ofi->peers[waiting].dead)
-				break;
-		if (waiting == ofi->numnodes && next == ofi->mynode)
-			break;
-		if (now_s() > end) {
-			if (waiting == ofi->numnodes)
-				snprintf(job->err, job->errlen, "ofi (%s): node %d could not send to "
-					 "node %d (host %s) within %.0f s", ofi->prov, ofi->mynode,
-					 next, job->conf->nodes[next].host, job->timeout);
-			else
-				snprintf(job->err, job->errlen, "ofi (%s): node %d (host %s) has not "
-					 "connected to node %d within %.0f s", ofi->prov, waiting,
-					 job->conf->nodes[waiting].host, ofi->mynode, job->timeout);
-			rc = -ETIMEDOUT;
-			break;
-		}
-		sched_yield();
-	}
-	ofi->wiring = 0;
-	return rc;
-}
-
 /* Seconds close waits for the provider to send what it holds. */
 #define OFI_DRAIN 5.0
 
@@ -1236,7 +1155,7 @@ static void ofi_close(struct bip_nic *nic)
 		for (i = 0; i < ofi->numnodes; i++)
 			if ((ofi->peers[i].sent_any || ofi->peers[i].heard) &&
 			    !ofi->peers[i].dead && !ofi->peers[i].closed)
-				send_note(ofi, i, OFI_NOTE_BYE);
+				bip_ofi_send_note(ofi, i, OFI_NOTE_BYE);
 	while (ofi->cq && (ofi->tx_out || ofi->nctl) && now_s() < end) {
 		struct fi_cq_tagged_entry ent[16];
 		ssize_t n;
@@ -1260,6 +1179,9 @@ static void ofi_close(struct bip_nic *nic)
 			sched_yield();
 	}
 	ofi_close_endpoint(ofi);
+	bip_ofi_link_fini(ofi);
+	if (ofi->wait_fd >= 0)
+		close(ofi->wait_fd);
 	if (ofi->info)
 		fi_freeinfo(ofi->info);
 	if (ofi->peers)
@@ -1271,8 +1193,13 @@ static void ofi_close(struct bip_nic *nic)
 	if (ofi->live_fd >= 0)
 		close(ofi->live_fd);
 	free(ofi->peers);
-	free(ofi->rx);
-	free(ofi->rx_mem);
+	while (ofi->rxchunks) {
+		struct bip_ofi_rxchunk *c = ofi->rxchunks;
+
+		ofi->rxchunks = c->next;
+		free(c->mem);
+		free(c);
+	}
 	free(ofi->tx);
 	free(ofi->tx_mem);
 	bip_ofi_eager_free(ofi);

@@ -10,6 +10,9 @@
  *             memory registration cache
  * ofi_wait.c  sleeping on the completion queue (nic.h), for this
  *             driver and the udp one
+ * ofi_link.c  connections on first use over the providers that connect
+ *             (ofi_rxm), through a side channel on each process's
+ *             liveness listener, and the liveness checks themselves
  *
  * Wire tags (64 bits):
  *   0                    a control message into a pre-posted buffer of the
@@ -110,7 +113,17 @@ struct bip_ofi_slot {
 	struct bip_ofi_ctx ctx;
 	struct bip_ofi_slot *next;        /* free list, or repost list */
 	uint8_t *buf;                     /* BIP_OFI_SLOT_SIZE bytes */
+	void *desc;                       /* buf's registration (receives), or NULL */
 	int dst;                          /* send buffers: the peer */
+};
+
+/* Receive buffers, allocated together (a chunk at start-up, one more for
+ * each peer linked: bip_ofi_pool_grow). */
+struct bip_ofi_rxchunk {
+	struct bip_ofi_rxchunk *next;
+	struct fid_mr *mr;
+	uint8_t *mem;
+	struct bip_ofi_slot slot[];
 };
 
 enum bip_ofi_ebuf_state {
@@ -124,8 +137,16 @@ struct bip_ofi_ebuf {
 	struct bip_ofi_slot s;            /* first: held[] and deliver see a slot */
 	uint8_t state;
 	uint16_t gen;                     /* in the handle, against stale ones (15 bits) */
+	uint16_t idx;                     /* in the handle: its number (bip_ofi_eager_grow) */
 	int src;
 	uint32_t len;                     /* bytes of data behind the header */
+};
+
+/* The bounce buffers of one peer linked (bip_ofi_eager_grow). */
+struct bip_ofi_echunk {
+	struct fid_mr *mr;
+	uint8_t *mem;
+	struct bip_ofi_ebuf e[];          /* eager_bufs of them, numbered on from the last chunk */
 };
 
 /* A registration of user memory (providers with FI_MR_LOCAL). */
@@ -191,6 +212,30 @@ struct bip_ofi_blob {
 	uint8_t addr[160];
 };
 
+/* Whether messages may go to a peer (ofi_link.c). */
+enum bip_ofi_link {
+	BIP_OFI_LINK_NONE,                /* nothing asked yet */
+	BIP_OFI_LINK_ASKING,              /* a request went (or goes) on the side channel */
+	BIP_OFI_LINK_UP,                  /* the connection is there (or none is needed) */
+};
+
+/* The side channel's requests (ofi_link.c), all fields in network order. */
+enum bip_ofi_linkreq_kind {
+	BIP_OFI_LINKREQ_CONNECT = 1,      /* from a lower node: connect to me now */
+	BIP_OFI_LINKREQ_ASK,              /* from a higher node: I need you, ask me */
+};
+
+#define BIP_OFI_LINKREQ_VERSION 1
+
+struct bip_ofi_linkreq {
+	uint32_t version;                 /* BIP_OFI_LINKREQ_VERSION */
+	uint32_t kind;                    /* enum bip_ofi_linkreq_kind */
+	uint32_t src;                     /* the sender's node */
+	uint32_t dst;                     /* the listener's node */
+	uint64_t job;                     /* the job id's hash (bip_ofi_link_init) */
+};
+_Static_assert(sizeof(struct bip_ofi_linkreq) == 24, "side channel request layout");
+
 struct bip_ofi_peer {
 	int served;
 	fi_addr_t addr;
@@ -198,13 +243,20 @@ struct bip_ofi_peer {
 	int pid;
 	int dead;                         /* the provider reported it unreachable */
 	int sent_any;                     /* close says goodbye to it */
-	int heard;                        /* something came from it (wire_up) */
+	int heard;                        /* something came from it */
 	int closed;                       /* its last note came (send_note) */
 	int ctl_waits;                    /* ctl_flush: a control message to it waits */
-	/* another host: a connection to the peer's liveness listener, refused
-	 * once its process has gone */
-	int live_ok;                      /* the peer's host and port are known */
-	int live_fd;                      /* a connection attempt in progress, or -1 */
+	uint8_t link;                     /* enum bip_ofi_link */
+	uint8_t hello_due;                /* its first note waits for a send buffer */
+	/* the side channel's request to it in progress (ofi_link.c) */
+	int req_fd;                       /* a connection to its listener, or -1 */
+	double req_since;
+	/* a connection to the peer's liveness listener, refused once its
+	 * process has gone (another host: liveness checks), or carrying a
+	 * side channel request */
+	uint16_t live_port;               /* its listener's port, 0: none */
+	int live_ok;                      /* live_addr is resolved */
+	int live_fd;                      /* a liveness check in progress, or -1 */
 	double live_since;                /* when it started (seconds, monotonic) */
 	struct sockaddr_in live_addr;
 	struct bip_netproto_peer np;      /* sequence numbers, credits, arrivals held */
@@ -238,19 +290,34 @@ struct bip_ofi {
 	struct bip_nic_ops ops;           /* bip_ofi_ops, with sleep when cq_fd is set */
 	int live_fd;                      /* my liveness listener, or -1 */
 	double alive_timeout;             /* seconds a liveness check may go unanswered */
+	/* connections on first use (ofi_link.c) */
+	const struct bip_conf *conf;      /* the peers' host names */
+	int lazy;                         /* the provider connects: links are asked for */
+	uint64_t jobkey;                  /* the job id's hash, in the side channel's requests */
+	int *reqs;                        /* peers with a request in progress (req_fd) */
+	int nreqs;
+	struct bip_ofi_inreq {
+		int fd;                   /* accepted from my listener */
+		double since;
+		uint8_t got;              /* bytes of req read */
+		struct bip_ofi_linkreq req;
+	} inreqs[16];                     /* accepted, request not read yet */
+	int ninreqs;
+	int nhello;                       /* peers whose first note waits (hello_due) */
+	unsigned link_polls;              /* polls since the listener was last looked at */
+	int wait_fd;                      /* block mode: epoll of cq_fd and live_fd, or -1 */
+	unsigned bad_reqs;                /* malformed requests dropped */
 	int mr_local;                     /* user buffers must be registered */
 	size_t inject_size;
 	uint64_t chunk;
 	uint32_t ncredits;                /* per peer, a power of two */
 	struct bip_ofi_peer *peers;
 	/* receive pool */
-	uint8_t *rx_mem;
-	struct bip_ofi_slot *rx;
-	int nrx;
-	struct fid_mr *rx_mr;
+	struct bip_ofi_rxchunk *rxchunks;
+	int nrx;                          /* buffers in all chunks */
+	int rx_budget;                    /* receives the provider takes posted at once */
 	struct bip_ofi_slot *repost;      /* buffers to post again */
 	int nheld;                        /* arrivals held in all peers */
-	int wiring;                       /* in wire_up: arrivals are held */
 	/* send buffers */
 	uint8_t *tx_mem;
 	struct bip_ofi_slot *tx, *tx_free;
@@ -275,10 +342,9 @@ struct bip_ofi {
 	/* eager messages and their bounce buffers */
 	uint32_t eager;                   /* BIP_OFI_EAGER, or 0 when the provider cannot */
 	uint32_t eager_bufs;              /* per peer: BIP_OFI_EAGER_BUFS, or fewer */
-	struct bip_ofi_ebuf *ebuf;
-	int nebuf;
-	uint8_t *ebuf_mem;
-	struct fid_mr *ebuf_mr;
+	struct bip_ofi_echunk **echunks;  /* one per peer linked, at most one per served peer */
+	int nechunks, echunks_cap;
+	int nebuf;                        /* bounce buffers in all chunks */
 	struct bip_ofi_slot *erepost;     /* bounce buffers to post again */
 };
 
@@ -306,6 +372,8 @@ static inline void bip_ofi_eager_credit(struct bip_ofi_peer *p, uint32_t n)
 }
 
 /* ofi.c */
+/* The link to node is up: its books, and buffers for it; 0 or -ENOMEM. */
+int bip_ofi_peer_open(struct bip_ofi *ofi, int node);
 /* Queue (or send at once) a control message without payload. */
 void bip_ofi_send_ctl(struct bip_ofi *ofi, int dst, uint8_t kind, uint32_t id);
 /* Post a sequenced, credited message; 0, -EAGAIN or -errno. */
@@ -318,6 +386,37 @@ void bip_ofi_tx_put(struct bip_ofi *ofi, struct bip_ofi_slot *s);
 int bip_ofi_deliver(struct bip_ofi *ofi, int src);
 /* Say that a message from the network was dropped as malformed. */
 void bip_ofi_protocol_error(struct bip_ofi *ofi, const struct bip_netproto_hdr *h, size_t len);
+
+/* ofi_link.c */
+#define OFI_LINK_POLLS 64                /* polls between two looks at the listener */
+/* Open my listener (before the address exchange): its port, or 0. */
+int bip_ofi_link_listen(struct bip_ofi *ofi);
+/* After the address exchange: the side channel's state; 0 or -ENOMEM. */
+int bip_ofi_link_init(struct bip_ofi *ofi, const char *jobid);
+void bip_ofi_link_fini(struct bip_ofi *ofi);
+/* A message for dst waits for its link: ask for it; -EAGAIN (post again
+ * later), or 0 when the provider connects by itself (the link is up). */
+int bip_ofi_link_need(struct bip_ofi *ofi, int dst);
+/* Move the side channel on (requests out, requests in); from poll. */
+void bip_ofi_link_progress(struct bip_ofi *ofi);
+/* The requests of the side channel have work in progress. */
+static inline int bip_ofi_link_busy(const struct bip_ofi *ofi)
+{
+	return ofi->nreqs || ofi->ninreqs;
+}
+/* Something came from src over the provider: its link is up; 0, or
+ * -ENOMEM (its books could not be set up: the arrival is dropped). */
+static inline int bip_ofi_link_heard(struct bip_ofi *ofi, int src)
+{
+	ofi->peers[src].heard = 1;
+	if (bip_unlikely(ofi->peers[src].link != BIP_OFI_LINK_UP))
+		return bip_ofi_peer_open(ofi, src);
+	return 0;
+}
+/* Whether the process of a peer still runs (nic.h's alive). */
+int bip_ofi_link_alive(struct bip_ofi *ofi, int node);
+/* A credit message of nothing, through a send buffer (ofi.c). */
+int bip_ofi_send_note(struct bip_ofi *ofi, int dst, uint32_t id);
 
 /* ofi_wait.c */
 /* Open a completion queue with attr; when a waiter may sleep
@@ -348,8 +447,11 @@ int bip_ofi_long_progress(struct bip_ofi *ofi);
 int bip_ofi_chunk_done(struct bip_ofi *ofi, struct bip_ofi_chunk *c, int status);
 /* BIP_OFI_EAGER and BIP_OFI_EAGER_BUFS: 0, or -EINVAL with the reason in err. */
 int bip_ofi_eager_env(struct bip_ofi *ofi, char *err, size_t len);
-/* Allocate and post the bounce buffers (nserved peers); 0 or a negative errno. */
+/* How many bounce buffers each of nserved peers gets; 0 or -ENOMEM. */
 int bip_ofi_eager_alloc(struct bip_ofi *ofi, int nserved);
+/* Allocate and post the bounce buffers of one more peer linked, within
+ * the provider's budget of posted receives. */
+void bip_ofi_eager_grow(struct bip_ofi *ofi);
 void bip_ofi_eager_free(struct bip_ofi *ofi);
 /* The peers' eager limits and bounce buffers are known (the address exchange). */
 void bip_ofi_eager_peer(struct bip_ofi *ofi, int node, const struct bip_ofi_blob *b);

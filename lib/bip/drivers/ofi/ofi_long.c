@@ -98,9 +98,11 @@ void bip_ofi_long_fini(struct bip_ofi *ofi)
 		free(ofi->mrs[i]);
 	}
 	ofi->nmrs = 0;
-	if (ofi->ebuf_mr)
-		fi_close(&ofi->ebuf_mr->fid);
-	ofi->ebuf_mr = NULL;
+	for (i = 0; i < ofi->nechunks; i++)
+		if (ofi->echunks[i]->mr) {
+			fi_close(&ofi->echunks[i]->mr->fid);
+			ofi->echunks[i]->mr = NULL;
+		}
 }
 
 /* --- registration cache --- */
@@ -209,6 +211,9 @@ int bip_ofi_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *bu
 	uint16_t idx;
 	int rc;
 
+	if (bip_unlikely(ofi->peers[dst].link != BIP_OFI_LINK_UP) &&
+	    (rc = bip_ofi_link_need(ofi, dst)))
+		return rc;
 	if (!ofi->nlfree)
 		return -EAGAIN;
 	if (tag < NTAGS && len <= ofi->peers[dst].eager_max && ofi->peers[dst].eager_credits) {
@@ -509,15 +514,22 @@ static size_t ebuf_stride(const struct bip_ofi *ofi)
 static int ebuf_post(struct bip_ofi *ofi, struct bip_ofi_ebuf *e)
 {
 	return (int)fi_trecv(ofi->ep, e->s.buf, sizeof(struct bip_netproto_hdr) + ofi->eager,
-			     ofi->ebuf_mr ? fi_mr_desc(ofi->ebuf_mr) : NULL, FI_ADDR_UNSPEC,
-			     BIP_OFI_EAGER_BIT, 0, &e->s.ctx.fi);
+			     e->s.desc, FI_ADDR_UNSPEC, BIP_OFI_EAGER_BIT, 0, &e->s.ctx.fi);
 }
 
+/*
+ * The bounce buffers: as many per peer as every peer was told (eager_bufs,
+ * fewer when the peers are many, so that all of them together stay within
+ * BIP_OFI_EBUF_MEM), allocated and posted for a peer only once its link is
+ * up (bip_ofi_eager_grow), and shared by all (posted for any source); one
+ * more set from the start.  A
+ * message that comes while none is posted waits in the provider, within
+ * the sender's credits, until one is.
+ */
 int bip_ofi_eager_alloc(struct bip_ofi *ofi, int nserved)
 {
-	size_t stride = ebuf_stride(ofi), total;
+	size_t stride = ebuf_stride(ofi);
 	uint32_t per = ofi->eager_bufs;
-	int i, rc;
 
 	if (!ofi->eager || nserved <= 0) {
 		ofi->eager_bufs = 0;
@@ -531,43 +543,73 @@ int bip_ofi_eager_alloc(struct bip_ofi *ofi, int nserved)
 	ofi->eager_bufs = per;
 	if (!per)
 		return 0;
-	ofi->nebuf = nserved * (int)per;
-	total = (size_t)ofi->nebuf * stride;
-	ofi->ebuf_mem = aligned_alloc(4096, (total + 4095) & ~(size_t)4095);
-	ofi->ebuf = calloc((size_t)ofi->nebuf, sizeof(*ofi->ebuf));
-	if (!ofi->ebuf_mem || !ofi->ebuf)
+	/* One chunk for any peer, so that a first message that comes eager
+	 * finds a buffer (its arrival brings up the link, and the peer's own
+	 * chunk), then one per peer linked. */
+	ofi->echunks = calloc((size_t)nserved + 1, sizeof(*ofi->echunks));
+	if (!ofi->echunks)
 		return -ENOMEM;
-	if (ofi->mr_local) {
-		rc = fi_mr_reg(ofi->domain, ofi->ebuf_mem, total, FI_RECV, 0, ++mr_key, 0,
-			       &ofi->ebuf_mr, NULL);
-		if (rc)
-			return rc < 0 ? rc : -EIO;
-	}
-	for (i = 0; i < ofi->nebuf; i++) {
-		struct bip_ofi_ebuf *e = &ofi->ebuf[i];
+	ofi->echunks_cap = nserved + 1;
+	bip_ofi_eager_grow(ofi);
+	return ofi->nechunks ? 0 : -ENOMEM;
+}
 
-		e->s.ctx.kind = BIP_OFI_CTX_ERX;
-		e->s.buf = ofi->ebuf_mem + (size_t)i * stride;
-		e->state = BIP_OFI_EBUF_POSTED;
-		e->src = -1;
-		rc = ebuf_post(ofi, e);
-		if (rc == -FI_EAGAIN) {
-			e->s.next = ofi->erepost;
-			ofi->erepost = &e->s;
-		} else if (rc) {
-			return rc;
+void bip_ofi_eager_grow(struct bip_ofi *ofi)
+{
+	size_t stride = ebuf_stride(ofi), total = (size_t)ofi->eager_bufs * stride;
+	uint32_t per = ofi->eager_bufs, k;
+	struct bip_ofi_echunk *c;
+	int rc;
+
+	if (!per || ofi->nechunks == ofi->echunks_cap ||
+	    ofi->nrx + ofi->nebuf + (int)per > ofi->rx_budget)
+		return;
+	c = calloc(1, sizeof(*c) + per * sizeof(c->e[0]));
+	if (!c)
+		return;
+	c->mem = aligned_alloc(4096, (total + 4095) & ~(size_t)4095);
+	if (!c->mem) {
+		free(c);
+		return;
+	}
+	if (ofi->mr_local) {
+		rc = fi_mr_reg(ofi->domain, c->mem, total, FI_RECV, 0, ++mr_key, 0, &c->mr, NULL);
+		if (rc) {
+			free(c->mem);
+			free(c);
+			return;
 		}
 	}
-	return 0;
+	ofi->echunks[ofi->nechunks++] = c;
+	for (k = 0; k < per; k++) {
+		struct bip_ofi_ebuf *e = &c->e[k];
+
+		e->s.ctx.kind = BIP_OFI_CTX_ERX;
+		e->s.buf = c->mem + (size_t)k * stride;
+		e->s.desc = c->mr ? fi_mr_desc(c->mr) : NULL;
+		e->idx = (uint16_t)ofi->nebuf++;
+		e->state = BIP_OFI_EBUF_POSTED;
+		e->src = -1;
+		rc = ofi->erepost ? -FI_EAGAIN : ebuf_post(ofi, e);
+		if (rc) { /* refused now: posted later, with the others */
+			e->s.next = ofi->erepost;
+			ofi->erepost = &e->s;
+		}
+	}
 }
 
 /* Buffers still posted are gone with the endpoint (closed before this). */
 void bip_ofi_eager_free(struct bip_ofi *ofi)
 {
-	free(ofi->ebuf);
-	free(ofi->ebuf_mem);
-	ofi->ebuf = NULL;
-	ofi->ebuf_mem = NULL;
+	int i;
+
+	for (i = 0; i < ofi->nechunks; i++) {
+		free(ofi->echunks[i]->mem);
+		free(ofi->echunks[i]);
+	}
+	free(ofi->echunks);
+	ofi->echunks = NULL;
+	ofi->nechunks = 0;
 	ofi->nebuf = 0;
 }
 
@@ -700,7 +742,8 @@ int bip_ofi_eager_rx(struct bip_ofi *ofi, struct bip_ofi_ebuf *e, size_t len)
 		goto bad;
 	src = (int)h->src;
 	p = &ofi->peers[src];
-	p->heard = 1;
+	if (bip_ofi_link_heard(ofi, src) < 0)
+		goto bad;
 	p->np.credits += h->credits;
 	bip_ofi_eager_credit(p, h->rsv);
 	/* Its length as announced and within our limit (the buffer's size);
@@ -709,7 +752,7 @@ int bip_ofi_eager_rx(struct bip_ofi *ofi, struct bip_ofi_ebuf *e, size_t len)
 	    p->eager_inuse >= ofi->eager_bufs)
 		goto bad;
 	/* The handle the core will give back names this buffer. */
-	h->id = BIP_OFI_EAGER_ID | (uint32_t)e->gen << 16 | (uint32_t)(e - ofi->ebuf);
+	h->id = BIP_OFI_EAGER_ID | (uint32_t)e->gen << 16 | e->idx;
 	if (bip_netproto_hold(&p->np, ofi->ncredits, h, &e->s))
 		goto bad;
 	e->state = BIP_OFI_EBUF_HELD;
@@ -728,7 +771,9 @@ bad:
 static int eager_recv(struct bip_ofi *ofi, int src, uint32_t id, void *buf, size_t len)
 {
 	uint32_t idx = id & 0xffff;
-	struct bip_ofi_ebuf *e = idx < (uint32_t)ofi->nebuf ? &ofi->ebuf[idx] : NULL;
+	struct bip_ofi_ebuf *e = idx < (uint32_t)ofi->nebuf ?
+				 &ofi->echunks[idx / ofi->eager_bufs]->e[idx % ofi->eager_bufs] :
+				 NULL;
 	int rc = 1;
 
 	if (!e || e->state != BIP_OFI_EBUF_OFFERED || e->gen != ((id >> 16) & 0x7fff) ||

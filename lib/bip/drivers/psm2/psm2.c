@@ -18,6 +18,15 @@
  * Short messages and long announcements are sequenced and credited per
  * peer; the receiver posts a long message's buffer, then sends a
  * clear-to-send, and the sender sends from the user's buffer.
+ *
+ * Start-up exchanges the endpoint ids and connects to no one: a peer is
+ * connected (psm2_ep_connect, for that one peer) when the first message
+ * goes to it, a clear-to-send or a credit included.  Receiving needs no
+ * connection of ours: libpsm2 takes what comes from a peer that connected
+ * to us, and connecting back to it returns the same address.  Two peers
+ * that connect to each other at once are libpsm2's to order (each
+ * psm2_ep_connect makes progress on its own endpoint, so each answers the
+ * other's request).
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -153,7 +162,8 @@ struct bip_psm2_lrecv {
 
 struct bip_psm2_peer {
 	int served;
-	psm2_epaddr_t addr;
+	psm2_epid_t epid;                 /* from the address exchange */
+	psm2_epaddr_t addr;               /* once connected (peer_addr), else NULL */
 	int same_kernel, pid;
 	struct bip_netproto_peer np;
 };
@@ -185,6 +195,7 @@ struct bip_psm2 {
 	struct bip_psm2_lsend lsend[PSM2_LSENDS];
 	uint16_t lfree[PSM2_LSENDS];
 	int nlfree;
+	int64_t connect_ns;               /* psm2_ep_connect's time-out (the start-up one) */
 };
 
 static struct bip_psm2 *psm2_of(struct bip_nic *nic)
@@ -239,20 +250,47 @@ static int post_rx(struct bip_psm2 *p2, struct bip_psm2_slot *s)
 			     &req) == PSM2_OK ? 0 : -EIO;
 }
 
+/* The address of dst, connecting to it the first time (blocking, within
+ * the start-up time-out); NULL if it cannot be reached (said once). */
+static psm2_epaddr_t peer_addr(struct bip_psm2 *p2, int dst)
+{
+	struct bip_psm2_peer *p = &p2->peers[dst];
+	psm2_error_t e, err = PSM2_OK;
+	psm2_epaddr_t addr;
+
+	if (p->addr)
+		return p->addr;
+	if (!p->served || !p->epid)
+		return NULL;
+	e = psm.ep_connect(p2->ep, 1, &p->epid, NULL, &err, &addr, p2->connect_ns);
+	if (e != PSM2_OK) {
+		fprintf(stderr, "bip: node %d: psm2: cannot connect to node %d: %s\n",
+			p2->mynode, dst, psm.error_get_string(err != PSM2_OK ? err : e));
+		p->epid = 0; /* not asked again */
+		return NULL;
+	}
+	p->addr = addr;
+	return addr;
+}
+
 static int transmit(struct bip_psm2 *p2, int dst, const struct bip_netproto_hdr *h,
 		    const void *payload, size_t plen)
 {
 	struct bip_psm2_slot *s = p2->tx_free;
 	psm2_mq_tag_t tag = make_tag(0, 0, 0);
+	psm2_epaddr_t addr;
 	psm2_mq_req_t req;
 	psm2_error_t e;
 
 	if (!s)
 		return -EAGAIN;
+	addr = peer_addr(p2, dst);
+	if (!addr)
+		return -EHOSTUNREACH;
 	memcpy(s->buf, h, sizeof(*h));
 	if (plen)
 		memcpy(s->buf + sizeof(*h), payload, plen);
-	e = psm.mq_isend2(p2->mq, p2->peers[dst].addr, 0, &tag, s->buf,
+	e = psm.mq_isend2(p2->mq, addr, 0, &tag, s->buf,
 			  (uint32_t)(sizeof(*h) + plen), s, &req);
 	if (e != PSM2_OK) {
 		fprintf(stderr, "bip: node %d: psm2: send to node %d: %s\n", p2->mynode, dst,
@@ -329,8 +367,9 @@ static void cts_arrived(struct bip_psm2 *p2, int src, uint32_t id)
 {
 	struct bip_psm2_lsend *l = &p2->lsend[id & 0xfff];
 	psm2_mq_tag_t tag = make_tag(id, (uint32_t)p2->mynode, 1);
+	psm2_error_t e = PSM2_EPID_UNREACHABLE;
+	psm2_epaddr_t addr;
 	psm2_mq_req_t req;
-	psm2_error_t e;
 
 	if (l->gen != id >> 12 || l->dst != src || l->cts) {
 		fprintf(stderr, "bip: node %d: psm2: node %d asked for long send %u, which is "
@@ -338,8 +377,9 @@ static void cts_arrived(struct bip_psm2 *p2, int src, uint32_t id)
 		return;
 	}
 	l->cts = 1;
-	e = psm.mq_isend2(p2->mq, p2->peers[src].addr, 0, &tag, l->buf, (uint32_t)l->len, l,
-			  &req);
+	addr = peer_addr(p2, src); /* connected already: the RTS went to it */
+	if (addr)
+		e = psm.mq_isend2(p2->mq, addr, 0, &tag, l->buf, (uint32_t)l->len, l, &req);
 	if (e != PSM2_OK) {
 		uint64_t cookie = l->cookie;
 
@@ -530,11 +570,9 @@ static int bip_psm2_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	struct bip_psm2_blob me, *all = NULL;
 	struct psm2_ep_open_opts opts;
 	struct bip_psm2 *p2;
-	psm2_epid_t epid, *epids = NULL;
-	psm2_epaddr_t *addrs = NULL;
-	psm2_error_t e, *errs = NULL;
+	psm2_epid_t epid;
+	psm2_error_t e;
 	psm2_uuid_t uuid;
-	int *mask = NULL;
 	int i, rc, nserved = 0;
 	const char *c;
 	uint64_t h = 1469598103934665603ull;
@@ -550,6 +588,7 @@ static int bip_psm2_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	p2->mynode = job->mynode;
 	p2->numnodes = job->numnodes;
 	p2->ncredits = 64;
+	p2->connect_ns = (int64_t)(job->timeout * 1e9);
 	for (i = PSM2_LSENDS; i-- > 0;)
 		p2->lfree[p2->nlfree++] = (uint16_t)i;
 	rc = -ENOMEM;
@@ -612,46 +651,28 @@ static int bip_psm2_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	bip_netproto_kernel_id(me.boot_id, sizeof(me.boot_id), &me.pidns);
 	me.pid = (uint32_t)getpid();
 	all = calloc((size_t)job->numnodes, sizeof(*all));
-	epids = calloc((size_t)job->numnodes, sizeof(*epids));
-	addrs = calloc((size_t)job->numnodes, sizeof(*addrs));
-	errs = calloc((size_t)job->numnodes, sizeof(*errs));
-	mask = calloc((size_t)job->numnodes, sizeof(*mask));
-	if (!all || !epids || !addrs || !errs || !mask)
+	if (!all)
 		goto undo;
 	rc = bip_boot_allgather(&oj, &me, sizeof(me), all, job->err, job->errlen);
 	if (rc < 0)
 		goto undo;
-	for (i = 0; i < job->numnodes; i++) {
-		epids[i] = all[i].epid;
-		mask[i] = job->serve[i];
-	}
-	e = psm.ep_connect(p2->ep, job->numnodes, epids, mask, errs, addrs,
-			   (int64_t)(job->timeout * 1e9));
-	if (e != PSM2_OK) {
-		for (i = 0; i < job->numnodes; i++)
-			if (mask[i] && errs[i] != PSM2_OK)
-				break;
-		snprintf(job->err, job->errlen, "psm2: cannot connect to node %d (%s): %s",
-			 i < job->numnodes ? i : -1,
-			 i < job->numnodes ? job->conf->nodes[i].host : "?",
-			 psm.error_get_string(i < job->numnodes ? errs[i] : e));
-		rc = -EHOSTUNREACH;
-		goto undo;
-	}
+	/* Connected on first use (peer_addr), not here. */
 	for (i = 0; i < job->numnodes; i++) {
 		struct bip_psm2_peer *p = &p2->peers[i];
 
 		if (!p->served)
 			continue;
-		p->addr = addrs[i];
+		if (!all[i].epid) {
+			snprintf(job->err, job->errlen, "psm2: node %d (%s) gave no endpoint id", i,
+				 job->conf->nodes[i].host);
+			rc = -EPROTO;
+			goto undo;
+		}
+		p->epid = all[i].epid;
 		p->pid = (int)all[i].pid;
 		p->same_kernel = !strcmp(all[i].boot_id, me.boot_id) && all[i].pidns == me.pidns;
 	}
 	free(all);
-	free(epids);
-	free(addrs);
-	free(errs);
-	free(mask);
 	*nic_p = &p2->nic;
 	return 0;
 
@@ -659,10 +680,6 @@ undo:
 	if (rc == -ENOMEM && !job->err[0])
 		snprintf(job->err, job->errlen, "psm2: out of memory");
 	free(all);
-	free(epids);
-	free(addrs);
-	free(errs);
-	free(mask);
 	bip_psm2_close(&p2->nic);
 	return rc;
 }
