@@ -21,7 +21,7 @@ noinit)
 	rc=$?
 	[ "$rc" -ne 0 ] || fail "bipload exited 0"
 	[ "$rc" -ne 124 ] || fail "the job hung until bipload's time-out"
-	grep -q "bip_init: timed out .* waiting for node 2 " "$out" ||
+	grep -q "bip_init: \([a-z0-9]*: \)\{0,1\}timed out .* waiting for node 2 " "$out" ||
 		fail "no message naming node 2"
 	grep -q "bipload: node [01] (host .*, pid [0-9]*) exited with status 1" "$out" ||
 		fail "bipload does not name the failed node"

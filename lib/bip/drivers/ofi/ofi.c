@@ -531,6 +531,15 @@ static double env_alive_timeout(void)
 
 static void ofi_close(struct bip_nic *nic);
 
+/* This process's network namespace, for peers that may then reach its
+ * listener on the loopback whatever their host's name says. */
+static uint64_t netns_id(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
 /* Exchange addresses and fill the address vector. */
 static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 {
@@ -545,6 +554,7 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 	memset(&me, 0, sizeof(me));
 	snprintf(me.prov, sizeof(me.prov), "%s", ofi->prov);
 	bip_netproto_kernel_id(me.boot_id, sizeof(me.boot_id), &me.pidns);
+	me.netns = netns_id();
 	me.pid = (uint32_t)getpid();
 	me.max_msg = ofi->chunk;
 	me.live_port = (uint32_t)bip_ofi_link_listen(ofi);
@@ -588,6 +598,7 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 		bip_ofi_eager_peer(ofi, i, b);
 		p->pid = (int)b->pid;
 		p->same_kernel = !strcmp(b->boot_id, me.boot_id) && b->pidns == me.pidns;
+		p->same_netns = p->same_kernel && me.netns && b->netns == me.netns;
 		p->live_port = (uint16_t)b->live_port;
 		rc = fi_av_insert(ofi->av, b->addr, 1, &p->addr, 0, NULL);
 		if (rc != 1) {

@@ -209,6 +209,7 @@ struct bip_ofi_blob {
 	uint32_t eager;                   /* largest eager message it takes, 0: none */
 	uint32_t eager_bufs;              /* bounce buffers it keeps for each peer */
 	uint32_t rsv;
+	uint64_t netns;                   /* its network namespace (an inode), 0: unknown */
 	uint8_t addr[160];
 };
 
@@ -240,6 +241,7 @@ struct bip_ofi_peer {
 	int served;
 	fi_addr_t addr;
 	int same_kernel;                  /* pid is meaningful here */
+	int same_netns;                   /* and its listener is on this loopback */
 	int pid;
 	int dead;                         /* the provider reported it unreachable */
 	int sent_any;                     /* close says goodbye to it */

@@ -3,7 +3,10 @@
  * ofi_link.c - connections on first use, and liveness, for the ofi driver.
  *
  * Each process listens on a TCP port of its own (its liveness listener),
- * given to the others in the address exchange.  It serves two purposes.
+ * given to the others in the address exchange.  A peer reaches it on the
+ * loopback when both run in one network namespace of one kernel (the
+ * exchange says so), else at the address its host's name in the
+ * configuration resolves to.  It serves two purposes.
  *
  * Liveness: a provider does not say when a peer's process has ended
  * (tcp;ofi_rxm queues what is sent to it and reconnects), so a process
@@ -136,6 +139,14 @@ static int resolve(struct bip_ofi *ofi, int node)
 		return 1;
 	if (!p->live_port)
 		return 0;
+	if (p->same_netns) {
+		/* The same machine and network namespace: the loopback
+		 * reaches it, whatever name the configuration gives its host
+		 * (a launcher's or a test's name may not resolve). */
+		p->live_addr.sin_family = AF_INET;
+		p->live_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		goto found;
+	}
 	for (i = node - 1; i <= node + 1; i += 2)
 		if (i >= 0 && i < ofi->numnodes && ofi->peers[i].live_ok &&
 		    !strcmp(ofi->conf->nodes[i].host, host)) {
