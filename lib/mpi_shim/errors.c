@@ -11,6 +11,7 @@
  */
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,6 +239,18 @@ int mpi_shim_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype t
 		return MPI_SUCCESS;
 	return mpi_shim_err(comm, MPI_ERR_BUFFER, call, "the buffer is NULL and count is %d",
 			    count);
+}
+
+/*
+ * Only a block whose first element would be at address 0 is refused:
+ * MPI_BOTTOM plus an absolute displacement is a valid address, and the
+ * address is computed as an integer because buf may be NULL (MPI_BOTTOM).
+ */
+int mpi_shim_check_block(MPI_Comm comm, const void *buf, MPI_Aint disp, int count,
+			 MPI_Datatype t, const char *call)
+{
+	return mpi_shim_check_buf(comm, (const void *)((uintptr_t)buf + (uintptr_t)disp), count,
+				  t, call);
 }
 
 int mpi_shim_check_rank(MPI_Comm comm, int rank, int any_source, const char *call)

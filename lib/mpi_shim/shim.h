@@ -239,6 +239,10 @@ int mpi_shim_check_count(MPI_Comm comm, int count, const char *call); /* MPI_ERR
 int mpi_shim_check_type(MPI_Comm comm, MPI_Datatype t, const char *call); /* MPI_ERR_TYPE */
 int mpi_shim_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype t,
 		       const char *call);                           /* MPI_ERR_BUFFER */
+/* The block of a v or w collective that starts disp bytes from buf: buf may
+ * be MPI_BOTTOM and disp an absolute address (MPI_ERR_BUFFER, MPI_ERR_COUNT). */
+int mpi_shim_check_block(MPI_Comm comm, const void *buf, MPI_Aint disp, int count,
+			 MPI_Datatype t, const char *call);
 /* A destination (any_source 0) or source (1) rank; MPI_PROC_NULL is valid. */
 int mpi_shim_check_rank(MPI_Comm comm, int rank, int any_source, const char *call);
 int mpi_shim_check_root(MPI_Comm comm, int root, const char *call); /* MPI_ERR_ROOT */
