@@ -1825,6 +1825,24 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
 }
 MPI_SHIM_ALIAS(MPI_Get_address);
 
+/*
+ * Addresses as MPI_Get_address gives them, with a displacement added or
+ * between two of them.  The sum is computed unsigned: an address and a
+ * displacement may be any MPI_Aint, and the result wraps as the pointer
+ * arithmetic it stands for would, never overflowing a signed integer.
+ */
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+	return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+MPI_SHIM_ALIAS(MPI_Aint_add);
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+	return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}
+MPI_SHIM_ALIAS(MPI_Aint_diff);
+
 int PMPI_Address(void *location, MPI_Aint *address)
 {
 	MPI_SHIM_ENTER();

@@ -15,6 +15,8 @@
  * fortran     the Fortran and C++ datatypes through point-to-point and reductions
  * zeroblocks  blocks of no copies at extreme displacements
  * large       the _c constructors, queries and packing
+ * aint        MPI_Aint_add and MPI_Aint_diff: addresses of the elements
+ *             of an array, a struct built from them and sent, wrap-around
  *
  * Errors are returned (MPI_ERRORS_RETURN) and checked by class.
  */
@@ -1343,6 +1345,77 @@ static void case_large(void)
 	(void)n;
 }
 
+/*
+ * MPI_Aint_add and MPI_Aint_diff do what the pointer arithmetic they stand
+ * for does, on the addresses MPI_Get_address gives: a struct built from
+ * a base address and displacements that MPI_Aint_diff computed carries
+ * its fields, and the PMPI_ names are the same calls.
+ */
+static void case_aint(void)
+{
+	struct rec {
+		int tag;
+		double x[3];
+		char c;
+	} out = { 7 + rank, { 1.5, -2.25, 1e100 }, 'q' }, in = { 0, { 0, 0, 0 }, 0 };
+	int lens[3] = { 1, 3, 1 }, i;
+	MPI_Aint base, a[3], d[3];
+	MPI_Datatype types[3] = { MPI_INT, MPI_DOUBLE, MPI_CHAR }, t, tabs;
+	double arr[10] = { 0 };
+
+	MPI_OK(MPI_Get_address(&arr[0], &base));
+	for (i = 0; i < 10; i++) {
+		MPI_Aint want;
+
+		MPI_OK(MPI_Get_address(&arr[i], &want));
+		CHECK(MPI_Aint_add(base, i * (MPI_Aint)sizeof(double)) == want,
+		      "MPI_Aint_add(base, %d doubles) is not &arr[%d]", i, i);
+		CHECK(MPI_Aint_diff(want, base) == i * (MPI_Aint)sizeof(double),
+		      "MPI_Aint_diff(&arr[%d], &arr[0]) is %ld", i, (long)MPI_Aint_diff(want, base));
+		CHECK(MPI_Aint_diff(base, want) == -i * (MPI_Aint)sizeof(double),
+		      "MPI_Aint_diff(&arr[0], &arr[%d]) is %ld", i, (long)MPI_Aint_diff(base, want));
+		CHECK(PMPI_Aint_add(want, -i * (MPI_Aint)sizeof(double)) == base,
+		      "PMPI_Aint_add back from &arr[%d]", i);
+		CHECK(PMPI_Aint_diff(want, base) == MPI_Aint_diff(want, base),
+		      "PMPI_Aint_diff differs");
+	}
+	/* Like the addresses they stand for, sums wrap around instead of
+	 * overflowing. */
+	CHECK(MPI_Aint_add(PTRDIFF_MAX, 1) == PTRDIFF_MIN, "MPI_Aint_add does not wrap");
+	CHECK(MPI_Aint_diff(PTRDIFF_MIN, 1) == PTRDIFF_MAX, "MPI_Aint_diff does not wrap");
+
+	/* The displacements of a struct relative to its first field. */
+	MPI_OK(MPI_Get_address(&out.tag, &a[0]));
+	MPI_OK(MPI_Get_address(&out.x[0], &a[1]));
+	MPI_OK(MPI_Get_address(&out.c, &a[2]));
+	for (i = 0; i < 3; i++)
+		d[i] = MPI_Aint_diff(a[i], a[0]);
+	CHECK(d[1] == offsetof(struct rec, x) && d[2] == offsetof(struct rec, c),
+	      "displacements %ld %ld, want %zu %zu", (long)d[1], (long)d[2],
+	      offsetof(struct rec, x), offsetof(struct rec, c));
+	MPI_OK(MPI_Type_create_struct(3, lens, d, types, &t));
+	MPI_OK(MPI_Type_commit(&t));
+	MPI_OK(MPI_Sendrecv(&out, 1, t, (rank + 1) % size, 5, &in, 1, t,
+			    (rank + size - 1) % size, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	CHECK(in.tag == 7 + (rank + size - 1) % size && in.x[0] == 1.5 && in.x[1] == -2.25 &&
+		      in.x[2] == 1e100 && in.c == 'q',
+	      "the struct received is %d %g %g %g %c", in.tag, in.x[0], in.x[1], in.x[2], in.c);
+	/* Sent from MPI_BOTTOM, its fields at the addresses MPI_Aint_add gives
+	 * from the first field's, received with the relative type. */
+	for (i = 0; i < 3; i++)
+		a[i] = MPI_Aint_add(a[0], d[i]);
+	MPI_OK(MPI_Type_create_struct(3, lens, a, types, &tabs));
+	MPI_OK(MPI_Type_commit(&tabs));
+	memset(&in, 0, sizeof(in));
+	out.tag = 70 + rank;
+	MPI_OK(MPI_Sendrecv(MPI_BOTTOM, 1, tabs, (rank + 1) % size, 6, &in, 1, t,
+			    (rank + size - 1) % size, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	CHECK(in.tag == 70 + (rank + size - 1) % size && in.x[2] == 1e100 && in.c == 'q',
+	      "the struct sent from MPI_BOTTOM came as %d %g %c", in.tag, in.x[2], in.c);
+	MPI_OK(MPI_Type_free(&tabs));
+	MPI_OK(MPI_Type_free(&t));
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1357,6 +1430,7 @@ static const struct {
 	{"fortran", case_fortran},
 	{"zeroblocks", case_zeroblocks},
 	{"large", case_large},
+	{"aint", case_aint},
 };
 
 int main(int argc, char **argv)
