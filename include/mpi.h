@@ -303,7 +303,9 @@ extern struct mpi_shim_type mpi_shim_type_integer, mpi_shim_type_real,
 	mpi_shim_type_integer8, mpi_shim_type_real4, mpi_shim_type_real8,
 	mpi_shim_type_real16, mpi_shim_type_complex8, mpi_shim_type_complex16,
 	mpi_shim_type_complex32, mpi_shim_type_cxx_bool, mpi_shim_type_cxx_float_complex,
-	mpi_shim_type_cxx_double_complex, mpi_shim_type_cxx_long_double_complex;
+	mpi_shim_type_cxx_double_complex, mpi_shim_type_cxx_long_double_complex,
+	mpi_shim_type_logical1, mpi_shim_type_logical2, mpi_shim_type_logical4,
+	mpi_shim_type_logical8, mpi_shim_type_integer16;
 
 #define MPI_INTEGER (&mpi_shim_type_integer)
 #define MPI_REAL (&mpi_shim_type_real)
@@ -325,6 +327,16 @@ extern struct mpi_shim_type mpi_shim_type_integer, mpi_shim_type_real,
 #define MPI_COMPLEX8 (&mpi_shim_type_complex8)
 #define MPI_COMPLEX16 (&mpi_shim_type_complex16)
 #define MPI_COMPLEX32 (&mpi_shim_type_complex32)
+/*
+ * The optional Fortran types that gfortran has: LOGICAL(KIND=1, 2, 4, 8)
+ * (.TRUE. is 1) and INTEGER(KIND=16).  gfortran has no REAL(KIND=2), so
+ * there is no MPI_REAL2 and no MPI_COMPLEX4.
+ */
+#define MPI_LOGICAL1 (&mpi_shim_type_logical1)
+#define MPI_LOGICAL2 (&mpi_shim_type_logical2)
+#define MPI_LOGICAL4 (&mpi_shim_type_logical4)
+#define MPI_LOGICAL8 (&mpi_shim_type_logical8)
+#define MPI_INTEGER16 (&mpi_shim_type_integer16)
 #define MPI_CXX_BOOL (&mpi_shim_type_cxx_bool)
 #define MPI_CXX_FLOAT_COMPLEX (&mpi_shim_type_cxx_float_complex)
 #define MPI_CXX_DOUBLE_COMPLEX (&mpi_shim_type_cxx_double_complex)

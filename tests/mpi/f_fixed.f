@@ -2,7 +2,8 @@
 ! f_fixed.f - a fixed-form program with mpif.h: a ring, a reduction in
 ! place, the status array, MPI_WTIME as an external function, and the
 ! common blocks of MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY (a ring graph),
-! MPI_AINT_ADD and MPI_AINT_DIFF as external functions.
+! MPI_AINT_ADD and MPI_AINT_DIFF as external functions, the optional
+! datatypes MPI_INTEGER16 and MPI_LOGICAL1.
       program ffixed
       implicit none
       include 'mpif.h'
@@ -53,6 +54,10 @@
       call MPI_GET_ADDRESS(arr(4), a4, ierr)
       if (MPI_AINT_DIFF(a4, a1) .ne. 24) call fail(11)
       if (MPI_AINT_ADD(a1, 24_MPI_ADDRESS_KIND) .ne. a4) call fail(12)
+      call MPI_TYPE_SIZE(MPI_INTEGER16, n, ierr)
+      if (n .ne. 16) call fail(13)
+      call MPI_TYPE_SIZE(MPI_LOGICAL1, n, ierr)
+      if (n .ne. 1) call fail(14)
       call MPI_FINALIZE(ierr)
       end
 
