@@ -1062,8 +1062,9 @@ static void bottom_w(MPI_Comm comm, enum family fam, enum form f)
 }
 
 /* Datatypes at absolute addresses, the buffer MPI_BOTTOM: each call with a
- * buffer argument, sending and receiving side. */
-static void bottom_types(void)
+ * buffer argument, sending and receiving side; nb: Ibcast, Iallgatherv and
+ * Ialltoallw for their blocking forms. */
+static void bottom_types(int nb)
 {
 	int to = (rank + 1) % size, from = (rank + size - 1) % size, i, k;
 	int sb[MAXP * 4], rb[MAXP * 4], counts[MAXP], displs[MAXP], zeros[MAXP];
@@ -1093,7 +1094,12 @@ static void bottom_types(void)
 	coll_where = "MPI_Bcast of MPI_BOTTOM";
 	for (k = 0; k < 4; k++)
 		rb[k] = rank == 0 ? val(0, 0, k) : -1;
-	OK(MPI_Bcast(MPI_BOTTOM, 1, tr, 0, MPI_COMM_WORLD));
+	if (nb) {
+		OK(MPI_Ibcast(MPI_BOTTOM, 1, tr, 0, MPI_COMM_WORLD, &q[0]));
+		OK(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
+	} else {
+		OK(MPI_Bcast(MPI_BOTTOM, 1, tr, 0, MPI_COMM_WORLD));
+	}
 	bottom_peer = 0;
 	expect(rb, 4, want_peer, "MPI_Bcast");
 
@@ -1139,7 +1145,14 @@ static void bottom_types(void)
 		displs[i] = 4 * (size - 1 - i);
 		zeros[i] = 0;
 	}
-	OK(MPI_Allgatherv(MPI_BOTTOM, 1, sa, MPI_BOTTOM, counts, displs, ra, MPI_COMM_WORLD));
+	if (nb) {
+		OK(MPI_Iallgatherv(MPI_BOTTOM, 1, sa, MPI_BOTTOM, counts, displs, ra,
+				   MPI_COMM_WORLD, &q[0]));
+		OK(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
+	} else {
+		OK(MPI_Allgatherv(MPI_BOTTOM, 1, sa, MPI_BOTTOM, counts, displs, ra,
+				  MPI_COMM_WORLD));
+	}
 	for (i = 0; i < size; i++) {
 		bottom_peer = i;
 		expect(&rb[4 * (size - 1 - i)], 4, want_peer, "MPI_Allgatherv");
@@ -1171,8 +1184,14 @@ static void bottom_types(void)
 			types_r[i] = abs_block(&rb[4 * (size - 1 - i)], 4);
 			scounts[i] = 1;
 		}
-		OK(MPI_Alltoallw(MPI_BOTTOM, scounts, zeros, types_s, MPI_BOTTOM, scounts, zeros,
-				 types_r, MPI_COMM_WORLD));
+		if (nb) {
+			OK(MPI_Ialltoallw(MPI_BOTTOM, scounts, zeros, types_s, MPI_BOTTOM, scounts,
+					  zeros, types_r, MPI_COMM_WORLD, &q[0]));
+			OK(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
+		} else {
+			OK(MPI_Alltoallw(MPI_BOTTOM, scounts, zeros, types_s, MPI_BOTTOM, scounts,
+					 zeros, types_r, MPI_COMM_WORLD));
+		}
 		for (i = 0; i < size; i++) {
 			bottom_peer = i;
 			expect(&rb[4 * (size - 1 - i)], 4, want_peer, "MPI_Alltoallw");
@@ -1189,7 +1208,8 @@ static void test_bottom(void)
 	MPI_Comm g = complete_graph();
 	enum form f;
 
-	bottom_types();
+	bottom_types(0);
+	bottom_types(1);
 	for (f = BLOCKING; f <= NONBLOCKING; f++)
 		bottom_w(g, NEIGHBOR, f);
 	for (f = LARGE; f <= LARGE_PERSIST; f++)
