@@ -218,10 +218,12 @@ void mpi_shim_datatype_discard(MPI_Datatype t);
 /* Mark a type made by MPI_Type_create_f90_x: predefined (never freed). */
 void mpi_shim_datatype_make_predefined(MPI_Datatype t);
 
-/* Where count elements of a contiguous type start. */
+/* Where count elements of a contiguous type start.  Computed as an
+ * integer: buf may be MPI_BOTTOM (NULL), or a temporary's origin outside
+ * any object (coll_tmp), when true_lb is an absolute address. */
 static inline char *mpi_shim_datatype_start(const void *buf, MPI_Datatype t)
 {
-	return (char *)buf + t->true_lb;
+	return (char *)((uintptr_t)buf + (uintptr_t)t->true_lb);
 }
 
 #endif /* MPI_SHIM_DATATYPE_H */
