@@ -303,7 +303,9 @@ extern struct mpi_shim_type mpi_shim_type_integer, mpi_shim_type_real,
 	mpi_shim_type_integer8, mpi_shim_type_real4, mpi_shim_type_real8,
 	mpi_shim_type_real16, mpi_shim_type_complex8, mpi_shim_type_complex16,
 	mpi_shim_type_complex32, mpi_shim_type_cxx_bool, mpi_shim_type_cxx_float_complex,
-	mpi_shim_type_cxx_double_complex, mpi_shim_type_cxx_long_double_complex;
+	mpi_shim_type_cxx_double_complex, mpi_shim_type_cxx_long_double_complex,
+	mpi_shim_type_logical1, mpi_shim_type_logical2, mpi_shim_type_logical4,
+	mpi_shim_type_logical8, mpi_shim_type_integer16;
 
 #define MPI_INTEGER (&mpi_shim_type_integer)
 #define MPI_REAL (&mpi_shim_type_real)
@@ -325,6 +327,16 @@ extern struct mpi_shim_type mpi_shim_type_integer, mpi_shim_type_real,
 #define MPI_COMPLEX8 (&mpi_shim_type_complex8)
 #define MPI_COMPLEX16 (&mpi_shim_type_complex16)
 #define MPI_COMPLEX32 (&mpi_shim_type_complex32)
+/*
+ * The optional Fortran types that gfortran has: LOGICAL(KIND=1, 2, 4, 8)
+ * (.TRUE. is 1) and INTEGER(KIND=16).  gfortran has no REAL(KIND=2), so
+ * there is no MPI_REAL2 and no MPI_COMPLEX4.
+ */
+#define MPI_LOGICAL1 (&mpi_shim_type_logical1)
+#define MPI_LOGICAL2 (&mpi_shim_type_logical2)
+#define MPI_LOGICAL4 (&mpi_shim_type_logical4)
+#define MPI_LOGICAL8 (&mpi_shim_type_logical8)
+#define MPI_INTEGER16 (&mpi_shim_type_integer16)
 #define MPI_CXX_BOOL (&mpi_shim_type_cxx_bool)
 #define MPI_CXX_FLOAT_COMPLEX (&mpi_shim_type_cxx_float_complex)
 #define MPI_CXX_DOUBLE_COMPLEX (&mpi_shim_type_cxx_double_complex)
@@ -1031,6 +1043,8 @@ int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int MPI_Get_address(const void *location, MPI_Aint *address);
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 int MPI_Address(void *location, MPI_Aint *address);
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
              int outsize, int *position, MPI_Comm comm);
@@ -1677,6 +1691,8 @@ int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int PMPI_Get_address(const void *location, MPI_Aint *address);
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 int PMPI_Address(void *location, MPI_Aint *address);
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
               int outsize, int *position, MPI_Comm comm);

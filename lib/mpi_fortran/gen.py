@@ -105,15 +105,28 @@ class Arg:
             die('%s: unknown kind "%s"' % (call, self.kind))
 
 
+# What a function (a call without ierror) returns: its C type, its Fortran type.
+RETURNS = {
+    'double': ('double', 'double precision'),
+    'aint': ('MPI_Aint', 'integer(kind=MPI_ADDRESS_KIND)'),
+}
+
+
 class Call:
     def __init__(self, line):
-        m = re.match(r'^(\w+)\((.*)\)\s*(->\s*double)?\s*(manual)?\s*$', line)
+        m = re.match(r'^(\w+)\((.*)\)\s*(?:->\s*(\w+))?\s*(manual)?\s*$', line)
         if not m:
             die('cannot read line "%s"' % line)
         self.name = m.group(1)
         self.args = [Arg(self.name, a) for a in m.group(2).split(',') if a.strip()]
-        self.double = bool(m.group(3))
+        self.returns = m.group(3)
         self.manual = bool(m.group(4))
+        if self.returns and self.returns not in RETURNS:
+            die('%s: cannot return "%s"' % (self.name, self.returns))
+        # A function's arguments are input values of the address kind.
+        if self.returns and any(a.kind != 'aint' or a.array or a.dir != 'in'
+                                for a in self.args):
+            die('%s: a function takes only input aint arguments' % self.name)
         names = [a.name for a in self.args]
         for a in self.args:
             if a.array and a.dim and a.dim[0] not in '@<>' and a.kind != 'str' \
@@ -217,9 +230,11 @@ def c_len(call, arg):
 def c_wrapper(call):
     cname = 'MPI_' + call.name
     fname = call.name.lower() + '_'
-    if call.double:
-        return ['double p' + 'mpi_' + fname + '(void)', '{',
-                '\treturn PMPI_%s();' % call.name, '}',
+    if call.returns:
+        params = ', '.join('MPI_Aint *%s_f' % a.name for a in call.args) or 'void'
+        cargs = ', '.join('*%s_f' % a.name for a in call.args)
+        return ['%s p' % RETURNS[call.returns][0] + 'mpi_' + fname + '(%s)' % params, '{',
+                '\treturn PMPI_%s(%s);' % (call.name, cargs), '}',
                 'MPI_FORTRAN_ALIAS(mpi_%s);' % fname, '']
     params, hidden, decls, pre, cargs, post, cleanup = [], [], [], [], [], [], []
     needs_out = False
@@ -445,8 +460,13 @@ def f_interface(call, prefix):
     name = prefix + call.name
     names = [a.name for a in call.args]
     out = []
-    if call.double:
-        out.append('  double precision function %s()' % name)
+    if call.returns:
+        out += wrap('  %s function %s(' % (RETURNS[call.returns][1], name), names, ')')
+        if call.args:
+            out.append('    import')
+            out.append('    implicit none')
+            for a in call.args:
+                out.append('    %s, intent(in) :: %s' % (f_type(a), a.name))
         out.append('  end function %s' % name)
         return out
     out += wrap('  subroutine %s(' % name, names + ['ierror'], ')')
@@ -535,9 +555,9 @@ def gen_mpif(handles, consts, calls, out):
     for cb in CALLBACKS:
         lines.append('      external %s' % cb)
     for c in calls:
-        if c.double:
+        if c.returns:
             for p in ('MPI_', 'PMPI_'):
-                lines.append('      double precision %s%s' % (p, c.name.upper()))
+                lines.append('      %s %s%s' % (RETURNS[c.returns][1], p, c.name.upper()))
                 lines.append('      external %s%s' % (p, c.name.upper()))
     for line in lines:
         if len(line) > 72:

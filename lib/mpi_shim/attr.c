@@ -344,7 +344,11 @@ static int attr_set(void *obj, struct mpi_shim_attr **list, int keyval, void *va
 	return MPI_SUCCESS;
 }
 
-/* Copy every attribute of `from` whose copy callback says so into `to`. */
+/*
+ * Copy every attribute of `from` whose copy callback says so into `to`,
+ * but those `to` has already: the program set them on the pending handle
+ * of an MPI_Comm_idup, and the later copy must not undo that.
+ */
 static int copy_all(void *from, struct mpi_shim_attr *src, struct mpi_shim_attr **dst)
 {
 	struct mpi_shim_attr *a, *b;
@@ -353,6 +357,9 @@ static int copy_all(void *from, struct mpi_shim_attr *src, struct mpi_shim_attr 
 		struct keyval *k = key_at(a->keyval);
 		void *out = NULL;
 		int flag = 0, rc;
+
+		if (find(dst, a->keyval))
+			continue;
 
 		if (k->kind == KEY_COMM)
 			rc = k->copy.comm(from, a->keyval, k->extra, a->value, &out, &flag);
@@ -406,7 +413,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
 	static const char call[] = "MPI_Comm_set_attr";
 	int rc;
 
-	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm(comm, call)) ||
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm_or_pending(comm, call)) ||
 	    (rc = check_user_key(comm, keyval, KEY_COMM, call)))
 		return rc;
 	rc = attr_set(comm, &comm->attrs, keyval, value);
@@ -448,7 +455,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_get_attr")) ||
-	    (rc = mpi_shim_check_comm(comm, "MPI_Comm_get_attr")))
+	    (rc = mpi_shim_check_comm_or_pending(comm, "MPI_Comm_get_attr")))
 		return rc;
 	if (!value || !flag)
 		return mpi_shim_err(comm, MPI_ERR_ARG, "MPI_Comm_get_attr",
@@ -507,7 +514,7 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 	struct mpi_shim_attr **pp;
 	int rc;
 
-	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm(comm, call)) ||
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm_or_pending(comm, call)) ||
 	    (rc = check_user_key(comm, keyval, KEY_COMM, call)))
 		return rc;
 	pp = find(&comm->attrs, keyval);

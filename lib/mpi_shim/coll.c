@@ -1270,20 +1270,43 @@ static int check_vector_data(MPI_Comm comm, const void *buf, const int *counts,
 		return mpi_shim_err(comm, MPI_ERR_BUFFER, call,
 				    "MPI_IN_PLACE is not allowed for the %s buffer here", what);
 	for (i = 0; i < comm->size; i++)
-		if (counts[i] && (rc = mpi_shim_check_buf(comm, buf, counts[i], type, call)))
+		if (counts[i] &&
+		    (rc = mpi_shim_check_block(comm, buf, (MPI_Aint)displs[i] * type->extent,
+					       counts[i], type, call)))
 			return rc;
 	return MPI_SUCCESS;
 }
 
-/* The same non-empty buffer given for sending and receiving. */
-static int check_alias(MPI_Comm comm, const void *sbuf, const void *rbuf, size_t bytes,
-		       const char *call)
+static size_t bytes_of(int count, MPI_Datatype type)
 {
-	if (sbuf && sbuf != MPI_IN_PLACE && sbuf == rbuf && bytes)
+	return (size_t)count * type->size;
+}
+
+/* The bytes of the blocks of a v form (the counts checked already). */
+static size_t vector_bytes(MPI_Comm comm, const int *counts, MPI_Datatype type)
+{
+	size_t total = 0;
+	int i;
+
+	for (i = 0; i < comm->size; i++)
+		total += bytes_of(counts[i], type);
+	return total;
+}
+
+/*
+ * The same buffer given for sending and receiving, with data to move both
+ * ways.  An empty buffer is never accessed, and a program (or a language
+ * binding) may pass one address for every empty array: a rank that sends
+ * or receives nothing passes whatever it likes.
+ */
+static int check_alias(MPI_Comm comm, const void *sbuf, size_t sbytes, const void *rbuf,
+		       size_t rbytes, const char *call)
+{
+	if (sbuf && sbuf != MPI_IN_PLACE && sbuf == rbuf && sbytes && rbytes)
 		return mpi_shim_err(comm, MPI_ERR_BUFFER, call,
-				    "the send and receive buffers are the same (%p): "
-				    "use MPI_IN_PLACE",
-				    (void *)rbuf);
+				    "the send and receive buffers are the same (%p), with %zu "
+				    "bytes to send and %zu to receive: use MPI_IN_PLACE",
+				    (void *)rbuf, sbytes, rbytes);
 	return MPI_SUCCESS;
 }
 
@@ -1319,11 +1342,6 @@ static int check_reduction(MPI_Comm comm, const struct coll_args *a, int root_on
 	return MPI_SUCCESS;
 }
 
-static size_t bytes_of(int count, MPI_Datatype type)
-{
-	return (size_t)count * type->size;
-}
-
 /*
  * The buffer holding one block per rank (received by a gather, sent by a
  * scatter): its layout, whether it is also the other buffer, and whether
@@ -1334,7 +1352,7 @@ static int check_blocks(MPI_Comm comm, const struct coll_args *a, int received, 
 {
 	int rc, r = comm->rank;
 	const void *other = received ? a->sbuf : a->rbuf;
-	size_t bytes;
+	size_t sbytes, rbytes;
 
 	if (vector)
 		rc = received ? check_vector_data(comm, a->rbuf, a->rcounts, a->rdispls,
@@ -1346,13 +1364,15 @@ static int check_blocks(MPI_Comm comm, const struct coll_args *a, int received, 
 				check_data(comm, a->sbuf, a->scount, a->stype, call);
 	if (rc)
 		return rc;
-	bytes = vector ? 1 : received ? bytes_of(a->rcount, a->rtype) :
-					bytes_of(a->scount, a->stype);
-	if ((rc = check_alias(comm, a->sbuf, a->rbuf, bytes, call)))
-		return rc;
 	if (other == MPI_IN_PLACE)
 		return MPI_SUCCESS;
 	/* The other side was checked already: its counts array is set if it has one. */
+	sbytes = a->scounts ? vector_bytes(comm, a->scounts, a->stype) :
+			      bytes_of(a->scount, a->stype);
+	rbytes = a->rcounts ? vector_bytes(comm, a->rcounts, a->rtype) :
+			      bytes_of(a->rcount, a->rtype);
+	if ((rc = check_alias(comm, a->sbuf, sbytes, a->rbuf, rbytes, call)))
+		return rc;
 	return check_fit(comm, a->scounts ? a->scounts[r] : a->scount, a->stype,
 			 a->rcounts ? a->rcounts[r] : a->rcount, a->rtype, call);
 }
@@ -1360,7 +1380,7 @@ static int check_blocks(MPI_Comm comm, const struct coll_args *a, int received, 
 int coll_check(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a, const char *call)
 {
 	int rc, p, r, i, root;
-	size_t total;
+	size_t total, sbytes, rbytes;
 
 	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm(comm, call)))
 		return rc;
@@ -1421,8 +1441,7 @@ int coll_check(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a, co
 		if (a->sbuf != MPI_IN_PLACE &&
 		    (rc = check_vector(comm, a->scounts, a->sdispls, "send", call)))
 			return rc;
-		if ((rc = check_vector(comm, a->rcounts, a->rdispls, "receive", call)) ||
-		    (rc = check_alias(comm, a->sbuf, a->rbuf, 1, call)))
+		if ((rc = check_vector(comm, a->rcounts, a->rdispls, "receive", call)))
 			return rc;
 		if (a->rbuf == MPI_IN_PLACE)
 			return mpi_shim_err(comm, MPI_ERR_BUFFER, call,
@@ -1437,10 +1456,16 @@ int coll_check(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a, co
 			    (rc = mpi_shim_check_type(comm, a->stypes[i], call)))
 				return rc;
 		}
-		if (a->sbuf != MPI_IN_PLACE)
-			return check_fit(comm, a->scounts[r], a->stypes[r], a->rcounts[r],
-					 a->rtypes[r], call);
-		return MPI_SUCCESS;
+		if (a->sbuf == MPI_IN_PLACE)
+			return MPI_SUCCESS;
+		for (i = 0, sbytes = 0, rbytes = 0; i < p; i++) {
+			sbytes += bytes_of(a->scounts[i], a->stypes[i]);
+			rbytes += bytes_of(a->rcounts[i], a->rtypes[i]);
+		}
+		if ((rc = check_alias(comm, a->sbuf, sbytes, a->rbuf, rbytes, call)))
+			return rc;
+		return check_fit(comm, a->scounts[r], a->stypes[r], a->rcounts[r], a->rtypes[r],
+				 call);
 
 	case COLL_REDUCE:
 		if ((rc = mpi_shim_check_root(comm, root, call)) ||
@@ -1449,7 +1474,8 @@ int coll_check(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a, co
 		if (r != root)
 			return MPI_SUCCESS;
 		if ((rc = mpi_shim_check_buf(comm, a->rbuf, a->rcount, a->rtype, call)) ||
-		    (rc = check_alias(comm, a->sbuf, a->rbuf, bytes_of(a->rcount, a->rtype), call)))
+		    (rc = check_alias(comm, a->sbuf, bytes_of(a->rcount, a->rtype), a->rbuf,
+				      bytes_of(a->rcount, a->rtype), call)))
 			return rc;
 		if (a->rbuf == MPI_IN_PLACE)
 			return mpi_shim_err(comm, MPI_ERR_BUFFER, call,
@@ -1500,8 +1526,8 @@ int coll_check(enum coll_kind kind, MPI_Comm comm, const struct coll_args *a, co
 						    "MPI_IN_PLACE is for the send buffer, not the "
 						    "receive buffer");
 			if ((rc = mpi_shim_check_buf(comm, a->rbuf, rcount, a->rtype, call)) ||
-			    (rc = check_alias(comm, a->sbuf, a->rbuf,
-					      bytes_of(mine, a->rtype), call)))
+			    (rc = check_alias(comm, a->sbuf, bytes_of((int)total, a->rtype),
+					      a->rbuf, bytes_of(mine, a->rtype), call)))
 				return rc;
 		}
 		return MPI_SUCCESS;

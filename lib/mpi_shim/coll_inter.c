@@ -47,11 +47,16 @@ static int check_data(MPI_Comm comm, const void *buf, int count, MPI_Datatype ty
 	return MPI_SUCCESS;
 }
 
-/* n blocks: counts (or count each), types (or type each). */
+/*
+ * n blocks: counts (or count each) and displacements, in elements of type
+ * or, with types, in bytes (which may be absolute addresses from
+ * MPI_BOTTOM); without counts, the blocks follow each other.
+ */
 static int check_blocks(MPI_Comm comm, const void *buf, int n, int count, const int *counts,
 			const int *displs, MPI_Datatype type, const MPI_Datatype *types,
 			const char *what, const char *call)
 {
+	MPI_Aint disp;
 	int i, rc;
 
 	if (buf == MPI_IN_PLACE)
@@ -69,7 +74,10 @@ static int check_blocks(MPI_Comm comm, const void *buf, int n, int count, const 
 		if ((rc = mpi_shim_check_count(comm, c, call)) ||
 		    (rc = mpi_shim_check_type(comm, t, call)))
 			return rc;
-		if (c && !buf && t->predefined)
+		disp = !counts ? (MPI_Aint)i * c * t->extent :
+		       types  ? displs[i] :
+				(MPI_Aint)displs[i] * t->extent;
+		if (c && !((uintptr_t)buf + (uintptr_t)disp) && t->predefined)
 			return mpi_shim_err(comm, MPI_ERR_BUFFER, call,
 					    "the %s buffer is NULL for %d element(s) of the block "
 					    "of remote rank %d", what, c, i);

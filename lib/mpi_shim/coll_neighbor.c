@@ -58,11 +58,16 @@ static int check_data(MPI_Comm comm, const void *buf, int count, MPI_Datatype ty
 	return mpi_shim_check_buf(comm, buf, count, type, call);
 }
 
-/* n counts (and displacements), one per neighbour, and the type(s) of the data. */
+/*
+ * n counts and displacements, one per neighbour, and the type of the data
+ * (in elements of type, int displs) or the types of the blocks (in bytes,
+ * MPI_Aint displs, which may be absolute addresses from MPI_BOTTOM).
+ */
 static int check_counts(MPI_Comm comm, const void *buf, int n, const int *counts,
 			const void *displs, MPI_Datatype type, const MPI_Datatype *types,
 			const char *what, const char *call)
 {
+	MPI_Aint disp;
 	int i, rc;
 
 	if (n > 0 && (!counts || !displs || (!type && !types)))
@@ -81,7 +86,9 @@ static int check_counts(MPI_Comm comm, const void *buf, int n, const int *counts
 					    counts[i]);
 		if (!type && (rc = mpi_shim_check_type(comm, t, call)))
 			return rc;
-		if ((rc = mpi_shim_check_buf(comm, buf, counts[i], t, call)))
+		disp = type ? (MPI_Aint)((const int *)displs)[i] * t->extent :
+			      ((const MPI_Aint *)displs)[i];
+		if ((rc = mpi_shim_check_block(comm, buf, disp, counts[i], t, call)))
 			return rc;
 	}
 	return MPI_SUCCESS;

@@ -307,7 +307,9 @@ void *coll_tmp(struct coll_sched *s, size_t count, MPI_Datatype type)
 	/* A negative extent lays elements downwards from element 0. */
 	if (type->extent < 0 && count > 1)
 		p += (size_t)(count - 1) * (size_t)extent;
-	return p - type->true_lb;
+	/* Computed as an integer: the true_lb of a type built for MPI_BOTTOM
+	 * is an address, and the origin it gives lies outside any object. */
+	return (char *)((uintptr_t)p - (uintptr_t)type->true_lb);
 }
 
 /* Bytes moved at a time by a copy between non-contiguous layouts. */

@@ -548,7 +548,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_set_name")) ||
-	    (rc = mpi_shim_check_comm(comm, "MPI_Comm_set_name")) ||
+	    (rc = mpi_shim_check_comm_or_pending(comm, "MPI_Comm_set_name")) ||
 	    (rc = check_out(comm, (void *)name, "MPI_Comm_set_name")))
 		return rc;
 	snprintf(comm->name, sizeof(comm->name), "%s", name);
@@ -562,7 +562,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_get_name")) ||
-	    (rc = mpi_shim_check_comm(comm, "MPI_Comm_get_name")))
+	    (rc = mpi_shim_check_comm_or_pending(comm, "MPI_Comm_get_name")))
 		return rc;
 	if (!name || !resultlen)
 		return mpi_shim_err(comm, MPI_ERR_ARG, "MPI_Comm_get_name",

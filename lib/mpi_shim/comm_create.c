@@ -230,25 +230,42 @@ static void idup_round(struct idup *d, uint32_t ctx, uint32_t ok)
 	idup_plan(d);
 }
 
-/* The agreed context: make the communicator. */
+/*
+ * The agreed context: make the communicator.  What the program set on the
+ * pending handle meanwhile (error handler, name, attributes) is kept across
+ * the set-up, which clears the structure, and stays the communicator's:
+ * the parent's attributes are copied after, except those of keys it set.
+ */
 static int idup_finish(struct idup *d)
 {
 	MPI_Comm parent = d->parent, c = d->c;
+	struct mpi_shim_errhandler *eh = c->errhandler;
+	struct mpi_shim_attr *attrs = c->attrs;
+	char name[MPI_MAX_OBJECT_NAME];
 	int *world, rc;
 
+	memcpy(name, c->name, sizeof(name));
 	if (mpi_shim_is_inter(parent)) {
-		if ((rc = mpi_shim_intercomm_init_dup(c, parent, d->val[0])))
-			return rc;
+		rc = mpi_shim_intercomm_init_dup(c, parent, d->val[0]);
 	} else {
 		world = malloc((size_t)parent->size * sizeof(*world));
 		if (!world)
 			return MPI_ERR_NO_MEM;
 		memcpy(world, parent->world, (size_t)parent->size * sizeof(*world));
 		rc = mpi_shim_comm_init(c, parent, parent->size, world, parent->rank, d->val[0]);
-		if (rc)
-			return rc;
+	}
+	if (rc) {
+		/* Not set up: still the pending handle, which idup_free releases. */
+		c->pending = 1;
+		c->errhandler = eh;
+		c->attrs = attrs;
+		return rc;
 	}
 	d->made = 1;
+	mpi_shim_errhandler_release(c->errhandler); /* the parent's, taken by the set-up */
+	c->errhandler = eh;
+	c->attrs = attrs;
+	memcpy(c->name, name, sizeof(name));
 	if ((rc = mpi_shim_topo_copy(parent, c)) || (rc = mpi_shim_attr_copy_all(parent, c)) ||
 	    (rc = d->with_info ? mpi_shim_comm_hints_set(c, d->info) :
 				 mpi_shim_comm_hints_copy(parent, c))) {
@@ -312,8 +329,13 @@ static void idup_free(struct mpi_shim_request *req)
 
 	if (d->info != MPI_INFO_NULL)
 		PMPI_Info_free(&d->info);
-	if (!d->made)
-		free(d->c); /* never set up: the program's handle is not valid */
+	if (!d->made) {
+		/* Never set up: the program's handle is not valid, and what it
+		 * set on it is released. */
+		(void)mpi_shim_attr_delete_all(d->c);
+		mpi_shim_errhandler_release(d->c->errhandler);
+		free(d->c);
+	}
 	free(d);
 	req->state = NULL;
 }
@@ -343,11 +365,18 @@ static int idup(MPI_Comm comm, MPI_Info info, int with_info, MPI_Comm *newcomm,
 		free(d);
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory");
 	}
+	/* Pending: it takes an error handler, a name and attributes, and has
+	 * the parent's handler until the program sets another. */
+	d->c->pending = 1;
+	d->c->errhandler = comm->errhandler;
+	if (!comm->errhandler->predefined)
+		comm->errhandler->refcount++;
 	d->parent = comm;
 	d->req = MPI_REQUEST_NULL;
 	d->with_info = with_info;
 	d->info = MPI_INFO_NULL;
 	if (with_info && info != MPI_INFO_NULL && (rc = PMPI_Info_dup(info, &d->info))) {
+		mpi_shim_errhandler_release(d->c->errhandler);
 		free(d->c);
 		free(d);
 		return rc;

@@ -210,6 +210,12 @@ PREDEFINED(mpi_shim_type_cxx_long_double_complex, long double _Complex, MPI_SHIM
 PREDEFINED(mpi_shim_type_2real, struct pair_2real, MPI_SHIM_BASIC_2REAL, "MPI_2REAL");
 PREDEFINED(mpi_shim_type_2double_precision, struct pair_2double_precision, MPI_SHIM_BASIC_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION");
 PREDEFINED(mpi_shim_type_2integer, struct pair_2integer, MPI_SHIM_BASIC_2INTEGER, "MPI_2INTEGER");
+/* The optional Fortran types that gfortran has (no REAL(2), so no MPI_REAL2 nor MPI_COMPLEX4). */
+PREDEFINED(mpi_shim_type_logical1, int8_t, MPI_SHIM_BASIC_LOGICAL1, "MPI_LOGICAL1");
+PREDEFINED(mpi_shim_type_logical2, int16_t, MPI_SHIM_BASIC_LOGICAL2, "MPI_LOGICAL2");
+PREDEFINED(mpi_shim_type_logical4, int32_t, MPI_SHIM_BASIC_LOGICAL4, "MPI_LOGICAL4");
+PREDEFINED(mpi_shim_type_logical8, int64_t, MPI_SHIM_BASIC_LOGICAL8, "MPI_LOGICAL8");
+PREDEFINED(mpi_shim_type_integer16, mpi_shim_int128, MPI_SHIM_BASIC_INTEGER16, "MPI_INTEGER16");
 
 /* The Fortran pairs have no holes: two basic elements of half the size. */
 static struct mpi_shim_type *const fortran_pairs[] = {
@@ -289,6 +295,11 @@ static struct mpi_shim_type *const basics[] = {
 	&mpi_shim_type_2real,
 	&mpi_shim_type_2double_precision,
 	&mpi_shim_type_2integer,
+	&mpi_shim_type_logical1,
+	&mpi_shim_type_logical2,
+	&mpi_shim_type_logical4,
+	&mpi_shim_type_logical8,
+	&mpi_shim_type_integer16,
 };
 /* clang-format on */
 
@@ -1824,6 +1835,24 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Get_address);
+
+/*
+ * Addresses as MPI_Get_address gives them, with a displacement added or
+ * between two of them.  The sum is computed unsigned: an address and a
+ * displacement may be any MPI_Aint, and the result wraps as the pointer
+ * arithmetic it stands for would, never overflowing a signed integer.
+ */
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+	return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+MPI_SHIM_ALIAS(MPI_Aint_add);
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+	return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}
+MPI_SHIM_ALIAS(MPI_Aint_diff);
 
 int PMPI_Address(void *location, MPI_Aint *address)
 {

@@ -33,6 +33,19 @@ typedef long double _Complex mpi_shim_complex_quad;
 #error "MPI_REAL16 needs IEEE quadruple precision: __float128 or a 128-bit long double"
 #endif
 
+/*
+ * gfortran's INTEGER(16), for MPI_INTEGER16: __int128 where the compiler
+ * has it (64-bit targets, where gfortran has INTEGER(16)), else 16 bytes
+ * that are moved but not reduced.
+ */
+#if defined(__SIZEOF_INT128__)
+typedef __int128 mpi_shim_int128;
+#else
+typedef struct {
+	unsigned char bytes[16];
+} __attribute__((aligned(16))) mpi_shim_int128;
+#endif
+
 /* The basic C types, for reductions (op.c) and Get_elements. */
 enum mpi_shim_basic {
 	MPI_SHIM_BASIC_NONE, /* a mix of basic types, or a derived type */
@@ -101,6 +114,12 @@ enum mpi_shim_basic {
 	MPI_SHIM_BASIC_2REAL,
 	MPI_SHIM_BASIC_2DOUBLE_PRECISION,
 	MPI_SHIM_BASIC_2INTEGER,
+	/* The optional Fortran types gfortran has: LOGICAL(1, 2, 4, 8), INTEGER(16) */
+	MPI_SHIM_BASIC_LOGICAL1,
+	MPI_SHIM_BASIC_LOGICAL2,
+	MPI_SHIM_BASIC_LOGICAL4,
+	MPI_SHIM_BASIC_LOGICAL8,
+	MPI_SHIM_BASIC_INTEGER16,
 	MPI_SHIM_BASIC_COUNT_OF_KINDS
 };
 
@@ -199,10 +218,12 @@ void mpi_shim_datatype_discard(MPI_Datatype t);
 /* Mark a type made by MPI_Type_create_f90_x: predefined (never freed). */
 void mpi_shim_datatype_make_predefined(MPI_Datatype t);
 
-/* Where count elements of a contiguous type start. */
+/* Where count elements of a contiguous type start.  Computed as an
+ * integer: buf may be MPI_BOTTOM (NULL), or a temporary's origin outside
+ * any object (coll_tmp), when true_lb is an absolute address. */
 static inline char *mpi_shim_datatype_start(const void *buf, MPI_Datatype t)
 {
-	return (char *)buf + t->true_lb;
+	return (char *)((uintptr_t)buf + (uintptr_t)t->true_lb);
 }
 
 #endif /* MPI_SHIM_DATATYPE_H */

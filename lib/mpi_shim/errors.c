@@ -11,6 +11,7 @@
  */
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,7 +165,7 @@ int mpi_shim_err(MPI_Comm comm, int errclass, const char *call, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (!mpi_shim_comm_ok(comm))
+	if (!mpi_shim_comm_ok(comm) && !(comm != MPI_COMM_NULL && comm->pending))
 		comm = MPI_COMM_WORLD;
 	eh = comm->errhandler ? comm->errhandler : &mpi_shim_errors_are_fatal;
 	switch (eh->kind) {
@@ -203,6 +204,19 @@ int mpi_shim_check_comm(MPI_Comm comm, const char *call)
 						    "the communicator was freed");
 }
 
+/*
+ * MPI_Comm_idup's handle before completion is erroneous to use by the
+ * letter of the standard, but the common implementations accept its error
+ * handler, name and attributes, and language bindings set the handler on
+ * every new communicator at once.
+ */
+int mpi_shim_check_comm_or_pending(MPI_Comm comm, const char *call)
+{
+	if (comm != MPI_COMM_NULL && comm->pending)
+		return MPI_SUCCESS;
+	return mpi_shim_check_comm(comm, call);
+}
+
 int mpi_shim_check_count(MPI_Comm comm, int count, const char *call)
 {
 	if (mpi_shim_likely(count >= 0))
@@ -238,6 +252,18 @@ int mpi_shim_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype t
 		return MPI_SUCCESS;
 	return mpi_shim_err(comm, MPI_ERR_BUFFER, call, "the buffer is NULL and count is %d",
 			    count);
+}
+
+/*
+ * Only a block whose first element would be at address 0 is refused:
+ * MPI_BOTTOM plus an absolute displacement is a valid address, and the
+ * address is computed as an integer because buf may be NULL (MPI_BOTTOM).
+ */
+int mpi_shim_check_block(MPI_Comm comm, const void *buf, MPI_Aint disp, int count,
+			 MPI_Datatype t, const char *call)
+{
+	return mpi_shim_check_buf(comm, (const void *)((uintptr_t)buf + (uintptr_t)disp), count,
+				  t, call);
 }
 
 int mpi_shim_check_rank(MPI_Comm comm, int rank, int any_source, const char *call)
@@ -363,7 +389,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_set_errhandler")) ||
-	    (rc = mpi_shim_check_comm(comm, "MPI_Comm_set_errhandler")) ||
+	    (rc = mpi_shim_check_comm_or_pending(comm, "MPI_Comm_set_errhandler")) ||
 	    (rc = check_errhandler(comm, eh, "MPI_Comm_set_errhandler")))
 		return rc;
 	if (!eh->predefined)
@@ -387,7 +413,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *eh)
 	int rc;
 
 	if ((rc = mpi_shim_check_init("MPI_Comm_get_errhandler")) ||
-	    (rc = mpi_shim_check_comm(comm, "MPI_Comm_get_errhandler")))
+	    (rc = mpi_shim_check_comm_or_pending(comm, "MPI_Comm_get_errhandler")))
 		return rc;
 	if (!eh)
 		return mpi_shim_err(comm, MPI_ERR_ARG, "MPI_Comm_get_errhandler",

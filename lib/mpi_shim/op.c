@@ -8,8 +8,9 @@
  * C integers by size and signedness (MPI_LONG and MPI_INT64_T share the loop
  * of the machine's 64-bit integer), floating point, complex, logical, byte and
  * the value/index pairs of MINLOC and MAXLOC; the Fortran types map to the
- * same loops (their integers without the logical operations, LOGICAL with
- * loops of its own, REAL16 and COMPLEX32 in quadruple precision).  A table
+ * same loops (their integers without the logical operations, LOGICAL of
+ * each kind with loops of its own, REAL16 and COMPLEX32 in quadruple
+ * precision, INTEGER16 where the compiler has __int128).  A table
  * indexed by operation and kind holds one loop per pair the standard defines;
  * an empty slot is an operation that does not apply to that datatype
  * (MPI_ERR_OP).  A derived
@@ -63,6 +64,11 @@ enum op_kind {
 	KIND_CFLOAT128,
 	KIND_2REAL,
 	KIND_2DOUBLE,
+	/* the optional Fortran types: LOGICAL(1, 2, 8), INTEGER(16) */
+	KIND_FLOGICAL1,
+	KIND_FLOGICAL2,
+	KIND_FLOGICAL8,
+	KIND_FI128,
 	KIND_COUNT
 };
 
@@ -167,10 +173,28 @@ FLOAT_LOOPS(q, mpi_shim_quad)
 OP_LOOP(sum_cq, mpi_shim_complex_quad, a + b)
 OP_LOOP(prod_cq, mpi_shim_complex_quad, a * b)
 
-/* Fortran LOGICAL: non-zero is .true.; the results are 1 and 0. */
-OP_LOOP(land_fl, int32_t, (a != 0) && (b != 0))
-OP_LOOP(lor_fl, int32_t, (a != 0) || (b != 0))
-OP_LOOP(lxor_fl, int32_t, (a != 0) != (b != 0))
+/* Fortran LOGICAL of each kind: non-zero is .true.; the results are 1 and 0. */
+#define FLOGICAL_LOOPS(sfx, T)                                  \
+	OP_LOOP(land_##sfx, T, (a != 0) && (b != 0))            \
+	OP_LOOP(lor_##sfx, T, (a != 0) || (b != 0))             \
+	OP_LOOP(lxor_##sfx, T, (a != 0) != (b != 0))
+
+FLOGICAL_LOOPS(fl1, int8_t)
+FLOGICAL_LOOPS(fl2, int16_t)
+FLOGICAL_LOOPS(fl, int32_t)
+FLOGICAL_LOOPS(fl8, int64_t)
+
+#if defined(__SIZEOF_INT128__)
+/* INTEGER(16): the operations of the Fortran integers; sums and products
+ * wrap as the other signed ones do. */
+OP_LOOP(max_i128, __int128, a > b ? a : b)
+OP_LOOP(min_i128, __int128, a < b ? a : b)
+OP_LOOP(sum_i128, __int128, (__int128)((unsigned __int128)a + (unsigned __int128)b))
+OP_LOOP(prod_i128, __int128, (__int128)((unsigned __int128)a * (unsigned __int128)b))
+OP_LOOP(band_i128, __int128, a & b)
+OP_LOOP(bor_i128, __int128, a | b)
+OP_LOOP(bxor_i128, __int128, a ^ b)
+#endif
 
 /* Logical (MPI_C_BOOL): LAND, LOR, LXOR. */
 OP_LOOP(land_b, bool, a && b)
@@ -219,6 +243,9 @@ LOC_LOOPS(dd, struct pair_2double)
 	[OP_PROD][K] = prod_##sfx, [OP_BAND][K] = band_##sfx, [OP_BOR][K] = bor_##sfx,   \
 	[OP_BXOR][K] = bxor_##sfx
 
+#define FLOGICAL_ROW(K, sfx)                                                             \
+	[OP_LAND][K] = land_##sfx, [OP_LOR][K] = lor_##sfx, [OP_LXOR][K] = lxor_##sfx
+
 #define FLOAT_ROW(K, sfx)                                                                \
 	[OP_MAX][K] = max_##sfx, [OP_MIN][K] = min_##sfx, [OP_SUM][K] = sum_##sfx,       \
 	[OP_PROD][K] = prod_##sfx
@@ -264,9 +291,13 @@ static const op_loop op_table[OP_COUNT][KIND_COUNT] = {
 	FINT_ROW(KIND_FI16, i16),
 	FINT_ROW(KIND_FI32, i32),
 	FINT_ROW(KIND_FI64, i64),
-	[OP_LAND][KIND_FLOGICAL] = land_fl,
-	[OP_LOR][KIND_FLOGICAL] = lor_fl,
-	[OP_LXOR][KIND_FLOGICAL] = lxor_fl,
+	FLOGICAL_ROW(KIND_FLOGICAL1, fl1),
+	FLOGICAL_ROW(KIND_FLOGICAL2, fl2),
+	FLOGICAL_ROW(KIND_FLOGICAL, fl),
+	FLOGICAL_ROW(KIND_FLOGICAL8, fl8),
+#if defined(__SIZEOF_INT128__)
+	FINT_ROW(KIND_FI128, i128),
+#endif
 	FLOAT_ROW(KIND_FLOAT128, q),
 	[OP_SUM][KIND_CFLOAT128] = sum_cq,
 	[OP_PROD][KIND_CFLOAT128] = prod_cq,
@@ -348,6 +379,11 @@ static enum op_kind op_kind_of(enum mpi_shim_basic basic)
 	case MPI_SHIM_BASIC_CXX_LONG_DOUBLE_COMPLEX: return KIND_CLDOUBLE;
 	case MPI_SHIM_BASIC_COMPLEX32: return KIND_CFLOAT128;
 	case MPI_SHIM_BASIC_LOGICAL: return KIND_FLOGICAL;
+	case MPI_SHIM_BASIC_LOGICAL1: return KIND_FLOGICAL1;
+	case MPI_SHIM_BASIC_LOGICAL2: return KIND_FLOGICAL2;
+	case MPI_SHIM_BASIC_LOGICAL4: return KIND_FLOGICAL;
+	case MPI_SHIM_BASIC_LOGICAL8: return KIND_FLOGICAL8;
+	case MPI_SHIM_BASIC_INTEGER16: return KIND_FI128;
 	case MPI_SHIM_BASIC_CXX_BOOL: return KIND_BOOL;
 	case MPI_SHIM_BASIC_2REAL: return KIND_2REAL;
 	case MPI_SHIM_BASIC_2DOUBLE_PRECISION: return KIND_2DOUBLE;

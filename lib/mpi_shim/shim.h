@@ -160,6 +160,10 @@ struct mpi_shim_comm {
 	int refcount;      /* the user's handle, plus requests in flight */
 	int predefined;    /* MPI_COMM_WORLD, MPI_COMM_SELF */
 	int valid;         /* 1 from creation until MPI_Comm_free */
+	/* The handle MPI_Comm_idup gave, its request not complete yet: only
+	 * the error handler, the name and attributes are kept (set and read),
+	 * and become the communicator's when it is made (comm_create.c). */
+	int pending;
 	/* For the collectives: a sequence number that the members advance
 	 * together (every member starts the same collectives in the same
 	 * order), so that concurrent non-blocking collectives use distinct
@@ -233,12 +237,20 @@ const char *mpi_shim_err_name(int errclass);
  */
 int mpi_shim_check_init(const char *call);                          /* MPI_ERR_OTHER */
 int mpi_shim_check_comm(MPI_Comm comm, const char *call);           /* MPI_ERR_COMM */
+/* The same, also accepting the pending handle of an MPI_Comm_idup: for the
+ * calls a program (or a language binding) makes on it before the request
+ * completes, error handler, name and attributes. */
+int mpi_shim_check_comm_or_pending(MPI_Comm comm, const char *call); /* MPI_ERR_COMM */
 int mpi_shim_check_count(MPI_Comm comm, int count, const char *call); /* MPI_ERR_COUNT */
 /* Bytes one message carries at most: one BIP message's (bip.h). */
 #define MPI_SHIM_MESSAGE_MAX 0xffffffffull
 int mpi_shim_check_type(MPI_Comm comm, MPI_Datatype t, const char *call); /* MPI_ERR_TYPE */
 int mpi_shim_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype t,
 		       const char *call);                           /* MPI_ERR_BUFFER */
+/* The block of a v or w collective that starts disp bytes from buf: buf may
+ * be MPI_BOTTOM and disp an absolute address (MPI_ERR_BUFFER, MPI_ERR_COUNT). */
+int mpi_shim_check_block(MPI_Comm comm, const void *buf, MPI_Aint disp, int count,
+			 MPI_Datatype t, const char *call);
 /* A destination (any_source 0) or source (1) rank; MPI_PROC_NULL is valid. */
 int mpi_shim_check_rank(MPI_Comm comm, int rank, int any_source, const char *call);
 int mpi_shim_check_root(MPI_Comm comm, int root, const char *call); /* MPI_ERR_ROOT */

@@ -80,6 +80,7 @@ static const struct layout32 *layout32_of(enum mpi_shim_basic kind)
 	case MPI_SHIM_BASIC_UINT8_T:
 	case MPI_SHIM_BASIC_CHARACTER:
 	case MPI_SHIM_BASIC_INTEGER1:
+	case MPI_SHIM_BASIC_LOGICAL1:
 	case MPI_SHIM_BASIC_CXX_BOOL:
 		return &raw1;
 	case MPI_SHIM_BASIC_WCHAR:
@@ -89,6 +90,7 @@ static const struct layout32 *layout32_of(enum mpi_shim_basic kind)
 	case MPI_SHIM_BASIC_INT16_T:
 	case MPI_SHIM_BASIC_UINT16_T:
 	case MPI_SHIM_BASIC_INTEGER2:
+	case MPI_SHIM_BASIC_LOGICAL2:
 		return &s2;
 	case MPI_SHIM_BASIC_INT:
 	case MPI_SHIM_BASIC_UNSIGNED:
@@ -97,6 +99,7 @@ static const struct layout32 *layout32_of(enum mpi_shim_basic kind)
 	case MPI_SHIM_BASIC_INTEGER:
 	case MPI_SHIM_BASIC_INTEGER4:
 	case MPI_SHIM_BASIC_LOGICAL:
+	case MPI_SHIM_BASIC_LOGICAL4:
 	case MPI_SHIM_BASIC_FLOAT:
 	case MPI_SHIM_BASIC_REAL:
 	case MPI_SHIM_BASIC_REAL4:
@@ -113,6 +116,7 @@ static const struct layout32 *layout32_of(enum mpi_shim_basic kind)
 	case MPI_SHIM_BASIC_OFFSET:
 	case MPI_SHIM_BASIC_COUNT:
 	case MPI_SHIM_BASIC_INTEGER8:
+	case MPI_SHIM_BASIC_LOGICAL8:
 	case MPI_SHIM_BASIC_DOUBLE:
 	case MPI_SHIM_BASIC_DOUBLE_PRECISION:
 	case MPI_SHIM_BASIC_REAL8:
@@ -120,6 +124,7 @@ static const struct layout32 *layout32_of(enum mpi_shim_basic kind)
 	case MPI_SHIM_BASIC_LONG_DOUBLE:
 		return &ld;
 	case MPI_SHIM_BASIC_REAL16:
+	case MPI_SHIM_BASIC_INTEGER16:
 		return &s16;
 	case MPI_SHIM_BASIC_C_FLOAT_COMPLEX:
 	case MPI_SHIM_BASIC_COMPLEX:

@@ -4,7 +4,7 @@
  * MPI_Type_match_size and MPI_Type_create_f90_real/complex/integer.
  *
  * MPI_Type_match_size gives the predefined Fortran type of a class and a
- * size in bytes (MPI_REAL4/8/16, MPI_INTEGER1/2/4/8, MPI_COMPLEX8/16/32).
+ * size in bytes (MPI_REAL4/8/16, MPI_INTEGER1/2/4/8/16, MPI_COMPLEX8/16/32).
  * The f90 calls give the type of the smallest kind of gfortran with at
  * least the precision p and the range r asked for (MPI_UNDEFINED: any);
  * such a type is predefined (it cannot be freed), the same handle for the
@@ -32,6 +32,7 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 		    : size == 2 ? MPI_INTEGER2
 		    : size == 4 ? MPI_INTEGER4
 		    : size == 8 ? MPI_INTEGER8
+		    : size == 16 ? MPI_INTEGER16
 				: NULL;
 		break;
 	case MPI_TYPECLASS_COMPLEX:
@@ -156,6 +157,7 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 		{4, &mpi_shim_type_integer2},
 		{9, &mpi_shim_type_integer4},
 		{18, &mpi_shim_type_integer8},
+		{38, &mpi_shim_type_integer16},
 	};
 	size_t i;
 

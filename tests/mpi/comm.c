@@ -757,6 +757,108 @@ static void test_idup(void)
 	OK(MPI_Comm_free(&dupw));
 }
 
+/* The handler of test_idup_early: counts its calls, keeps what it saw. */
+static int early_calls, early_code;
+static MPI_Comm early_comm;
+
+static void early_handler(MPI_Comm *comm, int *code, ...)
+{
+	early_calls++;
+	early_comm = *comm;
+	early_code = *code;
+}
+
+/*
+ * What a language binding does right after MPI_Comm_idup, before the
+ * request completes: set the new communicator's error handler (and a name
+ * and attributes).  Erroneous by the letter of the standard, accepted by
+ * the common implementations; once the request completes they are the
+ * communicator's, the attributes set on it before those copied from the
+ * parent.  Rank 1 starts its idup only after rank 0 has made these calls,
+ * so rank 0 makes them while its request cannot have completed.
+ */
+static void test_idup_early(void)
+{
+	static int mine = 11, parents = 22, both_parent = 33, both_mine = 44;
+	MPI_Comm parent, c, c2;
+	MPI_Request req;
+	MPI_Errhandler eh, got;
+	int key, pkey, bkey, flag, v = 0, len, rc, cls;
+	int *val;
+	char name[MPI_MAX_OBJECT_NAME];
+
+	OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &key, NULL));
+	OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &pkey, NULL));
+	OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &bkey, NULL));
+	OK(MPI_Comm_dup(MPI_COMM_WORLD, &parent));
+	OK(MPI_Comm_set_attr(parent, pkey, &parents));
+	OK(MPI_Comm_set_attr(parent, bkey, &both_parent));
+	OK(MPI_Comm_create_errhandler(early_handler, &eh));
+
+	if (rank == 1)
+		OK(MPI_Recv(&v, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	OK(MPI_Comm_idup(parent, &c, &req));
+	if (rank == 0 && size > 1) {
+		OK(MPI_Request_get_status(req, &flag, MPI_STATUS_IGNORE));
+		CHECK(!flag, "the idup completed before rank 1 started its own");
+	}
+	OK(MPI_Comm_set_errhandler(c, eh));
+	OK(MPI_Comm_get_errhandler(c, &got));
+	CHECK(got == eh, "get_errhandler before completion gives another handler");
+	OK(MPI_Errhandler_free(&got));
+	OK(MPI_Comm_set_name(c, "early"));
+	OK(MPI_Comm_get_name(c, name, &len));
+	CHECK(!strcmp(name, "early"), "name before completion '%s'", name);
+	OK(MPI_Comm_set_attr(c, key, &mine));
+	OK(MPI_Comm_set_attr(c, bkey, &both_mine));
+	OK(MPI_Comm_get_attr(c, key, &val, &flag));
+	CHECK(flag && val == &mine, "attribute before completion: flag %d", flag);
+	if (rank == 0 && size > 1)
+		OK(MPI_Send(&v, 1, MPI_INT, 1, 4, MPI_COMM_WORLD));
+	OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+
+	/* The communicator has them now, and works. */
+	OK(MPI_Comm_get_errhandler(c, &got));
+	CHECK(got == eh, "the handler set before completion is not the communicator's");
+	OK(MPI_Errhandler_free(&got));
+	OK(MPI_Errhandler_free(&eh)); /* the communicator holds it */
+	OK(MPI_Comm_get_name(c, name, &len));
+	CHECK(!strcmp(name, "early") && len == 5, "name '%s'", name);
+	OK(MPI_Comm_get_attr(c, key, &val, &flag));
+	CHECK(flag && val == &mine, "the attribute set before completion: flag %d", flag);
+	OK(MPI_Comm_get_attr(c, pkey, &val, &flag));
+	CHECK(flag && val == &parents, "the parent's attribute was not copied: flag %d", flag);
+	OK(MPI_Comm_get_attr(c, bkey, &val, &flag));
+	CHECK(flag && val == &both_mine, "the parent's attribute replaced the program's");
+	exchange(c, 6);
+	rc = MPI_Send(&v, 1, MPI_INT, size + 5, 0, c);
+	MPI_Error_class(rc, &cls);
+	CHECK(cls == MPI_ERR_RANK && early_calls == 1 && early_comm == c &&
+		      early_code == MPI_ERR_RANK,
+	      "the handler: %d call(s), code %d, rc %d", early_calls, early_code, rc);
+
+	/* MPI_ERRORS_RETURN, the binding's usual choice, on a parent whose
+	 * handler is fatal. */
+	if (rank == 1)
+		OK(MPI_Recv(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	OK(MPI_Comm_idup(MPI_COMM_WORLD, &c2, &req));
+	OK(MPI_Comm_set_errhandler(c2, MPI_ERRORS_RETURN));
+	if (rank == 0 && size > 1)
+		OK(MPI_Send(&v, 1, MPI_INT, 1, 5, MPI_COMM_WORLD));
+	OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+	rc = MPI_Send(&v, 1, MPI_INT, size + 5, 0, c2);
+	MPI_Error_class(rc, &cls);
+	CHECK(cls == MPI_ERR_RANK, "an error on the new communicator returned %d", rc);
+	exchange(c2, 7);
+
+	OK(MPI_Comm_free(&c2));
+	OK(MPI_Comm_free(&c));
+	OK(MPI_Comm_free(&parent));
+	OK(MPI_Comm_free_keyval(&key));
+	OK(MPI_Comm_free_keyval(&pkey));
+	OK(MPI_Comm_free_keyval(&bkey));
+}
+
 /* MPI_Comm_create_group: collective over the group only. */
 static void test_create_group(void)
 {
@@ -840,6 +942,7 @@ static const struct test tests[] = {
 	{ "threads", test_threads },
 	{ "freecomm", test_freecomm },
 	{ "idup", test_idup },
+	{ "idupearly", test_idup_early },
 	{ "creategroup", test_create_group },
 	{ "fatal", test_fatal },
 	{ "abort", test_abort },

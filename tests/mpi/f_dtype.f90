@@ -4,7 +4,9 @@
 ! a subarray in Fortran order sent and received, a block darray,
 ! MPI_TYPE_MATCH_SIZE and MPI_TYPE_CREATE_F90_INTEGER, external32 packing
 ! (big-endian), attributes on datatypes with Fortran copy and delete
-! functions and with the predefined MPI_TYPE_DUP_FN, and error classes under MPI_ERRORS_RETURN.
+! functions and with the predefined MPI_TYPE_DUP_FN, error classes under MPI_ERRORS_RETURN,
+! and MPI_AINT_ADD and MPI_AINT_DIFF (a derived type of a sequence derived type's fields,
+! sent from MPI_BOTTOM).
 module f_dtype_attr
   use mpi
   implicit none
@@ -12,6 +14,14 @@ module f_dtype_attr
   ! What the functions saw last: keyval, datatype, value, extra_state.
   integer :: seen_key = -1, seen_type = -1
   integer(kind=MPI_ADDRESS_KIND) :: seen_val = -1, seen_extra = -1
+  ! Sent and received through MPI_BOTTOM: module variables, which the
+  ! compiler reloads after any call.
+  type rec
+    sequence
+    integer :: tag
+    double precision :: x(3)
+  end type rec
+  type(rec) :: out, in
 contains
   subroutine copy_fn(oldtype, keyval, extra, valin, valout, flag, ierr)
     integer :: oldtype, keyval, ierr
@@ -54,6 +64,7 @@ program f_dtype
   call external32()
   call attributes()
   call errors()
+  call addresses()
 
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   call MPI_Finalize(ierr)
@@ -251,4 +262,46 @@ contains
     call check(err_class(ierr) == MPI_ERR_UNSUPPORTED_DATAREP, &
                'Pack_external_size of an unknown representation')
   end subroutine errors
+
+  ! MPI_AINT_ADD and MPI_AINT_DIFF, functions of INTEGER(KIND=MPI_ADDRESS_KIND).
+  subroutine addresses()
+    double precision :: arr(10)
+    integer(kind=MPI_ADDRESS_KIND) :: base, a, d(2)
+    integer :: i, t, tin, lens(2), types(2), right, left
+    arr = 0
+    call MPI_Get_address(arr(1), base, ierr)
+    do i = 1, 10
+      call MPI_Get_address(arr(i), a, ierr)
+      call check(MPI_Aint_add(base, int((i - 1) * 8, MPI_ADDRESS_KIND)) == a, 'MPI_Aint_add')
+      call check(MPI_Aint_diff(a, base) == (i - 1) * 8, 'MPI_Aint_diff')
+      call check(MPI_Aint_diff(base, a) == -(i - 1) * 8, 'MPI_Aint_diff negative')
+      call check(PMPI_Aint_add(a, MPI_Aint_diff(base, a)) == base, 'PMPI_Aint_add')
+    end do
+    ! The fields' absolute addresses from the first one's and their offsets.
+    call MPI_Get_address(out%tag, d(1), ierr)
+    call MPI_Get_address(out%x, a, ierr)
+    d(2) = MPI_Aint_add(d(1), MPI_Aint_diff(a, d(1)))
+    call check(d(2) == a, 'MPI_Aint_add of MPI_Aint_diff')
+    lens = [1, 3]
+    types = [MPI_INTEGER, MPI_DOUBLE_PRECISION]
+    call MPI_Type_create_struct(2, lens, d, types, t, ierr)
+    call MPI_Type_commit(t, ierr)
+    call MPI_Get_address(in%tag, d(1), ierr)
+    call MPI_Get_address(in%x, a, ierr)
+    d(2) = MPI_Aint_add(d(1), MPI_Aint_diff(a, d(1)))
+    call MPI_Type_create_struct(2, lens, d, types, tin, ierr)
+    call MPI_Type_commit(tin, ierr)
+    right = mod(rank + 1, nproc)
+    left = mod(rank + nproc - 1, nproc)
+    out%tag = 40 + rank
+    out%x = [0.5d0, -1d0, 3d300]
+    in%tag = -1
+    in%x = 0
+    call MPI_Sendrecv(MPI_BOTTOM, 1, t, right, 3, MPI_BOTTOM, 1, tin, left, 3, &
+                      MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    call check(ierr == MPI_SUCCESS .and. in%tag == 40 + left, 'the tag at MPI_BOTTOM')
+    call check(all(in%x == [0.5d0, -1d0, 3d300]), 'the doubles at MPI_BOTTOM')
+    call MPI_Type_free(t, ierr)
+    call MPI_Type_free(tin, ierr)
+  end subroutine addresses
 end program f_dtype

@@ -1,13 +1,16 @@
 ! SPDX-License-Identifier: MIT
 ! f_fixed.f - a fixed-form program with mpif.h: a ring, a reduction in
 ! place, the status array, MPI_WTIME as an external function, and the
-! common blocks of MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY (a ring graph).
+! common blocks of MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY (a ring graph),
+! MPI_AINT_ADD and MPI_AINT_DIFF as external functions, the optional
+! datatypes MPI_INTEGER16 and MPI_LOGICAL1.
       program ffixed
       implicit none
       include 'mpif.h'
       integer ierr, rank, nproc, right, left, v, w, st(MPI_STATUS_SIZE)
       integer n, s, g, indeg, outdeg
-      double precision t, tick
+      double precision t, tick, arr(4)
+      integer(kind=MPI_ADDRESS_KIND) a1, a4
       logical flag
       call MPI_INIT(ierr)
       call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
@@ -46,6 +49,15 @@
       t = MPI_WTIME()
       tick = MPI_WTICK()
       if (t .le. 0d0 .or. tick .le. 0d0) call fail(7)
+      arr = 0d0
+      call MPI_GET_ADDRESS(arr(1), a1, ierr)
+      call MPI_GET_ADDRESS(arr(4), a4, ierr)
+      if (MPI_AINT_DIFF(a4, a1) .ne. 24) call fail(11)
+      if (MPI_AINT_ADD(a1, 24_MPI_ADDRESS_KIND) .ne. a4) call fail(12)
+      call MPI_TYPE_SIZE(MPI_INTEGER16, n, ierr)
+      if (n .ne. 16) call fail(13)
+      call MPI_TYPE_SIZE(MPI_LOGICAL1, n, ierr)
+      if (n .ne. 1) call fail(14)
       call MPI_FINALIZE(ierr)
       end
 

@@ -401,6 +401,7 @@ static void test_idup(void)
 	MPI_Request reqs[2];
 	int i, v, sum, res, key, *attr, flag, expect;
 	static int value = 5;
+	MPI_Errhandler eh;
 
 	make();
 	OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &key, NULL));
@@ -408,6 +409,9 @@ static void test_idup(void)
 	/* While the first is under way, a collective of the parent and a
 	 * blocking dup, which takes context ids meanwhile. */
 	OK(MPI_Comm_idup(ic, &c[0], &reqs[0]));
+	/* What a language binding does at once: the handler of the new
+	 * communicator, set on its handle before the request completes. */
+	OK(MPI_Comm_set_errhandler(c[0], MPI_ERRORS_RETURN));
 	OK(MPI_Barrier(ic));
 	OK(MPI_Comm_dup(ic, &d));
 	OK(MPI_Comm_idup_with_info(ic, MPI_INFO_NULL, &c[1], &reqs[1]));
@@ -434,6 +438,11 @@ static void test_idup(void)
 			CHECK(v == world_of(!color, lrank), "idup %d: got %d", i, v);
 		}
 	}
+	OK(MPI_Comm_get_errhandler(c[0], &eh));
+	CHECK(eh == MPI_ERRORS_RETURN, "the handler set before completion was lost");
+	v = MPI_Send(&v, 1, MPI_INT, rsize + 3, 0, c[0]);
+	MPI_Error_class(v, &res);
+	CHECK(res == MPI_ERR_RANK, "an error on the copy returned %d", v);
 	/* Nothing crossed between the copies and their parent. */
 	OK(MPI_Comm_compare(c[0], c[1], &res));
 	CHECK(res == MPI_CONGRUENT, "the two idups compare %d", res);

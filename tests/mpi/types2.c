@@ -15,6 +15,8 @@
  * fortran     the Fortran and C++ datatypes through point-to-point and reductions
  * zeroblocks  blocks of no copies at extreme displacements
  * large       the _c constructors, queries and packing
+ * aint        MPI_Aint_add and MPI_Aint_diff: addresses of the elements
+ *             of an array, a struct built from them and sent, wrap-around
  *
  * Errors are returned (MPI_ERRORS_RETURN) and checked by class.
  */
@@ -537,7 +539,8 @@ static void case_match(void)
 		{MPI_TYPECLASS_REAL, 4, MPI_REAL4},	     {MPI_TYPECLASS_REAL, 8, MPI_REAL8},
 		{MPI_TYPECLASS_REAL, 16, MPI_REAL16},	     {MPI_TYPECLASS_INTEGER, 1, MPI_INTEGER1},
 		{MPI_TYPECLASS_INTEGER, 2, MPI_INTEGER2},    {MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4},
-		{MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},    {MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8},
+		{MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},    {MPI_TYPECLASS_INTEGER, 16, MPI_INTEGER16},
+		{MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8},
 		{MPI_TYPECLASS_COMPLEX, 16, MPI_COMPLEX16}, {MPI_TYPECLASS_COMPLEX, 32, MPI_COMPLEX32},
 	};
 	MPI_Datatype t, t2;
@@ -552,8 +555,8 @@ static void case_match(void)
 		CHECK(sz == m[i].size, "match_size(%d, %d): size %d", m[i].cls, m[i].size, sz);
 	}
 	expect_class(MPI_Type_match_size(MPI_TYPECLASS_REAL, 2, &t), MPI_ERR_ARG, "a real of 2");
-	expect_class(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 16, &t), MPI_ERR_ARG,
-		     "an integer of 16");
+	expect_class(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 32, &t), MPI_ERR_ARG,
+		     "an integer of 32");
 	expect_class(MPI_Type_match_size(42, 4, &t), MPI_ERR_ARG, "typeclass 42");
 	expect_class(MPI_Type_match_size(MPI_TYPECLASS_REAL, 4, NULL), MPI_ERR_ARG, "NULL result");
 
@@ -579,7 +582,11 @@ static void case_match(void)
 	MPI_OK(MPI_Type_create_f90_integer(10, &t));
 	MPI_OK(MPI_Type_size(t, &sz));
 	CHECK(sz == 8, "f90 integer r=10: %d bytes", sz);
-	expect_class(MPI_Type_create_f90_integer(19, &t), MPI_ERR_ARG, "r=19");
+	/* gfortran's INTEGER(16) holds 38 digits, nothing holds 39. */
+	MPI_OK(MPI_Type_create_f90_integer(19, &t2));
+	MPI_OK(MPI_Type_size(t2, &sz));
+	CHECK(sz == 16, "f90 integer r=19: %d bytes", sz);
+	expect_class(MPI_Type_create_f90_integer(39, &t2), MPI_ERR_ARG, "r=39");
 	/* Usable for communication and reductions as their base type. */
 	{
 		long long in = rank + 1, out = 0;
@@ -661,6 +668,17 @@ static void case_external32(void)
 	ext_one(&ll, MPI_AINT, e_ll, 8, 8, "MPI_AINT");
 	ext_one(&wc, MPI_WCHAR, e_wc, 2, sizeof(wchar_t), "MPI_WCHAR");
 	ext_one(&di, MPI_DOUBLE_INT, e_di, 12, 12, "MPI_DOUBLE_INT");
+	ext_one(&s16, MPI_LOGICAL2, e_s16, 2, 2, "MPI_LOGICAL2");
+	ext_one(&ll, MPI_LOGICAL8, e_ll, 8, 8, "MPI_LOGICAL8");
+#if defined(__SIZEOF_INT128__)
+	{
+		__int128 i16 = ((__int128)0x0102030405060708ll << 64) | 0x090a0b0c0d0e0f10ll;
+		static const unsigned char e_i16[] = {1, 2,  3,  4,  5,  6,  7,  8,
+						      9, 10, 11, 12, 13, 14, 15, 16};
+
+		ext_one(&i16, MPI_INTEGER16, e_i16, 16, 16, "MPI_INTEGER16");
+	}
+#endif
 
 	/* A vector with gaps of a struct: the external form is the data only. */
 	{
@@ -987,6 +1005,11 @@ static void case_fortran(void)
 		{MPI_CXX_FLOAT_COMPLEX, 8, "MPI_CXX_FLOAT_COMPLEX"},
 		{MPI_CXX_DOUBLE_COMPLEX, 16, "MPI_CXX_DOUBLE_COMPLEX"},
 		{MPI_CXX_LONG_DOUBLE_COMPLEX, 2 * sizeof(long double), "MPI_CXX_LONG_DOUBLE_COMPLEX"},
+		{MPI_LOGICAL1, 1, "MPI_LOGICAL1"},
+		{MPI_LOGICAL2, 2, "MPI_LOGICAL2"},
+		{MPI_LOGICAL4, 4, "MPI_LOGICAL4"},
+		{MPI_LOGICAL8, 8, "MPI_LOGICAL8"},
+		{MPI_INTEGER16, 16, "MPI_INTEGER16"},
 	};
 	size_t i;
 	int sz, len, n;
@@ -1071,6 +1094,51 @@ static void case_fortran(void)
 		CHECK(lout == (size % 2), "LOGICAL lxor of %d trues: %d", size, lout);
 		MPI_OK(MPI_Allreduce(&bin, &bout, 1, MPI_CXX_BOOL, MPI_LOR, MPI_COMM_WORLD));
 		CHECK(bout, "CXX_BOOL lor");
+		/* The optional kinds: logicals of 1, 2, 4 and 8 bytes, INTEGER16. */
+		{
+			int8_t l1[2] = {rank == 0 ? 3 : 1, rank == 0}, l1o[2];
+			int16_t l2[2] = {-1, rank != 0}, l2o[2];
+			int32_t l4 = rank == 0, l4o;
+			int64_t l8[2] = {(int64_t)1 << 40, 0}, l8o[2];
+
+			MPI_OK(MPI_Allreduce(l1, l1o, 2, MPI_LOGICAL1, MPI_LAND, MPI_COMM_WORLD));
+			CHECK(l1o[0] == 1 && l1o[1] == (size == 1), "LOGICAL1 land %d %d", l1o[0],
+			      l1o[1]);
+			MPI_OK(MPI_Allreduce(l1, l1o, 2, MPI_LOGICAL1, MPI_LOR, MPI_COMM_WORLD));
+			CHECK(l1o[0] == 1 && l1o[1] == 1, "LOGICAL1 lor %d %d", l1o[0], l1o[1]);
+			MPI_OK(MPI_Allreduce(l2, l2o, 2, MPI_LOGICAL2, MPI_LXOR, MPI_COMM_WORLD));
+			CHECK(l2o[0] == size % 2 && l2o[1] == (size - 1) % 2, "LOGICAL2 lxor %d %d",
+			      l2o[0], l2o[1]);
+			MPI_OK(MPI_Allreduce(&l4, &l4o, 1, MPI_LOGICAL4, MPI_LOR, MPI_COMM_WORLD));
+			CHECK(l4o == 1, "LOGICAL4 lor %d", l4o);
+			/* .true. in the high bytes only: still .true. */
+			MPI_OK(MPI_Allreduce(l8, l8o, 2, MPI_LOGICAL8, MPI_LAND, MPI_COMM_WORLD));
+			CHECK(l8o[0] == 1 && l8o[1] == 0, "LOGICAL8 land %lld %lld",
+			      (long long)l8o[0], (long long)l8o[1]);
+			expect_class(MPI_Allreduce(l1, l1o, 1, MPI_LOGICAL1, MPI_SUM, MPI_COMM_WORLD),
+				     MPI_ERR_OP, "SUM on MPI_LOGICAL1");
+			expect_class(MPI_Allreduce(l8, l8o, 1, MPI_LOGICAL8, MPI_BAND, MPI_COMM_WORLD),
+				     MPI_ERR_OP, "BAND on MPI_LOGICAL8");
+		}
+#if defined(__SIZEOF_INT128__)
+		{
+			/* Values past 64 bits: 2^100 + rank from each rank. */
+			__int128 big = ((__int128)1 << 100) + rank, bigo, want;
+
+			MPI_OK(MPI_Allreduce(&big, &bigo, 1, MPI_INTEGER16, MPI_SUM, MPI_COMM_WORLD));
+			want = ((__int128)size << 100) + size * (size - 1) / 2;
+			CHECK(bigo == want, "INTEGER16 sum: high %llx low %llx",
+			      (unsigned long long)(bigo >> 64), (unsigned long long)bigo);
+			big = -big;
+			MPI_OK(MPI_Allreduce(&big, &bigo, 1, MPI_INTEGER16, MPI_MIN, MPI_COMM_WORLD));
+			CHECK(bigo == -(((__int128)1 << 100) + size - 1), "INTEGER16 min");
+			MPI_OK(MPI_Allreduce(&big, &bigo, 1, MPI_INTEGER16, MPI_MAX, MPI_COMM_WORLD));
+			CHECK(bigo == -((__int128)1 << 100), "INTEGER16 max");
+			expect_class(MPI_Allreduce(&big, &bigo, 1, MPI_INTEGER16, MPI_LOR,
+						   MPI_COMM_WORLD),
+				     MPI_ERR_OP, "LOR on MPI_INTEGER16");
+		}
+#endif
 		/* MINLOC/MAXLOC on Fortran pairs. */
 		{
 			float r2[2] = {(float)(rank == 1 ? -5 : rank), (float)rank}, r2o[2];
@@ -1343,6 +1411,77 @@ static void case_large(void)
 	(void)n;
 }
 
+/*
+ * MPI_Aint_add and MPI_Aint_diff do what the pointer arithmetic they stand
+ * for does, on the addresses MPI_Get_address gives: a struct built from
+ * a base address and displacements that MPI_Aint_diff computed carries
+ * its fields, and the PMPI_ names are the same calls.
+ */
+static void case_aint(void)
+{
+	struct rec {
+		int tag;
+		double x[3];
+		char c;
+	} out = { 7 + rank, { 1.5, -2.25, 1e100 }, 'q' }, in = { 0, { 0, 0, 0 }, 0 };
+	int lens[3] = { 1, 3, 1 }, i;
+	MPI_Aint base, a[3], d[3];
+	MPI_Datatype types[3] = { MPI_INT, MPI_DOUBLE, MPI_CHAR }, t, tabs;
+	double arr[10] = { 0 };
+
+	MPI_OK(MPI_Get_address(&arr[0], &base));
+	for (i = 0; i < 10; i++) {
+		MPI_Aint want;
+
+		MPI_OK(MPI_Get_address(&arr[i], &want));
+		CHECK(MPI_Aint_add(base, i * (MPI_Aint)sizeof(double)) == want,
+		      "MPI_Aint_add(base, %d doubles) is not &arr[%d]", i, i);
+		CHECK(MPI_Aint_diff(want, base) == i * (MPI_Aint)sizeof(double),
+		      "MPI_Aint_diff(&arr[%d], &arr[0]) is %ld", i, (long)MPI_Aint_diff(want, base));
+		CHECK(MPI_Aint_diff(base, want) == -i * (MPI_Aint)sizeof(double),
+		      "MPI_Aint_diff(&arr[0], &arr[%d]) is %ld", i, (long)MPI_Aint_diff(base, want));
+		CHECK(PMPI_Aint_add(want, -i * (MPI_Aint)sizeof(double)) == base,
+		      "PMPI_Aint_add back from &arr[%d]", i);
+		CHECK(PMPI_Aint_diff(want, base) == MPI_Aint_diff(want, base),
+		      "PMPI_Aint_diff differs");
+	}
+	/* Like the addresses they stand for, sums wrap around instead of
+	 * overflowing. */
+	CHECK(MPI_Aint_add(PTRDIFF_MAX, 1) == PTRDIFF_MIN, "MPI_Aint_add does not wrap");
+	CHECK(MPI_Aint_diff(PTRDIFF_MIN, 1) == PTRDIFF_MAX, "MPI_Aint_diff does not wrap");
+
+	/* The displacements of a struct relative to its first field. */
+	MPI_OK(MPI_Get_address(&out.tag, &a[0]));
+	MPI_OK(MPI_Get_address(&out.x[0], &a[1]));
+	MPI_OK(MPI_Get_address(&out.c, &a[2]));
+	for (i = 0; i < 3; i++)
+		d[i] = MPI_Aint_diff(a[i], a[0]);
+	CHECK(d[1] == offsetof(struct rec, x) && d[2] == offsetof(struct rec, c),
+	      "displacements %ld %ld, want %zu %zu", (long)d[1], (long)d[2],
+	      offsetof(struct rec, x), offsetof(struct rec, c));
+	MPI_OK(MPI_Type_create_struct(3, lens, d, types, &t));
+	MPI_OK(MPI_Type_commit(&t));
+	MPI_OK(MPI_Sendrecv(&out, 1, t, (rank + 1) % size, 5, &in, 1, t,
+			    (rank + size - 1) % size, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	CHECK(in.tag == 7 + (rank + size - 1) % size && in.x[0] == 1.5 && in.x[1] == -2.25 &&
+		      in.x[2] == 1e100 && in.c == 'q',
+	      "the struct received is %d %g %g %g %c", in.tag, in.x[0], in.x[1], in.x[2], in.c);
+	/* Sent from MPI_BOTTOM, its fields at the addresses MPI_Aint_add gives
+	 * from the first field's, received with the relative type. */
+	for (i = 0; i < 3; i++)
+		a[i] = MPI_Aint_add(a[0], d[i]);
+	MPI_OK(MPI_Type_create_struct(3, lens, a, types, &tabs));
+	MPI_OK(MPI_Type_commit(&tabs));
+	memset(&in, 0, sizeof(in));
+	out.tag = 70 + rank;
+	MPI_OK(MPI_Sendrecv(MPI_BOTTOM, 1, tabs, (rank + 1) % size, 6, &in, 1, t,
+			    (rank + size - 1) % size, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	CHECK(in.tag == 70 + (rank + size - 1) % size && in.x[2] == 1e100 && in.c == 'q',
+	      "the struct sent from MPI_BOTTOM came as %d %g %c", in.tag, in.x[2], in.c);
+	MPI_OK(MPI_Type_free(&tabs));
+	MPI_OK(MPI_Type_free(&t));
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1357,6 +1496,7 @@ static const struct {
 	{"fortran", case_fortran},
 	{"zeroblocks", case_zeroblocks},
 	{"large", case_large},
+	{"aint", case_aint},
 };
 
 int main(int argc, char **argv)
