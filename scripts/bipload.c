@@ -581,6 +581,7 @@ int main(int argc, char **argv)
 		free(procs[i].s[1].buf);
 	}
 	bip_conf_free(conf);
+	bip_host_forget();
 	free(procs);
 	free(checked);
 	free_options();

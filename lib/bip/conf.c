@@ -969,6 +969,21 @@ static int host_is_this_machine(const char *host)
 	return local;
 }
 
+void bip_host_forget(void)
+{
+	size_t i;
+
+	pthread_mutex_lock(&answers.lock);
+	for (i = 0; answers.name && i <= answers.mask; i++)
+		free(answers.name[i]);
+	free(answers.name);
+	free(answers.local);
+	answers.name = NULL;
+	answers.local = NULL;
+	answers.mask = answers.used = 0;
+	pthread_mutex_unlock(&answers.lock);
+}
+
 /*
  * BIP_HOST is the configuration's name of the host a process was started on
  * (bipload sets it).  Test hosts made of network namespaces share one kernel

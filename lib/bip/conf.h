@@ -253,6 +253,10 @@ int bip_host_is_local(const char *host);
 /* A launcher's name of this host (boot.h): from then on, a host is local
  * if and only if it has this name.  NULL or "" goes back to the rules above. */
 void bip_host_set_self(const char *name);
+/* Forget the answers about host names kept so far (the resolver's, which
+ * bip_host_is_local keeps for the life of the process): at the end of a
+ * library's or a tool's use, so that nothing is left behind. */
+void bip_host_forget(void);
 
 /* 1 while process pid of this machine runs, 0 once it has ended (or is a
  * zombie not yet reaped). */

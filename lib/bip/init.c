@@ -441,6 +441,7 @@ static void release_all(void)
 	bip_conf_free(bip_state.conf);
 	bip_state.conf = NULL;
 	bip_boot_finish();
+	bip_host_forget();
 }
 
 /* A launcher started this process (its stdout is then usually a pipe). */
