@@ -233,11 +233,14 @@ int bip_shm_init(struct bip_shm *shm, int mynode, int numnodes, struct bip_shm_h
 		shm->peers[i].box_in = -1;
 		shm->peers[i].pipe_in = -1;
 	}
-	for (i = 0; i < BIP_SHM_BOXES; i++)
+	for (i = 0; i < BIP_SHM_BOXES; i++) {
+		shm->box_own[i].box = &((struct bip_shm_box *)part_of(shm, seg, BIP_SHM_BOXES_AT))[i];
 		shm->box_own[i].lessee = -1;
+	}
 	shm->self = seg;
 	shm->me = &shm->peers[mynode];
 	bip_shm_attach_mem(shm, mynode, seg, getpid());
+	bip_shm_watch_update(shm);
 	bip_shm_long_init(shm);
 	return 0;
 }
@@ -562,16 +565,6 @@ static int shm_post_short2(struct bip_nic *nic, int dst, uint32_t tag, const voi
 	return bip_shm_post(bip_shm_of(nic), dst, BIP_SHM_SHORT, tag, hdr, hlen, buf, len);
 }
 
-static int shm_poll(struct bip_nic *nic)
-{
-	struct bip_shm *shm = bip_shm_of(nic);
-	int events = bip_shm_poll_queues(shm);
-
-	if (bip_unlikely(bip_shm_long_busy(shm)))
-		events += bip_shm_poll_long(shm);
-	return events;
-}
-
 /* A peer is gone once its process has exited (or is a zombie not yet reaped). */
 static int shm_alive(struct bip_nic *nic, int node)
 {
@@ -611,7 +604,7 @@ const struct bip_nic_ops bip_shm_ops = {
 	.post_short2 = shm_post_short2,
 	.post_long = bip_shm_post_long,
 	.post_long_recv = bip_shm_post_long_recv,
-	.poll = shm_poll,
+	.poll = bip_shm_poll,
 	.alive = shm_alive,
 	.sleep_arm = shm_sleep_arm,
 	.sleep_wait = bip_nicsleep_wait,

@@ -11,6 +11,8 @@
 #ifndef BIP_SHM_H
 #define BIP_SHM_H
 
+#include <errno.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "atomics.h"
@@ -63,6 +65,7 @@ struct bip_shm_peer {
 	uint32_t fifo_seen;               /* last consumed read of its fifo */
 	uint64_t fifo_sent;               /* messages this process put in it */
 	int box_state;                    /* enum bip_shm_box_state */
+	struct bip_shm_box *box_out;      /* the peer's box lent to me (OPEN) */
 	uint32_t box_index, box_epoch;
 	uint32_t box_prod;                /* message numbers written into the box */
 	uint32_t box_seen;                /* last consumed read of the box */
@@ -90,7 +93,11 @@ struct bip_shm_peer {
 
 /* One of this process's boxes, as its owner knows it. */
 struct bip_shm_box_own {
+	struct bip_shm_box *box;          /* in my segment */
+	struct bip_shm_peer *peer;        /* the lessee's, while lent */
 	int lessee;                       /* the node it is lent to, or -1 */
+	uint32_t short_word;              /* a short message's kind word from it, once
+					   * started (0: no slot has it) */
 	uint32_t epoch;
 	uint32_t cons;                    /* messages consumed (free-running) */
 	uint32_t cons_published;
@@ -129,6 +136,14 @@ struct bip_shm_ctl_out {
 
 struct bip_shm {
 	struct bip_nic nic;
+	/* The poll's fast path (shm.c): nothing to do but look at the slots
+	 * that come next, unless attention says there is more. */
+	int attention;                    /* work beyond the slots (bip_shm_attend) */
+	int nwatch;
+	struct {
+		const uint32_t *seq;      /* the next slot's sequence number ... */
+		uint32_t expect;          /* ... once published */
+	} watch[BIP_SHM_BOXES + 1];       /* each lent box's (as in lent[]), then the fifo's */
 	int mynode, numnodes;
 	char name[96];                    /* my segment's name, for unlinking */
 	int unlinked;
@@ -238,21 +253,96 @@ static inline void bip_shm_wake(struct bip_shm_peer *p)
 		bip_shm_wake_slow(p);
 }
 
+/* Say that the poll has more to do than look at the slots (long
+ * transfers, kept slots, control messages waiting): its slow path then
+ * runs until it finds none left. */
+static inline void bip_shm_attend(struct bip_shm *shm)
+{
+	shm->attention = 1;
+}
+
 /* shm_queue.c */
+/* A slot of p's fifo, claimed; NULL when full.  Under p's send lock. */
+struct bip_shm_slot *bip_shm_fifo_reserve(struct bip_shm *shm, struct bip_shm_peer *p,
+					  uint32_t *seq_p);
+
+/* A slot of the box p lent this process; NULL when full.  Under p's send
+ * lock. */
+static inline struct bip_shm_slot *bip_shm_box_reserve(struct bip_shm_peer *p, uint32_t *seq_p)
+{
+	if (bip_unlikely(p->box_prod - p->box_seen >= BIP_SHM_BOX_SLOTS)) {
+		/* Looks full: re-read the owner's index.  Pairs with the
+		 * release of consumed in drain_box. */
+		p->box_seen = bip_load_acquire(&p->box_out->consumed);
+		if (p->box_prod - p->box_seen >= BIP_SHM_BOX_SLOTS)
+			return NULL;
+	}
+	*seq_p = ++p->box_prod;
+	return &p->box_out->slots[(*seq_p - 1) & (BIP_SHM_BOX_SLOTS - 1)];
+}
+
+/* A free slot to dst (its box, or its fifo), reserved: fill it and publish
+ * it with bip_shm_slot_publish, with nothing in between that can fail.
+ * NULL when there is no room.  Under dst's send lock. */
+static inline struct bip_shm_slot *bip_shm_slot_reserve(struct bip_shm *shm, int dst,
+							uint32_t *seq_p)
+{
+	struct bip_shm_peer *p = &shm->peers[dst];
+
+	if (bip_likely(p->box_state == BIP_SHM_BOX_OPEN))
+		return bip_shm_box_reserve(p, seq_p);
+	if (bip_unlikely(p->box_state == BIP_SHM_BOX_ENDING))
+		return NULL; /* the END first (poll) */
+	return bip_shm_fifo_reserve(shm, p, seq_p);
+}
+
+static inline void bip_shm_slot_publish(struct bip_shm *shm, int dst, struct bip_shm_slot *slot,
+					uint32_t seq, uint32_t kind, uint32_t tag, uint32_t len)
+{
+	slot->kind = bip_shm_kind_word(kind, shm->mynode);
+	slot->tag = tag;
+	slot->len = len;
+	/* Publish the slot; pairs with the acquire of seq in drain_fifo or
+	 * drain_box. */
+	bip_store_release(&slot->seq, seq);
+	bip_shm_wake(&shm->peers[dst]);
+}
+
 /* Post a message to dst (its box or its fifo), in two pieces copied one
  * after the other: 0 or -EAGAIN. */
-int bip_shm_post(struct bip_shm *shm, int dst, uint32_t kind, uint32_t tag, const void *hdr,
-		 size_t hlen, const void *buf, size_t len);
-/* A free slot to dst for a message of the core (short or RTS), reserved:
- * fill it and publish it with bip_shm_slot_publish, with nothing in
- * between that can fail.  NULL when there is no room. */
-struct bip_shm_slot *bip_shm_slot_reserve(struct bip_shm *shm, int dst, uint32_t *seq_p);
-void bip_shm_slot_publish(struct bip_shm *shm, int dst, struct bip_shm_slot *slot, uint32_t seq,
-			  uint32_t kind, uint32_t tag, uint32_t len);
+static inline int bip_shm_post(struct bip_shm *shm, int dst, uint32_t kind, uint32_t tag,
+			       const void *hdr, size_t hlen, const void *buf, size_t len)
+{
+	struct bip_shm_slot *slot;
+	uint32_t seq;
+
+	slot = bip_shm_slot_reserve(shm, dst, &seq);
+	if (bip_unlikely(!slot))
+		return -EAGAIN;
+	/* The header first: fewer values live across the copies. */
+	slot->kind = bip_shm_kind_word(kind, shm->mynode);
+	slot->tag = tag;
+	slot->len = (uint32_t)(hlen + len);
+	memcpy(slot->payload, hdr, hlen);
+	if (len)
+		memcpy(slot->payload + hlen, buf, len);
+	/* Publish the slot; pairs with the acquire of seq in drain_fifo or
+	 * drain_box. */
+	bip_store_release(&slot->seq, seq);
+	bip_shm_wake(&shm->peers[dst]);
+	return 0;
+}
 /* Send a control message to dst, now or on a later poll (in order). */
 void bip_shm_ctl_send(struct bip_shm *shm, int dst, const struct bip_shm_ctl *c);
-/* Deliver what the fifo and the boxes hold, and what was kept back. */
+/* Deliver what the fifo and the boxes hold, and what was kept back: the
+ * poll's slow path. */
 int bip_shm_poll_queues(struct bip_shm *shm);
+/* The nic's poll: the fast path, or the slow one when there is more. */
+int bip_shm_poll(struct bip_nic *nic);
+/* The slots to watch (the lent boxes changed), and whether there is more
+ * (the slow path's end). */
+void bip_shm_watch_update(struct bip_shm *shm);
+void bip_shm_attention_update(struct bip_shm *shm);
 /* Something published to this process that bip_shm_poll_queues would take. */
 int bip_shm_queues_pending(struct bip_shm *shm);
 void bip_shm_queues_fini(struct bip_shm *shm);

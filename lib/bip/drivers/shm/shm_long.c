@@ -271,6 +271,7 @@ int bip_shm_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void *bu
 	memcpy(slot->payload, &rts, sizeof(rts));
 	bip_shm_slot_publish(shm, dst, slot, seq, BIP_SHM_RTS, tag, (uint32_t)len);
 	shm->lactive[shm->nlactive++] = ls;
+	bip_shm_attend(shm);
 	return 0;
 }
 
@@ -375,6 +376,7 @@ void bip_shm_claim_arrived(struct bip_shm *shm, struct bip_shm_peer *p,
 	p->push_off = (size_t)off;
 	p->pushing = 1;
 	shm->pushing[shm->npushing++] = p->node;
+	bip_shm_attend(shm);
 	push_chunks(shm, p);
 }
 
@@ -617,6 +619,7 @@ int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size
 	*pl = (struct bip_shm_pull){ .cookie = cookie, .buf = buf, .len = len,
 				     .lslot = lslot, .gen = gen };
 	shm->npulls++;
+	bip_shm_attend(shm);
 	if (p->pull_tail) {
 		p->pull_tail->next = pl;
 		p->pull_tail = pl;

@@ -69,22 +69,6 @@
 
 /* --- sending --- */
 
-/* A slot of p's box; NULL when full.  Under p's send lock. */
-static inline struct bip_shm_slot *box_reserve(struct bip_shm_peer *p, uint32_t *seq_p)
-{
-	struct bip_shm_box *box = &p->boxes[p->box_index];
-
-	if (bip_unlikely(p->box_prod - p->box_seen >= BIP_SHM_BOX_SLOTS)) {
-		/* Looks full: re-read the owner's index.  Pairs with the
-		 * release of consumed in drain_box. */
-		p->box_seen = bip_load_acquire(&box->consumed);
-		if (p->box_prod - p->box_seen >= BIP_SHM_BOX_SLOTS)
-			return NULL;
-	}
-	*seq_p = ++p->box_prod;
-	return &box->slots[(*seq_p - 1) & (BIP_SHM_BOX_SLOTS - 1)];
-}
-
 /* Say in the owner's wanted bitmap that this process waits for room in
  * its fifo (block mode only: a spinning sender looks again by itself). */
 static bip_cold void fifo_want(struct bip_shm *shm, struct bip_shm_peer *p)
@@ -95,9 +79,8 @@ static bip_cold void fifo_want(struct bip_shm *shm, struct bip_shm_peer *p)
 	__atomic_store_n(&p->fifo->wanted, 1, __ATOMIC_SEQ_CST);
 }
 
-/* A slot of p's fifo, claimed; NULL when full.  Under p's send lock. */
-static struct bip_shm_slot *fifo_reserve(struct bip_shm *shm, struct bip_shm_peer *p,
-					 uint32_t *seq_p)
+struct bip_shm_slot *bip_shm_fifo_reserve(struct bip_shm *shm, struct bip_shm_peer *p,
+					  uint32_t *seq_p)
 {
 	struct bip_shm_fifo *f = p->fifo;
 	uint32_t pos = bip_load_relaxed(&f->head);
@@ -131,13 +114,6 @@ static struct bip_shm_slot *fifo_reserve(struct bip_shm *shm, struct bip_shm_pee
 	return &f->slots[pos & (BIP_SHM_FIFO_SLOTS - 1)];
 }
 
-static void slot_fill(struct bip_shm_slot *slot, uint32_t kind_word, uint32_t tag, uint32_t len)
-{
-	slot->kind = kind_word;
-	slot->tag = tag;
-	slot->len = len;
-}
-
 /* Write BOX_END into p's fifo: 0, or -EAGAIN when it has no room yet. */
 static int box_end(struct bip_shm *shm, struct bip_shm_peer *p)
 {
@@ -146,54 +122,12 @@ static int box_end(struct bip_shm *shm, struct bip_shm_peer *p)
 	struct bip_shm_slot *slot;
 	uint32_t seq;
 
-	slot = fifo_reserve(shm, p, &seq);
+	slot = bip_shm_fifo_reserve(shm, p, &seq);
 	if (!slot)
 		return -EAGAIN;
 	memcpy(slot->payload, &c, sizeof(c));
-	slot_fill(slot, bip_shm_kind_word(BIP_SHM_CTL, shm->mynode), 0, sizeof(c));
-	/* Publish the slot; pairs with the acquire of seq in drain_fifo. */
-	bip_store_release(&slot->seq, seq);
-	bip_shm_wake(p);
+	bip_shm_slot_publish(shm, p->node, slot, seq, BIP_SHM_CTL, 0, sizeof(c));
 	p->box_state = BIP_SHM_BOX_NONE;
-	return 0;
-}
-
-struct bip_shm_slot *bip_shm_slot_reserve(struct bip_shm *shm, int dst, uint32_t *seq_p)
-{
-	struct bip_shm_peer *p = &shm->peers[dst];
-
-	if (bip_likely(p->box_state == BIP_SHM_BOX_OPEN))
-		return box_reserve(p, seq_p);
-	if (bip_unlikely(p->box_state == BIP_SHM_BOX_ENDING))
-		return NULL; /* the END first (poll) */
-	return fifo_reserve(shm, p, seq_p);
-}
-
-void bip_shm_slot_publish(struct bip_shm *shm, int dst, struct bip_shm_slot *slot, uint32_t seq,
-			  uint32_t kind, uint32_t tag, uint32_t len)
-{
-	struct bip_shm_peer *p = &shm->peers[dst];
-
-	slot_fill(slot, bip_shm_kind_word(kind, shm->mynode), tag, len);
-	/* Publish the slot; pairs with the acquire of seq in drain_fifo or
-	 * drain_box. */
-	bip_store_release(&slot->seq, seq);
-	bip_shm_wake(p);
-}
-
-int bip_shm_post(struct bip_shm *shm, int dst, uint32_t kind, uint32_t tag, const void *hdr,
-		 size_t hlen, const void *buf, size_t len)
-{
-	struct bip_shm_slot *slot;
-	uint32_t seq;
-
-	slot = bip_shm_slot_reserve(shm, dst, &seq);
-	if (bip_unlikely(!slot))
-		return -EAGAIN;
-	memcpy(slot->payload, hdr, hlen);
-	if (len)
-		memcpy(slot->payload + hlen, buf, len);
-	bip_shm_slot_publish(shm, dst, slot, seq, kind, tag, (uint32_t)(hlen + len));
 	return 0;
 }
 
@@ -226,6 +160,7 @@ void bip_shm_ctl_send(struct bip_shm *shm, int dst, const struct bip_shm_ctl *c)
 	o->next = NULL;
 	o->dst = dst;
 	o->ctl = *c;
+	bip_shm_attend(shm);
 	if (shm->ctl_tail)
 		shm->ctl_tail->next = o;
 	else
@@ -266,18 +201,16 @@ static void box_granted(struct bip_shm *shm, struct bip_shm_peer *l, const struc
 		return;
 	}
 	l->box_index = c->index;
+	l->box_out = &l->boxes[c->index];
 	l->box_epoch = c->epoch;
 	l->box_prod = (uint32_t)c->count;
 	l->box_seen = (uint32_t)c->count;
 	start.index = c->index;
 	start.count = l->fifo_sent;
 	/* The box is new to this process: it has room. */
-	slot = box_reserve(l, &seq);
+	slot = bip_shm_box_reserve(l, &seq);
 	memcpy(slot->payload, &start, sizeof(start));
-	slot_fill(slot, bip_shm_kind_word(BIP_SHM_CTL, shm->mynode), 0, sizeof(start));
-	/* Publish the slot; pairs with the acquire of seq in drain_box. */
-	bip_store_release(&slot->seq, seq);
-	bip_shm_wake(l);
+	bip_shm_slot_publish(shm, l->node, slot, seq, BIP_SHM_CTL, 0, sizeof(start));
 	l->box_state = BIP_SHM_BOX_OPEN;
 	bip_peer_unlock(locked);
 }
@@ -290,8 +223,10 @@ static void box_revoked(struct bip_shm *shm, struct bip_shm_peer *l, const struc
 	if (l->box_state == BIP_SHM_BOX_OPEN && c->index == l->box_index &&
 	    c->epoch == l->box_epoch) {
 		l->box_state = BIP_SHM_BOX_ENDING;
-		if (box_end(shm, l) < 0)
+		if (box_end(shm, l) < 0) {
 			shm->nending++; /* on a later poll */
+			bip_shm_attend(shm);
+		}
 	}
 	bip_peer_unlock(locked);
 }
@@ -319,6 +254,7 @@ static bip_cold void ends_flush(struct bip_shm *shm)
 static void lent_add(struct bip_shm *shm, int b)
 {
 	shm->lent[shm->nlent++] = b;
+	bip_shm_watch_update(shm);
 }
 
 static void lent_remove(struct bip_shm *shm, int b)
@@ -328,8 +264,9 @@ static void lent_remove(struct bip_shm *shm, int b)
 	for (i = 0; i < shm->nlent; i++)
 		if (shm->lent[i] == b) {
 			shm->lent[i] = shm->lent[--shm->nlent];
-			return;
+			break;
 		}
+	bip_shm_watch_update(shm);
 }
 
 /* Take back, at its END, the box that p holds. */
@@ -382,8 +319,10 @@ static void box_lend(struct bip_shm *shm, struct bip_shm_peer *p)
 		return;
 	}
 	shm->box_own[b].lessee = p->node;
+	shm->box_own[b].peer = p;
 	shm->box_own[b].epoch++;
 	shm->box_own[b].started = 0;
+	shm->box_own[b].short_word = 0; /* none until its start is read */
 	shm->box_own[b].revoked = 0;
 	shm->box_own[b].mark = shm->box_own[b].cons;
 	p->box_in = b;
@@ -502,6 +441,7 @@ static int hold(struct bip_shm *shm, struct bip_shm_peer *p, uint32_t kind, uint
 	p->held_tail = h;
 	if (!p->nheld++)
 		shm->holding[shm->nholding++] = p->node;
+	bip_shm_attend(shm);
 	shm->stats.held++;
 	return 1;
 }
@@ -587,6 +527,8 @@ next:
 		shm->fifo_cons++;
 		n++;
 	}
+	shm->watch[shm->nlent].seq = &f->slots[shm->fifo_cons & (BIP_SHM_FIFO_SLOTS - 1)].seq;
+	shm->watch[shm->nlent].expect = shm->fifo_cons + 1;
 	if (shm->fifo_cons != shm->fifo_cons_published) {
 		shm->fifo_cons_published = shm->fifo_cons;
 		/* The slots below are copied out; pairs with the acquire of
@@ -602,51 +544,79 @@ next:
 	return n;
 }
 
-static int drain_box(struct bip_shm *shm, int b)
+/* A box slot other than a short message of its open lease: the lessee's
+ * BOX_START first (read once its fifo messages before it are), an
+ * announcement or a control message, or a bad slot (dropped).  1 when
+ * the slot is done with, 0 when it must wait. */
+static bip_cold int box_slot_other(struct bip_shm *shm, struct bip_shm_box_own *own,
+				   const struct bip_shm_slot *slot)
 {
-	struct bip_shm_box_own *own = &shm->box_own[b];
-	struct bip_shm_box *box = &shm->me->boxes[b];
-	struct bip_shm_peer *p = &shm->peers[own->lessee];
-	int n = 0;
+	struct bip_shm_peer *p = own->peer;
+	struct bip_shm_ctl c;
+	uint32_t kind, tag, len;
+	int src;
+
+	/* Read once: a peer's memory, checked before use. */
+	kind = bip_shm_slot_read(slot, &src, &tag, &len);
+	if (!kind || src != p->node) {
+		bip_shm_bad_slot(shm, src, "a box", kind, tag, len);
+		return 1;
+	}
+	if (own->started)
+		return deliver(shm, p, kind, tag, slot->payload, len, 0) != -EAGAIN;
+	memcpy(&c, slot->payload, sizeof(c));
+	if (kind != BIP_SHM_CTL || len != sizeof(c) || c.op != BIP_SHM_BOX_START ||
+	    c.epoch != own->epoch) {
+		bip_shm_bad_slot(shm, src, "a box before its start", kind, tag, len);
+		return 1;
+	}
+	if (p->fifo_got < c.count)
+		return 0; /* its fifo messages first */
+	own->started = 1;
+	own->short_word = bip_shm_kind_word(BIP_SHM_SHORT, p->node);
+	return 1;
+}
+
+/* Deliver what the box lent[i] holds: its short messages here, the rest
+ * through box_slot_other. */
+static int drain_box(struct bip_shm *shm, int i)
+{
+	struct bip_shm_box_own *own = &shm->box_own[shm->lent[i]];
+	struct bip_shm_box *box = own->box;
+	uint32_t cons = own->cons;
+	struct bip_shm_slot *slot;
 
 	for (;;) {
-		struct bip_shm_slot *slot = &box->slots[own->cons & (BIP_SHM_BOX_SLOTS - 1)];
-		uint32_t kind, tag, len;
-		int src;
+		uint32_t len;
 
+		slot = &box->slots[cons & (BIP_SHM_BOX_SLOTS - 1)];
 		/* Pairs with the release of seq by the lessee. */
-		if (bip_load_acquire(&slot->seq) != own->cons + 1)
+		if (bip_load_acquire(&slot->seq) != cons + 1)
 			break;
-		/* Read once: a peer's memory, checked before use. */
-		kind = bip_shm_slot_read(slot, &src, &tag, &len);
-		if (bip_unlikely(!kind || src != p->node)) {
-			bip_shm_bad_slot(shm, src, "a box", slot->kind, tag, len);
-		} else if (bip_unlikely(!own->started)) {
-			struct bip_shm_ctl c;
-
-			memcpy(&c, slot->payload, sizeof(c));
-			if (kind != BIP_SHM_CTL || len != sizeof(c) || c.op != BIP_SHM_BOX_START ||
-			    c.epoch != own->epoch) {
-				bip_shm_bad_slot(shm, src, "a box before its start", kind, tag, len);
-			} else if (p->fifo_got < c.count) {
-				break; /* its fifo messages first */
-			} else {
-				own->started = 1;
-			}
-		} else if (deliver(shm, p, kind, tag, slot->payload, len, 0) == -EAGAIN) {
+		/* Read once: a peer's memory, checked before use (the kind
+		 * word names the kind and the sender at once). */
+		len = bip_load_relaxed(&slot->len);
+		if (bip_likely(bip_load_relaxed(&slot->kind) == own->short_word &&
+			       len <= sizeof(slot->payload))) {
+			if (bip_unlikely(bip_core_short_arrived(own->lessee,
+								bip_load_relaxed(&slot->tag),
+								slot->payload, len) == -EAGAIN))
+				break;
+		} else if (!box_slot_other(shm, own, slot)) {
 			break;
 		}
-		own->cons++;
-		n++;
+		own->cons = ++cons;
 	}
-	if (own->cons != own->cons_published) {
-		own->cons_published = own->cons;
-		/* The slots below are copied out; pairs with the acquire of
-		 * consumed in box_reserve. */
-		bip_store_release(&box->consumed, own->cons);
-		bip_shm_wake(p);
-	}
-	return n;
+	shm->watch[i].seq = &slot->seq;
+	shm->watch[i].expect = cons + 1;
+	if (cons == own->cons_published)
+		return 0;
+	own->cons_published = cons;
+	/* The slots below are copied out; pairs with the acquire of consumed
+	 * in box_reserve. */
+	bip_store_release(&box->consumed, cons);
+	bip_shm_wake(own->peer);
+	return 1;
 }
 
 int bip_shm_poll_queues(struct bip_shm *shm)
@@ -659,13 +629,88 @@ int bip_shm_poll_queues(struct bip_shm *shm)
 	 * what it wrote into its box before read, as a rule (lent and
 	 * released only by fifo messages, the list does not change here). */
 	for (i = 0; i < shm->nlent; i++)
-		n += drain_box(shm, shm->lent[i]);
+		n += drain_box(shm, i);
 	n += drain_fifo(shm);
 	if (bip_unlikely(shm->nending))
 		ends_flush(shm);
 	if (bip_unlikely(shm->ctl_head))
 		ctl_flush(shm);
 	return n;
+}
+
+void bip_shm_watch_update(struct bip_shm *shm)
+{
+	int i;
+
+	for (i = 0; i < shm->nlent; i++) {
+		const struct bip_shm_box_own *own = &shm->box_own[shm->lent[i]];
+		const struct bip_shm_box *box = &shm->me->boxes[shm->lent[i]];
+
+		shm->watch[i].seq = &box->slots[own->cons & (BIP_SHM_BOX_SLOTS - 1)].seq;
+		shm->watch[i].expect = own->cons + 1;
+	}
+	shm->watch[i].seq = &shm->me->fifo->slots[shm->fifo_cons & (BIP_SHM_FIFO_SLOTS - 1)].seq;
+	shm->watch[i].expect = shm->fifo_cons + 1;
+	shm->nwatch = shm->nlent + 1;
+}
+
+void bip_shm_attention_update(struct bip_shm *shm)
+{
+	shm->attention = shm->nholding || shm->nending || shm->ctl_head ||
+			 bip_shm_long_busy(shm) || shm->npipe_wait;
+}
+
+static __attribute__((noinline)) int poll_slow(struct bip_shm *shm)
+{
+	int events = bip_shm_poll_queues(shm);
+
+	if (bip_shm_long_busy(shm))
+		events += bip_shm_poll_long(shm);
+	bip_shm_attention_update(shm);
+	return events;
+}
+
+/*
+ * Most polls find nothing, and most that find something find it in a box
+ * or the fifo: the poll looks only at the slot that comes next in each
+ * lent box and in the fifo (watch[]), drains the ones published, and at
+ * one word saying whether there is other work (attention).  Relaxed
+ * loads: the drains read what they take with acquire.
+ */
+/* watch[i] has seen a slot published: drain that box or the fifo, and
+ * the ones after it that have something (those before it had nothing at
+ * this poll), so that a busy box cannot starve the fifo or the boxes
+ * after it.  One that cannot move (its slot waits: a box's start for the
+ * fifo, a full queue) must not hide the others: then all of them, as the
+ * slow path does. */
+static __attribute__((noinline)) int poll_found(struct bip_shm *shm, int i)
+{
+	int n = 0, got;
+
+	for (; i < shm->nwatch; i++) {
+		if (bip_load_relaxed(shm->watch[i].seq) != shm->watch[i].expect)
+			continue;
+		got = i < shm->nlent ? drain_box(shm, i) : drain_fifo(shm);
+		if (!got)
+			return n + poll_slow(shm);
+		n += got;
+	}
+	return n;
+}
+
+/* No call but the tail calls, so that a poll that finds nothing saves no
+ * registers. */
+int bip_shm_poll(struct bip_nic *nic)
+{
+	struct bip_shm *shm = bip_shm_of(nic);
+	int i;
+
+	if (bip_unlikely(shm->attention))
+		return poll_slow(shm);
+	for (i = 0; i < shm->nwatch; i++)
+		if (bip_load_relaxed(shm->watch[i].seq) == shm->watch[i].expect)
+			return poll_found(shm, i);
+	return 0;
 }
 
 int bip_shm_queues_pending(struct bip_shm *shm)
