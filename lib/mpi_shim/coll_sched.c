@@ -11,7 +11,7 @@
 #include "shim.h"
 #include "datatype.h"
 #include "coll.h"
-#include "req.h"
+#include "engine.h"
 
 /*
  * Temporary buffers of finished collectives, kept for the next ones: a

@@ -76,7 +76,7 @@ static int send_blocking(const void *buf, int count, MPI_Datatype t, int dst, in
 		mpi_shim_req_free(r);
 		return failed_start(comm, rc, call, dst);
 	}
-	if (!r->done && (rc = mpi_shim_wait_done(r, call, 1)))
+	if (!r->done && (rc = mpi_shim_wait_done(r, call)))
 		return rc;
 	rc = r->error;
 	mpi_shim_req_free(r);
@@ -205,7 +205,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
 	if (mpi_shim_unlikely(!r))
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, "MPI_Recv", "no memory for a request");
 	mpi_shim_recv_start(r, buf, count, t, src, tag, comm, comm->ctx);
-	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Recv", 1)))
+	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Recv")))
 		return rc;
 	if (status && status != MPI_STATUS_IGNORE)
 		mpi_shim_status_report(status, &r->status);
@@ -413,7 +413,7 @@ int PMPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 		status_proc_null(status);
 		return MPI_SUCCESS;
 	}
-	mpi_shim_progress_all();
+	mpi_shim_progress();
 	*flag = mpi_shim_probe_unexpected(comm, src, tag, status);
 	return MPI_SUCCESS;
 }
@@ -432,11 +432,11 @@ int PMPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	for (;;) {
-		mpi_shim_progress_all();
+		mpi_shim_progress();
 		if (mpi_shim_probe_unexpected(comm, src, tag, status))
 			return MPI_SUCCESS;
 		if (mpi_shim_progress_wait(&w) < 0) {
-			mpi_shim_progress_all();
+			mpi_shim_progress();
 			if (mpi_shim_probe_unexpected(comm, src, tag, status))
 				return MPI_SUCCESS;
 			return mpi_shim_err(comm, MPI_ERR_OTHER, "MPI_Probe",
@@ -598,7 +598,7 @@ int PMPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *messag
 		status_proc_null(status);
 		return MPI_SUCCESS;
 	}
-	mpi_shim_progress_all();
+	mpi_shim_progress();
 	rc = claim(src, tag, comm, message, status, "MPI_Improbe");
 	if (rc < 0 || rc > 1)
 		return rc;
@@ -621,7 +621,7 @@ int PMPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *message, MPI_Statu
 		return MPI_SUCCESS;
 	}
 	for (int dead = 0;;) {
-		mpi_shim_progress_all();
+		mpi_shim_progress();
 		rc = claim(src, tag, comm, message, status, "MPI_Mprobe");
 		if (rc)
 			return rc == 1 ? MPI_SUCCESS : rc;
@@ -685,7 +685,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *message, MPI_S
 	if (mpi_shim_unlikely(!r))
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, "MPI_Mrecv", "no memory for a request");
 	mrecv_start(r, buf, count, t, message);
-	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Mrecv", 1)))
+	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Mrecv")))
 		return rc;
 	if (status && status != MPI_STATUS_IGNORE)
 		mpi_shim_status_report(status, &r->status);

@@ -3,8 +3,9 @@
  * shim.h - the inside of the MPI shim, shared by its parts.
  *
  * env.c        MPI_Init..MPI_Finalize, MPI_Abort, Wtime, processor name
- * req.c        requests and progress: the request object, its pool,
- *              completion, the progress engine, waiting and testing (req.h)
+ * engine.c     the request and progress engine: the request object, its
+ *              pool, completion, progress and its hooks, waiting and
+ *              testing (engine.h, which holds its contract)
  * p2p.c        matching, eager and rendezvous protocols (p2p.h)
  * pt2pt.c      the point-to-point calls and their argument checks
  * bsend.c      buffered sends and the attached buffer
@@ -187,7 +188,7 @@ static inline int mpi_shim_is_inter(MPI_Comm comm)
 	return comm->local != NULL;
 }
 
-/* --- Requests (req.h; request.c the Wait and Test calls) --- */
+/* --- Requests (engine.h; request.c the Wait and Test calls) --- */
 
 struct mpi_shim_request;
 
