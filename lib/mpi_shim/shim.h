@@ -2,27 +2,32 @@
 /*
  * shim.h - the inside of the MPI shim, shared by its parts.
  *
- * env.c        MPI_Init..MPI_Finalize, MPI_Abort, Wtime, processor name
- * engine.c     the request and progress engine: the request object, its
- *              pool, completion, progress and its hooks, waiting and
- *              testing (engine.h, which holds its contract)
- * p2p.c        matching, eager and rendezvous protocols (p2p.h)
- * pt2pt.c      the point-to-point calls and their argument checks
- * bsend.c      buffered sends and the attached buffer
- * request.c    the calls on requests: Wait/Test families, Start, Cancel, free
- * comm.c       communicators, context ids, Comm_split_type;
- *              intercomm.c inter-communicators (coll_inter.c their collectives)
- * group.c      groups
- * attr.c       attributes and keyvals (communicators and datatypes)
- * errors.c     error handlers, error strings, the argument checks
- * datatype.c   datatypes (see datatype.h); type_array.c subarrays and darrays,
- *              type_external.c external32, type_large.c the _c queries,
- *              type_match.c match_size and the f90 types
- * coll*.c      collectives; nbc*.c non-blocking collectives; op.c operations
- * topo.c       virtual topologies; coll_neighbor.c neighbourhood collectives
- * info.c       info objects, communicator hints; errcode.c added error codes;
- * greq.c       generalized requests; isendrecv.c MPI_Isendrecv[_replace]
- * fortran_handles.c  MPI_Comm_c2f...: Fortran handle numbers (lib/mpi_fortran)
+ * One folder per chapter of the MPI standard (mpi_shim(7), "Layout"):
+ *
+ * env/       env.c MPI_Init..MPI_Finalize, MPI_Abort, Wtime, processor name;
+ *            info.c info objects, communicator hints; errors.c error
+ *            handlers, error strings, the argument checks; errcode.c
+ *            added error codes
+ * request/   engine.c the request and progress engine (engine.h, which
+ *            holds its contract); request.c the calls on requests
+ *            (Wait/Test families, Start, Cancel, free); greq.c
+ *            generalized requests
+ * pt2pt/     p2p.c matching, eager and rendezvous protocols (p2p.h);
+ *            pt2pt.c the point-to-point calls and their argument checks;
+ *            bsend.c buffered sends; isendrecv.c MPI_Isendrecv[_replace]
+ * coll/      coll*.c collectives; nbc.c non-blocking collectives;
+ *            coll_neighbor.c neighbourhood collectives; op.c operations
+ * datatype/  datatype.c datatypes (datatype.h); type_array.c subarrays and
+ *            darrays, type_external.c external32, type_large.c the _c
+ *            queries, type_match.c match_size and the f90 types
+ * comm/      comm.c communicators, context ids, Comm_split_type;
+ *            intercomm.c inter-communicators (coll/coll_inter.c their
+ *            collectives); group.c groups; topo.c virtual topologies;
+ *            attr.c attributes and keyvals (communicators and datatypes)
+ * dpm/       disconnect.c MPI_Comm_disconnect
+ * fortran/   fortran_handles.c MPI_Comm_c2f...: Fortran handle numbers
+ *            (lib/mpi_fortran)
+ * (to come: rma/ one-sided communication, io/ MPI-IO)
  *
  * Every MPI_ call is defined as PMPI_name and MPI_name is a weak alias of
  * it (MPI_SHIM_ALIAS), so that a profiling tool can define MPI_name and
