@@ -236,6 +236,8 @@ mpi_shim_cold int mpi_shim_err(MPI_Comm comm, int errclass, const char *call, co
 
 /* The name of an error class ("MPI_ERR_RANK"). */
 const char *mpi_shim_err_name(int errclass);
+/* The text of a predefined error class ("" for another value). */
+const char *mpi_shim_err_text(int errclass);
 
 /*
  * Argument checks: MPI_SUCCESS, or the error class after reporting it
@@ -250,6 +252,7 @@ int mpi_shim_check_comm_or_pending(MPI_Comm comm, const char *call); /* MPI_ERR_
 int mpi_shim_check_count(MPI_Comm comm, int count, const char *call); /* MPI_ERR_COUNT */
 /* Bytes one message carries at most: one BIP message's (bip.h). */
 #define MPI_SHIM_MESSAGE_MAX 0xffffffffull
+/* The checks of a datatype and its buffer are datatype/datatype.c's. */
 int mpi_shim_check_type(MPI_Comm comm, MPI_Datatype t, const char *call); /* MPI_ERR_TYPE */
 int mpi_shim_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype t,
 		       const char *call);                           /* MPI_ERR_BUFFER */
