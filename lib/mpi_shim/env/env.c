@@ -221,7 +221,7 @@ int PMPI_Finalize(void)
 	bip_layer_progress(NULL);
 	/* What this process owes others (acknowledgements) leaves now; BIP
 	 * then waits for its sends to be taken. */
-	mpi_shim_progress();
+	mpi_shim_progress_poll();
 	mpi_shim_bsend_flush();
 	mpi_shim_attr_fini();
 	mpi_shim_p2p_fini();

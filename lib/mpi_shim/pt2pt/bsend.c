@@ -215,7 +215,7 @@ void mpi_shim_bsend_flush(void)
 	struct bip_layer_wait w = { 0, 0 };
 
 	while (bs.pending) {
-		mpi_shim_progress();
+		mpi_shim_progress_poll();
 		if (bs.pending && mpi_shim_progress_wait(&w) < 0)
 			break;
 	}

@@ -1291,7 +1291,7 @@ void mpi_shim_p2p_fini(void)
 	if (p2p.ctls_head || p2p.deferred_head || p2p.drains_head)
 		run_deferred();
 	while (p2p.registered && (p2p.ndrains || p2p.ncancelling)) {
-		mpi_shim_progress();
+		mpi_shim_progress_poll();
 		if ((p2p.ndrains || p2p.ncancelling) && mpi_shim_progress_wait(&w) < 0)
 			break;
 	}
@@ -1373,7 +1373,7 @@ int mpi_shim_coll_send(const void *buf, size_t count, MPI_Datatype t, int dst, i
 		mpi_shim_req_free(r);
 		return rc;
 	}
-	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Wait")))
+	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Wait", 0)))
 		return rc;
 	rc = r->error;
 	mpi_shim_req_free(r);
@@ -1390,7 +1390,7 @@ int mpi_shim_coll_recv(void *buf, size_t count, MPI_Datatype t, int src, int tag
 		return MPI_ERR_NO_MEM;
 	r->internal = 1;
 	mpi_shim_recv_start(r, buf, count, t, src, tag, comm, comm->coll_ctx);
-	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Wait")))
+	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Wait", 0)))
 		return rc;
 	if (status && status != MPI_STATUS_IGNORE)
 		mpi_shim_status_report(status, &r->status);

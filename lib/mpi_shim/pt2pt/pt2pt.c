@@ -76,7 +76,7 @@ static int send_blocking(const void *buf, int count, MPI_Datatype t, int dst, in
 		mpi_shim_req_free(r);
 		return failed_start(comm, rc, call, dst);
 	}
-	if (!r->done && (rc = mpi_shim_wait_done(r, call)))
+	if (!r->done && (rc = mpi_shim_wait_done(r, call, 1)))
 		return rc;
 	rc = r->error;
 	mpi_shim_req_free(r);
@@ -205,7 +205,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
 	if (mpi_shim_unlikely(!r))
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, "MPI_Recv", "no memory for a request");
 	mpi_shim_recv_start(r, buf, count, t, src, tag, comm, comm->ctx);
-	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Recv")))
+	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Recv", 1)))
 		return rc;
 	if (status && status != MPI_STATUS_IGNORE)
 		mpi_shim_status_report(status, &r->status);
@@ -685,7 +685,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *message, MPI_S
 	if (mpi_shim_unlikely(!r))
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, "MPI_Mrecv", "no memory for a request");
 	mrecv_start(r, buf, count, t, message);
-	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Mrecv")))
+	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Mrecv", 1)))
 		return rc;
 	if (status && status != MPI_STATUS_IGNORE)
 		mpi_shim_status_report(status, &r->status);

@@ -231,12 +231,18 @@ mpi_shim_cold static void step_driven(void)
 	}
 }
 
-/* The one progress function (engine.h). */
-void mpi_shim_progress(void)
+/* The progress of the waits inside a collective's schedule (engine.h). */
+void mpi_shim_progress_poll(void)
 {
 	bip_layer_poll();
 	if (mpi_shim_unlikely(mpi_shim_progress_armed != 0))
 		run_hooks();
+}
+
+/* The progress of every public wait and test and of the progress thread. */
+void mpi_shim_progress(void)
+{
+	mpi_shim_progress_poll();
 	if (mpi_shim_unlikely(req.driven != NULL))
 		step_driven();
 }
@@ -303,24 +309,27 @@ int mpi_shim_request_test(MPI_Request r)
 {
 	if (r->done)
 		return 1;
-	mpi_shim_progress();
+	mpi_shim_progress_poll();
 	if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
 		mpi_shim_progress_step(r);
 	return r->done;
 }
 
-int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call)
+int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int steps)
 {
 	struct bip_layer_wait w = { 0, 0 };
 
 	while (!r->done) {
-		mpi_shim_progress();
+		if (steps)
+			mpi_shim_progress();
+		else
+			mpi_shim_progress_poll();
 		if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
 			mpi_shim_progress_step(r);
 		if (r->done)
 			break;
 		if (mpi_shim_progress_wait(&w) < 0) {
-			mpi_shim_progress();
+			mpi_shim_progress_poll();
 			if (r->done)
 				break;
 			return mpi_shim_err(r->comm, MPI_ERR_OTHER, call,
@@ -340,7 +349,7 @@ int mpi_shim_request_wait(MPI_Request *req, MPI_Status *status)
 			mpi_shim_status_empty(status);
 		return MPI_SUCCESS;
 	}
-	rc = mpi_shim_wait_done(*req, "MPI_Wait");
+	rc = mpi_shim_wait_done(*req, "MPI_Wait", 0);
 	if (rc)
 		return rc;
 	return mpi_shim_req_finish(req, status);

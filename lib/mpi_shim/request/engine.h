@@ -53,15 +53,19 @@
  * ops->query for its status, reports it and releases it
  * (mpi_shim_req_finish: ops->release, then back to the pool).
  *
- * Progress: one function, mpi_shim_progress, called by every wait and
- * test, every loop of the shim that waits for something, and BIP's
+ * Progress: one function, mpi_shim_progress, called by every public wait
+ * and test, the shim's loops that wait outside a collective, and BIP's
  * progress thread (MPI_THREAD_MULTIPLE with BIP_PROGRESS_THREAD).  It
  *   1. polls BIP once: arrivals go to the chapters' BIP callbacks, which
  *      match them and complete requests on the spot;
  *   2. runs the registered hooks that are armed;
  *   3. gives one step to every progress-driven request not yet done,
  *      unless a step is already running (a step may test its own
- *      point-to-point requests, which calls mpi_shim_progress again).
+ *      point-to-point requests, which polls again).
+ * The waits that run inside a collective's schedule (its build, its
+ * step, the rounds of a blocking collective) and MPI_Finalize call
+ * mpi_shim_progress_poll, which is 1 and 2 only: a schedule must not be
+ * stepped again from inside its own build or step.
  * Between two calls, a wait takes a waiting step (mpi_shim_progress_wait),
  * which spins first, then yields.  The fast path (nothing armed, nothing
  * driven) costs one poll and two loads.
@@ -230,9 +234,16 @@ static inline void mpi_shim_req_complete(struct mpi_shim_request *r, int err)
 
 /* --- progress --- */
 
-/* The one progress function: poll BIP, run the armed hooks, step the
+/* The progress function: poll BIP, run the armed hooks, step the
  * progress-driven requests (see the top of this file). */
 void mpi_shim_progress(void);
+
+/* The same without the steps, for the waits that run inside a collective's
+ * schedule, its build or its step (coll_sched.c, the engine's own
+ * mpi_shim_request_test and mpi_shim_request_wait, pt2pt's inner waits)
+ * and for MPI_Finalize: stepping the schedules from there would enter a
+ * schedule again while it is being built or stepped. */
+void mpi_shim_progress_poll(void);
 
 /* A waiting step of a loop that polls until something arrives: w (zeroed
  * before the loop) paces the steps, spinning first, then yielding; BIP's
@@ -272,12 +283,13 @@ void mpi_shim_progress_step(struct mpi_shim_request *r);
 
 /* --- waiting and testing --- */
 
-/* 1 if req is complete (after one mpi_shim_progress if it was not). */
+/* 1 if req is complete (after one mpi_shim_progress_poll if it was not). */
 int mpi_shim_request_test(MPI_Request req);
 
 /* Wait until r is done (progress, then waiting steps).  MPI_SUCCESS, or
- * MPI_ERR_OTHER when nothing can complete it any more (reported). */
-int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call);
+ * MPI_ERR_OTHER when nothing can complete it any more (reported).  steps:
+ * a public call's wait (mpi_shim_progress), else mpi_shim_progress_poll. */
+int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int steps);
 
 /* Wait for req and release it; returns its error class.  status may be
  * MPI_STATUS_IGNORE.  The same as PMPI_Wait without the error handler. */

@@ -71,7 +71,7 @@ int PMPI_Wait(MPI_Request *req, MPI_Status *status)
 			mpi_shim_status_empty(status);
 		return MPI_SUCCESS;
 	}
-	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Wait")))
+	if (!r->done && (rc = mpi_shim_wait_done(r, "MPI_Wait", 1)))
 		return rc;
 	mpi_shim_req_query(r, 1);
 	if (r->error) {
@@ -165,7 +165,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
 		return rc;
 	for (i = 0; i < count; i++) {
 		if (mpi_shim_req_active(reqs[i]) && !reqs[i]->done &&
-		    (rc = mpi_shim_wait_done(reqs[i], "MPI_Waitall")))
+		    (rc = mpi_shim_wait_done(reqs[i], "MPI_Waitall", 1)))
 			return rc;
 	}
 	return finish_all(count, reqs, sts, "MPI_Waitall");
