@@ -2,26 +2,32 @@
 /*
  * shim.h - the inside of the MPI shim, shared by its parts.
  *
- * env.c        MPI_Init..MPI_Finalize, MPI_Abort, Wtime, processor name
- * req.c        requests and progress: the request object, its pool,
- *              completion, the progress engine, waiting and testing (req.h)
- * p2p.c        matching, eager and rendezvous protocols (p2p.h)
- * pt2pt.c      the point-to-point calls and their argument checks
- * bsend.c      buffered sends and the attached buffer
- * request.c    the calls on requests: Wait/Test families, Start, Cancel, free
- * comm.c       communicators, context ids, Comm_split_type;
- *              intercomm.c inter-communicators (coll_inter.c their collectives)
- * group.c      groups
- * attr.c       attributes and keyvals (communicators and datatypes)
- * errors.c     error handlers, error strings, the argument checks
- * datatype.c   datatypes (see datatype.h); type_array.c subarrays and darrays,
- *              type_external.c external32, type_large.c the _c queries,
- *              type_match.c match_size and the f90 types
- * coll*.c      collectives; nbc*.c non-blocking collectives; op.c operations
- * topo.c       virtual topologies; coll_neighbor.c neighbourhood collectives
- * info.c       info objects, communicator hints; errcode.c added error codes;
- * greq.c       generalized requests; isendrecv.c MPI_Isendrecv[_replace]
- * fortran_handles.c  MPI_Comm_c2f...: Fortran handle numbers (lib/mpi_fortran)
+ * One folder per chapter of the MPI standard (mpi_shim(7), "Layout"):
+ *
+ * env/       env.c MPI_Init..MPI_Finalize, MPI_Abort, Wtime, processor name;
+ *            info.c info objects, communicator hints; errors.c error
+ *            handlers, error strings, the argument checks; errcode.c
+ *            added error codes
+ * request/   engine.c the request and progress engine (engine.h, which
+ *            holds its contract); request.c the calls on requests
+ *            (Wait/Test families, Start, Cancel, free); greq.c
+ *            generalized requests
+ * pt2pt/     p2p.c matching, eager and rendezvous protocols (p2p.h);
+ *            pt2pt.c the point-to-point calls and their argument checks;
+ *            bsend.c buffered sends; isendrecv.c MPI_Isendrecv[_replace]
+ * coll/      coll*.c collectives; nbc.c non-blocking collectives;
+ *            coll_neighbor.c neighbourhood collectives; op.c operations
+ * datatype/  datatype.c datatypes (datatype.h); type_array.c subarrays and
+ *            darrays, type_external.c external32, type_large.c the _c
+ *            queries, type_match.c match_size and the f90 types
+ * comm/      comm.c communicators, context ids, Comm_split_type;
+ *            intercomm.c inter-communicators (coll/coll_inter.c their
+ *            collectives); group.c groups; topo.c virtual topologies;
+ *            attr.c attributes and keyvals (communicators and datatypes)
+ * dpm/       disconnect.c MPI_Comm_disconnect
+ * fortran/   fortran_handles.c MPI_Comm_c2f...: Fortran handle numbers
+ *            (lib/mpi_fortran)
+ * (to come: rma/ one-sided communication, io/ MPI-IO)
  *
  * Every MPI_ call is defined as PMPI_name and MPI_name is a weak alias of
  * it (MPI_SHIM_ALIAS), so that a profiling tool can define MPI_name and
@@ -187,7 +193,7 @@ static inline int mpi_shim_is_inter(MPI_Comm comm)
 	return comm->local != NULL;
 }
 
-/* --- Requests (req.h; request.c the Wait and Test calls) --- */
+/* --- Requests (engine.h; request.c the Wait and Test calls) --- */
 
 struct mpi_shim_request;
 
@@ -230,6 +236,8 @@ mpi_shim_cold int mpi_shim_err(MPI_Comm comm, int errclass, const char *call, co
 
 /* The name of an error class ("MPI_ERR_RANK"). */
 const char *mpi_shim_err_name(int errclass);
+/* The text of a predefined error class ("" for another value). */
+const char *mpi_shim_err_text(int errclass);
 
 /*
  * Argument checks: MPI_SUCCESS, or the error class after reporting it
@@ -244,6 +252,7 @@ int mpi_shim_check_comm_or_pending(MPI_Comm comm, const char *call); /* MPI_ERR_
 int mpi_shim_check_count(MPI_Comm comm, int count, const char *call); /* MPI_ERR_COUNT */
 /* Bytes one message carries at most: one BIP message's (bip.h). */
 #define MPI_SHIM_MESSAGE_MAX 0xffffffffull
+/* The checks of a datatype and its buffer are datatype/datatype.c's. */
 int mpi_shim_check_type(MPI_Comm comm, MPI_Datatype t, const char *call); /* MPI_ERR_TYPE */
 int mpi_shim_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype t,
 		       const char *call);                           /* MPI_ERR_BUFFER */

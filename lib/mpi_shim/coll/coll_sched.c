@@ -11,7 +11,7 @@
 #include "shim.h"
 #include "datatype.h"
 #include "coll.h"
-#include "req.h"
+#include "engine.h"
 
 /*
  * Temporary buffers of finished collectives, kept for the next ones: a
@@ -474,7 +474,7 @@ static void coll_round_wait(struct coll_sched *s)
 	int i;
 
 	while (!coll_round_done(s)) {
-		mpi_shim_progress();
+		mpi_shim_progress_poll();
 		if (coll_round_done(s))
 			break;
 		if (mpi_shim_progress_wait(&w) < 0) {

@@ -21,7 +21,7 @@
 #include "shim.h"
 #include "datatype.h"
 #include "coll.h"
-#include "req.h"
+#include "engine.h"
 #include "topo.h"
 
 enum nbr_kind {

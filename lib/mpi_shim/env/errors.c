@@ -19,7 +19,6 @@
 
 #include "bip.h"
 #include "shim.h"
-#include "datatype.h"
 
 struct mpi_shim_errhandler mpi_shim_errors_are_fatal = {
 	.refcount = 1,
@@ -131,6 +130,13 @@ const char *mpi_shim_err_name(int errclass)
 	return errs[errclass].name;
 }
 
+const char *mpi_shim_err_text(int errclass)
+{
+	if (errclass < 0 || errclass > MPI_ERR_LASTCODE)
+		return "";
+	return errs[errclass].text;
+}
+
 static int rank_in_world(void)
 {
 	return mpi_shim.initialized ? mpi_shim.world_rank : -1;
@@ -224,48 +230,6 @@ int mpi_shim_check_count(MPI_Comm comm, int count, const char *call)
 	return mpi_shim_err(comm, MPI_ERR_COUNT, call, "count %d is negative", count);
 }
 
-int mpi_shim_check_type(MPI_Comm comm, MPI_Datatype t, const char *call)
-{
-	if (t == MPI_DATATYPE_NULL)
-		return mpi_shim_err(comm, MPI_ERR_TYPE, call, "the datatype is MPI_DATATYPE_NULL");
-	if (!mpi_shim_datatype_ok(t))
-		return mpi_shim_err(comm, MPI_ERR_TYPE, call, "the datatype was freed");
-	if (!t->committed)
-		return mpi_shim_err(comm, MPI_ERR_TYPE, call,
-				    "the datatype is not committed (MPI_Type_commit)");
-	return MPI_SUCCESS;
-}
-
-int mpi_shim_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype t,
-		       const char *call)
-{
-	size_t extent = (size_t)(t->extent < 0 ? -t->extent : t->extent), bytes;
-
-	/* count times the size, or times the extent, beyond what memory can
-	 * address: no buffer can be that, and no byte count can say it. */
-	if (count > 0 && (__builtin_mul_overflow((size_t)count, t->size, &bytes) ||
-			  __builtin_mul_overflow((size_t)count, extent, &bytes)))
-		return mpi_shim_err(comm, MPI_ERR_COUNT, call, "count %d times the datatype's "
-				    "size (%zu bytes) or extent (%zu bytes) overflows the byte "
-				    "count", count, t->size, extent);
-	if (buf || !count || !t->predefined || !t->size)
-		return MPI_SUCCESS;
-	return mpi_shim_err(comm, MPI_ERR_BUFFER, call, "the buffer is NULL and count is %d",
-			    count);
-}
-
-/*
- * Only a block whose first element would be at address 0 is refused:
- * MPI_BOTTOM plus an absolute displacement is a valid address, and the
- * address is computed as an integer because buf may be NULL (MPI_BOTTOM).
- */
-int mpi_shim_check_block(MPI_Comm comm, const void *buf, MPI_Aint disp, int count,
-			 MPI_Datatype t, const char *call)
-{
-	return mpi_shim_check_buf(comm, (const void *)((uintptr_t)buf + (uintptr_t)disp), count,
-				  t, call);
-}
-
 int mpi_shim_check_rank(MPI_Comm comm, int rank, int any_source, const char *call)
 {
 	if ((rank >= 0 && rank < comm->peer_size) || rank == MPI_PROC_NULL ||
@@ -295,49 +259,6 @@ int mpi_shim_check_tag(MPI_Comm comm, int tag, int any_tag, const char *call)
 }
 
 /* --- the calls --- */
-
-int PMPI_Error_class(int errorcode, int *errorclass)
-{
-	MPI_SHIM_ENTER();
-	if (!errorclass)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class",
-				    "errorclass is NULL");
-	if (errorcode > MPI_ERR_LASTCODE && !mpi_shim_errcode_class(errorcode, errorclass))
-		return MPI_SUCCESS; /* added by the program (errcode.c) */
-	if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class",
-				    "%d is not an error code (0 to %d)", errorcode,
-				    mpi_shim_errcode_last());
-	*errorclass = errorcode;
-	return MPI_SUCCESS;
-}
-MPI_SHIM_ALIAS(MPI_Error_class);
-
-int PMPI_Error_string(int errorcode, char *string, int *resultlen)
-{
-	MPI_SHIM_ENTER();
-	const char *added;
-	int n;
-
-	if (!string || !resultlen)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string",
-				    "string or resultlen is NULL");
-	if (errorcode > MPI_ERR_LASTCODE && (added = mpi_shim_errcode_string(errorcode))) {
-		/* Added by the program: its string, "" if none was given. */
-		n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", added);
-		*resultlen = n;
-		return MPI_SUCCESS;
-	}
-	if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
-		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string",
-				    "%d is not an error code (0 to %d)", errorcode,
-				    mpi_shim_errcode_last());
-	n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", errs[errorcode].name,
-		     errs[errorcode].text);
-	*resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
-	return MPI_SUCCESS;
-}
-MPI_SHIM_ALIAS(MPI_Error_string);
 
 static int check_errhandler(MPI_Comm comm, MPI_Errhandler eh, const char *call)
 {

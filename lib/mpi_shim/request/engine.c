@@ -1,44 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * req.c - requests and progress: the request object's pool, its life,
- * the progress engine, and the waiting and testing that the Wait and Test
- * families (request.c) and the shim's own waits are made of (req.h).
+ * engine.c - the request and progress engine (engine.h, where its
+ * contract is): the request pool, the registered progress hooks, the
+ * progress-driven requests, completion and release, and the waiting and
+ * testing that the Wait and Test families (request.c) and the shim's own
+ * waits are made of.
  *
- * Life of a request.  A kind's file takes one from the pool
- * (mpi_shim_req_alloc: zeroed, with callbacks that do nothing), gives it
- * its kind, its table of callbacks (struct mpi_shim_req_ops) and its
- * state, and starts the operation; a request holds its communicator
- * (mpi_shim_req_hold_comm) until it goes.  When the operation is over,
- * the kind completes it (mpi_shim_req_complete: error, status, done).
- * A call of the Wait or Test families that finds it done asks the kind
- * for its status (ops->query), reports it and releases it
- * (mpi_shim_req_finish): the kind's state goes (ops->release), then the
- * request goes back to the pool.  A persistent request becomes inactive
- * instead, until MPI_Start starts it again (ops->start), and goes only
- * with MPI_Request_free.  A request that the program frees before it
- * completes (ops->free, or by default) is released when it completes.
- * MPI_Cancel asks the kind (ops->cancel).
- *
- * The kinds that plug in: sends and receives (p2p.c, mpi_shim_p2p_ops),
- * the requests of buffered sends and the sends from the attached buffer
- * (bsend.c), generalized requests (greq.c), the non-blocking collectives
- * (nbc.c, coll_neighbor.c), MPI_Isendrecv (isendrecv.c), MPI_Comm_idup
- * (comm_create.c) and the persistent collectives (coll_persist.c).  req.c
- * names none of them: it calls their callbacks only.
- *
- * Progress: mpi_shim_progress polls BIP once; BIP hands the arrivals to
- * the protocol's callbacks (p2p.c), which match them and complete
- * requests on the spot.  What a callback may not do (call BIP) it leaves
- * for after the poll, and asks for it (mpi_shim_progress_defer): the same
- * mpi_shim_progress then runs the protocol's deferred work.  The public
- * calls' progress (mpi_shim_progress_all) also gives one step to every
- * progress-driven request not yet complete (ops->progress), so that a
- * non-blocking collective moves on while its process waits for something
- * else; a step never runs inside another one (its callback may test its
- * own point-to-point requests, which polls).  A wait polls, and between
- * two polls takes a waiting step (mpi_shim_progress_wait), which spins
- * first, then yields; every loop of the shim that waits for something to
- * arrive goes through these two.
+ * The engine calls no chapter by name: it calls the callbacks of a
+ * request's kind (r->ops), the hooks registered with it, and, for the last
+ * reference on a communicator that a request held, the release handed to
+ * mpi_shim_req_init.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +17,7 @@
 #include "bip.h"
 #include "shim.h"
 #include "datatype.h"
-#include "req.h"
+#include "engine.h"
 
 /* Requests are handed out from blocks, released at MPI_Finalize. */
 #define REQ_BLOCK 64
@@ -56,16 +27,24 @@ struct req_block {
 	struct mpi_shim_request reqs[REQ_BLOCK];
 };
 
+/* A registered progress hook (mpi_shim_progress_register). */
+struct progress_hook {
+	void (*run)(void); /* NULL: a free slot */
+	unsigned flags;    /* MPI_SHIM_PROGRESS_ON_DEMAND or _ALWAYS */
+};
+
 static struct {
 	struct mpi_shim_request *free;
 	struct req_block *blocks;
 	/* Progress-driven requests not yet complete. */
 	struct mpi_shim_request *driven;
 	int stepping; /* inside a progress callback: no nested steps */
-	int deferred; /* the protocol asked for its deferred work to run */
-	void (*run_deferred)(void);
+	unsigned always; /* the hooks that run at every progress */
+	struct progress_hook hooks[MPI_SHIM_PROGRESS_HOOKS];
 	void (*comm_release)(struct mpi_shim_comm *c);
 } req;
+
+unsigned mpi_shim_progress_armed;
 
 void mpi_shim_req_init(void (*comm_release)(struct mpi_shim_comm *c))
 {
@@ -83,7 +62,9 @@ void mpi_shim_req_fini(void)
 	req.free = NULL;
 	req.driven = NULL;
 	req.stepping = 0;
-	req.deferred = 0;
+	req.always = 0;
+	memset(req.hooks, 0, sizeof(req.hooks));
+	mpi_shim_progress_armed = 0;
 }
 
 /* --- the pool --- */
@@ -148,28 +129,49 @@ void mpi_shim_req_free(struct mpi_shim_request *r)
 
 /* --- progress --- */
 
-void mpi_shim_progress_set_deferred(void (*run)(void))
+int mpi_shim_progress_register(void (*run)(void), unsigned flags)
 {
-	req.run_deferred = run;
+	int i;
+
+	for (i = 0; i < MPI_SHIM_PROGRESS_HOOKS; i++)
+		if (!req.hooks[i].run)
+			break;
+	if (i == MPI_SHIM_PROGRESS_HOOKS)
+		return -1;
+	req.hooks[i].run = run;
+	req.hooks[i].flags = flags;
+	if (flags & MPI_SHIM_PROGRESS_ALWAYS) {
+		req.always |= 1u << i;
+		mpi_shim_progress_armed |= 1u << i;
+	}
+	return i;
 }
 
-void mpi_shim_progress_defer(void)
+void mpi_shim_progress_unregister(int hook)
 {
-	req.deferred = 1;
+	req.hooks[hook].run = NULL;
+	req.always &= ~(1u << hook);
+	mpi_shim_progress_armed &= ~(1u << hook);
 }
 
-mpi_shim_cold static void run_deferred(void)
+/*
+ * The armed hooks, in the order of their slots.  Each one's arm is taken
+ * off before it runs: what it arms again (itself too) runs at the next
+ * progress, not in this loop, so a hook that always finds work cannot keep
+ * the others from running.  The hooks that run always are armed again.
+ */
+mpi_shim_cold static void run_hooks(void)
 {
-	/* Asked again by what runs now: run again by the next progress. */
-	req.deferred = 0;
-	req.run_deferred();
-}
+	unsigned todo = mpi_shim_progress_armed;
+	int i;
 
-void mpi_shim_progress(void)
-{
-	bip_layer_poll();
-	if (mpi_shim_unlikely(req.deferred))
-		run_deferred();
+	mpi_shim_progress_armed = req.always;
+	while (todo) {
+		i = __builtin_ctz(todo);
+		todo &= todo - 1;
+		if (req.hooks[i].run)
+			req.hooks[i].run();
+	}
 }
 
 int mpi_shim_progress_wait(struct bip_layer_wait *w)
@@ -229,14 +231,18 @@ mpi_shim_cold static void step_driven(void)
 	}
 }
 
-/*
- * The progress of the public calls: also a step of every progress-driven
- * request.  Not the collectives' own waits and tests (mpi_shim_progress),
- * which run inside such a step or build one.
- */
-void mpi_shim_progress_all(void)
+/* The progress of the waits inside a collective's schedule (engine.h). */
+void mpi_shim_progress_poll(void)
 {
-	mpi_shim_progress();
+	bip_layer_poll();
+	if (mpi_shim_unlikely(mpi_shim_progress_armed != 0))
+		run_hooks();
+}
+
+/* The progress of every public wait and test and of the progress thread. */
+void mpi_shim_progress(void)
+{
+	mpi_shim_progress_poll();
 	if (mpi_shim_unlikely(req.driven != NULL))
 		step_driven();
 }
@@ -303,27 +309,27 @@ int mpi_shim_request_test(MPI_Request r)
 {
 	if (r->done)
 		return 1;
-	mpi_shim_progress();
+	mpi_shim_progress_poll();
 	if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
 		mpi_shim_progress_step(r);
 	return r->done;
 }
 
-int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all)
+int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int steps)
 {
 	struct bip_layer_wait w = { 0, 0 };
 
 	while (!r->done) {
-		if (all)
-			mpi_shim_progress_all();
-		else
+		if (steps)
 			mpi_shim_progress();
+		else
+			mpi_shim_progress_poll();
 		if (r->kind == MPI_SHIM_REQ_PROGRESS && !r->done)
 			mpi_shim_progress_step(r);
 		if (r->done)
 			break;
 		if (mpi_shim_progress_wait(&w) < 0) {
-			mpi_shim_progress();
+			mpi_shim_progress_poll();
 			if (r->done)
 				break;
 			return mpi_shim_err(r->comm, MPI_ERR_OTHER, call,
@@ -372,7 +378,7 @@ int mpi_shim_req_wait_any(int count, MPI_Request reqs[], int *index, const char 
 		*index = mpi_shim_req_find_done(count, reqs);
 		if (*index != -1)
 			return MPI_SUCCESS;
-		mpi_shim_progress_all();
+		mpi_shim_progress();
 		*index = mpi_shim_req_find_done(count, reqs);
 		if (*index != -1)
 			return MPI_SUCCESS;

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "bip.h"
-#include "req.h"
+#include "engine.h"
 #include "shim.h"
 #include "p2p.h"
 
@@ -152,7 +152,7 @@ static int init(int *argc, char ***argv, int required, int *provided, const char
 	mpi_shim.initialized = 1;
 	mpi_shim_info_env_init(argc ? *argc : 0, argv ? *argv : NULL);
 	/* BIP's progress thread, if any, steps the non-blocking operations. */
-	bip_layer_progress(mpi_shim_progress_all);
+	bip_layer_progress(mpi_shim_progress);
 	return MPI_SUCCESS;
 
 no_memory:
@@ -221,7 +221,7 @@ int PMPI_Finalize(void)
 	bip_layer_progress(NULL);
 	/* What this process owes others (acknowledgements) leaves now; BIP
 	 * then waits for its sends to be taken. */
-	mpi_shim_progress();
+	mpi_shim_progress_poll();
 	mpi_shim_bsend_flush();
 	mpi_shim_attr_fini();
 	mpi_shim_p2p_fini();

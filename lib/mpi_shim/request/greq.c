@@ -18,7 +18,7 @@
  * returns, through the error handler of MPI_COMM_WORLD, or in the status
  * of the request for the calls on arrays (MPI_ERR_IN_STATUS).
  *
- * The request plugs into req.c through greq_ops: req.c calls greq_query
+ * The request plugs into the engine through greq_ops: it calls greq_query
  * where a call reports the done request, greq_free from MPI_Request_free,
  * greq_cancel from MPI_Cancel, greq_release when the request goes.  The
  * request completes only through MPI_Grequest_complete,
@@ -28,7 +28,7 @@
 #include <stdlib.h>
 
 #include "shim.h"
-#include "req.h"
+#include "engine.h"
 
 struct greq {
 	MPI_Grequest_query_function *query;

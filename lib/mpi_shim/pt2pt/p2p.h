@@ -8,12 +8,12 @@
 #define MPI_SHIM_P2P_H
 
 #include "shim.h"
-#include "req.h"
+#include "engine.h"
 
 /* The reserved BIP tag that carries every message of the shim. */
 #define MPI_SHIM_BIP_TAG NTAGS
 
-/* Request flags of the protocol (struct mpi_shim_request.flags; req.h has
+/* Request flags of the protocol (struct mpi_shim_request.flags; engine.h has
  * MPI_SHIM_F_POOL and MPI_SHIM_F_COMM) */
 #define MPI_SHIM_F_LOCAL_DONE 1u /* send: BIP has taken the data */
 #define MPI_SHIM_F_ACKED 2u      /* synchronous send: the receiver matched it */

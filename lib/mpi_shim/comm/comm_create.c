@@ -42,7 +42,7 @@
 
 #include "bip.h"
 #include "shim.h"
-#include "req.h"
+#include "engine.h"
 #include "coll.h"
 
 /* --- MPI_Comm_create_group --- */

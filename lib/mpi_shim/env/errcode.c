@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * errcode.c - error classes, codes and strings added by the program
- * (MPI_Add_error_class, MPI_Add_error_code, MPI_Add_error_string).
+ * errcode.c - error classes, codes and strings: MPI_Error_class and
+ * MPI_Error_string, and those added by the program (MPI_Add_error_class,
+ * MPI_Add_error_code, MPI_Add_error_string).
  *
  * The predefined classes are 0 to MPI_ERR_LASTCODE, each its own code.
  * Added classes and codes take the following values in the order they are
  * made, one table for both: entry v - MPI_ERR_LASTCODE - 1 holds the class
  * of value v (itself for a class) and its string ("" until one is added).
  * The highest value in use is the MPI_LASTUSEDCODE attribute of
- * MPI_COMM_WORLD (attr.c).  MPI_Error_class and MPI_Error_string (errors.c)
- * ask mpi_shim_errcode_class and mpi_shim_errcode_string for values past
- * MPI_ERR_LASTCODE.  MPI_Finalize forgets them.
+ * MPI_COMM_WORLD (attr.c).  MPI_Error_class and MPI_Error_string look
+ * values past MPI_ERR_LASTCODE up here, the predefined ones in errors.c's
+ * table, which is below this file: errors.c reports errors and needs
+ * nothing of the added codes.  MPI_Finalize forgets them.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,3 +158,48 @@ void mpi_shim_errcode_fini(void)
 	added.v = NULL;
 	added.n = added.cap = 0;
 }
+
+/* --- the calls on every error code --- */
+
+int PMPI_Error_class(int errorcode, int *errorclass)
+{
+	MPI_SHIM_ENTER();
+	if (!errorclass)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class",
+				    "errorclass is NULL");
+	if (errorcode > MPI_ERR_LASTCODE && !mpi_shim_errcode_class(errorcode, errorclass))
+		return MPI_SUCCESS; /* added by the program */
+	if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class",
+				    "%d is not an error code (0 to %d)", errorcode,
+				    mpi_shim_errcode_last());
+	*errorclass = errorcode;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Error_class);
+
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+	MPI_SHIM_ENTER();
+	const char *added;
+	int n;
+
+	if (!string || !resultlen)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string",
+				    "string or resultlen is NULL");
+	if (errorcode > MPI_ERR_LASTCODE && (added = mpi_shim_errcode_string(errorcode))) {
+		/* Added by the program: its string, "" if none was given. */
+		n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", added);
+		*resultlen = n;
+		return MPI_SUCCESS;
+	}
+	if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string",
+				    "%d is not an error code (0 to %d)", errorcode,
+				    mpi_shim_errcode_last());
+	n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", mpi_shim_err_name(errorcode),
+		     mpi_shim_err_text(errorcode));
+	*resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Error_string);

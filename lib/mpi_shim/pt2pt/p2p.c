@@ -50,11 +50,12 @@
  * match of each source, an arrival the earliest-posted of the first match
  * in its source's list and the first in the ANY_SOURCE list.  Messages to oneself never
  * touch BIP.  Callbacks must not call BIP: what they cannot finish (start a
- * long receive, send an acknowledgement) waits in a deferred list that
- * mpi_shim_progress (req.c) runs after polling, once asked to
- * (mpi_shim_progress_defer).  Requests, their pool and the progress
- * engine are req.c's; completing one here releases what the protocol
- * held for it, then req.c completes it.
+ * long receive, send an acknowledgement) waits in a deferred list, which
+ * the protocol's progress hook runs after the poll (registered with the
+ * engine at MPI_Init, armed by the callback that leaves work in it).
+ * Requests, their pool and the progress engine are engine.c's; completing
+ * one here releases what the protocol held for it, then the engine
+ * completes it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -188,6 +189,7 @@ static struct {
 	int ncancelling; /* own sends waiting for the answer to a cancel */
 	struct chunk *chunks;
 	int registered;
+	int hook;       /* the progress hook of the deferred work (engine.h) */
 	size_t *eager;  /* the most eager data to each world rank */
 	/* Envelopes and control messages sent to and taken from each world
 	 * rank: the numbers by which a cancel names a message. */
@@ -385,7 +387,7 @@ static struct unexp *find_unexpected(uint32_t ctx, int src, int wsrc, int tag)
 
 /* --- completion --- */
 
-/* r's operation is over: what it held for it goes, then req.c completes it. */
+/* r's operation is over: what it held for it goes, then the engine completes it. */
 static void complete(struct mpi_shim_request *r, int err)
 {
 	if (mpi_shim_unlikely(!r->type->predefined))
@@ -561,7 +563,7 @@ static void ctl_queue(struct ctl *a)
 	else
 		p2p.ctls_head = a;
 	p2p.ctls_tail = a;
-	mpi_shim_progress_defer();
+	mpi_shim_progress_arm(p2p.hook);
 }
 
 static int ctl_defer(int dst, enum hdr_kind kind, uint64_t cookie)
@@ -605,7 +607,7 @@ static void deferred_append(struct mpi_shim_request *r)
 	else
 		p2p.deferred_head = r;
 	p2p.deferred_tail = r;
-	mpi_shim_progress_defer();
+	mpi_shim_progress_arm(p2p.hook);
 }
 
 mpi_shim_cold static void run_deferred(void)
@@ -681,7 +683,7 @@ static int on_cancel(int src, uint64_t msgno, uint64_t cookie)
 				p2p.drains_head = d;
 			p2p.drains_tail = d;
 			p2p.ndrains++;
-			mpi_shim_progress_defer();
+			mpi_shim_progress_arm(p2p.hook);
 		}
 		unexp_remove(u);
 		unexp_release(u);
@@ -1250,9 +1252,16 @@ int mpi_shim_p2p_init(void)
 		rc = MPI_ERR_OTHER;
 		goto free_arrays;
 	}
+	p2p.hook = mpi_shim_progress_register(run_deferred, MPI_SHIM_PROGRESS_ON_DEMAND);
+	if (p2p.hook < 0) {
+		rc = MPI_ERR_OTHER;
+		goto unregister_layer;
+	}
 	p2p.registered = 1;
-	mpi_shim_progress_set_deferred(run_deferred);
 	return MPI_SUCCESS;
+
+unregister_layer:
+	bip_layer_register(MPI_SHIM_BIP_TAG, NULL);
 
 free_arrays:
 	free(p2p.rts);
@@ -1268,8 +1277,8 @@ free_arrays:
 	return rc;
 }
 
-/* After the last MPI call: the protocol's memory goes (req.c's requests
- * next, mpi_shim_req_fini). */
+/* After the last MPI call: the protocol's memory goes (the engine's
+ * requests next, mpi_shim_req_fini). */
 void mpi_shim_p2p_fini(void)
 {
 	struct bip_layer_wait w = { 0, 0 };
@@ -1282,12 +1291,14 @@ void mpi_shim_p2p_fini(void)
 	if (p2p.ctls_head || p2p.deferred_head || p2p.drains_head)
 		run_deferred();
 	while (p2p.registered && (p2p.ndrains || p2p.ncancelling)) {
-		mpi_shim_progress();
+		mpi_shim_progress_poll();
 		if ((p2p.ndrains || p2p.ncancelling) && mpi_shim_progress_wait(&w) < 0)
 			break;
 	}
-	if (p2p.registered)
+	if (p2p.registered) {
 		bip_layer_register(MPI_SHIM_BIP_TAG, NULL);
+		mpi_shim_progress_unregister(p2p.hook);
+	}
 	p2p.registered = 0;
 	free(p2p.rts);
 	free(p2p.eager);

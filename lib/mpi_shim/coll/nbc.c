@@ -15,7 +15,7 @@
 #include "shim.h"
 #include "datatype.h"
 #include "coll.h"
-#include "req.h"
+#include "engine.h"
 
 static int nbc_progress(struct mpi_shim_request *req)
 {

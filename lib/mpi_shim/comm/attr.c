@@ -13,6 +13,15 @@
  * number is given to a new key only when the last of them is gone.  Freeing
  * such a key again does nothing; once its last attribute is gone, its number
  * is MPI_ERR_KEYVAL.
+ *
+ * The one circle left between chapters: datatype.c copies and deletes a
+ * type's attributes when the type is duplicated or freed
+ * (mpi_shim_type_attr_copy_all, _delete_all), and this file asks
+ * datatype.c whether a type handle is still valid (mpi_shim_datatype_ok)
+ * for MPI_Type_{set,get,delete}_attr.  Both sides need the other's
+ * private state (the attribute lists, the type's freed mark); breaking it
+ * means moving the datatype attribute calls into datatype/ over an
+ * exported form of the attribute list operations, left for later.
  */
 #include <limits.h>
 #include <stdlib.h>

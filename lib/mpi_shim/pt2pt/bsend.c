@@ -102,7 +102,7 @@ int mpi_shim_bsend_start(const void *buf, size_t count, MPI_Datatype t, int dst,
 	reg = region_take(need);
 	if (!reg && bs.pending) {
 		/* Room may come back as earlier buffered sends complete. */
-		mpi_shim_progress_all();
+		mpi_shim_progress();
 		reg = region_take(need);
 	}
 	if (!reg)
@@ -215,7 +215,7 @@ void mpi_shim_bsend_flush(void)
 	struct bip_layer_wait w = { 0, 0 };
 
 	while (bs.pending) {
-		mpi_shim_progress();
+		mpi_shim_progress_poll();
 		if (bs.pending && mpi_shim_progress_wait(&w) < 0)
 			break;
 	}
@@ -230,7 +230,7 @@ static int detach(void *buffer_addr, size_t *size, const char *call)
 		return rc;
 	/* The buffered messages leave first. */
 	while (bs.pending) {
-		mpi_shim_progress_all();
+		mpi_shim_progress();
 		if (bs.pending && mpi_shim_progress_wait(&w) < 0)
 			return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_OTHER, call,
 					    "every other process has ended: %d buffered send(s) "

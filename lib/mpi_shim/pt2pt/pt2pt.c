@@ -413,7 +413,7 @@ int PMPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 		status_proc_null(status);
 		return MPI_SUCCESS;
 	}
-	mpi_shim_progress_all();
+	mpi_shim_progress();
 	*flag = mpi_shim_probe_unexpected(comm, src, tag, status);
 	return MPI_SUCCESS;
 }
@@ -432,11 +432,11 @@ int PMPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	for (;;) {
-		mpi_shim_progress_all();
+		mpi_shim_progress();
 		if (mpi_shim_probe_unexpected(comm, src, tag, status))
 			return MPI_SUCCESS;
 		if (mpi_shim_progress_wait(&w) < 0) {
-			mpi_shim_progress_all();
+			mpi_shim_progress();
 			if (mpi_shim_probe_unexpected(comm, src, tag, status))
 				return MPI_SUCCESS;
 			return mpi_shim_err(comm, MPI_ERR_OTHER, "MPI_Probe",
@@ -598,7 +598,7 @@ int PMPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *messag
 		status_proc_null(status);
 		return MPI_SUCCESS;
 	}
-	mpi_shim_progress_all();
+	mpi_shim_progress();
 	rc = claim(src, tag, comm, message, status, "MPI_Improbe");
 	if (rc < 0 || rc > 1)
 		return rc;
@@ -621,7 +621,7 @@ int PMPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *message, MPI_Statu
 		return MPI_SUCCESS;
 	}
 	for (int dead = 0;;) {
-		mpi_shim_progress_all();
+		mpi_shim_progress();
 		rc = claim(src, tag, comm, message, status, "MPI_Mprobe");
 		if (rc)
 			return rc == 1 ? MPI_SUCCESS : rc;

@@ -26,7 +26,7 @@
 #include "shim.h"
 #include "datatype.h"
 #include "coll.h"
-#include "req.h"
+#include "engine.h"
 
 struct persist {
 	enum coll_kind kind;

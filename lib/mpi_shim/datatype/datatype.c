@@ -2155,3 +2155,47 @@ void mpi_shim_datatype_pairs_compress(const struct mpi_shim_type *pair, const vo
 		memcpy(p + value, s + index, sizeof(int));
 	}
 }
+
+/* --- the argument checks of a datatype and its buffer (shim.h) --- */
+
+int mpi_shim_check_type(MPI_Comm comm, MPI_Datatype t, const char *call)
+{
+	if (t == MPI_DATATYPE_NULL)
+		return mpi_shim_err(comm, MPI_ERR_TYPE, call, "the datatype is MPI_DATATYPE_NULL");
+	if (!mpi_shim_datatype_ok(t))
+		return mpi_shim_err(comm, MPI_ERR_TYPE, call, "the datatype was freed");
+	if (!t->committed)
+		return mpi_shim_err(comm, MPI_ERR_TYPE, call,
+				    "the datatype is not committed (MPI_Type_commit)");
+	return MPI_SUCCESS;
+}
+
+int mpi_shim_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype t,
+		       const char *call)
+{
+	size_t extent = (size_t)(t->extent < 0 ? -t->extent : t->extent), bytes;
+
+	/* count times the size, or times the extent, beyond what memory can
+	 * address: no buffer can be that, and no byte count can say it. */
+	if (count > 0 && (__builtin_mul_overflow((size_t)count, t->size, &bytes) ||
+			  __builtin_mul_overflow((size_t)count, extent, &bytes)))
+		return mpi_shim_err(comm, MPI_ERR_COUNT, call, "count %d times the datatype's "
+				    "size (%zu bytes) or extent (%zu bytes) overflows the byte "
+				    "count", count, t->size, extent);
+	if (buf || !count || !t->predefined || !t->size)
+		return MPI_SUCCESS;
+	return mpi_shim_err(comm, MPI_ERR_BUFFER, call, "the buffer is NULL and count is %d",
+			    count);
+}
+
+/*
+ * Only a block whose first element would be at address 0 is refused:
+ * MPI_BOTTOM plus an absolute displacement is a valid address, and the
+ * address is computed as an integer because buf may be NULL (MPI_BOTTOM).
+ */
+int mpi_shim_check_block(MPI_Comm comm, const void *buf, MPI_Aint disp, int count,
+			 MPI_Datatype t, const char *call)
+{
+	return mpi_shim_check_buf(comm, (const void *)((uintptr_t)buf + (uintptr_t)disp), count,
+				  t, call);
+}

@@ -2,7 +2,7 @@
 /*
  * request.c - the calls on requests: the Wait and Test families,
  * Request_get_status, Request_free, Cancel, Start and Startall; their
- * argument checks and the errors they report, over req.c's waiting and
+ * argument checks and the errors they report, over engine.c's waiting and
  * testing.
  *
  * A request is done when its operation has completed; Wait or Test then
@@ -16,7 +16,7 @@
 #include "bip.h"
 #include "shim.h"
 #include "datatype.h"
-#include "req.h"
+#include "engine.h"
 
 /* The error class of a complete request, reported on its communicator. */
 static int report(MPI_Request r, const char *call)
@@ -104,7 +104,7 @@ int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	if (!r->done) {
-		mpi_shim_progress_all();
+		mpi_shim_progress();
 		mpi_shim_req_step(r);
 	}
 	if (!r->done) {
@@ -182,7 +182,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
 		return rc;
 	if (!flag)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testall", "flag is NULL");
-	mpi_shim_progress_all();
+	mpi_shim_progress();
 	for (i = 0; i < count; i++) {
 		if (mpi_shim_req_active(reqs[i]))
 			mpi_shim_req_step(reqs[i]);
@@ -241,7 +241,7 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Statu
 	if (!index || !flag)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testany",
 				    "index or flag is NULL");
-	mpi_shim_progress_all();
+	mpi_shim_progress();
 	i = mpi_shim_req_find_done(count, reqs);
 	if (i == MPI_UNDEFINED || i < 0) {
 		*flag = i == MPI_UNDEFINED;
@@ -323,7 +323,7 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
 	if (!outcount || (incount > 0 && !indices))
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testsome",
 				    "outcount or indices is NULL");
-	mpi_shim_progress_all();
+	mpi_shim_progress();
 	return some(incount, reqs, outcount, indices, sts, "MPI_Testsome");
 }
 MPI_SHIM_ALIAS(MPI_Testsome);
@@ -345,7 +345,7 @@ int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	if (!req->done) {
-		mpi_shim_progress_all();
+		mpi_shim_progress();
 		mpi_shim_req_step(req);
 	}
 	*flag = req->done;

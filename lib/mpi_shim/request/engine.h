@@ -1,19 +1,101 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * req.h - requests and progress (req.c): the request object, its pool,
- * completion, the progress engine and the waiting and testing that the
- * Wait and Test families are made of.
+ * engine.h - the request and progress engine of the MPI shim (engine.c):
+ * the contract between the engine and the chapters that plug into it.
  *
- * The rest of the shim calls down into req.c; req.c calls up into no part
- * of it by name.  What a kind of request does for itself, req.c asks
- * through the kind's table of callbacks (struct mpi_shim_req_ops), and
- * the two things it needs from above are handed to it: the protocol's
- * work left for after a poll (mpi_shim_progress_set_deferred) and the
- * release of a communicator whose last reference a request held
- * (mpi_shim_req_init).
+ * Every operation that may end later than the call that started it is a
+ * request (struct mpi_shim_request), and every request completes, is
+ * waited for, tested and released the same way, whatever its chapter.
+ * The engine knows no chapter by name: a chapter hands it a table of
+ * callbacks per kind of request (struct mpi_shim_req_ops) and, if it has
+ * work of its own to advance, a progress hook (mpi_shim_progress_register).
+ *
+ * The object.  A request comes from the engine's pool
+ * (mpi_shim_req_alloc: zeroed, no callbacks), carries its kind, the
+ * chapter's callbacks and state (r->ops, r->state), the call's arguments,
+ * and a reference on its communicator (mpi_shim_req_hold_comm) until it
+ * goes.  The fields after "private to the point-to-point protocol" are
+ * pt2pt's; a chapter with more to keep hangs it on r->state.
+ *
+ * The kinds, and who completes them:
+ *   SEND, RECV  point-to-point (p2p.c, bsend.c): the protocol, from BIP's
+ *               callbacks or its progress hook;
+ *   PROGRESS    driven by the engine: a request made by
+ *               mpi_shim_request_progress_new (or put on the list with
+ *               mpi_shim_progress_track) gets steps of ops->progress until
+ *               that answers 1 (done) or -MPI_ERR_x (done with that error):
+ *               the collective schedules (nbc.c, coll_neighbor.c,
+ *               coll_persist.c), MPI_Isendrecv, MPI_Comm_idup.  A chapter
+ *               whose operation is a chain of steps (request-based RMA, a
+ *               file operation split into pieces) is this kind;
+ *   GREQ        generalized requests (greq.c): the program, through
+ *               MPI_Grequest_complete.  A chapter whose operation ends by
+ *               an event that its own hook sees (an RMA window's
+ *               completion, an asynchronous file write) completes its
+ *               requests the same way, from that hook.
+ *
+ * The states.  A request is active from its start until a call of the
+ * Wait or Test families (or MPI_Request_get_status) has reported it; it is
+ * done once its operation is over (r->done, status and error final).
+ *
+ *     alloc --start--> active --complete--> active+done --finish--> released
+ *                        ^                                 |
+ *                        +----- MPI_Start (persistent) ----+ inactive
+ *
+ * A persistent request becomes inactive instead of going and goes only
+ * with MPI_Request_free.  A request the program frees while active
+ * (r->freed) is released when it completes.  MPI_Cancel asks ops->cancel.
+ *
+ * Completion: one path for every kind, mpi_shim_req_complete(r, err),
+ * called by whoever ends the operation (the protocol, a hook, a progress
+ * step, MPI_Grequest_complete); it sets the error and done, and releases a
+ * request already freed.  The call that then finds the request done asks
+ * ops->query for its status, reports it and releases it
+ * (mpi_shim_req_finish: ops->release, then back to the pool).
+ *
+ * Progress: one function, mpi_shim_progress, called by every public wait
+ * and test, the shim's loops that wait outside a collective, and BIP's
+ * progress thread (MPI_THREAD_MULTIPLE with BIP_PROGRESS_THREAD).  It
+ *   1. polls BIP once: arrivals go to the chapters' BIP callbacks, which
+ *      match them and complete requests on the spot;
+ *   2. runs the registered hooks that are armed;
+ *   3. gives one step to every progress-driven request not yet done,
+ *      unless a step is already running (a step may test its own
+ *      point-to-point requests, which polls again).
+ * The waits that run inside a collective's schedule (its build, its
+ * step, the rounds of a blocking collective) and MPI_Finalize call
+ * mpi_shim_progress_poll, which is 1 and 2 only: a schedule must not be
+ * stepped again from inside its own build or step.
+ * Between two calls, a wait takes a waiting step (mpi_shim_progress_wait),
+ * which spins first, then yields.  The fast path (nothing armed, nothing
+ * driven) costs one poll and two loads.
+ *
+ * Registration.  At MPI_Init a chapter that has work of its own registers
+ * a hook, mpi_shim_progress_register(run, flags): the index it gets back
+ * names the hook in mpi_shim_progress_arm.  A hook registered with
+ * MPI_SHIM_PROGRESS_ON_DEMAND runs once per arming, at the next progress
+ * after the arming (its arm is taken off before it runs, so that what it
+ * arms again runs at the following progress): this is how BIP's callbacks,
+ * which must not call BIP, leave work for after the poll (pt2pt's
+ * acknowledgements and long receives).  One registered with
+ * MPI_SHIM_PROGRESS_ALWAYS runs at every progress until it is
+ * unregistered: a chapter that must look at something BIP does not tell
+ * it (an RMA window's passive target, the completion of asynchronous file
+ * I/O) registers it while it has such work, and unregisters it after.
+ * Hooks run in the order of registration; MPI_Finalize unregisters them
+ * all (mpi_shim_req_fini).
+ *
+ * Threads.  The engine's state, like the rest of the shim's, is used under
+ * BIP's lock (MPI_SHIM_ENTER; BIP's callbacks and its progress thread run
+ * under it too), so hooks, callbacks and steps see one thread at a time.
+ * mpi_shim_progress_wait lets go of the lock for its waiting step, so
+ * another thread may run anything of the shim meanwhile, and complete
+ * what the waiter waits for: a waiter rereads r->done after each step.
+ * Hooks, steps and callbacks never wait (no waiting step inside them);
+ * BIP's callbacks never call BIP, hooks and steps may.
  */
-#ifndef MPI_SHIM_REQ_H
-#define MPI_SHIM_REQ_H
+#ifndef MPI_SHIM_ENGINE_H
+#define MPI_SHIM_ENGINE_H
 
 #include "shim.h"
 
@@ -46,7 +128,7 @@ struct mpi_shim_request;
 
 /*
  * What a kind of request does for itself; a NULL member does nothing (or
- * what req.c does by default, said below).  Calls that report errors do
+ * what the engine does by default, said below).  Calls that report errors do
  * so through mpi_shim_err and return the error class.
  */
 struct mpi_shim_req_ops {
@@ -67,7 +149,7 @@ struct mpi_shim_req_ops {
 };
 
 struct mpi_shim_request {
-	/* The common part, req.c's */
+	/* The common part, the engine's */
 	uint8_t kind;        /* enum mpi_shim_request_kind */
 	uint8_t mode;        /* enum mpi_shim_send_mode, for sends */
 	uint8_t persistent;  /* made by *_init; Start re-activates it */
@@ -101,17 +183,17 @@ struct mpi_shim_request {
 	uint64_t msgno;      /* send: its number among the messages to wpeer */
 	unsigned flags;      /* MPI_SHIM_F_POOL, MPI_SHIM_F_COMM and the protocol's */
 	/* the list the request is on (posted receives, deferred work, or
-	 * req.c's progress-driven requests), and the pool's */
+	 * the engine's progress-driven requests), and the pool's */
 	struct mpi_shim_request *next, *prev;
 	uint64_t hdr[4];     /* the envelope, kept while the send may be queued */
 };
 
-/* Request flags of req.c (the protocol's are in p2p.h). */
+/* Request flags of the engine (the protocol's are in p2p.h). */
 #define MPI_SHIM_F_POOL 32u      /* from the pool (not on a caller's stack) */
 #define MPI_SHIM_F_COMM 64u      /* holds a reference on comm */
 
 /* MPI_Init: comm_release drops a communicator's reference (comm.c's
- * mpi_shim_comm_release), which req.c calls for the last reference that a
+ * mpi_shim_comm_release), which the engine calls for the last reference that a
  * request held.  MPI_Finalize: every request is gone with its memory. */
 void mpi_shim_req_init(void (*comm_release)(struct mpi_shim_comm *c));
 void mpi_shim_req_fini(void);
@@ -152,38 +234,62 @@ static inline void mpi_shim_req_complete(struct mpi_shim_request *r, int err)
 
 /* --- progress --- */
 
-/* Poll BIP once: arrivals are matched and protocols advance; then the
- * protocol's deferred work, if it asked for it. */
+/* The progress function: poll BIP, run the armed hooks, step the
+ * progress-driven requests (see the top of this file). */
 void mpi_shim_progress(void);
 
-/* mpi_shim_progress, plus a step of every progress-driven request. */
-void mpi_shim_progress_all(void);
-
-/* The protocol's work that BIP's callbacks leave for after the poll (they
- * must not call BIP): run by the next mpi_shim_progress once asked for. */
-void mpi_shim_progress_set_deferred(void (*run)(void));
-void mpi_shim_progress_defer(void);
+/* The same without the steps, for the waits that run inside a collective's
+ * schedule, its build or its step (coll_sched.c, the engine's own
+ * mpi_shim_request_test and mpi_shim_request_wait, pt2pt's inner waits)
+ * and for MPI_Finalize: stepping the schedules from there would enter a
+ * schedule again while it is being built or stepped. */
+void mpi_shim_progress_poll(void);
 
 /* A waiting step of a loop that polls until something arrives: w (zeroed
- * before the loop) paces the steps, spinning first, then yielding.
- * Negative when every other process has ended: nothing can arrive. */
+ * before the loop) paces the steps, spinning first, then yielding; BIP's
+ * lock is let go meanwhile.  Negative when every other process has ended:
+ * nothing can arrive. */
 struct bip_layer_wait;
 int mpi_shim_progress_wait(struct bip_layer_wait *w);
 
-/* Progress-driven requests: advanced by every mpi_shim_progress_all until
+/* How a registered hook runs: once per mpi_shim_progress_arm, or at every
+ * progress while registered. */
+#define MPI_SHIM_PROGRESS_ON_DEMAND 0u
+#define MPI_SHIM_PROGRESS_ALWAYS 1u
+
+/* At most this many hooks at once (one bit each in the armed mask). */
+#define MPI_SHIM_PROGRESS_HOOKS 16
+
+/* Register run as a progress hook: its index (for mpi_shim_progress_arm
+ * and mpi_shim_progress_unregister), or -1 when every slot is taken. */
+int mpi_shim_progress_register(void (*run)(void), unsigned flags);
+void mpi_shim_progress_unregister(int hook);
+
+/* The hooks to run at the next progress, one bit per hook; the engine's,
+ * read here only so that arming is a single store. */
+extern unsigned mpi_shim_progress_armed;
+
+/* Ask for hook to run at the next progress (from anywhere, BIP's
+ * callbacks too). */
+static inline void mpi_shim_progress_arm(int hook)
+{
+	mpi_shim_progress_armed |= 1u << hook;
+}
+
+/* Progress-driven requests: advanced by every mpi_shim_progress until
  * complete; one step now (not from inside another step). */
 void mpi_shim_progress_track(struct mpi_shim_request *r);
 void mpi_shim_progress_step(struct mpi_shim_request *r);
 
 /* --- waiting and testing --- */
 
-/* 1 if req is complete (after one mpi_shim_progress if it was not). */
+/* 1 if req is complete (after one mpi_shim_progress_poll if it was not). */
 int mpi_shim_request_test(MPI_Request req);
 
 /* Wait until r is done (progress, then waiting steps).  MPI_SUCCESS, or
- * MPI_ERR_OTHER when nothing can complete it any more (reported).  all:
- * a public call's wait, which also advances progress-driven requests. */
-int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int all);
+ * MPI_ERR_OTHER when nothing can complete it any more (reported).  steps:
+ * a public call's wait (mpi_shim_progress), else mpi_shim_progress_poll. */
+int mpi_shim_wait_done(struct mpi_shim_request *r, const char *call, int steps);
 
 /* Wait for req and release it; returns its error class.  status may be
  * MPI_STATUS_IGNORE.  The same as PMPI_Wait without the error handler. */
@@ -252,4 +358,4 @@ static inline void mpi_shim_status_empty(MPI_Status *st)
 	st->mpi_shim_bytes = 0;
 }
 
-#endif /* MPI_SHIM_REQ_H */
+#endif /* MPI_SHIM_ENGINE_H */

@@ -15,7 +15,7 @@
 
 #include "shim.h"
 #include "datatype.h"
-#include "req.h"
+#include "engine.h"
 
 struct sendrecv {
 	MPI_Request send, recv;
