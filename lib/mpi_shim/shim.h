@@ -27,7 +27,10 @@
  * dpm/       disconnect.c MPI_Comm_disconnect
  * fortran/   fortran_handles.c MPI_Comm_c2f...: Fortran handle numbers
  *            (lib/mpi_fortran)
- * (to come: rma/ one-sided communication, io/ MPI-IO)
+ * rma/       win.c windows, their attributes and error handlers (rma.h);
+ *            rma.c the one-sided operations, their protocol and the
+ *            synchronisation calls
+ * (to come: io/ MPI-IO)
  *
  * Every MPI_ call is defined as PMPI_name and MPI_name is a weak alias of
  * it (MPI_SHIM_ALIAS), so that a profiling tool can define MPI_name and
@@ -357,5 +360,13 @@ struct mpi_shim_op;
 void mpi_shim_op_apply(MPI_Op op, const void *in, void *inout, size_t count, MPI_Datatype t);
 /* MPI_SUCCESS if op applies to t, else MPI_ERR_OP (nothing reported). */
 int mpi_shim_op_valid(MPI_Op op, MPI_Datatype t);
+/* One-sided messages name a predefined operation by its index: the index
+ * of op (-1 for a user's operation), and the operation of an index
+ * (MPI_OP_NULL if none).  MPI_REPLACE and MPI_NO_OP have no loop of
+ * their own: the one-sided chapter asks for them by name. */
+int mpi_shim_op_index(MPI_Op op);
+MPI_Op mpi_shim_op_of_index(unsigned index);
+int mpi_shim_op_is_replace(MPI_Op op);
+int mpi_shim_op_is_no_op(MPI_Op op);
 
 #endif /* MPI_SHIM_SHIM_H */

@@ -423,6 +423,37 @@ MPI_SHIM_OP(mpi_shim_op_maxloc, OP_MAXLOC, "MPI_MAXLOC");
 MPI_SHIM_OP(mpi_shim_op_replace, OP_REPLACE, "MPI_REPLACE");
 MPI_SHIM_OP(mpi_shim_op_no_op, OP_NO_OP, "MPI_NO_OP");
 
+/* The predefined operations by their id, for one-sided messages. */
+static struct mpi_shim_op *const predefined_ops[OP_COUNT] = {
+	[OP_MAX] = &mpi_shim_op_max,       [OP_MIN] = &mpi_shim_op_min,
+	[OP_SUM] = &mpi_shim_op_sum,       [OP_PROD] = &mpi_shim_op_prod,
+	[OP_LAND] = &mpi_shim_op_land,     [OP_BAND] = &mpi_shim_op_band,
+	[OP_LOR] = &mpi_shim_op_lor,       [OP_BOR] = &mpi_shim_op_bor,
+	[OP_LXOR] = &mpi_shim_op_lxor,     [OP_BXOR] = &mpi_shim_op_bxor,
+	[OP_MINLOC] = &mpi_shim_op_minloc, [OP_MAXLOC] = &mpi_shim_op_maxloc,
+	[OP_REPLACE] = &mpi_shim_op_replace, [OP_NO_OP] = &mpi_shim_op_no_op,
+};
+
+int mpi_shim_op_index(MPI_Op op)
+{
+	return op != MPI_OP_NULL && op->predefined ? (int)op->id : -1;
+}
+
+MPI_Op mpi_shim_op_of_index(unsigned index)
+{
+	return index < OP_COUNT ? predefined_ops[index] : MPI_OP_NULL;
+}
+
+int mpi_shim_op_is_replace(MPI_Op op)
+{
+	return op->id == OP_REPLACE;
+}
+
+int mpi_shim_op_is_no_op(MPI_Op op)
+{
+	return op->id == OP_NO_OP;
+}
+
 /* The loop of a predefined op on the basic type of t, or NULL. */
 static op_loop op_loop_of(MPI_Op op, MPI_Datatype t)
 {

@@ -336,6 +336,25 @@ __attribute__((constructor)) static void datatype_init(void)
 	}
 }
 
+MPI_Datatype mpi_shim_datatype_of_kind(unsigned kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(basics) / sizeof(basics[0]); i++)
+		if ((unsigned)basics[i]->kind == kind)
+			return basics[i];
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		if ((unsigned)pairs[i].type->kind == kind)
+			return pairs[i].type;
+	return MPI_DATATYPE_NULL;
+}
+
+int mpi_shim_datatype_for_each_block(MPI_Datatype t, int (*fn)(void *arg, int64_t disp, uint64_t len),
+				     void *arg)
+{
+	return mpi_shim_layout_for_each_block(&type_info(t)->layout, fn, arg);
+}
+
 /* --- Reference counts and validity --- */
 
 int mpi_shim_datatype_ok(MPI_Datatype t)

@@ -212,6 +212,16 @@ int mpi_shim_datatype_for_each_basic(MPI_Datatype t, uint64_t count,
 				     int (*fn)(void *arg, MPI_Datatype basic, uint64_t n),
 				     void *arg);
 
+/* The predefined type whose kind (enum mpi_shim_basic) is kind, or
+ * MPI_DATATYPE_NULL: how one-sided messages name a predefined type. */
+MPI_Datatype mpi_shim_datatype_of_kind(unsigned kind);
+
+/* Call fn(arg, disp, len) for each contiguous block of one element of t,
+ * in packing order, disp counted from the element's origin; stops at, and
+ * returns, the first non-zero return of fn. */
+int mpi_shim_datatype_for_each_block(MPI_Datatype t, int (*fn)(void *arg, int64_t disp, uint64_t len),
+				     void *arg);
+
 /* Free a new type after a failure (no callbacks: nothing was attached). */
 void mpi_shim_datatype_discard(MPI_Datatype t);
 

@@ -118,6 +118,14 @@ static const struct err_info errs[] = {
 				  "" },
 	[MPI_ERR_CONVERSION] = { "MPI_ERR_CONVERSION", "data conversion failed", "" },
 	[MPI_ERR_IO] = { "MPI_ERR_IO", "I/O error", "" },
+	[MPI_ERR_RMA_RANGE] = { "MPI_ERR_RMA_RANGE", "target memory is not part of the window",
+				"" },
+	[MPI_ERR_RMA_ATTACH] = { "MPI_ERR_RMA_ATTACH", "memory cannot be attached to the window",
+				 "" },
+	[MPI_ERR_RMA_SHARED] = { "MPI_ERR_RMA_SHARED",
+				 "memory cannot be shared among the window's processes", "" },
+	[MPI_ERR_RMA_FLAVOR] = { "MPI_ERR_RMA_FLAVOR", "wrong flavor of window for this call",
+				 "" },
 };
 
 _Static_assert(sizeof(errs) / sizeof(errs[0]) == MPI_ERR_LASTCODE + 1,

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rma.h - one-sided communication inside the shim: the window object
+ * (win.c makes, describes and frees it) and what rma.c, the operations,
+ * their protocol and the synchronisation calls, keeps in it.  The
+ * protocol itself is described at the top of rma.c.
+ */
+#ifndef MPI_SHIM_RMA_H
+#define MPI_SHIM_RMA_H
+
+#include <stdint.h>
+
+#include "shim.h"
+#include "engine.h"
+
+/* What the origin side of a window is in (its access epoch). */
+enum rma_epoch {
+	RMA_EPOCH_NONE,
+	RMA_EPOCH_FENCE,      /* after a fence without MPI_MODE_NOSUCCEED */
+	RMA_EPOCH_LOCK,       /* one lock or more held (MPI_Win_lock) */
+	RMA_EPOCH_LOCK_ALL,   /* MPI_Win_lock_all */
+	RMA_EPOCH_START,      /* between MPI_Win_start and MPI_Win_complete */
+};
+
+/* Memory attached to a dynamic window. */
+struct rma_region {
+	uintptr_t base;
+	uintptr_t size;
+	struct rma_region *next;
+};
+
+struct rma_op;
+struct rma_in;
+struct rma_lock_wait;
+
+struct mpi_shim_win {
+	int valid;                /* 1 from creation until MPI_Win_free */
+	int flavor;               /* MPI_WIN_FLAVOR_x */
+	int model;                /* MPI_WIN_UNIFIED */
+	/* The window's own duplicate of the communicator it was made on: its
+	 * point-to-point context carries the protocol, its collective context
+	 * the window's collectives; the program never sees it. */
+	MPI_Comm comm;
+	uint32_t id;              /* comm's context id, in every message */
+	void *base;
+	MPI_Aint size;
+	int disp_unit;
+	/* Every rank's size and disp_unit (MPI_Win_shared_query, and the
+	 * origin's range check); NULL in a dynamic window. */
+	MPI_Aint *sizes;
+	int *disp_units;
+	/* A shared window's segment (every rank's part, 64-byte aligned) and
+	 * where each rank's part starts in it. */
+	void *segment;
+	size_t segment_len;
+	MPI_Aint *offsets;
+	void *allocated;          /* MPI_Win_allocate's memory */
+	struct rma_region *regions; /* a dynamic window's attached memory */
+	struct mpi_shim_errhandler *errhandler;
+	MPI_Info info;            /* what MPI_Win_get_info reports */
+	char name[MPI_MAX_OBJECT_NAME];
+
+	/* Origin */
+	enum rma_epoch epoch;
+	int fence_ops;            /* operations issued since the last fence */
+	uint8_t *locked;          /* per target: the lock type held, or 0 */
+	int nlocked;
+	int *pending;             /* per target: operations not yet answered */
+	long npending;
+	struct rma_op *ops, *ops_tail; /* in flight, in issue order */
+	int deferred_err;         /* first error a target answered, for the next sync */
+	uint32_t next_tag;
+	int *start_group;         /* MPI_Win_start's ranks (in comm) */
+	int nstart;
+	int *posts;               /* per origin... per target: posts received, unused */
+
+	/* Target */
+	int fence_open;           /* exposed to every rank (fence epoch) */
+	uint8_t *granted;         /* per origin: the lock type it holds, or 0 */
+	int excl_holder;          /* rank holding the exclusive lock, or -1 */
+	int nshared;              /* shared locks held */
+	struct rma_lock_wait *lock_waits, *lock_waits_tail;
+	uint8_t *exposed;         /* per origin: in the group of MPI_Win_post */
+	int nexposed;             /* completes still to come from that group */
+	int posted;               /* between MPI_Win_post and MPI_Win_wait/test */
+	struct rma_in *in, *in_tail; /* requests being received, in arrival order */
+	struct rma_out *out;      /* answers being sent */
+
+	struct mpi_shim_win *next; /* the windows of this process */
+};
+
+/* 1 if win may be used. */
+static inline int mpi_shim_win_ok(MPI_Win win)
+{
+	return win != MPI_WIN_NULL && win->valid;
+}
+
+/* Report errclass raised by call on win through the window's error
+ * handler (as mpi_shim_err does for a communicator); returns errclass. */
+mpi_shim_cold int mpi_shim_win_err(MPI_Win win, int errclass, const char *call, const char *fmt,
+				   ...) __attribute__((format(printf, 4, 5)));
+
+/* MPI_SUCCESS, or MPI_ERR_WIN reported on MPI_COMM_WORLD. */
+int mpi_shim_check_win(MPI_Win win, const char *call);
+
+/* rma.c: the protocol's part of a new window (after win.c filled the rest,
+ * comm included) and of MPI_Win_free (MPI_ERR_RMA_SYNC, reported, while an
+ * epoch is open or operations are in flight; nothing is freed then). */
+int mpi_shim_rma_win_init(MPI_Win win);
+int mpi_shim_rma_win_busy(MPI_Win win, const char *call);
+void mpi_shim_rma_win_fini(MPI_Win win);
+
+#endif /* MPI_SHIM_RMA_H */

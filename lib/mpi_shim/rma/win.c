@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: MIT
+/*
+ * win.c - windows (MPI-3.1 11.2): MPI_Win_create, _allocate,
+ * _allocate_shared with _shared_query, _create_dynamic with _attach and
+ * _detach, MPI_Win_free; their attributes, group, name, info and error
+ * handlers.
+ *
+ * Every window has its own duplicate of the communicator it was made on
+ * (rma.h): the protocol of rma.c runs on it, so that its messages never
+ * meet the program's.  The window's error handler is the window's own
+ * (MPI_ERRORS_ARE_FATAL when it is made, as the standard says); the
+ * duplicate returns errors to this code, which reports them through it.
+ *
+ * A shared window (MPI_Win_allocate_shared) is one segment in /dev/shm for
+ * the whole communicator, every process's part 64-byte aligned in rank
+ * order.  Rank 0 creates it (mode 0600, O_EXCL), the others open it
+ * through bip_segment_open, which refuses anything but a regular file of
+ * this user with that mode, and check its length; it is unlinked as soon
+ * as everyone has it mapped.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rma.h"
+#include "../../bip/segment.h"
+
+/* What one process tells the others when a window is made. */
+struct win_peer {
+	int64_t size;
+	int64_t disp_unit;
+};
+
+#define WIN_SHARED_ALIGN 64
+
+int mpi_shim_win_err(MPI_Win win, int errclass, const char *call, const char *fmt, ...)
+{
+	struct mpi_shim_errhandler *eh;
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	eh = win && win->errhandler ? win->errhandler : MPI_ERRORS_ARE_FATAL;
+	switch (eh->kind) {
+	case MPI_SHIM_ERRORS_RETURN:
+		return errclass;
+	case MPI_SHIM_ERRORS_USER: {
+		MPI_Win w = win;
+		int code = errclass;
+
+		((MPI_Win_errhandler_function *)eh->fn)(&w, &code, call, msg);
+		return errclass;
+	}
+	default:
+		/* The fatal path is the communicators': MPI_COMM_SELF's
+		 * handler may be MPI_ERRORS_RETURN, so hand it a
+		 * communicator whose handler is the fatal one. */
+		{
+			struct mpi_shim_errhandler *keep = MPI_COMM_SELF->errhandler;
+
+			MPI_COMM_SELF->errhandler = MPI_ERRORS_ARE_FATAL;
+			mpi_shim_err(MPI_COMM_SELF, errclass, call, "%s", msg);
+			MPI_COMM_SELF->errhandler = keep;
+		}
+		return errclass;
+	}
+}
+
+int mpi_shim_check_win(MPI_Win win, const char *call)
+{
+	if (mpi_shim_likely(mpi_shim_win_ok(win)))
+		return MPI_SUCCESS;
+	return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_WIN, call, "%s",
+			    win == MPI_WIN_NULL ? "the window is MPI_WIN_NULL" :
+						  "the window was freed");
+}
+
+static void win_release(MPI_Win win)
+{
+	struct rma_region *g;
+
+	while ((g = win->regions)) {
+		win->regions = g->next;
+		free(g);
+	}
+	if (win->segment)
+		munmap(win->segment, win->segment_len);
+	free(win->allocated);
+	free(win->sizes);
+	free(win->disp_units);
+	free(win->offsets);
+	if (win->errhandler)
+		mpi_shim_errhandler_release(win->errhandler);
+	if (win->comm != MPI_COMM_NULL)
+		PMPI_Comm_free(&win->comm);
+	free(win);
+}
+
+/*
+ * The common part of every flavor: the checks of the arguments, the
+ * window's communicator, the exchange of sizes and disp_units (not for a
+ * dynamic window).  On error nothing is left and the error is reported.
+ */
+static int win_new(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, int flavor,
+		   const char *call, MPI_Win *win_p)
+{
+	struct win_peer me, *all = NULL;
+	MPI_Win win;
+	int rc, i;
+
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm(comm, call)) ||
+	    (rc = mpi_shim_info_check(comm, info, call)))
+		return rc;
+	if (mpi_shim_is_inter(comm))
+		return mpi_shim_err(comm, MPI_ERR_COMM, call,
+				    "a window is made on an intra-communicator");
+	if (size < 0)
+		return mpi_shim_err(comm, MPI_ERR_SIZE, call, "size %td is negative", size);
+	if (disp_unit <= 0)
+		return mpi_shim_err(comm, MPI_ERR_DISP, call, "disp_unit %d is not positive",
+				    disp_unit);
+	win = calloc(1, sizeof(*win));
+	if (!win)
+		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for a window");
+	win->flavor = flavor;
+	win->model = MPI_WIN_UNIFIED;
+	win->size = size;
+	win->disp_unit = disp_unit;
+	win->excl_holder = -1;
+	if ((rc = PMPI_Comm_dup(comm, &win->comm)))
+		goto free_win;
+	PMPI_Comm_set_errhandler(win->comm, MPI_ERRORS_RETURN);
+	if (info != MPI_INFO_NULL && (rc = PMPI_Comm_set_info(win->comm, info)))
+		goto free_win;
+	win->id = win->comm->ctx;
+	if (flavor != MPI_WIN_FLAVOR_DYNAMIC) {
+		all = malloc(sizeof(*all) * (size_t)comm->size);
+		win->sizes = malloc(sizeof(*win->sizes) * (size_t)comm->size);
+		win->disp_units = malloc(sizeof(*win->disp_units) * (size_t)comm->size);
+		if (!all || !win->sizes || !win->disp_units) {
+			rc = MPI_ERR_NO_MEM;
+			goto free_all;
+		}
+		me.size = size;
+		me.disp_unit = disp_unit;
+		if ((rc = PMPI_Allgather(&me, 2, MPI_INT64_T, all, 2, MPI_INT64_T, win->comm)))
+			goto free_all;
+		for (i = 0; i < comm->size; i++) {
+			win->sizes[i] = (MPI_Aint)all[i].size;
+			win->disp_units[i] = (int)all[i].disp_unit;
+		}
+		free(all);
+	}
+	win->errhandler = MPI_ERRORS_ARE_FATAL;
+	win->valid = 1;
+	*win_p = win;
+	return MPI_SUCCESS;
+
+free_all:
+	free(all);
+free_win:
+	win_release(win);
+	return mpi_shim_err(comm, rc, call, "making the window's communicator failed");
+}
+
+/* The rest of a new window: the protocol's part; the handle is set. */
+static int win_finish(MPI_Win win, MPI_Comm comm, const char *call, MPI_Win *win_p)
+{
+	int rc = mpi_shim_rma_win_init(win);
+
+	if (rc) {
+		win_release(win);
+		return mpi_shim_err(comm, rc, call, "no memory for the window's state");
+	}
+	*win_p = win;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+		    MPI_Win *win_p)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_create";
+	MPI_Win win;
+	int rc;
+
+	if (!win_p)
+		return mpi_shim_err(comm, MPI_ERR_ARG, call, "win is NULL");
+	if (size > 0 && !base)
+		return mpi_shim_err(comm, MPI_ERR_ARG, call, "base is NULL with size %td", size);
+	if ((rc = win_new(size, disp_unit, info, comm, MPI_WIN_FLAVOR_CREATE, call, &win)))
+		return rc;
+	win->base = base;
+	return win_finish(win, comm, call, win_p);
+}
+MPI_SHIM_ALIAS(MPI_Win_create);
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+		      MPI_Win *win_p)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_allocate";
+	MPI_Win win;
+	int rc;
+
+	if (!win_p || !baseptr)
+		return mpi_shim_err(comm, MPI_ERR_ARG, call, "win or baseptr is NULL");
+	if ((rc = win_new(size, disp_unit, info, comm, MPI_WIN_FLAVOR_ALLOCATE, call, &win)))
+		return rc;
+	win->allocated = calloc(1, size ? (size_t)size : 1);
+	if (!win->allocated) {
+		win_release(win);
+		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for %td bytes", size);
+	}
+	win->base = size ? win->allocated : NULL;
+	if ((rc = win_finish(win, comm, call, win_p)))
+		return rc;
+	*(void **)baseptr = win->base;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_allocate);
+
+/* Map the shared segment of win (every rank's part), rank 0 creating it. */
+static int win_map_shared(MPI_Win win, char *why, size_t whylen)
+{
+	MPI_Comm c = win->comm;
+	char name[64];
+	struct stat st;
+	size_t len = 0;
+	int i, fd = -1, rc, ok;
+	void *p;
+
+	win->offsets = malloc(sizeof(*win->offsets) * (size_t)c->size);
+	if (!win->offsets)
+		return MPI_ERR_NO_MEM;
+	for (i = 0; i < c->size; i++) {
+		win->offsets[i] = (MPI_Aint)len;
+		len += ((size_t)win->sizes[i] + WIN_SHARED_ALIGN - 1) & ~(size_t)(WIN_SHARED_ALIGN - 1);
+	}
+	if (!len)
+		len = WIN_SHARED_ALIGN;
+	/* Rank 0's pid and the context id name it: unique while it lives. */
+	if (c->rank == 0)
+		snprintf(name, sizeof(name), "/bip-win-%d-%u", (int)getpid(), win->id);
+	if ((rc = mpi_shim_comm_bcast0(c, name, sizeof(name))))
+		return rc;
+	ok = 1;
+	if (c->rank == 0) {
+		fd = bip_segment_open(name, O_CREAT | O_EXCL | O_RDWR, NULL, why, whylen);
+		if (fd < 0 || ftruncate(fd, (off_t)len) < 0) {
+			if (fd >= 0 && !why[0])
+				snprintf(why, whylen, "ftruncate of %s to %zu bytes failed", name,
+					 len);
+			ok = 0;
+		}
+	}
+	if ((rc = mpi_shim_comm_bcast0(c, &ok, sizeof(ok))))
+		goto close_fd;
+	if (!ok) {
+		if (!why[0])
+			snprintf(why, whylen, "rank 0 could not create %s", name);
+		rc = MPI_ERR_RMA_SHARED;
+		goto close_fd;
+	}
+	if (c->rank != 0) {
+		fd = bip_segment_open(name, O_RDWR, &st, why, whylen);
+		if (fd >= 0 && (size_t)st.st_size != len) {
+			snprintf(why, whylen, "%s holds %lld bytes, not %zu", name,
+				 (long long)st.st_size, len);
+			close(fd);
+			fd = -1;
+		}
+	}
+	p = fd >= 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+	ok = p != MAP_FAILED;
+	if (!ok && !why[0])
+		snprintf(why, whylen, "mapping %s failed", name);
+	/* Everyone has it mapped (or failed): the name can go. */
+	if ((rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, c)) == 0 && !ok)
+		rc = MPI_ERR_RMA_SHARED;
+	if (c->rank == 0)
+		shm_unlink(name);
+	if (rc) {
+		if (p != MAP_FAILED)
+			munmap(p, len);
+		goto close_fd;
+	}
+	win->segment = p;
+	win->segment_len = len;
+	win->base = win->size ? (char *)p + win->offsets[c->rank] : NULL;
+close_fd:
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+			     void *baseptr, MPI_Win *win_p)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_allocate_shared";
+	char why[256] = "";
+	MPI_Win win;
+	int rc, i;
+
+	if (!win_p || !baseptr)
+		return mpi_shim_err(comm, MPI_ERR_ARG, call, "win or baseptr is NULL");
+	if ((rc = win_new(size, disp_unit, info, comm, MPI_WIN_FLAVOR_SHARED, call, &win)))
+		return rc;
+	for (i = 1; i < comm->size; i++)
+		if (comm->host[i] != comm->host[0]) {
+			win_release(win);
+			return mpi_shim_err(comm, MPI_ERR_RMA_SHARED, call,
+					    "ranks 0 and %d are on different hosts", i);
+		}
+	if ((rc = win_map_shared(win, why, sizeof(why)))) {
+		win_release(win);
+		return mpi_shim_err(comm, rc, call, "%s", why[0] ? why : "no shared segment");
+	}
+	if ((rc = win_finish(win, comm, call, win_p)))
+		return rc;
+	*(void **)baseptr = win->base;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_allocate_shared);
+
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_shared_query";
+	int rc, i;
+
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_win(win, call)))
+		return rc;
+	if (win->flavor != MPI_WIN_FLAVOR_SHARED)
+		return mpi_shim_win_err(win, MPI_ERR_RMA_FLAVOR, call,
+					"the window is not from MPI_Win_allocate_shared");
+	if (!size || !disp_unit || !baseptr)
+		return mpi_shim_win_err(win, MPI_ERR_ARG, call,
+					"size, disp_unit or baseptr is NULL");
+	if (rank != MPI_PROC_NULL && (rank < 0 || rank >= win->comm->size))
+		return mpi_shim_win_err(win, MPI_ERR_RANK, call,
+					"rank %d is not in the window's group (size %d)", rank,
+					win->comm->size);
+	if (rank == MPI_PROC_NULL) {
+		/* The first rank with memory. */
+		for (i = 0; i < win->comm->size && !win->sizes[i]; i++)
+			;
+		if (i == win->comm->size) {
+			*size = 0;
+			*disp_unit = win->disp_units[0];
+			*(void **)baseptr = NULL;
+			return MPI_SUCCESS;
+		}
+		rank = i;
+	}
+	*size = win->sizes[rank];
+	*disp_unit = win->disp_units[rank];
+	*(void **)baseptr = win->sizes[rank] ? (char *)win->segment + win->offsets[rank] : NULL;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_shared_query);
+
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win_p)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_create_dynamic";
+	MPI_Win win;
+	int rc;
+
+	if (!win_p)
+		return mpi_shim_err(comm, MPI_ERR_ARG, call, "win is NULL");
+	if ((rc = win_new(0, 1, info, comm, MPI_WIN_FLAVOR_DYNAMIC, call, &win)))
+		return rc;
+	win->base = MPI_BOTTOM;
+	return win_finish(win, comm, call, win_p);
+}
+MPI_SHIM_ALIAS(MPI_Win_create_dynamic);
+
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_attach";
+	struct rma_region *g;
+	uintptr_t b = (uintptr_t)base;
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_win(win, call)))
+		return rc;
+	if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+		return mpi_shim_win_err(win, MPI_ERR_RMA_FLAVOR, call,
+					"the window is not from MPI_Win_create_dynamic");
+	if (size < 0)
+		return mpi_shim_win_err(win, MPI_ERR_SIZE, call, "size %td is negative", size);
+	if (size > 0 && !base)
+		return mpi_shim_win_err(win, MPI_ERR_ARG, call, "base is NULL");
+	for (g = win->regions; g; g = g->next)
+		if (b < g->base + g->size && g->base < b + (uintptr_t)size)
+			return mpi_shim_win_err(win, MPI_ERR_RMA_ATTACH, call,
+						"%td bytes at %p overlap memory already attached",
+						size, base);
+	g = malloc(sizeof(*g));
+	if (!g)
+		return mpi_shim_win_err(win, MPI_ERR_NO_MEM, call, "no memory");
+	g->base = b;
+	g->size = (uintptr_t)size;
+	g->next = win->regions;
+	win->regions = g;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_attach);
+
+int PMPI_Win_detach(MPI_Win win, const void *base)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_detach";
+	struct rma_region **gp, *g;
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_win(win, call)))
+		return rc;
+	if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+		return mpi_shim_win_err(win, MPI_ERR_RMA_FLAVOR, call,
+					"the window is not from MPI_Win_create_dynamic");
+	for (gp = &win->regions; (g = *gp); gp = &g->next)
+		if (g->base == (uintptr_t)base) {
+			*gp = g->next;
+			free(g);
+			return MPI_SUCCESS;
+		}
+	return mpi_shim_win_err(win, MPI_ERR_RMA_ATTACH, call,
+				"no memory attached at %p", (void *)base);
+}
+MPI_SHIM_ALIAS(MPI_Win_detach);
+
+int PMPI_Win_free(MPI_Win *win_p)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_free";
+	MPI_Win win;
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)))
+		return rc;
+	if (!win_p)
+		return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_ARG, call, "win is NULL");
+	win = *win_p;
+	if ((rc = mpi_shim_check_win(win, call)) || (rc = mpi_shim_rma_win_busy(win, call)))
+		return rc;
+	/* Nobody may still be reaching into this process's memory. */
+	if ((rc = PMPI_Barrier(win->comm)))
+		return mpi_shim_win_err(win, rc, call, "the barrier failed");
+	mpi_shim_rma_win_fini(win);
+	win->valid = 0;
+	win_release(win);
+	*win_p = MPI_WIN_NULL;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_free);
+
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+	MPI_SHIM_ENTER();
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Win_get_group")) ||
+	    (rc = mpi_shim_check_win(win, "MPI_Win_get_group")))
+		return rc;
+	if (!group)
+		return mpi_shim_win_err(win, MPI_ERR_ARG, "MPI_Win_get_group", "group is NULL");
+	return PMPI_Comm_group(win->comm, group);
+}
+MPI_SHIM_ALIAS(MPI_Win_get_group);
+
+int PMPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_get_attr";
+	/* The values the predefined attributes point to live with the window. */
+	static __thread MPI_Aint size;
+	static __thread int disp_unit, flavor, model;
+	void *v;
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_win(win, call)))
+		return rc;
+	if (!value || !flag)
+		return mpi_shim_win_err(win, MPI_ERR_ARG, call, "attribute_val or flag is NULL");
+	switch (keyval) {
+	case MPI_WIN_BASE:
+		v = win->base;
+		break;
+	case MPI_WIN_SIZE:
+		size = win->size;
+		v = &size;
+		break;
+	case MPI_WIN_DISP_UNIT:
+		disp_unit = win->disp_unit;
+		v = &disp_unit;
+		break;
+	case MPI_WIN_CREATE_FLAVOR:
+		flavor = win->flavor;
+		v = &flavor;
+		break;
+	case MPI_WIN_MODEL:
+		model = win->model;
+		v = &model;
+		break;
+	default:
+		return mpi_shim_win_err(win, MPI_ERR_KEYVAL, call,
+					"keyval %d is not a window attribute (window keyvals "
+					"are not there yet)", keyval);
+	}
+	*(void **)value = v;
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_get_attr);
+
+int PMPI_Win_set_name(MPI_Win win, const char *name)
+{
+	MPI_SHIM_ENTER();
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Win_set_name")) ||
+	    (rc = mpi_shim_check_win(win, "MPI_Win_set_name")))
+		return rc;
+	if (!name)
+		return mpi_shim_win_err(win, MPI_ERR_ARG, "MPI_Win_set_name", "name is NULL");
+	snprintf(win->name, sizeof(win->name), "%s", name);
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_set_name);
+
+int PMPI_Win_get_name(MPI_Win win, char *name, int *resultlen)
+{
+	MPI_SHIM_ENTER();
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Win_get_name")) ||
+	    (rc = mpi_shim_check_win(win, "MPI_Win_get_name")))
+		return rc;
+	if (!name || !resultlen)
+		return mpi_shim_win_err(win, MPI_ERR_ARG, "MPI_Win_get_name",
+					"name or resultlen is NULL");
+	snprintf(name, MPI_MAX_OBJECT_NAME, "%s", win->name);
+	*resultlen = (int)strlen(name);
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_get_name);
+
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_set_info";
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_win(win, call)))
+		return rc;
+	if ((rc = PMPI_Comm_set_info(win->comm, info)))
+		return mpi_shim_win_err(win, rc, call, "the info could not be set");
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_set_info);
+
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_get_info";
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_win(win, call)))
+		return rc;
+	if (!info_used)
+		return mpi_shim_win_err(win, MPI_ERR_ARG, call, "info_used is NULL");
+	if ((rc = PMPI_Comm_get_info(win->comm, info_used)))
+		return mpi_shim_win_err(win, rc, call, "the info could not be read");
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_get_info);
+
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_create_errhandler";
+	struct mpi_shim_errhandler *eh;
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)))
+		return rc;
+	if (!fn || !errhandler)
+		return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_ARG, call,
+				    "the function or errhandler is NULL");
+	eh = calloc(1, sizeof(*eh));
+	if (!eh)
+		return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "no memory");
+	eh->refcount = 1;
+	eh->kind = MPI_SHIM_ERRORS_USER;
+	eh->fn = (MPI_Comm_errhandler_function *)fn;
+	*errhandler = eh;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_create_errhandler);
+
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_set_errhandler";
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_win(win, call)))
+		return rc;
+	if (errhandler == MPI_ERRHANDLER_NULL)
+		return mpi_shim_win_err(win, MPI_ERR_ARG, call, "errhandler is MPI_ERRHANDLER_NULL");
+	errhandler->refcount++;
+	if (win->errhandler)
+		mpi_shim_errhandler_release(win->errhandler);
+	win->errhandler = errhandler;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_set_errhandler);
+
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_get_errhandler";
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_win(win, call)))
+		return rc;
+	if (!errhandler)
+		return mpi_shim_win_err(win, MPI_ERR_ARG, call, "errhandler is NULL");
+	win->errhandler->refcount++;
+	*errhandler = win->errhandler;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_get_errhandler);
+
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_call_errhandler";
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_win(win, call)))
+		return rc;
+	mpi_shim_win_err(win, errorcode, call, "called by the program");
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_call_errhandler);

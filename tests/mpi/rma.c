@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rma.c - one-sided communication: each test below at several process
+ * counts, every word of every window checked.
+ *
+ *   bipload -sz N rma TEST
+ *
+ * putget   put and get, contiguous and derived types on both sides, fence
+ * acc      accumulate (SUM, MAX, REPLACE) and get_accumulate (NO_OP too)
+ * fop      N ranks x M fetch_and_op increments of one counter: every
+ *          value fetched once, the final value N*M
+ * cas      a ticket lock built on compare_and_swap guards a plain counter
+ * lock     exclusive and shared locks, flush, lock_all
+ * pscw     post/start/complete/wait and Win_test
+ * dynamic  create_dynamic, attach, put and get at addresses, detach
+ * shared   allocate_shared and shared_query: loads of the others' parts
+ * rreq     MPI_Rput, Rget, Raccumulate, Rget_accumulate
+ * attrs    attributes, group, name, info, error handlers
+ * errors   every misuse gets its class and nothing is written
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+static int rank, size, failures;
+
+#define CHECK(cond, ...)                                                    \
+	do {                                                                \
+		if (!(cond)) {                                              \
+			fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, \
+				__LINE__);                                  \
+			fprintf(stderr, __VA_ARGS__);                       \
+			fputc('\n', stderr);                                \
+			if (++failures > 20)                                \
+				MPI_Abort(MPI_COMM_WORLD, 1);               \
+		}                                                           \
+	} while (0)
+#define OK(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
+#define EXPECT(cls, call)                                                                    \
+	do {                                                                                 \
+		int rc_ = (call);                                                            \
+		CHECK(rc_ == (cls), "%s returned %d, want %s (%d)", #call, rc_, #cls, cls);  \
+	} while (0)
+
+#define N 64
+
+static void test_putget(void)
+{
+	int *base, i, r, right = (rank + 1) % size, left = (rank + size - 1) % size;
+	int got[N], mine[N];
+	MPI_Datatype vec;
+	MPI_Win win;
+
+	OK(MPI_Win_allocate(3 * N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+			    &base, &win));
+	for (i = 0; i < 3 * N; i++)
+		base[i] = -1;
+	for (i = 0; i < N; i++)
+		mine[i] = rank * 1000 + i;
+	/* every other int: N/2 elements, stride 2 */
+	OK(MPI_Type_vector(N / 2, 1, 2, MPI_INT, &vec));
+	OK(MPI_Type_commit(&vec));
+	OK(MPI_Win_fence(0, win));
+	/* contiguous to contiguous, into [0, N) of the right neighbour */
+	OK(MPI_Put(mine, N, MPI_INT, right, 0, N, MPI_INT, win));
+	/* contiguous origin, strided target: [N, 2N) even slots */
+	OK(MPI_Put(mine, N / 2, MPI_INT, right, N, 1, vec, win));
+	/* strided origin, contiguous target: [2N, 2N + N/2) */
+	OK(MPI_Put(mine, 1, vec, right, 2 * N, N / 2, MPI_INT, win));
+	OK(MPI_Win_fence(0, win));
+	for (i = 0; i < N; i++)
+		CHECK(base[i] == left * 1000 + i, "put: word %d is %d", i, base[i]);
+	for (i = 0; i < N; i++)
+		CHECK(base[N + i] == (i % 2 ? -1 : left * 1000 + i / 2), "vector put: word %d is %d",
+		      N + i, base[N + i]);
+	for (i = 0; i < N; i++)
+		CHECK(base[2 * N + i] == (i < N / 2 ? left * 1000 + 2 * i : -1),
+		      "put of a vector: word %d is %d", 2 * N + i, base[2 * N + i]);
+	/* every rank gets every other rank's first block */
+	for (r = 0; r < size; r++) {
+		memset(got, 0, sizeof(got));
+		OK(MPI_Win_fence(0, win));
+		OK(MPI_Get(got, N, MPI_INT, r, 0, N, MPI_INT, win));
+		OK(MPI_Win_fence(0, win));
+		for (i = 0; i < N; i++)
+			CHECK(got[i] == ((r + size - 1) % size) * 1000 + i, "get from %d: word %d is %d",
+			      r, i, got[i]);
+		memset(got, 0, sizeof(got));
+		OK(MPI_Win_fence(0, win));
+		OK(MPI_Get(got, 1, vec, r, N, 1, vec, win));
+		OK(MPI_Win_fence(0, win));
+		for (i = 0; i < N; i++)
+			CHECK(got[i] == (i % 2 || i >= N ? 0 : ((r + size - 1) % size) * 1000 + i / 2),
+			      "vector get from %d: word %d is %d", r, i, got[i]);
+	}
+	OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+	OK(MPI_Type_free(&vec));
+	OK(MPI_Win_free(&win));
+	CHECK(win == MPI_WIN_NULL, "MPI_Win_free left the handle");
+}
+
+static void test_acc(void)
+{
+	long buf[N], one[N], res[N];
+	int i, r;
+	MPI_Win win;
+
+	for (i = 0; i < N; i++) {
+		buf[i] = 0;
+		one[i] = rank + 1;
+	}
+	OK(MPI_Win_create(buf, sizeof(buf), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	OK(MPI_Win_fence(0, win));
+	for (r = 0; r < size; r++)
+		OK(MPI_Accumulate(one, N, MPI_LONG, r, 0, N, MPI_LONG, MPI_SUM, win));
+	OK(MPI_Win_fence(0, win));
+	for (i = 0; i < N; i++)
+		CHECK(buf[i] == (long)size * (size + 1) / 2, "sum: word %d is %ld", i, buf[i]);
+	OK(MPI_Win_fence(0, win));
+	OK(MPI_Accumulate(one, N / 2, MPI_LONG, 0, 0, N / 2, MPI_LONG, MPI_MAX, win));
+	OK(MPI_Win_fence(0, win));
+	if (rank == 0)
+		for (i = 0; i < N / 2; i++)
+			CHECK(buf[i] == (size > (long)size * (size + 1) / 2 ? size :
+									    (long)size * (size + 1) / 2),
+			      "max: word %d is %ld", i, buf[i]);
+	OK(MPI_Win_fence(0, win));
+	if (rank == size - 1)
+		for (r = 0; r < size; r++)
+			OK(MPI_Accumulate(one, N, MPI_LONG, r, 0, N, MPI_LONG, MPI_REPLACE, win));
+	OK(MPI_Win_fence(0, win));
+	for (i = 0; i < N; i++)
+		CHECK(buf[i] == size, "replace: word %d is %ld", i, buf[i]);
+	/* get_accumulate: the old values come back, the sum is applied */
+	OK(MPI_Win_fence(0, win));
+	if (rank == 0)
+		for (r = 0; r < size; r++) {
+			OK(MPI_Get_accumulate(one, N, MPI_LONG, res, N, MPI_LONG, r, 0, N, MPI_LONG,
+					      MPI_SUM, win));
+			OK(MPI_Win_fence(0, win));
+			for (i = 0; i < N; i++)
+				CHECK(res[i] == size, "get_accumulate: old word %d is %ld", i, res[i]);
+		}
+	else
+		for (r = 0; r < size; r++)
+			OK(MPI_Win_fence(0, win));
+	for (i = 0; i < N; i++)
+		CHECK(buf[i] == size + 1, "get_accumulate: word %d is %ld", i, buf[i]);
+	OK(MPI_Win_fence(0, win));
+	OK(MPI_Get_accumulate(NULL, 0, MPI_DATATYPE_NULL, res, N, MPI_LONG, (rank + 1) % size, 0,
+			      N, MPI_LONG, MPI_NO_OP, win));
+	OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+	for (i = 0; i < N; i++)
+		CHECK(res[i] == size + 1 && buf[i] == size + 1, "no_op: word %d is %ld, %ld", i,
+		      res[i], buf[i]);
+	OK(MPI_Win_free(&win));
+}
+
+static void test_fop(void)
+{
+	enum { M = 200 };
+	long counter = 0, one = 1, old, *seen = NULL, *all = NULL;
+	int i;
+	MPI_Win win;
+
+	OK(MPI_Win_create(&counter, sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
+			  &win));
+	seen = malloc(M * sizeof(long));
+	OK(MPI_Win_lock_all(0, win));
+	for (i = 0; i < M; i++) {
+		OK(MPI_Fetch_and_op(&one, &old, MPI_LONG, 0, 0, MPI_SUM, win));
+		OK(MPI_Win_flush(0, win));
+		seen[i] = old;
+	}
+	OK(MPI_Win_unlock_all(win));
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	if (rank == 0) {
+		char *hit = calloc((size_t)size * M, 1);
+
+		all = malloc((size_t)size * M * sizeof(long));
+		CHECK(counter == (long)size * M, "counter is %ld, want %ld", counter,
+		      (long)size * M);
+		MPI_Gather(seen, M, MPI_LONG, all, M, MPI_LONG, 0, MPI_COMM_WORLD);
+		for (i = 0; i < size * M; i++) {
+			CHECK(all[i] >= 0 && all[i] < (long)size * M && !hit[all[i]],
+			      "value %ld fetched twice or out of range", all[i]);
+			if (all[i] >= 0 && all[i] < (long)size * M)
+				hit[all[i]] = 1;
+		}
+		free(hit);
+		free(all);
+	} else {
+		MPI_Gather(seen, M, MPI_LONG, NULL, M, MPI_LONG, 0, MPI_COMM_WORLD);
+	}
+	free(seen);
+	OK(MPI_Win_free(&win));
+}
+
+static void test_cas(void)
+{
+	enum { M = 50 };
+	/* [0] the lock word (-1: free, else the holder), [1] the counter */
+	int *w, i, me = rank, nobody = -1, old, val;
+	MPI_Win win;
+
+	OK(MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &w, &win));
+	w[0] = -1;
+	w[1] = 0;
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	OK(MPI_Win_lock_all(0, win));
+	for (i = 0; i < M; i++) {
+		do {
+			OK(MPI_Compare_and_swap(&me, &nobody, &old, MPI_INT, 0, 0, win));
+			OK(MPI_Win_flush(0, win));
+		} while (old != -1);
+		/* in the critical section: a read-modify-write by get and put */
+		OK(MPI_Get(&val, 1, MPI_INT, 0, 1, 1, MPI_INT, win));
+		OK(MPI_Win_flush(0, win));
+		val++;
+		OK(MPI_Put(&val, 1, MPI_INT, 0, 1, 1, MPI_INT, win));
+		OK(MPI_Win_flush(0, win));
+		OK(MPI_Compare_and_swap(&nobody, &me, &old, MPI_INT, 0, 0, win));
+		OK(MPI_Win_flush(0, win));
+		CHECK(old == me, "the lock word was %d while held by %d", old, me);
+	}
+	OK(MPI_Win_unlock_all(win));
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	if (rank == 0)
+		CHECK(w[0] == -1 && w[1] == size * M, "lock word %d, counter %d (want %d)", w[0],
+		      w[1], size * M);
+	OK(MPI_Win_free(&win));
+}
+
+static void test_lock(void)
+{
+	int *base, i, r, got[N], mine[N];
+	MPI_Win win;
+
+	OK(MPI_Win_allocate((MPI_Aint)size * N * sizeof(int), sizeof(int), MPI_INFO_NULL,
+			    MPI_COMM_WORLD, &base, &win));
+	for (i = 0; i < size * N; i++)
+		base[i] = 0;
+	for (i = 0; i < N; i++)
+		mine[i] = rank * 100 + i;
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	for (r = 0; r < size; r++) {
+		OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, r, 0, win));
+		OK(MPI_Put(mine, N, MPI_INT, r, rank * N, N, MPI_INT, win));
+		OK(MPI_Win_unlock(r, win));
+	}
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	for (r = 0; r < size; r++)
+		for (i = 0; i < N; i++)
+			CHECK(base[r * N + i] == r * 100 + i, "exclusive: word %d is %d", r * N + i,
+			      base[r * N + i]);
+	for (r = 0; r < size; r++) {
+		OK(MPI_Win_lock(MPI_LOCK_SHARED, r, 0, win));
+		OK(MPI_Get(got, N, MPI_INT, r, ((rank + 1) % size) * N, N, MPI_INT, win));
+		OK(MPI_Win_flush(r, win));
+		for (i = 0; i < N; i++)
+			CHECK(got[i] == ((rank + 1) % size) * 100 + i, "shared get from %d: %d is %d",
+			      r, i, got[i]);
+		OK(MPI_Win_unlock(r, win));
+	}
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	OK(MPI_Win_free(&win));
+}
+
+static void test_pscw(void)
+{
+	int *base, i, round, r, got;
+	MPI_Group world, peers;
+	int ranks[64], n = 0;
+	MPI_Win win;
+
+	OK(MPI_Win_allocate(size * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+			    &win));
+	for (i = 0; i < size; i++)
+		base[i] = -1;
+	OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+	for (r = 0; r < size; r++)
+		ranks[n++] = r;
+	OK(MPI_Group_incl(world, n, ranks, &peers));
+	for (round = 0; round < 3; round++) {
+		int flag = 0;
+
+		OK(MPI_Win_post(peers, 0, win));
+		OK(MPI_Win_start(peers, 0, win));
+		for (r = 0; r < size; r++)
+			OK(MPI_Put(&round, 1, MPI_INT, r, rank, 1, MPI_INT, win));
+		OK(MPI_Win_complete(win));
+		if (round == 1)
+			while (!flag)
+				OK(MPI_Win_test(win, &flag));
+		else
+			OK(MPI_Win_wait(win));
+		for (i = 0; i < size; i++)
+			CHECK(base[i] == round, "round %d: word %d is %d", round, i, base[i]);
+		OK(MPI_Barrier(MPI_COMM_WORLD));
+	}
+	/* the even ranks read from the odd ones */
+	OK(MPI_Group_free(&peers));
+	if (rank % 2 == 0 && rank + 1 < size) {
+		r = rank + 1;
+		OK(MPI_Group_incl(world, 1, &r, &peers));
+		OK(MPI_Win_start(peers, 0, win));
+		OK(MPI_Get(&got, 1, MPI_INT, r, 0, 1, MPI_INT, win));
+		OK(MPI_Win_complete(win));
+		CHECK(got == 2, "get in pscw: %d", got);
+		OK(MPI_Group_free(&peers));
+	} else if (rank % 2 == 1) {
+		r = rank - 1;
+		OK(MPI_Group_incl(world, 1, &r, &peers));
+		OK(MPI_Win_post(peers, 0, win));
+		OK(MPI_Win_wait(win));
+		OK(MPI_Group_free(&peers));
+	}
+	OK(MPI_Group_free(&world));
+	OK(MPI_Win_free(&win));
+}
+
+static void test_dynamic(void)
+{
+	int *mem = malloc(N * sizeof(int)), i, got[N], mine[N], right = (rank + 1) % size;
+	MPI_Aint mine_addr, *addrs = malloc(size * sizeof(MPI_Aint));
+	MPI_Win win;
+
+	for (i = 0; i < N; i++) {
+		mem[i] = 0;
+		mine[i] = rank + i;
+	}
+	OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	OK(MPI_Win_attach(win, mem, N * sizeof(int)));
+	OK(MPI_Get_address(mem, &mine_addr));
+	OK(MPI_Allgather(&mine_addr, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD));
+	OK(MPI_Win_fence(0, win));
+	OK(MPI_Put(mine, N, MPI_INT, right, addrs[right], N, MPI_INT, win));
+	OK(MPI_Win_fence(0, win));
+	for (i = 0; i < N; i++)
+		CHECK(mem[i] == (rank + size - 1) % size + i, "dynamic put: word %d is %d", i, mem[i]);
+	OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+	OK(MPI_Get(got, N, MPI_INT, right, addrs[right], N, MPI_INT, win));
+	OK(MPI_Win_unlock(right, win));
+	for (i = 0; i < N; i++)
+		CHECK(got[i] == rank + i, "dynamic get: word %d is %d", i, got[i]);
+	/* one int past the attached memory: the target refuses it */
+	OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+	OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+	OK(MPI_Put(mine, 2, MPI_INT, right, addrs[right] + (N - 1) * sizeof(int), 2, MPI_INT, win));
+	EXPECT(MPI_ERR_RMA_RANGE, MPI_Win_unlock(right, win));
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	CHECK(mem[N - 1] == (rank + size - 1) % size + N - 1, "the refused put wrote %d",
+	      mem[N - 1]);
+	OK(MPI_Win_fence(0, win));
+	OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+	OK(MPI_Win_detach(win, mem));
+	EXPECT(MPI_ERR_RMA_ATTACH, MPI_Win_detach(win, mem));
+	OK(MPI_Win_free(&win));
+	free(mem);
+	free(addrs);
+}
+
+static void test_shared(void)
+{
+	MPI_Comm node;
+	int *mine, *theirs, nr, ns, r, du, i;
+	MPI_Aint sz;
+	MPI_Win win;
+
+	OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+	MPI_Comm_rank(node, &nr);
+	MPI_Comm_size(node, &ns);
+	OK(MPI_Win_allocate_shared((nr + 1) * sizeof(int), sizeof(int), MPI_INFO_NULL, node, &mine,
+				   &win));
+	for (i = 0; i <= nr; i++)
+		mine[i] = nr * 10 + i;
+	OK(MPI_Win_sync(win));
+	OK(MPI_Barrier(node));
+	for (r = 0; r < ns; r++) {
+		OK(MPI_Win_shared_query(win, r, &sz, &du, &theirs));
+		CHECK(sz == (MPI_Aint)((r + 1) * sizeof(int)) && du == sizeof(int),
+		      "rank %d: size %td, disp_unit %d", r, sz, du);
+		for (i = 0; i <= r; i++)
+			CHECK(theirs[i] == r * 10 + i, "rank %d's word %d is %d", r, i, theirs[i]);
+	}
+	/* the same memory through put and get */
+	OK(MPI_Win_fence(0, win));
+	if (nr == 0)
+		for (r = 0; r < ns; r++)
+			OK(MPI_Put(&r, 1, MPI_INT, r, 0, 1, MPI_INT, win));
+	OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+	CHECK(mine[0] == nr, "put into the shared window: %d", mine[0]);
+	OK(MPI_Win_free(&win));
+	OK(MPI_Comm_free(&node));
+}
+
+static void test_rreq(void)
+{
+	long *base, v[N], got[N], res[N];
+	MPI_Request reqs[4];
+	int i, right = (rank + 1) % size;
+	MPI_Win win;
+
+	OK(MPI_Win_allocate(2 * N * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
+			    &base, &win));
+	for (i = 0; i < 2 * N; i++)
+		base[i] = 0;
+	for (i = 0; i < N; i++)
+		v[i] = rank * 7 + i;
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	OK(MPI_Win_lock_all(0, win));
+	OK(MPI_Rput(v, N, MPI_LONG, right, 0, N, MPI_LONG, win, &reqs[0]));
+	OK(MPI_Raccumulate(v, N, MPI_LONG, right, N, N, MPI_LONG, MPI_SUM, win, &reqs[1]));
+	OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+	OK(MPI_Rget(got, N, MPI_LONG, right, 0, N, MPI_LONG, win, &reqs[2]));
+	OK(MPI_Rget_accumulate(v, N, MPI_LONG, res, N, MPI_LONG, right, N, N, MPI_LONG, MPI_SUM,
+			       win, &reqs[3]));
+	OK(MPI_Wait(&reqs[2], MPI_STATUS_IGNORE));
+	OK(MPI_Wait(&reqs[3], MPI_STATUS_IGNORE));
+	for (i = 0; i < N; i++)
+		CHECK(got[i] == rank * 7 + i && res[i] == rank * 7 + i, "rget %ld, rget_acc %ld", got[i],
+		      res[i]);
+	OK(MPI_Win_unlock_all(win));
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	for (i = 0; i < N; i++)
+		CHECK(base[N + i] == 2 * (((rank + size - 1) % size) * 7 + i), "raccumulate: %ld",
+		      base[N + i]);
+	OK(MPI_Win_free(&win));
+}
+
+static int handler_calls, handler_code;
+
+static void win_handler(MPI_Win *win, int *code, ...)
+{
+	(void)win;
+	handler_calls++;
+	handler_code = *code;
+}
+
+static void test_attrs(void)
+{
+	int buf[4], *v, flag, len, cmp;
+	void *b;
+	char name[MPI_MAX_OBJECT_NAME];
+	MPI_Aint *sz;
+	MPI_Group g, wg;
+	MPI_Errhandler eh, got;
+	MPI_Info info;
+	MPI_Win win;
+
+	OK(MPI_Win_create(buf, sizeof(buf), 2, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	OK(MPI_Win_get_attr(win, MPI_WIN_BASE, &b, &flag));
+	CHECK(flag && b == buf, "MPI_WIN_BASE");
+	OK(MPI_Win_get_attr(win, MPI_WIN_SIZE, &sz, &flag));
+	CHECK(flag && *sz == sizeof(buf), "MPI_WIN_SIZE %td", *sz);
+	OK(MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &v, &flag));
+	CHECK(flag && *v == 2, "MPI_WIN_DISP_UNIT %d", *v);
+	OK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &v, &flag));
+	CHECK(flag && *v == MPI_WIN_FLAVOR_CREATE, "MPI_WIN_CREATE_FLAVOR %d", *v);
+	OK(MPI_Win_get_attr(win, MPI_WIN_MODEL, &v, &flag));
+	CHECK(flag && *v == MPI_WIN_UNIFIED, "MPI_WIN_MODEL %d", *v);
+	OK(MPI_Win_get_group(win, &g));
+	OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+	OK(MPI_Group_compare(g, wg, &cmp));
+	CHECK(cmp == MPI_IDENT, "the window's group is not the world's");
+	OK(MPI_Group_free(&g));
+	OK(MPI_Group_free(&wg));
+	OK(MPI_Win_get_name(win, name, &len));
+	CHECK(len == 0, "a new window has a name");
+	OK(MPI_Win_set_name(win, "halo"));
+	OK(MPI_Win_get_name(win, name, &len));
+	CHECK(len == 4 && !strcmp(name, "halo"), "name %s", name);
+	OK(MPI_Info_create(&info));
+	OK(MPI_Info_set(info, "no_locks", "true"));
+	OK(MPI_Win_set_info(win, info));
+	OK(MPI_Info_free(&info));
+	OK(MPI_Win_get_info(win, &info));
+	OK(MPI_Info_get(info, "no_locks", MPI_MAX_INFO_VAL, name, &flag));
+	CHECK(flag && !strcmp(name, "true"), "info no_locks");
+	OK(MPI_Info_free(&info));
+	OK(MPI_Win_get_errhandler(win, &got));
+	CHECK(got == MPI_ERRORS_ARE_FATAL, "a new window's handler is not MPI_ERRORS_ARE_FATAL");
+	OK(MPI_Win_create_errhandler(win_handler, &eh));
+	OK(MPI_Win_set_errhandler(win, eh));
+	OK(MPI_Errhandler_free(&eh));
+	OK(MPI_Win_call_errhandler(win, MPI_ERR_OTHER));
+	CHECK(handler_calls == 1 && handler_code == MPI_ERR_OTHER, "call_errhandler");
+	EXPECT(MPI_ERR_RMA_SYNC, MPI_Put(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, win));
+	CHECK(handler_calls == 2 && handler_code == MPI_ERR_RMA_SYNC, "the handler was not called");
+	OK(MPI_Win_free(&win));
+}
+
+static void test_errors(void)
+{
+	int *base, i, v[4] = { 7, 7, 7, 7 }, right = (rank + 1) % size;
+	MPI_Win win;
+
+	OK(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+			    &win));
+	for (i = 0; i < 4; i++)
+		base[i] = -1;
+	OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+	/* outside an epoch */
+	EXPECT(MPI_ERR_RMA_SYNC, MPI_Put(v, 1, MPI_INT, right, 0, 1, MPI_INT, win));
+	EXPECT(MPI_ERR_RMA_SYNC, MPI_Get(v, 1, MPI_INT, right, 0, 1, MPI_INT, win));
+	EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_unlock(right, win));
+	EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_unlock_all(win));
+	EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_flush(right, win));
+	EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_complete(win));
+	EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_wait(win));
+	EXPECT(MPI_ERR_LOCKTYPE, MPI_Win_lock(99, right, 0, win));
+	EXPECT(MPI_ERR_RANK, MPI_Win_lock(MPI_LOCK_SHARED, size, 0, win));
+	/* out of range: at the call, nothing sent */
+	OK(MPI_Win_fence(0, win));
+	EXPECT(MPI_ERR_RMA_RANGE, MPI_Put(v, 1, MPI_INT, right, 4, 1, MPI_INT, win));
+	EXPECT(MPI_ERR_RMA_RANGE, MPI_Put(v, 2, MPI_INT, right, 3, 2, MPI_INT, win));
+	EXPECT(MPI_ERR_RMA_RANGE, MPI_Put(v, 1, MPI_INT, right, -1, 1, MPI_INT, win));
+	EXPECT(MPI_ERR_RMA_RANGE, MPI_Accumulate(v, 4, MPI_INT, right, 1, 4, MPI_INT, MPI_SUM,
+						 win));
+	EXPECT(MPI_ERR_OP, MPI_Accumulate(v, 1, MPI_INT, right, 0, 1, MPI_INT, MPI_OP_NULL, win));
+	EXPECT(MPI_ERR_TYPE, MPI_Put(v, 1, MPI_INT, right, 0, 1, MPI_DATATYPE_NULL, win));
+	EXPECT(MPI_ERR_COUNT, MPI_Put(v, -1, MPI_INT, right, 0, 1, MPI_INT, win));
+	EXPECT(MPI_ERR_RANK, MPI_Put(v, 1, MPI_INT, size, 0, 1, MPI_INT, win));
+	OK(MPI_Put(v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win));
+	/* mixing fence and lock once operations are in the fence epoch */
+	OK(MPI_Put(v, 1, MPI_INT, right, 3, 1, MPI_INT, win));
+	EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+	/* freeing with operations not completed */
+	EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_free(&win));
+	CHECK(win != MPI_WIN_NULL, "the refused MPI_Win_free freed the window");
+	OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+	for (i = 0; i < 4; i++)
+		CHECK(base[i] == (i == 3 ? 7 : -1), "word %d is %d after the refused operations", i,
+		      base[i]);
+	/* a lock held: no fence, no free */
+	OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
+	EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_fence(0, win));
+	EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+	EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_free(&win));
+	OK(MPI_Win_unlock(right, win));
+	EXPECT(MPI_ERR_RMA_FLAVOR, MPI_Win_attach(win, v, sizeof(v)));
+	OK(MPI_Win_free(&win));
+	EXPECT(MPI_ERR_WIN, MPI_Win_fence(0, MPI_WIN_NULL));
+	EXPECT(MPI_ERR_DISP, MPI_Win_create(v, sizeof(v), 0, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	EXPECT(MPI_ERR_SIZE, MPI_Win_create(v, -1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} tests[] = {
+		{ "putget", test_putget }, { "acc", test_acc },         { "fop", test_fop },
+		{ "cas", test_cas },       { "lock", test_lock },       { "pscw", test_pscw },
+		{ "dynamic", test_dynamic }, { "shared", test_shared }, { "rreq", test_rreq },
+		{ "attrs", test_attrs },   { "errors", test_errors },
+	};
+	size_t i;
+	int total;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	if (argc < 2) {
+		if (rank == 0)
+			fprintf(stderr, "usage: rma TEST\n");
+		MPI_Finalize();
+		return 2;
+	}
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		if (!strcmp(argv[1], tests[i].name))
+			tests[i].fn();
+	MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Finalize();
+	if (rank == 0 && total)
+		fprintf(stderr, "rma %s: %d failures\n", argv[1], total);
+	return total ? 1 : 0;
+}
