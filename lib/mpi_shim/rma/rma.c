@@ -640,10 +640,10 @@ static void rma_progress_win(MPI_Win win)
 		if (op->recv && op->recv->done)
 			rma_op_answered(win, op);
 		if (op->answered && !op->send) {
+			/* A request-based operation's request completes at its
+			 * next step (rma_req_progress), and frees op when it goes. */
 			*pp = op->next;
-			if (op->req)
-				mpi_shim_req_complete(op->req, op->err);
-			else
+			if (!op->req)
 				rma_op_free(op);
 		} else {
 			pp = &op->next;
