@@ -11,7 +11,7 @@
  * announcements of long ones go into the host's per-tag queues, which lie
  * in its DMA window (a memfd the host creates and the firmware maps when
  * the board is attached): the firmware writes them with plain stores, with
- * the placement rule of lib/bip/tagq.h, and tells the host with an event.
+ * the placement rule of lib/bip/core/tagq.h, and tells the host with an event.
  * What finds its queue full waits here, in order per source and tag, until
  * the host frees room; the source's packets for other tags pass it.  The
  * board tells its host when it starts keeping a source's packets for a tag

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bipgw - the relay of a gateway host (bipgw(1)): a node of the job that
- * forwards messages between clusters (lib/bip/fwd.c).  bipload starts one
+ * forwards messages between clusters (lib/bip/paths/fwd.c).  bipload starts one
  * on each gateway host of a configuration with clusters; it is not run by
  * hand.
  */

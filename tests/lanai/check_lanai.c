@@ -248,7 +248,7 @@ static struct lanai_packet *pop(int b)
 
 /*
  * A host of board 1: ntags queues of cap bytes each in one window, read
- * back with the core's own queue code (lib/bip/tagq.c), as the core does.
+ * back with the core's own queue code (lib/bip/core/tagq.c), as the core does.
  */
 #define HOST_TAGS 2
 

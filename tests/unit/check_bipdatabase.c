@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the routing database (lib/bip/bipdatabase.c, bipconf(5)). */
+/* Unit tests of the routing database (lib/bip/conf/bipdatabase.c, bipconf(5)). */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the configuration parser (lib/bip/conf.c, manual section 5). */
+/* Unit tests of the configuration parser (lib/bip/conf/conf.c, manual section 5). */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the out-of-band address exchange (lib/bip/oob.c): forked
+ * Unit tests of the out-of-band address exchange (lib/bip/boot/oob.c): forked
  * processes play the nodes of a job on this host.  Host names of the
  * loopback network (127.0.0.1, 127.0.0.2, ...) play several hosts: their
  * first nodes talk over TCP; nodes with the same host name over UNIX

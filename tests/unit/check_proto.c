@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the core protocol (lib/bip/proto.c, api.c) over a mock NIC:
+ * Unit tests of the core protocol (lib/bip/core/proto.c, lib/bip/api/api.c) over a mock NIC:
  * the test plays the driver, calling the bip_core_* entry points itself.
  */
 #include <check.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the per-tag circular queue (lib/bip/tagq.c). */
+/* Unit tests of the per-tag circular queue (lib/bip/core/tagq.c). */
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the network topology (lib/bip/topology.c, bipconf(5) "The topology"). */
+/* Unit tests of the network topology (lib/bip/conf/topology.c, bipconf(5) "The topology"). */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "rma.h"
-#include "../../bip/segment.h"
+#include "../../bip/base/segment.h"
 
 /* What one process tells the others when a window is made. */
 struct win_peer {

@@ -27,7 +27,7 @@
  *   tag queues     where the host's per-tag queues are (host) (off_tagq)
  *
  * Short messages and the announcements of long ones are written by the
- * firmware straight into the host's per-tag queues (lib/bip/tagq.h: the
+ * firmware straight into the host's per-tag queues (lib/bip/core/tagq.h: the
  * entry layout and the placement rule).  The queues lie in the host's DMA
  * window: memory the host creates (a memfd) and maps, and the firmware maps
  * too when the board is attached (through /proc/<host pid>/fd/<qwin_fd>),

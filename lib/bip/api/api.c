@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
+#include "error.h"
+#include "progress.h"
+#include "proto.h"
+#include "state.h"
 
 /* --- argument checks --- */
 
@@ -95,7 +98,7 @@ static int check_recv(const char *call, int tag, const int *buf, int maxlength)
 }
 
 /*
- * The receive lane (core.h's locking): with threads, take the short
+ * The receive lane (state.h's locking): with threads, take the short
  * message at the head of tag's queue under the tag's lock only, when no
  * receive is posted on the tag.  A receive (buf, at most maxbytes) gets it
  * copied and freed; a get (msg) gets it held, as bip_tgetmsg does.  Returns
@@ -134,7 +137,7 @@ out:
 	return len;
 }
 
-/* The big lock, then the tag's (core.h's locking), for a call on tag. */
+/* The big lock, then the tag's (state.h's locking), for a call on tag. */
 struct tag_hold {
 	int locked;
 	struct bip_tag *t;
@@ -367,7 +370,7 @@ static long recv_wait(const char *call, struct bip_tag *t, int locked, int *node
 	t->waiters++;
 	for (;;) {
 		/* Without the lock, the receive's state is all it looks at:
-		 * whoever holds the lock polls for everyone (core.h). */
+		 * whoever holds the lock polls for everyone (state.h). */
 		if (have)
 			bip_progress();
 		if (recv_done(t))

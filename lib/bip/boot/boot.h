@@ -39,6 +39,12 @@
  * within BIP_INIT_TIMEOUT (a process of the
  * job died before bip_init, or never started) ends this process with a
  * message saying so, instead of waiting for ever.
+ *
+ * boot.c and the back ends call each other: boot.c holds the table of back
+ * ends (bip_boots) and the helpers they share (bip_boot_conf, _jobid,
+ * _hostname, _opts, _timeout, _guard_start, _hex ...).  A circle inside
+ * this folder, left as it is: moving the helpers into a file of their own,
+ * with a header of their own, would open it (lib/README.md).
  */
 #ifndef BIP_BOOT_H
 #define BIP_BOOT_H

@@ -16,10 +16,6 @@ struct bip_conf;
  * process reaches only through relays. */
 extern const struct bip_nic_ops bip_fwd_ops;
 
-/* Completions of the long messages forwarding posts carry this bit (and
- * the packet's index): bip_core_send_done hands them here. */
-#define BIP_FWD_SEND (1ull << 62)
-
 /* 1 if nodes a and b of conf reach each other without a relay: the same
  * cluster (or a file without clusters), or two relays whose hosts a
  * gateway joins. */
@@ -35,7 +31,14 @@ int bip_fwd_reaches(int node);
 /* Receive and send on what the relays hold (from bip_progress). */
 int bip_fwd_progress(void);
 
+/* A long message posted with BIP_FWD_SEND (state.h) has completed:
+ * bip_core_send_done hands it to the layer's send_done, which calls this. */
 void bip_fwd_send_done(uint64_t cookie, int status);
+
+/* 1 while this relay holds packets to forward (bip_relay_run). */
+int bip_fwd_holding(void);
+/* The packets this relay dropped. */
+unsigned long long bip_fwd_dropped(void);
 
 /* The drivers are about to close, the forwarding one first: from now on
  * its poll polls the others, which bring its packets (its reliability
@@ -45,12 +48,9 @@ void bip_fwd_closing(void);
 /* Release everything (after the drivers have closed). */
 void bip_fwd_close(void);
 
-/* Set by bip_relay_run before bip_init: this process is to be a relay
- * (bip_init refuses a relay node to a program, and the reverse). */
-extern int bip_relay_wanted;
-
 /* bipgw(1): start as a relay node of the job and forward until SIGTERM or
- * SIGINT.  Returns the exit status. */
+ * SIGINT.  Returns the exit status (relay.c, above the core: it runs
+ * bip_init and bip_progress as a program does). */
 int bip_relay_run(void);
 
 #endif /* BIP_FWD_H */

@@ -175,7 +175,7 @@ struct bip_nic_ops {
 	 * or only when BIP_NIC asks for it. */
 	int network;
 	/* 1: post_short and post_short2 to different peers may run at once
-	 * (the core holds only the peer's send lock, core.h), as long as
+	 * (the core holds only the peer's send lock, state.h), as long as
 	 * every op touching one peer's sending state is called under that
 	 * peer's send lock or the core's lock with it: shm, whose state for
 	 * sending is per peer.  0: every op under the core's lock. */

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core.h"
+#include "error.h"
+#include "state.h"
 
 #define BIP_ERRLEN 512
 

@@ -31,14 +31,6 @@
 BIP_EXPORT int bip_mynode = -1;
 BIP_EXPORT int bip_numnodes = 0;
 
-__thread unsigned bip_lock_depth;
-
-struct bip_state bip_state = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.spin_limit = 1000,
-	.lost_peer = -1,
-};
-
 
 #define BIP_ERR 512
 
@@ -178,13 +170,6 @@ static int setup_wait(int nlocal, char *err)
 	if (ncpu > 0 && nlocal > ncpu)
 		bip_wait_oversubscribed();
 	return 0;
-}
-
-int bip_nic_same_host(const struct bip_conf *conf, int a, int b)
-{
-	const char *ha = conf->nodes[a].host, *hb = conf->nodes[b].host;
-
-	return a == b || !strcmp(ha, hb) || (bip_host_is_local(ha) && bip_host_is_local(hb));
 }
 
 static const struct bip_nic_ops *find_driver(const char *name)
@@ -485,7 +470,7 @@ void bip_where(char *buf, size_t len)
 		 what[0] ? what : "none", cpus);
 }
 
-/* The lanes' locks (core.h): a peer's is recursive, since a layer's
+/* The lanes' locks (state.h): a peer's is recursive, since a layer's
  * callback run under it may send to the same peer. */
 static void locks_init(void)
 {
@@ -565,6 +550,9 @@ static int setup(char *err)
 	rc = open_nics(boot.quiet, boot.jobid, err);
 	if (rc < 0)
 		goto undo_all;
+	for (i = 0; i < bip_state.numnodes; i++)
+		bip_state.peers[i].by_shm = bip_state.peers[i].nic &&
+					    bip_state.peers[i].nic->ops == &bip_shm_ops;
 	return 0;
 
 undo_all:

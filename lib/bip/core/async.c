@@ -25,7 +25,7 @@
  * moment they can move.  The thread holds the lock only while it polls,
  * as a waiting call does, so the application's threads are never kept
  * out longer than one poll.  It is a second thread: from its start every
- * BIP and MPI call takes the lock (core.h), which costs the
+ * BIP and MPI call takes the lock (state.h), which costs the
  * single-threaded fast path a lock and an unlock per call; that is why
  * it stays off by default (bip(7) gives the figures).
  *
@@ -43,7 +43,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "core.h"
+#include "async.h"
+#include "progress.h"
+#include "state.h"
 
 #define BUSY_ROUNDS 64
 #define NAP_MIN_NS 2000L

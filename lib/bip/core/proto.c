@@ -34,15 +34,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
-#include "fwd.h"
+#include "error.h"
+#include "progress.h"
+#include "proto.h"
 
 /* --- send requests --- */
+
+/* What bip_progress runs for the protocol (progress.h). */
+static const struct bip_progress_work proto_work = {
+	.layer_retry = bip_layer_retry,
+	.flow = bip_flow_progress,
+	.push_queued = bip_push_queued,
+};
 
 int bip_sreq_table_init(void)
 {
 	unsigned i;
 
+	bip_progress_set_work(&proto_work);
 	bip_state.sreqs = calloc(BIP_MAX_SENDS, sizeof(*bip_state.sreqs));
 	if (!bip_state.sreqs)
 		return -ENOMEM;
@@ -416,7 +425,7 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
 }
 
 /*
- * The send lane (core.h): a short message for a peer whose NIC takes posts
+ * The send lane (state.h): a short message for a peer whose NIC takes posts
  * to different peers at once, without the big lock.  0 when posted;
  * -EAGAIN when it must take the big lock's path (bip_send_post_hdr), which
  * then keeps it in order behind what waits; or a negative errno.
@@ -444,7 +453,10 @@ void bip_core_send_done(uint64_t cookie, int status)
 	struct bip_sreq *r;
 
 	if (bip_unlikely(cookie & BIP_FWD_SEND)) {
-		bip_fwd_send_done(cookie, status);
+		/* The forwarding layer's own posts (fwd.c), which sits above
+		 * and registered itself on BIP_TAG_FWD. */
+		if (bip_state.fwd_layer)
+			bip_state.fwd_layer->send_done(cookie, status);
 		return;
 	}
 	r = bip_sreq_lookup((int)cookie);
@@ -935,7 +947,7 @@ void bip_flow_bye(void)
 	for (i = 0; i < bip_state.numnodes; i++) {
 		struct bip_nic *nic = bip_state.peers[i].nic;
 
-		if (i == bip_state.mynode || !nic || nic->ops != &bip_shm_ops ||
+		if (i == bip_state.mynode || !nic || !bip_state.peers[i].by_shm ||
 		    !nic->ops->alive(nic, i))
 			continue;
 		for (tries = 0; tries < 10000; tries++) {

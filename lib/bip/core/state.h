@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core.h - the state of the BIP core, shared by its modules.
+ * state.h - the state of the BIP core (state.c), its lock, and the small
+ * helpers every module of the core and every driver uses.
  *
- * init.c      bip_init, bip_finalize, bip_taginit: configuration and start-up
- * api.c       the public calls: argument checks, then the protocol
- * proto.c     the short/long protocol, requests, and the driver entry points
- * progress.c  polling the NICs and waiting (spin, then yield or sleep)
- * async.c     the progress thread (BIP_PROGRESS_THREAD=1)
- * tagq.c      the per-tag circular queues of short messages
- * error.c     error messages and the last error string
+ * The bottom of the core: this header names no function of another module,
+ * so that every module may include it (lib/README.md).  What the modules
+ * offer each other is in their own headers: error.h, progress.h, proto.h,
+ * async.h; core.h gathers them for the drivers and the tests.
  */
-#ifndef BIP_CORE_H
-#define BIP_CORE_H
+#ifndef BIP_STATE_H
+#define BIP_STATE_H
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -150,6 +148,10 @@ struct bip_peer {
 	/* It said goodbye at bip_finalize (bip_flow_bye), or has been seen
 	 * ended without one (counts toward bip_state.watch_peers). */
 	int said_bye, seen_dead;
+	/* Reached through shm (set by bip_init): its goodbye is in its queue
+	 * before its process ends, and whether that process runs is exact
+	 * (the goodbye of proto.c, the watch of progress.c). */
+	int by_shm;
 };
 
 enum bip_wait_mode { BIP_WAIT_AUTO, BIP_WAIT_SPIN, BIP_WAIT_YIELD, BIP_WAIT_BLOCK };
@@ -213,21 +215,28 @@ struct bip_state {
 
 extern struct bip_state bip_state;
 
+/* Set by bip_relay_run before bip_init: this process is to be a relay
+ * (bip_init refuses a relay node to a program, and the reverse). */
+extern int bip_relay_wanted;
+
+/*
+ * Cookies of a layer's long receives carry BIP_LAYER_RECV and the index of
+ * the reserved tag above the layer's own 56 bits, so that the NIC's
+ * completion finds its way back.
+ */
+#define BIP_LAYER_RECV (1ull << 63)
+#define BIP_LAYER_TAG_SHIFT 56
+
+/* Completions of the long messages the forwarding layer posts (fwd.c)
+ * carry this bit (and the packet's index): bip_core_send_done hands them
+ * to the forwarding layer's send_done (bip_state.fwd_layer). */
+#define BIP_FWD_SEND (1ull << 62)
+
 /* 1 if a waiter of this process may sleep: its peers must then wake it. */
 static inline int bip_may_sleep(void)
 {
 	return bip_state.sleep_after_ns >= 0;
 }
-
-/* Auto mode, the local processes outnumber the processors: spin only a
- * few rounds and sleep once a wait lasts (progress.c), unless BIP_SPIN or
- * BIP_WAIT says otherwise.  Called by bip_init, and by a driver whose NIC
- * needs a processor of its own (lanai's firmware). */
-void bip_wait_oversubscribed(void);
-
-/* How this process waits, for bipinfo --job: "auto: 2 processes on 1
- * processor (affinity): yields, sleeps after 2000 us". */
-void bip_wait_desc(char *buf, size_t len);
 
 /* CLOCK_MONOTONIC in nanoseconds: the timers of the reliability layer, the
  * forwarding driver and the waits. */
@@ -394,147 +403,4 @@ static inline void bip_count(uint64_t *counter, uint64_t n)
 		__atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
 }
 
-/* --- errors (error.c) --- */
-
-/* Log "bip: node N: CALL: message" once, and keep it for bip_error_string(). */
-bip_cold void bip_error(const char *call, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* The same, for a message already formatted. */
-bip_cold void bip_error_msg(const char *call, const char *msg);
-/* Format a message into a malloc'ed string (NULL if out of memory). */
-bip_cold char *bip_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* 1 if BIP is initialised; otherwise log that call came first and return 0. */
-int bip_check_init(const char *call);
-/* Where this node runs, one line without a newline: "node 1 of 4: host h,
- * pid 123, driver shm, cpus 1" (BIP_REPORT_BINDINGS, bipinfo --job). */
-void bip_where(char *buf, size_t len);
-
-/* --- progress and waiting (progress.c) --- */
-
-struct bip_wait {
-	unsigned spins;
-	unsigned yields;
-};
-
-/* Poll every NIC once and push queued sends. */
-int bip_progress(void);
-
-static inline void bip_wait_start(struct bip_wait *w)
-{
-	w->spins = 0;
-	w->yields = 0;
-}
-
-int bip_wait_yield(struct bip_wait *w);
-
-/*
- * One step of waiting: spin briefly, then give the core to others.
- * Returns 0, or -EPIPE once every other node has ended (or one was lost,
- * bip_core_peer_lost): then nothing more can arrive, and the caller reports
- * bip_wait_failure() instead of waiting forever.
- */
-static inline int bip_wait_step(struct bip_wait *w)
-{
-	if (w->spins < bip_state.spin_limit) {
-		w->spins++;
-		bip_cpu_relax();
-		return 0;
-	}
-	return bip_wait_yield(w);
-}
-
-/* The progress thread (async.c): started at the end of bip_init when
- * BIP_PROGRESS_THREAD=1 (0, or a negative errno with err set), stopped
- * first thing in bip_finalize. */
-int bip_async_start(char *err, size_t errlen);
-void bip_async_stop(void);
-
-/* The message for -EPIPE from bip_wait_step. */
-#define BIP_ALL_GONE "every other node has ended: nothing more can arrive"
-
-/* Why bip_wait_step failed: BIP_ALL_GONE, or that a node was lost. */
-const char *bip_wait_failure(void);
-
-/* Tell every peer that this process leaves through bip_finalize (proto.c). */
-void bip_flow_bye(void);
-
-/* The reliability layer gave up on node (it said why): from now on every
- * wait fails (bip_wait_step), since what that node sent or would send is lost. */
-void bip_core_peer_lost(int node);
-
-/* --- protocol (proto.c) --- */
-
-int bip_send_post(int dst, uint32_t tag, const void *buf, size_t len);
-/*
- * The same with a header sent before buf in one short message (hlen + len
- * at most BIP_SHORT_MAX), or none.  Flags: BIP_SEND_LAYER, a layer's send,
- * reports its completion to the layer of tag with cookie unless it
- * completes at once; BIP_SEND_FORCE_LONG sends buf (no header) as a long
- * message whatever its length.
- */
-#define BIP_SEND_LAYER 1u
-#define BIP_SEND_FORCE_LONG 2u
-int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const void *buf,
-		      size_t len, unsigned flags, uint64_t cookie);
-/* Wait, letting other threads in, until two send slots are free: then
- * two posts in a row wait for nothing, and no other thread's send comes
- * between them.  0, or -EPIPE (bip_wait_step). */
-int bip_send_reserve(void);
-/* The send lane (core.h's locking): 0 when posted, -EAGAIN for the path
- * under the big lock, or a negative errno. */
-int bip_send_lane(int dst, uint32_t tag, const void *buf, size_t len);
-void bip_push_queued(void);
-/* Move kept arrivals into their queues, and tell senders of held tags. */
-void bip_flow_progress(void);
-/* Free the kept arrivals (at the end). */
-void bip_flow_free(void);
-
-static inline int bip_tag_held(const struct bip_peer *p, uint32_t tag)
-{
-	return (int)((p->held_by_peer[tag / 64] >> (tag % 64)) & 1);
-}
-struct bip_sreq *bip_sreq_lookup(int id);
-int bip_recv_post(uint32_t tag, void *buf, size_t maxlen);
-/* Try to match the posted receive of t against its queue. */
-void bip_recv_match(struct bip_tag *t, uint32_t tag);
-int bip_sreq_table_init(void);
-void bip_sreq_table_free(void);
-
-/*
- * Cookies of a layer's long receives carry BIP_LAYER_RECV and the index of
- * the reserved tag above the layer's own 56 bits, so that the NIC's
- * completion finds its way back.
- */
-#define BIP_LAYER_RECV (1ull << 63)
-#define BIP_LAYER_TAG_SHIFT 56
-
-/*
- * The largest short message of a layer (header and data) to a peer: what
- * its NIC takes when it gathers the two pieces itself, else BIP's short
- * size (the core then assembles them in a buffer of that size).
- */
-static inline size_t bip_layer_short_limit(const struct bip_nic *nic)
-{
-	return nic->ops->post_short2 && nic->max_short > BIP_SHORT_MAX ? nic->max_short :
-									BIP_SHORT_MAX;
-}
-
-/* Offer a layer's tag's queued entries to it, in order: 0, or what it
- * answered to the one it refused (which stays queued). */
-int bip_layer_drain(uint32_t tag, const struct bip_layer_ops *ops);
-/* Offer again the entries a layer refused when a NIC queued them. */
-void bip_layer_retry(void);
-
-static inline const struct bip_layer_ops *bip_layer_of(uint32_t tag)
-{
-	if (tag >= NTAGS && tag < BIP_TAG_FLOW)
-		return bip_state.layer[tag - NTAGS];
-	return tag == BIP_TAG_FWD ? bip_state.fwd_layer : NULL;
-}
-
-static inline int bip_recv_id(uint32_t tag, uint32_t gen)
-{
-	return (int)((gen << BIP_RECV_TAG_BITS) | tag);
-}
-
-#endif /* BIP_CORE_H */
+#endif /* BIP_STATE_H */

@@ -36,8 +36,20 @@
 #include <time.h>
 
 #include "boot.h"
-#include "core.h"
-#include "fwd.h"
+#include "progress.h"
+
+static const struct bip_progress_work *work;
+static int (*relay_work)(void);
+
+void bip_progress_set_work(const struct bip_progress_work *w)
+{
+	work = w;
+}
+
+void bip_progress_set_relay(int (*relay)(void))
+{
+	relay_work = relay;
+}
 
 int bip_progress(void)
 {
@@ -51,14 +63,16 @@ int bip_progress(void)
 			return rc;
 		events += rc;
 	}
-	if (bip_unlikely(bip_state.relay))
-		events += bip_fwd_progress();
+	if (bip_unlikely(bip_state.relay) && relay_work)
+		events += relay_work();
+	/* The flags are set by the protocol only, which registered its work
+	 * before it could set one (bip_sreq_table_init). */
 	if (bip_unlikely(bip_state.layer_pending))
-		bip_layer_retry();
+		work->layer_retry();
 	if (bip_unlikely(bip_state.kept_peers || bip_state.flow_dirty))
-		bip_flow_progress();
+		work->flow();
 	if (bip_unlikely(bip_state.queued_sends))
-		bip_push_queued();
+		work->push_queued();
 	/* A waiter sleeps only after a round that found nothing: what this one
 	 * found may be what it waits for, checked before its next step.  Only
 	 * in block mode: a store at every round slowed the 8-byte ping-pong
@@ -121,7 +135,7 @@ static void watch_peers(void)
 		struct bip_peer *p = &bip_state.peers[i];
 
 		if (i == bip_state.mynode || i >= bip_state.napp || p->said_bye ||
-		    p->nic->ops != &bip_shm_ops ||
+		    !p->by_shm ||
 		    p->nic->ops->alive(p->nic, i))
 			continue;
 		if (!p->seen_dead) {

@@ -92,7 +92,9 @@
 #include <time.h>
 
 #include "conf.h"
-#include "core.h"
+#include "error.h"
+#include "progress.h"
+#include "state.h"
 #include "crc32c.h"
 #include "rel.h"
 

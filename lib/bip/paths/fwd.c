@@ -67,16 +67,18 @@
  */
 #include <errno.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "conf.h"
-#include "core.h"
+#include "error.h"
 #include "fwd.h"
+#include "progress.h"
+#include "proto.h"
 #include "rel.h"
+#include "state.h"
 
 #define FWD_MAGIC 0xb7
 #define FWD_MAXHOPS 8           /* relays on a route, at most: 4 gateways */
@@ -922,10 +924,13 @@ static int fwd_long_arrived(int from, int tag, size_t len, uint64_t handle)
 	return 0;
 }
 
+/* The layer's sends on BIP_TAG_FWD complete at once; what completes later
+ * are the long messages it posts itself (BIP_FWD_SEND, post_data), which
+ * bip_core_send_done hands here. */
 static void fwd_layer_send_done(uint64_t cookie, int status)
 {
-	(void)cookie;
-	(void)status;
+	if (cookie & BIP_FWD_SEND)
+		bip_fwd_send_done(cookie, status);
 }
 
 static void fwd_recv_done(uint64_t cookie, int status)
@@ -1119,6 +1124,7 @@ int bip_fwd_setup(int mynode, const struct bip_conf *conf, char *err, size_t err
 		f->via[c] = !bip_fwd_direct(conf, mynode, c);
 	F = f;
 	bip_state.fwd_layer = &fwd_layer_ops;
+	bip_progress_set_relay(bip_fwd_progress);
 	return 0;
 }
 
@@ -1153,6 +1159,16 @@ void bip_fwd_closing(void)
 			F->upper = bip_state.peers[i].nic;
 }
 
+int bip_fwd_holding(void)
+{
+	return F && F->list;
+}
+
+unsigned long long bip_fwd_dropped(void)
+{
+	return F ? F->dropped : 0;
+}
+
 int bip_fwd_reaches(int node)
 {
 	return F && route_to(F, node, 0) != NULL;
@@ -1179,91 +1195,4 @@ void bip_fwd_close(void)
 		bip_state.fwd_layer = NULL;
 	memset(f, 0, sizeof(*f));
 	F = NULL;
-}
-
-/* --- the relay's process (bipgw) --- */
-
-int bip_relay_wanted;
-
-static volatile sig_atomic_t relay_stop;
-
-static void relay_on_signal(int sig)
-{
-	(void)sig;
-	relay_stop = 1;
-}
-
-/*
- * A relay whose drivers cannot wake it (two of them that could, shm for
- * its host and a network driver for the others: nic.h allows a sleep on
- * one) would yield for ever, and on a host with fewer processors than
- * processes a yield may not give the processor to the process that needs
- * it (the scheduler keeps a yielding process that has run less).  After
- * RELAY_NAP_AFTER rounds without anything, it naps RELAY_NAP_NS at a
- * time: a packet then waits that long at most, well below the reliability
- * layer's first time-out (BIP_REL_RTO, 2 ms).
- */
-#define RELAY_NAP_AFTER 256
-#define RELAY_NAP_NS 50000L
-
-static int relay_can_sleep(void)
-{
-	int i, wakers = 0;
-
-	for (i = 0; i < bip_state.nnics; i++) {
-		if (!bip_state.nics[i]->ops->sleep_arm)
-			return 0;
-		wakers += !bip_state.nics[i]->passive;
-	}
-	return wakers == 1;
-}
-
-/*
- * Forward until told to stop, or until every other node has ended.  Idle,
- * a relay waits as the job's processes do (BIP_WAIT): it spins, yields,
- * and sleeps where its drivers can wake it; where they cannot, it naps
- * (relay_can_sleep).
- */
-int bip_relay_run(void)
-{
-	struct sigaction sa = { .sa_handler = relay_on_signal };
-	struct bip_wait w;
-	unsigned idle = 0;
-	int nap;
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	bip_relay_wanted = 1;
-	bip_init();
-	/* Only where a process would sleep (BIP_WAIT=block, or auto with more
-	 * processes than processors): BIP_WAIT=spin and yield keep theirs. */
-	nap = bip_state.wait_mode == BIP_WAIT_BLOCK && !relay_can_sleep();
-	bip_wait_start(&w);
-	while (!relay_stop) {
-		int locked = bip_lock(), n = bip_progress();
-
-		bip_unlock(locked);
-		if (n < 0) {
-			fprintf(stderr, "bipgw: node %d: a driver failed: %s\n", bip_state.mynode,
-				strerror(-n));
-			return 1;
-		}
-		if (n > 0 || F->list) {
-			bip_wait_start(&w);
-			idle = 0;
-			continue;
-		}
-		if (nap && ++idle > RELAY_NAP_AFTER) {
-			nanosleep(&(struct timespec){ .tv_nsec = RELAY_NAP_NS }, NULL);
-			continue;
-		}
-		if (bip_wait_step(&w) < 0)
-			break; /* nobody left to forward for */
-	}
-	if (F && F->dropped)
-		fprintf(stderr, "bipgw: node %d: %llu packet(s) dropped\n", bip_state.mynode,
-			F->dropped);
-	bip_finalize();
-	return 0;
 }
