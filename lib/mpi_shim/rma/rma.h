@@ -32,6 +32,7 @@ struct rma_region {
 struct rma_op;
 struct rma_in;
 struct rma_lock_wait;
+struct rma_type_cache;
 
 struct mpi_shim_win {
 	int valid;                /* 1 from creation until MPI_Win_free */
@@ -72,7 +73,9 @@ struct mpi_shim_win {
 	uint32_t next_tag;
 	int *start_group;         /* MPI_Win_start's ranks (in comm) */
 	int nstart;
-	int *posts;               /* per origin... per target: posts received, unused */
+	/* Per target: the MPI_Win_post messages it sent that no
+	 * MPI_Win_start has consumed yet. */
+	int *posts;
 
 	/* Target */
 	int fence_open;           /* exposed to every rank (fence epoch) */
@@ -85,6 +88,8 @@ struct mpi_shim_win {
 	int posted;               /* between MPI_Win_post and MPI_Win_wait/test */
 	struct rma_in *in, *in_tail; /* requests being received, in arrival order */
 	struct rma_out *out;      /* answers being sent */
+	/* The derived target datatypes of recent requests, rebuilt once. */
+	struct rma_type_cache *types;
 
 	struct mpi_shim_win *next; /* the windows of this process */
 };

@@ -481,9 +481,6 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
 {
 	MPI_SHIM_ENTER();
 	const char *call = "MPI_Win_get_attr";
-	/* The values the predefined attributes point to live with the window. */
-	static __thread MPI_Aint size;
-	static __thread int disp_unit, flavor, model;
 	void *v;
 	int rc;
 
@@ -491,25 +488,23 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
 		return rc;
 	if (!value || !flag)
 		return mpi_shim_win_err(win, MPI_ERR_ARG, call, "attribute_val or flag is NULL");
+	/* The predefined attributes point into the window itself: each
+	 * window's values, valid as long as it is. */
 	switch (keyval) {
 	case MPI_WIN_BASE:
 		v = win->base;
 		break;
 	case MPI_WIN_SIZE:
-		size = win->size;
-		v = &size;
+		v = &win->size;
 		break;
 	case MPI_WIN_DISP_UNIT:
-		disp_unit = win->disp_unit;
-		v = &disp_unit;
+		v = &win->disp_unit;
 		break;
 	case MPI_WIN_CREATE_FLAVOR:
-		flavor = win->flavor;
-		v = &flavor;
+		v = &win->flavor;
 		break;
 	case MPI_WIN_MODEL:
-		model = win->model;
-		v = &model;
+		v = &win->model;
 		break;
 	default:
 		return mpi_shim_win_err(win, MPI_ERR_KEYVAL, call,
