@@ -19,6 +19,8 @@
  * errors   every misuse gets its class and nothing is written
  * pairs    MAXLOC and MINLOC on the pair types (MPI_DOUBLE_INT, MPI_2INT,
  *          MPI_SHORT_INT with its hole), predefined and derived
+ * keyvals  window keys: set, get, replace, delete, the callbacks, free,
+ *          MPI_WIN_NULL_COPY_FN/DUP_FN/NULL_DELETE_FN, misuse
  * types    many derived target types, used in turn: every word checked
  */
 #include <stdint.h>
@@ -786,6 +788,87 @@ static void test_types(void)
 		OK(MPI_Type_free(&t[k]));
 }
 
+static int deletes, delete_fails;
+
+static int count_delete(MPI_Win win, int keyval, void *value, void *extra)
+{
+	(void)win;
+	(void)keyval;
+	deletes++;
+	*(int *)extra += *(int *)value;
+	return delete_fails ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+static void test_keyvals(void)
+{
+	int buf[2], key, key2, ckey, sum = 0, one = 1, ten = 10, *got, flag, copy_flag = 0;
+	void *out = NULL;
+	MPI_Win win;
+
+	OK(MPI_Win_create(buf, sizeof(buf), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+	OK(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, count_delete, &key, &sum));
+	OK(MPI_Win_create_keyval(MPI_WIN_DUP_FN, MPI_WIN_NULL_DELETE_FN, &key2, NULL));
+	CHECK(key != key2 && key != MPI_WIN_BASE && key2 != MPI_WIN_MODEL, "keys %d %d", key, key2);
+	OK(MPI_Win_get_attr(win, key, &got, &flag));
+	CHECK(!flag, "an attribute never set is there");
+	OK(MPI_Win_set_attr(win, key, &one));
+	OK(MPI_Win_get_attr(win, key, &got, &flag));
+	CHECK(flag && got == &one, "get after set");
+	/* replacing calls the delete callback on the old value */
+	OK(MPI_Win_set_attr(win, key, &ten));
+	CHECK(deletes == 1 && sum == 1, "replace: %d deletes, sum %d", deletes, sum);
+	OK(MPI_Win_delete_attr(win, key));
+	CHECK(deletes == 2 && sum == 11, "delete: %d deletes, sum %d", deletes, sum);
+	OK(MPI_Win_get_attr(win, key, &got, &flag));
+	CHECK(!flag, "a deleted attribute is there");
+	EXPECT(MPI_ERR_KEYVAL, MPI_Win_delete_attr(win, key));
+	/* the predefined callbacks, called as a duplication would */
+	OK(MPI_WIN_DUP_FN(win, key2, NULL, &ten, &out, &copy_flag));
+	CHECK(copy_flag == 1 && out == &ten, "MPI_WIN_DUP_FN");
+	OK(MPI_WIN_NULL_COPY_FN(win, key2, NULL, &ten, &out, &copy_flag));
+	CHECK(copy_flag == 0, "MPI_WIN_NULL_COPY_FN");
+	OK(MPI_WIN_NULL_DELETE_FN(win, key2, &ten, NULL));
+	/* a freed key keeps working for the attribute that uses it */
+	OK(MPI_Win_set_attr(win, key, &one));
+	OK(MPI_Win_set_attr(win, key2, &ten));
+	ckey = key;
+	OK(MPI_Win_free_keyval(&key));
+	CHECK(key == MPI_KEYVAL_INVALID, "free_keyval did not reset the key");
+	OK(MPI_Win_get_attr(win, ckey, &got, &flag));
+	CHECK(flag && got == &one, "the attribute of a freed key");
+	/* misuse */
+	EXPECT(MPI_ERR_KEYVAL, MPI_Win_set_attr(win, MPI_WIN_BASE, &one));
+	EXPECT(MPI_ERR_KEYVAL, MPI_Win_delete_attr(win, MPI_WIN_SIZE));
+	EXPECT(MPI_ERR_KEYVAL, MPI_Win_get_attr(win, 12345, &got, &flag));
+	{
+		int ckv;
+
+		OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &ckv,
+					  NULL));
+		EXPECT(MPI_ERR_KEYVAL, MPI_Win_set_attr(win, ckv, &one));
+		OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+		EXPECT(MPI_ERR_KEYVAL, MPI_Win_free_keyval(&ckv));
+		OK(MPI_Comm_free_keyval(&ckv));
+	}
+	EXPECT(MPI_ERR_ARG, MPI_Win_create_keyval(NULL, NULL, NULL, NULL));
+	EXPECT(MPI_ERR_WIN, MPI_Win_set_attr(MPI_WIN_NULL, key2, &one));
+	/* MPI_Win_free deletes what is left: the freed key's last use goes */
+	OK(MPI_Win_free(&win));
+	CHECK(deletes == 3 && sum == 12, "free: %d deletes, sum %d", deletes, sum);
+	/* a delete callback that fails: the window is freed, the error returned */
+	OK(MPI_Win_create(buf, sizeof(buf), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	OK(MPI_Win_create_keyval(NULL, count_delete, &key, &sum));
+	OK(MPI_Win_set_attr(win, key, &one));
+	delete_fails = 1;
+	EXPECT(MPI_ERR_OTHER, MPI_Win_free(&win));
+	CHECK(win == MPI_WIN_NULL, "the window was not freed");
+	delete_fails = 0;
+	OK(MPI_Win_free_keyval(&key));
+	OK(MPI_Win_free_keyval(&key2));
+	EXPECT(MPI_ERR_KEYVAL, MPI_Win_free_keyval(&ckey));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -796,7 +879,7 @@ int main(int argc, char **argv)
 		{ "cas", test_cas },       { "lock", test_lock },       { "pscw", test_pscw },
 		{ "dynamic", test_dynamic }, { "shared", test_shared }, { "rreq", test_rreq },
 		{ "attrs", test_attrs },   { "errors", test_errors },   { "pairs", test_pairs },
-		{ "types", test_types },
+		{ "types", test_types },   { "keyvals", test_keyvals },
 	};
 	size_t i;
 	int total;

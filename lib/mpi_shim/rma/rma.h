@@ -60,6 +60,7 @@ struct mpi_shim_win {
 	struct mpi_shim_errhandler *errhandler;
 	MPI_Info info;            /* what MPI_Win_get_info reports */
 	char name[MPI_MAX_OBJECT_NAME];
+	struct mpi_shim_attr *attrs; /* MPI_Win_set_attr (comm/attr.c) */
 
 	/* Origin */
 	enum rma_epoch epoch;
@@ -114,5 +115,11 @@ int mpi_shim_check_win(MPI_Win win, const char *call);
 int mpi_shim_rma_win_init(MPI_Win win);
 int mpi_shim_rma_win_busy(MPI_Win win, const char *call);
 void mpi_shim_rma_win_fini(MPI_Win win);
+
+/* comm/attr.c: a user key's attribute of win (MPI_Win_get_attr past
+ * the predefined keys; reported), and every attribute deleted when win
+ * is freed (the first failed delete callback's error, or MPI_SUCCESS). */
+int mpi_shim_win_attr_get(MPI_Win win, int keyval, void *value, int *flag);
+int mpi_shim_win_attr_delete_all(MPI_Win win);
 
 #endif /* MPI_SHIM_RMA_H */
