@@ -1932,6 +1932,17 @@ typedef struct mpi_shim_win *MPI_Win;
 
 typedef void MPI_Win_errhandler_function(MPI_Win *win, int *errorcode, ...);
 
+/* Attributes on windows */
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state,
+				       void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
+					 void *extra_state);
+MPI_Win_copy_attr_function mpi_shim_win_null_copy_fn, mpi_shim_win_dup_fn;
+MPI_Win_delete_attr_function mpi_shim_win_null_delete_fn;
+#define MPI_WIN_NULL_COPY_FN mpi_shim_win_null_copy_fn
+#define MPI_WIN_DUP_FN mpi_shim_win_dup_fn
+#define MPI_WIN_NULL_DELETE_FN mpi_shim_win_null_delete_fn
+
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                    MPI_Win *win);
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
@@ -1945,6 +1956,12 @@ int MPI_Win_detach(MPI_Win win, const void *base);
 int MPI_Win_free(MPI_Win *win);
 int MPI_Win_get_group(MPI_Win win, MPI_Group *group);
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                          MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                          void *extra_state);
+int MPI_Win_free_keyval(int *win_keyval);
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval);
 int MPI_Win_set_name(MPI_Win win, const char *win_name);
 int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen);
 int MPI_Win_set_info(MPI_Win win, MPI_Info info);
@@ -2018,6 +2035,12 @@ int PMPI_Win_detach(MPI_Win win, const void *base);
 int PMPI_Win_free(MPI_Win *win);
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group);
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                           void *extra_state);
+int PMPI_Win_free_keyval(int *win_keyval);
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval);
 int PMPI_Win_set_name(MPI_Win win, const char *win_name);
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen);
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info);

@@ -17,6 +17,11 @@
  * rreq     MPI_Rput, Rget, Raccumulate, Rget_accumulate
  * attrs    attributes, group, name, info, error handlers
  * errors   every misuse gets its class and nothing is written
+ * pairs    MAXLOC and MINLOC on the pair types (MPI_DOUBLE_INT, MPI_2INT,
+ *          MPI_SHORT_INT with its hole), predefined and derived
+ * keyvals  window keys: set, get, replace, delete, the callbacks, free,
+ *          MPI_WIN_NULL_COPY_FN/DUP_FN/NULL_DELETE_FN, misuse
+ * types    many derived target types, used in turn: every word checked
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -462,6 +467,26 @@ static void test_attrs(void)
 	CHECK(flag && *v == MPI_WIN_FLAVOR_CREATE, "MPI_WIN_CREATE_FLAVOR %d", *v);
 	OK(MPI_Win_get_attr(win, MPI_WIN_MODEL, &v, &flag));
 	CHECK(flag && *v == MPI_WIN_UNIFIED, "MPI_WIN_MODEL %d", *v);
+	{
+		/* Each window's values are its own: reading a second window's
+		 * attributes leaves the first one's alone. */
+		MPI_Win w2;
+		MPI_Aint *sz2;
+		int *du, *du2, *fl2;
+
+		OK(MPI_Win_create(buf, 2, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w2));
+		OK(MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &du, &flag));
+		OK(MPI_Win_get_attr(w2, MPI_WIN_SIZE, &sz2, &flag));
+		OK(MPI_Win_get_attr(w2, MPI_WIN_DISP_UNIT, &du2, &flag));
+		OK(MPI_Win_get_attr(w2, MPI_WIN_CREATE_FLAVOR, &fl2, &flag));
+		CHECK(*sz == sizeof(buf) && *sz2 == 2, "sizes %td and %td", *sz, *sz2);
+		CHECK(*du == 2 && *du2 == 1, "disp_units %d and %d", *du, *du2);
+		CHECK(*fl2 == MPI_WIN_FLAVOR_CREATE, "flavor %d", *fl2);
+		OK(MPI_Win_free(&w2));
+		OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+		EXPECT(MPI_ERR_KEYVAL, MPI_Win_get_attr(win, MPI_TAG_UB, &v, &flag));
+		OK(MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL));
+	}
 	OK(MPI_Win_get_group(win, &g));
 	OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
 	OK(MPI_Group_compare(g, wg, &cmp));
@@ -513,6 +538,39 @@ static void test_errors(void)
 	EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_wait(win));
 	EXPECT(MPI_ERR_LOCKTYPE, MPI_Win_lock(99, right, 0, win));
 	EXPECT(MPI_ERR_RANK, MPI_Win_lock(MPI_LOCK_SHARED, size, 0, win));
+	/* request-based operations outside a passive-target epoch */
+	{
+		MPI_Request rq = MPI_REQUEST_NULL;
+		MPI_Group g;
+		long lv = 1, lr;
+
+		EXPECT(MPI_ERR_RMA_SYNC, MPI_Rput(v, 1, MPI_INT, right, 0, 1, MPI_INT, win, &rq));
+		OK(MPI_Win_fence(0, win));
+		EXPECT(MPI_ERR_RMA_SYNC, MPI_Rget(v, 1, MPI_INT, right, 0, 1, MPI_INT, win, &rq));
+		EXPECT(MPI_ERR_RMA_SYNC, MPI_Raccumulate(v, 1, MPI_INT, right, 0, 1, MPI_INT,
+							 MPI_SUM, win, &rq));
+		EXPECT(MPI_ERR_RMA_SYNC, MPI_Rget_accumulate(&lv, 1, MPI_LONG, &lr, 1, MPI_LONG,
+							     right, 0, 1, MPI_LONG, MPI_SUM, win,
+							     &rq));
+		EXPECT(MPI_ERR_RMA_SYNC, MPI_Rput(v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT,
+						  win, &rq));
+		OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+		/* an access epoch of MPI_Win_start is active target too */
+		OK(MPI_Win_get_group(win, &g));
+		OK(MPI_Win_post(g, 0, win));
+		OK(MPI_Win_start(g, 0, win));
+		EXPECT(MPI_ERR_RMA_SYNC, MPI_Rput(v, 1, MPI_INT, right, 0, 1, MPI_INT, win, &rq));
+		OK(MPI_Win_complete(win));
+		OK(MPI_Win_wait(win));
+		OK(MPI_Group_free(&g));
+		CHECK(rq == MPI_REQUEST_NULL, "a refused call set the request");
+		/* and inside one, on MPI_PROC_NULL: a request already complete */
+		OK(MPI_Win_lock_all(0, win));
+		OK(MPI_Rput(v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win, &rq));
+		OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+		OK(MPI_Win_unlock_all(win));
+		OK(MPI_Barrier(MPI_COMM_WORLD));
+	}
 	/* out of range: at the call, nothing sent */
 	OK(MPI_Win_fence(0, win));
 	EXPECT(MPI_ERR_RMA_RANGE, MPI_Put(v, 1, MPI_INT, right, 4, 1, MPI_INT, win));
@@ -548,6 +606,269 @@ static void test_errors(void)
 	EXPECT(MPI_ERR_SIZE, MPI_Win_create(v, -1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
 }
 
+struct dint {
+	double v;
+	int i;
+};
+struct sint {
+	short v;
+	int i;
+};
+
+/* MAXLOC and MINLOC on pair types: each rank offers a value for every
+ * slot of rank 0's window; the winner and its index are checked. */
+static void test_pairs(void)
+{
+	struct dint *dw, dv[N], dres[N];
+	int (*iw)[2], iv[N][2];
+	struct sint *sw, sv[N], sget[N];
+	MPI_Datatype dvec, svec;
+	MPI_Win win_d, win_i, win_s;
+	int i, r;
+
+	OK(MPI_Win_allocate(2 * N * sizeof(*dw), sizeof(*dw), MPI_INFO_NULL, MPI_COMM_WORLD, &dw,
+			    &win_d));
+	OK(MPI_Win_allocate(N * sizeof(*iw), sizeof(*iw), MPI_INFO_NULL, MPI_COMM_WORLD, &iw,
+			    &win_i));
+	OK(MPI_Win_allocate(2 * N * sizeof(*sw), sizeof(*sw), MPI_INFO_NULL, MPI_COMM_WORLD, &sw,
+			    &win_s));
+	for (i = 0; i < 2 * N; i++) {
+		dw[i].v = -1e9;
+		dw[i].i = -1;
+		sw[i].v = 30000;
+		sw[i].i = -1;
+	}
+	for (i = 0; i < N; i++) {
+		iw[i][0] = -1000000;
+		iw[i][1] = -1;
+		/* the winner of slot i is rank i % size */
+		dv[i].v = (i % size == rank) ? 100.0 + i : (double)rank;
+		dv[i].i = rank;
+		iv[i][0] = (i % size == rank) ? 1000 + i : rank;
+		iv[i][1] = rank * 10;
+		sv[i].v = (short)((i % size == rank) ? -100 - i : rank);
+		sv[i].i = rank + 100;
+	}
+	/* every other pair of the second half: a derived type of pairs */
+	OK(MPI_Type_vector(N / 2, 1, 2, MPI_DOUBLE_INT, &dvec));
+	OK(MPI_Type_commit(&dvec));
+	OK(MPI_Type_vector(N / 2, 1, 2, MPI_SHORT_INT, &svec));
+	OK(MPI_Type_commit(&svec));
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	OK(MPI_Win_lock_all(0, win_d));
+	OK(MPI_Accumulate(dv, N, MPI_DOUBLE_INT, 0, 0, N, MPI_DOUBLE_INT, MPI_MAXLOC, win_d));
+	OK(MPI_Accumulate(dv, N / 2, MPI_DOUBLE_INT, 0, N, 1, dvec, MPI_MAXLOC, win_d));
+	OK(MPI_Win_unlock_all(win_d));
+	OK(MPI_Win_fence(0, win_i));
+	OK(MPI_Accumulate(iv, N, MPI_2INT, 0, 0, N, MPI_2INT, MPI_MAXLOC, win_i));
+	OK(MPI_Win_fence(0, win_i));
+	OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win_s));
+	OK(MPI_Accumulate(sv, N, MPI_SHORT_INT, 0, 0, N, MPI_SHORT_INT, MPI_MINLOC, win_s));
+	OK(MPI_Accumulate(sv, N / 2, MPI_SHORT_INT, 0, N, 1, svec, MPI_MINLOC, win_s));
+	OK(MPI_Win_unlock(0, win_s));
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	if (rank == 0) {
+		for (i = 0; i < N; i++) {
+			r = i % size;
+			CHECK(dw[i].v == 100.0 + i && dw[i].i == r, "DOUBLE_INT slot %d: %g %d", i,
+			      dw[i].v, dw[i].i);
+			CHECK(iw[i][0] == 1000 + i && iw[i][1] == r * 10, "2INT slot %d: %d %d", i,
+			      iw[i][0], iw[i][1]);
+			CHECK(sw[i].v == -100 - i && sw[i].i == r + 100, "SHORT_INT slot %d: %d %d",
+			      i, sw[i].v, sw[i].i);
+		}
+		for (i = 0; i < N; i++) {
+			int want = i % 2 ? -1 : (i / 2) % size;
+
+			CHECK(dw[N + i].i == want &&
+				      (want < 0 || dw[N + i].v == 100.0 + i / 2),
+			      "DOUBLE_INT vector slot %d: %g %d, want index %d", i, dw[N + i].v,
+			      dw[N + i].i, want);
+			CHECK(sw[N + i].i == (want < 0 ? -1 : want + 100) &&
+				      sw[N + i].v == (want < 0 ? 30000 : -100 - i / 2),
+			      "SHORT_INT vector slot %d: %d %d", i, sw[N + i].v, sw[N + i].i);
+		}
+	}
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	/* get_accumulate with MPI_NO_OP reads the pairs; get of a derived
+	 * type of pairs with holes */
+	OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win_d));
+	OK(MPI_Get_accumulate(NULL, 0, MPI_DOUBLE_INT, dres, N, MPI_DOUBLE_INT, 0, 0, N,
+			      MPI_DOUBLE_INT, MPI_NO_OP, win_d));
+	OK(MPI_Win_unlock(0, win_d));
+	for (i = 0; i < N; i++)
+		CHECK(dres[i].v == 100.0 + i && dres[i].i == i % size, "get_acc slot %d: %g %d", i,
+		      dres[i].v, dres[i].i);
+	OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win_s));
+	OK(MPI_Get(sget, N / 2, MPI_SHORT_INT, 0, N, 1, svec, win_s));
+	OK(MPI_Win_unlock(0, win_s));
+	for (i = 0; i < N / 2; i++)
+		CHECK(sget[i].v == -100 - i && sget[i].i == i % size + 100, "get slot %d: %d %d", i,
+		      sget[i].v, sget[i].i);
+	/* MAXLOC on a type that is not a pair */
+	OK(MPI_Win_set_errhandler(win_i, MPI_ERRORS_RETURN));
+	OK(MPI_Win_fence(0, win_i));
+	EXPECT(MPI_ERR_OP, MPI_Accumulate(iv, 2, MPI_INT, 0, 0, 2, MPI_INT, MPI_MAXLOC, win_i));
+	OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win_i));
+	OK(MPI_Type_free(&dvec));
+	OK(MPI_Type_free(&svec));
+	OK(MPI_Win_free(&win_d));
+	OK(MPI_Win_free(&win_i));
+	OK(MPI_Win_free(&win_s));
+}
+
+/* More distinct derived target types than a target keeps rebuilt, used in
+ * turn and again, some differing only in their extent or in one block. */
+static void test_types(void)
+{
+	enum { NT = 12, W = 512 };
+	MPI_Datatype t[NT];
+	int *base, i, k, round, right = (rank + 1) % size, left = (rank + size - 1) % size;
+	int src[W], want[W];
+	MPI_Win win;
+
+	for (k = 0; k < NT; k++) {
+		if (k % 3 == 0) {
+			OK(MPI_Type_vector(4, 1, k + 2, MPI_INT, &t[k]));
+		} else if (k % 3 == 1) {
+			int lens[2] = { 1, 2 }, disps[2] = { 0, k + 1 };
+
+			OK(MPI_Type_indexed(2, lens, disps, MPI_INT, &t[k]));
+		} else {
+			MPI_Datatype v;
+
+			/* the vector of k - 2 resized: same blocks, other extent */
+			OK(MPI_Type_vector(4, 1, k, MPI_INT, &v));
+			OK(MPI_Type_create_resized(v, 0, (MPI_Aint)sizeof(int) * (4 * k + 1), &t[k]));
+			OK(MPI_Type_free(&v));
+		}
+		OK(MPI_Type_commit(&t[k]));
+	}
+	OK(MPI_Win_allocate(W * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+			    &win));
+	for (round = 0; round < 3; round++) {
+		for (k = 0; k < NT; k++) {
+			MPI_Aint lb, ext;
+			int n, sz;
+
+			for (i = 0; i < W; i++)
+				base[i] = -1;
+			OK(MPI_Type_size(t[k], &sz));
+			OK(MPI_Type_get_extent(t[k], &lb, &ext));
+			n = 2;
+			for (i = 0; i < W; i++)
+				src[i] = rank * 100000 + round * 1000 + k * 10 + i;
+			OK(MPI_Win_fence(0, win));
+			OK(MPI_Put(src, n * sz / (int)sizeof(int), MPI_INT, right, 0, n, t[k], win));
+			OK(MPI_Win_fence(0, win));
+			/* what left's put must have written: unpack its data
+			 * locally through the same type */
+			for (i = 0; i < W; i++) {
+				want[i] = -1;
+				src[i] = left * 100000 + round * 1000 + k * 10 + i;
+			}
+			{
+				int pos = 0;
+				char packed[W * sizeof(int)];
+
+				OK(MPI_Pack(src, n * sz / (int)sizeof(int), MPI_INT, packed,
+					    sizeof(packed), &pos, MPI_COMM_SELF));
+				pos = 0;
+				OK(MPI_Unpack(packed, sizeof(packed), &pos, want, n, t[k],
+					      MPI_COMM_SELF));
+			}
+			for (i = 0; i < W; i++)
+				CHECK(base[i] == want[i], "round %d type %d: word %d is %d, want %d",
+				      round, k, i, base[i], want[i]);
+		}
+	}
+	OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+	OK(MPI_Win_free(&win));
+	for (k = 0; k < NT; k++)
+		OK(MPI_Type_free(&t[k]));
+}
+
+static int deletes, delete_fails;
+
+static int count_delete(MPI_Win win, int keyval, void *value, void *extra)
+{
+	(void)win;
+	(void)keyval;
+	deletes++;
+	*(int *)extra += *(int *)value;
+	return delete_fails ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+static void test_keyvals(void)
+{
+	int buf[2], key, key2, ckey, sum = 0, one = 1, ten = 10, *got, flag, copy_flag = 0;
+	void *out = NULL;
+	MPI_Win win;
+
+	OK(MPI_Win_create(buf, sizeof(buf), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+	OK(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, count_delete, &key, &sum));
+	OK(MPI_Win_create_keyval(MPI_WIN_DUP_FN, MPI_WIN_NULL_DELETE_FN, &key2, NULL));
+	CHECK(key != key2 && key != MPI_WIN_BASE && key2 != MPI_WIN_MODEL, "keys %d %d", key, key2);
+	OK(MPI_Win_get_attr(win, key, &got, &flag));
+	CHECK(!flag, "an attribute never set is there");
+	OK(MPI_Win_set_attr(win, key, &one));
+	OK(MPI_Win_get_attr(win, key, &got, &flag));
+	CHECK(flag && got == &one, "get after set");
+	/* replacing calls the delete callback on the old value */
+	OK(MPI_Win_set_attr(win, key, &ten));
+	CHECK(deletes == 1 && sum == 1, "replace: %d deletes, sum %d", deletes, sum);
+	OK(MPI_Win_delete_attr(win, key));
+	CHECK(deletes == 2 && sum == 11, "delete: %d deletes, sum %d", deletes, sum);
+	OK(MPI_Win_get_attr(win, key, &got, &flag));
+	CHECK(!flag, "a deleted attribute is there");
+	EXPECT(MPI_ERR_KEYVAL, MPI_Win_delete_attr(win, key));
+	/* the predefined callbacks, called as a duplication would */
+	OK(MPI_WIN_DUP_FN(win, key2, NULL, &ten, &out, &copy_flag));
+	CHECK(copy_flag == 1 && out == &ten, "MPI_WIN_DUP_FN");
+	OK(MPI_WIN_NULL_COPY_FN(win, key2, NULL, &ten, &out, &copy_flag));
+	CHECK(copy_flag == 0, "MPI_WIN_NULL_COPY_FN");
+	OK(MPI_WIN_NULL_DELETE_FN(win, key2, &ten, NULL));
+	/* a freed key keeps working for the attribute that uses it */
+	OK(MPI_Win_set_attr(win, key, &one));
+	OK(MPI_Win_set_attr(win, key2, &ten));
+	ckey = key;
+	OK(MPI_Win_free_keyval(&key));
+	CHECK(key == MPI_KEYVAL_INVALID, "free_keyval did not reset the key");
+	OK(MPI_Win_get_attr(win, ckey, &got, &flag));
+	CHECK(flag && got == &one, "the attribute of a freed key");
+	/* misuse */
+	EXPECT(MPI_ERR_KEYVAL, MPI_Win_set_attr(win, MPI_WIN_BASE, &one));
+	EXPECT(MPI_ERR_KEYVAL, MPI_Win_delete_attr(win, MPI_WIN_SIZE));
+	EXPECT(MPI_ERR_KEYVAL, MPI_Win_get_attr(win, 12345, &got, &flag));
+	{
+		int ckv;
+
+		OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &ckv,
+					  NULL));
+		EXPECT(MPI_ERR_KEYVAL, MPI_Win_set_attr(win, ckv, &one));
+		OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+		EXPECT(MPI_ERR_KEYVAL, MPI_Win_free_keyval(&ckv));
+		OK(MPI_Comm_free_keyval(&ckv));
+	}
+	EXPECT(MPI_ERR_ARG, MPI_Win_create_keyval(NULL, NULL, NULL, NULL));
+	EXPECT(MPI_ERR_WIN, MPI_Win_set_attr(MPI_WIN_NULL, key2, &one));
+	/* MPI_Win_free deletes what is left: the freed key's last use goes */
+	OK(MPI_Win_free(&win));
+	CHECK(deletes == 3 && sum == 12, "free: %d deletes, sum %d", deletes, sum);
+	/* a delete callback that fails: the window is freed, the error returned */
+	OK(MPI_Win_create(buf, sizeof(buf), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	OK(MPI_Win_create_keyval(NULL, count_delete, &key, &sum));
+	OK(MPI_Win_set_attr(win, key, &one));
+	delete_fails = 1;
+	EXPECT(MPI_ERR_OTHER, MPI_Win_free(&win));
+	CHECK(win == MPI_WIN_NULL, "the window was not freed");
+	delete_fails = 0;
+	OK(MPI_Win_free_keyval(&key));
+	OK(MPI_Win_free_keyval(&key2));
+	EXPECT(MPI_ERR_KEYVAL, MPI_Win_free_keyval(&ckey));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -557,7 +878,8 @@ int main(int argc, char **argv)
 		{ "putget", test_putget }, { "acc", test_acc },         { "fop", test_fop },
 		{ "cas", test_cas },       { "lock", test_lock },       { "pscw", test_pscw },
 		{ "dynamic", test_dynamic }, { "shared", test_shared }, { "rreq", test_rreq },
-		{ "attrs", test_attrs },   { "errors", test_errors },
+		{ "attrs", test_attrs },   { "errors", test_errors },   { "pairs", test_pairs },
+		{ "types", test_types },   { "keyvals", test_keyvals },
 	};
 	size_t i;
 	int total;

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * attr.c - attributes of communicators and of datatypes: the predefined
- * keys of communicators (MPI_TAG_UB, MPI_WTIME_IS_GLOBAL...) and the keys
- * made by MPI_Comm_create_keyval and MPI_Type_create_keyval, with their copy
- * and delete callbacks.
+ * attr.c - attributes of communicators, datatypes and windows: the
+ * predefined keys of communicators (MPI_TAG_UB, MPI_WTIME_IS_GLOBAL...) and
+ * the keys made by MPI_Comm_create_keyval, MPI_Type_create_keyval and
+ * MPI_Win_create_keyval, with their copy and delete callbacks.  (The
+ * predefined window keys, MPI_WIN_BASE..., are rma/win.c's; user keys never
+ * take their numbers.)
  *
- * One table holds the keys of both kinds of object; each key knows its kind,
+ * One table holds the keys of every kind of object; each key knows its kind,
  * and a key of one kind is MPI_ERR_KEYVAL on the other.  A key is counted by
  * the user's handle and by every attribute that uses it: MPI_*_free_keyval
  * drops only the handle's count, so attributes set with it keep working
@@ -28,6 +30,7 @@
 
 #include "shim.h"
 #include "datatype.h"
+#include "rma.h"
 
 /* Keys below this are predefined (MPI_TAG_UB .. MPI_LASTUSEDCODE). */
 #define FIRST_USER_KEY 16
@@ -35,6 +38,7 @@
 enum key_kind {
 	KEY_COMM,
 	KEY_TYPE,
+	KEY_WIN,
 };
 
 struct keyval {
@@ -45,10 +49,12 @@ struct keyval {
 	union {
 		MPI_Comm_copy_attr_function *comm;
 		MPI_Type_copy_attr_function *type;
+		MPI_Win_copy_attr_function *win;
 	} copy;
 	union {
 		MPI_Comm_delete_attr_function *comm;
 		MPI_Type_delete_attr_function *type;
+		MPI_Win_delete_attr_function *win;
 	} del;
 	void *extra;
 };
@@ -58,7 +64,7 @@ static struct {
 	int nkeys;
 } attrs;
 
-static const char *const kind_name[] = {"communicator", "datatype"};
+static const char *const kind_name[] = {"communicator", "datatype", "window"};
 
 /* The predefined attributes' values; their addresses are returned. */
 static int tag_ub = INT_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_is_global = 0,
@@ -104,6 +110,25 @@ int mpi_shim_type_null_delete_fn(MPI_Datatype type, int keyval, void *value, voi
 	return MPI_SUCCESS;
 }
 
+int mpi_shim_win_null_copy_fn(MPI_Win oldwin, int keyval, void *extra, void *in, void *out,
+			      int *flag)
+{
+	*flag = 0;
+	return MPI_SUCCESS;
+}
+
+int mpi_shim_win_dup_fn(MPI_Win oldwin, int keyval, void *extra, void *in, void *out, int *flag)
+{
+	*(void **)out = in;
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+
+int mpi_shim_win_null_delete_fn(MPI_Win win, int keyval, void *value, void *extra)
+{
+	return MPI_SUCCESS;
+}
+
 /* A key of that kind still in use (its handle or an attribute), or NULL. */
 static struct keyval *key_of(int keyval, enum key_kind kind)
 {
@@ -133,7 +158,10 @@ static int key_create(enum key_kind kind, int *keyval, struct keyval **k_p)
 	struct keyval *k;
 	int i;
 
-	for (i = 0; i < attrs.nkeys && attrs.keys[i].used; i++)
+	/* The numbers of the predefined window keys are never a user key's. */
+	for (i = 0; i < attrs.nkeys && (attrs.keys[i].used || (FIRST_USER_KEY + i >= MPI_WIN_BASE &&
+							       FIRST_USER_KEY + i <= MPI_WIN_MODEL));
+	     i++)
 		;
 	if (i == attrs.nkeys) {
 		int n = attrs.nkeys ? 2 * attrs.nkeys : 16;
@@ -303,6 +331,8 @@ static int delete_at(void *obj, struct mpi_shim_attr **list, struct mpi_shim_att
 	*pp = a->next;
 	if (k->kind == KEY_COMM)
 		rc = k->del.comm(obj, a->keyval, a->value, k->extra);
+	else if (k->kind == KEY_WIN)
+		rc = k->del.win(obj, a->keyval, a->value, k->extra);
 	else
 		rc = k->del.type(obj, a->keyval, a->value, k->extra);
 	if (rc != MPI_SUCCESS) {
@@ -650,4 +680,120 @@ int mpi_shim_type_attr_copy_all(MPI_Datatype from, MPI_Datatype to)
 int mpi_shim_type_attr_delete_all(MPI_Datatype t)
 {
 	return delete_all(t, &t->attrs);
+}
+
+/* --- Windows --- */
+
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy, MPI_Win_delete_attr_function *del,
+			   int *keyval, void *extra)
+{
+	MPI_SHIM_ENTER();
+	static const char call[] = "MPI_Win_create_keyval";
+	struct keyval *k;
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)))
+		return rc;
+	if (!keyval)
+		return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_ARG, call, "keyval is NULL");
+	if ((rc = key_create(KEY_WIN, keyval, &k)))
+		return mpi_shim_err(MPI_COMM_WORLD, rc, call, "no memory");
+	/* Windows are never duplicated: the copy callback is kept, not called. */
+	k->copy.win = copy ? copy : mpi_shim_win_null_copy_fn;
+	k->del.win = del ? del : mpi_shim_win_null_delete_fn;
+	k->extra = extra;
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_create_keyval);
+
+int PMPI_Win_free_keyval(int *keyval)
+{
+	MPI_SHIM_ENTER();
+	int rc;
+
+	if ((rc = mpi_shim_check_init("MPI_Win_free_keyval")))
+		return rc;
+	if (keyval && *keyval >= MPI_WIN_BASE && *keyval <= MPI_WIN_MODEL)
+		return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_KEYVAL, "MPI_Win_free_keyval",
+				    "key %d is predefined: it cannot be freed", *keyval);
+	return free_keyval(keyval, KEY_WIN, "MPI_Win_free_keyval");
+}
+MPI_SHIM_ALIAS(MPI_Win_free_keyval);
+
+/* A user window key: MPI_SUCCESS, or MPI_ERR_KEYVAL reported on win. */
+static int check_win_key(MPI_Win win, int keyval, const char *call)
+{
+	int i = keyval - FIRST_USER_KEY;
+
+	if (keyval >= MPI_WIN_BASE && keyval <= MPI_WIN_MODEL)
+		return mpi_shim_win_err(win, MPI_ERR_KEYVAL, call,
+					"key %d is predefined: it cannot be set or deleted",
+					keyval);
+	if (key_of(keyval, KEY_WIN))
+		return MPI_SUCCESS;
+	if (i >= 0 && i < attrs.nkeys && attrs.keys[i].used)
+		return mpi_shim_win_err(win, MPI_ERR_KEYVAL, call, "key %d is a %s key, not a window key",
+					keyval, kind_name[attrs.keys[i].kind]);
+	return mpi_shim_win_err(win, MPI_ERR_KEYVAL, call,
+				"key %d is not a window key (never made, or freed and no longer "
+				"used by any attribute)", keyval);
+}
+
+int PMPI_Win_set_attr(MPI_Win win, int keyval, void *value)
+{
+	MPI_SHIM_ENTER();
+	static const char call[] = "MPI_Win_set_attr";
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_win(win, call)) ||
+	    (rc = check_win_key(win, keyval, call)))
+		return rc;
+	rc = attr_set(win, &win->attrs, keyval, value);
+	if (rc == MPI_ERR_NO_MEM)
+		return mpi_shim_win_err(win, rc, call, "no memory");
+	if (rc)
+		return mpi_shim_win_err(win, rc, call, "the delete callback of key %d failed",
+					keyval);
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_set_attr);
+
+int mpi_shim_win_attr_get(MPI_Win win, int keyval, void *value, int *flag)
+{
+	struct mpi_shim_attr **pp;
+	int rc;
+
+	if ((rc = check_win_key(win, keyval, "MPI_Win_get_attr")))
+		return rc;
+	pp = find(&win->attrs, keyval);
+	*flag = pp != NULL;
+	if (pp)
+		*(void **)value = (*pp)->value;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Win_delete_attr(MPI_Win win, int keyval)
+{
+	MPI_SHIM_ENTER();
+	static const char call[] = "MPI_Win_delete_attr";
+	struct mpi_shim_attr **pp;
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_win(win, call)) ||
+	    (rc = check_win_key(win, keyval, call)))
+		return rc;
+	pp = find(&win->attrs, keyval);
+	if (!pp)
+		return mpi_shim_win_err(win, MPI_ERR_KEYVAL, call,
+					"the window has no attribute for key %d", keyval);
+	if ((rc = delete_at(win, &win->attrs, pp)))
+		return mpi_shim_win_err(win, rc, call, "the delete callback of key %d failed",
+					keyval);
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Win_delete_attr);
+
+int mpi_shim_win_attr_delete_all(MPI_Win win)
+{
+	return delete_all(win, &win->attrs);
 }

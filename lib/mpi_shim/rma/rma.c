@@ -112,6 +112,7 @@ struct rma_op {
 struct rma_in {
 	struct mpi_shim_request *recv;
 	void *buf;
+	int whole; /* 0: no memory for the message; only its header is kept */
 	struct rma_in *next;
 };
 
@@ -228,22 +229,102 @@ static void rma_grant_locks(MPI_Win win)
 	}
 }
 
-struct rma_blocks {
-	MPI_Aint *disps;
-	int *lens;
-	size_t unit;
-	int n;
-	int bad;
+/*
+ * The derived target datatypes a target rebuilt, most recent first: a
+ * program that repeats an operation with one derived type costs one
+ * rebuild.  An entry is the type's description as the header and blocks
+ * give it, and the type made from it.
+ */
+#define RMA_TYPE_CACHE 8
+
+struct rma_type_entry {
+	uint32_t type, nblocks;
+	int64_t lb, extent;
+	struct rma_block *blocks;
+	MPI_Datatype t;
 };
+
+struct rma_type_cache {
+	int n;
+	struct rma_type_entry e[RMA_TYPE_CACHE];
+};
+
+static void rma_type_entry_clear(struct rma_type_entry *e)
+{
+	PMPI_Type_free(&e->t);
+	free(e->blocks);
+}
+
+static void rma_type_cache_free(MPI_Win win)
+{
+	struct rma_type_cache *c = win->types;
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->n; i++)
+		rma_type_entry_clear(&c->e[i]);
+	free(c);
+	win->types = NULL;
+}
+
+/* The entry describing h and b, moved to the front; NULL if none. */
+static struct rma_type_entry *rma_type_cache_find(MPI_Win win, const struct rma_hdr *h,
+						  const struct rma_block *b)
+{
+	struct rma_type_cache *c = win->types;
+	struct rma_type_entry hit;
+	int i;
+
+	if (!c)
+		return NULL;
+	for (i = 0; i < c->n; i++) {
+		struct rma_type_entry *e = &c->e[i];
+
+		if (e->type != h->type || e->nblocks != h->nblocks || e->lb != h->lb ||
+		    e->extent != h->extent || memcmp(e->blocks, b, sizeof(*b) * h->nblocks))
+			continue;
+		hit = *e;
+		memmove(&c->e[1], &c->e[0], sizeof(*e) * (size_t)i);
+		c->e[0] = hit;
+		return &c->e[0];
+	}
+	return NULL;
+}
+
+/* Keep t as the type of h and b (the least recent entry goes when the
+ * cache is full); 0, or -1 without memory (t stays the caller's). */
+static int rma_type_cache_add(MPI_Win win, const struct rma_hdr *h, const struct rma_block *b,
+			      MPI_Datatype t)
+{
+	struct rma_type_cache *c = win->types;
+	struct rma_block *copy;
+
+	if (!c && !(c = win->types = calloc(1, sizeof(*c))))
+		return -1;
+	copy = malloc(sizeof(*b) * h->nblocks);
+	if (!copy)
+		return -1;
+	memcpy(copy, b, sizeof(*b) * h->nblocks);
+	if (c->n == RMA_TYPE_CACHE)
+		rma_type_entry_clear(&c->e[--c->n]);
+	memmove(&c->e[1], &c->e[0], sizeof(c->e[0]) * (size_t)c->n);
+	c->e[0] = (struct rma_type_entry){ h->type, h->nblocks, h->lb, h->extent, copy, t };
+	c->n++;
+	return 0;
+}
 
 /*
  * The target datatype of a request: predefined, or rebuilt from its blocks
- * (an hindexed type of its basic type, resized to its lb and extent).
- * MPI_SUCCESS with *t_p (to release with rma_type_release), or an error.
+ * (an hindexed type of its basic type, resized to its lb and extent), or
+ * found among those rebuilt before.  MPI_SUCCESS with *t_p and *own_p (1:
+ * the caller frees *t_p after use, the cache had no room), or an error.
  */
-static int rma_type_of(const struct rma_hdr *h, const struct rma_block *b, MPI_Datatype *t_p)
+static int rma_type_of(MPI_Win win, const struct rma_hdr *h, const struct rma_block *b,
+		       MPI_Datatype *t_p, int *own_p)
 {
 	MPI_Datatype basic = mpi_shim_datatype_of_kind(h->type), t0, t;
+	struct rma_type_entry *e;
 	MPI_Aint *disps;
 	int *lens;
 	uint32_t i;
@@ -251,23 +332,28 @@ static int rma_type_of(const struct rma_hdr *h, const struct rma_block *b, MPI_D
 
 	if (basic == MPI_DATATYPE_NULL)
 		return MPI_ERR_TYPE;
+	*own_p = 0;
 	if (!h->nblocks) {
 		*t_p = basic;
 		return MPI_SUCCESS;
 	}
 	if (h->nblocks > (uint32_t)INT32_MAX)
 		return MPI_ERR_TYPE;
+	if ((e = rma_type_cache_find(win, h, b))) {
+		*t_p = e->t;
+		return MPI_SUCCESS;
+	}
 	disps = malloc(sizeof(*disps) * h->nblocks);
 	lens = malloc(sizeof(*lens) * h->nblocks);
 	rc = disps && lens ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 	for (i = 0; !rc && i < h->nblocks; i++) {
+		/* A block is whole elements of basic (pairs included: the
+		 * origin sends those as runs of whole pairs). */
 		if (b[i].len % basic->size || b[i].len / basic->size > INT32_MAX)
 			rc = MPI_ERR_TYPE;
 		disps[i] = (MPI_Aint)b[i].disp;
 		lens[i] = (int)(b[i].len / basic->size);
 	}
-	if (!rc && basic->size != (size_t)basic->extent && h->kind != RMA_PUT && h->kind != RMA_GET)
-		rc = MPI_ERR_TYPE; /* derived types of pairs: moved, not reduced */
 	if (!rc)
 		rc = PMPI_Type_create_hindexed((int)h->nblocks, lens, disps, basic, &t0);
 	free(disps);
@@ -282,14 +368,10 @@ static int rma_type_of(const struct rma_hdr *h, const struct rma_block *b, MPI_D
 		PMPI_Type_free(&t);
 		return rc;
 	}
+	if (rma_type_cache_add(win, h, b, t))
+		*own_p = 1;
 	*t_p = t;
 	return MPI_SUCCESS;
-}
-
-static void rma_type_release(MPI_Datatype t)
-{
-	if (!t->predefined)
-		PMPI_Type_free(&t);
 }
 
 /* The bytes [lo, hi) around an element origin that count elements of t reach. */
@@ -362,7 +444,7 @@ static void rma_serve_data(MPI_Win win, int origin, const struct rma_hdr *h, siz
 	MPI_Datatype t = MPI_DATATYPE_NULL;
 	MPI_Op op = MPI_OP_NULL;
 	char *addr;
-	int err;
+	int err, own = 0;
 
 	if (h->nblocks > (len - sizeof(*h)) / sizeof(struct rma_block)) {
 		err = MPI_ERR_OTHER;
@@ -377,7 +459,7 @@ static void rma_serve_data(MPI_Win win, int origin, const struct rma_hdr *h, siz
 		err = MPI_ERR_RMA_SYNC;
 		goto answer;
 	}
-	if ((err = rma_type_of(h, blocks, &t)))
+	if ((err = rma_type_of(win, h, blocks, &t, &own)))
 		goto answer;
 	if (h->kind == RMA_ACC || h->kind == RMA_GET_ACC) {
 		op = mpi_shim_op_of_index(h->op);
@@ -445,8 +527,8 @@ static void rma_serve_data(MPI_Win win, int origin, const struct rma_hdr *h, siz
 		break;
 	}
 answer:
-	if (t != MPI_DATATYPE_NULL)
-		rma_type_release(t);
+	if (own)
+		PMPI_Type_free(&t);
 	if (!h->reply_tag) {
 		free(ans);
 		return;
@@ -534,6 +616,16 @@ static void rma_serve(MPI_Win win, int origin, const struct rma_hdr *h, size_t l
 	}
 }
 
+/* Answer the request whose header is h (got bytes of it) with err, and
+ * do nothing else. */
+static void rma_refuse(MPI_Win win, int origin, const struct rma_hdr *h, size_t got, int err)
+{
+	if (got < sizeof(*h) || h->win != win->id || !h->reply_tag ||
+	    h->reply_tag > RMA_TAG_LAST_REPLY)
+		return;
+	rma_send_hdr(win, origin, (int)h->reply_tag, RMA_ANSWER, err, 0, 0);
+}
+
 /* --- the origin --- */
 
 static void rma_op_free(struct rma_op *op)
@@ -582,13 +674,24 @@ static void rma_progress_win(MPI_Win win)
 		size_t len = (size_t)st.mpi_shim_bytes;
 
 		in = malloc(sizeof(*in));
-		if (in)
+		if (in) {
 			in->buf = malloc(len ? len : 1);
+			in->whole = 1;
+			if (!in->buf && len > sizeof(struct rma_hdr)) {
+				/* The header alone, to answer that there is no
+				 * memory: the origin is not left waiting.  (A
+				 * message long enough to go by rendezvous is
+				 * still moved whole by BIP, into memory the
+				 * receive itself must find.) */
+				in->buf = malloc(sizeof(struct rma_hdr));
+				in->whole = 0;
+			}
+		}
 		if (in && in->buf)
 			in->recv = mpi_shim_req_alloc();
 		if (!in || !in->buf || !in->recv) {
 			/* Received into nothing, and lost: the origin waits on.
-			 * Only when memory runs out. */
+			 * Only when not even a header's memory is left. */
 			struct mpi_shim_request *r = mpi_shim_req_alloc();
 
 			if (r)
@@ -598,7 +701,8 @@ static void rma_progress_win(MPI_Win win)
 			free(in);
 			continue;
 		}
-		mpi_shim_message_recv(in->recv, in->buf, len, MPI_BYTE, win->comm, msg);
+		mpi_shim_message_recv(in->recv, in->buf, in->whole ? len : sizeof(struct rma_hdr),
+				      MPI_BYTE, win->comm, msg);
 		in->next = NULL;
 		if (win->in_tail)
 			win->in_tail->next = in;
@@ -611,7 +715,10 @@ static void rma_progress_win(MPI_Win win)
 		win->in = in->next;
 		if (!win->in)
 			win->in_tail = NULL;
-		if (!in->recv->error)
+		if (!in->whole)
+			rma_refuse(win, in->recv->status.MPI_SOURCE, in->buf,
+				   (size_t)in->recv->status.mpi_shim_bytes, MPI_ERR_NO_MEM);
+		else if (!in->recv->error)
 			rma_serve(win, in->recv->status.MPI_SOURCE, in->buf,
 				  (size_t)in->recv->status.mpi_shim_bytes);
 		mpi_shim_req_free(in->recv);
@@ -730,6 +837,91 @@ static int rma_collect_block(void *arg, int64_t disp, uint64_t len)
 	return 0;
 }
 
+/* 1 if t is one of the pair types of MINLOC and MAXLOC. */
+static int rma_is_pair(const struct mpi_shim_type *t)
+{
+	return t && ((t->kind >= MPI_SHIM_BASIC_FLOAT_INT &&
+		      t->kind <= MPI_SHIM_BASIC_LONG_DOUBLE_INT) ||
+		     (t->kind >= MPI_SHIM_BASIC_2REAL && t->kind <= MPI_SHIM_BASIC_2INTEGER));
+}
+
+/*
+ * The blocks of a derived type of pairs, as the target rebuilds it: runs
+ * of whole pairs (len: packed bytes, a multiple of the pair's size), the
+ * pairs of a run one pair extent apart.  The memory blocks of such a type
+ * split a pair at its holes and merge the end of one pair with the start
+ * of the next, so they are walked in packing order against the pair's own
+ * blocks to find where each pair starts.
+ */
+struct rma_pairs {
+	struct rma_collect runs;
+	const struct mpi_shim_type *pair;
+	struct rma_block own[4]; /* the pair's blocks, in packing order */
+	int nown;
+	uint64_t pos; /* packed bytes of the current pair walked */
+};
+
+static int rma_collect_pair_block(void *arg, int64_t disp, uint64_t len)
+{
+	struct rma_pairs *p = arg;
+
+	if (p->nown == (int)(sizeof(p->own) / sizeof(p->own[0])))
+		return -1;
+	p->own[p->nown].disp = disp;
+	p->own[p->nown].len = len;
+	p->nown++;
+	return 0;
+}
+
+static int rma_collect_pairs(void *arg, int64_t disp, uint64_t len)
+{
+	struct rma_pairs *p = arg;
+	uint64_t size = p->pair->size, pre, take;
+	int k;
+
+	while (len) {
+		if (p->pos == 0) {
+			struct rma_collect *c = &p->runs;
+			struct rma_block *last = c->n ? &c->b[c->n - 1] : NULL;
+
+			/* A pair starts here: it extends the last run, or
+			 * begins one. */
+			if (last && last->disp + (int64_t)(last->len / size) * p->pair->extent == disp)
+				last->len += size;
+			else if (rma_collect_block(c, disp, size))
+				return -1;
+		}
+		for (k = 0, pre = 0; k < p->nown && pre + p->own[k].len <= p->pos; k++)
+			pre += p->own[k].len;
+		if (k == p->nown)
+			return -1;
+		take = p->own[k].len - (p->pos - pre);
+		if (take > len)
+			take = len;
+		disp += (int64_t)take;
+		len -= take;
+		p->pos = (p->pos + take) % size;
+	}
+	return 0;
+}
+
+/* The blocks of one element of the derived type t for the header: 0, or
+ * -1 without memory. */
+static int rma_target_blocks(MPI_Datatype t, struct rma_collect *blocks)
+{
+	struct rma_pairs p = { .pair = t->basic };
+
+	if (!rma_is_pair(t->basic))
+		return mpi_shim_datatype_for_each_block(t, rma_collect_block, blocks);
+	if (mpi_shim_datatype_for_each_block((MPI_Datatype)t->basic, rma_collect_pair_block, &p) ||
+	    mpi_shim_datatype_for_each_block(t, rma_collect_pairs, &p)) {
+		free(p.runs.b);
+		return -1;
+	}
+	*blocks = p.runs;
+	return 0;
+}
+
 /* 1 if the origin may reach target in its current epoch. */
 static int rma_access(MPI_Win win, int target)
 {
@@ -845,8 +1037,7 @@ static int rma_issue(MPI_Win win, const struct rma_args *a, MPI_Request *ureq, c
 	MPI_Datatype tbasic = a->ttype->basic ? (MPI_Datatype)a->ttype->basic : MPI_BYTE;
 	int rc;
 
-	if (!a->ttype->predefined &&
-	    mpi_shim_datatype_for_each_block(a->ttype, rma_collect_block, &blocks)) {
+	if (!a->ttype->predefined && rma_target_blocks(a->ttype, &blocks)) {
 		free(blocks.b);
 		return mpi_shim_win_err(win, MPI_ERR_NO_MEM, call, "no memory");
 	}
@@ -941,6 +1132,8 @@ static int rma_req_progress(struct mpi_shim_request *r)
 {
 	struct rma_op *op = r->state;
 
+	if (!op)
+		return 1; /* on MPI_PROC_NULL */
 	if (!op->answered || op->send)
 		return 0;
 	return op->err ? -op->err : 1;
@@ -964,14 +1157,15 @@ static const struct mpi_shim_req_ops rma_req_ops = {
 	.release = rma_req_release,
 };
 
-/* A request-based call on MPI_PROC_NULL: a request already complete. */
+/* A request-based call on MPI_PROC_NULL: a request that its first step
+ * completes (completing it here would leave it on the engine's list of
+ * driven requests after the program has freed it). */
 static int rma_null_request(MPI_Win win, MPI_Request *ureq, const char *call)
 {
 	int rc = mpi_shim_request_progress_new(win->comm, &rma_req_ops, NULL, ureq);
 
 	if (rc)
 		return mpi_shim_win_err(win, rc, call, "no memory for a request");
-	mpi_shim_req_complete(*ureq, MPI_SUCCESS);
 	return MPI_SUCCESS;
 }
 
@@ -984,6 +1178,12 @@ static int rma_call(MPI_Win win, const struct rma_args *a, int ocount, int rcoun
 		return rc;
 	if (ureq == NULL && call[4] == 'R')
 		return mpi_shim_win_err(win, MPI_ERR_ARG, call, "request is NULL");
+	/* MPI-3.1 11.3.5: request-based operations belong to passive-target
+	 * epochs only. */
+	if (ureq && win->epoch != RMA_EPOCH_LOCK && win->epoch != RMA_EPOCH_LOCK_ALL)
+		return mpi_shim_win_err(win, MPI_ERR_RMA_SYNC, call,
+					"request-based operations are allowed only inside "
+					"MPI_Win_lock or MPI_Win_lock_all epochs");
 	if (a->target == MPI_PROC_NULL)
 		return ureq ? rma_null_request(win, ureq, call) : MPI_SUCCESS;
 	return rma_issue(win, a, ureq, call);
@@ -1623,6 +1823,7 @@ void mpi_shim_rma_win_fini(MPI_Win win)
 	free(win->pending);
 	free(win->posts);
 	free(win->start_group);
+	rma_type_cache_free(win);
 	if (!rma.wins && rma.hook >= 0) {
 		mpi_shim_progress_unregister(rma.hook);
 		rma.hook = -1;

@@ -32,6 +32,7 @@ struct rma_region {
 struct rma_op;
 struct rma_in;
 struct rma_lock_wait;
+struct rma_type_cache;
 
 struct mpi_shim_win {
 	int valid;                /* 1 from creation until MPI_Win_free */
@@ -59,6 +60,7 @@ struct mpi_shim_win {
 	struct mpi_shim_errhandler *errhandler;
 	MPI_Info info;            /* what MPI_Win_get_info reports */
 	char name[MPI_MAX_OBJECT_NAME];
+	struct mpi_shim_attr *attrs; /* MPI_Win_set_attr (comm/attr.c) */
 
 	/* Origin */
 	enum rma_epoch epoch;
@@ -72,7 +74,9 @@ struct mpi_shim_win {
 	uint32_t next_tag;
 	int *start_group;         /* MPI_Win_start's ranks (in comm) */
 	int nstart;
-	int *posts;               /* per origin... per target: posts received, unused */
+	/* Per target: the MPI_Win_post messages it sent that no
+	 * MPI_Win_start has consumed yet. */
+	int *posts;
 
 	/* Target */
 	int fence_open;           /* exposed to every rank (fence epoch) */
@@ -85,6 +89,8 @@ struct mpi_shim_win {
 	int posted;               /* between MPI_Win_post and MPI_Win_wait/test */
 	struct rma_in *in, *in_tail; /* requests being received, in arrival order */
 	struct rma_out *out;      /* answers being sent */
+	/* The derived target datatypes of recent requests, rebuilt once. */
+	struct rma_type_cache *types;
 
 	struct mpi_shim_win *next; /* the windows of this process */
 };
@@ -109,5 +115,11 @@ int mpi_shim_check_win(MPI_Win win, const char *call);
 int mpi_shim_rma_win_init(MPI_Win win);
 int mpi_shim_rma_win_busy(MPI_Win win, const char *call);
 void mpi_shim_rma_win_fini(MPI_Win win);
+
+/* comm/attr.c: a user key's attribute of win (MPI_Win_get_attr past
+ * the predefined keys; reported), and every attribute deleted when win
+ * is freed (the first failed delete callback's error, or MPI_SUCCESS). */
+int mpi_shim_win_attr_get(MPI_Win win, int keyval, void *value, int *flag);
+int mpi_shim_win_attr_delete_all(MPI_Win win);
 
 #endif /* MPI_SHIM_RMA_H */

@@ -455,10 +455,17 @@ int PMPI_Win_free(MPI_Win *win_p)
 	/* Nobody may still be reaching into this process's memory. */
 	if ((rc = PMPI_Barrier(win->comm)))
 		return mpi_shim_win_err(win, rc, call, "the barrier failed");
+	/* The attributes go first, while the window is still whole: a
+	 * delete callback may look at it.  The window is freed even when one
+	 * fails (as a communicator is), and that error is returned. */
+	rc = mpi_shim_win_attr_delete_all(win);
 	mpi_shim_rma_win_fini(win);
 	win->valid = 0;
 	win_release(win);
 	*win_p = MPI_WIN_NULL;
+	if (rc)
+		return mpi_shim_err(MPI_COMM_WORLD, rc, call,
+				    "a delete callback of the window's attributes failed");
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Win_free);
@@ -481,9 +488,6 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
 {
 	MPI_SHIM_ENTER();
 	const char *call = "MPI_Win_get_attr";
-	/* The values the predefined attributes point to live with the window. */
-	static __thread MPI_Aint size;
-	static __thread int disp_unit, flavor, model;
 	void *v;
 	int rc;
 
@@ -491,30 +495,26 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
 		return rc;
 	if (!value || !flag)
 		return mpi_shim_win_err(win, MPI_ERR_ARG, call, "attribute_val or flag is NULL");
+	/* The predefined attributes point into the window itself: each
+	 * window's values, valid as long as it is. */
 	switch (keyval) {
 	case MPI_WIN_BASE:
 		v = win->base;
 		break;
 	case MPI_WIN_SIZE:
-		size = win->size;
-		v = &size;
+		v = &win->size;
 		break;
 	case MPI_WIN_DISP_UNIT:
-		disp_unit = win->disp_unit;
-		v = &disp_unit;
+		v = &win->disp_unit;
 		break;
 	case MPI_WIN_CREATE_FLAVOR:
-		flavor = win->flavor;
-		v = &flavor;
+		v = &win->flavor;
 		break;
 	case MPI_WIN_MODEL:
-		model = win->model;
-		v = &model;
+		v = &win->model;
 		break;
 	default:
-		return mpi_shim_win_err(win, MPI_ERR_KEYVAL, call,
-					"keyval %d is not a window attribute (window keyvals "
-					"are not there yet)", keyval);
+		return mpi_shim_win_attr_get(win, keyval, value, flag);
 	}
 	*(void **)value = v;
 	*flag = 1;
