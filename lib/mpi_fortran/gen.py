@@ -76,8 +76,24 @@ F08_ONLY = [
     'Alltoallv_init_c', 'Alltoallw_init_c', 'Reduce_init_c', 'Allreduce_init_c',
     'Reduce_scatter_init_c', 'Reduce_scatter_block_init_c', 'Scan_init_c', 'Exscan_init_c',
 ]
+# The one-sided chapter (rma/) is in C only so far: its Fortran binding
+# needs a window handle kind, window constants and the window attribute
+# callbacks (mpi_shim(7) says so).  A name leaves this list as its line
+# goes into calls.txt.
+RMA_NOT_YET = [
+    'Accumulate', 'Compare_and_swap', 'Fetch_and_op', 'Get', 'Get_accumulate', 'Put',
+    'Raccumulate', 'Rget', 'Rget_accumulate', 'Rput', 'Win_allocate', 'Win_allocate_shared',
+    'Win_attach', 'Win_call_errhandler', 'Win_complete', 'Win_create', 'Win_create_dynamic',
+    'Win_create_errhandler', 'Win_create_keyval', 'Win_delete_attr', 'Win_detach',
+    'Win_fence', 'Win_flush', 'Win_flush_all', 'Win_flush_local', 'Win_flush_local_all',
+    'Win_free', 'Win_free_keyval', 'Win_get_attr', 'Win_get_errhandler', 'Win_get_group',
+    'Win_get_info', 'Win_get_name', 'Win_lock', 'Win_lock_all', 'Win_post', 'Win_set_attr',
+    'Win_set_errhandler', 'Win_set_info', 'Win_set_name', 'Win_shared_query', 'Win_start',
+    'Win_sync', 'Win_test', 'Win_unlock', 'Win_unlock_all', 'Win_wait',
+]
 NOT_BOUND = dict([(n, 'handle conversion, C only') for n in C_ONLY] +
-                 [(n, 'large-count call: an mpi_f08 overload only') for n in F08_ONLY])
+                 [(n, 'large-count call: an mpi_f08 overload only') for n in F08_ONLY] +
+                 [(n, 'one-sided: C only so far') for n in RMA_NOT_YET])
 
 
 def die(msg):
