@@ -4,10 +4,13 @@
  *
  * One folder per chapter of the MPI standard (mpi_shim(7), "Layout"):
  *
- * env/       env.c MPI_Init..MPI_Finalize, MPI_Abort, Wtime, processor name;
- *            info.c info objects, communicator hints; errors.c error
- *            handlers, error strings, the argument checks; errcode.c
- *            added error codes
+ * init/      init.c MPI_Init..MPI_Finalize, MPI_Abort: starts and stops
+ *            every chapter, so it stands above them all
+ * env/       the bottom, which every chapter may use: env.c the global
+ *            state, the hosts, Wtime, processor name, versions; info.c
+ *            info objects, communicator hints; errors.c error handlers,
+ *            error strings, the argument checks; errcode.c added error
+ *            codes
  * request/   engine.c the request and progress engine (engine.h, which
  *            holds its contract); request.c the calls on requests
  *            (Wait/Test families, Start, Cancel, free); greq.c
@@ -95,6 +98,13 @@ struct mpi_shim_state {
 };
 
 extern struct mpi_shim_state mpi_shim;
+
+/* Filled by MPI_Init (init/init.c), emptied by MPI_Finalize: the host index
+ * of every node (0, or -1 without memory; mpi_shim_host_of reads it), and
+ * the start of MPI_Wtime's clock. */
+int mpi_shim_hosts_init(int n, int me);
+void mpi_shim_hosts_fini(void);
+void mpi_shim_clock_start(void);
 
 /* --- Groups (group.c) --- */
 
