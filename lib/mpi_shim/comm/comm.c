@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * comm.c - communicators: dup, split, split_type, create, free, compare.
+ * comm.c - communicators: dup, dup_with_info, split, split_type, create,
+ * free, compare.
  *
  * A new communicator needs a context id that every member agrees on and
  * that none of them uses yet: each process keeps the lowest id it has not
@@ -294,6 +295,26 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Comm_dup);
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Comm_dup_with_info";
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm(comm, call)) ||
+	    (rc = mpi_shim_info_check(comm, info, call)))
+		return rc;
+	if ((rc = PMPI_Comm_dup(comm, newcomm)))
+		return rc;
+	/* The hints are those of info, not comm's. */
+	if ((rc = mpi_shim_comm_hints_set(*newcomm, info))) {
+		PMPI_Comm_free(newcomm);
+		return mpi_shim_err(comm, rc, call, "no memory");
+	}
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Comm_dup_with_info);
 
 struct split_entry {
 	int color, key, rank;
