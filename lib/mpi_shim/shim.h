@@ -23,7 +23,9 @@
  * datatype/  datatype.c datatypes (datatype.h); type_array.c subarrays and
  *            darrays, type_external.c external32, type_large.c the _c
  *            queries, type_match.c match_size and the f90 types
- * comm/      comm.c communicators, context ids, Comm_split_type;
+ * comm/      comm_object.c the communicator object (set-up, references,
+ *            release), below point-to-point; comm.c the communicator
+ *            calls, context ids, Comm_split_type;
  *            intercomm.c inter-communicators (coll/coll_inter.c their
  *            collectives); group.c groups; topo.c virtual topologies;
  *            attr.c attributes and keyvals (communicators and datatypes)
@@ -143,7 +145,7 @@ struct mpi_shim_attr {
 	struct mpi_shim_attr *next;
 };
 
-/* --- Communicators (comm.c) --- */
+/* --- Communicators (comm_object.c the object, comm.c the calls) --- */
 
 /*
  * Context ids: each communicator has two, agreed by all its members when
@@ -289,7 +291,7 @@ static inline int mpi_shim_comm_ok(MPI_Comm comm)
 
 /* --- Between the parts of the library --- */
 
-/* comm.c: fill c (size members, world ranks owned by c), and release it. */
+/* comm_object.c: fill c (size members, world ranks owned by c), and release it. */
 int mpi_shim_comm_setup(struct mpi_shim_comm *c, int size, int *world, int rank, uint32_t ctx);
 void mpi_shim_comm_fini(struct mpi_shim_comm *c);
 /* Drop a reference (the user's handle, or a request's): the last one of a
@@ -303,7 +305,7 @@ int mpi_shim_comm_new(MPI_Comm parent, int size, int *world, int rank, uint32_t 
  * on failure. */
 int mpi_shim_comm_init(struct mpi_shim_comm *c, MPI_Comm parent, int size, int *world, int rank,
 		       uint32_t ctx);
-/* Small collectives on c's collective context for making communicators:
+/* comm.c: small collectives on c's collective context for making communicators:
  * the largest next_ctx of c's members (next_ctx is not changed), and a
  * broadcast from rank 0. */
 int mpi_shim_comm_max_ctx(MPI_Comm c, uint32_t *ctx_p);
@@ -337,8 +339,8 @@ int mpi_shim_p2p_init(void);
 void mpi_shim_p2p_fini(void);
 /* coll_sched.c: free the temporary buffers kept for later collectives. */
 void mpi_shim_coll_fini(void);
-/* topo.c: release c's topology (MPI_Comm_free); copy from's to to (MPI_Comm_dup:
- * MPI_SUCCESS or MPI_ERR_NO_MEM, nothing reported). */
+/* comm_object.c: release c's topology (with c); topo.c: copy from's to to
+ * (MPI_Comm_dup: MPI_SUCCESS or MPI_ERR_NO_MEM, nothing reported). */
 void mpi_shim_topo_free(struct mpi_shim_comm *c);
 int mpi_shim_topo_copy(MPI_Comm from, MPI_Comm to);
 /* info.c: MPI_INFO_ENV (MPI_Init), what MPI_Finalize frees, the hints of a

@@ -68,12 +68,6 @@ static struct mpi_shim_topo *topo_alloc(int kind, int ndims, int nnodes, int ned
 	return t;
 }
 
-void mpi_shim_topo_free(struct mpi_shim_comm *c)
-{
-	free(c->topo);
-	c->topo = NULL;
-}
-
 int mpi_shim_topo_copy(MPI_Comm from, MPI_Comm to)
 {
 	const struct mpi_shim_topo *f = from->topo;
