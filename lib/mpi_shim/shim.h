@@ -25,7 +25,8 @@
  *            queries, type_match.c match_size and the f90 types
  * comm/      comm_object.c the communicator object (set-up, references,
  *            release), below point-to-point; comm.c the communicator
- *            calls, context ids, Comm_split_type;
+ *            calls, Comm_split_type; comm_ctx.c the agreement on
+ *            context ids;
  *            intercomm.c inter-communicators (coll/coll_inter.c their
  *            collectives); group.c groups; topo.c virtual topologies;
  *            attr.c attributes and keyvals (communicators and datatypes)
@@ -305,7 +306,7 @@ int mpi_shim_comm_new(MPI_Comm parent, int size, int *world, int rank, uint32_t 
  * on failure. */
 int mpi_shim_comm_init(struct mpi_shim_comm *c, MPI_Comm parent, int size, int *world, int rank,
 		       uint32_t ctx);
-/* comm.c: small collectives on c's collective context for making communicators:
+/* comm_ctx.c: small collectives on c's collective context for making communicators:
  * the largest next_ctx of c's members (next_ctx is not changed), and a
  * broadcast from rank 0. */
 int mpi_shim_comm_max_ctx(MPI_Comm c, uint32_t *ctx_p);

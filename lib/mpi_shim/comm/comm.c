@@ -21,61 +21,6 @@
 
 #define TAG MPI_SHIM_TAG_COMM_CREATE
 
-/* --- small collectives for communicator creation (binomial trees) --- */
-
-int mpi_shim_comm_bcast0(MPI_Comm c, void *buf, int bytes)
-{
-	int mask = 1, rc;
-
-	while (mask < c->size) {
-		if (c->rank & mask) {
-			rc = mpi_shim_coll_recv(buf, bytes, MPI_BYTE, c->rank - mask, TAG, c,
-						MPI_STATUS_IGNORE);
-			if (rc)
-				return rc;
-			break;
-		}
-		mask <<= 1;
-	}
-	for (mask >>= 1; mask > 0; mask >>= 1) {
-		if (c->rank + mask < c->size) {
-			rc = mpi_shim_coll_send(buf, bytes, MPI_BYTE, c->rank + mask, TAG, c);
-			if (rc)
-				return rc;
-		}
-	}
-	return MPI_SUCCESS;
-}
-
-int mpi_shim_comm_max_ctx(MPI_Comm c, uint32_t *ctx_p)
-{
-	uint32_t v = mpi_shim.next_ctx, x;
-	int mask, rc;
-
-	for (mask = 1; mask < c->size; mask <<= 1) {
-		if (c->rank & mask) {
-			rc = mpi_shim_coll_send(&v, (int)sizeof(v), MPI_BYTE, c->rank - mask, TAG,
-						c);
-			if (rc)
-				return rc;
-			break;
-		}
-		if (c->rank + mask < c->size) {
-			rc = mpi_shim_coll_recv(&x, (int)sizeof(x), MPI_BYTE, c->rank + mask, TAG,
-						c, MPI_STATUS_IGNORE);
-			if (rc)
-				return rc;
-			if (x > v)
-				v = x;
-		}
-	}
-	rc = mpi_shim_comm_bcast0(c, &v, (int)sizeof(v));
-	if (rc)
-		return rc;
-	*ctx_p = v;
-	return MPI_SUCCESS;
-}
-
 /* The largest next_ctx of the members of c, then known to all of them. */
 static int agree_ctx(MPI_Comm c, uint32_t *ctx_p)
 {
