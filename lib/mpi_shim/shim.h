@@ -4,10 +4,13 @@
  *
  * One folder per chapter of the MPI standard (mpi_shim(7), "Layout"):
  *
- * env/       env.c MPI_Init..MPI_Finalize, MPI_Abort, Wtime, processor name;
- *            info.c info objects, communicator hints; errors.c error
- *            handlers, error strings, the argument checks; errcode.c
- *            added error codes
+ * init/      init.c MPI_Init..MPI_Finalize, MPI_Abort: starts and stops
+ *            every chapter, so it stands above them all
+ * env/       the bottom, which every chapter may use: env.c the global
+ *            state, the hosts, Wtime, processor name, versions; info.c
+ *            info objects, communicator hints; errors.c error handlers,
+ *            error strings, the argument checks; errcode.c added error
+ *            codes
  * request/   engine.c the request and progress engine (engine.h, which
  *            holds its contract); request.c the calls on requests
  *            (Wait/Test families, Start, Cancel, free); greq.c
@@ -20,7 +23,10 @@
  * datatype/  datatype.c datatypes (datatype.h); type_array.c subarrays and
  *            darrays, type_external.c external32, type_large.c the _c
  *            queries, type_match.c match_size and the f90 types
- * comm/      comm.c communicators, context ids, Comm_split_type;
+ * comm/      comm_object.c the communicator object (set-up, references,
+ *            release), below point-to-point; comm.c the communicator
+ *            calls, Comm_split_type; comm_ctx.c the agreement on
+ *            context ids;
  *            intercomm.c inter-communicators (coll/coll_inter.c their
  *            collectives); group.c groups; topo.c virtual topologies;
  *            attr.c attributes and keyvals (communicators and datatypes)
@@ -96,6 +102,13 @@ struct mpi_shim_state {
 
 extern struct mpi_shim_state mpi_shim;
 
+/* Filled by MPI_Init (init/init.c), emptied by MPI_Finalize: the host index
+ * of every node (0, or -1 without memory; mpi_shim_host_of reads it), and
+ * the start of MPI_Wtime's clock. */
+int mpi_shim_hosts_init(int n, int me);
+void mpi_shim_hosts_fini(void);
+void mpi_shim_clock_start(void);
+
 /* --- Groups (group.c) --- */
 
 struct mpi_shim_group {
@@ -133,7 +146,7 @@ struct mpi_shim_attr {
 	struct mpi_shim_attr *next;
 };
 
-/* --- Communicators (comm.c) --- */
+/* --- Communicators (comm_object.c the object, comm.c the calls) --- */
 
 /*
  * Context ids: each communicator has two, agreed by all its members when
@@ -279,7 +292,7 @@ static inline int mpi_shim_comm_ok(MPI_Comm comm)
 
 /* --- Between the parts of the library --- */
 
-/* comm.c: fill c (size members, world ranks owned by c), and release it. */
+/* comm_object.c: fill c (size members, world ranks owned by c), and release it. */
 int mpi_shim_comm_setup(struct mpi_shim_comm *c, int size, int *world, int rank, uint32_t ctx);
 void mpi_shim_comm_fini(struct mpi_shim_comm *c);
 /* Drop a reference (the user's handle, or a request's): the last one of a
@@ -293,7 +306,7 @@ int mpi_shim_comm_new(MPI_Comm parent, int size, int *world, int rank, uint32_t 
  * on failure. */
 int mpi_shim_comm_init(struct mpi_shim_comm *c, MPI_Comm parent, int size, int *world, int rank,
 		       uint32_t ctx);
-/* Small collectives on c's collective context for making communicators:
+/* comm_ctx.c: small collectives on c's collective context for making communicators:
  * the largest next_ctx of c's members (next_ctx is not changed), and a
  * broadcast from rank 0. */
 int mpi_shim_comm_max_ctx(MPI_Comm c, uint32_t *ctx_p);
@@ -327,8 +340,8 @@ int mpi_shim_p2p_init(void);
 void mpi_shim_p2p_fini(void);
 /* coll_sched.c: free the temporary buffers kept for later collectives. */
 void mpi_shim_coll_fini(void);
-/* topo.c: release c's topology (MPI_Comm_free); copy from's to to (MPI_Comm_dup:
- * MPI_SUCCESS or MPI_ERR_NO_MEM, nothing reported). */
+/* comm_object.c: release c's topology (with c); topo.c: copy from's to to
+ * (MPI_Comm_dup: MPI_SUCCESS or MPI_ERR_NO_MEM, nothing reported). */
 void mpi_shim_topo_free(struct mpi_shim_comm *c);
 int mpi_shim_topo_copy(MPI_Comm from, MPI_Comm to);
 /* info.c: MPI_INFO_ENV (MPI_Init), what MPI_Finalize frees, the hints of a

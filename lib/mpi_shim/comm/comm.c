@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * comm.c - communicators: dup, split, split_type, create, free, compare.
+ * comm.c - communicators: dup, dup_with_info, split, split_type, create,
+ * free, compare.
  *
  * A new communicator needs a context id that every member agrees on and
  * that none of them uses yet: each process keeps the lowest id it has not
@@ -20,166 +21,6 @@
 
 #define TAG MPI_SHIM_TAG_COMM_CREATE
 
-/* --- set-up and release --- */
-
-/* The cluster of each rank, kept only when the ranks span several (the
- * collectives then go through each cluster's leader, coll.c). */
-static int comm_clusters(struct mpi_shim_comm *c)
-{
-	const char *env = getenv("BIP_MPI_COLL_CLUSTERS");
-	int i, first, several = 0;
-
-	/* BIP_MPI_COLL_CLUSTERS=0: the collectives ignore the clusters. */
-	if (env && !strcmp(env, "0"))
-		return 0;
-	first = bip_layer_cluster(c->world[0]);
-	for (i = 1; i < c->size && !several; i++)
-		several = bip_layer_cluster(c->world[i]) != first;
-	if (!several)
-		return 0;
-	c->cluster = malloc((size_t)c->size * sizeof(*c->cluster));
-	if (!c->cluster)
-		return MPI_ERR_NO_MEM;
-	for (i = 0; i < c->size; i++)
-		c->cluster[i] = bip_layer_cluster(c->world[i]);
-	return 0;
-}
-
-int mpi_shim_comm_setup(struct mpi_shim_comm *c, int size, int *world, int rank, uint32_t ctx)
-{
-	int i, rc;
-
-	memset(c, 0, sizeof(*c));
-	c->rank = rank;
-	c->size = size;
-	c->world = world;
-	c->peer_world = world;
-	c->peer_size = size;
-	c->host = malloc((size_t)size * sizeof(*c->host));
-	if (!c->host)
-		goto no_memory;
-	for (i = 0; i < size; i++)
-		c->host[i] = mpi_shim_host_of(world[i]);
-	rc = comm_clusters(c);
-	if (rc)
-		goto no_memory;
-	rc = mpi_shim_group_new(size, world, &c->group);
-	if (rc)
-		goto no_memory;
-	c->ctx = ctx;
-	c->coll_ctx = ctx + 1;
-	c->errhandler = &mpi_shim_errors_are_fatal;
-	c->refcount = 1;
-	c->valid = 1;
-	return MPI_SUCCESS;
-
-no_memory:
-	free(c->host);
-	free(c->cluster);
-	free(world);
-	c->host = NULL;
-	c->cluster = NULL;
-	c->world = NULL;
-	return MPI_ERR_NO_MEM;
-}
-
-void mpi_shim_comm_fini(struct mpi_shim_comm *c)
-{
-	if (!c->world)
-		return;
-	(void)mpi_shim_attr_delete_all(c);
-	if (c->coll_free)
-		c->coll_free(c);
-	c->coll_free = NULL;
-	c->coll = NULL;
-	mpi_shim_topo_free(c);
-	mpi_shim_errhandler_release(c->errhandler);
-	c->errhandler = NULL;
-	if (c->group)
-		mpi_shim_group_release(c->group);
-	c->group = NULL;
-	if (c->remote_group)
-		mpi_shim_group_release(c->remote_group);
-	c->remote_group = NULL;
-	if (c->peer_world != c->world)
-		free(c->peer_world);
-	c->peer_world = NULL;
-	if (c->local)
-		mpi_shim_comm_release(c->local);
-	c->local = NULL;
-	free(c->world);
-	free(c->host);
-	free(c->cluster);
-	c->world = NULL;
-	c->host = NULL;
-	c->cluster = NULL;
-	mpi_shim_comm_hints_free(c);
-	c->valid = 0;
-}
-
-void mpi_shim_comm_release(struct mpi_shim_comm *c)
-{
-	if (--c->refcount > 0 || c->predefined)
-		return;
-	mpi_shim_comm_fini(c);
-	free(c);
-}
-
-/* --- small collectives for communicator creation (binomial trees) --- */
-
-int mpi_shim_comm_bcast0(MPI_Comm c, void *buf, int bytes)
-{
-	int mask = 1, rc;
-
-	while (mask < c->size) {
-		if (c->rank & mask) {
-			rc = mpi_shim_coll_recv(buf, bytes, MPI_BYTE, c->rank - mask, TAG, c,
-						MPI_STATUS_IGNORE);
-			if (rc)
-				return rc;
-			break;
-		}
-		mask <<= 1;
-	}
-	for (mask >>= 1; mask > 0; mask >>= 1) {
-		if (c->rank + mask < c->size) {
-			rc = mpi_shim_coll_send(buf, bytes, MPI_BYTE, c->rank + mask, TAG, c);
-			if (rc)
-				return rc;
-		}
-	}
-	return MPI_SUCCESS;
-}
-
-int mpi_shim_comm_max_ctx(MPI_Comm c, uint32_t *ctx_p)
-{
-	uint32_t v = mpi_shim.next_ctx, x;
-	int mask, rc;
-
-	for (mask = 1; mask < c->size; mask <<= 1) {
-		if (c->rank & mask) {
-			rc = mpi_shim_coll_send(&v, (int)sizeof(v), MPI_BYTE, c->rank - mask, TAG,
-						c);
-			if (rc)
-				return rc;
-			break;
-		}
-		if (c->rank + mask < c->size) {
-			rc = mpi_shim_coll_recv(&x, (int)sizeof(x), MPI_BYTE, c->rank + mask, TAG,
-						c, MPI_STATUS_IGNORE);
-			if (rc)
-				return rc;
-			if (x > v)
-				v = x;
-		}
-	}
-	rc = mpi_shim_comm_bcast0(c, &v, (int)sizeof(v));
-	if (rc)
-		return rc;
-	*ctx_p = v;
-	return MPI_SUCCESS;
-}
-
 /* The largest next_ctx of the members of c, then known to all of them. */
 static int agree_ctx(MPI_Comm c, uint32_t *ctx_p)
 {
@@ -188,40 +29,6 @@ static int agree_ctx(MPI_Comm c, uint32_t *ctx_p)
 	if (!rc)
 		mpi_shim.next_ctx = *ctx_p + 2;
 	return rc;
-}
-
-/* A communicator of size members (world ranks), rank being this process,
- * with context ctx, inheriting what it inherits from parent. */
-int mpi_shim_comm_init(struct mpi_shim_comm *c, MPI_Comm parent, int size, int *world, int rank,
-		       uint32_t ctx)
-{
-	int rc = mpi_shim_comm_setup(c, size, world, rank, ctx);
-
-	if (rc)
-		return rc;
-	c->errhandler = parent->errhandler;
-	if (!c->errhandler->predefined)
-		c->errhandler->refcount++;
-	return MPI_SUCCESS;
-}
-
-int mpi_shim_comm_new(MPI_Comm parent, int size, int *world, int rank, uint32_t ctx,
-		      MPI_Comm *newcomm)
-{
-	struct mpi_shim_comm *c = malloc(sizeof(*c));
-	int rc;
-
-	if (!c) {
-		free(world);
-		return MPI_ERR_NO_MEM;
-	}
-	rc = mpi_shim_comm_init(c, parent, size, world, rank, ctx);
-	if (rc) {
-		free(c);
-		return rc;
-	}
-	*newcomm = c;
-	return MPI_SUCCESS;
 }
 
 static int check_out(MPI_Comm comm, void *p, const char *call)
@@ -294,6 +101,26 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Comm_dup);
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Comm_dup_with_info";
+	int rc;
+
+	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm(comm, call)) ||
+	    (rc = mpi_shim_info_check(comm, info, call)))
+		return rc;
+	if ((rc = PMPI_Comm_dup(comm, newcomm)))
+		return rc;
+	/* The hints are those of info, not comm's. */
+	if ((rc = mpi_shim_comm_hints_set(*newcomm, info))) {
+		PMPI_Comm_free(newcomm);
+		return mpi_shim_err(comm, rc, call, "no memory");
+	}
+	return MPI_SUCCESS;
+}
+MPI_SHIM_ALIAS(MPI_Comm_dup_with_info);
 
 struct split_entry {
 	int color, key, rank;

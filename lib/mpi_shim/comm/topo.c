@@ -14,6 +14,11 @@
  * an implementation ignore it).  The new communicator is made by
  * MPI_Comm_split, which agrees on its context; processes beyond the size
  * of the topology get MPI_COMM_NULL.
+ *
+ * A circle stays with comm.c: MPI_Comm_dup copies the topology
+ * (mpi_shim_topo_copy, which shares topo_alloc with every constructor
+ * here), and the constructors call MPI_Comm_split and MPI_Comm_free.
+ * Its release, which needs no allocation, is comm_object.c's.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -66,12 +71,6 @@ static struct mpi_shim_topo *topo_alloc(int kind, int ndims, int nnodes, int ned
 	t->out = take(&p, nout);
 	t->outw = take(&p, nout);
 	return t;
-}
-
-void mpi_shim_topo_free(struct mpi_shim_comm *c)
-{
-	free(c->topo);
-	c->topo = NULL;
 }
 
 int mpi_shim_topo_copy(MPI_Comm from, MPI_Comm to)

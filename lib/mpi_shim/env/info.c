@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * info.c - info objects (MPI_Info_*), MPI_INFO_ENV, and the hints of a
- * communicator (MPI_Comm_set_info, MPI_Comm_get_info,
- * MPI_Comm_dup_with_info).
+ * communicator (MPI_Comm_set_info, MPI_Comm_get_info; MPI_Comm_dup_with_info,
+ * which makes a communicator, is comm/comm.c's).
  *
  * An info object is a list of (key, value) strings in the order the keys
  * were first set: MPI_Info_get_nthkey numbers them in that order.  Setting
@@ -598,23 +598,3 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Comm_get_info);
-
-int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
-{
-	MPI_SHIM_ENTER();
-	const char *call = "MPI_Comm_dup_with_info";
-	int rc;
-
-	if ((rc = mpi_shim_check_init(call)) || (rc = mpi_shim_check_comm(comm, call)) ||
-	    (rc = mpi_shim_info_check(comm, info, call)))
-		return rc;
-	if ((rc = PMPI_Comm_dup(comm, newcomm)))
-		return rc;
-	/* The hints are those of info, not comm's. */
-	if ((rc = mpi_shim_comm_hints_set(*newcomm, info))) {
-		PMPI_Comm_free(newcomm);
-		return mpi_shim_err(comm, rc, call, "no memory");
-	}
-	return MPI_SUCCESS;
-}
-MPI_SHIM_ALIAS(MPI_Comm_dup_with_info);

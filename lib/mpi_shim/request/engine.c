@@ -106,7 +106,7 @@ struct mpi_shim_request *mpi_shim_req_alloc(void)
 
 /* The request's reference on its communicator goes.  Only the last one of
  * a communicator that is not predefined releases more than the count:
- * that goes to comm.c (mpi_shim_comm_release, handed to mpi_shim_req_init). */
+ * that goes to comm_object.c (mpi_shim_comm_release, handed to mpi_shim_req_init). */
 static inline void drop_comm(struct mpi_shim_request *r)
 {
 	MPI_Comm c = r->comm;

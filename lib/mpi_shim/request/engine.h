@@ -192,7 +192,7 @@ struct mpi_shim_request {
 #define MPI_SHIM_F_POOL 32u      /* from the pool (not on a caller's stack) */
 #define MPI_SHIM_F_COMM 64u      /* holds a reference on comm */
 
-/* MPI_Init: comm_release drops a communicator's reference (comm.c's
+/* MPI_Init: comm_release drops a communicator's reference (comm_object.c's
  * mpi_shim_comm_release), which the engine calls for the last reference that a
  * request held.  MPI_Finalize: every request is gone with its memory. */
 void mpi_shim_req_init(void (*comm_release)(struct mpi_shim_comm *c));
