@@ -47,7 +47,7 @@ FN_KINDS = ('opfn', 'errfn', 'copyfn', 'delfn', 'grqfn')
 C_ONLY = [
     'Comm_c2f', 'Comm_f2c', 'Errhandler_c2f', 'Errhandler_f2c', 'Group_c2f', 'Group_f2c',
     'Info_c2f', 'Info_f2c', 'Message_c2f', 'Message_f2c', 'Op_c2f', 'Op_f2c', 'Request_c2f',
-    'Request_f2c', 'Status_c2f', 'Status_f2c', 'Type_c2f', 'Type_f2c',
+    'Request_f2c', 'Status_c2f', 'Status_f2c', 'Type_c2f', 'Type_f2c', 'Win_c2f', 'Win_f2c',
 ]
 # The large-count "_c" calls (MPI-4.0 19.1): in Fortran they exist only in
 # the mpi_f08 module, as overloads of the call without "_c" (an
