@@ -4,7 +4,8 @@
  * the generated wrappers (mpi_fortran.h), the calls marked "manual" in
  * calls.txt, the Fortran user functions (operations, error handlers,
  * attribute copy and delete functions) and the predefined attribute
- * functions MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN... as Fortran sees them.
+ * functions MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN, MPI_WIN_DUP_FN... as
+ * Fortran sees them.
  *
  * User functions: C calls an MPI_User_function or an error handler with C
  * handles and no room for the Fortran function, so each distinct Fortran
@@ -12,7 +13,8 @@
  * converts the handles and calls it.  Slots are never given back (an
  * operation or error handler may still be in use after MPI_OP_FREE), so a
  * program may use at most MPI_FORTRAN_SLOTS distinct Fortran functions of
- * each of the two kinds.  Attribute functions get the keyval's extra_state,
+ * each of the three kinds (operations, communicator and window error
+ * handlers).  Attribute functions get the keyval's extra_state,
  * which points to a record of the Fortran functions (kept to the end).
  */
 #include <dlfcn.h>
@@ -261,6 +263,7 @@ typedef void fortran_errh_fn(MPI_Fint *comm, MPI_Fint *code);
 
 static mpi_fortran_fn *op_slots[MPI_FORTRAN_SLOTS];
 static mpi_fortran_fn *errh_slots[MPI_FORTRAN_SLOTS];
+static mpi_fortran_fn *win_errh_slots[MPI_FORTRAN_SLOTS];
 
 static void op_call(int slot, void *in, void *inout, int *len, MPI_Datatype *t)
 {
@@ -278,6 +281,14 @@ static void errh_call(int slot, MPI_Comm *comm, int *code)
 	((fortran_errh_fn *)errh_slots[slot])(&fc, &fcode);
 }
 
+static void win_errh_call(int slot, MPI_Win *win, int *code)
+{
+	MPI_Fint fw = mpi_shim_c2f(MPI_SHIM_F_WIN, win ? *win : MPI_WIN_NULL);
+	MPI_Fint fcode = *code;
+
+	((fortran_errh_fn *)win_errh_slots[slot])(&fw, &fcode);
+}
+
 #define OP_TRAMPOLINE(i)                                                               \
 	static void op_trampoline_##i(void *in, void *inout, int *len, MPI_Datatype *t) \
 	{                                                                              \
@@ -288,14 +299,24 @@ static void errh_call(int slot, MPI_Comm *comm, int *code)
 	{                                                                \
 		errh_call(i, comm, code);                                \
 	}
+#define WIN_ERRH_TRAMPOLINE(i)                                             \
+	static void win_errh_trampoline_##i(MPI_Win *win, int *code, ...) \
+	{                                                                  \
+		win_errh_call(i, win, code);                               \
+	}
 MPI_FORTRAN_EACH_SLOT(OP_TRAMPOLINE)
 MPI_FORTRAN_EACH_SLOT(ERRH_TRAMPOLINE)
+MPI_FORTRAN_EACH_SLOT(WIN_ERRH_TRAMPOLINE)
 
 #define OP_ENTRY(i) op_trampoline_##i,
 #define ERRH_ENTRY(i) errh_trampoline_##i,
+#define WIN_ERRH_ENTRY(i) win_errh_trampoline_##i,
 static MPI_User_function *const op_trampolines[] = { MPI_FORTRAN_EACH_SLOT(OP_ENTRY) };
 static MPI_Comm_errhandler_function *const errh_trampolines[] = {
 	MPI_FORTRAN_EACH_SLOT(ERRH_ENTRY)
+};
+static MPI_Win_errhandler_function *const win_errh_trampolines[] = {
+	MPI_FORTRAN_EACH_SLOT(WIN_ERRH_ENTRY)
 };
 
 /* The slot of fn (taken if fn has none yet), or -1 if all are taken. */
@@ -331,6 +352,16 @@ int mpi_fortran_errfn(mpi_fortran_fn *fn, MPI_Comm_errhandler_function **c, cons
 	if (i < 0)
 		return fail(fn ? MPI_ERR_OTHER : MPI_ERR_ARG, call);
 	*c = errh_trampolines[i];
+	return MPI_SUCCESS;
+}
+
+int mpi_fortran_werrfn(mpi_fortran_fn *fn, MPI_Win_errhandler_function **c, const char *call)
+{
+	int i = fn ? slot_of(win_errh_slots, fn) : -1;
+
+	if (i < 0)
+		return fail(fn ? MPI_ERR_OTHER : MPI_ERR_ARG, call);
+	*c = win_errh_trampolines[i];
 	return MPI_SUCCESS;
 }
 
@@ -398,6 +429,28 @@ void mpi_type_dup_fn_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *extra, MPI_Ain
 
 void mpi_type_null_delete_fn_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value,
 			      MPI_Aint *extra, MPI_Fint *ierror)
+{
+	*ierror = MPI_SUCCESS;
+}
+
+/* The same for windows (MPI_WIN_NULL_COPY_FN...). */
+void mpi_win_null_copy_fn_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in,
+			   MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror)
+{
+	*flag = 0;
+	*ierror = MPI_SUCCESS;
+}
+
+void mpi_win_dup_fn_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in,
+		     MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror)
+{
+	*out = *in;
+	*flag = 1;
+	*ierror = MPI_SUCCESS;
+}
+
+void mpi_win_null_delete_fn_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value,
+			     MPI_Aint *extra, MPI_Fint *ierror)
 {
 	*ierror = MPI_SUCCESS;
 }
@@ -477,6 +530,17 @@ static int type_copy_trampoline(MPI_Datatype type, int keyval, void *extra, void
 static int type_delete_trampoline(MPI_Datatype type, int keyval, void *value, void *extra)
 {
 	return delete_call(mpi_shim_c2f(MPI_SHIM_F_TYPE, type), keyval, value, extra);
+}
+
+static int win_copy_trampoline(MPI_Win win, int keyval, void *extra, void *in, void *out,
+			       int *flag)
+{
+	return copy_call(mpi_shim_c2f(MPI_SHIM_F_WIN, win), keyval, extra, in, out, flag);
+}
+
+static int win_delete_trampoline(MPI_Win win, int keyval, void *value, void *extra)
+{
+	return delete_call(mpi_shim_c2f(MPI_SHIM_F_WIN, win), keyval, value, extra);
 }
 
 /* A record of the Fortran functions of a new keyval, kept to the end. */
@@ -585,6 +649,67 @@ void pmpi_type_get_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value, MPI_
 	*flag = f != 0;
 }
 MPI_FORTRAN_ALIAS(mpi_type_get_attr_);
+
+void pmpi_win_create_keyval_(mpi_fortran_fn *copy, mpi_fortran_fn *del, MPI_Fint *keyval,
+			     MPI_Aint *extra, MPI_Fint *ierror)
+{
+	MPI_Win_copy_attr_function *ccopy = win_copy_trampoline;
+	MPI_Win_delete_attr_function *cdel = win_delete_trampoline;
+	struct fkey *k;
+
+	if (copy == (mpi_fortran_fn *)mpi_win_null_copy_fn_)
+		ccopy = MPI_WIN_NULL_COPY_FN;
+	else if (copy == (mpi_fortran_fn *)mpi_win_dup_fn_)
+		ccopy = MPI_WIN_DUP_FN;
+	if (del == (mpi_fortran_fn *)mpi_win_null_delete_fn_)
+		cdel = MPI_WIN_NULL_DELETE_FN;
+	if (ccopy != win_copy_trampoline && cdel != win_delete_trampoline) {
+		*ierror = PMPI_Win_create_keyval(ccopy, cdel, keyval, (void *)(intptr_t)*extra);
+		return;
+	}
+	if (!(k = fkey_new(copy, del, *extra, 0))) {
+		*ierror = fail(MPI_ERR_NO_MEM, "MPI_Win_create_keyval");
+		return;
+	}
+	if ((*ierror = PMPI_Win_create_keyval(ccopy, cdel, keyval, k)))
+		free(k);
+	else
+		fkey_keep(k);
+}
+MPI_FORTRAN_ALIAS(mpi_win_create_keyval_);
+
+/*
+ * A window attribute as Fortran sees it: MPI_WIN_BASE the base address,
+ * the other predefined keys the value C returns the address of (an
+ * MPI_Aint for MPI_WIN_SIZE, an int for the others), a user key the value
+ * stored.
+ */
+void pmpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
+			MPI_Fint *ierror)
+{
+	void *v = NULL;
+	int f = 0;
+
+	*ierror = PMPI_Win_get_attr(mpi_shim_f2c(MPI_SHIM_F_WIN, *win), *keyval, &v, &f);
+	if (*ierror != MPI_SUCCESS)
+		return;
+	*flag = f != 0;
+	if (!f)
+		return;
+	switch (*keyval) {
+	case MPI_WIN_SIZE:
+		*value = *(MPI_Aint *)v;
+		break;
+	case MPI_WIN_DISP_UNIT:
+	case MPI_WIN_CREATE_FLAVOR:
+	case MPI_WIN_MODEL:
+		*value = *(int *)v;
+		break;
+	default:
+		*value = (MPI_Aint)(intptr_t)v;
+	}
+}
+MPI_FORTRAN_ALIAS(mpi_win_get_attr_);
 
 /* An attribute's value as Fortran sees it: the predefined ones are
  * integers C returns the address of; the others are the value stored. */

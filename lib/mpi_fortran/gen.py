@@ -31,13 +31,14 @@ HANDLE_KINDS = {
     'errhandler': ('MPI_Errhandler', 'MPI_SHIM_F_ERRHANDLER'),
     'info': ('MPI_Info', 'MPI_SHIM_F_INFO'),
     'message': ('MPI_Message', 'MPI_SHIM_F_MESSAGE'),
+    'win': ('MPI_Win', 'MPI_SHIM_F_WIN'),
 }
 SCALAR_KINDS = {'int', 'bool', 'aint', 'count', 'iaint', 'buf', 'addr', 'aptr', 'aval',
-                'ival', 'status', 'index', 'str', 'istr', 'opfn', 'errfn', 'copyfn', 'delfn',
-                'grqfn'}
+                'ival', 'status', 'index', 'str', 'istr', 'opfn', 'errfn', 'werrfn', 'copyfn',
+                'delfn', 'grqfn'}
 ARRAY_KINDS = {'int', 'bool', 'aint', 'iaint', 'status', 'indices', 'str',
                'weights'} | set(HANDLE_KINDS)
-FN_KINDS = ('opfn', 'errfn', 'copyfn', 'delfn', 'grqfn')
+FN_KINDS = ('opfn', 'errfn', 'werrfn', 'copyfn', 'delfn', 'grqfn')
 
 # Calls of mpi.h that the binding leaves out on purpose, by name, each
 # list with its reason; "gen.py coverage" prints them, and fails on a name
@@ -47,7 +48,7 @@ FN_KINDS = ('opfn', 'errfn', 'copyfn', 'delfn', 'grqfn')
 C_ONLY = [
     'Comm_c2f', 'Comm_f2c', 'Errhandler_c2f', 'Errhandler_f2c', 'Group_c2f', 'Group_f2c',
     'Info_c2f', 'Info_f2c', 'Message_c2f', 'Message_f2c', 'Op_c2f', 'Op_f2c', 'Request_c2f',
-    'Request_f2c', 'Status_c2f', 'Status_f2c', 'Type_c2f', 'Type_f2c',
+    'Request_f2c', 'Status_c2f', 'Status_f2c', 'Type_c2f', 'Type_f2c', 'Win_c2f', 'Win_f2c',
 ]
 # The large-count "_c" calls (MPI-4.0 19.1): in Fortran they exist only in
 # the mpi_f08 module, as overloads of the call without "_c" (an
@@ -76,24 +77,8 @@ F08_ONLY = [
     'Alltoallv_init_c', 'Alltoallw_init_c', 'Reduce_init_c', 'Allreduce_init_c',
     'Reduce_scatter_init_c', 'Reduce_scatter_block_init_c', 'Scan_init_c', 'Exscan_init_c',
 ]
-# The one-sided chapter (rma/) is in C only so far: its Fortran binding
-# needs a window handle kind, window constants and the window attribute
-# callbacks (mpi_shim(7) says so).  A name leaves this list as its line
-# goes into calls.txt.
-RMA_NOT_YET = [
-    'Accumulate', 'Compare_and_swap', 'Fetch_and_op', 'Get', 'Get_accumulate', 'Put',
-    'Raccumulate', 'Rget', 'Rget_accumulate', 'Rput', 'Win_allocate', 'Win_allocate_shared',
-    'Win_attach', 'Win_call_errhandler', 'Win_complete', 'Win_create', 'Win_create_dynamic',
-    'Win_create_errhandler', 'Win_create_keyval', 'Win_delete_attr', 'Win_detach',
-    'Win_fence', 'Win_flush', 'Win_flush_all', 'Win_flush_local', 'Win_flush_local_all',
-    'Win_free', 'Win_free_keyval', 'Win_get_attr', 'Win_get_errhandler', 'Win_get_group',
-    'Win_get_info', 'Win_get_name', 'Win_lock', 'Win_lock_all', 'Win_post', 'Win_set_attr',
-    'Win_set_errhandler', 'Win_set_info', 'Win_set_name', 'Win_shared_query', 'Win_start',
-    'Win_sync', 'Win_test', 'Win_unlock', 'Win_unlock_all', 'Win_wait',
-]
 NOT_BOUND = dict([(n, 'handle conversion, C only') for n in C_ONLY] +
-                 [(n, 'large-count call: an mpi_f08 overload only') for n in F08_ONLY] +
-                 [(n, 'one-sided: C only so far') for n in RMA_NOT_YET])
+                 [(n, 'large-count call: an mpi_f08 overload only') for n in F08_ONLY])
 
 
 def die(msg):
@@ -414,9 +399,10 @@ def c_wrapper(call):
                 cargs.append(cv)
                 post.append('if (rc == MPI_SUCCESS)')
                 post.append('\tmpi_fortran_str_out(%s, %s_len, %s);' % (f, n, cv))
-        elif k in ('opfn', 'errfn'):
+        elif k in ('opfn', 'errfn', 'werrfn'):
             params.append('mpi_fortran_fn *' + f)
-            ctype = 'MPI_User_function' if k == 'opfn' else 'MPI_Comm_errhandler_function'
+            ctype = {'opfn': 'MPI_User_function', 'errfn': 'MPI_Comm_errhandler_function',
+                     'werrfn': 'MPI_Win_errhandler_function'}[k]
             decls.append('%s *%s = NULL;' % (ctype, cv))
             pre.append('if ((rc = mpi_fortran_%s(%s, &%s, "%s")))' % (k, f, cv, cname))
             pre.append('\tgoto out;')
@@ -550,7 +536,8 @@ COMMONS = [('MPI_BOTTOM', '', 'mpi_fortran_bottom'),
 LOGICALS = ['MPI_SUBARRAYS_SUPPORTED', 'MPI_ASYNC_PROTECTS_NONBLOCKING']
 CALLBACKS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_NULL_DELETE_FN', 'MPI_COMM_DUP_FN',
              'MPI_NULL_COPY_FN', 'MPI_NULL_DELETE_FN', 'MPI_DUP_FN',
-             'MPI_TYPE_NULL_COPY_FN', 'MPI_TYPE_NULL_DELETE_FN', 'MPI_TYPE_DUP_FN']
+             'MPI_TYPE_NULL_COPY_FN', 'MPI_TYPE_NULL_DELETE_FN', 'MPI_TYPE_DUP_FN',
+             'MPI_WIN_NULL_COPY_FN', 'MPI_WIN_NULL_DELETE_FN', 'MPI_WIN_DUP_FN']
 
 
 def gen_mpif(handles, consts, calls, out):

@@ -2,7 +2,7 @@
 /*
  * c2f.c - handle conversion in C (MPI_Comm_c2f/f2c and the others), with
  * or without the Fortran binding: round trips of predefined and user
- * handles of every kind (messages too), the null handles as 0, distinct numbers for
+ * handles of every kind (messages and windows too), the null handles as 0, distinct numbers for
  * distinct objects, numbers that are not handles, and MPI_Status_c2f/f2c
  * with their misuse under MPI_ERRORS_RETURN.
  */
@@ -109,6 +109,22 @@ static void messages(void)
 	CHECK(MPI_Message_f2c(-4) == MPI_MESSAGE_NULL, "a number that is no message");
 }
 
+static void windows(void)
+{
+	MPI_Win win, win2;
+	MPI_Fint fw;
+	int v = 0;
+
+	CHECK(MPI_Win_c2f(MPI_WIN_NULL) == 0 && MPI_Win_f2c(0) == MPI_WIN_NULL, "null window");
+	OK(MPI_Win_create(&v, sizeof(v), sizeof(v), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	fw = MPI_Win_c2f(win);
+	CHECK(fw > 0 && MPI_Win_c2f(win) == fw, "window number %d", fw);
+	win2 = MPI_Win_f2c(fw);
+	CHECK(win2 == win, "window round trip");
+	OK(MPI_Win_free(&win2));
+	CHECK(MPI_Win_f2c(-3) == MPI_WIN_NULL, "a number that is no window");
+}
+
 static void statuses(void)
 {
 	MPI_Status s, back;
@@ -144,6 +160,7 @@ int main(int argc, char **argv)
 	predefined();
 	user();
 	messages();
+	windows();
 	statuses();
 	OK(MPI_Finalize());
 	return 0;
