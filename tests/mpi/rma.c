@@ -689,6 +689,35 @@ static void test_pairs(void)
 			      "SHORT_INT vector slot %d: %d %d", i, sw[N + i].v, sw[N + i].i);
 		}
 	}
+	{
+		/* A window that ends right after one pair's data (12 bytes of
+		 * MPI_DOUBLE_INT's 16), in memory of exactly that size (the
+		 * sanitizer builds see any byte touched past it): the
+		 * operation must not read or write the pair's padding. */
+		size_t elen = sizeof(double) + sizeof(int);
+		unsigned char *edge = malloc(elen);
+		struct dint mine = { 10.0 + rank, rank };
+		double ev = -1.0;
+		int ei = -1;
+		MPI_Win win_e;
+
+		CHECK(edge != NULL, "out of memory");
+		memcpy(edge, &ev, sizeof(ev));
+		memcpy(edge + sizeof(double), &ei, sizeof(ei));
+		OK(MPI_Win_create(edge, (MPI_Aint)elen, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win_e));
+		OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win_e));
+		OK(MPI_Accumulate(&mine, 1, MPI_DOUBLE_INT, 0, 0, 1, MPI_DOUBLE_INT, MPI_MAXLOC,
+				  win_e));
+		OK(MPI_Win_unlock(0, win_e));
+		OK(MPI_Barrier(MPI_COMM_WORLD));
+		if (rank == 0) {
+			memcpy(&ev, edge, sizeof(ev));
+			memcpy(&ei, edge + sizeof(double), sizeof(ei));
+			CHECK(ev == 10.0 + size - 1 && ei == size - 1, "edge pair: %g %d", ev, ei);
+		}
+		OK(MPI_Win_free(&win_e));
+		free(edge);
+	}
 	OK(MPI_Barrier(MPI_COMM_WORLD));
 	/* get_accumulate with MPI_NO_OP reads the pairs; get of a derived
 	 * type of pairs with holes */

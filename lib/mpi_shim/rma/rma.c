@@ -512,16 +512,45 @@ static void rma_serve_data(MPI_Win win, int origin, const struct rma_hdr *h, siz
 			/* The data as the target type lays it out, then the
 			 * operation element by element. */
 			int64_t lo = 0, hi = 0;
+			MPI_Aint tlb, text;
 			char *tmp;
 
+			/* The span of the elements' data, and a whole extent
+			 * more: an operation on a pair type (MPI_DOUBLE_INT)
+			 * reads the last element as a whole struct, padding
+			 * included. */
 			rma_span(t, h->count, &lo, &hi);
-			tmp = malloc((size_t)(hi - lo));
+			PMPI_Type_get_extent(t, &tlb, &text);
+			tmp = calloc(1, (size_t)(hi - lo) + (size_t)(text > 0 ? text : 0));
 			if (!tmp) {
 				err = MPI_ERR_NO_MEM;
 				break;
 			}
 			mpi_shim_datatype_unpack(data, need, tmp - lo, h->count, t, 0);
-			mpi_shim_op_apply(op, tmp - lo, addr, h->count, t);
+			if ((int64_t)text * (int64_t)h->count > hi - lo) {
+				/* The operation would write the last element's
+				 * padding too, which may lie past the window: it
+				 * works on a copy, and only the data goes back. */
+				char *cur = calloc(1, (size_t)(hi - lo) + (size_t)text);
+				char *packed = malloc(need ? need : 1);
+
+				if (!cur || !packed) {
+					free(cur);
+					free(packed);
+					free(tmp);
+					err = MPI_ERR_NO_MEM;
+					break;
+				}
+				mpi_shim_datatype_pack(addr, h->count, t, 0, packed, need);
+				mpi_shim_datatype_unpack(packed, need, cur - lo, h->count, t, 0);
+				mpi_shim_op_apply(op, tmp - lo, cur - lo, h->count, t);
+				mpi_shim_datatype_pack(cur - lo, h->count, t, 0, packed, need);
+				mpi_shim_datatype_unpack(packed, need, addr, h->count, t, 0);
+				free(cur);
+				free(packed);
+			} else {
+				mpi_shim_op_apply(op, tmp - lo, addr, h->count, t);
+			}
 			free(tmp);
 		}
 		break;
