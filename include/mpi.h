@@ -23,9 +23,10 @@ extern "C" {
  * dynamic-process (MPI_Comm_spawn, ports) chapters, whose calls are absent
  * so that a program using them fails to link rather than at run time; plus
  * the MPI-4.0 calls that current codes use (persistent collectives,
- * MPI_Isendrecv, the large-count _c forms).  The one-sided chapter is
- * there in part (windows, communication, synchronisation; no window
- * keyvals yet).  What is left out, and why: mpi_shim(7).
+ * MPI_Isendrecv, the large-count _c forms).  The one-sided chapter's
+ * calls are all there, by active messages on every driver (no direct
+ * shared-memory or board path yet).  What is left out, and why:
+ * mpi_shim(7).
  */
 #define MPI_VERSION 3
 #define MPI_SUBVERSION 1
