@@ -162,13 +162,13 @@ void mpi_shim_progress_unregister(int hook)
  */
 mpi_shim_cold static void run_hooks(void)
 {
-	unsigned todo = mpi_shim_progress_armed;
+	unsigned armed = mpi_shim_progress_armed;
 	int i;
 
 	mpi_shim_progress_armed = req.always;
-	while (todo) {
-		i = __builtin_ctz(todo);
-		todo &= todo - 1;
+	while (armed) {
+		i = __builtin_ctz(armed);
+		armed &= armed - 1;
 		if (req.hooks[i].run)
 			req.hooks[i].run();
 	}
