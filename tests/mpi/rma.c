@@ -8,7 +8,12 @@
  * putget   put and get, contiguous and derived types on both sides, fence
  * acc      accumulate (SUM, MAX, REPLACE) and get_accumulate (NO_OP too)
  * fop      N ranks x M fetch_and_op increments of one counter: every
- *          value fetched once, the final value N*M
+ *          value fetched once, the final value N*M; every window flavour
+ * flavors  every synchronisation mode x every window flavour: put,
+ *          accumulate and get, every word checked
+ * passive  the target computes, then sleeps in MPI_Recv, while the others
+ *          lock its window, put, add and read: it is never needed
+ *          (windows of shared memory only)
  * cas      a ticket lock built on compare_and_swap guards a plain counter
  * lock     exclusive and shared locks, flush, lock_all
  * pscw     post/start/complete/wait and Win_test
@@ -164,43 +169,333 @@ static void test_acc(void)
 	OK(MPI_Win_free(&win));
 }
 
+/* The window flavours, made alike for the tests that sweep them. */
+enum { FL_CREATE, FL_ALLOCATE, FL_SHARED, FL_DYNAMIC, FL_COUNT };
+static const char *const fl_name[FL_COUNT] = { "create", "allocate", "shared", "dynamic" };
+
+struct twin {
+	MPI_Win win;
+	void *base;      /* this rank's memory */
+	void *own;       /* malloc'd for create and dynamic */
+	MPI_Aint *addr;  /* dynamic: every rank's address */
+	int flavor;
+};
+
+/* A window of bytes bytes per rank, zeroed, of flavour fl: 1, or 0 when
+ * this machine cannot make it (a shared window across hosts). */
+static int twin_make(int fl, size_t bytes, int disp_unit, struct twin *t)
+{
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->flavor = fl;
+	switch (fl) {
+	case FL_CREATE:
+		t->own = t->base = calloc(1, bytes);
+		OK(MPI_Win_create(t->base, (MPI_Aint)bytes, disp_unit, MPI_INFO_NULL, MPI_COMM_WORLD,
+				  &t->win));
+		break;
+	case FL_ALLOCATE:
+		OK(MPI_Win_allocate((MPI_Aint)bytes, disp_unit, MPI_INFO_NULL, MPI_COMM_WORLD,
+				    &t->base, &t->win));
+		memset(t->base, 0, bytes);
+		break;
+	case FL_SHARED:
+		rc = MPI_Win_allocate_shared((MPI_Aint)bytes, disp_unit, MPI_INFO_NULL,
+					     MPI_COMM_WORLD, &t->base, &t->win);
+		if (rc != MPI_SUCCESS) {
+			int cls;
+
+			MPI_Error_class(rc, &cls);
+			CHECK(cls == MPI_ERR_RMA_SHARED, "MPI_Win_allocate_shared: class %d", cls);
+			return 0;
+		}
+		memset(t->base, 0, bytes);
+		break;
+	default: {
+		MPI_Aint me;
+
+		t->own = t->base = calloc(1, bytes);
+		t->addr = malloc(sizeof(MPI_Aint) * (size_t)size);
+		OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &t->win));
+		OK(MPI_Win_attach(t->win, t->base, (MPI_Aint)bytes));
+		OK(MPI_Get_address(t->base, &me));
+		OK(MPI_Allgather(&me, 1, MPI_AINT, t->addr, 1, MPI_AINT, MPI_COMM_WORLD));
+		break;
+	}
+	}
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	return 1;
+}
+
+/* The displacement of element idx (of size unit) of target's memory. */
+static MPI_Aint twin_disp(const struct twin *t, int target, int idx, size_t unit)
+{
+	if (t->flavor == FL_DYNAMIC)
+		return MPI_Aint_add(t->addr[target], (MPI_Aint)((size_t)idx * unit));
+	return idx;
+}
+
+static void twin_free(struct twin *t)
+{
+	if (t->flavor == FL_DYNAMIC)
+		OK(MPI_Win_detach(t->win, t->base));
+	OK(MPI_Win_free(&t->win));
+	free(t->own);
+	free(t->addr);
+}
+
 static void test_fop(void)
 {
 	enum { M = 200 };
-	long counter = 0, one = 1, old, *seen = NULL, *all = NULL;
-	int i;
-	MPI_Win win;
+	long one = 1, old, *seen = NULL, *all = NULL, *counter;
+	int i, fl;
+	struct twin t;
 
-	OK(MPI_Win_create(&counter, sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
-			  &win));
 	seen = malloc(M * sizeof(long));
-	OK(MPI_Win_lock_all(0, win));
-	for (i = 0; i < M; i++) {
-		OK(MPI_Fetch_and_op(&one, &old, MPI_LONG, 0, 0, MPI_SUM, win));
-		OK(MPI_Win_flush(0, win));
-		seen[i] = old;
-	}
-	OK(MPI_Win_unlock_all(win));
-	OK(MPI_Barrier(MPI_COMM_WORLD));
-	if (rank == 0) {
-		char *hit = calloc((size_t)size * M, 1);
-
-		all = malloc((size_t)size * M * sizeof(long));
-		CHECK(counter == (long)size * M, "counter is %ld, want %ld", counter,
-		      (long)size * M);
-		MPI_Gather(seen, M, MPI_LONG, all, M, MPI_LONG, 0, MPI_COMM_WORLD);
-		for (i = 0; i < size * M; i++) {
-			CHECK(all[i] >= 0 && all[i] < (long)size * M && !hit[all[i]],
-			      "value %ld fetched twice or out of range", all[i]);
-			if (all[i] >= 0 && all[i] < (long)size * M)
-				hit[all[i]] = 1;
+	for (fl = 0; fl < FL_COUNT; fl++) {
+		if (!twin_make(fl, sizeof(long), sizeof(long), &t))
+			continue;
+		counter = t.base;
+		OK(MPI_Win_lock_all(0, t.win));
+		for (i = 0; i < M; i++) {
+			OK(MPI_Fetch_and_op(&one, &old, MPI_LONG, 0, twin_disp(&t, 0, 0, sizeof(long)),
+					    MPI_SUM, t.win));
+			OK(MPI_Win_flush(0, t.win));
+			seen[i] = old;
 		}
-		free(hit);
-		free(all);
-	} else {
-		MPI_Gather(seen, M, MPI_LONG, NULL, M, MPI_LONG, 0, MPI_COMM_WORLD);
+		OK(MPI_Win_unlock_all(t.win));
+		OK(MPI_Barrier(MPI_COMM_WORLD));
+		if (rank == 0) {
+			char *hit = calloc((size_t)size * M, 1);
+
+			all = malloc((size_t)size * M * sizeof(long));
+			CHECK(*counter == (long)size * M, "%s: counter is %ld, want %ld",
+			      fl_name[fl], *counter, (long)size * M);
+			MPI_Gather(seen, M, MPI_LONG, all, M, MPI_LONG, 0, MPI_COMM_WORLD);
+			for (i = 0; i < size * M; i++) {
+				CHECK(all[i] >= 0 && all[i] < (long)size * M && !hit[all[i]],
+				      "%s: value %ld fetched twice or out of range", fl_name[fl],
+				      all[i]);
+				if (all[i] >= 0 && all[i] < (long)size * M)
+					hit[all[i]] = 1;
+			}
+			free(hit);
+			free(all);
+		} else {
+			MPI_Gather(seen, M, MPI_LONG, NULL, M, MPI_LONG, 0, MPI_COMM_WORLD);
+		}
+		twin_free(&t);
 	}
 	free(seen);
+}
+
+/*
+ * Every synchronisation mode on every window flavour: each rank puts K
+ * words into its own slot of every rank's window, adds 1 to every rank's
+ * counter, then reads its right neighbour's slot back from every rank;
+ * every word of every window checked after each epoch.
+ */
+enum { SY_FENCE, SY_PSCW, SY_EXCL, SY_SHARED, SY_ALL, SY_ALL_NOCHECK, SY_COUNT };
+static const char *const sy_name[SY_COUNT] = { "fence", "pscw", "lock exclusive", "lock shared",
+					       "lock_all", "lock_all nocheck" };
+
+static void sync_open(int sy, struct twin *t, MPI_Group world, int target)
+{
+	switch (sy) {
+	case SY_FENCE:
+		if (target == 0)
+			OK(MPI_Win_fence(0, t->win));
+		break;
+	case SY_PSCW:
+		if (target == 0) {
+			OK(MPI_Win_post(world, 0, t->win));
+			OK(MPI_Win_start(world, 0, t->win));
+		}
+		break;
+	case SY_EXCL:
+	case SY_SHARED:
+		OK(MPI_Win_lock(sy == SY_EXCL ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, target, 0,
+				t->win));
+		break;
+	default:
+		if (target == 0)
+			OK(MPI_Win_lock_all(sy == SY_ALL_NOCHECK ? MPI_MODE_NOCHECK : 0, t->win));
+		break;
+	}
+}
+
+static void sync_close(int sy, struct twin *t, int target)
+{
+	switch (sy) {
+	case SY_FENCE:
+		if (target == size - 1)
+			OK(MPI_Win_fence(0, t->win));
+		break;
+	case SY_PSCW:
+		if (target == size - 1) {
+			OK(MPI_Win_complete(t->win));
+			OK(MPI_Win_wait(t->win));
+		}
+		break;
+	case SY_EXCL:
+	case SY_SHARED:
+		OK(MPI_Win_unlock(target, t->win));
+		break;
+	default:
+		if (target == size - 1)
+			OK(MPI_Win_unlock_all(t->win));
+		break;
+	}
+}
+
+static void test_flavors(void)
+{
+	enum { K = 16 };
+	int fl, sy, r, i, seed = 0, right = (rank + 1) % size;
+	int mine[K], *got = malloc(sizeof(int) * (size_t)size * K), one = 1;
+	MPI_Group world;
+	struct twin t;
+
+	OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+	for (fl = 0; fl < FL_COUNT; fl++) {
+		/* K words per rank, then the counter */
+		if (!twin_make(fl, ((size_t)size * K + 1) * sizeof(int), sizeof(int), &t))
+			continue;
+		for (sy = 0; sy < SY_COUNT; sy++) {
+			int *w = t.base;
+
+			seed++;
+			for (i = 0; i < size * K + 1; i++)
+				w[i] = -1;
+			w[size * K] = 0;
+			for (i = 0; i < K; i++)
+				mine[i] = seed * 100000 + rank * 100 + i;
+			OK(MPI_Barrier(MPI_COMM_WORLD));
+			for (r = 0; r < size; r++) {
+				sync_open(sy, &t, world, r);
+				OK(MPI_Put(mine, K, MPI_INT, r, twin_disp(&t, r, rank * K, sizeof(int)),
+					   K, MPI_INT, t.win));
+				OK(MPI_Accumulate(&one, 1, MPI_INT, r,
+						  twin_disp(&t, r, size * K, sizeof(int)), 1, MPI_INT,
+						  MPI_SUM, t.win));
+				sync_close(sy, &t, r);
+			}
+			OK(MPI_Barrier(MPI_COMM_WORLD));
+			for (r = 0; r < size; r++)
+				for (i = 0; i < K; i++)
+					CHECK(w[r * K + i] == seed * 100000 + r * 100 + i,
+					      "%s, %s: word %d is %d", fl_name[fl], sy_name[sy],
+					      r * K + i, w[r * K + i]);
+			CHECK(w[size * K] == size, "%s, %s: counter is %d, want %d", fl_name[fl],
+			      sy_name[sy], w[size * K], size);
+			OK(MPI_Barrier(MPI_COMM_WORLD));
+			memset(got, 0, sizeof(int) * (size_t)size * K);
+			for (r = 0; r < size; r++) {
+				sync_open(sy, &t, world, r);
+				OK(MPI_Get(got + r * K, K, MPI_INT, r,
+					   twin_disp(&t, r, right * K, sizeof(int)), K, MPI_INT, t.win));
+				sync_close(sy, &t, r);
+			}
+			for (r = 0; r < size; r++)
+				for (i = 0; i < K; i++)
+					CHECK(got[r * K + i] == seed * 100000 + right * 100 + i,
+					      "%s, %s: get from %d: word %d is %d", fl_name[fl],
+					      sy_name[sy], r, i, got[r * K + i]);
+			OK(MPI_Barrier(MPI_COMM_WORLD));
+		}
+		twin_free(&t);
+	}
+	OK(MPI_Group_free(&world));
+	free(got);
+}
+
+/*
+ * A passive target is never needed.  Rank 0 computes without calling
+ * anything that makes progress (it only loads a word of its window and
+ * calls MPI_Win_sync) while the others lock its window, put, add to a
+ * counter and unlock: it sees their data (with messages, this would wait
+ * for ever).  Then it waits in MPI_Recv (asleep there under BIP_WAIT=
+ * block) while they do it again and read it back, and only then send it
+ * one message.  Only for a window whose memory is shared
+ * (MPI_WIN_UNIFIED here); the messages of a separate window need the
+ * target.
+ */
+static void test_passive(void)
+{
+	enum { K = 32 };
+	int *w, *model, flag, i, r, round, one = 1, mine[K], got[K];
+	MPI_Win win;
+
+	if (size < 2)
+		return;
+	OK(MPI_Win_allocate((MPI_Aint)(size * K + 1) * sizeof(int), sizeof(int), MPI_INFO_NULL,
+			    MPI_COMM_WORLD, &w, &win));
+	OK(MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag));
+	if (!flag || *model != MPI_WIN_UNIFIED) {
+		if (rank == 0)
+			printf("SKIP: the window's memory model is separate here\n");
+		OK(MPI_Win_free(&win));
+		return;
+	}
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < size * K + 1; i++)
+			w[i] = 0;
+		for (i = 0; i < K; i++)
+			mine[i] = round * 1000 + rank * 100 + i + 1;
+		OK(MPI_Barrier(MPI_COMM_WORLD));
+		if (rank == 0) {
+			if (round == 0) {
+				/* Computing: no call that makes progress. */
+				while (__atomic_load_n(&w[size * K], __ATOMIC_ACQUIRE) != size - 1)
+					MPI_Win_sync(win);
+			} else {
+				MPI_Status st;
+				int msg = 0;
+
+				OK(MPI_Recv(&msg, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, &st));
+				CHECK(msg == 42, "the message is %d", msg);
+				for (r = 1; r < size; r++)
+					OK(MPI_Send(&msg, 1, MPI_INT, r, 8, MPI_COMM_WORLD));
+			}
+			MPI_Win_sync(win);
+			for (r = 1; r < size; r++)
+				for (i = 0; i < K; i++)
+					CHECK(w[r * K + i] == round * 1000 + r * 100 + i + 1,
+					      "round %d: word %d is %d", round, r * K + i,
+					      w[r * K + i]);
+			CHECK(w[size * K] == size - 1, "round %d: counter %d", round, w[size * K]);
+		} else {
+			OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+			OK(MPI_Put(mine, K, MPI_INT, 0, rank * K, K, MPI_INT, win));
+			OK(MPI_Win_flush(0, win));
+			OK(MPI_Accumulate(&one, 1, MPI_INT, 0, size * K, 1, MPI_INT, MPI_SUM, win));
+			OK(MPI_Win_unlock(0, win));
+			if (round == 1) {
+				/* Read it back; when every origin has, rank 1 wakes the
+				 * target. */
+				OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+				OK(MPI_Get(got, K, MPI_INT, 0, rank * K, K, MPI_INT, win));
+				OK(MPI_Win_unlock(0, win));
+				for (i = 0; i < K; i++)
+					CHECK(got[i] == mine[i], "read back: word %d is %d", i,
+					      got[i]);
+				do {
+					OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+					OK(MPI_Get(&flag, 1, MPI_INT, 0, size * K, 1, MPI_INT, win));
+					OK(MPI_Win_unlock(0, win));
+				} while (flag != size - 1);
+				if (rank == 1) {
+					int msg = 42;
+
+					OK(MPI_Send(&msg, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
+				}
+				OK(MPI_Recv(&flag, 1, MPI_INT, 0, 8, MPI_COMM_WORLD,
+					    MPI_STATUS_IGNORE));
+			}
+		}
+		OK(MPI_Barrier(MPI_COMM_WORLD));
+	}
 	OK(MPI_Win_free(&win));
 }
 
@@ -466,7 +761,7 @@ static void test_attrs(void)
 	OK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &v, &flag));
 	CHECK(flag && *v == MPI_WIN_FLAVOR_CREATE, "MPI_WIN_CREATE_FLAVOR %d", *v);
 	OK(MPI_Win_get_attr(win, MPI_WIN_MODEL, &v, &flag));
-	CHECK(flag && *v == MPI_WIN_UNIFIED, "MPI_WIN_MODEL %d", *v);
+	CHECK(flag && (*v == MPI_WIN_UNIFIED || *v == MPI_WIN_SEPARATE), "MPI_WIN_MODEL %d", *v);
 	{
 		/* Each window's values are its own: reading a second window's
 		 * attributes leaves the first one's alone. */
@@ -908,7 +1203,8 @@ int main(int argc, char **argv)
 		{ "cas", test_cas },       { "lock", test_lock },       { "pscw", test_pscw },
 		{ "dynamic", test_dynamic }, { "shared", test_shared }, { "rreq", test_rreq },
 		{ "attrs", test_attrs },   { "errors", test_errors },   { "pairs", test_pairs },
-		{ "types", test_types },   { "keyvals", test_keyvals },
+		{ "types", test_types },   { "keyvals", test_keyvals }, { "flavors", test_flavors },
+		{ "passive", test_passive },
 	};
 	size_t i;
 	int total;

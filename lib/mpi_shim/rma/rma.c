@@ -54,19 +54,6 @@
 #define RMA_TAG_FIRST_REPLY 1
 #define RMA_TAG_LAST_REPLY 0x3fffffff
 
-enum rma_kind {
-	RMA_PUT = 1,
-	RMA_GET,
-	RMA_ACC,
-	RMA_GET_ACC,
-	RMA_CAS,
-	RMA_LOCK,
-	RMA_UNLOCK,
-	RMA_POST,
-	RMA_COMPLETE,
-	RMA_ANSWER,
-};
-
 struct rma_hdr {
 	uint32_t kind;      /* enum rma_kind */
 	uint32_t win;       /* the window's id: its communicator's context id */
@@ -433,6 +420,92 @@ static int rma_target_addr(MPI_Win win, int64_t disp, uint64_t count, MPI_Dataty
 	return MPI_SUCCESS;
 }
 
+/* 1 if p is as aligned as the elements of t need. */
+static int rma_aligned(MPI_Datatype t, const void *p)
+{
+	size_t align = t->basic && t->basic->size < 16 ? t->basic->size : 16;
+
+	return align && !((uintptr_t)p & (align - 1));
+}
+
+int mpi_shim_rma_apply(enum rma_kind kind, MPI_Op op, char *addr, uint64_t count,
+		       MPI_Datatype t, const void *data_, size_t need, void *old)
+{
+	const char *data = data_;
+	int64_t lo = 0, hi = 0;
+	MPI_Aint tlb, text;
+	char *tmp, cas_old[64];
+
+	if (kind == RMA_CAS && !old) {
+		if (need > sizeof(cas_old))
+			return MPI_ERR_TYPE;
+		old = cas_old;
+	}
+	if (old)
+		mpi_shim_datatype_pack(addr, count, t, 0, old, need);
+	switch (kind) {
+	case RMA_PUT:
+		mpi_shim_datatype_unpack(data, need, addr, count, t, 0);
+		return MPI_SUCCESS;
+	case RMA_CAS:
+		if (!memcmp(old, data + need, need))
+			mpi_shim_datatype_unpack(data, need, addr, 1, t, 0);
+		return MPI_SUCCESS;
+	case RMA_ACC:
+	case RMA_GET_ACC:
+		break;
+	default:
+		return MPI_SUCCESS;
+	}
+	if (mpi_shim_op_is_no_op(op) || !count)
+		return MPI_SUCCESS;
+	if (mpi_shim_op_is_replace(op)) {
+		mpi_shim_datatype_unpack(data, need, addr, count, t, 0);
+		return MPI_SUCCESS;
+	}
+	if (t->contiguous && rma_aligned(t, data)) {
+		/* The packed data is laid out as the memory: in place. */
+		mpi_shim_op_apply(op, data - t->true_lb, addr, count, t);
+		return MPI_SUCCESS;
+	}
+	/* The data as the target type lays it out, then the operation
+	 * element by element.  The span of the elements' data, and a whole
+	 * extent more: an operation on a pair type (MPI_DOUBLE_INT) reads
+	 * the last element as a whole struct, padding included. */
+	rma_span(t, count, &lo, &hi);
+	PMPI_Type_get_extent(t, &tlb, &text);
+	tmp = calloc(1, (size_t)(hi - lo) + (size_t)(text > 0 ? text : 0));
+	if (!tmp)
+		return MPI_ERR_NO_MEM;
+	mpi_shim_datatype_unpack(data, need, tmp - lo, count, t, 0);
+	if ((int64_t)text * (int64_t)count > hi - lo) {
+		/* The operation would write the last element's padding too,
+		 * which may lie past the window (or in the next rank's part of
+		 * a shared segment): it works on a copy, and only the data
+		 * goes back. */
+		char *cur = calloc(1, (size_t)(hi - lo) + (size_t)text);
+		char *packed = malloc(need ? need : 1);
+
+		if (!cur || !packed) {
+			free(cur);
+			free(packed);
+			free(tmp);
+			return MPI_ERR_NO_MEM;
+		}
+		mpi_shim_datatype_pack(addr, count, t, 0, packed, need);
+		mpi_shim_datatype_unpack(packed, need, cur - lo, count, t, 0);
+		mpi_shim_op_apply(op, tmp - lo, cur - lo, count, t);
+		mpi_shim_datatype_pack(cur - lo, count, t, 0, packed, need);
+		mpi_shim_datatype_unpack(packed, need, addr, count, t, 0);
+		free(cur);
+		free(packed);
+	} else {
+		mpi_shim_op_apply(op, tmp - lo, addr, count, t);
+	}
+	free(tmp);
+	return MPI_SUCCESS;
+}
+
 /* Apply the data request h from origin (len bytes in all); the answer is
  * sent from here. */
 static void rma_serve_data(MPI_Win win, int origin, const struct rma_hdr *h, size_t len)
@@ -492,69 +565,8 @@ static void rma_serve_data(MPI_Win win, int origin, const struct rma_hdr *h, siz
 		err = MPI_ERR_NO_MEM;
 		goto answer;
 	}
-	if (out)
-		mpi_shim_datatype_pack(addr, h->count, t, 0, ans + 1, out);
-	switch (h->kind) {
-	case RMA_PUT:
-		mpi_shim_datatype_unpack(data, need, addr, h->count, t, 0);
-		break;
-	case RMA_CAS:
-		if (!memcmp(ans + 1, data + need, need))
-			mpi_shim_datatype_unpack(data, need, addr, 1, t, 0);
-		break;
-	case RMA_ACC:
-	case RMA_GET_ACC:
-		if (mpi_shim_op_is_no_op(op) || !h->count)
-			break;
-		if (mpi_shim_op_is_replace(op)) {
-			mpi_shim_datatype_unpack(data, need, addr, h->count, t, 0);
-		} else {
-			/* The data as the target type lays it out, then the
-			 * operation element by element. */
-			int64_t lo = 0, hi = 0;
-			MPI_Aint tlb, text;
-			char *tmp;
-
-			/* The span of the elements' data, and a whole extent
-			 * more: an operation on a pair type (MPI_DOUBLE_INT)
-			 * reads the last element as a whole struct, padding
-			 * included. */
-			rma_span(t, h->count, &lo, &hi);
-			PMPI_Type_get_extent(t, &tlb, &text);
-			tmp = calloc(1, (size_t)(hi - lo) + (size_t)(text > 0 ? text : 0));
-			if (!tmp) {
-				err = MPI_ERR_NO_MEM;
-				break;
-			}
-			mpi_shim_datatype_unpack(data, need, tmp - lo, h->count, t, 0);
-			if ((int64_t)text * (int64_t)h->count > hi - lo) {
-				/* The operation would write the last element's
-				 * padding too, which may lie past the window: it
-				 * works on a copy, and only the data goes back. */
-				char *cur = calloc(1, (size_t)(hi - lo) + (size_t)text);
-				char *packed = malloc(need ? need : 1);
-
-				if (!cur || !packed) {
-					free(cur);
-					free(packed);
-					free(tmp);
-					err = MPI_ERR_NO_MEM;
-					break;
-				}
-				mpi_shim_datatype_pack(addr, h->count, t, 0, packed, need);
-				mpi_shim_datatype_unpack(packed, need, cur - lo, h->count, t, 0);
-				mpi_shim_op_apply(op, tmp - lo, cur - lo, h->count, t);
-				mpi_shim_datatype_pack(cur - lo, h->count, t, 0, packed, need);
-				mpi_shim_datatype_unpack(packed, need, addr, h->count, t, 0);
-				free(cur);
-				free(packed);
-			} else {
-				mpi_shim_op_apply(op, tmp - lo, addr, h->count, t);
-			}
-			free(tmp);
-		}
-		break;
-	}
+	err = mpi_shim_rma_apply((enum rma_kind)h->kind, op, addr, h->count, t, data, need,
+				 out ? (void *)(ans + 1) : NULL);
 answer:
 	if (own)
 		PMPI_Type_free(&t);
@@ -972,22 +984,6 @@ static int rma_access(MPI_Win win, int target)
 	}
 }
 
-struct rma_args {
-	enum rma_kind kind;
-	const void *origin;
-	size_t ocount;
-	MPI_Datatype otype;
-	const void *compare;
-	void *result;
-	size_t rcount;
-	MPI_Datatype rtype;
-	int target;
-	MPI_Aint disp;
-	size_t tcount;
-	MPI_Datatype ttype;
-	MPI_Op op;
-};
-
 static int rma_check_type(MPI_Win win, MPI_Datatype t, const char *what, const char *call)
 {
 	if (!mpi_shim_datatype_ok(t) || !t->committed)
@@ -1215,6 +1211,13 @@ static int rma_call(MPI_Win win, const struct rma_args *a, int ocount, int rcoun
 					"MPI_Win_lock or MPI_Win_lock_all epochs");
 	if (a->target == MPI_PROC_NULL)
 		return ureq ? rma_null_request(win, ureq, call) : MPI_SUCCESS;
+	if (win->direct) {
+		/* Done at the call: the request completes at its first step. */
+		if ((rc = mpi_shim_rma_shm_issue(win, a, call)))
+			return rc;
+		win->fence_ops++;
+		return ureq ? rma_null_request(win, ureq, call) : MPI_SUCCESS;
+	}
 	return rma_issue(win, a, ureq, call);
 }
 
@@ -1367,6 +1370,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
 		return rma_sync_err(win, call, "an exposure epoch of MPI_Win_post is open");
 	if ((rc = rma_wait(win, rma_none_pending, 0, call)))
 		return rc;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	/* Open before the barrier: another process's first operation may
 	 * come as soon as it is through. */
 	if (!(assert & MPI_MODE_NOSUCCEED))
@@ -1447,7 +1451,6 @@ int PMPI_Win_lock(int type, int rank, int assert, MPI_Win win)
 	const char *call = "MPI_Win_lock";
 	int rc;
 
-	(void)assert;
 	if ((rc = rma_sync_check(win, call)))
 		return rc;
 	if (type != MPI_LOCK_SHARED && type != MPI_LOCK_EXCLUSIVE)
@@ -1461,12 +1464,27 @@ int PMPI_Win_lock(int type, int rank, int assert, MPI_Win win)
 		return MPI_SUCCESS;
 	if (win->locked[rank])
 		return rma_sync_err(win, call, "this process holds a lock on that rank already");
+	if (win->direct) {
+		int held = type == MPI_LOCK_EXCLUSIVE ? RMA_LOCKED_EXCL : RMA_LOCKED_SHARED;
+
+		/* MPI_MODE_NOCHECK: the program knows nobody else locks. */
+		if (!(assert & MPI_MODE_NOCHECK)) {
+			if ((rc = mpi_shim_rma_shm_lock(win, rank, type, call)))
+				return rc;
+			held |= RMA_LOCKED_WORD;
+		}
+		win->locked[rank] = (uint8_t)held;
+		win->nlocked++;
+		win->epoch = RMA_EPOCH_LOCK;
+		return MPI_SUCCESS;
+	}
 	if ((rc = rma_lock_msg(win, rank, RMA_LOCK, type, call)) ||
 	    (rc = rma_wait(win, rma_none_pending_to, rank, call)))
 		return rc;
 	if (win->deferred_err)
 		return rma_deferred(win, call);
-	win->locked[rank] = (uint8_t)(type == MPI_LOCK_EXCLUSIVE ? 2 : 1);
+	win->locked[rank] =
+		(uint8_t)(type == MPI_LOCK_EXCLUSIVE ? RMA_LOCKED_EXCL : RMA_LOCKED_SHARED);
 	win->nlocked++;
 	win->epoch = RMA_EPOCH_LOCK;
 	return MPI_SUCCESS;
@@ -1488,6 +1506,13 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 					rank);
 	if (win->epoch != RMA_EPOCH_LOCK || !win->locked[rank])
 		return rma_sync_err(win, call, "this process holds no lock on that rank");
+	if (win->direct) {
+		mpi_shim_rma_shm_unlock(win, rank, win->locked[rank]);
+		win->locked[rank] = 0;
+		if (--win->nlocked == 0)
+			win->epoch = RMA_EPOCH_NONE;
+		return MPI_SUCCESS;
+	}
 	if ((rc = rma_wait(win, rma_none_pending_to, rank, call)) ||
 	    (rc = rma_lock_msg(win, rank, RMA_UNLOCK, 0, call)) ||
 	    (rc = rma_wait(win, rma_none_pending_to, rank, call)))
@@ -1505,11 +1530,28 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
 	const char *call = "MPI_Win_lock_all";
 	int rc, i;
 
-	(void)assert;
 	if ((rc = rma_sync_check(win, call)))
 		return rc;
 	if (!rma_passive_ok(win) || win->epoch == RMA_EPOCH_LOCK)
 		return rma_sync_err(win, call, "another epoch is open on this window");
+	if (win->direct) {
+		int held = RMA_LOCKED_SHARED;
+
+		if (!(assert & MPI_MODE_NOCHECK)) {
+			for (i = 0; i < win->comm->size; i++)
+				if ((rc = mpi_shim_rma_shm_lock(win, i, MPI_LOCK_SHARED, call))) {
+					while (i--)
+						mpi_shim_rma_shm_unlock(win, i, RMA_LOCKED_SHARED |
+										RMA_LOCKED_WORD);
+					return rc;
+				}
+			held |= RMA_LOCKED_WORD;
+		}
+		memset(win->locked, held, (size_t)win->comm->size);
+		win->nlocked = win->comm->size;
+		win->epoch = RMA_EPOCH_LOCK_ALL;
+		return MPI_SUCCESS;
+	}
 	for (i = 0; i < win->comm->size; i++)
 		if ((rc = rma_lock_msg(win, i, RMA_LOCK, MPI_LOCK_SHARED, call)))
 			return rc;
@@ -1534,6 +1576,14 @@ int PMPI_Win_unlock_all(MPI_Win win)
 		return rc;
 	if (win->epoch != RMA_EPOCH_LOCK_ALL)
 		return rma_sync_err(win, call, "MPI_Win_lock_all was not called on this window");
+	if (win->direct) {
+		for (i = 0; i < win->comm->size; i++)
+			mpi_shim_rma_shm_unlock(win, i, win->locked[i]);
+		memset(win->locked, 0, (size_t)win->comm->size);
+		win->nlocked = 0;
+		win->epoch = RMA_EPOCH_NONE;
+		return MPI_SUCCESS;
+	}
 	if ((rc = rma_wait(win, rma_none_pending, 0, call)))
 		return rc;
 	for (i = 0; i < win->comm->size; i++)
@@ -1563,6 +1613,11 @@ static int rma_flush(MPI_Win win, int rank, const char *call)
 		return MPI_SUCCESS;
 	if (rank >= 0 && !win->locked[rank])
 		return rma_sync_err(win, call, "this process holds no lock on that rank");
+	if (win->direct) {
+		/* Every operation was done at its call. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		return MPI_SUCCESS;
+	}
 	rc = rank < 0 ? rma_wait(win, rma_none_pending, 0, call) :
 			rma_wait(win, rma_none_pending_to, rank, call);
 	return rc ? rc : rma_deferred(win, call);
@@ -1724,6 +1779,7 @@ int PMPI_Win_complete(MPI_Win win)
 		return rma_sync_err(win, call, "MPI_Win_start was not called on this window");
 	if ((rc = rma_wait(win, rma_none_pending, 0, call)))
 		return rc;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (i = 0; !rc && i < win->nstart; i++)
 		rc = rma_send_hdr(win, win->start_group[i], RMA_TAG_REQUEST, RMA_COMPLETE, 0, 0,
 				  0);

@@ -29,15 +29,60 @@ struct rma_region {
 	struct rma_region *next;
 };
 
+/* The operations, as the protocol names them (rma.c). */
+enum rma_kind {
+	RMA_PUT = 1,
+	RMA_GET,
+	RMA_ACC,
+	RMA_GET_ACC,
+	RMA_CAS,
+	RMA_LOCK,
+	RMA_UNLOCK,
+	RMA_POST,
+	RMA_COMPLETE,
+	RMA_ANSWER,
+};
+
+/* One communication call, as the origin checked it. */
+struct rma_args {
+	enum rma_kind kind;
+	const void *origin;
+	size_t ocount;
+	MPI_Datatype otype;
+	const void *compare;
+	void *result;
+	size_t rcount;
+	MPI_Datatype rtype;
+	int target;
+	MPI_Aint disp;
+	size_t tcount;
+	MPI_Datatype ttype;
+	MPI_Op op;
+};
+
+/* A lock held (mpi_shim_win.locked): its type, and whether the shared
+ * lock word of a direct window was taken for it (not with
+ * MPI_MODE_NOCHECK). */
+#define RMA_LOCKED_SHARED 1
+#define RMA_LOCKED_EXCL 2
+#define RMA_LOCKED_TYPE 3
+#define RMA_LOCKED_WORD 4
+
 struct rma_op;
 struct rma_in;
+struct rma_shm_ctl;
 struct rma_lock_wait;
 struct rma_type_cache;
 
 struct mpi_shim_win {
 	int valid;                /* 1 from creation until MPI_Win_free */
 	int flavor;               /* MPI_WIN_FLAVOR_x */
-	int model;                /* MPI_WIN_UNIFIED */
+	int model;                /* MPI_WIN_UNIFIED or MPI_WIN_SEPARATE */
+	/* 1: every rank's memory is mapped in every process of the window,
+	 * which reach it by loads, stores and processor atomics (rma_shm.c);
+	 * 0: by the messages of rma.c. */
+	int direct;
+	struct rma_shm_ctl *ctl;  /* direct: every rank's lock words */
 	/* The window's own duplicate of the communicator it was made on: its
 	 * point-to-point context carries the protocol, its collective context
 	 * the window's collectives; the program never sees it. */
@@ -50,8 +95,8 @@ struct mpi_shim_win {
 	 * origin's range check); NULL in a dynamic window. */
 	MPI_Aint *sizes;
 	int *disp_units;
-	/* A shared window's segment (every rank's part, 64-byte aligned) and
-	 * where each rank's part starts in it. */
+	/* A shared or direct window's segment (every rank's part, then
+	 * every rank's lock words) and where each rank's part starts in it. */
 	void *segment;
 	size_t segment_len;
 	MPI_Aint *offsets;
@@ -115,6 +160,23 @@ int mpi_shim_check_win(MPI_Win win, const char *call);
 int mpi_shim_rma_win_init(MPI_Win win);
 int mpi_shim_rma_win_busy(MPI_Win win, const char *call);
 void mpi_shim_rma_win_fini(MPI_Win win);
+
+/* rma.c: apply the operation kind (PUT, GET, ACC, GET_ACC, CAS) to count
+ * elements of t at addr, inside a window: data is what the origin packed
+ * (CAS: the new value, then the compare value), need the packed bytes of
+ * count elements of t, old (may be NULL) receives need bytes, the values
+ * before the operation, packed.  MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int mpi_shim_rma_apply(enum rma_kind kind, MPI_Op op, char *addr, uint64_t count,
+		       MPI_Datatype t, const void *data, size_t need, void *old);
+
+/* rma_shm.c: a direct window.  win.c asks whether win may be one
+ * (before making it so, on every rank alike); the operations and the
+ * lock words at the calls of rma.c. */
+int mpi_shim_rma_shm_wanted(void);
+size_t mpi_shim_rma_shm_ctl_len(int nranks);
+int mpi_shim_rma_shm_issue(MPI_Win win, const struct rma_args *a, const char *call);
+int mpi_shim_rma_shm_lock(MPI_Win win, int rank, int type, const char *call);
+void mpi_shim_rma_shm_unlock(MPI_Win win, int rank, int type);
 
 /* comm/attr.c: a user key's attribute of win (MPI_Win_get_attr past
  * the predefined keys; reported), and every attribute deleted when win

@@ -11,12 +11,22 @@
  * (MPI_ERRORS_ARE_FATAL when it is made, as the standard says); the
  * duplicate returns errors to this code, which reports them through it.
  *
- * A shared window (MPI_Win_allocate_shared) is one segment in /dev/shm for
- * the whole communicator, every process's part 64-byte aligned in rank
- * order.  Rank 0 creates it (mode 0600, O_EXCL), the others open it
- * through bip_segment_open, which refuses anything but a regular file of
- * this user with that mode, and check its length; it is unlinked as soon
- * as everyone has it mapped.
+ * A shared window (MPI_Win_allocate_shared), and a window of
+ * MPI_Win_allocate whose ranks are all on one host, is one segment in
+ * /dev/shm for the whole communicator: every process's part in rank
+ * order (one after the other, as MPI-3.1 11.2.3 says, unless the info key
+ * alloc_shared_noncontig is true; 64-byte aligned then, and always for
+ * MPI_Win_allocate), then the lock words of rma_shm.c.  Rank 0 creates
+ * it (mode 0600, O_EXCL), the others open it through bip_segment_open,
+ * which refuses anything but a regular file of this user with that mode,
+ * and check its length; it is unlinked as soon as everyone has it mapped.
+ * Such a window is direct (rma_shm.c) unless a rank asks for messages
+ * (BIP_MPI_RMA=messages); MPI_Win_allocate falls back to private memory
+ * and messages when the segment cannot be made.
+ *
+ * The memory model (MPI_WIN_MODEL) is MPI_WIN_UNIFIED where the memory is
+ * shared (direct and shared windows), and MPI_WIN_SEPARATE where an
+ * operation reaches the target through its own progress (rma.c).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -128,7 +138,7 @@ static int win_new(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, i
 	if (!win)
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for a window");
 	win->flavor = flavor;
-	win->model = MPI_WIN_UNIFIED;
+	win->model = MPI_WIN_SEPARATE;
 	win->size = size;
 	win->disp_unit = disp_unit;
 	win->excl_holder = -1;
@@ -200,38 +210,47 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
 }
 MPI_SHIM_ALIAS(MPI_Win_create);
 
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
-		      MPI_Win *win_p)
+/* 1 if every rank of comm is on this host. */
+static int win_one_host(MPI_Comm comm)
 {
-	MPI_SHIM_ENTER();
-	const char *call = "MPI_Win_allocate";
-	MPI_Win win;
-	int rc;
+	int i;
 
-	if (!win_p || !baseptr)
-		return mpi_shim_err(comm, MPI_ERR_ARG, call, "win or baseptr is NULL");
-	if ((rc = win_new(size, disp_unit, info, comm, MPI_WIN_FLAVOR_ALLOCATE, call, &win)))
-		return rc;
-	win->allocated = calloc(1, size ? (size_t)size : 1);
-	if (!win->allocated) {
-		win_release(win);
-		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for %td bytes", size);
-	}
-	win->base = size ? win->allocated : NULL;
-	if ((rc = win_finish(win, comm, call, win_p)))
-		return rc;
-	*(void **)baseptr = win->base;
-	return MPI_SUCCESS;
+	for (i = 1; i < comm->size; i++)
+		if (comm->host[i] != comm->host[0])
+			return 0;
+	return 1;
 }
-MPI_SHIM_ALIAS(MPI_Win_allocate);
 
-/* Map the shared segment of win (every rank's part), rank 0 creating it. */
-static int win_map_shared(MPI_Win win, char *why, size_t whylen)
+/* 1 if info says alloc_shared_noncontig=true. */
+static int win_noncontig(MPI_Info info)
+{
+	char v[16];
+	int flag = 0;
+
+	if (info == MPI_INFO_NULL ||
+	    PMPI_Info_get(info, "alloc_shared_noncontig", (int)sizeof(v) - 1, v, &flag) || !flag)
+		return 0;
+	return !strcmp(v, "true");
+}
+
+/* Whether every rank of win wants a direct window (collective). */
+static int win_agree_direct(MPI_Win win, int *direct)
+{
+	*direct = mpi_shim_rma_shm_wanted();
+	return PMPI_Allreduce(MPI_IN_PLACE, direct, 1, MPI_INT, MPI_LAND, win->comm);
+}
+
+/*
+ * Map the shared segment of win (every rank's part, one after the other
+ * or each 64-byte aligned, then the lock words), rank 0 creating it.
+ * Collective; every rank returns the same code.
+ */
+static int win_map_shared(MPI_Win win, int aligned, char *why, size_t whylen)
 {
 	MPI_Comm c = win->comm;
 	char name[64];
 	struct stat st;
-	size_t len = 0;
+	size_t len = 0, part, ctl;
 	int i, fd = -1, rc, ok;
 	void *p;
 
@@ -240,10 +259,16 @@ static int win_map_shared(MPI_Win win, char *why, size_t whylen)
 		return MPI_ERR_NO_MEM;
 	for (i = 0; i < c->size; i++) {
 		win->offsets[i] = (MPI_Aint)len;
-		len += ((size_t)win->sizes[i] + WIN_SHARED_ALIGN - 1) & ~(size_t)(WIN_SHARED_ALIGN - 1);
+		part = (size_t)win->sizes[i];
+		if (aligned)
+			part = (part + WIN_SHARED_ALIGN - 1) & ~(size_t)(WIN_SHARED_ALIGN - 1);
+		if (__builtin_add_overflow(len, part, &len))
+			return MPI_ERR_NO_MEM;
 	}
-	if (!len)
-		len = WIN_SHARED_ALIGN;
+	/* The lock words, on their own cache lines. */
+	len = (len + WIN_SHARED_ALIGN - 1) & ~(size_t)(WIN_SHARED_ALIGN - 1);
+	ctl = len;
+	len += mpi_shim_rma_shm_ctl_len(c->size);
 	/* Rank 0's pid and the context id name it: unique while it lives. */
 	if (c->rank == 0)
 		snprintf(name, sizeof(name), "/bip-win-%d-%u", (int)getpid(), win->id);
@@ -292,12 +317,61 @@ static int win_map_shared(MPI_Win win, char *why, size_t whylen)
 	}
 	win->segment = p;
 	win->segment_len = len;
+	win->ctl = (void *)((char *)p + ctl);
 	win->base = win->size ? (char *)p + win->offsets[c->rank] : NULL;
 close_fd:
 	if (fd >= 0)
 		close(fd);
 	return rc;
 }
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+		      MPI_Win *win_p)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_allocate";
+	MPI_Win win;
+	int rc;
+
+	if (!win_p || !baseptr)
+		return mpi_shim_err(comm, MPI_ERR_ARG, call, "win or baseptr is NULL");
+	if ((rc = win_new(size, disp_unit, info, comm, MPI_WIN_FLAVOR_ALLOCATE, call, &win)))
+		return rc;
+	if (win_one_host(comm)) {
+		/* In a segment that every rank maps, when they all want it
+		 * and it can be made; else private memory and messages. */
+		char why[256] = "";
+		int direct = 0;
+
+		if ((rc = win_agree_direct(win, &direct)))
+			goto failed;
+		if (direct && !win_map_shared(win, 1, why, sizeof(why))) {
+			win->direct = 1;
+			win->model = MPI_WIN_UNIFIED;
+			if ((rc = win_finish(win, comm, call, win_p)))
+				return rc;
+			*(void **)baseptr = win->base;
+			return MPI_SUCCESS;
+		}
+		free(win->offsets);
+		win->offsets = NULL;
+	}
+	win->allocated = calloc(1, size ? (size_t)size : 1);
+	if (!win->allocated) {
+		win_release(win);
+		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for %td bytes", size);
+	}
+	win->base = size ? win->allocated : NULL;
+	if ((rc = win_finish(win, comm, call, win_p)))
+		return rc;
+	*(void **)baseptr = win->base;
+	return MPI_SUCCESS;
+
+failed:
+	win_release(win);
+	return mpi_shim_err(comm, rc, call, "agreeing on the window's kind failed");
+}
+MPI_SHIM_ALIAS(MPI_Win_allocate);
 
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 			     void *baseptr, MPI_Win *win_p)
@@ -306,7 +380,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 	const char *call = "MPI_Win_allocate_shared";
 	char why[256] = "";
 	MPI_Win win;
-	int rc, i;
+	int rc, i, direct;
 
 	if (!win_p || !baseptr)
 		return mpi_shim_err(comm, MPI_ERR_ARG, call, "win or baseptr is NULL");
@@ -318,10 +392,13 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 			return mpi_shim_err(comm, MPI_ERR_RMA_SHARED, call,
 					    "ranks 0 and %d are on different hosts", i);
 		}
-	if ((rc = win_map_shared(win, why, sizeof(why)))) {
+	if ((rc = win_map_shared(win, win_noncontig(info), why, sizeof(why))) ||
+	    (rc = win_agree_direct(win, &direct))) {
 		win_release(win);
 		return mpi_shim_err(comm, rc, call, "%s", why[0] ? why : "no shared segment");
 	}
+	win->direct = direct;
+	win->model = MPI_WIN_UNIFIED;
 	if ((rc = win_finish(win, comm, call, win_p)))
 		return rc;
 	*(void **)baseptr = win->base;
