@@ -13,7 +13,8 @@
  *          accumulate and get, every word checked
  * passive  the target computes, then sleeps in MPI_Recv, while the others
  *          lock its window, put, add and read: it is never needed
- *          (windows of shared memory only)
+ *          (create, allocate and shared windows of one host; skipped
+ *          where the memory model is separate)
  * cas      a ticket lock built on compare_and_swap guards a plain counter
  * lock     exclusive and shared locks, flush, lock_all
  * pscw     post/start/complete/wait and Win_test
@@ -421,21 +422,23 @@ static void test_flavors(void)
  * (MPI_WIN_UNIFIED here); the messages of a separate window need the
  * target.
  */
-static void test_passive(void)
+static void test_passive_on(int fl)
 {
 	enum { K = 32 };
 	int *w, *model, flag, i, r, round, one = 1, mine[K], got[K];
+	struct twin t;
 	MPI_Win win;
 
-	if (size < 2)
+	if (!twin_make(fl, (size_t)(size * K + 1) * sizeof(int), sizeof(int), &t))
 		return;
-	OK(MPI_Win_allocate((MPI_Aint)(size * K + 1) * sizeof(int), sizeof(int), MPI_INFO_NULL,
-			    MPI_COMM_WORLD, &w, &win));
+	w = t.base;
+	win = t.win;
 	OK(MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag));
 	if (!flag || *model != MPI_WIN_UNIFIED) {
 		if (rank == 0)
-			printf("SKIP: the window's memory model is separate here\n");
-		OK(MPI_Win_free(&win));
+			printf("SKIP: %s: the window's memory model is separate here\n",
+			       fl_name[fl]);
+		twin_free(&t);
 		return;
 	}
 	for (round = 0; round < 2; round++) {
@@ -496,7 +499,16 @@ static void test_passive(void)
 		}
 		OK(MPI_Barrier(MPI_COMM_WORLD));
 	}
-	OK(MPI_Win_free(&win));
+	twin_free(&t);
+}
+
+static void test_passive(void)
+{
+	if (size < 2)
+		return;
+	test_passive_on(FL_CREATE);
+	test_passive_on(FL_ALLOCATE);
+	test_passive_on(FL_SHARED);
 }
 
 static void test_cas(void)

@@ -362,7 +362,7 @@ static int rma_type_of(MPI_Win win, const struct rma_hdr *h, const struct rma_bl
 }
 
 /* The bytes [lo, hi) around an element origin that count elements of t reach. */
-static int rma_span(MPI_Datatype t, uint64_t count, int64_t *lo_p, int64_t *hi_p)
+int mpi_shim_rma_span(MPI_Datatype t, uint64_t count, int64_t *lo_p, int64_t *hi_p)
 {
 	int64_t last, lo, hi;
 
@@ -392,7 +392,7 @@ static int rma_target_addr(MPI_Win win, int64_t disp, uint64_t count, MPI_Dataty
 	struct rma_region *g;
 	int64_t lo = 0, hi = 0, off;
 
-	if (rma_span(t, count, &lo, &hi))
+	if (mpi_shim_rma_span(t, count, &lo, &hi))
 		return MPI_ERR_RMA_RANGE;
 	if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
 		if (!count) {
@@ -472,7 +472,7 @@ int mpi_shim_rma_apply(enum rma_kind kind, MPI_Op op, char *addr, uint64_t count
 	 * element by element.  The span of the elements' data, and a whole
 	 * extent more: an operation on a pair type (MPI_DOUBLE_INT) reads
 	 * the last element as a whole struct, padding included. */
-	rma_span(t, count, &lo, &hi);
+	mpi_shim_rma_span(t, count, &lo, &hi);
 	PMPI_Type_get_extent(t, &tlb, &text);
 	tmp = calloc(1, (size_t)(hi - lo) + (size_t)(text > 0 ? text : 0));
 	if (!tmp)
@@ -1040,7 +1040,7 @@ static int rma_check(MPI_Win win, const struct rma_args *a, int ocount, int rcou
 					"no access epoch to rank %d is open on this window "
 					"(fence, lock, lock_all or start)", a->target);
 	if (win->sizes) {
-		if (rma_span(a->ttype, a->tcount, &lo, &hi) ||
+		if (mpi_shim_rma_span(a->ttype, a->tcount, &lo, &hi) ||
 		    __builtin_mul_overflow((int64_t)a->disp, (int64_t)win->disp_units[a->target],
 					   &off) ||
 		    (a->tcount && (off + lo < 0 || off + hi > (int64_t)win->sizes[a->target])))

@@ -83,6 +83,12 @@ struct mpi_shim_win {
 	 * 0: by the messages of rma.c. */
 	int direct;
 	struct rma_shm_ctl *ctl;  /* direct: every rank's lock words */
+	/* A direct window of MPI_Win_create: the memory stays the program's,
+	 * reached by single copy (process_vm_readv/writev); every rank's
+	 * process and base address. */
+	int cma;
+	int *pids;
+	uintptr_t *bases;
 	/* The window's own duplicate of the communicator it was made on: its
 	 * point-to-point context carries the protocol, its collective context
 	 * the window's collectives; the program never sees it. */
@@ -161,6 +167,10 @@ int mpi_shim_rma_win_init(MPI_Win win);
 int mpi_shim_rma_win_busy(MPI_Win win, const char *call);
 void mpi_shim_rma_win_fini(MPI_Win win);
 
+/* rma.c: the bytes [lo, hi) around an element origin that count elements
+ * of t reach: 0, or -1 on overflow. */
+int mpi_shim_rma_span(MPI_Datatype t, uint64_t count, int64_t *lo_p, int64_t *hi_p);
+
 /* rma.c: apply the operation kind (PUT, GET, ACC, GET_ACC, CAS) to count
  * elements of t at addr, inside a window: data is what the origin packed
  * (CAS: the new value, then the compare value), need the packed bytes of
@@ -174,6 +184,10 @@ int mpi_shim_rma_apply(enum rma_kind kind, MPI_Op op, char *addr, uint64_t count
  * lock words at the calls of rma.c. */
 int mpi_shim_rma_shm_wanted(void);
 size_t mpi_shim_rma_shm_ctl_len(int nranks);
+/* A window of MPI_Win_create whose lock words are mapped: whether every
+ * rank can reach every other's memory by single copy (collective; 0 and
+ * *ok, or an MPI error), and the pids and bases it needs then. */
+int mpi_shim_rma_shm_cma_setup(MPI_Win win, int *ok);
 int mpi_shim_rma_shm_issue(MPI_Win win, const struct rma_args *a, const char *call);
 int mpi_shim_rma_shm_lock(MPI_Win win, int rank, int type, const char *call);
 void mpi_shim_rma_shm_unlock(MPI_Win win, int rank, int type);

@@ -41,15 +41,29 @@
  * every rank's offset, size and disp_unit, after the range check of
  * rma.c (MPI_ERR_RMA_RANGE, nothing touched).
  *
+ * A window of MPI_Win_create keeps the program's memory: its segment
+ * holds the lock words only, and the data moves by single copy,
+ * process_vm_writev and process_vm_readv between this process and the
+ * target's pid, at the addresses the target gave when the window was
+ * made, over the blocks of the target datatype (rma_cma_op).  An
+ * accumulate reads the blocks into a local mirror, applies the operation
+ * there and writes them back, under the accumulate lock.  The window is
+ * made so only where every rank could read a word of every other's
+ * (Yama may forbid it); messages otherwise.
+ *
  * Every rank of the window chooses the direct way or the messages of
  * rma.c alike (win.c agrees on it when the window is made): BIP_MPI_RMA=
  * messages asks for messages even here.  The window's memory model is
  * MPI_WIN_UNIFIED.
  */
+#include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "rma.h"
 #include "datatype.h"
@@ -190,6 +204,240 @@ static int rma_shm_copy(void *dst, size_t dcount, MPI_Datatype dtype, const void
 	return 0;
 }
 
+/* --- single copy (windows of MPI_Win_create) --- */
+
+static const char rma_cma_probe = 1;
+
+int mpi_shim_rma_shm_cma_setup(MPI_Win win, int *ok)
+{
+	struct {
+		int64_t pid;
+		uint64_t base, probe;
+	} me, *all;
+	MPI_Comm c = win->comm;
+	int i, rc;
+
+	*ok = 0;
+	all = malloc(sizeof(*all) * (size_t)c->size);
+	win->pids = malloc(sizeof(*win->pids) * (size_t)c->size);
+	win->bases = malloc(sizeof(*win->bases) * (size_t)c->size);
+	me.pid = getpid();
+	me.base = (uintptr_t)win->base;
+	me.probe = (uintptr_t)&rma_cma_probe;
+	*ok = all && win->pids && win->bases;
+	/* Everyone takes part in the exchange, with or without memory. */
+	rc = PMPI_Allreduce(MPI_IN_PLACE, ok, 1, MPI_INT, MPI_LAND, c);
+	if (rc || !*ok) {
+		free(all);
+		*ok = 0;
+		return rc;
+	}
+	rc = PMPI_Allgather(&me, 3, MPI_INT64_T, all, 3, MPI_INT64_T, c);
+	for (i = 0; !rc && i < c->size; i++) {
+		char got = 0;
+		struct iovec l = { &got, 1 }, r = { (void *)(uintptr_t)all[i].probe, 1 };
+
+		win->pids[i] = (int)all[i].pid;
+		win->bases[i] = (uintptr_t)all[i].base;
+		if (i != c->rank && *ok &&
+		    (process_vm_readv(win->pids[i], &l, 1, &r, 1, 0) != 1 || got != 1))
+			*ok = 0;
+	}
+	free(all);
+	if (!rc)
+		rc = PMPI_Allreduce(MPI_IN_PLACE, ok, 1, MPI_INT, MPI_LAND, c);
+	return rc;
+}
+
+/* The blocks of count elements of t at addr, relative to addr: the span
+ * [lo, hi) comes from rma.c's rule (mpi_shim_rma_span). */
+struct rma_cma_blocks {
+	struct iovec *v;
+	size_t n, max;
+	int64_t base;
+};
+
+static int rma_cma_block(void *arg, int64_t disp, uint64_t len)
+{
+	struct rma_cma_blocks *b = arg;
+
+	if (!len)
+		return 0;
+	if (b->n == b->max) {
+		size_t max = b->max ? 2 * b->max : 16;
+		struct iovec *v = realloc(b->v, max * sizeof(*v));
+
+		if (!v)
+			return -1;
+		b->v = v;
+		b->max = max;
+	}
+	b->v[b->n].iov_base = (void *)(intptr_t)(b->base + disp);
+	b->v[b->n].iov_len = (size_t)len;
+	b->n++;
+	return 0;
+}
+
+/* Move the blocks: remote (in pid) from or to local, the same lengths. */
+static int rma_cma_move(int pid, int write, struct iovec *local, struct iovec *remote, size_t n)
+{
+	while (n) {
+		size_t k = n < IOV_MAX ? n : IOV_MAX, want = 0, i;
+		ssize_t done;
+
+		for (i = 0; i < k; i++)
+			want += local[i].iov_len;
+		done = write ? process_vm_writev(pid, local, k, remote, k, 0) :
+			       process_vm_readv(pid, local, k, remote, k, 0);
+		if (done < 0)
+			return -errno;
+		if ((size_t)done != want)
+			return -EFAULT;
+		local += k;
+		remote += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/*
+ * Operation a on a window of single copy: the target's blocks of the
+ * target type, as iovecs, are mirrored in local memory laid out the same
+ * way (the span of the elements), which the operation reads or writes as
+ * if it were the target's.
+ */
+static int rma_cma_op(MPI_Win win, const struct rma_args *a, const char *call)
+{
+	MPI_Datatype t = a->ttype;
+	size_t bytes = a->tcount * t->size, i;
+	uintptr_t taddr = win->bases[a->target] +
+			  (uintptr_t)((int64_t)a->disp * win->disp_units[a->target]);
+	struct rma_cma_blocks rb = { 0 };
+	struct iovec *lv = NULL;
+	int64_t lo = 0, hi = 0;
+	char *mirror = NULL, cas[64];
+	void *packed = NULL, *old = NULL;
+	const void *data = NULL;
+	int pid = win->pids[a->target], rc = 0, err = MPI_SUCCESS, locked = 0;
+	MPI_Aint tlb, text;
+
+	if (!bytes && a->kind != RMA_CAS)
+		return MPI_SUCCESS;
+	if (t->contiguous && ((a->kind == RMA_PUT && a->otype->contiguous) ||
+			      (a->kind == RMA_GET && a->rtype->contiguous))) {
+		/* One block each side: straight between the buffers. */
+		struct iovec l, r = { (void *)(taddr + (uintptr_t)t->true_lb), bytes };
+
+		l.iov_base = a->kind == RMA_PUT ?
+				     mpi_shim_datatype_start(a->origin, a->otype) :
+				     mpi_shim_datatype_start(a->result, a->rtype);
+		l.iov_len = bytes;
+		if ((rc = rma_cma_move(pid, a->kind == RMA_PUT, &l, &r, 1)))
+			return mpi_shim_win_err(win, MPI_ERR_OTHER, call,
+						"single copy with rank %d (pid %d) failed: %s",
+						a->target, pid, strerror(-rc));
+		return MPI_SUCCESS;
+	}
+	mpi_shim_rma_span(t, a->tcount, &lo, &hi);
+	PMPI_Type_get_extent(t, &tlb, &text);
+	/* The remote blocks, element by element. */
+	if (t->contiguous) {
+		rb.base = (int64_t)taddr;
+		rc = rma_cma_block(&rb, t->true_lb, bytes);
+	} else {
+		for (i = 0; !rc && i < a->tcount; i++) {
+			rb.base = (int64_t)taddr + (int64_t)i * text;
+			rc = mpi_shim_datatype_for_each_block(t, rma_cma_block, &rb);
+		}
+	}
+	/* The mirror: the span and a whole extent more (rma.c's pair rule). */
+	mirror = rc ? NULL : malloc((size_t)(hi - lo) + (size_t)(text > 0 ? text : 0) + 1);
+	lv = rc ? NULL : malloc(sizeof(*lv) * (rb.n ? rb.n : 1));
+	if (!mirror || !lv) {
+		err = MPI_ERR_NO_MEM;
+		goto out;
+	}
+	for (i = 0; i < rb.n; i++) {
+		lv[i].iov_base = mirror + ((intptr_t)rb.v[i].iov_base - (int64_t)taddr - lo);
+		lv[i].iov_len = rb.v[i].iov_len;
+	}
+	mirror -= lo; /* now laid out as the target at taddr */
+	switch (a->kind) {
+	case RMA_PUT:
+		if (a->otype->contiguous)
+			mpi_shim_datatype_unpack(mpi_shim_datatype_start(a->origin, a->otype), bytes,
+						 mirror, a->tcount, t, 0);
+		else if ((packed = malloc(bytes))) {
+			mpi_shim_datatype_pack(a->origin, a->ocount, a->otype, 0, packed, bytes);
+			mpi_shim_datatype_unpack(packed, bytes, mirror, a->tcount, t, 0);
+		} else {
+			err = MPI_ERR_NO_MEM;
+			break;
+		}
+		rc = rma_cma_move(pid, 1, lv, rb.v, rb.n);
+		break;
+	case RMA_GET:
+		if (!(rc = rma_cma_move(pid, 0, lv, rb.v, rb.n))) {
+			if ((packed = malloc(bytes))) {
+				mpi_shim_datatype_pack(mirror, a->tcount, t, 0, packed, bytes);
+				mpi_shim_datatype_unpack(packed, bytes, a->result, a->rcount, a->rtype,
+							 0);
+			} else {
+				err = MPI_ERR_NO_MEM;
+			}
+		}
+		break;
+	default:
+		/* ACC, GET_ACC, CAS: read, apply on the mirror, write back. */
+		if (a->kind == RMA_CAS) {
+			if (2 * bytes > sizeof(cas)) {
+				err = MPI_ERR_TYPE;
+				break;
+			}
+			memcpy(cas, a->origin, bytes);
+			memcpy(cas + bytes, a->compare, bytes);
+			data = cas;
+		} else if (!(a->kind == RMA_GET_ACC && mpi_shim_op_is_no_op(a->op))) {
+			if (!(packed = malloc(bytes))) {
+				err = MPI_ERR_NO_MEM;
+				break;
+			}
+			mpi_shim_datatype_pack(a->origin, a->ocount, a->otype, 0, packed, bytes);
+			data = packed;
+		}
+		if ((a->kind == RMA_GET_ACC || a->kind == RMA_CAS) && !(old = malloc(bytes))) {
+			err = MPI_ERR_NO_MEM;
+			break;
+		}
+		rma_shm_acc_lock(&win->ctl[a->target].acc);
+		locked = 1;
+		if ((rc = rma_cma_move(pid, 0, lv, rb.v, rb.n)))
+			break;
+		err = mpi_shim_rma_apply(a->kind, a->op, mirror, a->tcount, t, data, bytes, old);
+		if (!err && !(a->kind == RMA_GET_ACC && mpi_shim_op_is_no_op(a->op)))
+			rc = rma_cma_move(pid, 1, lv, rb.v, rb.n);
+		break;
+	}
+	if (locked)
+		rma_shm_acc_unlock(&win->ctl[a->target].acc);
+	if (!err && !rc && old)
+		mpi_shim_datatype_unpack(old, bytes, a->result, a->rcount, a->rtype, 0);
+	mirror += lo;
+out:
+	free(mirror);
+	free(lv);
+	free(rb.v);
+	free(packed);
+	free(old);
+	if (!err && rc)
+		return mpi_shim_win_err(win, MPI_ERR_OTHER, call,
+					"single copy with rank %d (pid %d) failed: %s", a->target, pid,
+					strerror(-rc));
+	if (err)
+		return mpi_shim_win_err(win, err, call, "no memory");
+	return MPI_SUCCESS;
+}
+
 int mpi_shim_rma_shm_issue(MPI_Win win, const struct rma_args *a, const char *call)
 {
 	char *taddr = (char *)win->segment + win->offsets[a->target] +
@@ -200,6 +448,8 @@ int mpi_shim_rma_shm_issue(MPI_Win win, const struct rma_args *a, const char *ca
 	char cas[64];
 	int rc = MPI_SUCCESS;
 
+	if (win->cma)
+		return rma_cma_op(win, a, call);
 	switch (a->kind) {
 	case RMA_PUT:
 		if (rma_shm_copy(taddr, a->tcount, a->ttype, a->origin, a->ocount, a->otype, bytes))

@@ -22,11 +22,17 @@
  * and check its length; it is unlinked as soon as everyone has it mapped.
  * Such a window is direct (rma_shm.c) unless a rank asks for messages
  * (BIP_MPI_RMA=messages); MPI_Win_allocate falls back to private memory
- * and messages when the segment cannot be made.
+ * and messages when the segment cannot be made.  A window of
+ * MPI_Win_create on one host keeps the program's memory, and has a
+ * segment of lock words only: it is direct by single copy where the
+ * kernel lets every rank read every other (rma_shm.c), else messages.
+ * A dynamic window is always messages: its memory is attached by the
+ * target alone, and no origin could check its range.
  *
- * The memory model (MPI_WIN_MODEL) is MPI_WIN_UNIFIED where the memory is
- * shared (direct and shared windows), and MPI_WIN_SEPARATE where an
- * operation reaches the target through its own progress (rma.c).
+ * The memory model (MPI_WIN_MODEL) is MPI_WIN_UNIFIED for a direct window,
+ * and MPI_WIN_SEPARATE where an operation reaches the target through the
+ * target's own progress (rma.c), a shared window of messages included:
+ * there an update becomes visible only when the target calls MPI.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -104,6 +110,8 @@ static void win_release(MPI_Win win)
 	free(win->sizes);
 	free(win->disp_units);
 	free(win->offsets);
+	free(win->pids);
+	free(win->bases);
 	if (win->errhandler)
 		mpi_shim_errhandler_release(win->errhandler);
 	if (win->comm != MPI_COMM_NULL)
@@ -191,25 +199,6 @@ static int win_finish(MPI_Win win, MPI_Comm comm, const char *call, MPI_Win *win
 	return MPI_SUCCESS;
 }
 
-int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-		    MPI_Win *win_p)
-{
-	MPI_SHIM_ENTER();
-	const char *call = "MPI_Win_create";
-	MPI_Win win;
-	int rc;
-
-	if (!win_p)
-		return mpi_shim_err(comm, MPI_ERR_ARG, call, "win is NULL");
-	if (size > 0 && !base)
-		return mpi_shim_err(comm, MPI_ERR_ARG, call, "base is NULL with size %td", size);
-	if ((rc = win_new(size, disp_unit, info, comm, MPI_WIN_FLAVOR_CREATE, call, &win)))
-		return rc;
-	win->base = base;
-	return win_finish(win, comm, call, win_p);
-}
-MPI_SHIM_ALIAS(MPI_Win_create);
-
 /* 1 if every rank of comm is on this host. */
 static int win_one_host(MPI_Comm comm)
 {
@@ -245,7 +234,9 @@ static int win_agree_direct(MPI_Win win, int *direct)
  * or each 64-byte aligned, then the lock words), rank 0 creating it.
  * Collective; every rank returns the same code.
  */
-static int win_map_shared(MPI_Win win, int aligned, char *why, size_t whylen)
+enum win_parts { WIN_PARTS_PACKED, WIN_PARTS_ALIGNED, WIN_PARTS_NONE };
+
+static int win_map_shared(MPI_Win win, enum win_parts parts, char *why, size_t whylen)
 {
 	MPI_Comm c = win->comm;
 	char name[64];
@@ -259,8 +250,8 @@ static int win_map_shared(MPI_Win win, int aligned, char *why, size_t whylen)
 		return MPI_ERR_NO_MEM;
 	for (i = 0; i < c->size; i++) {
 		win->offsets[i] = (MPI_Aint)len;
-		part = (size_t)win->sizes[i];
-		if (aligned)
+		part = parts == WIN_PARTS_NONE ? 0 : (size_t)win->sizes[i];
+		if (parts == WIN_PARTS_ALIGNED)
 			part = (part + WIN_SHARED_ALIGN - 1) & ~(size_t)(WIN_SHARED_ALIGN - 1);
 		if (__builtin_add_overflow(len, part, &len))
 			return MPI_ERR_NO_MEM;
@@ -318,12 +309,57 @@ static int win_map_shared(MPI_Win win, int aligned, char *why, size_t whylen)
 	win->segment = p;
 	win->segment_len = len;
 	win->ctl = (void *)((char *)p + ctl);
-	win->base = win->size ? (char *)p + win->offsets[c->rank] : NULL;
+	if (parts != WIN_PARTS_NONE)
+		win->base = win->size ? (char *)p + win->offsets[c->rank] : NULL;
 close_fd:
 	if (fd >= 0)
 		close(fd);
 	return rc;
 }
+
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+		    MPI_Win *win_p)
+{
+	MPI_SHIM_ENTER();
+	const char *call = "MPI_Win_create";
+	MPI_Win win;
+	int rc;
+
+	if (!win_p)
+		return mpi_shim_err(comm, MPI_ERR_ARG, call, "win is NULL");
+	if (size > 0 && !base)
+		return mpi_shim_err(comm, MPI_ERR_ARG, call, "base is NULL with size %td", size);
+	if ((rc = win_new(size, disp_unit, info, comm, MPI_WIN_FLAVOR_CREATE, call, &win)))
+		return rc;
+	win->base = base;
+	if (win_one_host(comm)) {
+		/* Direct by single copy, with the lock words in a segment,
+		 * when every rank wants it and the kernel lets them. */
+		char why[256] = "";
+		int direct = 0, ok = 0;
+
+		if ((rc = win_agree_direct(win, &direct))) {
+			win_release(win);
+			return mpi_shim_err(comm, rc, call, "agreeing on the window's kind failed");
+		}
+		if (direct && !win_map_shared(win, WIN_PARTS_NONE, why, sizeof(why))) {
+			if ((rc = mpi_shim_rma_shm_cma_setup(win, &ok))) {
+				win_release(win);
+				return mpi_shim_err(comm, rc, call, "agreeing on the window's kind failed");
+			}
+			if (ok) {
+				win->direct = win->cma = 1;
+				win->model = MPI_WIN_UNIFIED;
+			} else {
+				munmap(win->segment, win->segment_len);
+				win->segment = NULL;
+				win->ctl = NULL;
+			}
+		}
+	}
+	return win_finish(win, comm, call, win_p);
+}
+MPI_SHIM_ALIAS(MPI_Win_create);
 
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
 		      MPI_Win *win_p)
@@ -345,7 +381,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 
 		if ((rc = win_agree_direct(win, &direct)))
 			goto failed;
-		if (direct && !win_map_shared(win, 1, why, sizeof(why))) {
+		if (direct && !win_map_shared(win, WIN_PARTS_ALIGNED, why, sizeof(why))) {
 			win->direct = 1;
 			win->model = MPI_WIN_UNIFIED;
 			if ((rc = win_finish(win, comm, call, win_p)))
@@ -392,13 +428,14 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 			return mpi_shim_err(comm, MPI_ERR_RMA_SHARED, call,
 					    "ranks 0 and %d are on different hosts", i);
 		}
-	if ((rc = win_map_shared(win, win_noncontig(info), why, sizeof(why))) ||
+	if ((rc = win_map_shared(win, win_noncontig(info) ? WIN_PARTS_ALIGNED : WIN_PARTS_PACKED,
+				 why, sizeof(why))) ||
 	    (rc = win_agree_direct(win, &direct))) {
 		win_release(win);
 		return mpi_shim_err(comm, rc, call, "%s", why[0] ? why : "no shared segment");
 	}
 	win->direct = direct;
-	win->model = MPI_WIN_UNIFIED;
+	win->model = direct ? MPI_WIN_UNIFIED : MPI_WIN_SEPARATE;
 	if ((rc = win_finish(win, comm, call, win_p)))
 		return rc;
 	*(void **)baseptr = win->base;
