@@ -3,7 +3,10 @@
  * rma.c - one-sided communication (MPI-3.1 11.3-11.5): put, get, the
  * accumulates and atomics, their request-based forms, and the
  * synchronisation calls, by active messages that work on every BIP
- * driver.
+ * driver.  A direct window (a window of one host, rma_shm.c) uses these
+ * calls' checks and epochs, and hands the operations and the lock words
+ * to rma_shm.c; its only messages are those of MPI_Win_post and
+ * MPI_Win_complete.
  *
  * The protocol.  Every message of a window travels on the point-to-point
  * context of the window's own communicator (rma.h), so none can meet the
