@@ -7,7 +7,10 @@
 ! (base addresses as INTEGER(KIND=MPI_ADDRESS_KIND), made pointers with
 ! C_F_POINTER), the predefined window attributes, a window keyval with a
 ! Fortran delete function, a Fortran window error handler, the window name
-! and group, and a put outside the window under MPI_ERRORS_RETURN.
+! and group, a put outside the window under MPI_ERRORS_RETURN, a dynamic
+! window (MPI_WIN_ATTACH, displacements from MPI_GET_ADDRESS), post/start/
+! complete/wait with MPI_WIN_TEST, and MPI_GET_ACCUMULATE with MPI_SUM and
+! MPI_NO_OP.
 module f_rma_fns
   use mpi
   implicit none
@@ -57,6 +60,9 @@ program f_rma
   call request_based()
   call allocate_win()
   call shared_win()
+  call dynamic_win()
+  call pscw()
+  call get_accumulate()
   call attributes()
   call errors()
 
@@ -315,7 +321,8 @@ contains
     call MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, val, flag, ierr)
     call check(flag .and. val == MPI_WIN_FLAVOR_SHARED, 'MPI_WIN_CREATE_FLAVOR shared', int(val))
     call MPI_Win_get_attr(win, MPI_WIN_MODEL, val, flag, ierr)
-    call check(flag .and. val == MPI_WIN_UNIFIED, 'MPI_WIN_MODEL', int(val))
+    call check(flag .and. (val == MPI_WIN_UNIFIED .or. val == MPI_WIN_SEPARATE), &
+               'MPI_WIN_MODEL', int(val))
     call MPI_Win_fence(0, win, ierr)
     do i = 1, m
       a(i) = 10 * rank + i
@@ -339,6 +346,120 @@ contains
     call MPI_Win_fence(MPI_MODE_NOSUCCEED, win, ierr)
     call win_done(win)
   end subroutine shared_win
+
+  ! MPI_WIN_CREATE_DYNAMIC: each rank attaches n words, and puts 3 words
+  ! at its right neighbour's address (from MPI_GET_ADDRESS, exchanged)
+  ! under an exclusive lock; then detaches.
+  subroutine dynamic_win()
+    integer :: win, i, v(3)
+    integer, target :: dmem(n)
+    integer(kind=MPI_ADDRESS_KIND) :: me, addrs(0:nproc - 1), disp, size
+    logical :: flag
+    integer(kind=MPI_ADDRESS_KIND) :: val
+    dmem = -1
+    call MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
+    call check(ierr == MPI_SUCCESS .and. win /= MPI_WIN_NULL, 'Win_create_dynamic', ierr)
+    call MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, val, flag, ierr)
+    call check(flag .and. val == MPI_WIN_FLAVOR_DYNAMIC, 'MPI_WIN_CREATE_FLAVOR dynamic', &
+               int(val))
+    size = 4 * n
+    call MPI_Win_attach(win, dmem, size, ierr)
+    call check(ierr == MPI_SUCCESS, 'Win_attach', ierr)
+    call MPI_Get_address(dmem, me, ierr)
+    call MPI_Allgather(me, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD, ierr)
+    v = [7 * rank + 1, 7 * rank + 2, 7 * rank + 3]
+    disp = MPI_Aint_add(addrs(right), 4_MPI_ADDRESS_KIND * 2)
+    call MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win, ierr)
+    call MPI_Put(v, 3, MPI_INTEGER, right, disp, 3, MPI_INTEGER, win, ierr)
+    call check(ierr == MPI_SUCCESS, 'Put at an address', ierr)
+    call MPI_Win_unlock(right, win, ierr)
+    call check(ierr == MPI_SUCCESS, 'Win_unlock of the dynamic window', ierr)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    call MPI_Win_sync(win, ierr)
+    do i = 1, n
+      if (i >= 3 .and. i <= 5) then
+        call check(dmem(i) == 7 * left + i - 2, 'a word put at an address', dmem(i))
+      else
+        call check(dmem(i) == -1, 'a word of the dynamic window no put wrote', dmem(i))
+      end if
+    end do
+    call MPI_Win_detach(win, dmem, ierr)
+    call check(ierr == MPI_SUCCESS, 'Win_detach', ierr)
+    call win_done(win)
+  end subroutine dynamic_win
+
+  ! Post/start/complete/wait: every rank exposes its window to its left
+  ! neighbour and puts into its right one; MPI_WIN_TEST ends the exposure
+  ! in the second round.
+  subroutine pscw()
+    integer :: win, world, gright, gleft, round, v, i
+    integer(kind=MPI_ADDRESS_KIND) :: disp
+    logical :: done
+    mem = -1
+    call win_new(win)
+    call MPI_Comm_group(MPI_COMM_WORLD, world, ierr)
+    call MPI_Group_incl(world, 1, [right], gright, ierr)
+    call MPI_Group_incl(world, 1, [left], gleft, ierr)
+    do round = 1, 2
+      call MPI_Win_post(gleft, 0, win, ierr)
+      call check(ierr == MPI_SUCCESS, 'Win_post', ierr)
+      call MPI_Win_start(gright, 0, win, ierr)
+      call check(ierr == MPI_SUCCESS, 'Win_start', ierr)
+      v = 100 * round + rank
+      disp = round - 1
+      call MPI_Put(v, 1, MPI_INTEGER, right, disp, 1, MPI_INTEGER, win, ierr)
+      call MPI_Win_complete(win, ierr)
+      call check(ierr == MPI_SUCCESS, 'Win_complete', ierr)
+      if (round == 1) then
+        call MPI_Win_wait(win, ierr)
+        call check(ierr == MPI_SUCCESS, 'Win_wait', ierr)
+      else
+        done = .false.
+        do while (.not. done)
+          call MPI_Win_test(win, done, ierr)
+          call check(ierr == MPI_SUCCESS, 'Win_test', ierr)
+        end do
+      end if
+      call check(mem(round) == 100 * round + left, 'a word put in a pscw epoch', mem(round))
+    end do
+    do i = 3, n
+      call check(mem(i) == -1, 'a word no pscw put wrote', mem(i))
+    end do
+    call MPI_Group_free(gright, ierr)
+    call MPI_Group_free(gleft, ierr)
+    call MPI_Group_free(world, ierr)
+    call win_done(win)
+  end subroutine pscw
+
+  ! MPI_GET_ACCUMULATE: every rank adds rank + 1 to words 1 and 2 of rank 0
+  ! and fetches what was there; MPI_NO_OP then reads the totals.
+  subroutine get_accumulate()
+    integer :: win, v(2), old(2), total(2), dummy(2)
+    integer(kind=MPI_ADDRESS_KIND) :: disp
+    mem = 0
+    call win_new(win)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    v = [rank + 1, 10 * (rank + 1)]
+    disp = 0
+    call MPI_Win_lock_all(0, win, ierr)
+    call MPI_Get_accumulate(v, 2, MPI_INTEGER, old, 2, MPI_INTEGER, 0, disp, 2, &
+                            MPI_INTEGER, MPI_SUM, win, ierr)
+    call check(ierr == MPI_SUCCESS, 'Get_accumulate', ierr)
+    call MPI_Win_flush(0, win, ierr)
+    call check(old(1) >= 0 .and. old(1) <= nproc * (nproc + 1) / 2 - (rank + 1), &
+               'the value Get_accumulate fetched', old(1))
+    call check(old(2) == 10 * old(1), 'the second value Get_accumulate fetched', old(2))
+    call MPI_Win_unlock_all(win, ierr)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    call MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win, ierr)
+    call MPI_Get_accumulate(dummy, 0, MPI_INTEGER, total, 2, MPI_INTEGER, 0, disp, 2, &
+                            MPI_INTEGER, MPI_NO_OP, win, ierr)
+    call check(ierr == MPI_SUCCESS, 'Get_accumulate with MPI_NO_OP', ierr)
+    call MPI_Win_unlock(0, win, ierr)
+    call check(total(1) == nproc * (nproc + 1) / 2, 'the total MPI_NO_OP read', total(1))
+    call check(total(2) == 10 * total(1), 'the second total MPI_NO_OP read', total(2))
+    call win_done(win)
+  end subroutine get_accumulate
 
   ! The predefined attributes, a user keyval, the name and the group.
   subroutine attributes()
