@@ -280,6 +280,9 @@ struct lanai_fw {
 	uint64_t linkdown_at; /* packet count when it went down */
 	uint64_t linkup_at;   /* packet count when it came up again */
 	uint64_t packets;     /* packets put on this rail's wire */
+	/* One-sided requests (rma.c): made, sent again after a time-out,
+	 * answered again (duplicates), dropped as early (beyond the next). */
+	uint64_t rma_requests, rma_resent, rma_replayed, rma_early;
 	uint64_t injected[BIP_LANAI_NFAULTS]; /* this rail's counters */
 	uint64_t detected[BIP_LANAI_NDETECT];
 	FILE *trace;

@@ -942,6 +942,15 @@ static void summary(struct lanai_fw *fws, int nrails, int quiet)
 			(unsigned long long)rung);
 	}
 	print_counts("", s->packets, s->injected, s->detected);
+	/* One-sided operations use rail 0 only. */
+	if (fws[0].rma_requests)
+		fprintf(stderr,
+			"lanai-sim: one-sided: %llu requests, %llu sent again, %llu answered "
+			"again, %llu dropped as early\n",
+			(unsigned long long)fws[0].rma_requests,
+			(unsigned long long)fws[0].rma_resent,
+			(unsigned long long)fws[0].rma_replayed,
+			(unsigned long long)fws[0].rma_early);
 	for (r = 0; nrails > 1 && r < nrails; r++) {
 		char name[32];
 

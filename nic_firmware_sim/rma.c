@@ -70,9 +70,11 @@
  *   - an answer the origin has already had, or never asked for, is
  *     dropped;
  *   - when the oldest request has waited LANAI_RMA_RTO_US (plus twice the
- *     wire's delay, plus the time the rate knob takes for a window) with
- *     no answer on its way, the origin sends every request in flight
- *     again, and waits twice as long the next time, up to 2^6 times;
+ *     wire's delay, plus the time the rate knob takes for a window), and
+ *     neither a request of the link waits at the target's board nor an
+ *     answer at the origin's (late, not lost: the firmware knows its
+ *     boards' queues), the origin sends every request in flight again,
+ *     and waits twice as long the next time, up to 2^6 times;
  *   - after BIP_LANAI_LINK_TIMEOUT without an answer the origin gives up:
  *     every operation to that target completes with -ETIMEDOUT, the later
  *     ones with -EHOSTUNREACH.  A target whose host has ended ends them
@@ -630,6 +632,7 @@ static int issue(struct lanai_fw *fw, struct lanai_board *b, struct lanai_rma_li
 	}
 	w = &l->win[l->next & (LANAI_RMA_WINDOW - 1)];
 	*w = (struct lanai_rma_sent){ .p = p, .op = op, .at = op->issued };
+	fw->rma_requests++;
 	l->next++;
 	op->out++;
 	op->issued += len;
@@ -642,16 +645,17 @@ static int issue(struct lanai_fw *fw, struct lanai_board *b, struct lanai_rma_li
 	return 1;
 }
 
-/* 1 if an answer from node src waits in b's inbound queue: the time-out
- * is not the target's fault. */
-static int answer_waiting(const struct lanai_board *b, uint32_t src)
+/* 1 if a packet of kind from node src waits in b's inbound queue (or is
+ * held back there): a request still on its way to the target, or an
+ * answer on its way back, is late, not lost, and is not sent again. */
+static int on_its_way(const struct lanai_board *b, unsigned kind, uint32_t src)
 {
 	const struct lanai_packet *q;
 
 	for (q = b->in_head; q; q = q->next)
-		if (q->h.kind == LANAI_PKT_RMA_ANS && q->h.src == src)
+		if (q->h.kind == kind && q->h.src == src)
 			return 1;
-	return b->held && b->held->h.kind == LANAI_PKT_RMA_ANS && b->held->h.src == src;
+	return b->held && b->held->h.kind == kind && b->held->h.src == src;
 }
 
 /* Tell the host of the operations complete, while its event queue has room. */
@@ -696,16 +700,20 @@ int lanai_rma_pump(struct lanai_fw *fw, struct lanai_board *b, uint64_t now)
 			continue;
 		}
 		if (l->acked != l->next && now >= l->due) {
-			if (answer_waiting(b, dst)) {
+			if (on_its_way(b, LANAI_PKT_RMA_ANS, dst) ||
+			    on_its_way(d, LANAI_PKT_RMA_REQ, (uint32_t)b->node)) {
 				l->due = now + rto_us(fw);
 			} else if (now - l->since >= fw->faults.link_timeout_us) {
 				link_fail(b, l, -ETIMEDOUT);
 				n++;
 				continue;
 			} else {
-				for (s = l->acked; s != l->next; s++)
-					if (l->win[s & (LANAI_RMA_WINDOW - 1)].p)
-						send_copy(fw, l->win[s & (LANAI_RMA_WINDOW - 1)].p);
+				for (s = l->acked; s != l->next; s++) {
+					if (!l->win[s & (LANAI_RMA_WINDOW - 1)].p)
+						continue;
+					send_copy(fw, l->win[s & (LANAI_RMA_WINDOW - 1)].p);
+					fw->rma_resent++;
+				}
 				if (l->backoff < LANAI_RMA_BACKOFF_MAX)
 					l->backoff++;
 				l->due = now + (rto_us(fw) << l->backoff);
@@ -820,10 +828,14 @@ static void request_arrived(struct lanai_fw *fw, struct lanai_board *b,
 	} else if ((int32_t)(seq - l->expect) < 0) {
 		/* Executed already: its answer again, if the origin may still
 		 * lack it. */
-		if (*slot && (*slot)->h.seq == seq)
+		if (*slot && (*slot)->h.seq == seq) {
 			send_copy(fw, *slot);
+			fw->rma_replayed++;
+		}
+	} else {
+		/* Beyond the next: dropped; it comes again in order. */
+		fw->rma_early++;
 	}
-	/* Beyond the next: dropped; it comes again in order. */
 }
 
 static void answer_arrived(struct lanai_fw *fw, struct lanai_board *b,

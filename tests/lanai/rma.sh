@@ -4,7 +4,8 @@
 # lanai_rma: datagram mode (the default) and message mode at 2 and 4
 # nodes, a wire that loses, corrupts, duplicates and reorders (the board's
 # own reliability of one-sided packets), a target asleep in a blocking
-# wait, and shm, where no node is capable.
+# wait, answers and requests lost one by one, and shm, where no node is
+# capable.
 #
 # Usage: rma.sh CASE BIPLOAD LANAI_RMA
 set -u
@@ -43,11 +44,24 @@ faulty-2 | faulty-4)
 	run "${what#faulty-}" all BIP_NIC=lanai $faults
 	has_re "^node 0: one-sided operations of [0-9]+ nodes: every word right\$"
 	has_re "injected: loss [1-9][0-9]*, corrupt [1-9][0-9]*, duplicate [1-9][0-9]*"
+	has_re "^lanai-sim: one-sided: [0-9]+ requests, [1-9][0-9]* sent again, [1-9][0-9]* answered again"
+	;;
+drop-answer)
+	# The first answer of node 1 to node 0 lost: node 0's board sends
+	# the request again, node 1's answers it from what it kept, without
+	# executing it twice (the checks would see a fetch-add counted twice).
+	run 2 all BIP_NIC=lanai BIP_LANAI_DROP=RMA_ANS:1:0:0
+	has_re "^lanai-sim: one-sided: [0-9]+ requests, 1 sent again, 1 answered again"
+	;;
+drop-request)
+	run 2 all BIP_NIC=lanai BIP_LANAI_DROP=RMA_REQ:0:1:40
+	has_re "^lanai-sim: one-sided: [0-9]+ requests, [1-9][0-9]* sent again, 0 answered again"
 	;;
 reorder-3)
 	run 3 all BIP_NIC=lanai BIP_LANAI_REORDER=2 BIP_LANAI_DELAY=50us BIP_LANAI_SEED=9
 	has_re "^node 0: one-sided operations of [0-9]+ nodes: every word right\$"
 	has_re "reorder [1-9][0-9]*, link-down 0;"
+	has_re "^lanai-sim: one-sided: [0-9]+ requests, [1-9][0-9]* sent again, [0-9]+ answered again, [1-9][0-9]* dropped as early"
 	;;
 sleep-3)
 	run 3 sleep BIP_NIC=lanai BIP_WAIT=block
