@@ -4,8 +4,8 @@
 # lanai_rma: datagram mode (the default) and message mode at 2 and 4
 # nodes, a wire that loses, corrupts, duplicates and reorders (the board's
 # own reliability of one-sided packets), a target asleep in a blocking
-# wait, answers and requests lost one by one, and shm, where no node is
-# capable.
+# wait, answers and requests lost one by one, two rails, and shm, where no
+# node is capable.
 #
 # Usage: rma.sh CASE BIPLOAD LANAI_RMA
 set -u
@@ -45,6 +45,12 @@ faulty-2 | faulty-4)
 	has_re "^node 0: one-sided operations of [0-9]+ nodes: every word right\$"
 	has_re "injected: loss [1-9][0-9]*, corrupt [1-9][0-9]*, duplicate [1-9][0-9]*"
 	has_re "^lanai-sim: one-sided: [0-9]+ requests, [1-9][0-9]* sent again, [1-9][0-9]* answered again"
+	;;
+rails-3)
+	# Two boards per node: the operations take rail 0's, the messages both.
+	run 3 all BIP_NIC=lanai BIP_LANAI_RAILS=2
+	has_re "^node 0: one-sided operations of [0-9]+ nodes: every word right\$"
+	has_re "^lanai-sim: rail 1: [1-9][0-9]* packets"
 	;;
 drop-answer)
 	# The first answer of node 1 to node 0 lost: node 0's board sends
