@@ -117,9 +117,12 @@ struct bip_counters {
 		uint64_t retired;    /* times it was taken out of use */
 		uint64_t restored;   /* times it was used again */
 	} path[BIP_COUNTER_PATHS];
+	/* Waiting (BIP_WAIT=block, or auto when oversubscribed): */
+	uint64_t sleeps;         /* times a waiter slept on its NIC */
+	uint64_t wakeups;        /* of which woken by a peer before the sleep's time-out */
 };
-/* Programs built against BIP 0.92's smaller struct keep the 0.92 symbol,
- * which fills only its fields. */
+/* Programs built against BIP 0.92's or 0.93's smaller struct keep their
+ * symbol, which fills only their fields. */
 void bip_get_counters(struct bip_counters *counters);
 
 /*
@@ -241,6 +244,63 @@ int bip_layer_cluster(int node);
  * code (1 .. 255; others become 1) and bipload stops the others.  msg goes
  * to the launcher where it takes one.  Does not return. */
 void bip_layer_abort(int code, const char *msg) __attribute__((noreturn));
+
+/*
+ * One-sided operations executed by the NIC (bip_rma(3)).
+ *
+ * A process exposes memory; any process of the job that has its key then
+ * reads, writes and updates it atomically through its own NIC and the
+ * target's, which executes the operation without the target's process
+ * (it may be computing, or asleep in a blocking wait, and is not woken).
+ * Only NICs that can do it serve these calls (bip_rma_capable); elsewhere
+ * a layer uses messages.  Operations from one origin to one target are
+ * executed at the target in the order they were started.  The buffers of
+ * an operation stay valid and unchanged until it completes.
+ */
+
+/* Element types and operations of bip_rma_atomic. */
+enum bip_rma_type {
+	BIP_RMA_INT8 = 1, BIP_RMA_INT16, BIP_RMA_INT32, BIP_RMA_INT64,
+	BIP_RMA_UINT8, BIP_RMA_UINT16, BIP_RMA_UINT32, BIP_RMA_UINT64,
+	BIP_RMA_FLOAT, BIP_RMA_DOUBLE,
+};
+enum bip_rma_op {
+	BIP_RMA_SUM = 1, BIP_RMA_PROD, BIP_RMA_MIN, BIP_RMA_MAX,
+	BIP_RMA_BAND, BIP_RMA_BOR, BIP_RMA_BXOR, BIP_RMA_LAND, BIP_RMA_LOR, BIP_RMA_LXOR,
+	BIP_RMA_REPLACE, BIP_RMA_NO_OP, BIP_RMA_CSWAP,
+};
+/* 1 if the NIC that reaches node (node may be bip_mynode) executes the
+ * operations below without node's host process; else 0 (the caller then
+ * uses messages).  Valid after bip_init. */
+int bip_rma_capable(int node);
+/* Let the NIC serve operations from the processes of this job on
+ * [base, base + len): 0 and *key (to be given to peers by the caller), or
+ * -errno. */
+int bip_rma_expose(void *base, size_t len, uint64_t *key);
+/* Stop serving key; operations arriving later fail with -EACCES at their
+ * origin.  0 or -errno. */
+int bip_rma_withdraw(uint64_t key);
+/* Start an operation on node's exposed memory key at byte offset: an id
+ * >= 0, or -errno (bad arguments, node not capable).  Never -EAGAIN: the
+ * library keeps what the NIC has no room for. */
+int bip_rma_put(int node, uint64_t key, uint64_t offset, const void *buf, size_t len);
+int bip_rma_get(int node, uint64_t key, uint64_t offset, void *buf, size_t len);
+/* count elements of type at offset: target = target op operand, each
+ * element atomically with respect to every other bip_rma_atomic on that
+ * memory, whatever its origin; result (may be NULL) receives the values
+ * before the operation.  CSWAP: count 1, compare required; the target
+ * element becomes operand if it equals compare; result gets the old value.
+ * NO_OP: fetch only. */
+int bip_rma_atomic(int node, uint64_t key, uint64_t offset, int op, int type, size_t count,
+		   const void *operand, const void *compare, void *result);
+/* 0: not complete yet; 1: complete; -errno: complete with an error
+ * (-ERANGE: outside the exposed memory, nothing written; -EACCES:
+ * unknown or withdrawn key, or another job's ...).  A completed id is
+ * released by the call that reports its completion. */
+int bip_rma_test(int id);
+/* Wait (progressing, and sleeping as BIP_WAIT says) until id completes:
+ * 0 or -errno. */
+int bip_rma_wait(int id);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,8 @@
  * wire.c       packets: CRC, routing through the simulated switches, fault
  *              injection, delivery checks (CRC, sequence), trace
  * route.c      where a route of the configuration lands, in the topology
+ * rma.c        one-sided operations: regions, requests, answers, their
+ *              reliability, the atomic arithmetic
  * crc32c.c     the CRC of the wire
  */
 #ifndef LANAI_FIRMWARE_H
@@ -38,7 +40,16 @@ enum lanai_pkt_kind {
 	LANAI_PKT_SYNC = 7,	/* the link is idle: did all before this arrive? */
 	LANAI_PKT_SYNC_ACK = 8, /* yes: arg0 the sequence number of the SYNC */
 	LANAI_PKT_DGRAM = 9,	/* datagram mode: payload the datagram (tag 0) */
+	LANAI_PKT_RMA_REQ = 10, /* a one-sided request: seq its number (rma.c) */
+	LANAI_PKT_RMA_ANS = 11, /* its answer: seq the request's number */
 };
+
+/* 1 for the packets of the one-sided protocol, which have their own
+ * sequence numbers and reliability (rma.c) and none of the link's. */
+static inline int lanai_rma_kind(unsigned kind)
+{
+	return kind == LANAI_PKT_RMA_REQ || kind == LANAI_PKT_RMA_ANS;
+}
 
 /*
  * The tail of a link.  A lost packet shows as a gap at the next packet of its
@@ -213,6 +224,11 @@ struct lanai_board {
 	/* Transfers in the order their CTS came, which is the order the
 	 * receiver posted its long receives (pump_xfers keeps it). */
 	struct lanai_xfer *xfers, **xfers_tail;
+	/* One-sided operations (rma.c). */
+	struct lanai_rma_region *rgn; /* [LANAI_RMA_REGIONS] what its host exposes */
+	struct lanai_rma_link **rma;  /* [node]: both ends of board -> node, or NULL */
+	struct lanai_rma_op *rma_done, **rma_done_tail; /* complete, event not yet put */
+	int rma_busy;		      /* links with operations queued or in flight */
 };
 
 struct lanai_faults {
@@ -264,6 +280,9 @@ struct lanai_fw {
 	uint64_t linkdown_at; /* packet count when it went down */
 	uint64_t linkup_at;   /* packet count when it came up again */
 	uint64_t packets;     /* packets put on this rail's wire */
+	/* One-sided requests (rma.c): made, sent again after a time-out,
+	 * answered again (duplicates), dropped as early (beyond the next). */
+	uint64_t rma_requests, rma_resent, rma_replayed, rma_early;
 	uint64_t injected[BIP_LANAI_NFAULTS]; /* this rail's counters */
 	uint64_t detected[BIP_LANAI_NDETECT];
 	FILE *trace;
@@ -271,6 +290,78 @@ struct lanai_fw {
 	int spin;	   /* it may spin when idle (enough processors) */
 	int blocked;	   /* a delivery waits for room in an event queue */
 	uint64_t next_due; /* the earliest delayed or held packet */
+};
+
+/*
+ * One-sided operations (rma.c, where the protocol is described).
+ */
+#define LANAI_RMA_REGIONS 256 /* regions a board exposes at once (8 bits of a key) */
+#define LANAI_RMA_WINDOW 32   /* requests in flight per origin and target (power of two) */
+#define LANAI_RMA_RTO_US 2000 /* first retransmission time-out, before the wire's delay */
+#define LANAI_RMA_BACKOFF_MAX 6 /* the time-out doubles up to 2^6 times */
+
+/* A request's header, at the start of its payload. */
+struct lanai_rma_req {
+	uint64_t key;
+	uint64_t offset;   /* this request's first byte in the region */
+	uint64_t span_off; /* the whole operation's bytes: [span_off, span_off + span_len) */
+	uint64_t span_len;
+	uint32_t len;	   /* bytes of the region this request covers */
+	uint32_t count;	   /* ATOMIC: elements */
+	uint32_t ack;	   /* the origin has the answers of every request before this */
+	uint8_t what;	   /* enum bip_lanai_rma_what: PUT, GET, ATOMIC */
+	uint8_t op, type;  /* ATOMIC */
+	uint8_t pad;
+};
+
+/* An answer's header, at the start of its payload. */
+struct lanai_rma_ans {
+	int32_t status; /* 0 or -errno */
+	uint32_t len;	/* bytes after it: GET's data, ATOMIC's values before */
+};
+
+/* The payload of a request at most: its header and a chunk. */
+#define LANAI_RMA_PAYLOAD_MAX (sizeof(struct lanai_rma_req) + LANAI_DATA_CHUNK)
+_Static_assert(LANAI_RMA_PAYLOAD_MAX <= LANAI_PAYLOAD_MAX, "a request fits a packet");
+
+struct lanai_rma_region {
+	uint64_t base, len; /* in its host's address space */
+	uint32_t gen;	    /* 24 bits: a withdrawn key's generation is never reused */
+	int active;
+};
+
+/* An operation its host posted, from descriptor to RMA_DONE. */
+struct lanai_rma_op {
+	struct lanai_rma_op *next; /* its link's queue, then the board's done list */
+	struct bip_lanai_rma a;	   /* the descriptor's arguments, as taken */
+	uint64_t cookie;
+	uint64_t issued; /* bytes of the region its requests cover so far */
+	uint32_t out;	 /* requests sent and not answered */
+	int32_t status;	 /* the first error */
+};
+
+/* A request in flight: kept for retransmission until its answer comes. */
+struct lanai_rma_sent {
+	struct lanai_packet *p;
+	struct lanai_rma_op *op;
+	uint64_t at; /* the request's first byte, from the operation's first */
+};
+
+/* Board b and node n: the origin's end (b's requests to n) and the
+ * target's end (n's requests to b). */
+struct lanai_rma_link {
+	/* origin */
+	struct lanai_rma_op *head, *tail; /* operations not yet wholly sent, in order */
+	uint32_t next;			  /* sequence number of the next request */
+	uint32_t acked;			  /* every answer before this one came */
+	struct lanai_rma_sent win[LANAI_RMA_WINDOW]; /* [seq % WINDOW] */
+	uint64_t due;	   /* firmware clock: retransmit then */
+	uint64_t since;	   /* the last answer, or the first request after a pause */
+	uint32_t backoff;  /* time-outs in a row */
+	int failed;	   /* given up: n cannot be reached */
+	/* target */
+	uint32_t expect;			       /* the next request to execute */
+	struct lanai_packet *ans[LANAI_RMA_WINDOW];    /* answers kept for duplicates */
 };
 
 /* Microseconds on the monotonic clock. */
@@ -311,6 +402,9 @@ void lanai_report(struct lanai_fw *fw, struct lanai_board *b, enum bip_lanai_det
 		  const struct lanai_pkt_header *h, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 void lanai_packet_drop(struct lanai_fw *fw, struct lanai_packet *p);
+/* A packet from board src to itself (a one-sided operation on its own
+ * host): no wire, no fault; queued for it as if it had arrived. */
+void lanai_wire_loopback(struct lanai_fw *fw, struct lanai_packet *p);
 /* 1 if the packet's CRC is right. */
 int lanai_packet_crc_ok(const struct lanai_packet *p);
 
@@ -369,6 +463,36 @@ static inline int lanai_event_room(struct lanai_board *b)
 {
 	return bip_lanai_ring_room(&b->evp, &b->regs->event_cons, BIP_LANAI_EVENT_SLOTS);
 }
+
+/* rma.c */
+/* Bytes of an element of type (enum bip_rma_type), or 0 if there is no such type. */
+size_t lanai_rma_type_size(int type);
+/* target = target op operand for count elements of type, one after the
+ * other; old (may be NULL) gets the values before.  CSWAP: target becomes
+ * operand where it equals compare.  0, or -EINVAL for an op or type that
+ * does not exist (nothing written then).  The buffers may be unaligned. */
+int lanai_rma_apply(int op, int type, uint32_t count, void *target, const void *operand,
+		    const void *compare, void *old);
+/* The checks of a request that arrived at board node from a board of the
+ * job whose key stamp is stamp, against that board's regions: 0 with the
+ * region's base address in *addr, or -errno for the answer (-EPROTO: not
+ * a request the firmware makes; -EACCES: key; -ERANGE: bounds; -EINVAL:
+ * op or type).  Touches nothing. */
+int lanai_rma_check(const struct lanai_packet *p, uint32_t node, uint16_t stamp,
+		    const struct lanai_rma_region *rgn, uint64_t *addr);
+/* The stamp of this firmware's keys (never 0). */
+uint16_t lanai_rma_stamp(void);
+/* Take a descriptor of kind RMA from board b's ring: 0, or -EAGAIN when it
+ * must wait (its answer needs an event slot). */
+int lanai_rma_take(struct lanai_fw *fw, struct lanai_board *b, const struct bip_lanai_desc *d);
+/* Send what the window lets, retransmit what timed out, give up on the
+ * targets that cannot be reached, and tell the host of completions; the
+ * next time-out goes into fw->next_due.  Returns how much was done. */
+int lanai_rma_pump(struct lanai_fw *fw, struct lanai_board *b, uint64_t now);
+/* A request or an answer that passed the wire's checks at board b. */
+void lanai_rma_arrived(struct lanai_fw *fw, struct lanai_board *b, const struct lanai_packet *p);
+/* Forget everything of board b's host: regions, operations, answers kept. */
+void lanai_rma_reset(struct lanai_board *b, int nboards);
 
 /* route.c: where rail's route of the configuration from node src to node
  * dst lands (from board rail of src's host; it must reach board rail of

@@ -10,7 +10,9 @@
  * boards whose hosts attach: it takes descriptors from their send rings,
  * puts packets on the simulated wire, delivers arriving packets as events,
  * and moves long messages itself between the processes' buffers
- * (process_vm_readv / process_vm_writev: the DMA engine).
+ * (process_vm_readv / process_vm_writev: the DMA engine).  It executes
+ * one-sided operations on the memory the hosts expose without them
+ * (rma.c).
  *
  * It polls while there is work and sleeps on the wake word of the segment
  * when idle (the hosts ring the doorbell only then).  A host that sleeps
@@ -187,8 +189,11 @@ static int boards_init(struct lanai_fw *fw)
 		b->lsfree = calloc(LANAI_LSENDS, sizeof(*b->lsfree));
 		b->tq = calloc(BIP_LANAI_TAGQ_SLOTS, sizeof(*b->tq));
 		b->stall = calloc((size_t)fw->nboards, sizeof(*b->stall));
+		b->rgn = calloc(LANAI_RMA_REGIONS, sizeof(*b->rgn));
+		b->rma = calloc((size_t)fw->nboards, sizeof(*b->rma));
+		b->rma_done_tail = &b->rma_done;
 		if (!b->tx_seq || !b->rx_seq || !b->rx_failed || !b->link || !b->lsend ||
-		    !b->lsfree || !b->tq || !b->stall)
+		    !b->lsfree || !b->tq || !b->stall || !b->rgn || !b->rma)
 			return -ENOMEM;
 		for (k = LANAI_LSENDS; k-- > 0;)
 			b->lsfree[b->nlsfree++] = (uint32_t)k;
@@ -220,6 +225,7 @@ static int check_control(struct lanai_fw *fw, struct lanai_board *b)
 		b->mode = b->regs->mode == BIP_LANAI_MODE_DGRAM ? BIP_LANAI_MODE_DGRAM
 								 : BIP_LANAI_MODE_MESSAGES;
 		lanai_take_tagqs(b);
+		lanai_rma_reset(b, fw->nboards);
 		set_state(b, BIP_LANAI_BOARD_RUNNING);
 		return 1;
 	}
@@ -333,6 +339,14 @@ static int take_descriptors(struct lanai_fw *fw, struct lanai_board *b)
 
 		if (!bip_lanai_ring_ready(&d->seq, b->send_cons))
 			break;
+		if (d->kind == BIP_LANAI_DESC_RMA) {
+			/* To any node, this one too; rma.c checks it all. */
+			if (lanai_rma_take(fw, b, d) < 0)
+				break;
+			b->send_cons++;
+			n++;
+			continue;
+		}
 		if (d->dst >= (uint32_t)fw->nboards || d->dst == (uint32_t)b->node ||
 		    (d->kind == BIP_LANAI_DESC_SHORT && d->len > BIP_LANAI_SHORT_MAX) ||
 		    (d->kind == BIP_LANAI_DESC_DGRAM &&
@@ -513,6 +527,10 @@ static int deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pack
 	case LANAI_PKT_SYNC_ACK:
 		lanai_sync_acked(fw, b, h->src, (uint32_t)h->arg0);
 		break;
+	case LANAI_PKT_RMA_REQ:
+	case LANAI_PKT_RMA_ANS:
+		lanai_rma_arrived(fw, b, p);
+		break;
 	case LANAI_PKT_ACK: {
 		uint32_t slot = (uint32_t)h->arg0 & (LANAI_LSENDS - 1);
 		struct lanai_lsend *ls = &b->lsend[slot];
@@ -528,6 +546,34 @@ static int deliver(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pack
 	}
 	}
 	return 0;
+}
+
+/*
+ * Board b's host has no room for events: the one-sided requests in its
+ * inbound queue, which tell it nothing, pass the packets that wait for it,
+ * so that a host that does not read its events (computing, or asleep)
+ * still serves them.  Their order among themselves is kept.
+ */
+static int serve_requests(struct lanai_fw *fw, struct lanai_board *b, uint64_t now)
+{
+	struct lanai_packet **pp = &b->in_head, *p, *last = NULL;
+	int n = 0;
+
+	while ((p = *pp)) {
+		if (p->h.kind != LANAI_PKT_RMA_REQ || p->deliver_at > now) {
+			last = p;
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		b->in_count--;
+		if (lanai_wire_check(fw, b, p) == 0)
+			lanai_rma_arrived(fw, b, p);
+		lanai_packet_drop(fw, p);
+		n++;
+	}
+	b->in_tail = last;
+	return n;
 }
 
 /* Deliver the packets that have reached board b. */
@@ -548,6 +594,8 @@ static int deliver_inbound(struct lanai_fw *fw, struct lanai_board *b, uint64_t 
 		}
 		if (b->state == BIP_LANAI_BOARD_RUNNING && !lanai_event_room(b)) {
 			fw->blocked = 1;
+			if (!b->releasing)
+				n += serve_requests(fw, b, now);
 			break;
 		}
 		b->in_head = p->next;
@@ -613,6 +661,7 @@ static void check_release(struct lanai_fw *fw, struct lanai_board *b)
 		return;
 	set_state(b, BIP_LANAI_BOARD_DEAD);
 	lanai_drop_window(b);
+	lanai_rma_reset(b, fw->nboards);
 	while (b->xfers) {
 		struct lanai_xfer *x = b->xfers;
 
@@ -620,7 +669,6 @@ static void check_release(struct lanai_fw *fw, struct lanai_board *b)
 		free(x);
 	}
 	b->xfers_tail = &b->xfers;
-	(void)fw;
 }
 
 /* One pass over every board; returns how much was done. */
@@ -643,6 +691,8 @@ static int service(struct lanai_fw *fw, int check_hosts)
 		n += take_descriptors(fw, b);
 		if (b->xfers)
 			n += pump_xfers(fw, b);
+		if (b->rma_busy || b->rma_done)
+			n += lanai_rma_pump(fw, b, now);
 		/* After the packets of this pass: they keep their links busy. */
 		if (b->npending)
 			n += lanai_sync_links(fw, b, now);
@@ -892,6 +942,15 @@ static void summary(struct lanai_fw *fws, int nrails, int quiet)
 			(unsigned long long)rung);
 	}
 	print_counts("", s->packets, s->injected, s->detected);
+	/* One-sided operations use rail 0 only. */
+	if (fws[0].rma_requests)
+		fprintf(stderr,
+			"lanai-sim: one-sided: %llu requests, %llu sent again, %llu answered "
+			"again, %llu dropped as early\n",
+			(unsigned long long)fws[0].rma_requests,
+			(unsigned long long)fws[0].rma_resent,
+			(unsigned long long)fws[0].rma_replayed,
+			(unsigned long long)fws[0].rma_early);
 	for (r = 0; nrails > 1 && r < nrails; r++) {
 		char name[32];
 
@@ -981,6 +1040,9 @@ static void rail_free(struct lanai_fw *fw)
 		}
 		free(b->stall);
 		free(b->tq);
+		lanai_rma_reset(b, fw->nboards);
+		free(b->rma);
+		free(b->rgn);
 		lanai_drop_window(b);
 		while (b->xfers) {
 			struct lanai_xfer *x = b->xfers;

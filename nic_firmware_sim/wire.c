@@ -17,6 +17,12 @@
  * delivers anything: a corrupt, duplicated or out-of-sequence packet (a
  * loss shows as a gap at the next packet) is dropped and reported to its
  * host, and nothing more is delivered from that link.
+ *
+ * The one-sided protocol's packets (RMA_REQ, RMA_ANS) keep the sequence
+ * numbers rma.c gives them and take none of the link's: a fault on them is
+ * counted and the packet dropped, never reported to a host, since rma.c
+ * repairs it.  A board's packets to itself (rma.c's loopback) do not
+ * cross the wire.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -34,6 +40,7 @@ static const char *const kind_names[] = {
     [LANAI_PKT_SHORT] = "SHORT", [LANAI_PKT_RTS] = "RTS",	    [LANAI_PKT_CTS] = "CTS",
     [LANAI_PKT_DATA] = "DATA",	 [LANAI_PKT_ACK] = "ACK",	    [LANAI_PKT_ABORT] = "ABORT",
     [LANAI_PKT_SYNC] = "SYNC",	 [LANAI_PKT_SYNC_ACK] = "SYNC_ACK", [LANAI_PKT_DGRAM] = "DGRAM",
+    [LANAI_PKT_RMA_REQ] = "RMA_REQ", [LANAI_PKT_RMA_ANS] = "RMA_ANS",
 };
 
 #define NKINDS (sizeof(kind_names) / sizeof(kind_names[0]))
@@ -226,7 +233,7 @@ static int knob_set(struct lanai_faults *f, const struct knob *k, const char *s,
 		if (i == NKINDS) {
 			snprintf(err, errlen,
 				 "%s: unknown packet kind '%s' (SHORT, RTS, CTS, DATA, ACK, ABORT, "
-				 "SYNC, SYNC_ACK)",
+				 "SYNC, SYNC_ACK, DGRAM, RMA_REQ, RMA_ANS)",
 				 what, kind);
 			return -EINVAL;
 		}
@@ -594,6 +601,22 @@ static void enqueue(struct lanai_fw *fw, struct lanai_board *d, struct lanai_pac
 		fw->next_due = p->deliver_at;
 }
 
+void lanai_wire_loopback(struct lanai_fw *fw, struct lanai_packet *p)
+{
+	struct lanai_board *b = &fw->boards[p->h.src];
+
+	p->from = p->h.src;
+	p->h.nhops = 1;
+	memset(p->h.hop, 0, sizeof(p->h.hop));
+	p->h.hop[0] = BIP_ROUTE_DIRECT;
+	p->h.crc = 0;
+	p->h.crc = packet_crc(p);
+	p->deliver_at = 0;
+	b->inflight++;
+	lanai_trace(fw, "send", b->node, &p->h, "to itself");
+	enqueue(fw, b, p);
+}
+
 static int route_verdict(struct lanai_fw *fw, int src, int dst, const char **why)
 {
 	size_t k = (size_t)src * fw->nboards + dst;
@@ -780,7 +803,8 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 	p->h.nhops = (uint8_t)r->nhops;
 	for (i = 0; i < BIP_CONF_MAXHOPS; i++)
 		p->h.hop[i] = (uint16_t)(i < r->nhops ? r->hop[i] : 0);
-	p->h.seq = s->tx_seq[p->h.dst]++;
+	if (!lanai_rma_kind(p->h.kind)) /* rma.c numbers its own */
+		p->h.seq = s->tx_seq[p->h.dst]++;
 	p->h.crc = 0;
 	p->h.crc = packet_crc(p);
 	p->deliver_at = 0;
@@ -789,8 +813,10 @@ void lanai_wire_send(struct lanai_fw *fw, struct lanai_packet *p)
 	s->regs->pkts_sent++;
 	s->regs->bytes_sent += p->h.len;
 	s->inflight++;
-	/* A datagram's loss is its host's to find: no SYNC follows it. */
-	if (p->h.kind != LANAI_PKT_SYNC_ACK && p->h.kind != LANAI_PKT_DGRAM)
+	/* A datagram's loss is its host's to find, a one-sided packet's
+	 * rma.c's: no SYNC follows them. */
+	if (p->h.kind != LANAI_PKT_SYNC_ACK && p->h.kind != LANAI_PKT_DGRAM &&
+	    !lanai_rma_kind(p->h.kind))
 		link_sent(fw, s, l, &p->h);
 
 	if (link_is_down(fw, &p->h)) {
@@ -921,7 +947,9 @@ int lanai_packet_header_check(const struct lanai_pkt_header *h, size_t payload_l
 	int i;
 
 	if (h->len != payload_len ||
-	    h->len > (h->kind == LANAI_PKT_DGRAM ? LANAI_PAYLOAD_MAX : LANAI_DATA_CHUNK)) {
+	    h->len > (h->kind == LANAI_PKT_DGRAM	 ? LANAI_PAYLOAD_MAX
+		      : lanai_rma_kind(h->kind) ? LANAI_RMA_PAYLOAD_MAX
+						 : LANAI_DATA_CHUNK)) {
 		snprintf(why, whylen, "payload of %u bytes, %zu on the wire (at most %d)", h->len,
 			 payload_len, LANAI_PAYLOAD_MAX);
 		return -EPROTO;
@@ -930,7 +958,7 @@ int lanai_packet_header_check(const struct lanai_pkt_header *h, size_t payload_l
 		snprintf(why, whylen, "from node %u to node %u, of %d", h->src, h->dst, nboards);
 		return -EPROTO;
 	}
-	if (h->kind < LANAI_PKT_SHORT || h->kind > LANAI_PKT_DGRAM) {
+	if (h->kind < LANAI_PKT_SHORT || h->kind > LANAI_PKT_RMA_ANS) {
 		snprintf(why, whylen, "kind %u", h->kind);
 		return -EPROTO;
 	}
@@ -957,6 +985,13 @@ int lanai_wire_check(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pa
 	uint32_t crc = packet_crc(p), expected;
 	char why[128];
 
+	if ((crc != h->crc || h->len > lanai_packet_bytes(p)) && lanai_rma_kind(h->kind)) {
+		/* rma.c sends it again: counted, not reported. */
+		lanai_trace(fw, "recv", b->node, h, "dropped: CRC32C mismatch");
+		lanai_count_detected(fw, BIP_LANAI_DET_CRC);
+		b->regs->detected[BIP_LANAI_DET_CRC]++;
+		return -EBADMSG;
+	}
 	if (crc != h->crc || h->len > lanai_packet_bytes(p)) {
 		lanai_trace(fw, "recv", b->node, h, "dropped: CRC32C mismatch");
 		if (h->src < (uint32_t)fw->nboards)
@@ -971,14 +1006,19 @@ int lanai_wire_check(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pa
 	/* Every field is checked before it indexes anything. */
 	if (lanai_packet_header_check(h, lanai_packet_bytes(p), fw->nboards, why, sizeof(why)) < 0) {
 		lanai_trace(fw, "recv", b->node, h, "dropped: not a packet of this wire");
+		if (lanai_rma_kind(h->kind)) {
+			lanai_count_detected(fw, BIP_LANAI_DET_CRC);
+			return -EBADMSG;
+		}
 		if (h->src < (uint32_t)fw->nboards)
 			b->rx_failed[h->src] = 1;
 		lanai_report(fw, b, BIP_LANAI_DET_CRC, h,
 			     "malformed packet (%s) with a good CRC32C: dropped, not delivered", why);
 		return -EBADMSG;
 	}
-	if (h->kind == LANAI_PKT_DGRAM) {
-		/* Sequence, loss and order of datagrams are the host's. */
+	if (h->kind == LANAI_PKT_DGRAM || lanai_rma_kind(h->kind)) {
+		/* Sequence, loss and order of datagrams are the host's, of
+		 * one-sided packets rma.c's. */
 		b->regs->pkts_received++;
 		b->regs->bytes_received += h->len;
 		lanai_trace(fw, "recv", b->node, h, "delivered");

@@ -2,7 +2,8 @@
 /*
  * Unit tests of the simulated LANai board: the rings of the board (send
  * descriptors, events, posts), CRC32C against published vectors, the route
- * walk, the wire's checks of what arrives, and the fault knobs.
+ * walk, the wire's checks of what arrives, the fault knobs, and the
+ * arithmetic and checks of one-sided operations.
  */
 #include <check.h>
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bip.h"
 #include "crc32c.h"
 #include "firmware.h"
 #include "topology.h"
@@ -1331,6 +1333,176 @@ START_TEST(test_fault_knobs_from_env)
 }
 END_TEST
 
+/* --- one-sided operations (rma.c) --- */
+
+START_TEST(test_rma_apply_integers)
+{
+	/* Each op on int8 and uint8 at the edges, and on int64, unaligned. */
+	static const struct {
+		int op, type;
+		int64_t t, o, want;
+	} cases[] = {
+		{ BIP_RMA_SUM, BIP_RMA_INT8, 127, 1, -128 }, /* wraps */
+		{ BIP_RMA_SUM, BIP_RMA_UINT8, 255, 2, 1 },
+		{ BIP_RMA_PROD, BIP_RMA_INT16, -300, 3, -900 },
+		{ BIP_RMA_PROD, BIP_RMA_UINT8, 30, 25, 750 % 256 },
+		{ BIP_RMA_MIN, BIP_RMA_INT8, 5, -3, -3 },
+		{ BIP_RMA_MIN, BIP_RMA_UINT8, 5, 0xfd, 5 }, /* 253 unsigned */
+		{ BIP_RMA_MAX, BIP_RMA_INT32, -5, -7, -5 },
+		{ BIP_RMA_MAX, BIP_RMA_UINT32, 1, 0xffffffff, 0xffffffff },
+		{ BIP_RMA_MIN, BIP_RMA_INT64, INT64_MIN, 0, INT64_MIN },
+		{ BIP_RMA_MAX, BIP_RMA_UINT64, 0, -1, -1 },
+		{ BIP_RMA_BAND, BIP_RMA_UINT16, 0xf0f0, 0x0ff0, 0x00f0 },
+		{ BIP_RMA_BOR, BIP_RMA_INT8, 0x10, 0x01, 0x11 },
+		{ BIP_RMA_BXOR, BIP_RMA_UINT64, 0xff, 0x0f, 0xf0 },
+		{ BIP_RMA_LAND, BIP_RMA_INT32, 7, 0, 0 },
+		{ BIP_RMA_LAND, BIP_RMA_INT32, 7, -1, 1 },
+		{ BIP_RMA_LOR, BIP_RMA_UINT8, 0, 0, 0 },
+		{ BIP_RMA_LOR, BIP_RMA_UINT8, 0, 9, 1 },
+		{ BIP_RMA_LXOR, BIP_RMA_INT16, 3, 4, 0 },
+		{ BIP_RMA_LXOR, BIP_RMA_INT16, 3, 0, 1 },
+		{ BIP_RMA_REPLACE, BIP_RMA_INT64, 1, -42, -42 },
+		{ BIP_RMA_NO_OP, BIP_RMA_INT64, 1, -42, 1 },
+		{ BIP_RMA_CSWAP, BIP_RMA_UINT32, 8, 9, 9 },
+	};
+	size_t i, size;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t t[3 * 8 + 1], o[3 * 8], c[8], old[3 * 8];
+		int64_t got = 0, before = 0;
+		int k;
+
+		size = lanai_rma_type_size(cases[i].type);
+		for (k = 0; k < 3; k++) {
+			memcpy(t + 1 + k * size, &cases[i].t, size); /* little-endian */
+			memcpy(o + k * size, &cases[i].o, size);
+		}
+		memcpy(c, &cases[i].t, size);
+		ck_assert_int_eq(lanai_rma_apply(cases[i].op, cases[i].type,
+						 cases[i].op == BIP_RMA_CSWAP ? 1 : 3, t + 1, o, c,
+						 old), 0);
+		for (k = 0; k < (cases[i].op == BIP_RMA_CSWAP ? 1 : 3); k++) {
+			memcpy(&got, t + 1 + k * size, size);
+			memcpy(&before, old + k * size, size);
+			ck_assert_msg(!memcmp(&got, &cases[i].want, size),
+				      "case %zu (op %d type %d) element %d: 0x%llx, not 0x%llx", i,
+				      cases[i].op, cases[i].type, k, (unsigned long long)got,
+				      (unsigned long long)cases[i].want);
+			ck_assert_msg(!memcmp(&before, &cases[i].t, size), "case %zu: old value",
+				      i);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_rma_apply_floats_and_refusals)
+{
+	double d[2] = { 1.5, -2 }, od[2] = { 0.25, -3 };
+	float f = 2.0f, of = 0.5f, cf = 2.0f, old;
+	uint64_t u = 5, ou = 1;
+
+	ck_assert_int_eq(lanai_rma_apply(BIP_RMA_SUM, BIP_RMA_DOUBLE, 2, d, od, NULL, NULL), 0);
+	ck_assert(d[0] == 1.75 && d[1] == -5);
+	ck_assert_int_eq(lanai_rma_apply(BIP_RMA_MIN, BIP_RMA_DOUBLE, 2, d, od, NULL, NULL), 0);
+	ck_assert(d[0] == 0.25 && d[1] == -5);
+	ck_assert_int_eq(lanai_rma_apply(BIP_RMA_PROD, BIP_RMA_FLOAT, 1, &f, &of, NULL, &old), 0);
+	ck_assert(f == 1.0f && old == 2.0f);
+	/* CSWAP compares the bits: 1.0 != 2.0, nothing written. */
+	ck_assert_int_eq(lanai_rma_apply(BIP_RMA_CSWAP, BIP_RMA_FLOAT, 1, &f, &of, &cf, &old), 0);
+	ck_assert(f == 1.0f && old == 1.0f);
+	/* Refused, nothing written. */
+	ck_assert_int_eq(lanai_rma_apply(BIP_RMA_BAND, BIP_RMA_FLOAT, 1, &f, &of, NULL, NULL),
+			 -EINVAL);
+	ck_assert_int_eq(lanai_rma_apply(BIP_RMA_LOR, BIP_RMA_DOUBLE, 1, d, od, NULL, NULL),
+			 -EINVAL);
+	ck_assert_int_eq(lanai_rma_apply(0, BIP_RMA_UINT64, 1, &u, &ou, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(lanai_rma_apply(BIP_RMA_CSWAP + 1, BIP_RMA_UINT64, 1, &u, &ou, NULL,
+					 NULL), -EINVAL);
+	ck_assert_int_eq(lanai_rma_apply(BIP_RMA_SUM, 0, 1, &u, &ou, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(lanai_rma_apply(BIP_RMA_SUM, BIP_RMA_DOUBLE + 1, 1, &u, &ou, NULL, NULL),
+			 -EINVAL);
+	ck_assert_int_eq(lanai_rma_apply(BIP_RMA_CSWAP, BIP_RMA_UINT64, 1, &u, &ou, NULL, NULL),
+			 -EINVAL);
+	ck_assert_int_eq(lanai_rma_apply(BIP_RMA_SUM, BIP_RMA_UINT64, 1, &u, NULL, NULL, NULL),
+			 -EINVAL);
+	ck_assert(u == 5 && f == 1.0f);
+	ck_assert_int_eq(lanai_rma_apply(BIP_RMA_NO_OP, BIP_RMA_UINT64, 1, &u, NULL, NULL, &ou), 0);
+	ck_assert(u == 5 && ou == 5);
+}
+END_TEST
+
+/* A request packet for the checks: what, len bytes at offset of a span. */
+static struct lanai_packet *rma_request(uint64_t key, uint8_t what, uint64_t offset,
+					uint32_t len, uint64_t span_off, uint64_t span_len)
+{
+	struct lanai_rma_req q = { .key = key, .offset = offset, .span_off = span_off,
+				   .span_len = span_len, .len = len, .what = what,
+				   .op = BIP_RMA_SUM, .type = BIP_RMA_UINT32, .count = len / 4 };
+	uint32_t data = what == BIP_LANAI_RMA_GET ? 0 : len;
+	struct lanai_packet *p = lanai_packet_new((uint32_t)sizeof(q) + data);
+
+	ck_assert_ptr_nonnull(p);
+	memcpy(p->payload, &q, sizeof(q));
+	memset(p->payload + sizeof(q), 0, data);
+	p->h.kind = LANAI_PKT_RMA_REQ;
+	return p;
+}
+
+START_TEST(test_rma_check)
+{
+	struct lanai_rma_region rgn[LANAI_RMA_REGIONS] = { 0 };
+	const uint16_t stamp = 0x1234;
+	/* Slot 7, generation 3, node 2. */
+	uint64_t key = (uint64_t)stamp << 48 | 2ull << 32 | 3u << 8 | 7, addr = 0;
+	struct lanai_packet *p;
+
+	rgn[7] = (struct lanai_rma_region){ .base = 0x10000, .len = 1000, .gen = 3, .active = 1 };
+	p = rma_request(key, BIP_LANAI_RMA_PUT, 992, 8, 992, 8);
+	ck_assert_int_eq(lanai_rma_check(p, 2, stamp, rgn, &addr), 0);
+	ck_assert_uint_eq(addr, 0x10000);
+	/* Another node, another stamp, an old generation, a free slot. */
+	ck_assert_int_eq(lanai_rma_check(p, 3, stamp, rgn, &addr), -EACCES);
+	ck_assert_int_eq(lanai_rma_check(p, 2, stamp + 1, rgn, &addr), -EACCES);
+	rgn[7].gen = 4;
+	ck_assert_int_eq(lanai_rma_check(p, 2, stamp, rgn, &addr), -EACCES);
+	rgn[7].gen = 3;
+	rgn[7].active = 0;
+	ck_assert_int_eq(lanai_rma_check(p, 2, stamp, rgn, &addr), -EACCES);
+	rgn[7].active = 1;
+	free(p);
+	/* The whole operation's span must fit, even for a request inside. */
+	p = rma_request(key, BIP_LANAI_RMA_PUT, 0, 8, 0, 1001);
+	ck_assert_int_eq(lanai_rma_check(p, 2, stamp, rgn, &addr), -ERANGE);
+	free(p);
+	p = rma_request(key, BIP_LANAI_RMA_GET, 996, 8, 996, 8);
+	ck_assert_int_eq(lanai_rma_check(p, 2, stamp, rgn, &addr), -ERANGE);
+	free(p);
+	p = rma_request(key, BIP_LANAI_RMA_GET, UINT64_MAX - 3, 8, UINT64_MAX - 3, 8);
+	ck_assert_int_eq(lanai_rma_check(p, 2, stamp, rgn, &addr), -ERANGE);
+	free(p);
+	/* A request outside its own span, or of a shape no board makes. */
+	p = rma_request(key, BIP_LANAI_RMA_PUT, 100, 8, 0, 104);
+	ck_assert_int_eq(lanai_rma_check(p, 2, stamp, rgn, &addr), -EPROTO);
+	free(p);
+	p = rma_request(key, 9, 0, 8, 0, 8);
+	ck_assert_int_eq(lanai_rma_check(p, 2, stamp, rgn, &addr), -EPROTO);
+	free(p);
+	p = rma_request(key, BIP_LANAI_RMA_ATOMIC, 0, 6, 0, 6); /* not whole elements */
+	ck_assert_int_eq(lanai_rma_check(p, 2, stamp, rgn, &addr), -EPROTO);
+	free(p);
+	p = rma_request(key, BIP_LANAI_RMA_ATOMIC, 0, 8, 0, 8);
+	ck_assert_int_eq(lanai_rma_check(p, 2, stamp, rgn, &addr), 0);
+	p->cap--; /* one byte of operand short */
+	p->h.len--;
+	ck_assert_int_eq(lanai_rma_check(p, 2, stamp, rgn, &addr), -EPROTO);
+	free(p);
+	p = lanai_packet_new(4); /* no header */
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(lanai_rma_check(p, 2, stamp, rgn, &addr), -EPROTO);
+	free(p);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lanai");
@@ -1375,6 +1547,11 @@ int main(void)
 	tcase_add_test(tc, test_dma_tagq_laps);
 	tcase_add_test(tc, test_dma_stall_per_source);
 	tcase_add_test(tc, test_dma_bad_tables);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("one-sided operations");
+	tcase_add_test(tc, test_rma_apply_integers);
+	tcase_add_test(tc, test_rma_apply_floats_and_refusals);
+	tcase_add_test(tc, test_rma_check);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

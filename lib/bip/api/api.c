@@ -786,9 +786,10 @@ BIP_EXPORT int bip_probe(void)
 }
 
 /*
- * Two versions of bip_get_counters: BIP_0.93's struct carries the
- * reliability layer's counters; a program linked against BIP 0.92 gets the
- * 0.92 symbol, which writes only the eight fields its struct has.
+ * Three versions of bip_get_counters: BIP_0.95's struct counts the
+ * sleeps of waiters too, BIP_0.93's carries the reliability layer's
+ * counters; a program linked against an older BIP gets its symbol, which
+ * writes only the fields its struct has.
  */
 struct bip_counters_092 {
 	uint64_t f[8];
@@ -807,10 +808,16 @@ static void counters_copy(uint64_t *dst, size_t bytes)
 	bip_unlock(locked);
 }
 
-BIP_EXPORT void bip_get_counters_093(struct bip_counters *counters)
+BIP_EXPORT void bip_get_counters_095(struct bip_counters *counters)
 {
 	if (counters)
 		counters_copy((uint64_t *)counters, sizeof(*counters));
+}
+
+BIP_EXPORT void bip_get_counters_093(struct bip_counters *counters)
+{
+	if (counters)
+		counters_copy((uint64_t *)counters, offsetof(struct bip_counters, sleeps));
 }
 
 BIP_EXPORT void bip_get_counters_092(struct bip_counters_092 *counters)
@@ -820,13 +827,14 @@ BIP_EXPORT void bip_get_counters_092(struct bip_counters_092 *counters)
 }
 
 #ifdef BIP_SYMVER
-__asm__(".symver bip_get_counters_093, bip_get_counters@@BIP_0.93");
+__asm__(".symver bip_get_counters_095, bip_get_counters@@BIP_0.95");
+__asm__(".symver bip_get_counters_093, bip_get_counters@BIP_0.93");
 __asm__(".symver bip_get_counters_092, bip_get_counters@BIP_0.92");
 #else
 /* The static archive of the unit tests: one symbol, the current one. */
 void bip_get_counters(struct bip_counters *counters)
 {
-	bip_get_counters_093(counters);
+	bip_get_counters_095(counters);
 }
 #endif
 

@@ -27,6 +27,7 @@
 #include "env.h"
 #include "oob.h"
 #include "rel.h"
+#include "rma.h"
 
 BIP_EXPORT int bip_mynode = -1;
 BIP_EXPORT int bip_numnodes = 0;
@@ -345,7 +346,7 @@ static int open_nics(int quiet, const char *jobid, char *err)
 	if (!serve)
 		return -ENOMEM;
 	for (k = 0; k < 2; k++) {
-		struct bip_nic *nic;
+		struct bip_nic *nic, *drv;
 		int any = 0, all = 1;
 
 		if (!choice[k] || (k == 1 && choice[1] == choice[0]))
@@ -376,12 +377,20 @@ static int open_nics(int quiet, const char *jobid, char *err)
 			.ntags = BIP_ALL_TAGS,
 		};
 		rc = choice[k]->open(&job, &nic);
+		/* One-sided operations go to the driver itself, below the
+		 * reliability layer (nic.h). */
+		drv = rc == 0 ? nic : NULL;
 		if (rc == 0 && nic->dgram)
 			rc = bip_rel_open(&job, nic, &nic);
 		if (rc < 0) {
 			free(serve);
 			return rc;
 		}
+		if (drv->ops->rma_post && !bip_state.rma_nic)
+			bip_state.rma_nic = drv;
+		for (i = 0; i < conf->n && drv->ops->rma_post; i++)
+			if (serve[i] || (i == bip_state.mynode && bip_state.rma_nic == drv))
+				bip_state.peers[i].rma = drv;
 		for (i = 0; nic->fills_queues && i < BIP_ALL_TAGS; i++) {
 			struct bip_tagq *q = &bip_state.tags[i].q;
 
@@ -417,6 +426,8 @@ static void release_all(void)
 		pthread_mutex_destroy(&bip_state.tags[i].lock);
 	}
 	bip_sreq_table_free();
+	bip_rma_free();
+	bip_state.rma_nic = NULL;
 	bip_flow_free();
 	bip_fwd_close();
 	for (i = 0; bip_state.peers && i < bip_state.numnodes; i++)
@@ -534,6 +545,7 @@ static int setup(char *err)
 	locks_init();
 	if (bip_sreq_table_init() < 0)
 		goto undo_all;
+	bip_progress_set_rma(bip_rma_push);
 	for (i = 0; i < BIP_ALL_TAGS; i++) {
 		struct bip_tag *t = &bip_state.tags[i];
 

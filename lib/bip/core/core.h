@@ -8,8 +8,10 @@
  * tagq.c      the per-tag circular queues of short messages (tagq.h)
  * progress.c  polling the NICs and waiting (spin, then yield or sleep)
  * proto.c     the short/long protocol, requests, and the driver entry points
+ * rma.c       the requests of one-sided operations and their completion
  * async.c     the progress thread (BIP_PROGRESS_THREAD=1)
  * api.c       the public calls: argument checks, then the protocol
+ * api/rma.c   the public one-sided calls: argument checks, then core/rma.c
  * layer.c     the calls for layers built on BIP (the MPI shim)
  * init.c      bip_init, bip_finalize, bip_taginit: configuration and start-up
  *

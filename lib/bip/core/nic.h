@@ -115,7 +115,35 @@
  * peer may spoil: the worst is a spurious wake-up, or a sleep that lasts
  * its time-out.
  * An operation a driver does not support is set to a function returning
- * -ENOSYS, never left NULL (post_short2 excepted, see above).
+ * -ENOSYS, never left NULL (post_short2 and the one-sided ops excepted,
+ * see above and below).
+ *
+ * One-sided operations (bip_rma(3)) are optional: a NIC that executes
+ * puts, gets and atomics on a peer's exposed memory without the peer's
+ * process (lanai's board) sets all four rma_ ops, the others leave them
+ * NULL and bip_rma_capable says 0 for their peers.  The core uses the
+ * driver instance itself, not the reliability layer above it, which has
+ * nothing to do with these: the NIC makes them reliable on its own.
+ *
+ *  - rma_capable: 1 if the NIC executes them on node's memory (node may
+ *    be this one), else 0.
+ *  - rma_expose: serve [base, base + len) of this process to the job's
+ *    processes.  The key comes with the completion.
+ *  - rma_withdraw: stop serving key; once its completion is reported,
+ *    the NIC touches the region no more.
+ *  - rma_post: start one operation (struct bip_nic_rma), whose buffers
+ *    stay valid until its completion.  Operations posted to one node are
+ *    executed there in the order posted.  Completion means the data is in
+ *    the target's memory (put, atomic) and the result in this process's
+ *    (get, atomic).
+ *
+ * Each returns 0, the driver then calls bip_core_rma_done(cookie, status,
+ * key) from a later poll; -EAGAIN when the NIC has no room now (the core
+ * posts it again later, in order); or another negative errno.  The
+ * statuses bip_rma_test(3) names (-ERANGE, -EACCES ...) are the NIC's to
+ * decide.  A NIC of this kind that libfabric offers (FI_RMA, FI_ATOMIC)
+ * would register memory in rma_expose and complete at once from its next
+ * poll.
  *
  * All of the above is what the core may rely on.  A driver whose NIC may
  * lose, corrupt, duplicate or reorder (the simulated board, libfabric
@@ -168,6 +196,26 @@ struct bip_nic_job {
 	int ntags;
 };
 
+/* A one-sided operation, for rma_post (bip_rma(3) says what each does). */
+enum bip_nic_rma_kind {
+	BIP_NIC_RMA_PUT = 1,
+	BIP_NIC_RMA_GET,
+	BIP_NIC_RMA_ATOMIC,
+};
+
+struct bip_nic_rma {
+	int kind;		/* enum bip_nic_rma_kind */
+	int node;		/* the target (may be this node) */
+	uint64_t key, offset;	/* the target's region, and where in it */
+	void *buf;		/* PUT: the data (not written); GET: where it goes */
+	size_t len;		/* PUT, GET: bytes */
+	int op, type;		/* ATOMIC: enum bip_rma_op, enum bip_rma_type */
+	size_t count;		/* ATOMIC: elements */
+	const void *operand;	/* ATOMIC: count elements (NO_OP: may be NULL) */
+	const void *compare;	/* ATOMIC CSWAP: one element */
+	void *result;		/* ATOMIC: the values before, or NULL */
+};
+
 struct bip_nic_ops {
 	const char *name;
 	/* 1: reaches peers on other hosts, and is chosen for them by itself
@@ -201,6 +249,11 @@ struct bip_nic_ops {
 	void (*sleep_wait)(struct bip_nic *nic, struct bip_nic_sleep *s);
 	/* Release everything; the peers' memory may still be in use by them. */
 	void (*close)(struct bip_nic *nic);
+	/* One-sided operations (above); NULL, all four, where the NIC has none. */
+	int (*rma_capable)(struct bip_nic *nic, int node);
+	int (*rma_expose)(struct bip_nic *nic, void *base, size_t len, uint64_t cookie);
+	int (*rma_withdraw)(struct bip_nic *nic, uint64_t key, uint64_t cookie);
+	int (*rma_post)(struct bip_nic *nic, const struct bip_nic_rma *op, uint64_t cookie);
 };
 
 /* Every driver instance starts with this. */
@@ -259,5 +312,9 @@ void bip_core_send_done(uint64_t cookie, int status);
 
 /* The long receive posted with cookie has completed (status 0 or -errno). */
 void bip_core_recv_done(uint64_t cookie, int status);
+
+/* The one-sided operation, exposure or withdrawal posted with cookie has
+ * completed (status 0 or -errno); key: an exposure's key, else 0. */
+void bip_core_rma_done(uint64_t cookie, int status, uint64_t key);
 
 #endif /* BIP_NIC_H */

@@ -40,6 +40,7 @@
 
 static const struct bip_progress_work *work;
 static int (*relay_work)(void);
+static void (*rma_push)(void);
 
 void bip_progress_set_work(const struct bip_progress_work *w)
 {
@@ -49,6 +50,11 @@ void bip_progress_set_work(const struct bip_progress_work *w)
 void bip_progress_set_relay(int (*relay)(void))
 {
 	relay_work = relay;
+}
+
+void bip_progress_set_rma(void (*push)(void))
+{
+	rma_push = push;
 }
 
 int bip_progress(void)
@@ -73,6 +79,8 @@ int bip_progress(void)
 		work->flow();
 	if (bip_unlikely(bip_state.queued_sends))
 		work->push_queued();
+	if (bip_unlikely(bip_state.rma_queued) && rma_push)
+		rma_push();
 	/* A waiter sleeps only after a round that found nothing: what this one
 	 * found may be what it waits for, checked before its next step.  Only
 	 * in block mode: a store at every round slowed the 8-byte ping-pong
@@ -177,7 +185,7 @@ static int sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 	int locked = bip_lock(), armed = 0, i;
 
 	if (bip_state.progress_idle && !bip_state.queued_sends && !bip_state.layer_pending &&
-	    !bip_state.kept_peers && !bip_state.flow_dirty) {
+	    !bip_state.kept_peers && !bip_state.flow_dirty && !bip_state.rma_queued) {
 		s->timeout_ns = bip_state.sleep_max_ns;
 		/* The passive instances first: they may lower the time-out. */
 		for (armed = 1, i = 0; armed && i < bip_state.nnics; i++)
@@ -229,10 +237,16 @@ static int wait_sleep(struct bip_wait *w)
 {
 	struct bip_nic *nic = sleep_nic();
 	struct bip_nic_sleep s;
+	uint64_t t0;
 
 	if (!nic || !wait_long_enough(w) || !sleep_arm(nic, &s))
 		return 0;
+	t0 = bip_now_ns();
 	nic->ops->sleep_wait(nic, &s);
+	/* Woken, if it ended before its time-out (bip_counters). */
+	bip_count(&bip_state.counters.sleeps, 1);
+	if (bip_now_ns() - t0 < (uint64_t)s.timeout_ns)
+		bip_count(&bip_state.counters.wakeups, 1);
 	/* A sleep is worth many yields: on to the next multiple of 64, so that
 	 * the checks of bip_wait_yield still come about every 0.6 s of
 	 * sleeping (they look for the count going past their marks, which a

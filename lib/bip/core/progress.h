@@ -72,6 +72,9 @@ struct bip_progress_work {
 void bip_progress_set_work(const struct bip_progress_work *work);
 /* relay: what a relay forwards (bip_state.relay); its count of events. */
 void bip_progress_set_relay(int (*relay)(void));
+/* push: post the one-sided requests waiting for room (bip_state.rma_queued,
+ * rma.c); registered by bip_init. */
+void bip_progress_set_rma(void (*push)(void));
 
 /* Auto mode, the local processes outnumber the processors: spin only a
  * few rounds and sleep once a wait lasts (progress.c), unless BIP_SPIN or

@@ -152,6 +152,9 @@ struct bip_peer {
 	 * before its process ends, and whether that process runs is exact
 	 * (the goodbye of proto.c, the watch of progress.c). */
 	int by_shm;
+	/* The driver instance that executes one-sided operations on this
+	 * peer's memory (nic.h's rma_ ops; set by bip_init), or NULL. */
+	struct bip_nic *rma;
 };
 
 enum bip_wait_mode { BIP_WAIT_AUTO, BIP_WAIT_SPIN, BIP_WAIT_YIELD, BIP_WAIT_BLOCK };
@@ -211,6 +214,10 @@ struct bip_state {
 	int host_procs;          /* processes on this host that want one: the job's,
 				  * and lanai's firmware */
 	int oversubscribed;      /* auto mode, and host_procs > host_cpus */
+	/* One-sided operations (rma.c): the instance that exposes this
+	 * process's memory, or NULL; requests waiting for room at it. */
+	struct bip_nic *rma_nic;
+	unsigned rma_queued;
 };
 
 extern struct bip_state bip_state;

@@ -25,7 +25,13 @@
  *    anything here;
  *  - everything that happens comes back as events in the event queue,
  *    which poll hands to the core (for arrivals: which queue has a new
- *    entry).
+ *    entry);
+ *  - one-sided operations (nic.h's rma_ ops, bip_rma(3)) are descriptors
+ *    of kind RMA on rail 0's board, in either mode: the board exposes this
+ *    process's memory, executes the operations of the job's boards on it
+ *    without this process, and moves this process's own operations with
+ *    a reliability of its own (nic_firmware_sim/rma.c); their completion
+ *    comes back as an RMA_DONE event, which poll hands to the core.
  *
  * That is message mode (BIP_LANAI_RELIABLE=0), for fault-free wires: a
  * fault the board detects (corrupt, duplicated, lost or reordered packet,
@@ -830,6 +836,9 @@ static void handle_event(struct bip_lanai *l, const struct bip_lanai_event *ev)
 		 * src and tag: the board's words). */
 		bip_core_tag_held((int)ev->src, ev->tag, ev->kind == BIP_LANAI_EV_HELD);
 		break;
+	case BIP_LANAI_EV_RMA_DONE:
+		bip_core_rma_done(ev->cookie, ev->status, ev->handle);
+		break;
 	case BIP_LANAI_EV_ERROR:
 		board_fault(l, ev);
 	}
@@ -927,6 +936,77 @@ static int lanai_alive(struct bip_nic *nic, int node)
 	return bip_load_acquire(&l->peers[node].regs->state) == BIP_LANAI_BOARD_RUNNING;
 }
 
+/* --- one-sided operations: rail 0's board does them (rma.c) --- */
+
+/* A descriptor of kind RMA to node dst: 0 or -EAGAIN. */
+static int post_rma(struct bip_lanai *l, int dst, const struct bip_lanai_rma *a, uint64_t cookie)
+{
+	struct bip_lanai_desc *d;
+
+	l = l->top->rails[0];
+	if (!bip_lanai_ring_room(&l->sendp, &l->regs->send_cons, BIP_LANAI_SEND_SLOTS))
+		return -EAGAIN;
+	d = bip_lanai_slot(l->send, BIP_LANAI_SEND_SLOTS, sizeof(*d), l->sendp.prod);
+	d->kind = BIP_LANAI_DESC_RMA;
+	d->dst = (uint32_t)dst;
+	d->tag = 0;
+	d->len = 0;
+	d->cookie = cookie;
+	memcpy(d->payload, a, sizeof(*a));
+	bip_lanai_ring_publish(&l->sendp, &d->seq);
+	doorbell(l);
+	return 0;
+}
+
+static int lanai_rma_capable(struct bip_nic *nic, int node)
+{
+	return node >= 0 && node < lanai_of(nic)->numnodes;
+}
+
+static int lanai_rma_expose(struct bip_nic *nic, void *base, size_t len, uint64_t cookie)
+{
+	struct bip_lanai_rma a = { .what = BIP_LANAI_RMA_EXPOSE,
+				   .addr = (uint64_t)(uintptr_t)base,
+				   .len = len };
+
+	return post_rma(lanai_of(nic), lanai_of(nic)->mynode, &a, cookie);
+}
+
+static int lanai_rma_withdraw(struct bip_nic *nic, uint64_t key, uint64_t cookie)
+{
+	struct bip_lanai_rma a = { .what = BIP_LANAI_RMA_WITHDRAW, .key = key };
+
+	return post_rma(lanai_of(nic), lanai_of(nic)->mynode, &a, cookie);
+}
+
+static int lanai_rma_post(struct bip_nic *nic, const struct bip_nic_rma *op, uint64_t cookie)
+{
+	struct bip_lanai_rma a = { .key = op->key, .offset = op->offset };
+
+	switch (op->kind) {
+	case BIP_NIC_RMA_PUT:
+	case BIP_NIC_RMA_GET:
+		a.what = op->kind == BIP_NIC_RMA_PUT ? BIP_LANAI_RMA_PUT : BIP_LANAI_RMA_GET;
+		a.addr = (uint64_t)(uintptr_t)op->buf;
+		a.len = op->len;
+		break;
+	case BIP_NIC_RMA_ATOMIC:
+		if (op->count > UINT32_MAX)
+			return -EINVAL;
+		a.what = BIP_LANAI_RMA_ATOMIC;
+		a.op = (uint8_t)op->op;
+		a.type = (uint8_t)op->type;
+		a.count = (uint32_t)op->count;
+		a.operand = (uint64_t)(uintptr_t)op->operand;
+		a.compare = (uint64_t)(uintptr_t)op->compare;
+		a.result = (uint64_t)(uintptr_t)op->result;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return post_rma(lanai_of(nic), op->node, &a, cookie);
+}
+
 const struct bip_nic_ops bip_lanai_ops = {
     .name = "lanai",
     .available = lanai_available,
@@ -939,6 +1019,10 @@ const struct bip_nic_ops bip_lanai_ops = {
     .sleep_arm = lanai_sleep_arm,
     .sleep_wait = bip_nicsleep_wait,
     .close = lanai_close,
+    .rma_capable = lanai_rma_capable,
+    .rma_expose = lanai_rma_expose,
+    .rma_withdraw = lanai_rma_withdraw,
+    .rma_post = lanai_rma_post,
 };
 
 /* --- datagram mode --- */
@@ -1017,6 +1101,9 @@ static void dgram_event(struct bip_lanai *l, const struct bip_lanai_event *ev)
 	switch (ev->kind) {
 	case BIP_LANAI_EV_SHORT:
 		take_datagram(l);
+		break;
+	case BIP_LANAI_EV_RMA_DONE:
+		bip_core_rma_done(ev->cookie, ev->status, ev->handle);
 		break;
 	case BIP_LANAI_EV_ERROR:
 		/* A link that cannot deliver (down, or a wrong route): the

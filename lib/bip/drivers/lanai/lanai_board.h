@@ -26,6 +26,14 @@
  *   post ring      indices of the table, in posting order    (off_post)
  *   tag queues     where the host's per-tag queues are (host) (off_tagq)
  *
+ * One-sided operations (bip_rma(3)) are descriptors of kind RMA in the
+ * send ring, their arguments in struct bip_lanai_rma: the board exposes
+ * regions of its host's memory (a key it mints, returned in the event),
+ * executes the operations of other boards on them itself, with its DMA,
+ * and tells its host of the completion of its own operations with an
+ * event of kind RMA_DONE.  The board's protocol between boards is in
+ * nic_firmware_sim/rma.c.
+ *
  * Short messages and the announcements of long ones are written by the
  * firmware straight into the host's per-tag queues (lib/bip/core/tagq.h: the
  * entry layout and the placement rule).  The queues lie in the host's DMA
@@ -58,7 +66,7 @@
 #include <stdint.h>
 
 #define BIP_LANAI_MAGIC 0x4c414e41u /* "LANA" */
-#define BIP_LANAI_VERSION 6
+#define BIP_LANAI_VERSION 7
 
 #define BIP_LANAI_SEND_SLOTS 128  /* power of two */
 #define BIP_LANAI_EVENT_SLOTS 256 /* power of two */
@@ -89,6 +97,39 @@ enum bip_lanai_desc_kind {
 	BIP_LANAI_DESC_LONG = 2,  /* addr, len: the user's buffer; cookie for SEND_DONE */
 	BIP_LANAI_DESC_DGRAM = 3, /* datagram mode: tag bytes of payload, then len bytes
 				   * read at addr (DMA); path: the board's rail */
+	BIP_LANAI_DESC_RMA = 4,	  /* a one-sided operation on node dst (which may be
+				   * the board's own): payload a struct bip_lanai_rma;
+				   * cookie for RMA_DONE */
+};
+
+/* What a descriptor of kind RMA asks (struct bip_lanai_rma.what). */
+enum bip_lanai_rma_what {
+	BIP_LANAI_RMA_PUT = 1,	    /* len bytes at addr to key's region at offset */
+	BIP_LANAI_RMA_GET = 2,	    /* len bytes of key's region at offset to addr */
+	BIP_LANAI_RMA_ATOMIC = 3,   /* count elements: op, type, operand, compare, result */
+	BIP_LANAI_RMA_EXPOSE = 4,   /* serve [addr, addr + len) of this host: the key
+				     * comes back in RMA_DONE's handle */
+	BIP_LANAI_RMA_WITHDRAW = 5, /* stop serving key */
+};
+
+/*
+ * A one-sided operation, in a descriptor's payload.  Addresses are in the
+ * host's address space; the board reads and writes them with its DMA
+ * while the operation runs, so they stay valid until RMA_DONE.  op and
+ * type are the values of enum bip_rma_op and enum bip_rma_type (bip.h).
+ */
+struct bip_lanai_rma {
+	uint64_t key;	   /* PUT, GET, ATOMIC, WITHDRAW */
+	uint64_t offset;   /* bytes from the region's start */
+	uint64_t len;	   /* bytes of the target's memory; ATOMIC: count * size */
+	uint64_t addr;	   /* PUT: the data; GET: where it goes; EXPOSE: the base */
+	uint64_t operand;  /* ATOMIC: count elements */
+	uint64_t compare;  /* ATOMIC CSWAP: one element */
+	uint64_t result;   /* ATOMIC: the values before, or 0: not wanted */
+	uint32_t count;	   /* ATOMIC: elements */
+	uint8_t what;	   /* enum bip_lanai_rma_what */
+	uint8_t op, type;  /* ATOMIC */
+	uint8_t pad;
 };
 
 /* How the host uses its board (regs.mode, written before it attaches). */
@@ -111,6 +152,8 @@ enum bip_lanai_event_kind {
 	BIP_LANAI_EV_HELD = 6,	    /* src, tag: the board keeps src's arrivals for tag,
 				     * whose queue is full (flow control, nic.h) */
 	BIP_LANAI_EV_RELEASED = 7,  /* src, tag: it keeps none of them any more */
+	BIP_LANAI_EV_RMA_DONE = 8,  /* cookie, status: a descriptor of kind RMA is
+				     * complete (EXPOSE: handle is the key) */
 };
 
 /* Fault kinds, for reports and counters (index into the counter arrays). */
@@ -279,6 +322,8 @@ _Static_assert(sizeof(struct bip_lanai_event) == BIP_LANAI_SLOT_SIZE, "event siz
 _Static_assert(offsetof(struct bip_lanai_desc, payload) == 64, "descriptor payload offset");
 _Static_assert(offsetof(struct bip_lanai_event, payload) == 64, "event payload offset");
 _Static_assert(sizeof(struct bip_lanai_lrecv) == 32, "long receive entry size");
+_Static_assert(sizeof(struct bip_lanai_rma) == 64, "one-sided operation size");
+_Static_assert(sizeof(struct bip_lanai_rma) <= BIP_LANAI_INLINE_MAX, "fits a descriptor");
 _Static_assert(sizeof(struct bip_lanai_post) == 8, "post entry size");
 _Static_assert(sizeof(struct bip_lanai_tagq) == 32, "tag queue entry size");
 _Static_assert(offsetof(struct bip_lanai_regs, off_tagq) == 64, "register page layout");
