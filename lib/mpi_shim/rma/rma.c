@@ -1221,6 +1221,12 @@ static int rma_call(MPI_Win win, const struct rma_args *a, int ocount, int rcoun
 		win->fence_ops++;
 		return ureq ? rma_null_request(win, ureq, call) : MPI_SUCCESS;
 	}
+	if (win->nic) {
+		if ((rc = mpi_shim_rma_nic_issue(win, a, ureq, call)))
+			return rc;
+		win->fence_ops++;
+		return MPI_SUCCESS;
+	}
 	return rma_issue(win, a, ureq, call);
 }
 
@@ -1373,6 +1379,8 @@ int PMPI_Win_fence(int assert, MPI_Win win)
 		return rma_sync_err(win, call, "an exposure epoch of MPI_Win_post is open");
 	if ((rc = rma_wait(win, rma_none_pending, 0, call)))
 		return rc;
+	if (win->nic && (rc = mpi_shim_rma_nic_complete(win, -1, call)))
+		return rc;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	/* Open before the barrier: another process's first operation may
 	 * come as soon as it is through. */
@@ -1467,12 +1475,13 @@ int PMPI_Win_lock(int type, int rank, int assert, MPI_Win win)
 		return MPI_SUCCESS;
 	if (win->locked[rank])
 		return rma_sync_err(win, call, "this process holds a lock on that rank already");
-	if (win->direct) {
+	if (win->direct || win->nic) {
 		int held = type == MPI_LOCK_EXCLUSIVE ? RMA_LOCKED_EXCL : RMA_LOCKED_SHARED;
 
 		/* MPI_MODE_NOCHECK: the program knows nobody else locks. */
 		if (!(assert & MPI_MODE_NOCHECK)) {
-			if ((rc = mpi_shim_rma_shm_lock(win, rank, type, call)))
+			if ((rc = win->direct ? mpi_shim_rma_shm_lock(win, rank, type, call) :
+						mpi_shim_rma_nic_lock(win, rank, type, call)))
 				return rc;
 			held |= RMA_LOCKED_WORD;
 		}
@@ -1509,11 +1518,22 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 					rank);
 	if (win->epoch != RMA_EPOCH_LOCK || !win->locked[rank])
 		return rma_sync_err(win, call, "this process holds no lock on that rank");
-	if (win->direct) {
-		mpi_shim_rma_shm_unlock(win, rank, win->locked[rank]);
+	if (win->direct || win->nic) {
+		int held = win->locked[rank];
+
+		if (win->direct)
+			mpi_shim_rma_shm_unlock(win, rank, held);
+		else
+			rc = mpi_shim_rma_nic_complete(win, rank, call);
 		win->locked[rank] = 0;
 		if (--win->nlocked == 0)
 			win->epoch = RMA_EPOCH_NONE;
+		/* The lock goes back even when an operation failed. */
+		if (win->nic) {
+			int rc2 = mpi_shim_rma_nic_unlock(win, rank, held, call);
+
+			return rc ? rc : rc2;
+		}
 		return MPI_SUCCESS;
 	}
 	if ((rc = rma_wait(win, rma_none_pending_to, rank, call)) ||
@@ -1537,15 +1557,24 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
 		return rc;
 	if (!rma_passive_ok(win) || win->epoch == RMA_EPOCH_LOCK)
 		return rma_sync_err(win, call, "another epoch is open on this window");
-	if (win->direct) {
+	if (win->direct || win->nic) {
 		int held = RMA_LOCKED_SHARED;
 
 		if (!(assert & MPI_MODE_NOCHECK)) {
 			for (i = 0; i < win->comm->size; i++)
-				if ((rc = mpi_shim_rma_shm_lock(win, i, MPI_LOCK_SHARED, call))) {
+				if ((rc = win->direct ?
+						  mpi_shim_rma_shm_lock(win, i, MPI_LOCK_SHARED, call) :
+						  mpi_shim_rma_nic_lock(win, i, MPI_LOCK_SHARED, call))) {
 					while (i--)
-						mpi_shim_rma_shm_unlock(win, i, RMA_LOCKED_SHARED |
-										RMA_LOCKED_WORD);
+						if (win->direct)
+							mpi_shim_rma_shm_unlock(
+								win, i,
+								RMA_LOCKED_SHARED | RMA_LOCKED_WORD);
+						else
+							mpi_shim_rma_nic_unlock(
+								win, i,
+								RMA_LOCKED_SHARED | RMA_LOCKED_WORD,
+								call);
 					return rc;
 				}
 			held |= RMA_LOCKED_WORD;
@@ -1579,13 +1608,22 @@ int PMPI_Win_unlock_all(MPI_Win win)
 		return rc;
 	if (win->epoch != RMA_EPOCH_LOCK_ALL)
 		return rma_sync_err(win, call, "MPI_Win_lock_all was not called on this window");
-	if (win->direct) {
-		for (i = 0; i < win->comm->size; i++)
-			mpi_shim_rma_shm_unlock(win, i, win->locked[i]);
+	if (win->direct || win->nic) {
+		rc = win->nic ? mpi_shim_rma_nic_complete(win, -1, call) : MPI_SUCCESS;
+		for (i = 0; i < win->comm->size; i++) {
+			int rc2 = MPI_SUCCESS;
+
+			if (win->direct)
+				mpi_shim_rma_shm_unlock(win, i, win->locked[i]);
+			else
+				rc2 = mpi_shim_rma_nic_unlock(win, i, win->locked[i], call);
+			if (!rc)
+				rc = rc2;
+		}
 		memset(win->locked, 0, (size_t)win->comm->size);
 		win->nlocked = 0;
 		win->epoch = RMA_EPOCH_NONE;
-		return MPI_SUCCESS;
+		return rc;
 	}
 	if ((rc = rma_wait(win, rma_none_pending, 0, call)))
 		return rc;
@@ -1621,6 +1659,8 @@ static int rma_flush(MPI_Win win, int rank, const char *call)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		return MPI_SUCCESS;
 	}
+	if (win->nic)
+		return mpi_shim_rma_nic_complete(win, rank, call);
 	rc = rank < 0 ? rma_wait(win, rma_none_pending, 0, call) :
 			rma_wait(win, rma_none_pending_to, rank, call);
 	return rc ? rc : rma_deferred(win, call);
@@ -1782,6 +1822,8 @@ int PMPI_Win_complete(MPI_Win win)
 		return rma_sync_err(win, call, "MPI_Win_start was not called on this window");
 	if ((rc = rma_wait(win, rma_none_pending, 0, call)))
 		return rc;
+	if (win->nic && (rc = mpi_shim_rma_nic_complete(win, -1, call)))
+		return rc;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (i = 0; !rc && i < win->nstart; i++)
 		rc = rma_send_hdr(win, win->start_group[i], RMA_TAG_REQUEST, RMA_COMPLETE, 0, 0,
@@ -1875,7 +1917,8 @@ int mpi_shim_rma_win_busy(MPI_Win win, const char *call)
 	if (win->epoch == RMA_EPOCH_LOCK || win->epoch == RMA_EPOCH_LOCK_ALL ||
 	    win->epoch == RMA_EPOCH_START || win->posted)
 		return rma_sync_err(win, call, "an epoch is still open on this window");
-	if (win->npending || (win->epoch == RMA_EPOCH_FENCE && win->fence_ops))
+	if (win->npending || (win->nic && mpi_shim_rma_nic_pending(win)) ||
+	    (win->epoch == RMA_EPOCH_FENCE && win->fence_ops))
 		return rma_sync_err(win, call,
 				    "operations on this window were not completed by a "
 				    "synchronisation call");

@@ -71,6 +71,7 @@ struct rma_args {
 struct rma_op;
 struct rma_in;
 struct rma_shm_ctl;
+struct rma_nic_op;
 struct rma_lock_wait;
 struct rma_type_cache;
 
@@ -89,6 +90,14 @@ struct mpi_shim_win {
 	int cma;
 	int *pids;
 	uintptr_t *bases;
+	/* A window the NICs serve (rma_nic.c): every rank's two keys (its
+	 * memory, its lock words), this rank's, its lock words, and the
+	 * operations in flight. */
+	int nic;
+	uint64_t *nic_keys;
+	uint64_t nic_key, nic_ctl_key;
+	int64_t *nic_words;
+	struct rma_nic_op *nic_ops;
 	/* The window's own duplicate of the communicator it was made on: its
 	 * point-to-point context carries the protocol, its collective context
 	 * the window's collectives; the program never sees it. */
@@ -179,10 +188,14 @@ int mpi_shim_rma_span(MPI_Datatype t, uint64_t count, int64_t *lo_p, int64_t *hi
 int mpi_shim_rma_apply(enum rma_kind kind, MPI_Op op, char *addr, uint64_t count,
 		       MPI_Datatype t, const void *data, size_t need, void *old);
 
-/* rma_shm.c: a direct window.  win.c asks whether win may be one
- * (before making it so, on every rank alike); the operations and the
- * lock words at the calls of rma.c. */
-int mpi_shim_rma_shm_wanted(void);
+/* What BIP_MPI_RMA asks for (win.c): direct windows where they can be,
+ * then NIC windows, then messages (auto); NIC windows, then messages
+ * (nic); messages only (messages). */
+enum rma_mode { RMA_MODE_AUTO, RMA_MODE_NIC, RMA_MODE_MESSAGES };
+enum rma_mode mpi_shim_rma_mode(void);
+
+/* rma_shm.c: a direct window: the size of its lock words, the operations
+ * and the lock words at the calls of rma.c. */
 size_t mpi_shim_rma_shm_ctl_len(int nranks);
 /* A window of MPI_Win_create whose lock words are mapped: whether every
  * rank can reach every other's memory by single copy (collective; 0 and
@@ -191,6 +204,20 @@ int mpi_shim_rma_shm_cma_setup(MPI_Win win, int *ok);
 int mpi_shim_rma_shm_issue(MPI_Win win, const struct rma_args *a, const char *call);
 int mpi_shim_rma_shm_lock(MPI_Win win, int rank, int type, const char *call);
 void mpi_shim_rma_shm_unlock(MPI_Win win, int rank, int type);
+
+/* rma_nic.c: a window the NICs serve.  setup (collective) says whether
+ * every rank's NIC can and exposes the memory (0 and *ok, or an MPI
+ * error; nothing left when not ok); the operations, the lock words and
+ * the completion of the operations to target (-1: all) at the calls of
+ * rma.c; whether any is in flight; fini withdraws the memory. */
+int mpi_shim_rma_nic_setup(MPI_Win win, int *ok);
+int mpi_shim_rma_nic_issue(MPI_Win win, const struct rma_args *a, MPI_Request *ureq,
+			   const char *call);
+int mpi_shim_rma_nic_lock(MPI_Win win, int rank, int type, const char *call);
+int mpi_shim_rma_nic_unlock(MPI_Win win, int rank, int held, const char *call);
+int mpi_shim_rma_nic_complete(MPI_Win win, int target, const char *call);
+int mpi_shim_rma_nic_pending(MPI_Win win);
+void mpi_shim_rma_nic_fini(MPI_Win win);
 
 /* comm/attr.c: a user key's attribute of win (MPI_Win_get_attr past
  * the predefined keys; reported), and every attribute deleted when win

@@ -78,24 +78,6 @@ struct rma_shm_ctl {
 };
 _Static_assert(sizeof(struct rma_shm_ctl) == 64, "one cache line per rank");
 
-int mpi_shim_rma_shm_wanted(void)
-{
-	static int wanted = -1;
-	const char *s;
-
-	if (wanted >= 0)
-		return wanted;
-	s = getenv("BIP_MPI_RMA");
-	wanted = 1;
-	if (s && !strcmp(s, "messages")) {
-		wanted = 0;
-	} else if (s && s[0] && strcmp(s, "auto")) {
-		fprintf(stderr, "BIP_MPI_RMA=%s: the values are auto and messages; "
-				"auto is used\n", s);
-	}
-	return wanted;
-}
-
 size_t mpi_shim_rma_shm_ctl_len(int nranks)
 {
 	return (size_t)nranks * sizeof(struct rma_shm_ctl);

@@ -27,7 +27,11 @@
  * segment of lock words only: it is direct by single copy where the
  * kernel lets every rank read every other (rma_shm.c), else messages.
  * A dynamic window is always messages: its memory is attached by the
- * target alone, and no origin could check its range.
+ * target alone, and no origin could check its range.  A window of create
+ * or allocate that is not direct is served by the NICs (rma_nic.c) when
+ * every rank's NIC to every other can (the LANai board), unless a rank
+ * asks for messages.  BIP_MPI_RMA=nic skips direct windows, so that the
+ * NICs serve windows of one host too.
  *
  * The memory model (MPI_WIN_MODEL) is MPI_WIN_UNIFIED for a direct window,
  * and MPI_WIN_SEPARATE where an operation reaches the target through the
@@ -112,6 +116,7 @@ static void win_release(MPI_Win win)
 	free(win->offsets);
 	free(win->pids);
 	free(win->bases);
+	mpi_shim_rma_nic_fini(win);
 	if (win->errhandler)
 		mpi_shim_errhandler_release(win->errhandler);
 	if (win->comm != MPI_COMM_NULL)
@@ -222,11 +227,49 @@ static int win_noncontig(MPI_Info info)
 	return !strcmp(v, "true");
 }
 
+enum rma_mode mpi_shim_rma_mode(void)
+{
+	static int mode = -1;
+	const char *s;
+
+	if (mode >= 0)
+		return (enum rma_mode)mode;
+	s = getenv("BIP_MPI_RMA");
+	mode = RMA_MODE_AUTO;
+	if (s && !strcmp(s, "messages"))
+		mode = RMA_MODE_MESSAGES;
+	else if (s && !strcmp(s, "nic"))
+		mode = RMA_MODE_NIC;
+	else if (s && s[0] && strcmp(s, "auto"))
+		fprintf(stderr, "BIP_MPI_RMA=%s: the values are auto, nic and messages; "
+				"auto is used\n", s);
+	return (enum rma_mode)mode;
+}
+
 /* Whether every rank of win wants a direct window (collective). */
 static int win_agree_direct(MPI_Win win, int *direct)
 {
-	*direct = mpi_shim_rma_shm_wanted();
+	*direct = mpi_shim_rma_mode() == RMA_MODE_AUTO;
 	return PMPI_Allreduce(MPI_IN_PLACE, direct, 1, MPI_INT, MPI_LAND, win->comm);
+}
+
+/* Make win, which is not direct, one the NICs serve when every rank wants
+ * it and can (collective): MPI_SUCCESS, or an MPI error. */
+static int win_try_nic(MPI_Win win)
+{
+	int want = mpi_shim_rma_mode() != RMA_MODE_MESSAGES, ok = 0, rc;
+
+	if ((rc = PMPI_Allreduce(MPI_IN_PLACE, &want, 1, MPI_INT, MPI_LAND, win->comm)))
+		return rc;
+	if (!want)
+		return MPI_SUCCESS;
+	if ((rc = mpi_shim_rma_nic_setup(win, &ok)))
+		return rc;
+	if (ok) {
+		win->nic = 1;
+		win->model = MPI_WIN_UNIFIED;
+	}
+	return MPI_SUCCESS;
 }
 
 /*
@@ -357,6 +400,10 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
 			}
 		}
 	}
+	if (!win->direct && (rc = win_try_nic(win))) {
+		win_release(win);
+		return mpi_shim_err(comm, rc, call, "agreeing on the window's kind failed");
+	}
 	return win_finish(win, comm, call, win_p);
 }
 MPI_SHIM_ALIAS(MPI_Win_create);
@@ -398,6 +445,8 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 		return mpi_shim_err(comm, MPI_ERR_NO_MEM, call, "no memory for %td bytes", size);
 	}
 	win->base = size ? win->allocated : NULL;
+	if ((rc = win_try_nic(win)))
+		goto failed;
 	if ((rc = win_finish(win, comm, call, win_p)))
 		return rc;
 	*(void **)baseptr = win->base;
