@@ -222,6 +222,7 @@ run_job() {
 }
 
 bench_header
+echo "# load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# the shim from $build_arg, started by bipload; environment: ${shim_env[*]:-(none)}"
 echo "# Open MPI: mpirun --mca btl self,vader${ompi_args[*]:+ ${ompi_args[*]}}; MPICH: mpiexec"
 echo "# window $flavour, synchronisation $sync (mpi_rma -y $rma_sync); $rounds rounds, interleaved"
