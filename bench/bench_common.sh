@@ -140,15 +140,17 @@ bench_need_gnuplot() {
 	[ -d "$dir" ] && [ -w "$dir" ] || bench_die "--plot '$1': cannot write in directory '$dir'"
 }
 
-# bench_plot PNG TITLE LATENCY_DATA BANDWIDTH_DATA: two panels, latency and
-# bandwidth against the size, log-log, one line per column.  Each data
+# bench_plot PNG TITLE LATENCY_DATA BANDWIDTH_DATA [LATENCY_LABEL]: two
+# panels, latency and bandwidth against the size, log-log, one line per
+# column; LATENCY_LABEL names the first panel's axis (default: one-way
+# latency).  Each data
 # file has a header line (bytes, then one name per column) and one line per
 # size, "-" where a value is missing; its last column is the floor, drawn
 # dashed (and left out if it has no value).
 bench_plot() {
-	local png=$1 title=$2 lat=$3 bw=$4 term=png
+	local png=$1 title=$2 lat=$3 bw=$4 ylat=${5:-one-way latency (us)} term=png
 	gnuplot -e 'set terminal' 2>&1 | grep -qw pngcairo && term=pngcairo
-	bench_plot_cmds "$term" "$png" "$title" "$lat" "$bw" >"$lat.gp"
+	bench_plot_cmds "$term" "$png" "$title" "$lat" "$bw" "$ylat" >"$lat.gp"
 	if ! gnuplot "$lat.gp" 2>"$lat.gp.err" || ! [ -s "$png" ]; then
 		sed 's/^/#   /' "$lat.gp.err" >&2
 		bench_die "gnuplot could not draw $png"
@@ -174,7 +176,7 @@ bench_plot_panel() {
 }
 
 bench_plot_cmds() {
-	local term=$1 png=$2 title=$3 lat=$4 bw=$5
+	local term=$1 png=$2 title=$3 lat=$4 bw=$5 ylat=$6
 	cat <<GPEND
 set terminal $term size 860,360 noenhanced font ",10"
 set output "$png"
@@ -185,7 +187,7 @@ set grid lt 1 lc "gray85" lw 1
 set key top left
 set xlabel "message size (bytes)"
 set xtics ("4" 4, "64" 64, "1K" 1024, "16K" 16384, "256K" 262144, "4M" 4194304, "64M" 67108864)
-set ylabel "one-way latency (us)"
+set ylabel "$ylat"
 $(bench_plot_panel "$lat")
 set ylabel "bandwidth (MB/s)"
 set format y "%g"
