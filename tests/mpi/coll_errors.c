@@ -63,7 +63,7 @@ static void test_comm(MPI_Comm c)
 	EXPECT(MPI_ERR_OP, MPI_Allreduce(a, b, 1, MPI_INT, MPI_OP_NULL, c));
 	EXPECT(MPI_ERR_OP, MPI_Allreduce(a, b, 1, MPI_DOUBLE, MPI_BAND, c));
 	EXPECT(MPI_ERR_OP, MPI_Reduce(a, b, 1, MPI_INT, MPI_MINLOC, 0, c));
-	EXPECT(MPI_ERR_OP, MPI_Scan(a, b, 1, MPI_CHAR, MPI_SUM, c));
+	EXPECT(MPI_ERR_OP, MPI_Scan(a, b, 1, MPI_WCHAR, MPI_SUM, c));
 	EXPECT(MPI_ERR_OP, MPI_Exscan(a, b, 1, MPI_FLOAT, MPI_LXOR, c));
 	EXPECT(MPI_ERR_OP, MPI_Reduce_scatter_block(a, b, 1, MPI_2INT, MPI_SUM, c));
 	EXPECT(MPI_ERR_OP, MPI_Allreduce(a, b, 1, MPI_INT, MPI_REPLACE, c));

@@ -325,6 +325,10 @@ static enum op_kind int_kind(size_t size, int is_signed)
 static enum op_kind op_kind_of(enum mpi_shim_basic basic)
 {
 	switch (basic) {
+	/* Not a C integer type in MPI-3.1 (5.9.2), but one in Open MPI and
+	 * MPICH, and programs use it so (the OSU one-sided benchmarks):
+	 * char, signed or not as the compiler has it. */
+	case MPI_SHIM_BASIC_CHAR: return int_kind(sizeof(char), (char)-1 < 0);
 	case MPI_SHIM_BASIC_SIGNED_CHAR: return SINT_KIND(signed char);
 	case MPI_SHIM_BASIC_UNSIGNED_CHAR: return UINT_KIND(unsigned char);
 	case MPI_SHIM_BASIC_SHORT: return SINT_KIND(short);
@@ -388,7 +392,7 @@ static enum op_kind op_kind_of(enum mpi_shim_basic basic)
 	case MPI_SHIM_BASIC_2REAL: return KIND_2REAL;
 	case MPI_SHIM_BASIC_2DOUBLE_PRECISION: return KIND_2DOUBLE;
 	case MPI_SHIM_BASIC_2INTEGER: return KIND_2INT;
-	/* MPI_CHAR, MPI_WCHAR and MPI_CHARACTER are characters, MPI_PACKED is opaque: no
+	/* MPI_WCHAR and MPI_CHARACTER are characters, MPI_PACKED is opaque: no
 	 * reduction applies to them. */
 	default: return KIND_NONE;
 	}
