@@ -726,7 +726,10 @@ int lanai_rma_pump(struct lanai_fw *fw, struct lanai_board *b, uint64_t now)
 		if (l->acked != l->next && (!fw->next_due || l->due < fw->next_due))
 			fw->next_due = l->due;
 	}
-	return n + flush_done(b);
+	n += flush_done(b);
+	if (b->rma_done)
+		fw->blocked = 1; /* the host frees event slots without ringing */
+	return n;
 }
 
 /* --- arrivals --- */
