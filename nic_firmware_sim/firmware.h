@@ -320,6 +320,9 @@ struct lanai_rma_ans {
 	uint32_t len;	/* bytes after it: GET's data, ATOMIC's values before */
 };
 
+_Static_assert(sizeof(struct lanai_rma_req) == 48, "request header size");
+_Static_assert(sizeof(struct lanai_rma_ans) == 8, "answer header size");
+
 /* The payload of a request at most: its header and a chunk. */
 #define LANAI_RMA_PAYLOAD_MAX (sizeof(struct lanai_rma_req) + LANAI_DATA_CHUNK)
 _Static_assert(LANAI_RMA_PAYLOAD_MAX <= LANAI_PAYLOAD_MAX, "a request fits a packet");

@@ -5,7 +5,8 @@
  * DMA, and its host takes no part in them (bip_rma(3)).
  *
  * Regions.  A host exposes [base, base + len) of its memory with a
- * descriptor of kind RMA (EXPOSE); its board keeps the region in a table
+ * descriptor of kind RMA (what: EXPOSE, struct bip_lanai_rma in
+ * lanai_board.h); its board keeps the region in a table
  * of LANAI_RMA_REGIONS and answers with an RMA_DONE event whose handle is
  * the region's key:
  *
@@ -20,16 +21,28 @@
  * WITHDRAW takes the region out of the table; the firmware runs one thing
  * at a time, so once its RMA_DONE is out no request touches the region.
  *
- * Operations.  A descriptor of kind PUT, GET or ATOMIC becomes one or more
- * requests, each at most a chunk of the region (LANAI_DATA_CHUNK bytes; an
- * atomic's operand and compare together at most a chunk, cut at element
- * boundaries), sent from the origin's board to the target's (to itself,
- * through lanai_wire_loopback, for an operation on its own host).  A
- * request's payload is struct lanai_rma_req (firmware.h), then PUT's data
- * or ATOMIC's operands (operand, then compare for CSWAP), read from the
- * origin host's memory when the request is made.  The target's board
- * checks, in this order, and answers an error without touching anything
- * when a check fails:
+ * Operations.  A descriptor of kind RMA for a PUT, GET or ATOMIC becomes
+ * one or more requests, each at most a chunk of the region
+ * (LANAI_DATA_CHUNK bytes; an atomic's operand and compare together at
+ * most a chunk, cut at element boundaries), sent from the origin's board
+ * to the target's (to itself, through lanai_wire_loopback, for an
+ * operation on its own host).  A request is a packet of kind RMA_REQ whose seq is the request's number
+ * (below) and whose payload is
+ *
+ *   struct lanai_rma_req (48 bytes, firmware.h): key; offset and len, the
+ *   request's bytes of the region; span_off and span_len, the whole
+ *   operation's; count, op, type (ATOMIC); what (PUT, GET, ATOMIC); ack,
+ *   the origin's count of answers received in order
+ *   then PUT's data, or ATOMIC's operand (len bytes) and, for CSWAP, its
+ *   compare (len bytes), read from the origin host's memory when the
+ *   request is made.
+ *
+ * An answer is a packet of kind RMA_ANS whose seq is the request's, and
+ * whose payload is struct lanai_rma_ans (8 bytes: status, len), then GET's
+ * data or ATOMIC's values before (len bytes, only when status is 0).
+ *
+ * The target's board checks, in this order, and answers an error without
+ * touching anything when a check fails:
  *
  *   - the payload's shape: kind, lengths agree with what, op, type and
  *     count (-EPROTO: not a request this firmware makes; -EINVAL: op or
@@ -726,7 +739,10 @@ int lanai_rma_pump(struct lanai_fw *fw, struct lanai_board *b, uint64_t now)
 		if (l->acked != l->next && (!fw->next_due || l->due < fw->next_due))
 			fw->next_due = l->due;
 	}
-	return n + flush_done(b);
+	n += flush_done(b);
+	if (b->rma_done)
+		fw->blocked = 1; /* the host frees event slots without ringing */
+	return n;
 }
 
 /* --- arrivals --- */

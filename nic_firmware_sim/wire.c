@@ -935,10 +935,12 @@ static int still_on_wire(const struct lanai_board *b, uint32_t src, uint32_t seq
 {
 	const struct lanai_packet *q;
 
+	/* One-sided packets carry numbers of their own (rma.c). */
 	for (q = b->in_head; q; q = q->next)
-		if (q->h.src == src && q->h.seq == seq)
+		if (q->h.src == src && q->h.seq == seq && !lanai_rma_kind(q->h.kind))
 			return 1;
-	return b->held && b->held->h.src == src && b->held->h.seq == seq;
+	return b->held && b->held->h.src == src && b->held->h.seq == seq &&
+	       !lanai_rma_kind(b->held->h.kind);
 }
 
 int lanai_packet_header_check(const struct lanai_pkt_header *h, size_t payload_len, int nboards,

@@ -161,7 +161,7 @@ badknob)
 	run short BIP_LANAI_DROP=SHORT:0:5:0
 	has "lanai-sim: BIP_LANAI_DROP: node 0 or 5 is not one of the 2 nodes"
 	run short BIP_LANAI_DROP=PING:1:0:0
-	has "lanai-sim: BIP_LANAI_DROP=PING:1:0:0: unknown packet kind 'PING' (SHORT, RTS, CTS, DATA, ACK, ABORT, SYNC, SYNC_ACK)"
+	has "lanai-sim: BIP_LANAI_DROP=PING:1:0:0: unknown packet kind 'PING' (SHORT, RTS, CTS, DATA, ACK, ABORT, SYNC, SYNC_ACK, DGRAM, RMA_REQ, RMA_ANS)"
 	run short BIP_LANAI_SYNC=0
 	has "lanai-sim: BIP_LANAI_SYNC=0: expected a time above 0 (1ms, 500us, 1s)"
 	;;
