@@ -1230,10 +1230,57 @@ static int rma_call(MPI_Win win, const struct rma_args *a, int ocount, int rcoun
 	return rma_issue(win, a, ureq, call);
 }
 
+/*
+ * The common case of a window in a segment (rma_shm.c), with every check
+ * of rma_check that applies to it: a put (put != 0) or get of count
+ * elements of one contiguous predefined type on both sides, inside the
+ * target's part, in an epoch that reaches the target.  1 if done; 0 to
+ * take the general path, which makes every check again and reports.
+ */
+static inline char *rma_fast_addr(MPI_Win win, int count, MPI_Datatype t, int target,
+				  MPI_Aint disp, int tcount, MPI_Datatype tt)
+{
+	int64_t off, end;
+
+	if (!mpi_shim_likely(mpi_shim.initialized && !mpi_shim.finalized && win != MPI_WIN_NULL &&
+			     win->valid && win->direct && !win->cma))
+		return NULL;
+	if (t != tt || t == MPI_DATATYPE_NULL || !t->predefined || !t->contiguous ||
+	    count != tcount || count <= 0 || target < 0 || target >= win->comm->size)
+		return NULL;
+	if (!(win->epoch == RMA_EPOCH_LOCK_ALL || win->epoch == RMA_EPOCH_FENCE ||
+	      (win->epoch == RMA_EPOCH_LOCK && win->locked[target])))
+		return NULL;
+	if (__builtin_mul_overflow((int64_t)disp, (int64_t)win->disp_units[target], &off) ||
+	    __builtin_mul_overflow((int64_t)count, (int64_t)t->size, &end) ||
+	    __builtin_add_overflow(off, end, &end) || off < 0 ||
+	    end > (int64_t)win->sizes[target])
+		return NULL;
+	return (char *)win->segment + win->offsets[target] + off;
+}
+
+static inline int rma_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype t,
+			   int target, MPI_Aint disp, int tcount, MPI_Datatype tt)
+{
+	char *taddr = rma_fast_addr(win, count, t, target, disp, tcount, tt);
+
+	if (!taddr)
+		return 0;
+	/* memmove: a process may reach its own part from it. */
+	if (put)
+		memmove(taddr, buf, (size_t)count * t->size);
+	else
+		memmove(buf, taddr, (size_t)count * t->size);
+	win->fence_ops++;
+	return 1;
+}
+
 int PMPI_Put(const void *oaddr, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
 	     int tcount, MPI_Datatype ttype, MPI_Win win)
 {
 	MPI_SHIM_ENTER();
+	if (rma_fast(win, 1, (void *)oaddr, ocount, otype, target, tdisp, tcount, ttype))
+		return MPI_SUCCESS;
 	struct rma_args a = { RMA_PUT, oaddr, (size_t)ocount, otype, NULL, NULL, 0,
 			      MPI_DATATYPE_NULL, target, tdisp, (size_t)tcount, ttype, MPI_OP_NULL };
 
@@ -1245,6 +1292,8 @@ int PMPI_Get(void *oaddr, int ocount, MPI_Datatype otype, int target, MPI_Aint t
 	     MPI_Datatype ttype, MPI_Win win)
 {
 	MPI_SHIM_ENTER();
+	if (rma_fast(win, 0, oaddr, ocount, otype, target, tdisp, tcount, ttype))
+		return MPI_SUCCESS;
 	struct rma_args a = { RMA_GET, NULL, (size_t)ocount, otype, NULL, oaddr, (size_t)ocount,
 			      otype, target, tdisp, (size_t)tcount, ttype, MPI_OP_NULL };
 
@@ -1281,6 +1330,17 @@ int PMPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype t, int target
 		      MPI_Op op, MPI_Win win)
 {
 	MPI_SHIM_ENTER();
+	char *taddr = rma_fast_addr(win, 1, t, target, tdisp, 1, t);
+
+	/* The common case of a window in a segment: a predefined operation
+	 * that applies to t, under the target's accumulate lock. */
+	if (taddr && mpi_shim_op_index(op) >= 0 &&
+	    (mpi_shim_op_is_no_op(op) || mpi_shim_op_is_replace(op) ||
+	     mpi_shim_op_valid(op, t) == MPI_SUCCESS)) {
+		mpi_shim_rma_shm_fop(win, oaddr, raddr, t, target, taddr, op);
+		win->fence_ops++;
+		return MPI_SUCCESS;
+	}
 	struct rma_args a = { RMA_GET_ACC, oaddr, 1, t, NULL, raddr, 1, t, target, tdisp, 1, t,
 			      op };
 
@@ -1669,6 +1729,15 @@ static int rma_flush(MPI_Win win, int rank, const char *call)
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
 	MPI_SHIM_ENTER();
+	/* A window in a segment or of single copy, in a passive epoch that
+	 * holds rank: every operation was done at its call. */
+	if (mpi_shim_likely(mpi_shim.initialized && !mpi_shim.finalized && win != MPI_WIN_NULL &&
+			    win->valid && win->direct && rank >= 0 && rank < win->comm->size &&
+			    (win->epoch == RMA_EPOCH_LOCK || win->epoch == RMA_EPOCH_LOCK_ALL) &&
+			    win->locked[rank])) {
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		return MPI_SUCCESS;
+	}
 	return rma_flush(win, rank, "MPI_Win_flush");
 }
 MPI_SHIM_ALIAS(MPI_Win_flush);

@@ -202,6 +202,10 @@ size_t mpi_shim_rma_shm_ctl_len(int nranks);
  * *ok, or an MPI error), and the pids and bases it needs then. */
 int mpi_shim_rma_shm_cma_setup(MPI_Win win, int *ok);
 int mpi_shim_rma_shm_issue(MPI_Win win, const struct rma_args *a, const char *call);
+/* MPI_Fetch_and_op of one element of the contiguous predefined type t at
+ * taddr, in target's part, with op that applies to t (checked). */
+void mpi_shim_rma_shm_fop(MPI_Win win, const void *origin, void *result, MPI_Datatype t,
+			  int target, char *taddr, MPI_Op op);
 int mpi_shim_rma_shm_lock(MPI_Win win, int rank, int type, const char *call);
 void mpi_shim_rma_shm_unlock(MPI_Win win, int rank, int type);
 

@@ -152,6 +152,26 @@ static void rma_shm_acc_unlock(uint32_t *w)
 	__atomic_store_n(w, 0, __ATOMIC_RELEASE);
 }
 
+void mpi_shim_rma_shm_fop(MPI_Win win, const void *origin, void *result, MPI_Datatype t,
+			  int target, char *taddr, MPI_Op op)
+{
+	union {
+		long double align;
+		char c[64];
+	} in;
+
+	/* The origin's value copied first: it may lie in the window. */
+	if (!mpi_shim_op_is_no_op(op))
+		memcpy(in.c, origin, t->size);
+	rma_shm_acc_lock(&win->ctl[target].acc);
+	memcpy(result, taddr, t->size);
+	if (mpi_shim_op_is_replace(op))
+		memcpy(taddr, in.c, t->size);
+	else if (!mpi_shim_op_is_no_op(op))
+		mpi_shim_op_apply(op, in.c, taddr, 1, t);
+	rma_shm_acc_unlock(&win->ctl[target].acc);
+}
+
 /* Copy bytes of data from count elements of stype at src into dcount
  * elements of dtype at dst: 0, or -1 without memory. */
 static int rma_shm_copy(void *dst, size_t dcount, MPI_Datatype dtype, const void *src,
