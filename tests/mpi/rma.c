@@ -25,6 +25,9 @@
  * errors   every misuse gets its class and nothing is written
  * pairs    MAXLOC and MINLOC on the pair types (MPI_DOUBLE_INT, MPI_2INT,
  *          MPI_SHORT_INT with its hole), predefined and derived
+ * edges    MPI_PROC_NULL in request-based calls, target types of size 0,
+ *          an access across adjacent attached regions, the request of a
+ *          refused call
  * keyvals  window keys: set, get, replace, delete, the callbacks, free,
  *          MPI_WIN_NULL_COPY_FN/DUP_FN/NULL_DELETE_FN, misuse
  * types    many derived target types, used in turn: every word checked
@@ -852,6 +855,95 @@ static void test_attrs(void)
 	OK(MPI_Win_free(&win));
 }
 
+/*
+ * Edges that MPICH's suite found: request-based calls to MPI_PROC_NULL
+ * inside a lock on MPI_PROC_NULL; accumulates with a target type of size
+ * 0; one access across two attached regions side by side in a dynamic
+ * window (and one past them refused, nothing written); the request of a
+ * refused call is MPI_REQUEST_NULL.
+ */
+static void test_edges(void)
+{
+	enum { H = 16 };
+	int i, v[4] = { 1, 2, 3, 4 }, got[4], *mem, *base, right = (rank + 1) % size;
+	int span[2 * H], rc;
+	MPI_Aint addr, *addrs;
+	MPI_Datatype empty;
+	MPI_Request rq[4];
+	MPI_Win win;
+
+	OK(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+			    &win));
+	for (i = 0; i < 4; i++)
+		base[i] = -1;
+	OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	OK(MPI_Win_lock(MPI_LOCK_SHARED, MPI_PROC_NULL, 0, win));
+	OK(MPI_Rput(v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win, &rq[0]));
+	OK(MPI_Rget(got, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win, &rq[1]));
+	OK(MPI_Raccumulate(v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, MPI_SUM, win, &rq[2]));
+	OK(MPI_Rget_accumulate(v, 1, MPI_INT, got, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, MPI_SUM,
+			       win, &rq[3]));
+	OK(MPI_Waitall(4, rq, MPI_STATUSES_IGNORE));
+	OK(MPI_Win_unlock(MPI_PROC_NULL, win));
+	/* A refused request-based call: its request is MPI_REQUEST_NULL. */
+	rq[0] = (MPI_Request)(uintptr_t)1;
+	EXPECT(MPI_ERR_RMA_SYNC, MPI_Rput(v, 1, MPI_INT, right, 0, 1, MPI_INT, win, &rq[0]));
+	CHECK(rq[0] == MPI_REQUEST_NULL, "a refused MPI_Rput left its request set");
+	/* A target type of size 0: nothing moves, nothing is refused. */
+	OK(MPI_Type_contiguous(0, MPI_INT, &empty));
+	OK(MPI_Type_commit(&empty));
+	OK(MPI_Win_lock_all(0, win));
+	OK(MPI_Accumulate(v, 0, MPI_INT, right, 0, 1, empty, MPI_SUM, win));
+	OK(MPI_Accumulate(v, 1, empty, right, 0, 1, empty, MPI_SUM, win));
+	OK(MPI_Get_accumulate(v, 1, empty, got, 1, empty, right, 0, 1, empty, MPI_SUM, win));
+	OK(MPI_Win_unlock_all(win));
+	OK(MPI_Type_free(&empty));
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	for (i = 0; i < 4; i++)
+		CHECK(base[i] == -1, "word %d is %d after operations of no data", i, base[i]);
+	OK(MPI_Win_free(&win));
+
+	/* Two regions side by side, attached one by one. */
+	mem = malloc(2 * H * sizeof(int));
+	addrs = malloc(sizeof(MPI_Aint) * (size_t)size);
+	for (i = 0; i < 2 * H; i++) {
+		mem[i] = -1;
+		span[i] = rank * 1000 + i;
+	}
+	OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+	OK(MPI_Win_attach(win, mem, H * sizeof(int)));
+	OK(MPI_Win_attach(win, mem + H, H * sizeof(int)));
+	OK(MPI_Get_address(mem, &addr));
+	OK(MPI_Allgather(&addr, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD));
+	OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
+	OK(MPI_Put(span + 2, H, MPI_INT, right, MPI_Aint_add(addrs[right], 2 * sizeof(int)), H,
+		   MPI_INT, win));
+	OK(MPI_Win_unlock(right, win));
+	/* One int past the second region: refused, nothing written. */
+	OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
+	rc = MPI_Put(span, 2, MPI_INT, right, MPI_Aint_add(addrs[right], (2 * H - 1) * sizeof(int)),
+		     2, MPI_INT, win);
+	if (rc == MPI_SUCCESS)
+		rc = MPI_Win_unlock(right, win);
+	else
+		OK(MPI_Win_unlock(right, win));
+	EXPECT(MPI_ERR_RMA_RANGE, rc);
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	for (i = 0; i < 2 * H; i++) {
+		int left = (rank + size - 1) % size;
+		int want = i >= 2 && i < 2 + H ? left * 1000 + i : -1;
+
+		CHECK(mem[i] == want, "dynamic: word %d is %d, want %d", i, mem[i], want);
+	}
+	OK(MPI_Win_detach(win, mem));
+	OK(MPI_Win_detach(win, mem + H));
+	OK(MPI_Win_free(&win));
+	free(mem);
+	free(addrs);
+}
+
 static void test_errors(void)
 {
 	int *base, i, v[4] = { 7, 7, 7, 7 }, right = (rank + 1) % size;
@@ -1243,7 +1335,7 @@ int main(int argc, char **argv)
 		{ "dynamic", test_dynamic }, { "shared", test_shared }, { "rreq", test_rreq },
 		{ "attrs", test_attrs },   { "errors", test_errors },   { "pairs", test_pairs },
 		{ "types", test_types },   { "keyvals", test_keyvals }, { "flavors", test_flavors },
-		{ "passive", test_passive },
+		{ "passive", test_passive }, { "edges", test_edges },
 	};
 	size_t i;
 	int total;

@@ -402,17 +402,24 @@ static int rma_target_addr(MPI_Win win, int64_t disp, uint64_t count, MPI_Dataty
 			*addr_p = (char *)(uintptr_t)disp;
 			return MPI_SUCCESS;
 		}
-		for (g = win->regions; g; g = g->next) {
-			int64_t a, z;
+		int64_t a, z;
+		uint64_t at;
 
-			if (__builtin_add_overflow(disp, lo, &a) || __builtin_add_overflow(disp, hi, &z))
+		/* Every byte in attached memory: regions attached side by side
+		 * may hold one access together. */
+		if (__builtin_add_overflow(disp, lo, &a) || __builtin_add_overflow(disp, hi, &z) ||
+		    a < 0)
+			return MPI_ERR_RMA_RANGE;
+		for (at = (uint64_t)a; at < (uint64_t)z;) {
+			for (g = win->regions; g; g = g->next)
+				if (at >= g->base && at - g->base < g->size)
+					break;
+			if (!g)
 				return MPI_ERR_RMA_RANGE;
-			if ((uint64_t)a >= g->base && (uint64_t)z <= g->base + g->size) {
-				*addr_p = (char *)(uintptr_t)disp;
-				return MPI_SUCCESS;
-			}
+			at = g->base + g->size;
 		}
-		return MPI_ERR_RMA_RANGE;
+		*addr_p = (char *)(uintptr_t)disp;
+		return MPI_SUCCESS;
 	}
 	if (__builtin_mul_overflow(disp, (int64_t)win->disp_unit, &off))
 		return MPI_ERR_RMA_RANGE;
@@ -1023,6 +1030,7 @@ static int rma_check(MPI_Win win, const struct rma_args *a, int ocount, int rcou
 			return mpi_shim_win_err(win, MPI_ERR_OP, call,
 						"accumulates take a predefined operation");
 		if (!mpi_shim_op_is_replace(a->op) && !mpi_shim_op_is_no_op(a->op) &&
+		    a->ttype->size &&
 		    (!a->ttype->basic || mpi_shim_op_valid(a->op, (MPI_Datatype)a->ttype->basic)))
 			return mpi_shim_win_err(win, MPI_ERR_OP, call,
 						"the operation does not apply to the target datatype");
@@ -1202,18 +1210,30 @@ static int rma_call(MPI_Win win, const struct rma_args *a, int ocount, int rcoun
 {
 	int rc;
 
+	/* A request of a call that fails is MPI_REQUEST_NULL: a wait on it
+	 * returns at once. */
+	if (ureq)
+		*ureq = MPI_REQUEST_NULL;
 	if ((rc = rma_check(win, a, ocount, rcount, tcount, call)))
 		return rc;
 	if (ureq == NULL && call[4] == 'R')
 		return mpi_shim_win_err(win, MPI_ERR_ARG, call, "request is NULL");
+	/* MPI_PROC_NULL is a target of every call, with no effect (MPI-3.1
+	 * 11.3), within an epoch on MPI_PROC_NULL too. */
+	if (a->target == MPI_PROC_NULL)
+		return ureq ? rma_null_request(win, ureq, call) : MPI_SUCCESS;
 	/* MPI-3.1 11.3.5: request-based operations belong to passive-target
 	 * epochs only. */
 	if (ureq && win->epoch != RMA_EPOCH_LOCK && win->epoch != RMA_EPOCH_LOCK_ALL)
 		return mpi_shim_win_err(win, MPI_ERR_RMA_SYNC, call,
 					"request-based operations are allowed only inside "
 					"MPI_Win_lock or MPI_Win_lock_all epochs");
-	if (a->target == MPI_PROC_NULL)
+	/* No data (a zero count, or a type of size 0): nothing to do but
+	 * what the epoch checks above did. */
+	if (a->kind != RMA_CAS && a->tcount * a->ttype->size == 0) {
+		win->fence_ops++;
 		return ureq ? rma_null_request(win, ureq, call) : MPI_SUCCESS;
+	}
 	if (win->direct) {
 		/* Done at the call: the request completes at its first step. */
 		if ((rc = mpi_shim_rma_shm_issue(win, a, call)))
