@@ -371,6 +371,11 @@ struct mpi_shim_op;
 
 /* inout[i] = in[i] op inout[i] for count elements of t. */
 void mpi_shim_op_apply(MPI_Op op, const void *in, void *inout, size_t count, MPI_Datatype t);
+/* The loop of a predefined op on n elements of the contiguous predefined
+ * type t (inout[i] = in[i] op inout[i]), or NULL (a user's op, REPLACE,
+ * NO_OP, one that does not apply, another type). */
+typedef void (*mpi_shim_op_loop)(const void *in, void *inout, size_t n);
+mpi_shim_op_loop mpi_shim_op_loop_of(MPI_Op op, MPI_Datatype t);
 /* MPI_SUCCESS if op applies to t, else MPI_ERR_OP (nothing reported). */
 int mpi_shim_op_valid(MPI_Op op, MPI_Datatype t);
 /* One-sided messages name a predefined operation by its index: the index

@@ -148,8 +148,9 @@ static const struct tinfo types[] = {
 	T(MPI_2INT, ii, PAIR, struct pair_ii, 1),
 	T(MPI_SHORT_INT, si, PAIR, struct pair_si, 1),
 	T(MPI_LONG_DOUBLE_INT, ldi, PAIR, struct pair_ldi, 1),
+	/* MPI_CHAR: a C integer here, as in Open MPI and MPICH (mpi_shim(7)). */
+	T(MPI_CHAR, char, INTEGER, char, 1),
 	/* Characters: no reduction applies. */
-	T(MPI_CHAR, char, NONE, char, 1),
 	T(MPI_WCHAR, wchar, NONE, wchar_t, 1),
 };
 #define NTYPES (int)(sizeof(types) / sizeof(types[0]))

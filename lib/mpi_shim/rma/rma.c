@@ -1219,9 +1219,16 @@ static int rma_call(MPI_Win win, const struct rma_args *a, int ocount, int rcoun
 	if (ureq == NULL && call[4] == 'R')
 		return mpi_shim_win_err(win, MPI_ERR_ARG, call, "request is NULL");
 	/* MPI_PROC_NULL is a target of every call, with no effect (MPI-3.1
-	 * 11.3), within an epoch on MPI_PROC_NULL too. */
-	if (a->target == MPI_PROC_NULL)
+	 * 11.3); a request-based one within a passive epoch, a lock on
+	 * MPI_PROC_NULL's included. */
+	if (a->target == MPI_PROC_NULL) {
+		if (ureq && win->epoch != RMA_EPOCH_LOCK && win->epoch != RMA_EPOCH_LOCK_ALL &&
+		    !win->null_locks)
+			return mpi_shim_win_err(win, MPI_ERR_RMA_SYNC, call,
+						"request-based operations are allowed only inside "
+						"MPI_Win_lock or MPI_Win_lock_all epochs");
 		return ureq ? rma_null_request(win, ureq, call) : MPI_SUCCESS;
+	}
 	/* MPI-3.1 11.3.5: request-based operations belong to passive-target
 	 * epochs only. */
 	if (ureq && win->epoch != RMA_EPOCH_LOCK && win->epoch != RMA_EPOCH_LOCK_ALL)
@@ -1351,13 +1358,12 @@ int PMPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype t, int target
 {
 	MPI_SHIM_ENTER();
 	char *taddr = rma_fast_addr(win, 1, t, target, tdisp, 1, t);
+	mpi_shim_op_loop loop = NULL;
 
 	/* The common case of a window in a segment: a predefined operation
 	 * that applies to t, under the target's accumulate lock. */
-	if (taddr && mpi_shim_op_index(op) >= 0 &&
-	    (mpi_shim_op_is_no_op(op) || mpi_shim_op_is_replace(op) ||
-	     mpi_shim_op_valid(op, t) == MPI_SUCCESS)) {
-		mpi_shim_rma_shm_fop(win, oaddr, raddr, t, target, taddr, op);
+	if (taddr && (op == MPI_NO_OP || op == MPI_REPLACE || (loop = mpi_shim_op_loop_of(op, t)))) {
+		mpi_shim_rma_shm_fop(win, oaddr, raddr, t, target, taddr, op, loop);
 		win->fence_ops++;
 		return MPI_SUCCESS;
 	}
@@ -1374,6 +1380,14 @@ int PMPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr, MPI
 			  int target, MPI_Aint tdisp, MPI_Win win)
 {
 	MPI_SHIM_ENTER();
+	char *taddr = rma_fast_addr(win, 1, t, target, tdisp, 1, t);
+
+	/* The common case of a window in a segment. */
+	if (taddr && t->size <= 32) {
+		mpi_shim_rma_shm_cas(win, oaddr, caddr, raddr, t, target, taddr);
+		win->fence_ops++;
+		return MPI_SUCCESS;
+	}
 	struct rma_args a = { RMA_CAS, oaddr, 1, t, caddr, raddr, 1, t, target, tdisp, 1, t,
 			      MPI_OP_NULL };
 
@@ -1551,8 +1565,10 @@ int PMPI_Win_lock(int type, int rank, int assert, MPI_Win win)
 					rank);
 	if (!rma_passive_ok(win))
 		return rma_sync_err(win, call, "another kind of epoch is open on this window");
-	if (rank == MPI_PROC_NULL)
+	if (rank == MPI_PROC_NULL) {
+		win->null_locks++;
 		return MPI_SUCCESS;
+	}
 	if (win->locked[rank])
 		return rma_sync_err(win, call, "this process holds a lock on that rank already");
 	if (win->direct || win->nic) {
@@ -1591,8 +1607,11 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 
 	if ((rc = rma_sync_check(win, call)))
 		return rc;
-	if (rank == MPI_PROC_NULL)
+	if (rank == MPI_PROC_NULL) {
+		if (win->null_locks)
+			win->null_locks--;
 		return MPI_SUCCESS;
+	}
 	if (rank < 0 || rank >= win->comm->size)
 		return mpi_shim_win_err(win, MPI_ERR_RANK, call, "rank %d is not in the window",
 					rank);

@@ -127,6 +127,7 @@ struct mpi_shim_win {
 	int fence_ops;            /* operations issued since the last fence */
 	uint8_t *locked;          /* per target: the lock type held, or 0 */
 	int nlocked;
+	int null_locks;           /* MPI_Win_lock on MPI_PROC_NULL not unlocked */
 	int *pending;             /* per target: operations not yet answered */
 	long npending;
 	struct rma_op *ops, *ops_tail; /* in flight, in issue order */
@@ -203,9 +204,14 @@ size_t mpi_shim_rma_shm_ctl_len(int nranks);
 int mpi_shim_rma_shm_cma_setup(MPI_Win win, int *ok);
 int mpi_shim_rma_shm_issue(MPI_Win win, const struct rma_args *a, const char *call);
 /* MPI_Fetch_and_op of one element of the contiguous predefined type t at
- * taddr, in target's part, with op that applies to t (checked). */
+ * taddr, in target's part, with op that applies to t (checked): NO_OP,
+ * REPLACE, or loop, the op's loop on t. */
 void mpi_shim_rma_shm_fop(MPI_Win win, const void *origin, void *result, MPI_Datatype t,
-			  int target, char *taddr, MPI_Op op);
+			  int target, char *taddr, MPI_Op op, mpi_shim_op_loop loop);
+/* MPI_Compare_and_swap of one element of the predefined type t (at most
+ * 32 bytes) at taddr, in target's part. */
+void mpi_shim_rma_shm_cas(MPI_Win win, const void *origin, const void *compare, void *result,
+			  MPI_Datatype t, int target, char *taddr);
 int mpi_shim_rma_shm_lock(MPI_Win win, int rank, int type, const char *call);
 void mpi_shim_rma_shm_unlock(MPI_Win win, int rank, int type);
 

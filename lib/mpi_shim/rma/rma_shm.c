@@ -153,7 +153,7 @@ static void rma_shm_acc_unlock(uint32_t *w)
 }
 
 void mpi_shim_rma_shm_fop(MPI_Win win, const void *origin, void *result, MPI_Datatype t,
-			  int target, char *taddr, MPI_Op op)
+			  int target, char *taddr, MPI_Op op, mpi_shim_op_loop loop)
 {
 	union {
 		long double align;
@@ -161,14 +161,31 @@ void mpi_shim_rma_shm_fop(MPI_Win win, const void *origin, void *result, MPI_Dat
 	} in;
 
 	/* The origin's value copied first: it may lie in the window. */
-	if (!mpi_shim_op_is_no_op(op))
+	if (op != MPI_NO_OP)
 		memcpy(in.c, origin, t->size);
 	rma_shm_acc_lock(&win->ctl[target].acc);
 	memcpy(result, taddr, t->size);
-	if (mpi_shim_op_is_replace(op))
+	if (loop)
+		loop(in.c, taddr, 1);
+	else if (op == MPI_REPLACE)
 		memcpy(taddr, in.c, t->size);
-	else if (!mpi_shim_op_is_no_op(op))
-		mpi_shim_op_apply(op, in.c, taddr, 1, t);
+	rma_shm_acc_unlock(&win->ctl[target].acc);
+}
+
+void mpi_shim_rma_shm_cas(MPI_Win win, const void *origin, const void *compare, void *result,
+			  MPI_Datatype t, int target, char *taddr)
+{
+	union {
+		long double align;
+		char c[32];
+	} in, cmp;
+
+	memcpy(in.c, origin, t->size);
+	memcpy(cmp.c, compare, t->size);
+	rma_shm_acc_lock(&win->ctl[target].acc);
+	memcpy(result, taddr, t->size);
+	if (!memcmp(result, cmp.c, t->size))
+		memcpy(taddr, in.c, t->size);
 	rma_shm_acc_unlock(&win->ctl[target].acc);
 }
 
