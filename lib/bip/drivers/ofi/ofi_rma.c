@@ -6,33 +6,39 @@
  * Which providers.  ofi.c asks for each provider's entry with FI_RMA and
  * FI_ATOMIC on top of FI_TAGGED, and opens that one when the provider
  * has it (else the plain one: the messages never depend on this file).
- * bip_ofi_rma_init then turns them on only if, on that domain:
- *  - memory is addressed by offset (no FI_MR_VIRT_ADDR) and a key fits
- *    in 64 bits (mr_key_size <= 8), so that BIP's key is the provider's
- *    key itself (below);
- *  - fi_query_atomic accepts every (operation, type) bip_rma(3) names,
- *    in each of the three forms used (plain, fetching, compare): a
- *    layer above sends every operation of a capable node to it (the MPI
- *    shim's windows), so a provider that lacks one is not capable at
- *    all rather than failing one call.
- * With tcp;ofi_rxm, udp;ofi_rxd and sockets all of this holds; shm
- * (FI_MR_VIRT_ADDR) is left without.  BIP_OFI_RMA=0 never asks for them.
+ * bip_ofi_rma_init then turns them on only if a key fits in 64 bits
+ * (mr_key_size <= 8) and fi_query_atomic accepts every (operation, type)
+ * bip_rma(3) names in each of the three forms used (plain, fetching,
+ * compare): a layer above sends every operation of a capable node to it
+ * (the MPI shim's windows), so a provider that lacks one is not capable
+ * at all rather than failing one call.  tcp;ofi_rxm and sockets pass;
+ * shm and udp;ofi_rxd are left out by name for what was seen of them in
+ * libfabric 1.17 (bip_ofi_rma_init says what).  BIP_OFI_RMA=0 never asks
+ * for them; BIP_OFI_RMA=1 says why a provider has none.
  *
- * Keys.  rma_expose registers [base, base + len) with FI_REMOTE_READ and
- * FI_REMOTE_WRITE.  Without FI_MR_PROV_KEY the key is chosen here:
- * (node + 1) << 40 | a count of this process's exposures, so that keys
- * are unique in the job (a key of one node used on another, or a
- * withdrawn one, names no registration there and fails) and never meet
- * the small keys of the driver's own buffers (ofi.c, ofi_long.c).  With
- * FI_MR_PROV_KEY the provider's key is used.  Either way BIP's 64-bit
- * key is fi_mr_key's, and an operation's target address is the offset
- * itself, so the origin needs nothing but what the target's expose
- * produced: no table is exchanged.  A provider that needs the region's
- * virtual address too (FI_MR_VIRT_ADDR: 128 bits) would need one; it is
- * not served (above).  The provider checks each access against its
- * registration: outside it, or with a key it does not know, the
- * operation fails at the target and its completion carries the error.
- *
+ * Keys and the directory.  rma_expose registers [base, base + len) with
+ * FI_REMOTE_READ and FI_REMOTE_WRITE in a free slot of this process's
+ * directory.  BIP's key is (node + 1) << 40 | generation << 16 | slot:
+ * unique in the job, and a slot used again gets a new generation, so a
+ * key withdrawn, forged, or of another node names no region.  Without
+ * FI_MR_PROV_KEY it is also the provider's key; with it the provider's
+ * goes in the directory.  The directory is an array of RMA_SLOTS entries
+ * {key, provider key, address of offset 0 (the base with FI_MR_VIRT_ADDR,
+ * else 0), length}, registered for FI_REMOTE_READ at start-up; its key,
+ * address and size go in the address exchange (struct bip_ofi_blob).
+ * Before its first step an operation reads its entry at the target
+ * (fi_read of 32 bytes into this process's landing entry for that target; its
+ * own directory is read in place) and checks it: another key -EACCES,
+ * not all inside the region -ERANGE, both decided at the origin, before
+ * anything is written.  The check is needed, not only the provider's:
+ * tcp;ofi_rxm answers an access outside a registration by closing the
+ * connection, cancelling what was on it (messages too).  Its price is a
+ * second round trip per operation.  What remains unchecked is a region
+ * withdrawn between the read and the operation, which a program that
+ * withdraws only what nobody uses any more (MPI_Win_free is collective)
+ * never meets.  Withdrawing clears the entry first, then closes the
+ * registration.
+
  * Local buffers.  Where the provider asks for FI_MR_LOCAL (or
  * BIP_OFI_MR_LOCAL=1), the origin's buffers are registered through the
  * driver's cache (ofi_long.c: keyed by address range, 64 entries, least
@@ -62,10 +68,11 @@
  * an operation's last step reports bip_core_rma_done.  Exposure and
  * withdrawal complete at once, reported from the next poll, as are
  * operations that could not be posted at all.  A failed operation's
- * status: -EACCES for a key the target does not know (FI_EACCES,
- * FI_ENOKEY), -ERANGE for an access outside the region (FI_EINVAL,
- * ERANGE, FI_EFAULT, what providers report for it), else the
- * provider's errno.
+ * status: besides the origin's own checks (above), -EACCES for a key
+ * the target's provider refuses (FI_EACCES, FI_ENOKEY), -ERANGE for an
+ * access it finds outside (FI_EINVAL, ERANGE, FI_EFAULT), else the
+ * provider's errno (tcp;ofi_rxm's -ECANCELED, -ENOTCONN after a lost
+ * connection).
  *
  * Progress at the target.  Software providers (FI_PROGRESS_MANUAL for
  * data: tcp;ofi_rxm, udp;ofi_rxd) execute an operation on a process's
@@ -76,10 +83,14 @@
  * bip_init starts after the drivers open).  Each process says which in
  * the address exchange (struct bip_ofi_blob's rma: BIP_OFI_RMA_ON and
  * BIP_OFI_RMA_SERVED), so every process knows it of every other, whatever
- * their environments; a node that is not served is not capable, and a
- * layer above falls back to its messages.  This process's own memory
- * is reached through the provider too (its own address in the address
- * vector), so that its operations are atomic with the other nodes'.
+ * their environments; a node that is not served is not capable (this
+ * one too: one rule for every node), and a layer above falls back to its
+ * messages.  This process's own memory is reached through the provider
+ * too (its own address in the address vector), so that its operations
+ * are atomic with the other nodes'.  With the thread serving them, the
+ * application's threads sleep on a futex word that polls ring when they
+ * find something (ofi.h's bell_mode), not on the completion queue's
+ * descriptor, which every one-sided packet would make readable.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -309,6 +320,21 @@ void bip_ofi_rma_init(struct bip_ofi *ofi)
 		rma_off(ofi, "the provider has no FI_RMA and FI_ATOMIC");
 		return;
 	}
+	if (!strcmp(info->fabric_attr->prov_name, "shm")) {
+		/* libfabric 1.17's shm: a fetching atomic of 6000 elements in
+		 * steps of the 512 fi_query_atomic allows returned wrong values
+		 * before from the sixth step on.  Its peers share a host, where
+		 * BIP's shm driver and the MPI shim's direct windows serve. */
+		rma_off(ofi, "not with the shm provider (wrong values of long fetching atomics)");
+		return;
+	}
+	if (strstr(info->fabric_attr->prov_name, "ofi_rxd")) {
+		/* libfabric 1.17's udp;ofi_rxd: a process crashed inside
+		 * fi_cq_read during concurrent fetch-and-adds on one word
+		 * (with MALLOC_PERTURB_ set), not understood yet. */
+		rma_off(ofi, "not with ofi_rxd (a crash in its progress, not understood yet)");
+		return;
+	}
 	if (info->domain_attr->mr_key_size > sizeof(uint64_t)) {
 		rma_off(ofi, "the provider's keys are longer than 64 bits");
 		return;
@@ -462,7 +488,9 @@ int bip_ofi_rma_expose(struct bip_nic *nic, void *base, size_t len, uint64_t coo
 		return -ENOTSUP;
 	for (slot = 0; slot < RMA_SLOTS && r->regions[slot].mr; slot++)
 		;
-	if (slot == RMA_SLOTS || ends_room(r) < 0) /* nothing may fail after the registration */
+	if (slot == RMA_SLOTS)
+		return -ENOSPC;
+	if (ends_room(r) < 0) /* nothing may fail after the registration */
 		return -ENOMEM;
 	g = &r->regions[slot];
 	g->gen = (g->gen + 1) & RMA_GEN_MASK;
