@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lanai_rma - one-sided operations executed by the simulated board
- * (bip_rma(3)), through the public calls, every word checked.
+ * (bip_rma(3)), through the public calls, every word checked; the same
+ * over libfabric (tests/ofi/rma.sh).
  *
- *   lanai_rma all | notcapable | sleep
+ *   lanai_rma all | notcapable | unserved | sleep
  *
  * all: every node exposes a region and hands its key to the others, then
  *   - puts and gets of 1 B, 8 B, 4 KiB, 64 KiB + 1 and 1 MiB at aligned
@@ -22,6 +23,9 @@
  *     one (-EACCES), bad op, type or count (-EINVAL).
  * notcapable: bip_rma_capable is 0 for every node, and the calls refuse
  *   (a driver without one-sided operations: shm).
+ * unserved: bip_rma_capable is 0 for every node, but this process may
+ *   expose memory (ofi without the progress thread: its NIC has them, but
+ *   nobody serves a node's memory while its process computes).
  * sleep: node 0 waits for a message in a blocking wait while the others
  *   run thousands of operations on its memory; it must not be woken by
  *   them (struct bip_counters' wakeups), and the operations are all done.
@@ -525,6 +529,21 @@ static void notcapable(void)
 		printf("node 0: no node capable, as expected\n");
 }
 
+static void unserved(void)
+{
+	uint64_t key, v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		CHECK(bip_rma_capable(i) == 0, "node %d capable", i);
+	CHECK(bip_rma_put((me + 1) % n, 0, 0, &v, 8) == -ENOTSUP, "put");
+	CHECK(bip_rma_expose(&v, 8, &key) == 0, "expose");
+	CHECK(bip_rma_withdraw(key) == 0, "withdraw");
+	barrier();
+	if (me == 0)
+		printf("node 0: no node capable, as expected\n");
+}
+
 /* Poll for ms milliseconds: acknowledgements of past messages go out. */
 static void poll_for(long ms)
 {
@@ -602,6 +621,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "notcapable"))
 		notcapable();
+	else if (!strcmp(mode, "unserved"))
+		unserved();
 	else if (!strcmp(mode, "sleep"))
 		sleep_test();
 	else

@@ -100,6 +100,13 @@ static void *async_main(void *arg)
 	return NULL;
 }
 
+int bip_async_requested(void)
+{
+	const char *v = getenv("BIP_PROGRESS_THREAD");
+
+	return v && !strcmp(v, "1");
+}
+
 int bip_async_start(char *err, size_t errlen)
 {
 	const char *v = getenv("BIP_PROGRESS_THREAD");

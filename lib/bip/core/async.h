@@ -12,5 +12,8 @@
  * first thing in bip_finalize. */
 int bip_async_start(char *err, size_t errlen);
 void bip_async_stop(void);
+/* 1 if bip_init starts the thread (BIP_PROGRESS_THREAD=1): for a driver
+ * that opens before it (ofi's one-sided operations rely on it). */
+int bip_async_requested(void);
 
 #endif /* BIP_ASYNC_H */

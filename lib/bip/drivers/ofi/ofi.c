@@ -40,12 +40,16 @@
 #include <netdb.h>
 #include <poll.h>
 #include <sched.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <rdma/fi_cm.h>
 
+#include "async.h"
 #include "conf.h"
 #include "boot.h"
 #include "nicsleep.h"
@@ -104,8 +108,9 @@ static int prov_matches(const char *want, const char *prov)
 	return !strcmp(want, prov) || (n == core_len(prov) && !strncmp(want, prov, n));
 }
 
-/* Every provider entry with FI_EP_RDM and FI_TAGGED; NULL if none. */
-static struct fi_info *ofi_getinfo(int *rc_p)
+/* Every provider entry with FI_EP_RDM and FI_TAGGED, and the extra caps;
+ * NULL if none. */
+static struct fi_info *ofi_getinfo_caps(uint64_t extra, int *rc_p)
 {
 	struct fi_info *hints = fi_dupinfo(NULL), *list = NULL;
 	int rc;
@@ -114,7 +119,7 @@ static struct fi_info *ofi_getinfo(int *rc_p)
 		*rc_p = -ENOMEM;
 		return NULL;
 	}
-	hints->caps = FI_TAGGED;
+	hints->caps = FI_TAGGED | extra;
 	hints->mode = FI_CONTEXT | FI_CONTEXT2;
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
@@ -124,6 +129,29 @@ static struct fi_info *ofi_getinfo(int *rc_p)
 	fi_freeinfo(hints);
 	*rc_p = rc;
 	return rc == 0 ? list : NULL;
+}
+
+static struct fi_info *ofi_getinfo(int *rc_p)
+{
+	return ofi_getinfo_caps(0, rc_p);
+}
+
+/*
+ * The entry of the same provider and domain as base with the one-sided
+ * operations' caps too (ofi_rma.c), from list (fetched once, NULL:
+ * none); NULL if it has none.  Asked for separately, so that a provider
+ * without them is still found and used for messages.
+ */
+static struct fi_info *with_rma(struct fi_info *list, const struct fi_info *base)
+{
+	struct fi_info *i;
+
+	for (i = list; i; i = i->next)
+		if (!strcmp(i->fabric_attr->prov_name, base->fabric_attr->prov_name) &&
+		    !strcmp(i->domain_attr->name, base->domain_attr->name) &&
+		    (i->caps & BIP_OFI_RMA_CAPS) == BIP_OFI_RMA_CAPS)
+			return i;
+	return NULL;
 }
 
 /* "tcp;ofi_rxm, shm": each provider once, in the order libfabric gives. */
@@ -195,6 +223,7 @@ static void ofi_close_endpoint(struct bip_ofi *ofi)
 		}
 	if (ofi->tx_mr)
 		fi_close(&ofi->tx_mr->fid);
+	bip_ofi_rma_fini(ofi);
 	bip_ofi_long_fini(ofi);
 	if (ofi->domain)
 		fi_close(&ofi->domain->fid);
@@ -315,7 +344,7 @@ static int any_remote(const struct bip_nic_job *job)
 static int ofi_choose(struct bip_ofi *ofi, const struct bip_nic_job *job)
 {
 	const char *want = getenv("BIP_OFI_PROVIDER");
-	struct fi_info *list, *i, *best;
+	struct fi_info *list, *rlist = NULL, *i, *best, *open;
 	char tried[400] = "", why[160];
 	size_t used = 0;
 	int remote = any_remote(job), rc;
@@ -339,6 +368,8 @@ static int ofi_choose(struct bip_ofi *ofi, const struct bip_nic_job *job)
 		fi_freeinfo(list);
 		return -ENOMEM;
 	}
+	if (bip_ofi_rma_wanted())
+		rlist = ofi_getinfo_caps(BIP_OFI_RMA_CAPS, &rc);
 	for (;;) {
 		/* The best entry not yet tried (the first of equal ones: libfabric
 		 * lists a provider's preferred interface first). */
@@ -364,12 +395,21 @@ static int ofi_choose(struct bip_ofi *ofi, const struct bip_nic_job *job)
 			if (!strcmp(i->fabric_attr->prov_name, best->fabric_attr->prov_name))
 				done[k] = 1;
 		done[bk] = 1;
-		rc = ofi_open_endpoint(ofi, best, why, sizeof(why));
+		/* With the one-sided operations' caps if it has them, else
+		 * (or if that fails to open) without. */
+		open = with_rma(rlist, best);
+		rc = open ? ofi_open_endpoint(ofi, open, why, sizeof(why)) : -FI_ENODATA;
+		if (rc) {
+			open = best;
+			rc = ofi_open_endpoint(ofi, best, why, sizeof(why));
+		}
 		if (rc == 0) {
-			ofi->info = fi_dupinfo(best);
+			ofi->info = fi_dupinfo(open);
 			snprintf(ofi->prov, sizeof(ofi->prov), "%s", best->fabric_attr->prov_name);
 			free(done);
 			fi_freeinfo(list);
+			if (rlist)
+				fi_freeinfo(rlist);
 			return ofi->info ? 0 : -ENOMEM;
 		}
 		if (used < sizeof(tried))
@@ -377,6 +417,8 @@ static int ofi_choose(struct bip_ofi *ofi, const struct bip_nic_job *job)
 						 best->fabric_attr->prov_name, why);
 	}
 	free(done);
+	if (rlist)
+		fi_freeinfo(rlist);
 	if (want && remote >= 0 && prov_is_shm(want))
 		snprintf(job->err, job->errlen, "ofi: BIP_OFI_PROVIDER=%s cannot reach node %d on "
 			 "host %s (another host)", want, remote, job->conf->nodes[remote].host);
@@ -565,6 +607,7 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 	}
 	me.eager = ofi->eager_bufs ? ofi->eager : 0;
 	me.eager_bufs = ofi->eager_bufs;
+	bip_ofi_rma_publish(ofi, &me);
 	rc = fi_getname(&ofi->ep->fid, me.addr, &alen);
 	if (rc) {
 		snprintf(job->err, job->errlen, "ofi: fi_getname (%s): %s%s", ofi->prov,
@@ -592,6 +635,14 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 		}
 		if (b->max_msg < ofi->chunk)
 			ofi->chunk = b->max_msg;
+		bip_ofi_rma_peer(ofi, i, b);
+		if (i == job->mynode && ofi->rma) {
+			/* Its own one-sided operations go through the provider
+			 * too, so that they are atomic with the others'. */
+			rc = fi_av_insert(ofi->av, b->addr, 1, &p->addr, 0, NULL);
+			if (rc != 1)
+				p->rma = 0;
+		}
 		if (!job->serve[i])
 			continue;
 		p->served = 1;
@@ -625,14 +676,26 @@ undo_all:
  */
 #define OFI_BUSY_SLEEP 1000000L /* ns */
 
+/* In bell mode the core arms after a poll that found nothing, with the
+ * lock held: whatever comes later is found by the progress thread's
+ * poll, which rings the bell. */
+static int nothing_pending(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
 static int ofi_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 {
 	struct bip_ofi *ofi = bip_ofi_of(nic);
 
 	if ((ofi->nctl || ofi->repost || ofi->erepost || ofi->lsend_pending || ofi->lrecv_pending ||
-	     ofi->nheld || bip_ofi_link_busy(ofi) || ofi->nhello || (ofi->lazy && ofi->wait_fd < 0)) &&
+	     ofi->nheld || bip_ofi_link_busy(ofi) || ofi->nhello || (ofi->lazy && ofi->wait_fd < 0) ||
+	     (ofi->rma && bip_ofi_rma_busy(ofi))) &&
 	    s->timeout_ns > OFI_BUSY_SLEEP)
 		s->timeout_ns = OFI_BUSY_SLEEP;
+	if (ofi->bell_mode)
+		return bip_nicsleep_arm(&ofi->sleepers, &ofi->bell, nothing_pending, ofi, s);
 	if (!bip_ofi_cq_sleep_arm(ofi->fabric, ofi->cq, ofi->cq_fd, s))
 		return 0;
 	/* A request on the side channel wakes it too (ofi_link.c), and the
@@ -701,6 +764,7 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	if (rc < 0)
 		goto undo;
 	ofi->lazy = strstr(ofi->prov, "ofi_rxm") != NULL;
+	bip_ofi_rma_init(ofi);
 	rc = alloc_pools(ofi);
 	if (rc == 0)
 		rc = bip_ofi_eager_alloc(ofi, nserved);
@@ -718,7 +782,11 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 		goto undo;
 	if (ofi->cq_fd >= 0 && ofi->lazy)
 		ofi->wait_fd = wait_fd_open(ofi);
-	if (ofi->cq_fd >= 0) {
+	/* The thread's poll rings the bell (ofi.h); not where the provider
+	 * moves the data itself. */
+	ofi->bell_mode = ofi->rma && bip_async_requested() &&
+			 ofi->info->domain_attr->data_progress != FI_PROGRESS_AUTO;
+	if (ofi->cq_fd >= 0 || ofi->bell_mode) {
 		ofi->ops = bip_ofi_ops;
 		ofi->ops.sleep_arm = ofi_sleep_arm;
 		ofi->ops.sleep_wait = bip_nicsleep_wait;
@@ -1050,6 +1118,8 @@ static int handle_completion(struct bip_ofi *ofi, struct bip_ofi_ctx *ctx, size_
 		ofi->tx_out--;
 		bip_ofi_tx_put(ofi, s);
 		return 0;
+	case BIP_OFI_CTX_RMA:
+		return bip_ofi_rma_done(ofi, ctx, status);
 	default:
 		return bip_ofi_chunk_done(ofi, (struct bip_ofi_chunk *)ctx, status);
 	}
@@ -1069,10 +1139,14 @@ static int cq_drain(struct bip_ofi *ofi)
 		if (n == -FI_EAVAIL) {
 			struct fi_cq_err_entry e = { 0 };
 
+			/* One-sided operations tell libfabric's own codes
+			 * apart (ofi_rma.c); the rest take an errno. */
 			if (fi_cq_readerr(ofi->cq, &e, 0) == 1 && e.op_context)
-				events += handle_completion(ofi, e.op_context, e.len,
-							    e.err && e.err < FI_ERRNO_OFFSET ?
-							    -(int)e.err : -EIO);
+				events += handle_completion(
+					ofi, e.op_context, e.len,
+					e.err && (e.err < FI_ERRNO_OFFSET ||
+						  ((struct bip_ofi_ctx *)e.op_context)->kind ==
+							  BIP_OFI_CTX_RMA) ? -(int)e.err : -EIO);
 			continue;
 		}
 		if (n < 0) {
@@ -1086,6 +1160,17 @@ static int cq_drain(struct bip_ofi *ofi)
 			break;
 	}
 	return events;
+}
+
+/* Wake the threads asleep on the bell (bell_mode; nicsleep.c's protocol:
+ * what the poll found is published, fence, then the count is read). */
+static void ring_bell(struct bip_ofi *ofi)
+{
+	bip_fence();
+	if (!bip_load_relaxed(&ofi->sleepers))
+		return;
+	__atomic_fetch_add(&ofi->bell, 1, __ATOMIC_RELAXED);
+	syscall(SYS_futex, &ofi->bell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 static int ofi_poll(struct bip_nic *nic)
@@ -1108,6 +1193,10 @@ static int ofi_poll(struct bip_nic *nic)
 	if (rc < 0)
 		return rc;
 	events += rc;
+	if (ofi->rma)
+		events += bip_ofi_rma_progress(ofi);
+	if (bip_unlikely(ofi->bell_mode) && events)
+		ring_bell(ofi);
 	if (bip_unlikely(ofi->nheld))
 		for (i = 0; i < ofi->numnodes && ofi->nheld; i++)
 			if (ofi->peers[i].np.nheld)
@@ -1229,4 +1318,8 @@ const struct bip_nic_ops bip_ofi_ops = {
 	.poll = ofi_poll,
 	.alive = ofi_alive,
 	.close = ofi_close,
+	.rma_capable = bip_ofi_rma_capable,
+	.rma_expose = bip_ofi_rma_expose,
+	.rma_withdraw = bip_ofi_rma_withdraw,
+	.rma_post = bip_ofi_rma_post,
 };

@@ -13,6 +13,8 @@
  * ofi_link.c  connections on first use over the providers that connect
  *             (ofi_rxm), through a side channel on each process's
  *             liveness listener, and the liveness checks themselves
+ * ofi_rma.c   one-sided operations (nic.h's rma_ ops) with FI_RMA and
+ *             FI_ATOMIC, where the provider has them
  *
  * Wire tags (64 bits):
  *   0                    a control message into a pre-posted buffer of the
@@ -41,6 +43,8 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_tagged.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_atomic.h>
 
 #include <rdma/fi_errno.h>
 
@@ -101,6 +105,7 @@ enum bip_ofi_ctx_kind {
 	BIP_OFI_CTX_LSEND,   /* a chunk of a long send */
 	BIP_OFI_CTX_LRECV,   /* a chunk of a long receive */
 	BIP_OFI_CTX_ERX,     /* a bounce buffer (struct bip_ofi_ebuf) */
+	BIP_OFI_CTX_RMA,     /* a one-sided operation (ofi_rma.c) */
 };
 
 /* Every operation's context starts with this (FI_CONTEXT2 mode). */
@@ -208,8 +213,11 @@ struct bip_ofi_blob {
 	uint32_t live_port;               /* TCP port of the liveness listener, 0: none */
 	uint32_t eager;                   /* largest eager message it takes, 0: none */
 	uint32_t eager_bufs;              /* bounce buffers it keeps for each peer */
-	uint32_t rsv;
+	uint32_t rma;                     /* BIP_OFI_RMA_* (ofi_rma.c) */
 	uint64_t netns;                   /* its network namespace (an inode), 0: unknown */
+	/* its directory of exposed regions (ofi_rma.c) */
+	uint64_t rma_dir_key, rma_dir_addr;
+	uint32_t rma_slots, rsv2;
 	uint8_t addr[160];
 };
 
@@ -250,6 +258,9 @@ struct bip_ofi_peer {
 	int ctl_waits;                    /* ctl_flush: a control message to it waits */
 	uint8_t link;                     /* enum bip_ofi_link */
 	uint8_t hello_due;                /* its first note waits for a send buffer */
+	uint8_t rma;                      /* its BIP_OFI_RMA_* (ofi_rma.c) */
+	uint32_t rma_slots;               /* its directory (ofi_rma.c) */
+	uint64_t rma_dir_key, rma_dir_addr;
 	/* the side channel's request to it in progress (ofi_link.c) */
 	int req_fd;                       /* a connection to its listener, or -1 */
 	double req_since;
@@ -269,6 +280,8 @@ struct bip_ofi_peer {
 	uint32_t eager_owed;              /* our bounce buffers it filled, now free */
 	uint32_t eager_inuse;             /* our bounce buffers holding its messages */
 };
+
+struct bip_ofi_rma;                       /* ofi_rma.c */
 
 struct bip_ofi_ctl {
 	int dst;
@@ -348,6 +361,15 @@ struct bip_ofi {
 	int nechunks, echunks_cap;
 	int nebuf;                        /* bounce buffers in all chunks */
 	struct bip_ofi_slot *erepost;     /* bounce buffers to post again */
+	/* one-sided operations (ofi_rma.c): NULL where the provider has none */
+	struct bip_ofi_rma *rma;
+	uint32_t rma_flags;               /* this process's BIP_OFI_RMA_* */
+	/* The progress thread serves one-sided operations on this process's
+	 * memory (ofi_rma.c), whose packets would wake a thread asleep on the
+	 * completion queue at each of them: its threads sleep on bell instead,
+	 * rung by a poll that found something for them (ofi_sleep_arm). */
+	int bell_mode;
+	uint32_t bell, sleepers;
 };
 
 static inline struct bip_ofi *bip_ofi_of(struct bip_nic *nic)
@@ -420,6 +442,34 @@ int bip_ofi_link_alive(struct bip_ofi *ofi, int node);
 /* A credit message of nothing, through a send buffer (ofi.c). */
 int bip_ofi_send_note(struct bip_ofi *ofi, int dst, uint32_t id);
 
+/* ofi_rma.c */
+#define BIP_OFI_RMA_ON 1u                /* the endpoint executes them (blob's rma) */
+#define BIP_OFI_RMA_SERVED 2u            /* ... on this process's memory without it */
+/* The caps one-sided operations need, asked for on top of FI_TAGGED. */
+#define BIP_OFI_RMA_CAPS (FI_RMA | FI_ATOMIC)
+/* 1 if the provider's entries should be asked for with BIP_OFI_RMA_CAPS
+ * (BIP_OFI_RMA is not 0). */
+int bip_ofi_rma_wanted(void);
+/* After the endpoint is open: whether it executes them, and their state;
+ * sets ofi->rma and ofi->rma_flags, or leaves them NULL and 0. */
+void bip_ofi_rma_init(struct bip_ofi *ofi);
+/* The address exchange: what this process publishes, and what a peer did. */
+void bip_ofi_rma_publish(struct bip_ofi *ofi, struct bip_ofi_blob *me);
+void bip_ofi_rma_peer(struct bip_ofi *ofi, int node, const struct bip_ofi_blob *b);
+/* Before the domain closes: every registration and operation goes. */
+void bip_ofi_rma_fini(struct bip_ofi *ofi);
+/* A completion of one of them (status 0 or -errno); returns events. */
+int bip_ofi_rma_done(struct bip_ofi *ofi, struct bip_ofi_ctx *ctx, int status);
+/* Post what waits and report what has ended; from poll; returns events. */
+int bip_ofi_rma_progress(struct bip_ofi *ofi);
+/* Something waits for the provider's room or for a link (sleep: look again soon). */
+int bip_ofi_rma_busy(const struct bip_ofi *ofi);
+/* nic.h's rma_ ops. */
+int bip_ofi_rma_capable(struct bip_nic *nic, int node);
+int bip_ofi_rma_expose(struct bip_nic *nic, void *base, size_t len, uint64_t cookie);
+int bip_ofi_rma_withdraw(struct bip_nic *nic, uint64_t key, uint64_t cookie);
+int bip_ofi_rma_post(struct bip_nic *nic, const struct bip_nic_rma *op, uint64_t cookie);
+
 /* ofi_wait.c */
 /* Open a completion queue with attr; when a waiter may sleep
  * (bip_may_sleep) with a wait object whose descriptor goes into *fd, else,
@@ -465,5 +515,8 @@ void bip_ofi_eager_repost_flush(struct bip_ofi *ofi);
 /* Registration of [buf, buf + len) through the cache; NULL on failure (errno set). */
 struct bip_ofi_mr *bip_ofi_mr_get(struct bip_ofi *ofi, const void *buf, size_t len);
 void bip_ofi_mr_put(struct bip_ofi *ofi, struct bip_ofi_mr *mr);
+/* Drop the cache's unused registrations that overlap [base, base + len)
+ * (the memory may be freed now). */
+void bip_ofi_mr_forget(struct bip_ofi *ofi, const void *base, size_t len);
 
 #endif /* BIP_OFI_H */

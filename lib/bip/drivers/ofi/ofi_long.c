@@ -128,8 +128,10 @@ static int mr_register(struct bip_ofi *ofi, uintptr_t base, size_t len, struct b
 
 	if (!m)
 		return -ENOMEM;
-	rc = fi_mr_reg(ofi->domain, (void *)base, len, FI_SEND | FI_RECV, 0, ++mr_key, 0, &m->mr,
-		       NULL);
+	/* The one-sided operations' local buffers come from here too. */
+	rc = fi_mr_reg(ofi->domain, (void *)base, len,
+		       FI_SEND | FI_RECV | (ofi->rma ? FI_READ | FI_WRITE : 0), 0, ++mr_key, 0,
+		       &m->mr, NULL);
 	if (rc) {
 		free(m);
 		return errno_of(ofi, "fi_mr_reg", rc < 0 ? rc : -EIO);
@@ -187,6 +189,24 @@ void bip_ofi_mr_put(struct bip_ofi *ofi, struct bip_ofi_mr *m)
 		return;
 	fi_close(&m->mr->fid);
 	free(m);
+}
+
+void bip_ofi_mr_forget(struct bip_ofi *ofi, const void *base, size_t len)
+{
+	uintptr_t b = (uintptr_t)base;
+	int i, kept = 0;
+
+	for (i = 0; i < ofi->nmrs; i++) {
+		struct bip_ofi_mr *m = ofi->mrs[i];
+
+		if (m->refs || m->base + m->len <= b || b + len <= m->base) {
+			ofi->mrs[kept++] = m;
+			continue;
+		}
+		fi_close(&m->mr->fid);
+		free(m);
+	}
+	ofi->nmrs = kept;
 }
 
 static void *mr_desc(struct bip_ofi_mr *m)
