@@ -1332,6 +1332,17 @@ int PMPI_Accumulate(const void *oaddr, int ocount, MPI_Datatype otype, int targe
 		    int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
 {
 	MPI_SHIM_ENTER();
+	char *taddr = rma_fast_addr(win, ocount, otype, target, tdisp, tcount, ttype);
+	mpi_shim_op_loop loop = NULL;
+
+	/* The common case of a window in a segment: a predefined operation
+	 * that applies to the one type of both sides. */
+	if (taddr && (op == MPI_REPLACE || op == MPI_NO_OP ||
+		      (loop = mpi_shim_op_loop_of(op, ttype)))) {
+		mpi_shim_rma_shm_acc(win, oaddr, ocount, ttype, target, taddr, op, loop);
+		win->fence_ops++;
+		return MPI_SUCCESS;
+	}
 	struct rma_args a = { RMA_ACC, oaddr, (size_t)ocount, otype, NULL, NULL, 0,
 			      MPI_DATATYPE_NULL, target, tdisp, (size_t)tcount, ttype, op };
 

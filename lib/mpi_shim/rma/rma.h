@@ -208,6 +208,10 @@ int mpi_shim_rma_shm_issue(MPI_Win win, const struct rma_args *a, const char *ca
  * REPLACE, or loop, the op's loop on t. */
 void mpi_shim_rma_shm_fop(MPI_Win win, const void *origin, void *result, MPI_Datatype t,
 			  int target, char *taddr, MPI_Op op, mpi_shim_op_loop loop);
+/* MPI_Accumulate of count elements of the contiguous predefined type t
+ * from origin at taddr, in target's part: NO_OP, REPLACE, or loop. */
+void mpi_shim_rma_shm_acc(MPI_Win win, const void *origin, int count, MPI_Datatype t, int target,
+			  char *taddr, MPI_Op op, mpi_shim_op_loop loop);
 /* MPI_Compare_and_swap of one element of the predefined type t (at most
  * 32 bytes) at taddr, in target's part. */
 void mpi_shim_rma_shm_cas(MPI_Win win, const void *origin, const void *compare, void *result,

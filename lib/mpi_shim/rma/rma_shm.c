@@ -172,6 +172,19 @@ void mpi_shim_rma_shm_fop(MPI_Win win, const void *origin, void *result, MPI_Dat
 	rma_shm_acc_unlock(&win->ctl[target].acc);
 }
 
+void mpi_shim_rma_shm_acc(MPI_Win win, const void *origin, int count, MPI_Datatype t, int target,
+			  char *taddr, MPI_Op op, mpi_shim_op_loop loop)
+{
+	if (op == MPI_NO_OP)
+		return;
+	rma_shm_acc_lock(&win->ctl[target].acc);
+	if (loop)
+		loop(origin, taddr, (size_t)count);
+	else
+		memmove(taddr, origin, (size_t)count * t->size);
+	rma_shm_acc_unlock(&win->ctl[target].acc);
+}
+
 void mpi_shim_rma_shm_cas(MPI_Win win, const void *origin, const void *compare, void *result,
 			  MPI_Datatype t, int target, char *taddr)
 {
