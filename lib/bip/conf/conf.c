@@ -740,6 +740,16 @@ int bip_conf_truncate(struct bip_conf *conf, int n)
 int bip_conf_write(FILE *f, const struct bip_conf *conf)
 {
 	int i, j, k, rail, direct = bip_conf_all_direct(conf);
+	char line[300];
+
+	/* The short form only where no node line reads as a route line (a
+	 * host named "0/"): its reader tells a stray route line by its looks,
+	 * the manual's format by its place. */
+	for (i = 0; direct && i < conf->n; i++) {
+		snprintf(line, sizeof(line), "%s %d", conf->nodes[i].host, conf->nodes[i].unit);
+		if (is_route_line(line))
+			direct = 0;
+	}
 
 	fprintf(f, "%d\n", conf->n);
 	if (direct) {
