@@ -18,28 +18,6 @@
 #include "rma.h"
 #include "state.h"
 
-/* Bytes of an element of type, or 0 for a type that does not exist. */
-static size_t type_size(int type)
-{
-	switch (type) {
-	case BIP_RMA_INT8:
-	case BIP_RMA_UINT8:
-		return 1;
-	case BIP_RMA_INT16:
-	case BIP_RMA_UINT16:
-		return 2;
-	case BIP_RMA_INT32:
-	case BIP_RMA_UINT32:
-	case BIP_RMA_FLOAT:
-		return 4;
-	case BIP_RMA_INT64:
-	case BIP_RMA_UINT64:
-	case BIP_RMA_DOUBLE:
-		return 8;
-	}
-	return 0;
-}
-
 /* The NIC that executes operations on node's memory in *nic_p: 0, or
  * -EINVAL (no such node) or -ENOTSUP (no such NIC) after logging it. */
 static int target_nic(const char *call, int node, struct bip_nic **nic_p)
@@ -203,7 +181,7 @@ BIP_EXPORT int bip_rma_atomic(int node, uint64_t key, uint64_t offset, int op, i
 					  .offset = offset, .op = op, .type = type,
 					  .count = count, .operand = operand,
 					  .compare = compare, .result = result } };
-	size_t size = type_size(type);
+	size_t size = bip_nic_rma_type_size(type);
 	struct bip_nic *nic = NULL;
 	int rc;
 

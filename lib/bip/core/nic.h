@@ -157,6 +157,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bip.h"
+
 struct bip_conf;
 struct bip_dgram;
 struct bip_nic;
@@ -215,6 +217,18 @@ struct bip_nic_rma {
 	const void *compare;	/* ATOMIC CSWAP: one element */
 	void *result;		/* ATOMIC: the values before, or NULL */
 };
+
+/* Bytes of an element of a bip_rma type (include/bip.h), 0 for a type
+ * that does not exist: the one table of the core and the drivers. */
+static inline size_t bip_nic_rma_type_size(int type)
+{
+	static const unsigned char size[] = { 0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8 };
+
+	_Static_assert(BIP_RMA_INT8 == 1 && BIP_RMA_UINT8 == 5 && BIP_RMA_FLOAT == 9 &&
+			       BIP_RMA_DOUBLE == 10,
+		       "the table follows enum bip_rma_type");
+	return type > 0 && type < (int)sizeof(size) ? size[type] : 0;
+}
 
 struct bip_nic_ops {
 	const char *name;

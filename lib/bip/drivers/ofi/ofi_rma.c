@@ -200,12 +200,6 @@ static const enum fi_op fi_op_of[RMA_OPS] = {
 	[BIP_RMA_CSWAP] = FI_CSWAP,
 };
 
-static const size_t type_size[RMA_TYPES] = {
-	[BIP_RMA_INT8] = 1,   [BIP_RMA_INT16] = 2,  [BIP_RMA_INT32] = 4, [BIP_RMA_INT64] = 8,
-	[BIP_RMA_UINT8] = 1,  [BIP_RMA_UINT16] = 2, [BIP_RMA_UINT32] = 4, [BIP_RMA_UINT64] = 8,
-	[BIP_RMA_FLOAT] = 4,  [BIP_RMA_DOUBLE] = 8,
-};
-
 /* The form an atomic takes: CSWAP compares, NO_OP and those whose values
  * before are wanted fetch. */
 static enum rma_form form_of(int op, const void *result)
@@ -261,7 +255,7 @@ static int query_atomics(struct bip_ofi *ofi, struct bip_ofi_rma *r, char *why, 
 				memset(&attr, 0, sizeof(attr));
 				rc = fi_query_atomic(ofi->domain, fi_type_of[type], fi_op_of[op],
 						     &attr, flags[f]);
-				if (rc || !attr.count || attr.size != type_size[type]) {
+				if (rc || !attr.count || attr.size != bip_nic_rma_type_size(type)) {
 					snprintf(why, len, "fi_query_atomic: operation %d on "
 						 "type %d (form %d): %s", fi_op_of[op],
 						 fi_type_of[type], f,
@@ -615,7 +609,7 @@ static int issue_atomic(struct bip_ofi *ofi, struct rma_op *op, fi_addr_t addr)
 {
 	const struct bip_nic_rma *a = &op->a;
 	enum rma_form form = form_of(a->op, a->result);
-	size_t size = type_size[a->type], step = a->count - op->done;
+	size_t size = bip_nic_rma_type_size(a->type), step = a->count - op->done;
 	size_t max = ofi->rma->maxcount[form][a->op][a->type];
 	void *result = a->result, *operand, *desc[3] = { NULL, NULL, NULL };
 	struct fi_ioc ioc, cmp, res;
@@ -665,7 +659,9 @@ static int issue_atomic(struct bip_ofi *ofi, struct rma_op *op, fi_addr_t addr)
 static int check_entry(struct rma_op *op, const struct rma_dirent *d)
 {
 	const struct bip_nic_rma *a = &op->a;
-	uint64_t extent = a->kind == BIP_NIC_RMA_ATOMIC ? a->count * type_size[a->type] : a->len;
+	uint64_t extent = a->kind == BIP_NIC_RMA_ATOMIC ?
+				  a->count * bip_nic_rma_type_size(a->type) :
+				  a->len;
 
 	if (d->key != a->key)
 		return -EACCES;
