@@ -573,8 +573,6 @@ int mpi_shim_rma_nic_issue(MPI_Win win, const struct rma_args *a, MPI_Request *u
 	char *dst = NULL;
 	int rc;
 
-	if (!bytes && a->kind != RMA_CAS)
-		return ureq ? mpi_shim_request_progress_new(win->comm, &rma_nic_req_ops, NULL, ureq) : 0;
 	if (rma_nic_blocks(win, a, &bl)) {
 		free(bl.b);
 		return mpi_shim_win_err(win, bl.bad ? MPI_ERR_RMA_RANGE : MPI_ERR_NO_MEM, call,

@@ -353,8 +353,6 @@ static int rma_cma_op(MPI_Win win, const struct rma_args *a, const char *call)
 	int pid = win->pids[a->target], rc = 0, err = MPI_SUCCESS, locked = 0;
 	MPI_Aint tlb, text;
 
-	if (!bytes && a->kind != RMA_CAS)
-		return MPI_SUCCESS;
 	if (t->contiguous && ((a->kind == RMA_PUT && a->otype->contiguous) ||
 			      (a->kind == RMA_GET && a->rtype->contiguous))) {
 		/* One block each side: straight between the buffers. */
