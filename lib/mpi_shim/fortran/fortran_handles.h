@@ -26,6 +26,7 @@ enum mpi_shim_fkind {
 	MPI_SHIM_F_INFO,
 	MPI_SHIM_F_MESSAGE,
 	MPI_SHIM_F_WIN,
+	MPI_SHIM_F_FILE,
 	MPI_SHIM_F_NKINDS
 };
 
