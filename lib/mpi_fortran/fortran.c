@@ -3,9 +3,9 @@
  * fortran.c - the hand-written part of the Fortran binding: the helpers of
  * the generated wrappers (mpi_fortran.h), the calls marked "manual" in
  * calls.txt, the Fortran user functions (operations, error handlers,
- * attribute copy and delete functions) and the predefined attribute
- * functions MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN, MPI_WIN_DUP_FN... as
- * Fortran sees them.
+ * attribute copy and delete functions, data representation conversions)
+ * and the predefined functions MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN,
+ * MPI_WIN_DUP_FN, MPI_CONVERSION_FN_NULL... as Fortran sees them.
  *
  * User functions: C calls an MPI_User_function or an error handler with C
  * handles and no room for the Fortran function, so each distinct Fortran
@@ -13,8 +13,9 @@
  * converts the handles and calls it.  Slots are never given back (an
  * operation or error handler may still be in use after MPI_OP_FREE), so a
  * program may use at most MPI_FORTRAN_SLOTS distinct Fortran functions of
- * each of the three kinds (operations, communicator and window error
- * handlers).  Attribute functions get the keyval's extra_state,
+ * each of the four kinds (operations, communicator, window and file error
+ * handlers).  Attribute functions get the keyval's extra_state, and the
+ * conversion functions of MPI_REGISTER_DATAREP the data representation's,
  * which points to a record of the Fortran functions (kept to the end).
  */
 #include <dlfcn.h>
@@ -264,6 +265,7 @@ typedef void fortran_errh_fn(MPI_Fint *comm, MPI_Fint *code);
 static mpi_fortran_fn *op_slots[MPI_FORTRAN_SLOTS];
 static mpi_fortran_fn *errh_slots[MPI_FORTRAN_SLOTS];
 static mpi_fortran_fn *win_errh_slots[MPI_FORTRAN_SLOTS];
+static mpi_fortran_fn *file_errh_slots[MPI_FORTRAN_SLOTS];
 
 static void op_call(int slot, void *in, void *inout, int *len, MPI_Datatype *t)
 {
@@ -289,6 +291,14 @@ static void win_errh_call(int slot, MPI_Win *win, int *code)
 	((fortran_errh_fn *)win_errh_slots[slot])(&fw, &fcode);
 }
 
+static void file_errh_call(int slot, MPI_File *fh, int *code)
+{
+	MPI_Fint ff = mpi_shim_c2f(MPI_SHIM_F_FILE, fh ? *fh : MPI_FILE_NULL);
+	MPI_Fint fcode = *code;
+
+	((fortran_errh_fn *)file_errh_slots[slot])(&ff, &fcode);
+}
+
 #define OP_TRAMPOLINE(i)                                                               \
 	static void op_trampoline_##i(void *in, void *inout, int *len, MPI_Datatype *t) \
 	{                                                                              \
@@ -304,19 +314,29 @@ static void win_errh_call(int slot, MPI_Win *win, int *code)
 	{                                                                  \
 		win_errh_call(i, win, code);                               \
 	}
+#define FILE_ERRH_TRAMPOLINE(i)                                             \
+	static void file_errh_trampoline_##i(MPI_File *fh, int *code, ...) \
+	{                                                                   \
+		file_errh_call(i, fh, code);                                \
+	}
 MPI_FORTRAN_EACH_SLOT(OP_TRAMPOLINE)
 MPI_FORTRAN_EACH_SLOT(ERRH_TRAMPOLINE)
 MPI_FORTRAN_EACH_SLOT(WIN_ERRH_TRAMPOLINE)
+MPI_FORTRAN_EACH_SLOT(FILE_ERRH_TRAMPOLINE)
 
 #define OP_ENTRY(i) op_trampoline_##i,
 #define ERRH_ENTRY(i) errh_trampoline_##i,
 #define WIN_ERRH_ENTRY(i) win_errh_trampoline_##i,
+#define FILE_ERRH_ENTRY(i) file_errh_trampoline_##i,
 static MPI_User_function *const op_trampolines[] = { MPI_FORTRAN_EACH_SLOT(OP_ENTRY) };
 static MPI_Comm_errhandler_function *const errh_trampolines[] = {
 	MPI_FORTRAN_EACH_SLOT(ERRH_ENTRY)
 };
 static MPI_Win_errhandler_function *const win_errh_trampolines[] = {
 	MPI_FORTRAN_EACH_SLOT(WIN_ERRH_ENTRY)
+};
+static MPI_File_errhandler_function *const file_errh_trampolines[] = {
+	MPI_FORTRAN_EACH_SLOT(FILE_ERRH_ENTRY)
 };
 
 /* The slot of fn (taken if fn has none yet), or -1 if all are taken. */
@@ -362,6 +382,16 @@ int mpi_fortran_werrfn(mpi_fortran_fn *fn, MPI_Win_errhandler_function **c, cons
 	if (i < 0)
 		return fail(fn ? MPI_ERR_OTHER : MPI_ERR_ARG, call);
 	*c = win_errh_trampolines[i];
+	return MPI_SUCCESS;
+}
+
+int mpi_fortran_ferrfn(mpi_fortran_fn *fn, MPI_File_errhandler_function **c, const char *call)
+{
+	int i = fn ? slot_of(file_errh_slots, fn) : -1;
+
+	if (i < 0)
+		return fail(fn ? MPI_ERR_OTHER : MPI_ERR_ARG, call);
+	*c = file_errh_trampolines[i];
 	return MPI_SUCCESS;
 }
 
@@ -896,3 +926,104 @@ void pmpi_grequest_start_(mpi_fortran_fn *query, mpi_fortran_fn *freefn, mpi_for
 		mpi_fortran_handle_out(MPI_SHIM_F_REQUEST, request, r);
 }
 MPI_FORTRAN_ALIAS(mpi_grequest_start_);
+
+/*
+ * MPI_REGISTER_DATAREP: the Fortran conversion and extent functions and
+ * the program's EXTRA_STATE go into a record, the C extra_state, kept to
+ * the end (a data representation cannot be removed).  The C functions
+ * below call the Fortran ones with the datatype's number and copies of
+ * the integers; MPI_CONVERSION_FN_NULL becomes C's.
+ */
+struct fdatarep {
+	mpi_fortran_fn *read, *write, *extent;
+	MPI_Aint extra;
+	struct fdatarep *next;
+};
+static struct fdatarep *fdatareps;
+
+typedef void fortran_conversion_fn(void *userbuf, MPI_Fint *datatype, MPI_Fint *count,
+				   void *filebuf, MPI_Offset *position, MPI_Aint *extra,
+				   MPI_Fint *ierror);
+typedef void fortran_extent_fn(MPI_Fint *datatype, MPI_Aint *extent, MPI_Aint *extra,
+			       MPI_Fint *ierror);
+
+/* MPI_CONVERSION_FN_NULL as Fortran passes it: never called. */
+void mpi_conversion_fn_null_(void *userbuf, MPI_Fint *datatype, MPI_Fint *count, void *filebuf,
+			     MPI_Offset *position, MPI_Aint *extra, MPI_Fint *ierror)
+{
+	*ierror = MPI_ERR_CONVERSION;
+}
+
+static int conversion_call(mpi_fortran_fn *fn, void *userbuf, MPI_Datatype datatype, int count,
+			   void *filebuf, MPI_Offset position, struct fdatarep *d)
+{
+	MPI_Fint ft = mpi_shim_c2f(MPI_SHIM_F_TYPE, datatype), n = count;
+	MPI_Fint ierr = MPI_SUCCESS;
+	MPI_Offset pos = position;
+	MPI_Aint e = d->extra;
+
+	((fortran_conversion_fn *)fn)(userbuf, &ft, &n, filebuf, &pos, &e, &ierr);
+	return ierr;
+}
+
+static int datarep_read(void *userbuf, MPI_Datatype datatype, int count, void *filebuf,
+			MPI_Offset position, void *extra)
+{
+	struct fdatarep *d = extra;
+
+	return conversion_call(d->read, userbuf, datatype, count, filebuf, position, d);
+}
+
+static int datarep_write(void *userbuf, MPI_Datatype datatype, int count, void *filebuf,
+			 MPI_Offset position, void *extra)
+{
+	struct fdatarep *d = extra;
+
+	return conversion_call(d->write, userbuf, datatype, count, filebuf, position, d);
+}
+
+static int datarep_extent(MPI_Datatype datatype, MPI_Aint *file_extent, void *extra)
+{
+	struct fdatarep *d = extra;
+	MPI_Fint ft = mpi_shim_c2f(MPI_SHIM_F_TYPE, datatype), ierr = MPI_SUCCESS;
+	MPI_Aint ext = 0, e = d->extra;
+
+	((fortran_extent_fn *)d->extent)(&ft, &ext, &e, &ierr);
+	if (ierr == MPI_SUCCESS)
+		*file_extent = ext;
+	return ierr;
+}
+
+void pmpi_register_datarep_(char *datarep, mpi_fortran_fn *read, mpi_fortran_fn *write,
+			    mpi_fortran_fn *extent, MPI_Aint *extra, MPI_Fint *ierror,
+			    size_t datarep_len)
+{
+	mpi_fortran_fn *null = (mpi_fortran_fn *)mpi_conversion_fn_null_;
+	struct fdatarep *d;
+	char *name = NULL;
+
+	if ((*ierror = mpi_fortran_str_in(datarep, datarep_len, &name, "MPI_Register_datarep")))
+		return;
+	if (!(d = malloc(sizeof(*d)))) {
+		free(name);
+		*ierror = fail(MPI_ERR_NO_MEM, "MPI_Register_datarep");
+		return;
+	}
+	d->read = read == null ? NULL : read;
+	d->write = write == null ? NULL : write;
+	d->extent = extent;
+	d->extra = *extra;
+	*ierror = PMPI_Register_datarep(name, d->read ? datarep_read : MPI_CONVERSION_FN_NULL,
+					d->write ? datarep_write : MPI_CONVERSION_FN_NULL,
+					extent ? datarep_extent : NULL, d);
+	free(name);
+	if (*ierror) {
+		free(d);
+		return;
+	}
+	pthread_mutex_lock(&lock);
+	d->next = fdatareps;
+	fdatareps = d;
+	pthread_mutex_unlock(&lock);
+}
+MPI_FORTRAN_ALIAS(mpi_register_datarep_);

@@ -32,13 +32,15 @@ HANDLE_KINDS = {
     'info': ('MPI_Info', 'MPI_SHIM_F_INFO'),
     'message': ('MPI_Message', 'MPI_SHIM_F_MESSAGE'),
     'win': ('MPI_Win', 'MPI_SHIM_F_WIN'),
+    'file': ('MPI_File', 'MPI_SHIM_F_FILE'),
 }
-SCALAR_KINDS = {'int', 'bool', 'aint', 'count', 'iaint', 'buf', 'addr', 'aptr', 'aval',
-                'ival', 'status', 'index', 'str', 'istr', 'opfn', 'errfn', 'werrfn', 'copyfn',
-                'delfn', 'grqfn'}
+SCALAR_KINDS = {'int', 'bool', 'aint', 'count', 'off', 'iaint', 'buf', 'addr', 'aptr',
+                'aval', 'ival', 'status', 'index', 'str', 'istr', 'opfn', 'errfn', 'werrfn',
+                'ferrfn', 'copyfn', 'delfn', 'grqfn', 'convfn', 'extentfn'}
 ARRAY_KINDS = {'int', 'bool', 'aint', 'iaint', 'status', 'indices', 'str',
                'weights'} | set(HANDLE_KINDS)
-FN_KINDS = ('opfn', 'errfn', 'werrfn', 'copyfn', 'delfn', 'grqfn')
+FN_KINDS = ('opfn', 'errfn', 'werrfn', 'ferrfn', 'copyfn', 'delfn', 'grqfn', 'convfn',
+            'extentfn')
 
 # Calls of mpi.h that the binding leaves out on purpose, by name, each
 # list with its reason; "gen.py coverage" prints them, and fails on a name
@@ -49,6 +51,7 @@ C_ONLY = [
     'Comm_c2f', 'Comm_f2c', 'Errhandler_c2f', 'Errhandler_f2c', 'Group_c2f', 'Group_f2c',
     'Info_c2f', 'Info_f2c', 'Message_c2f', 'Message_f2c', 'Op_c2f', 'Op_f2c', 'Request_c2f',
     'Request_f2c', 'Status_c2f', 'Status_f2c', 'Type_c2f', 'Type_f2c', 'Win_c2f', 'Win_f2c',
+    'File_c2f', 'File_f2c',
 ]
 # The large-count "_c" calls (MPI-4.0 19.1): in Fortran they exist only in
 # the mpi_f08 module, as overloads of the call without "_c" (an
@@ -298,8 +301,8 @@ def c_wrapper(call):
                 decls.append('int %s = 0;' % cv)
                 cargs.append('&' + cv)
                 post.append('*%s = %s != 0;' % (f, cv))
-        elif k in ('aint', 'count'):
-            ctype = 'MPI_Aint' if k == 'aint' else 'MPI_Count'
+        elif k in ('aint', 'count', 'off'):
+            ctype = {'aint': 'MPI_Aint', 'count': 'MPI_Count', 'off': 'MPI_Offset'}[k]
             params.append('%s *%s' % (ctype, f))
             cargs.append(('*' + f) if a.dir == 'in' and not a.array else f)
         elif k == 'iaint':
@@ -399,10 +402,11 @@ def c_wrapper(call):
                 cargs.append(cv)
                 post.append('if (rc == MPI_SUCCESS)')
                 post.append('\tmpi_fortran_str_out(%s, %s_len, %s);' % (f, n, cv))
-        elif k in ('opfn', 'errfn', 'werrfn'):
+        elif k in ('opfn', 'errfn', 'werrfn', 'ferrfn'):
             params.append('mpi_fortran_fn *' + f)
             ctype = {'opfn': 'MPI_User_function', 'errfn': 'MPI_Comm_errhandler_function',
-                     'werrfn': 'MPI_Win_errhandler_function'}[k]
+                     'werrfn': 'MPI_Win_errhandler_function',
+                     'ferrfn': 'MPI_File_errhandler_function'}[k]
             decls.append('%s *%s = NULL;' % (ctype, cv))
             pre.append('if ((rc = mpi_fortran_%s(%s, &%s, "%s")))' % (k, f, cv, cname))
             pre.append('\tgoto out;')
@@ -451,6 +455,8 @@ def f_type(a):
         return 'integer(kind=MPI_ADDRESS_KIND)'
     if k == 'count':
         return 'integer(kind=MPI_COUNT_KIND)'
+    if k == 'off':
+        return 'integer(kind=MPI_OFFSET_KIND)'
     if k == 'status':
         return 'integer'
     if k in ('str', 'istr'):
@@ -537,7 +543,8 @@ LOGICALS = ['MPI_SUBARRAYS_SUPPORTED', 'MPI_ASYNC_PROTECTS_NONBLOCKING']
 CALLBACKS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_NULL_DELETE_FN', 'MPI_COMM_DUP_FN',
              'MPI_NULL_COPY_FN', 'MPI_NULL_DELETE_FN', 'MPI_DUP_FN',
              'MPI_TYPE_NULL_COPY_FN', 'MPI_TYPE_NULL_DELETE_FN', 'MPI_TYPE_DUP_FN',
-             'MPI_WIN_NULL_COPY_FN', 'MPI_WIN_NULL_DELETE_FN', 'MPI_WIN_DUP_FN']
+             'MPI_WIN_NULL_COPY_FN', 'MPI_WIN_NULL_DELETE_FN', 'MPI_WIN_DUP_FN',
+             'MPI_CONVERSION_FN_NULL']
 
 
 def gen_mpif(handles, consts, calls, out):

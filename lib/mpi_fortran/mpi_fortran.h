@@ -80,10 +80,12 @@ int mpi_fortran_istr_in(const char *f, size_t len, char **c, const char *call);
 void mpi_fortran_str_out(char *f, size_t len, const char *c);
 
 /* The C function that calls a Fortran user function (MPI_Op_create,
- * MPI_Comm_create_errhandler, MPI_Win_create_errhandler). */
+ * MPI_Comm_create_errhandler, MPI_Win_create_errhandler,
+ * MPI_File_create_errhandler). */
 int mpi_fortran_opfn(mpi_fortran_fn *fn, MPI_User_function **c, const char *call);
 int mpi_fortran_errfn(mpi_fortran_fn *fn, MPI_Comm_errhandler_function **c, const char *call);
 int mpi_fortran_werrfn(mpi_fortran_fn *fn, MPI_Win_errhandler_function **c, const char *call);
+int mpi_fortran_ferrfn(mpi_fortran_fn *fn, MPI_File_errhandler_function **c, const char *call);
 
 /* MPI_SIZEOF (sizeof.f90): MPI_ERR_ARG for an element whose size a
  * default INTEGER cannot hold. */
