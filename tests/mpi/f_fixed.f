@@ -3,7 +3,9 @@
 ! place, the status array, MPI_WTIME as an external function, and the
 ! common blocks of MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY (a ring graph),
 ! MPI_AINT_ADD and MPI_AINT_DIFF as external functions, the optional
-! datatypes MPI_INTEGER16 and MPI_LOGICAL1.
+! datatypes MPI_INTEGER16 and MPI_LOGICAL1, a file of MPI_FILE_OPEN with
+! INTEGER(KIND=MPI_OFFSET_KIND) offsets (in $TMPDIR, else the current
+! directory).
       program ffixed
       implicit none
       include 'mpif.h'
@@ -58,7 +60,49 @@
       if (n .ne. 16) call fail(13)
       call MPI_TYPE_SIZE(MPI_LOGICAL1, n, ierr)
       if (n .ne. 1) call fail(14)
+      call fileio(rank, nproc, left)
       call MPI_FINALIZE(ierr)
+      end
+
+      subroutine fileio(rank, nproc, left)
+      implicit none
+      include 'mpif.h'
+      integer rank, nproc, left, ierr, fh, v, n, st(MPI_STATUS_SIZE)
+      integer(kind=MPI_OFFSET_KIND) off, size
+      integer(kind=8) clock
+      character*300 dir, path
+      if (rank .eq. 0) then
+        call get_environment_variable('TMPDIR', dir, n, ierr)
+        if (ierr .ne. 0 .or. n .eq. 0) dir = '.'
+        call system_clock(clock)
+        write (path, '(2a,i0,a,i0)') trim(dir), '/f_fixed.', nproc,
+     &       '.', clock
+      end if
+      call MPI_BCAST(path, len(path), MPI_CHARACTER, 0,
+     &     MPI_COMM_WORLD, ierr)
+      call MPI_FILE_OPEN(MPI_COMM_WORLD, path, MPI_MODE_CREATE +
+     &     MPI_MODE_RDWR + MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+     &     fh, ierr)
+      if (ierr .ne. MPI_SUCCESS .or. fh .eq. MPI_FILE_NULL)
+     &     call fail(20)
+      v = 7 * rank + 1
+      off = 4 * rank
+      call MPI_FILE_WRITE_AT(fh, off, v, 1, MPI_INTEGER, st, ierr)
+      call MPI_GET_COUNT(st, MPI_INTEGER, n, ierr)
+      if (n .ne. 1) call fail(21)
+      call MPI_FILE_SYNC(fh, ierr)
+      call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+      call MPI_FILE_SYNC(fh, ierr)
+      call MPI_FILE_GET_SIZE(fh, size, ierr)
+      if (size .ne. 4 * nproc) call fail(22)
+      off = 4 * left
+      call MPI_FILE_SEEK(fh, off, MPI_SEEK_SET, ierr)
+      call MPI_FILE_READ(fh, v, 1, MPI_INTEGER, MPI_STATUS_IGNORE,
+     &     ierr)
+      if (ierr .ne. MPI_SUCCESS .or. v .ne. 7 * left + 1) call fail(23)
+      call MPI_FILE_CLOSE(fh, ierr)
+      if (ierr .ne. MPI_SUCCESS .or. fh .ne. MPI_FILE_NULL)
+     &     call fail(24)
       end
 
       subroutine fail(what)
