@@ -66,6 +66,8 @@ int mpi_shim_datarep_to_file(const struct mpi_shim_datarep *rep, const void *buf
  * elements of t at buf. */
 int mpi_shim_datarep_from_file(const struct mpi_shim_datarep *rep, const void *in, void *buf,
 			       MPI_Count count, MPI_Datatype t, MPI_Offset position);
+/* MPI_Finalize: forget the representations of MPI_Register_datarep. */
+void mpi_shim_datarep_fini(void);
 
 /* --- the file object (file.c) --- */
 
