@@ -183,6 +183,7 @@ int PMPI_Finalize(void)
 	mpi_shim_info_fini();
 	mpi_shim_errcode_fini();
 	mpi_shim_datarep_fini();
+	mpi_shim_io_fini();
 	mpi_shim_hosts_fini();
 	mpi_shim.finalized = 1;
 	if (env.bip_started)
