@@ -237,8 +237,10 @@ static const char *file_name(void)
 	return name;
 }
 
-/* The first n bytes of the file as they are (a native view of bytes). */
-static void read_raw(MPI_File fh, unsigned char *buf, int n)
+/* The first n bytes of the file as they are, on every rank, through a
+ * native view of bytes (MPI_File_set_view is collective); the view of
+ * datarep again after. */
+static void read_raw(MPI_File fh, unsigned char *buf, int n, const char *datarep)
 {
 	MPI_Status st;
 	int got;
@@ -247,6 +249,7 @@ static void read_raw(MPI_File fh, unsigned char *buf, int n)
 	OK(MPI_File_read_at(fh, 0, buf, n, MPI_BYTE, &st));
 	OK(MPI_Get_count(&st, MPI_BYTE, &got));
 	CHECK(got == n, "read %d raw bytes, want %d", got, n);
+	OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, datarep, MPI_INFO_NULL));
 }
 
 static void case_file(void)
@@ -286,15 +289,12 @@ static void case_file(void)
 	OK(MPI_File_sync(fh));
 	OK(MPI_Barrier(MPI_COMM_WORLD));
 	OK(MPI_File_sync(fh));
-	if (rank == 0) {
-		read_raw(fh, raw, 16 * size);
-		for (i = 0; i < size; i++) {
-			const unsigned char want[16] = {0x01, 0x02, 0x03, 0x04 + i, 0xff, 0xff,
-							0xff, 0xfe, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0};
+	read_raw(fh, raw, 16 * size, "external32");
+	for (i = 0; i < size; i++) {
+		const unsigned char want[16] = {0x01, 0x02, 0x03, 0x04 + i, 0xff, 0xff, 0xff, 0xfe,
+						0x3f, 0xf0, 0,    0,    0,    0,    0,    0};
 
-			check_bytes(raw + 16 * i, want, 16, "external32 in the file");
-		}
-		OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL));
+		check_bytes(raw + 16 * i, want, 16, "external32 in the file");
 	}
 	memset(back, 0, sizeof(back));
 	OK(MPI_File_read_at(fh, mine, back, 2, MPI_INT, &st));
@@ -317,16 +317,12 @@ static void case_file(void)
 	OK(MPI_File_sync(fh));
 	OK(MPI_Barrier(MPI_COMM_WORLD));
 	OK(MPI_File_sync(fh));
-	if (rank == 0) {
-		read_raw(fh, raw, 16 * size);
-		for (i = 0; i < size; i++) {
-			const unsigned char want[16] = {0, 0, 0, 0, 0x01, 0x02, 0x03, 0x04 + i,
-							0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe};
+	read_raw(fh, raw, 16 * size, "io_datarep_wide");
+	for (i = 0; i < size; i++) {
+		const unsigned char want[16] = {0,    0,    0,    0,    0x01, 0x02, 0x03, 0x04 + i,
+						0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe};
 
-			check_bytes(raw + 16 * i, want, 16, "io_datarep_wide in the file");
-		}
-		OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "io_datarep_wide",
-				     MPI_INFO_NULL));
+		check_bytes(raw + 16 * i, want, 16, "io_datarep_wide in the file");
 	}
 	memset(back, 0, sizeof(back));
 	OK(MPI_File_read_at(fh, mine, back, 2, MPI_INT, &st));
