@@ -122,7 +122,7 @@ static const char *io_path(const char *name)
 	return p;
 }
 
-static void io_rmdir(void)
+static inline void io_rmdir(void)
 {
 	DIR *d = opendir(io_dir);
 	struct dirent *e;
@@ -254,7 +254,7 @@ struct io_test {
 	void (*fn)(void);
 };
 
-static int io_main(int argc, char **argv, const char *prog, const struct io_test *tests,
+static inline int io_main(int argc, char **argv, const char *prog, const struct io_test *tests,
 		   size_t n)
 {
 	size_t i;
