@@ -212,6 +212,26 @@ int mpi_shim_datatype_for_each_basic(MPI_Datatype t, uint64_t count,
 				     int (*fn)(void *arg, MPI_Datatype basic, uint64_t n),
 				     void *arg);
 
+/*
+ * external32 (type_external.c) on the native packed form of count elements
+ * of t (count * t->size bytes, as mpi_shim_datatype_pack writes them):
+ * MPI_Pack_external's conversions, and the I/O chapter's "external32"
+ * representation.  Nothing is reported.
+ *
+ * _size: the bytes of count elements in external32; MPI_ERR_TYPE if a
+ * basic type of t has no external32 form, MPI_ERR_COUNT if the total
+ * overflows.  _encode: native packed -> external32 (the _size bytes);
+ * MPI_ERR_CONVERSION when a value does not fit its external size (a long
+ * beyond 32 bits, a wchar_t beyond 16), MPI_ERR_TYPE as _size; out may
+ * then hold part of the data.  _decode: the reverse (every external32
+ * value fits its native type); MPI_ERR_TYPE as _size.
+ */
+int mpi_shim_external32_size(MPI_Datatype t, uint64_t count, uint64_t *bytes);
+int mpi_shim_external32_encode(MPI_Datatype t, uint64_t count, const void *native,
+			       void *external);
+int mpi_shim_external32_decode(MPI_Datatype t, uint64_t count, const void *external,
+			       void *native);
+
 /* The predefined type whose kind (enum mpi_shim_basic) is kind, or
  * MPI_DATATYPE_NULL: how one-sided messages name a predefined type. */
 MPI_Datatype mpi_shim_datatype_of_kind(unsigned kind);

@@ -15,7 +15,10 @@
  *
  * The data go through the native packed form (datatype.h): packed into a
  * temporary buffer, then converted run by run of basic elements
- * (mpi_shim_datatype_for_each_basic), and the reverse for unpacking.
+ * (mpi_shim_datatype_for_each_basic), and the reverse for unpacking.  The
+ * conversions of that form (mpi_shim_external32_size, _encode, _decode)
+ * are also the I/O chapter's "external32" (io/datarep.c): one path, so
+ * that a file and a packed buffer hold the same bytes.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -322,9 +325,9 @@ static void field_in(const struct field *f, const unsigned char *in, unsigned ch
 /* --- Runs of basic elements --- */
 
 struct convert {
-	unsigned char *native;	 /* the native packed form */
-	unsigned char *external; /* the external32 form */
-	int unpack;
+	const unsigned char *in; /* native packed when encoding, external32 when decoding */
+	unsigned char *out;	 /* the other form; NULL when only sizing */
+	int decode;
 	uint64_t external_bytes; /* sizing only: the total */
 };
 
@@ -338,7 +341,7 @@ static int convert_run(void *arg, MPI_Datatype basic, uint64_t n)
 
 	if (!l || layout32_native(l) != basic->size)
 		return MPI_ERR_TYPE;
-	if (!c->native) {
+	if (!c->out) {
 		c->external_bytes += n * layout32_external(l);
 		return MPI_SUCCESS;
 	}
@@ -346,31 +349,52 @@ static int convert_run(void *arg, MPI_Datatype basic, uint64_t n)
 		for (k = 0; k < (unsigned)l->n + (l->f[1].native ? 1 : 0); k++) {
 			const struct field *f = &l->f[k < l->n ? 0 : 1];
 
-			if (c->unpack) {
-				field_in(f, c->external, c->native);
-			} else if ((rc = field_out(f, c->native, c->external))) {
-				return rc;
+			if (c->decode) {
+				field_in(f, c->in, c->out);
+				c->in += f->external;
+				c->out += f->native;
+			} else {
+				if ((rc = field_out(f, c->in, c->out)))
+					return rc;
+				c->in += f->native;
+				c->out += f->external;
 			}
-			c->native += f->native;
-			c->external += f->external;
 		}
 	}
 	return MPI_SUCCESS;
 }
 
-/* Bytes of count elements of t in external32; MPI_ERR_TYPE if a basic type has no form. */
-static int external_size(MPI_Datatype t, uint64_t count, uint64_t *bytes)
+/* --- On the native packed form (datatype.h) --- */
+
+int mpi_shim_external32_size(MPI_Datatype t, uint64_t count, uint64_t *bytes)
 {
 	struct convert c = {0};
 	int rc;
 
-	/* The size of one element, times count. */
+	/* The size of one element, times count: for_each_basic on count
+	 * elements of a mixed type would walk every one of them. */
 	rc = mpi_shim_datatype_for_each_basic(t, 1, convert_run, &c);
 	if (rc)
 		return rc;
 	if (__builtin_mul_overflow(c.external_bytes, count, bytes))
 		return MPI_ERR_COUNT;
 	return MPI_SUCCESS;
+}
+
+int mpi_shim_external32_encode(MPI_Datatype t, uint64_t count, const void *native,
+			       void *external)
+{
+	struct convert c = {.in = native, .out = external};
+
+	return mpi_shim_datatype_for_each_basic(t, count, convert_run, &c);
+}
+
+int mpi_shim_external32_decode(MPI_Datatype t, uint64_t count, const void *external,
+			       void *native)
+{
+	struct convert c = {.in = external, .out = native, .decode = 1};
+
+	return mpi_shim_datatype_for_each_basic(t, count, convert_run, &c);
 }
 
 /* --- The calls --- */
@@ -432,7 +456,7 @@ static int check_span(const char *datarep, int64_t count, MPI_Datatype t, int64_
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "position %lld outside %s %lld",
 				    (long long)*position, pack ? "outsize" : "insize",
 				    (long long)size);
-	if ((rc = external_size(t, (uint64_t)count, ext)))
+	if ((rc = mpi_shim_external32_size(t, (uint64_t)count, ext)))
 		return size_error(rc, t, call);
 	if (*ext > (uint64_t)(size - *position))
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_TRUNCATE, call,
@@ -446,7 +470,6 @@ static int pack_external(const char *datarep, const void *inbuf, int64_t incount
 			 MPI_Datatype t, void *outbuf, int64_t outsize, int64_t *position,
 			 const char *call)
 {
-	struct convert c = {0};
 	uint64_t ext, native;
 	unsigned char *tmp;
 	int rc;
@@ -460,9 +483,8 @@ static int pack_external(const char *datarep, const void *inbuf, int64_t incount
 	if (!tmp)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "no memory");
 	mpi_shim_datatype_pack(inbuf, (size_t)incount, t, 0, tmp, native);
-	c.native = tmp;
-	c.external = (unsigned char *)outbuf + *position;
-	rc = mpi_shim_datatype_for_each_basic(t, (uint64_t)incount, convert_run, &c);
+	rc = mpi_shim_external32_encode(t, (uint64_t)incount, tmp,
+					(unsigned char *)outbuf + *position);
 	free(tmp);
 	if (rc)
 		return mpi_shim_err(MPI_COMM_NULL, rc, call,
@@ -476,7 +498,6 @@ static int unpack_external(const char *datarep, const void *inbuf, int64_t insiz
 			   int64_t *position, void *outbuf, int64_t outcount, MPI_Datatype t,
 			   const char *call)
 {
-	struct convert c = {0};
 	uint64_t ext, native;
 	unsigned char *tmp;
 	int rc;
@@ -489,10 +510,9 @@ static int unpack_external(const char *datarep, const void *inbuf, int64_t insiz
 	tmp = malloc(native);
 	if (!tmp)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "no memory");
-	c.native = tmp;
-	c.external = (unsigned char *)inbuf + *position;
-	c.unpack = 1;
-	mpi_shim_datatype_for_each_basic(t, (uint64_t)outcount, convert_run, &c);
+	/* check_span sized every basic type, so decoding cannot fail. */
+	mpi_shim_external32_decode(t, (uint64_t)outcount,
+				   (const unsigned char *)inbuf + *position, tmp);
 	mpi_shim_datatype_unpack(tmp, native, outbuf, (size_t)outcount, t, 0);
 	free(tmp);
 	*position += (int64_t)ext;
@@ -514,7 +534,7 @@ static int pack_external_size(const char *datarep, int64_t incount, MPI_Datatype
 		return rc;
 	if (!size)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, call, "size is NULL");
-	if ((rc = external_size(t, (uint64_t)incount, &ext)) || ext > INT64_MAX)
+	if ((rc = mpi_shim_external32_size(t, (uint64_t)incount, &ext)) || ext > INT64_MAX)
 		return size_error(rc ? rc : MPI_ERR_COUNT, t, call);
 	*size = (int64_t)ext;
 	return MPI_SUCCESS;

@@ -22,6 +22,7 @@
 #include "engine.h"
 #include "shim.h"
 #include "p2p.h"
+#include "io.h"
 
 /* Every level: each call runs under BIP's lock once the process has
  * threads (shim.h), and lets go of it while it waits. */
@@ -181,6 +182,8 @@ int PMPI_Finalize(void)
 	mpi_shim_coll_fini();
 	mpi_shim_info_fini();
 	mpi_shim_errcode_fini();
+	mpi_shim_datarep_fini();
+	mpi_shim_io_fini();
 	mpi_shim_hosts_fini();
 	mpi_shim.finalized = 1;
 	if (env.bip_started)

@@ -29,6 +29,7 @@
 
 #include "shim.h"
 #include "engine.h"
+#include "datatype.h"
 
 /* --- data representations (datarep.c) --- */
 
@@ -66,6 +67,8 @@ int mpi_shim_datarep_to_file(const struct mpi_shim_datarep *rep, const void *buf
  * elements of t at buf. */
 int mpi_shim_datarep_from_file(const struct mpi_shim_datarep *rep, const void *in, void *buf,
 			       MPI_Count count, MPI_Datatype t, MPI_Offset position);
+/* MPI_Finalize: forget the representations of MPI_Register_datarep. */
+void mpi_shim_datarep_fini(void);
 
 /* --- the file object (file.c) --- */
 
@@ -107,6 +110,8 @@ struct mpi_shim_file {
 	struct mpi_shim_errhandler *errhandler;
 	struct io_hints hints;
 	int atomic;             /* MPI_File_set_atomicity */
+	int can_read;           /* opened for reading too (data sieving) */
+	int pending;            /* nonblocking independent operations */
 	int naggs;              /* the aggregators: ranks in comm */
 	int *aggs;
 
@@ -119,11 +124,12 @@ struct mpi_shim_file {
 
 	/* the shared file pointer (shared.c) */
 	char *shfp_name;        /* the hidden file that holds it */
+	int64_t shfp_init;      /* its value while that file is empty, in etypes */
 	int shfp_fd;            /* -1 until first used here */
 
 	/* collective operations run one at a time, in the order they were
 	 * started (the same on every rank): the queue of their requests */
-	struct mpi_shim_request *coll_head, *coll_tail;
+	void *coll_head, *coll_tail; /* coll_io.c's struct coll */
 	/* the split collective in progress (MPI_File_*_begin), if any */
 	MPI_Request split;
 	const void *split_buf;
@@ -193,10 +199,20 @@ struct io_access {
 	unsigned char *stream;  /* contiguous bytes of the access */
 	int own_stream;         /* stream was allocated */
 	struct io_extent *ext;  /* where they go */
-	uint64_t next;
+	uint64_t n;             /* extents */
+	uint64_t next;          /* the first extent not moved yet */
+	uint64_t spos;          /* its first byte in the stream */
 	int err;
-	uint64_t done;          /* bytes moved */
+	int eof;                /* a read reached the end of the file */
+	uint64_t done;          /* bytes moved, from the stream's start */
 };
+
+/* The checks that every data access call makes: the file, count, type and
+ * buffer, and the access mode against the direction and positioning
+ * (seq: a shared-pointer call, the only ones MPI_MODE_SEQUENTIAL allows).
+ * Reported on fh. */
+int mpi_shim_io_check(MPI_File fh, const void *buf, int count, MPI_Datatype type,
+		      enum io_dir dir, int seq, const char *call);
 
 /* Fill a from its arguments (stream packed for a write): MPI_SUCCESS or
  * an error class, nothing reported; io_access_done releases it. */
@@ -206,9 +222,13 @@ int mpi_shim_io_access_init(struct io_access *a, MPI_File fh, enum io_dir dir, c
  * a->err, or the conversion's error. */
 int mpi_shim_io_access_done(struct io_access *a, MPI_Status *status);
 
-/* rw.c: move the extents [from, to) of a independently (data sieving,
- * locks in atomic mode): an error class. */
-int mpi_shim_io_indep(struct io_access *a, uint64_t from, uint64_t to);
+/* rw.c: move a's extents from a->next on, independently (data sieving,
+ * locks in atomic mode), stopping after about budget bytes: an error
+ * class (also left in a->err). */
+int mpi_shim_io_indep(struct io_access *a, uint64_t budget);
+/* rw.c: a nonblocking independent access as a progress-driven request
+ * (a is moved into it). */
+int mpi_shim_io_indep_start(struct io_access *a, MPI_Request *req);
 /* rw.c: len bytes at off, all of them (EINTR and short counts retried). */
 int mpi_shim_io_pwrite(int fd, const void *buf, uint64_t len, int64_t off);
 /* A read past the end gives fewer bytes: *got says how many. */
@@ -217,12 +237,36 @@ int mpi_shim_io_pread(int fd, void *buf, uint64_t len, int64_t off, uint64_t *go
  * its release (type F_UNLCK); waits. */
 int mpi_shim_io_lock(int fd, int type, int64_t off, uint64_t len);
 
+/* rw.c: the end of the file, in etypes of the view (MPI_SEEK_END). */
+int mpi_shim_io_end_etypes(MPI_File fh, MPI_Offset *out);
+
+/* shared.c: MPI_File_read_ordered and write_ordered, and their split
+ * forms: the collective as a request (req), reported errors. */
+int mpi_shim_io_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype type,
+			enum io_dir dir, MPI_Request *req, const char *call);
+
 /* coll_io.c: start a collective access on fh's communicator; the request
  * completes when this process's part is done.  a is moved into it. */
 int mpi_shim_io_coll_start(struct io_access *a, MPI_Request *req);
 
+/* file.c: new hints (MPI_File_set_info, MPI_File_set_view); at
+ * MPI_Finalize, the default error handler back to MPI_ERRORS_RETURN. */
+int mpi_shim_file_set_hints(MPI_File fh, MPI_Info info);
+void mpi_shim_io_fini(void);
+
+/* The wait of a blocking call that runs as a request (collective, split
+ * end): progress steps the requests, as MPI_Wait does; the request is
+ * released and its error class returned. */
+static inline int mpi_shim_io_wait(MPI_Request *r, MPI_Status *st, const char *call)
+{
+	int rc = mpi_shim_wait_done(*r, call, 1);
+
+	return rc ? rc : mpi_shim_req_finish(r, st);
+}
+
 /* shared.c */
-int mpi_shim_shfp_create(MPI_File fh);  /* at open: rank 0 names it */
-void mpi_shim_shfp_close(MPI_File fh);  /* at close: rank 0 removes it */
+void mpi_shim_shfp_close(MPI_File fh);  /* at close: this process's descriptor */
+/* set_view: the shared pointer back to 0 (collective; a barrier). */
+int mpi_shim_shfp_reset(MPI_File fh);
 
 #endif /* MPI_SHIM_IO_H */
