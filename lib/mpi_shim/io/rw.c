@@ -142,7 +142,7 @@ int mpi_shim_io_check(MPI_File fh, const void *buf, int count, MPI_Datatype type
 	if (dir == IO_WRITE && (fh->amode & MPI_MODE_RDONLY))
 		return mpi_shim_file_err(fh, MPI_ERR_READ_ONLY, call,
 					 "the file was opened MPI_MODE_RDONLY");
-	if (dir == IO_READ && (fh->amode & MPI_MODE_WRONLY) && !fh->can_read)
+	if (dir == IO_READ && (fh->amode & MPI_MODE_WRONLY))
 		return mpi_shim_file_err(fh, MPI_ERR_ACCESS, call,
 					 "the file was opened MPI_MODE_WRONLY");
 	if (!seq && (fh->amode & MPI_MODE_SEQUENTIAL))
