@@ -30,7 +30,15 @@
  * split   a second split collective begun before the first ended: an
  *         error (13.4.5 makes it erroneous and names no class); the first
  *         still ends well
+ * space   the file system's refusals: a write past RLIMIT_FSIZE,
+ *         MPI_ERR_NO_SPACE; the running executable opened for writing,
+ *         MPI_ERR_FILE_IN_USE; a file error handler sees them
  */
+#include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include "iocheck.h"
 
 /* An open of path with amode that must fail with class cls and create
@@ -188,6 +196,66 @@ static void test_split(void)
 	OK(MPI_File_close(&fh));
 }
 
+static int handler_calls, handler_class;
+
+static void file_handler(MPI_File *fh, int *code, ...)
+{
+	(void)fh;
+	handler_calls++;
+	MPI_Error_class(*code, &handler_class);
+}
+
+/*
+ * The classes of the file system's own refusals: a write past the
+ * process's file size limit (RLIMIT_FSIZE, EFBIG) is MPI_ERR_NO_SPACE,
+ * independent and collective (the same class on every rank), and nothing
+ * past the limit is written; opening the running program's own
+ * executable for writing (ETXTBSY) is MPI_ERR_FILE_IN_USE.  A handler
+ * made by MPI_File_create_errhandler sees the class, and
+ * MPI_File_call_errhandler calls it.
+ */
+static void test_space(void)
+{
+	static char buf[8192];
+	char exe[4096];
+	struct rlimit rl = { 1 << 20, 1 << 20 };
+	MPI_Errhandler eh;
+	MPI_Status st;
+	MPI_Offset sz;
+	MPI_File fh;
+	ssize_t n;
+
+	signal(SIGXFSZ, SIG_IGN);
+	CHECK(!setrlimit(RLIMIT_FSIZE, &rl), "setrlimit: %s", strerror(errno));
+	OK(MPI_File_open(MPI_COMM_WORLD, io_path("space"), MPI_MODE_CREATE | MPI_MODE_RDWR,
+			 MPI_INFO_NULL, &fh));
+	OK(MPI_File_create_errhandler(file_handler, &eh));
+	OK(MPI_File_set_errhandler(fh, eh));
+	EXPECT(MPI_ERR_NO_SPACE, MPI_File_write_at(fh, (MPI_Offset)(2 << 20) + rank * 8192, buf,
+						   8192, MPI_BYTE, &st));
+	CHECK(handler_calls == 1 && handler_class == MPI_ERR_NO_SPACE,
+	      "the file's handler was called %d times, class %s", handler_calls,
+	      io_class_name(handler_class));
+	EXPECT(MPI_ERR_NO_SPACE, MPI_File_write_at_all(fh, (MPI_Offset)(3 << 20) + rank * 8192,
+						       buf, 8192, MPI_BYTE, &st));
+	OK(MPI_File_get_size(fh, &sz));
+	CHECK(sz <= (1 << 20), "the refused writes made the file %lld bytes", (long long)sz);
+	MPI_File_call_errhandler(fh, MPI_ERR_IO);
+	CHECK(handler_calls == 3 && handler_class == MPI_ERR_IO,
+	      "MPI_File_call_errhandler: %d calls, class %s", handler_calls,
+	      io_class_name(handler_class));
+	OK(MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN));
+	MPI_Errhandler_free(&eh);
+	OK(MPI_File_close(&fh));
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		EXPECT(MPI_ERR_FILE_IN_USE,
+		       MPI_File_open(MPI_COMM_WORLD, exe, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct io_test tests[] = {
@@ -195,6 +263,7 @@ int main(int argc, char **argv)
 		{ "access", test_access },
 		{ "view", test_view },
 		{ "split", test_split },
+		{ "space", test_space },
 	};
 
 	return io_main(argc, argv, "io_errors", tests, sizeof(tests) / sizeof(tests[0]));
