@@ -97,6 +97,11 @@ struct coll {
 	int p, me, agg_index; /* size, rank, index among aggregators or -1 */
 	int two_phase;
 	int err, errall;
+	/* what the file said at the start: a MPI_File_set_view or
+	 * set_info while the operation is queued changes none of it */
+	struct io_hints hints;
+	int naggs, *aggs, atomic;
+	unsigned char *user_stream; /* a two-phase read's, while it reads privately */
 
 	MPI_Request inner[1];
 	/* the cycle's point-to-point requests: the pieces and a write's data
@@ -124,6 +129,7 @@ struct coll {
 static void coll_free(struct coll *c)
 {
 	free(c->ranges);
+	free(c->aggs);
 	free(c->cur);
 	free(c->scount);
 	free(c->rcount);
@@ -140,7 +146,7 @@ static void coll_free(struct coll *c)
 static void window(const struct coll *c, int a, int64_t cyc, int64_t *lo, int64_t *hi)
 {
 	int64_t dlo = c->base + (int64_t)a * c->dsize, dhi = dlo + c->dsize;
-	uint64_t cb = c->a.fh->hints.cb_buffer_size;
+	uint64_t cb = c->hints.cb_buffer_size;
 
 	if (dlo < c->gmin)
 		dlo = c->gmin;
@@ -188,10 +194,9 @@ static int all_done(MPI_Request *reqs, int n, int *err)
 
 static int plan(struct coll *c)
 {
-	MPI_File fh = c->a.fh;
-	enum io_switch cb = c->a.dir == IO_WRITE ? fh->hints.cb_write : fh->hints.cb_read;
+	enum io_switch cb = c->a.dir == IO_WRITE ? c->hints.cb_write : c->hints.cb_read;
 	int64_t lo = INT64_MAX, hi = INT64_MIN, total = 0, maxcyc = 0;
-	uint64_t cbs = fh->hints.cb_buffer_size, su = fh->hints.striping_unit;
+	uint64_t cbs = c->hints.cb_buffer_size, su = c->hints.striping_unit;
 	int i, a, interleave = 0, prev = -1;
 
 	for (i = 0; i < c->p; i++) {
@@ -229,19 +234,19 @@ static int plan(struct coll *c)
 		}
 		free(order);
 	}
-	c->two_phase = total > 0 && !fh->atomic && cb != IO_DISABLE &&
+	c->two_phase = total > 0 && !c->atomic && cb != IO_DISABLE &&
 		       (cb == IO_ENABLE || interleave);
 	if (!c->two_phase)
 		return MPI_SUCCESS;
 	c->gmin = lo;
 	c->gmax = hi;
 	c->base = su ? lo - lo % (int64_t)su : lo;
-	c->dsize = (hi - c->base + fh->naggs - 1) / fh->naggs;
+	c->dsize = (hi - c->base + c->naggs - 1) / c->naggs;
 	if (su && c->dsize % (int64_t)su)
 		c->dsize += (int64_t)su - c->dsize % (int64_t)su;
 	if (c->dsize <= 0)
 		c->dsize = 1;
-	for (a = 0; a < fh->naggs; a++) {
+	for (a = 0; a < c->naggs; a++) {
 		int64_t wlo, whi, n;
 
 		window(c, a, 0, &wlo, &whi);
@@ -259,20 +264,20 @@ static int plan(struct coll *c)
 	}
 	c->ncycles = maxcyc;
 	c->agg_index = -1;
-	for (a = 0; a < fh->naggs; a++)
-		if (fh->aggs[a] == c->me)
+	for (a = 0; a < c->naggs; a++)
+		if (c->aggs[a] == c->me)
 			c->agg_index = a;
-	c->cur = calloc((size_t)fh->naggs, sizeof(*c->cur));
-	c->scount = calloc(2 * (size_t)c->p, sizeof(int));
-	c->rcount = calloc(2 * (size_t)c->p, sizeof(int));
-	c->sstart = calloc((size_t)fh->naggs, sizeof(uint64_t));
+	c->cur = calloc((size_t)(unsigned)c->naggs, sizeof(*c->cur));
+	c->scount = calloc(2 * (size_t)(unsigned)c->p, sizeof(int));
+	c->rcount = calloc(2 * (size_t)(unsigned)c->p, sizeof(int));
+	c->sstart = calloc((size_t)(unsigned)c->naggs, sizeof(uint64_t));
 	if (!c->cur || !c->scount || !c->rcount || !c->sstart)
 		return MPI_ERR_NO_MEM;
 	/* each aggregator's cursor: the first extent that ends past its domain's start */
 	{
 		uint64_t k = 0, spos = 0;
 
-		for (a = 0; a < fh->naggs; a++) {
+		for (a = 0; a < c->naggs; a++) {
 			int64_t dlo = c->base + (int64_t)a * c->dsize;
 
 			if (dlo < c->gmin)
@@ -296,14 +301,13 @@ static int plan(struct coll *c)
  * into scount, the pairs into spieces, the cursors advanced. */
 static int cycle_pieces(struct coll *c)
 {
-	MPI_File fh = c->a.fh;
 	uint64_t cap = 0, n = 0;
 	int a;
 
 	memset(c->scount, 0, 2 * sizeof(int) * (size_t)c->p);
 	free(c->spieces);
 	c->spieces = NULL;
-	for (a = 0; a < fh->naggs; a++) {
+	for (a = 0; a < c->naggs; a++) {
 		struct cursor *cu = &c->cur[a];
 		int64_t lo, hi;
 		int np = 0;
@@ -341,8 +345,8 @@ static int cycle_pieces(struct coll *c)
 				cu->in = 0;
 			}
 		}
-		c->scount[2 * fh->aggs[a]] = np;
-		c->scount[2 * fh->aggs[a] + 1] = (int)bytes;
+		c->scount[2 * c->aggs[a]] = np;
+		c->scount[2 * c->aggs[a] + 1] = (int)bytes;
 	}
 	return MPI_SUCCESS;
 }
@@ -357,8 +361,8 @@ static int cycle_post(struct coll *c)
 
 	c->move.n = c->reply.n = 0;
 	/* as a sender: to each aggregator */
-	for (a = 0; a < fh->naggs; a++) {
-		int dst = fh->aggs[a], np = c->scount[2 * dst], nb = c->scount[2 * dst + 1];
+	for (a = 0; a < c->naggs; a++) {
+		int dst = c->aggs[a], np = c->scount[2 * dst], nb = c->scount[2 * dst + 1];
 
 		if (!np)
 			continue;
@@ -735,6 +739,21 @@ static int coll_advance(struct coll *c)
 				start_err(c);
 				break;
 			}
+			/* A read of the program's own buffer goes through a
+			 * private one: the aggregators send zeros past the
+			 * end of the file, and the program's bytes there
+			 * must stay as they are. */
+			if (c->a.dir == IO_READ && !c->a.own_stream && c->a.bytes) {
+				c->user_stream = c->a.stream;
+				c->a.stream = malloc(c->a.bytes);
+				if (!c->a.stream) {
+					c->a.stream = c->user_stream;
+					c->user_stream = NULL;
+					c->err = MPI_ERR_NO_MEM;
+					start_err(c);
+					break;
+				}
+			}
 			rc = start_cycle(c);
 			if (rc < 0) {
 				c->err = -rc;
@@ -817,6 +836,13 @@ static int coll_step(struct mpi_shim_request *r)
 	coll_dequeue(c);
 	/* the next collective on the file may go on at once */
 	c->a.err = c->errall ? c->errall : c->err;
+	if (c->user_stream) {
+		if (!c->a.err)
+			memcpy(c->user_stream, c->a.stream, c->a.done);
+		free(c->a.stream);
+		c->a.stream = c->user_stream;
+		c->user_stream = NULL;
+	}
 	rc = mpi_shim_io_access_done(&c->a, &r->status);
 	return rc ? -rc : 1;
 }
@@ -847,6 +873,16 @@ int mpi_shim_io_coll_start(struct io_access *a, MPI_Request *req)
 	c->me = fh->comm->rank;
 	c->agg_index = -1;
 	c->state = CS_QUEUED;
+	c->hints = fh->hints;
+	c->atomic = fh->atomic;
+	c->naggs = fh->naggs;
+	c->aggs = malloc(sizeof(int) * (size_t)fh->naggs);
+	if (!c->aggs) {
+		mpi_shim_io_access_done(a, NULL);
+		free(c);
+		return MPI_ERR_NO_MEM;
+	}
+	memcpy(c->aggs, fh->aggs, sizeof(int) * (size_t)fh->naggs);
 	if ((rc = mpi_shim_request_progress_new(fh->comm, &coll_ops, c, req))) {
 		mpi_shim_io_access_done(&c->a, NULL);
 		free(c);

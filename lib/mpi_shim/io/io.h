@@ -266,7 +266,8 @@ static inline int mpi_shim_io_wait(MPI_Request *r, MPI_Status *st, const char *c
 
 /* shared.c */
 void mpi_shim_shfp_close(MPI_File fh);  /* at close: this process's descriptor */
-/* set_view: the shared pointer back to 0 (collective; a barrier). */
-int mpi_shim_shfp_reset(MPI_File fh);
+/* set_view: the shared pointer back to 0 once every process is done with
+ * the old view (collective); want: *current is its value before. */
+int mpi_shim_shfp_reset(MPI_File fh, int want, int64_t *current);
 
 #endif /* MPI_SHIM_IO_H */

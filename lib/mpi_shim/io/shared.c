@@ -73,30 +73,41 @@ void mpi_shim_shfp_close(MPI_File fh)
 	fh->shfp_fd = -1;
 }
 
-int mpi_shim_shfp_reset(MPI_File fh)
+int mpi_shim_shfp_reset(MPI_File fh, int want, int64_t *current)
 {
+	struct {
+		int64_t at;
+		int32_t err;
+	} out = { 0, 0 };
 	int rc;
 
-	fh->shfp_init = 0;
-	/* rank 0 empties the hidden file if it exists (another process may
-	 * have made it): the pointer is the new init value again */
+	/* Every process has finished its shared-pointer calls of the old
+	 * view before rank 0 reads and empties the hidden file; the others
+	 * go on after the broadcast, so after the reset. */
+	if ((rc = PMPI_Barrier(fh->comm)))
+		return rc;
 	if (fh->comm->rank == 0) {
-		int fd = fh->shfp_fd >= 0 ? fh->shfp_fd : open(fh->shfp_name, O_RDWR | O_CLOEXEC);
+		int fd;
 
+		if (want)
+			out.err = shfp_update(fh, 0, 0, &out.at);
+		fd = fh->shfp_fd >= 0 ? fh->shfp_fd : open(fh->shfp_name, O_RDWR | O_CLOEXEC);
 		if (fd >= 0) {
+			/* emptied, the file holds the new view's start again */
 			if (!mpi_shim_io_lock(fd, F_WRLCK, 0, 8)) {
-				if (ftruncate(fd, 0)) {
-					/* the old value stays: nothing better to do */
-				}
+				if (ftruncate(fd, 0) && !out.err)
+					out.err = mpi_shim_io_errclass(errno);
 				mpi_shim_io_lock(fd, F_UNLCK, 0, 8);
 			}
 			if (fd != fh->shfp_fd)
 				close(fd);
 		}
 	}
-	if ((rc = PMPI_Barrier(fh->comm)))
+	if ((rc = mpi_shim_comm_bcast0(fh->comm, &out, sizeof(out))))
 		return rc;
-	return MPI_SUCCESS;
+	fh->shfp_init = 0;
+	*current = out.at;
+	return out.err;
 }
 
 /* The bytes of count elements of type in the file, in etypes. */
