@@ -16,6 +16,13 @@
  *   datarep.c data representations: native, internal, external32 and
  *             those of MPI_Register_datarep.
  *
+ * Inside the folder the files call each other both ways: rw.c holds the
+ * access that every positioning shares and the split collectives of
+ * every positioning (so it starts coll_io.c's collectives and shared.c's
+ * ordered ones), and those two build their accesses with rw.c.  Moving
+ * the split calls to a file of their own would only rename the circle:
+ * they are one call family of the standard over the three positionings.
+ *
  * The code assumes POSIX with NFS's guarantees and no more: data written
  * by one process is seen by another after the writer's fsync (or close)
  * and the reader's open or lock (MPI_File_sync's rule), and fcntl byte
