@@ -316,16 +316,29 @@ static void file_release(MPI_File fh)
 	free(fh);
 }
 
-/* The path of a file name: the prefixes of ROMIO's file systems that
- * programs write ("ufs:", "nfs:") name a POSIX file system here. */
+/*
+ * The path of a file name.  Programs written for ROMIO name the file
+ * system in a prefix ("ufs:", "nfs:", "lustre:/path"): here every file
+ * system is POSIX, so the prefixes of ROMIO's file systems go, and so does
+ * any other word of letters, digits and '_' before ':' when a '/' follows
+ * it (no relative path starts so).
+ */
 static const char *path_of(const char *filename)
 {
-	static const char *const prefixes[] = { "ufs:", "nfs:", "tmpfs:", "posix:" };
+	static const char *const prefixes[] = { "ufs:", "nfs:", "tmpfs:", "posix:", "xfs:",
+						"lustre:", "gpfs:", "panfs:", "pvfs2:" };
+	const char *p;
 	size_t i;
 
 	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (!strncmp(filename, prefixes[i], strlen(prefixes[i])))
 			return filename + strlen(prefixes[i]);
+	for (p = filename; *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			   (*p >= '0' && *p <= '9');
+	     p++)
+		;
+	if (p > filename + 1 && p[0] == ':' && p[1] == '/')
+		return p + 1;
 	return filename;
 }
 

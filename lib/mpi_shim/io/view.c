@@ -15,9 +15,10 @@
  *
  * The standard's rules on views, checked here: the etype and filetype
  * are committed; the filetype's size is a multiple of the etype's
- * (MPI_ERR_ARG); the filetype's displacements are non-negative and
- * non-decreasing, which is what makes the order of an access's data the
- * order of its file offsets (MPI_ERR_ARG otherwise); the data
+ * (MPI_ERR_ARG); the etype's and filetype's displacements are
+ * non-negative and non-decreasing, which is what makes the order of an
+ * access's data the order of its file offsets, and do not overlap
+ * unless the file is only read (MPI_ERR_IO otherwise, as MPICH); the data
  * representation exists (MPI_ERR_UNSUPPORTED_DATAREP).  With a
  * representation other than native, the filetype must take as many bytes
  * in the file as in memory, since its displacements are memory's
@@ -48,7 +49,9 @@ void mpi_shim_view_free(MPI_File fh)
 struct flatten {
 	struct io_flat f;
 	uint64_t cap;
-	int bad; /* a negative or decreasing displacement */
+	int bad;     /* a negative or decreasing displacement */
+	int overlap; /* a block that starts inside the one before */
+	int allow_overlap;
 };
 
 static int add_block(void *arg, int64_t disp, uint64_t len)
@@ -58,9 +61,14 @@ static int add_block(void *arg, int64_t disp, uint64_t len)
 
 	if (!len)
 		return 0;
-	if (disp < 0 || (f->n && disp < f->off[f->n - 1] + (int64_t)f->len[f->n - 1])) {
+	if (disp < 0 || (f->n && disp < f->off[f->n - 1])) {
 		fl->bad = 1;
 		return 1;
+	}
+	if (f->n && disp < f->off[f->n - 1] + (int64_t)f->len[f->n - 1]) {
+		fl->overlap = 1;
+		if (!fl->allow_overlap)
+			return 1;
 	}
 	if (f->n && f->off[f->n - 1] + (int64_t)f->len[f->n - 1] == disp) {
 		f->len[f->n - 1] += len;
@@ -86,14 +94,24 @@ static int add_block(void *arg, int64_t disp, uint64_t len)
 	return 0;
 }
 
-static int flatten(MPI_Datatype t, struct io_flat *out)
+/*
+ * The blocks of t, or MPI_ERR_IO for displacements that are negative or
+ * decreasing, or that overlap unless allow_overlap (a file only read):
+ * MPI-3.1 13.3 asks for non-negative, monotonically non-decreasing
+ * displacements of the etype and filetype, and names no class; MPICH's
+ * is MPI_ERR_IO, and programs test for it.
+ */
+static int flatten(MPI_Datatype t, int allow_overlap, struct io_flat *out)
 {
 	struct flatten fl;
 	uint64_t i, pre = 0;
 	int rc;
 
 	memset(&fl, 0, sizeof(fl));
+	fl.allow_overlap = allow_overlap;
 	rc = mpi_shim_datatype_for_each_block(t, add_block, &fl);
+	if (fl.overlap && !allow_overlap)
+		fl.bad = 1;
 	if (!rc && !fl.bad) {
 		fl.f.pre = malloc((fl.f.n ? fl.f.n : 1) * sizeof(uint64_t));
 		if (!fl.f.pre)
@@ -103,7 +121,7 @@ static int flatten(MPI_Datatype t, struct io_flat *out)
 		free(fl.f.off);
 		free(fl.f.len);
 		free(fl.f.pre);
-		return fl.bad ? MPI_ERR_ARG : rc;
+		return fl.bad ? MPI_ERR_IO : rc;
 	}
 	for (i = 0; i < fl.f.n; i++) {
 		fl.f.pre[i] = pre;
@@ -122,7 +140,7 @@ static int view_set(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dataty
 	struct io_flat flat;
 	int rc;
 
-	if ((rc = flatten(filetype, &flat)))
+	if ((rc = flatten(filetype, !!(fh->amode & MPI_MODE_RDONLY), &flat)))
 		return rc;
 	mpi_shim_view_free(fh);
 	fh->flat = flat;
@@ -285,6 +303,31 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
 					 (long long)disp);
 	if (!etype->size)
 		return mpi_shim_file_err(fh, MPI_ERR_ARG, call, "the etype holds no data");
+	{
+		struct io_flat ef, ff;
+
+		if ((rc = flatten(etype, !!(fh->amode & MPI_MODE_RDONLY), &ef)))
+			return mpi_shim_file_err(fh, rc, call, "%s",
+						 rc == MPI_ERR_IO ?
+							 "the etype's displacements are negative "
+							 "or decreasing, or overlap in a file open "
+							 "for writing" :
+							 "no memory");
+		free(ef.off);
+		free(ef.len);
+		free(ef.pre);
+		/* the filetype's too, before the collective part of the call */
+		if ((rc = flatten(filetype, !!(fh->amode & MPI_MODE_RDONLY), &ff)))
+			return mpi_shim_file_err(fh, rc, call, "%s",
+						 rc == MPI_ERR_IO ?
+							 "the filetype's displacements are "
+							 "negative or decreasing, or overlap in a "
+							 "file open for writing" :
+							 "no memory");
+		free(ff.off);
+		free(ff.len);
+		free(ff.pre);
+	}
 	if (filetype->size % etype->size)
 		return mpi_shim_file_err(fh, MPI_ERR_ARG, call,
 					 "the filetype's size (%zu bytes) is not a multiple of the "
@@ -327,9 +370,9 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
 	}
 	if ((rc = view_set(fh, disp, etype, filetype, rep)))
 		return mpi_shim_file_err(fh, rc, call, "%s",
-					 rc == MPI_ERR_ARG ?
+					 rc == MPI_ERR_IO ?
 						 "the filetype's displacements are negative or "
-						 "decreasing" :
+						 "decreasing, or overlap in a file open for writing" :
 						 "no memory");
 	if ((rc = mpi_shim_file_set_hints(fh, info)))
 		return mpi_shim_file_err(fh, rc, call, "no memory");

@@ -26,7 +26,9 @@
  *         MPICH refuses them with these classes)
  * view    a filetype whose size is not a multiple of the etype's:
  *         MPI_ERR_ARG; an unknown data representation:
- *         MPI_ERR_UNSUPPORTED_DATAREP
+ *         MPI_ERR_UNSUPPORTED_DATAREP; negative, decreasing or (in a
+ *         file open for writing) overlapping displacements of the etype
+ *         or filetype: MPI_ERR_IO
  * split   a second split collective begun before the first ended: an
  *         error (13.4.5 makes it erroneous and names no class); the first
  *         still ends well
@@ -171,6 +173,35 @@ static void test_view(void)
 	EXPECT(MPI_ERR_UNSUPPORTED_DATAREP,
 	       MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "no-such-representation",
 				 MPI_INFO_NULL));
+	/* Displacements that are negative, decreasing, or that overlap in a
+	 * file open for writing: MPI_ERR_IO (MPICH's class; the standard
+	 * names none), for the etype and the filetype; overlaps are accepted
+	 * where the file is only read. */
+	{
+		int bl[2] = { 1, 1 }, neg[2] = { -2, 2 }, dec[2] = { 3, 0 }, ovl[2] = { 0, 1 };
+		int bl3[2] = { 3, 1 };
+		MPI_Datatype tn, td, to;
+		MPI_File ro;
+
+		MPI_Type_indexed(2, bl, neg, MPI_INT, &tn);
+		MPI_Type_indexed(2, bl, dec, MPI_INT, &td);
+		MPI_Type_indexed(2, bl3, ovl, MPI_INT, &to);
+		MPI_Type_commit(&tn);
+		MPI_Type_commit(&td);
+		MPI_Type_commit(&to);
+		EXPECT(MPI_ERR_IO, MPI_File_set_view(fh, 0, MPI_INT, tn, "native", MPI_INFO_NULL));
+		EXPECT(MPI_ERR_IO, MPI_File_set_view(fh, 0, MPI_INT, td, "native", MPI_INFO_NULL));
+		EXPECT(MPI_ERR_IO, MPI_File_set_view(fh, 0, MPI_INT, to, "native", MPI_INFO_NULL));
+		EXPECT(MPI_ERR_IO, MPI_File_set_view(fh, 0, tn, tn, "native", MPI_INFO_NULL));
+		OK(MPI_File_open(MPI_COMM_WORLD, io_path("view"), MPI_MODE_RDONLY, MPI_INFO_NULL,
+				 &ro));
+		EXPECT(MPI_ERR_IO, MPI_File_set_view(ro, 0, MPI_INT, td, "native", MPI_INFO_NULL));
+		OK(MPI_File_set_view(ro, 0, MPI_INT, to, "native", MPI_INFO_NULL));
+		OK(MPI_File_close(&ro));
+		MPI_Type_free(&tn);
+		MPI_Type_free(&td);
+		MPI_Type_free(&to);
+	}
 	/* The file is still usable, its view the default. */
 	OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
 	OK(MPI_File_close(&fh));
