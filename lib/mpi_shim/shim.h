@@ -321,7 +321,10 @@ int mpi_shim_intercomm_split(MPI_Comm ic, int color, int key, MPI_Comm *newcomm,
 			     const char *call);
 /* env.c: the host index of a world rank (same index: same host). */
 int mpi_shim_host_of(int world_rank);
-/* errors.c */
+/* errors.c: a handler of the program's function fn (a window's or file's
+ * function is stored as a communicator's and called with its own type),
+ * refcount 1, or NULL without memory; and the release of one. */
+struct mpi_shim_errhandler *mpi_shim_errhandler_new(MPI_Comm_errhandler_function *fn);
 void mpi_shim_errhandler_release(struct mpi_shim_errhandler *eh);
 /* attr.c */
 int mpi_shim_attr_copy_all(MPI_Comm from, MPI_Comm to);

@@ -287,17 +287,26 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
 	if (!fn || !errhandler)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_create_errhandler",
 				    "function or errhandler is NULL");
-	eh = calloc(1, sizeof(*eh));
+	eh = mpi_shim_errhandler_new(fn);
 	if (!eh)
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler",
 				    "no memory");
-	eh->refcount = 1;
-	eh->kind = MPI_SHIM_ERRORS_USER;
-	eh->fn = fn;
 	*errhandler = eh;
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Comm_create_errhandler);
+
+struct mpi_shim_errhandler *mpi_shim_errhandler_new(MPI_Comm_errhandler_function *fn)
+{
+	struct mpi_shim_errhandler *eh = calloc(1, sizeof(*eh));
+
+	if (eh) {
+		eh->refcount = 1;
+		eh->kind = MPI_SHIM_ERRORS_USER;
+		eh->fn = fn;
+	}
+	return eh;
+}
 
 int PMPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler)
 {

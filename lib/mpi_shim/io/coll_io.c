@@ -693,6 +693,18 @@ static int start_err(struct coll *c)
 	return 0;
 }
 
+/* The next cycle, or, after the last one or a failure, the agreement on
+ * the error. */
+static void next_cycle(struct coll *c)
+{
+	int rc = start_cycle(c);
+
+	if (rc < 0)
+		c->err = -rc;
+	if (rc)
+		start_err(c);
+}
+
 /* Advance c as far as it can go without waiting: 0 not done yet. */
 static int coll_advance(struct coll *c)
 {
@@ -754,13 +766,7 @@ static int coll_advance(struct coll *c)
 					break;
 				}
 			}
-			rc = start_cycle(c);
-			if (rc < 0) {
-				c->err = -rc;
-				start_err(c);
-			} else if (rc > 0) {
-				start_err(c);
-			}
+			next_cycle(c);
 			break;
 		case CS_COUNTS:
 			if (!all_done(c->inner, 1, &err))
@@ -790,13 +796,7 @@ static int coll_advance(struct coll *c)
 				break;
 			}
 			c->cycle++;
-			rc = start_cycle(c);
-			if (rc < 0) {
-				c->err = -rc;
-				start_err(c);
-			} else if (rc > 0) {
-				start_err(c);
-			}
+			next_cycle(c);
 			break;
 		case CS_REPLY:
 			if (!all_done(c->reply.r, c->reply.n, &err))
@@ -805,13 +805,7 @@ static int coll_advance(struct coll *c)
 			if (err && !c->err)
 				c->err = err;
 			c->cycle++;
-			rc = start_cycle(c);
-			if (rc < 0) {
-				c->err = -rc;
-				start_err(c);
-			} else if (rc > 0) {
-				start_err(c);
-			}
+			next_cycle(c);
 			break;
 		case CS_ERR:
 			if (!all_done(c->inner, 1, &err))

@@ -855,12 +855,9 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler
 	if (!fn || !errhandler)
 		return mpi_shim_file_err(MPI_FILE_NULL, MPI_ERR_ARG, call,
 					 "the function or errhandler is NULL");
-	eh = calloc(1, sizeof(*eh));
+	eh = mpi_shim_errhandler_new((MPI_Comm_errhandler_function *)fn);
 	if (!eh)
 		return mpi_shim_file_err(MPI_FILE_NULL, MPI_ERR_NO_MEM, call, "no memory");
-	eh->refcount = 1;
-	eh->kind = MPI_SHIM_ERRORS_USER;
-	eh->fn = (MPI_Comm_errhandler_function *)fn;
 	*errhandler = eh;
 	return MPI_SUCCESS;
 }

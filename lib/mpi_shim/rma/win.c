@@ -759,12 +759,9 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *
 	if (!fn || !errhandler)
 		return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_ARG, call,
 				    "the function or errhandler is NULL");
-	eh = calloc(1, sizeof(*eh));
+	eh = mpi_shim_errhandler_new((MPI_Comm_errhandler_function *)fn);
 	if (!eh)
 		return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "no memory");
-	eh->refcount = 1;
-	eh->kind = MPI_SHIM_ERRORS_USER;
-	eh->fn = (MPI_Comm_errhandler_function *)fn;
 	*errhandler = eh;
 	return MPI_SUCCESS;
 }
