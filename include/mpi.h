@@ -2137,6 +2137,13 @@ typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_ex
 					void *extra_state);
 #define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
 
+/* ROMIO's names from before MPI-2 made I/O requests MPI_Requests; older
+ * programs still use them. */
+#define MPIO_Request MPI_Request
+#define MPIO_REQUEST_NULL MPI_REQUEST_NULL
+#define MPIO_Wait MPI_Wait
+#define MPIO_Test MPI_Test
+
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);
 int MPI_File_close(MPI_File *fh);
 int MPI_File_delete(const char *filename, MPI_Info info);
