@@ -40,7 +40,9 @@
  *           when it has no gap), and sends each rank its pieces' bytes,
  *           which land in that rank's stream.
  *   4. An allreduce of the error classes: every rank returns the same
- *      error.  A read's count is what lies before the file's end.
+ *      error (after two-phase; in the independent case each rank's error
+ *      is its own, and no rank waits for the others' file system calls).
+ *      A read's count is what lies before the file's end.
  *
  * Every step is nonblocking (Ialltoall, Isend/Irecv, Iallreduce, tested
  * from the request's progress step): the program's other work goes on
@@ -746,9 +748,11 @@ static int coll_advance(struct coll *c)
 				break;
 			}
 			if (!c->two_phase) {
+				/* each moved its own: each has its own outcome,
+				 * and no process waits for the others (as romio) */
 				mpi_shim_io_indep(&c->a, UINT64_MAX);
-				c->err = c->a.err;
-				start_err(c);
+				c->err = c->errall = c->a.err;
+				c->state = CS_DONE;
 				break;
 			}
 			/* A read of the program's own buffer goes through a
