@@ -40,8 +40,8 @@
  *           when it has no gap), and sends each rank its pieces' bytes,
  *           which land in that rank's stream.
  *   4. An allreduce of the error classes: every rank returns the same
- *      error (after two-phase; in the independent case each rank's error
- *      is its own, and no rank waits for the others' file system calls).
+ *      error (but a read that each rank did on its own: its error is its
+ *      own, and no rank waits for the others' file system calls).
  *      A read's count is what lies before the file's end.
  *
  * Every step is nonblocking (Ialltoall, Isend/Irecv, Iallreduce, tested
@@ -748,11 +748,20 @@ static int coll_advance(struct coll *c)
 				break;
 			}
 			if (!c->two_phase) {
-				/* each moved its own: each has its own outcome,
-				 * and no process waits for the others (as romio) */
+				/* Each moves its own.  A write still ends with
+				 * the agreement, so that when the call returns
+				 * every process's data is in the file (programs
+				 * ask the size, or read, right after); a read
+				 * changes nothing for the others, and ends at
+				 * once with its own outcome, as romio. */
 				mpi_shim_io_indep(&c->a, UINT64_MAX);
-				c->err = c->errall = c->a.err;
-				c->state = CS_DONE;
+				c->err = c->a.err;
+				if (c->a.dir == IO_WRITE) {
+					start_err(c);
+				} else {
+					c->errall = c->err;
+					c->state = CS_DONE;
+				}
 				break;
 			}
 			/* A read of the program's own buffer goes through a
