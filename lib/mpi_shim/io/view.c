@@ -262,6 +262,25 @@ int mpi_shim_view_map(MPI_File fh, uint64_t pos, uint64_t bytes, struct io_exten
 	return MPI_SUCCESS;
 }
 
+/* The displacements of t as a view needs them (flatten), reported. */
+static int check_shape(MPI_File fh, MPI_Datatype t, const char *what, const char *call)
+{
+	struct io_flat f;
+	int rc = flatten(t, !!(fh->amode & MPI_MODE_RDONLY), &f);
+
+	if (rc == MPI_ERR_IO)
+		return mpi_shim_file_err(fh, rc, call,
+					 "the %s's displacements are negative or decreasing, or "
+					 "overlap in a file open for writing",
+					 what);
+	if (rc)
+		return mpi_shim_file_err(fh, rc, call, "no memory");
+	free(f.off);
+	free(f.len);
+	free(f.pre);
+	return MPI_SUCCESS;
+}
+
 static int check_type(MPI_File fh, MPI_Datatype t, const char *what, const char *call)
 {
 	if (t == MPI_DATATYPE_NULL || !mpi_shim_datatype_ok(t))
@@ -303,31 +322,10 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
 					 (long long)disp);
 	if (!etype->size)
 		return mpi_shim_file_err(fh, MPI_ERR_ARG, call, "the etype holds no data");
-	{
-		struct io_flat ef, ff;
-
-		if ((rc = flatten(etype, !!(fh->amode & MPI_MODE_RDONLY), &ef)))
-			return mpi_shim_file_err(fh, rc, call, "%s",
-						 rc == MPI_ERR_IO ?
-							 "the etype's displacements are negative "
-							 "or decreasing, or overlap in a file open "
-							 "for writing" :
-							 "no memory");
-		free(ef.off);
-		free(ef.len);
-		free(ef.pre);
-		/* the filetype's too, before the collective part of the call */
-		if ((rc = flatten(filetype, !!(fh->amode & MPI_MODE_RDONLY), &ff)))
-			return mpi_shim_file_err(fh, rc, call, "%s",
-						 rc == MPI_ERR_IO ?
-							 "the filetype's displacements are "
-							 "negative or decreasing, or overlap in a "
-							 "file open for writing" :
-							 "no memory");
-		free(ff.off);
-		free(ff.len);
-		free(ff.pre);
-	}
+	/* both shapes, before the collective part of the call */
+	if ((rc = check_shape(fh, etype, "etype", call)) ||
+	    (rc = check_shape(fh, filetype, "filetype", call)))
+		return rc;
 	if (filetype->size % etype->size)
 		return mpi_shim_file_err(fh, MPI_ERR_ARG, call,
 					 "the filetype's size (%zu bytes) is not a multiple of the "
