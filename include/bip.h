@@ -302,6 +302,37 @@ int bip_rma_test(int id);
  * 0 or -errno. */
 int bip_rma_wait(int id);
 
+/*
+ * Jobs that grow (bip_grow(3)): new nodes join a running job with numbers
+ * after the existing ones, started by bipload on its host, and are reached
+ * on first use.  bip_numnodes keeps meaning the nodes the job started with,
+ * in every process, those that joined too.
+ */
+struct bip_grow_cmd {
+	int count;                 /* processes of this command (at least 1) */
+	char *const *argv;         /* the program and its arguments, NULL-ended */
+	const char *const *env;    /* VAR=value for these processes, NULL-ended, or NULL */
+	const char *host;          /* NULL: bipload's host (the only one for now) */
+	const char *wdir;          /* NULL: bipload's directory */
+	const char *path;          /* NULL: PATH, where the program is looked for */
+};
+/* Start the processes of ncmds commands as nodes *first, *first + 1 ...
+ * (the commands' processes in order) once each has started BIP.  Returns
+ * how many, or -errno with every errcodes[i] (one per process asked, may
+ * be NULL) set: 0, or the errno that stopped process i (ENOENT, EACCES:
+ * no such program; ENOSPC: the job has no room for them ...); then none of
+ * them runs.  bip_error_string() says why. */
+int bip_grow(const struct bip_grow_cmd *cmds, int ncmds, int *first, int *errcodes);
+/* The nodes this process knows of: bip_numnodes, and those that joined
+ * since (through this process, or that it was started with or reached). */
+int bip_jobnodes(void);
+/* The most nodes the job may have (bipload --universe); bip_numnodes in a
+ * job that cannot grow. */
+int bip_universe(void);
+/* The nodes started with this one: 0 and bip_numnodes in the job's first
+ * processes; a process that joined gets its command's and its siblings'. */
+void bip_group(int *first, int *count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -99,7 +99,7 @@ static void usage(int status)
 		"               [--rsh COMMAND] [-x VAR[=value]]... [-env VAR=value]...\n"
 		"               [--host HOST[:N][,...]]... [--hostfile FILE] [--ppn N] [--oversubscribe]\n"
 		"               [--output-filename DIR[:nocopy]] [--bind-to core|none]\n"
-		"               [--report-bindings] prog [args...]\n"
+		"               [--report-bindings] [--universe N] prog [args...]\n"
 		"               [: [-sz N] [-env VAR=value]... prog [args...]]...\n");
 	exit(status);
 }
@@ -204,6 +204,8 @@ static int global_option(int argc, char **argv, int *i)
 		opt.hostfile = arg_of(argc, argv, i);
 	} else if (!strcmp(a, "--ppn")) {
 		opt.ppn = parse_count(arg_of(argc, argv, i), a);
+	} else if (!strcmp(a, "--universe")) {
+		opt.universe = parse_count(arg_of(argc, argv, i), "--universe");
 	} else if (!strcmp(a, "--oversubscribe")) {
 		opt.oversubscribe = 1;
 	} else if (!strcmp(a, "--output-filename")) {
@@ -525,6 +527,7 @@ int main(int argc, char **argv)
 		procs[i].relay = i >= nprocs - nrelays;
 		procs[i].s[0] = (struct stream){ .fd = -1, .open = 1, .out = 1 };
 		procs[i].s[1] = (struct stream){ .fd = -1, .open = 1, .out = 2 };
+		procs[i].pm_fd = procs[i].segfd = -1;
 	}
 	job_environment();
 	bipload_output_files();
@@ -533,6 +536,15 @@ int main(int argc, char **argv)
 		die("out of memory");
 	/* Which nodes run here, which host's proxy runs the others. */
 	bipload_remote_prepare(conf_path, cwd);
+	bipload_grow_prepare(opt.universe);
+	if (bipload_room() > nprocs) {
+		struct proc *more = realloc(procs, (size_t)bipload_room() * sizeof(*procs));
+
+		if (!more)
+			die("out of memory");
+		procs = more;
+		memset(procs + nprocs, 0, (size_t)(bipload_room() - nprocs) * sizeof(*procs));
+	}
 	for (i = 0; i < nprocs; i++)
 		/* Proxies look for the program on their host themselves. */
 		if (procs[i].proxy < 0 && !checked[procs[i].app]++)

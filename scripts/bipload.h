@@ -61,6 +61,12 @@ struct proc {
 	int stopped;            /* bipload sent it a signal */
 	int judged;             /* its end was taken into account */
 	int start_late;         /* its proxy did not start within start_limit: a failure */
+	/* A job that grows (bipload_grow.c): */
+	int pm_fd;              /* bipload's end of its channel, or -1 */
+	int segfd;              /* its shm segment's descriptor there, from its "up" */
+	int up;                 /* it said "up" */
+	int grown;              /* it joined the running job */
+	int abandoned;          /* a new process that failed to join: not the job's */
 	struct stream s[2];     /* stdout, stderr */
 	int file[2];            /* --output-filename: its files, or -1 */
 };
@@ -95,6 +101,7 @@ struct bipload_opts {
 	const char *bind_to;    /* --bind-to, NULL if not given */
 	int bind_core;          /* bind: --bind-to core, or BIP_BIND=core */
 	int report_bindings;
+	int universe;           /* --universe: the most nodes the job may grow to */
 };
 
 extern struct bipload_opts opt;
@@ -195,6 +202,26 @@ int bipload_remote_report(int node);
 /* The exit code of a remote node that failed without a status. */
 int bipload_remote_exit_code(int node);
 void bipload_remote_free(void);
+
+/* --- bipload_grow.c: jobs that grow --- */
+/* The room of a job that grows (0: it cannot). */
+extern int bipload_universe;
+/* Whether the job may grow, to want nodes (0: the default room); after
+ * bipload_remote_prepare. */
+void bipload_grow_prepare(int want);
+/* The entries procs needs: the job's room. */
+int bipload_room(void);
+/* In a child: BIP_UNIVERSE and BIP_GROW_HOST, if the job grows. */
+void bipload_grow_env(void);
+/* A channel for node: the child's end (bipload keeps the other), or -1. */
+int bipload_grow_channel(int node);
+/* The channels to poll (node of each in nodes), and what came on them. */
+int bipload_grow_pollfds(struct pollfd *pfd, int *nodes);
+void bipload_grow_events(const struct pollfd *pfd, const int *nodes, int n);
+/* A process ended: a grow request waiting for it may be answered. */
+void bipload_grow_check(void);
+/* The job ends: answer what waits, close the channels. */
+void bipload_grow_stop(void);
 
 /* --- bipload_pm.c: the job --- */
 void make_jobid(void);

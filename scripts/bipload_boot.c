@@ -74,6 +74,10 @@ static void child_env(int node, const char *conf_path)
 		setenv(BIP_ENV_CONF, conf_path, 1);
 	else
 		unsetenv(BIP_ENV_CONF);
+	if (procs[node].pm_fd >= 0) {
+		setenv("BIP_PM_FD", "3", 1);
+		bipload_grow_env();
+	}
 }
 
 void bipload_child_setup(pid_t parent)
@@ -112,11 +116,12 @@ static __attribute__((noreturn)) void local_exec(int node, const char *conf_path
 void bipload_start_local(int node, const char *conf_path, int stdin_fd)
 {
 	struct proc *p = &procs[node];
-	int out[2], err[2], i;
+	int out[2], err[2], i, child_pm;
 	pid_t pid;
 
 	if (pipe(out) < 0 || pipe(err) < 0)
 		die("pipe: %s", strerror(errno));
+	child_pm = bipload_grow_channel(node);
 	pid = fork();
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
@@ -127,10 +132,17 @@ void bipload_start_local(int node, const char *conf_path, int stdin_fd)
 		dup2(fd0, 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
-		for (i = 3; i < 1024; i++)
+		if (child_pm >= 0) {
+			/* The channel to bipload as descriptor 3 (bipload_grow.c). */
+			dup2(child_pm, 3);
+			fcntl(3, F_SETFD, 0);
+		}
+		for (i = child_pm >= 0 ? 4 : 3; i < 1024; i++)
 			close(i);
 		local_exec(node, conf_path);
 	}
+	if (child_pm >= 0)
+		close(child_pm);
 	setpgid(pid, pid);
 	close(out[1]);
 	close(err[1]);

@@ -286,6 +286,8 @@ static void signal_all(int sig)
 
 static int failed(const struct proc *p)
 {
+	if (p->abandoned)
+		return 0; /* it never joined: its asker was told (bipload_grow.c) */
 	if (p->start_late)
 		return 1;
 	if (p->stopped || p->relay)
@@ -419,7 +421,8 @@ static void report(int first_failed, int timed_out, int got_signal)
 
 	for (i = 0; i < nprocs; i++) {
 		const struct proc *p = &procs[i];
-		const char *host = conf->nodes[i].host;
+		/* A node that joined runs on bipload's host, node 0's. */
+		const char *host = conf->nodes[i < conf->n ? i : 0].host;
 		char pid[48];
 
 		if (!failed(p))
@@ -492,21 +495,22 @@ int bipload_pm_run(int stdin_fd)
 	struct pollfd *pfd;
 	int *local;
 
-	local = calloc((size_t)nprocs + 1, sizeof(*local));
-	if (!local)
-		die("out of memory");
-	for (i = 0; i < nprocs; i++)
-		if (procs[i].proxy < 0)
-			local[nlocal++] = i;
-	pfd = calloc((size_t)nlocal * 2 + 2 + (size_t)bipload_remote_maxfds(), sizeof(*pfd));
-	if (!pfd)
+	/* Room for the nodes that join the job (bipload_grow.c). */
+	local = calloc((size_t)bipload_room() * 2 + 1, sizeof(*local));
+	pfd = calloc((size_t)bipload_room() * 3 + 2 + (size_t)bipload_remote_maxfds(),
+		     sizeof(*pfd));
+	if (!local || !pfd)
 		die("out of memory");
 	/* Our stdin goes to node 0, here or through its proxy. */
 	stdin_open = 1;
 	start_time = now_s();
 
 	for (;;) {
-		int n = 0, streams = 0, nr, rdy = 1;
+		int n = 0, streams = 0, nr, ng, rdy = 1;
+
+		for (i = 0, nlocal = 0; i < nprocs; i++)
+			if (procs[i].proxy < 0)
+				local[nlocal++] = i;
 
 		if (stdin_open && procs[0].proxy >= 0) {
 			rdy = bipload_remote_stdin_ready();
@@ -523,9 +527,10 @@ int bipload_pm_run(int stdin_fd)
 			streams += (p->s[0].fd >= 0) + (p->s[1].fd >= 0);
 		}
 		nr = bipload_remote_pollfds(pfd + n);
+		ng = bipload_grow_pollfds(pfd + n + nr, local + bipload_room());
 		if (!running() && !streams && !bipload_remote_busy())
 			break;
-		if (poll(pfd, (nfds_t)(n + nr), 200) < 0 && errno != EINTR)
+		if (poll(pfd, (nfds_t)(n + nr + ng), 200) < 0 && errno != EINTR)
 			die("poll: %s", strerror(errno));
 
 		if (pfd[0].revents) {
@@ -572,6 +577,7 @@ int bipload_pm_run(int stdin_fd)
 					pump(p, &p->s[k]);
 		}
 		bipload_remote_events(pfd + n, nr);
+		bipload_grow_events(pfd + n + nr, local + bipload_room(), ng);
 		bipload_remote_check_started(start_time);
 		judge(&first_failed);
 		/* The program has ended: its relays stop (SIGTERM, as a job that
@@ -602,6 +608,7 @@ int bipload_pm_run(int stdin_fd)
 	if (stdin_fd >= 0)
 		close(stdin_fd);
 	judge(&first_failed);
+	bipload_grow_stop();
 	remove_shm();
 	report(first_failed, timed_out, got_signal);
 	if (first_failed >= 0)

@@ -43,14 +43,17 @@ static int check_dst(const char *call, int dst)
 {
 	if (!bip_check_init(call))
 		return 0;
-	if (bip_unlikely(dst < 0 || dst >= bip_state.napp)) {
-		bip_error(call, "destination node %d out of range (0 .. %d)", dst,
-			  bip_state.napp - 1);
-		return 0;
-	}
 	if (bip_unlikely(dst == bip_state.mynode)) {
 		bip_error(call, "destination node %d is this node: sending to yourself is an error",
 			  dst);
+		return 0;
+	}
+	if (bip_unlikely(dst < 0 || dst >= bip_state.napp || !bip_state.peers[dst].nic)) {
+		/* A node that joined the job: reached on first use. */
+		if (dst >= 0 && dst < bip_state.numnodes && bip_state.grow_nic)
+			return bip_core_reach(dst, call) == 0;
+		bip_error(call, "destination node %d out of range (0 .. %d)", dst,
+			  bip_state.napp - 1);
 		return 0;
 	}
 	return 1;

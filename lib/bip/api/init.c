@@ -26,6 +26,8 @@
 #include "fwd.h"
 #include "env.h"
 #include "oob.h"
+#include "pm.h"
+#include "drivers/shm/shm.h"
 #include "rel.h"
 #include "rma.h"
 
@@ -280,6 +282,13 @@ static int open_fwd(struct bip_nic_job *job, unsigned char *serve, char *err)
  * driver chosen, shm first, with the set of peers it serves.  Every node
  * opens its drivers in the same order, so their start-up waits interlock.
  */
+/* 1 if node i opens its drivers with this process (the others joined the
+ * job, or will, and are reached on first use: nic.h). */
+static int opens_with(int i)
+{
+	return i < bip_state.napp && i >= bip_state.group_first;
+}
+
 static int open_nics(int quiet, const char *jobid, char *err)
 {
 	const struct bip_conf *conf = bip_state.conf;
@@ -292,11 +301,12 @@ static int open_nics(int quiet, const char *jobid, char *err)
 	char why[256];
 	int i, k, rc, remote = -1, local = 0;
 
-	rc = bip_boot_timeout(conf->n, &timeout, err, BIP_ERR);
+	rc = bip_boot_timeout(bip_state.napp, &timeout, err, BIP_ERR);
 	if (rc < 0)
 		return rc;
 	for (i = 0; i < conf->n; i++) {
-		if (i == bip_state.mynode || !bip_fwd_direct(conf, bip_state.mynode, i))
+		if (i == bip_state.mynode || !opens_with(i) ||
+		    !bip_fwd_direct(conf, bip_state.mynode, i))
 			continue;
 		if (bip_nic_same_host(conf, bip_state.mynode, i))
 			local = 1;
@@ -354,7 +364,7 @@ static int open_nics(int quiet, const char *jobid, char *err)
 		for (i = 0; i < conf->n; i++) {
 			int same = bip_nic_same_host(conf, bip_state.mynode, i);
 
-			serve[i] = i != bip_state.mynode &&
+			serve[i] = i != bip_state.mynode && opens_with(i) &&
 				   bip_fwd_direct(conf, bip_state.mynode, i) &&
 				   (choice[0] == choice[1] || same == (k == 0));
 			any |= serve[i];
@@ -375,6 +385,7 @@ static int open_nics(int quiet, const char *jobid, char *err)
 			/* Its NIC may write the queues only as their one producer. */
 			.tagqs = all ? tagqs : NULL,
 			.ntags = BIP_ALL_TAGS,
+			.known = bip_state.napp,
 		};
 		rc = choice[k]->open(&job, &nic);
 		/* One-sided operations go to the driver itself, below the
@@ -438,6 +449,9 @@ static void release_all(void)
 	bip_state.conf = NULL;
 	bip_boot_finish();
 	bip_host_forget();
+	bip_state.grow_nic = NULL;
+	/* bipload stops saying where this process's segment is. */
+	bip_pm_close();
 }
 
 /* A launcher started this process (its stdout is then usually a pipe). */
@@ -505,6 +519,7 @@ static int setup(char *err)
 	/* The job's secret leaves the environment before anything else runs:
 	 * programs the application starts do not inherit it. */
 	bip_oob_secret_load();
+	bip_pm_open();
 	rc = bip_boot_start(&boot, err, BIP_ERR);
 	if (rc < 0)
 		return rc;
@@ -513,6 +528,19 @@ static int setup(char *err)
 	bip_state.mynode = boot.mynode;
 	bip_state.numnodes = boot.numnodes;
 	bip_state.napp = bip_conf_app_nodes(boot.conf);
+	bip_state.started = boot.started - boot.conf->nrelays;
+	bip_state.group_first = boot.group_first;
+	bip_state.group_size = boot.group_size;
+	if (boot.known < boot.numnodes) {
+		/* Room to grow, if every node can be reached by shm (grow.c). */
+		const char *nic = getenv("BIP_NIC");
+
+		if (nic && *nic && strcmp(nic, "shm") && !boot.group_first) {
+			bip_conf_truncate(boot.conf, boot.known);
+			bip_state.numnodes = boot.numnodes = boot.known;
+		}
+		bip_state.napp = boot.known;
+	}
 	bip_state.relay = bip_state.mynode >= bip_state.napp;
 	launched = boot.launched;
 	if (bip_state.relay != bip_relay_wanted) {
@@ -525,7 +553,7 @@ static int setup(char *err)
 		goto undo_all;
 	}
 	bip_state.watch_peers = boot.can_abort;
-	for (i = 0; i < bip_state.numnodes; i++)
+	for (i = 0; i < bip_state.napp; i++)
 		nlocal += bip_host_is_local(bip_state.conf->nodes[i].host);
 	/* Before this process binds itself: its affinity is still the
 	 * launcher's, the same for every process of the host. */
@@ -565,6 +593,10 @@ static int setup(char *err)
 	for (i = 0; i < bip_state.numnodes; i++)
 		bip_state.peers[i].by_shm = bip_state.peers[i].nic &&
 					    bip_state.peers[i].nic->ops == &bip_shm_ops;
+	if (bip_state.napp < bip_state.numnodes && bip_state.nnics == 1 &&
+	    bip_state.nics[0]->ops->reach)
+		bip_state.grow_nic = bip_state.nics[0];
+	bip_pm_up(bip_state.grow_nic ? bip_shm_segment_fd(bip_state.grow_nic) : -1);
 	return 0;
 
 undo_all:
@@ -605,7 +637,7 @@ BIP_EXPORT void bip_init(void)
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	memset(&bip_state.counters, 0, sizeof(bip_state.counters));
 	bip_mynode = bip_state.mynode;
-	bip_numnodes = bip_state.napp;
+	bip_numnodes = bip_state.started;
 	bip_state.initialized = 1;
 	if (bip_async_start(err, sizeof(err)) < 0) {
 		fprintf(stderr, "bip: node %d: bip_init: %s\n", bip_mynode, err);

@@ -38,6 +38,9 @@ static int check_registered(const char *call, int tag)
 
 static int check_node(const char *call, int node)
 {
+	if (node >= 0 && node < bip_state.numnodes && node != bip_state.mynode &&
+	    bip_state.grow_nic && !bip_state.peers[node].nic)
+		return bip_core_reach(node, call) == 0; /* joined the job: reached now */
 	if (node < 0 || node >= bip_state.napp) {
 		bip_error(call, "node %d does not exist (nodes 0 to %d)", node,
 			  bip_state.napp - 1);
@@ -103,6 +106,11 @@ BIP_EXPORT int bip_layer_send(int dst, int tag, const void *hdr, size_t hlen, co
 	const char *call = "bip_layer_send";
 	int locked, id;
 
+	/* A node that joined the job: reached on first use. */
+	if (bip_unlikely(bip_state.grow_nic && dst >= 0 && dst < bip_state.numnodes &&
+			 dst != bip_state.mynode && !bip_state.peers[dst].nic) &&
+	    bip_core_reach(dst, call) < 0)
+		return -1;
 	if (bip_unlikely(!bip_state.initialized || dst < 0 || dst >= bip_state.napp ||
 			 !bip_layer_of((uint32_t)tag) || hlen > BIP_SHORT_MAX ||
 			 (hlen && !hdr) || (len && !buf) || len > BIP_MAX_MESSAGE ||
@@ -229,7 +237,11 @@ BIP_EXPORT size_t bip_layer_short_max(int node)
 {
 	if (!bip_check_init("bip_layer_short_max") || !check_node("bip_layer_short_max", node))
 		return 0;
-	return bip_layer_short_limit(bip_state.peers[node].nic);
+	/* A node not reached yet is reached through the instance for joining
+	 * nodes; this node's own entry is any instance's. */
+	return bip_layer_short_limit(bip_state.peers[node].nic ? bip_state.peers[node].nic :
+				     bip_state.grow_nic ? bip_state.grow_nic :
+							  bip_state.nics[0]);
 }
 
 BIP_EXPORT const char *bip_layer_host(int node)

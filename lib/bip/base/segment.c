@@ -95,3 +95,32 @@ int bip_segment_open(const char *name, int flags, struct stat *st, char *err, si
 		*st = sb;
 	return fd;
 }
+
+int bip_segment_reopen(pid_t pid, int pidfd, struct stat *st, char *err, size_t errlen)
+{
+	char path[64];
+	struct stat sb;
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, pidfd);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	if (fstat(fd, &sb) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot stat %s: %s", path, strerror(-rc));
+		close(fd);
+		return rc;
+	}
+	rc = explain(path, &sb, err, errlen);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	if (st)
+		*st = sb;
+	return fd;
+}

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 /*
  * Open shm name (with its leading '/') with flags (O_RDWR, plus O_CREAT |
@@ -27,6 +28,14 @@
  */
 int bip_segment_open(const char *name, int flags, struct stat *st, char *err, size_t errlen);
 
+/*
+ * The segment a live process holds open as its descriptor pidfd, whose
+ * name it has already removed (a node that joined a running job reaches
+ * its peers so, bip_grow(3)): /proc/PID/fd/FD, which the kernel opens only
+ * for this user's processes, with the same checks of owner, type and mode
+ * as bip_segment_open.  The descriptor, or a negative errno with err.
+ */
+int bip_segment_reopen(pid_t pid, int pidfd, struct stat *st, char *err, size_t errlen);
 /* "user NAME (uid N)", or "uid N" when the user has no name. */
 void bip_segment_owner(unsigned uid, char *buf, size_t len);
 

@@ -150,6 +150,11 @@ int bip_boot_start(struct bip_boot *b, char *err, size_t errlen)
 	}
 	started = ops;
 	b->can_abort = ops->abort != NULL;
+	if (!b->known) {
+		/* A back end whose jobs do not grow. */
+		b->known = b->group_size = b->started = b->numnodes;
+		b->group_first = 0;
+	}
 	return 0;
 }
 

@@ -64,6 +64,14 @@ struct bip_boot {
 	int quiet;                      /* BIP_OPTS's q */
 	int launched;                   /* 1 if a launcher started this process */
 	int can_abort;                  /* 1 if the launcher can end the whole job */
+	/* A job that may grow (bip_grow(3)): numnodes is then the job's room
+	 * (BIP_UNIVERSE), nodes known the nodes that exist when this process
+	 * starts, and this process was started with the nodes group_first to
+	 * group_first + group_size - 1 (BIP_GROUP; 0 and known for the
+	 * job's first processes).  Without: all three equal numnodes. */
+	int known;
+	int started;                    /* the nodes the job started with */
+	int group_first, group_size;
 };
 
 struct bip_boot_ops {

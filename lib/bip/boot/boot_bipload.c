@@ -11,6 +11,12 @@
  * addresses through the job's own all-gather (oob.h: up and down a tree, the
  * nodes of a host under its first node, the hosts' first nodes under node 0),
  * which needs the job's secret (BIP_SECRET).
+ *
+ * A job that may grow (bip_grow(3)): bipload sets BIP_UNIVERSE, the nodes
+ * the job may reach, and BIP_GROW_HOST, its own host, where the nodes that
+ * join run; the configuration then gets nodes up to BIP_UNIVERSE - 1 on
+ * that host.  A process that joined has BIP_GROUP=FIRST:COUNT, the nodes
+ * started with it.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -128,6 +134,62 @@ static int find_jobid(const struct bip_conf *conf, char *out, size_t len, char *
 }
 
 
+/* A positive number in s (at most max), or -1. */
+static long env_count(const char *s, long max)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	v = strtol(s, &end, 10);
+	return *end || v < 0 || v > max ? -1 : v;
+}
+
+/* Room to grow: BIP_UNIVERSE, BIP_GROW_HOST and BIP_GROUP (see above). */
+static int load_growth(struct bip_boot *b, char *err, size_t errlen)
+{
+	const char *host = getenv("BIP_GROW_HOST"), *group = getenv("BIP_GROUP");
+	long universe = env_count(getenv("BIP_UNIVERSE"), 1 << 20), first, count;
+	int n0 = b->conf->n, rc;
+
+	b->known = n0;
+	b->started = n0;
+	b->group_first = 0;
+	b->group_size = n0;
+	if (universe > n0 && host && *host) {
+		rc = bip_conf_grow(b->conf, (int)universe, host);
+		if (rc == -ENOTSUP)
+			return 0; /* routes, clusters or relays: the job keeps its size */
+		if (rc < 0) {
+			snprintf(err, errlen, "BIP_UNIVERSE=%ld, BIP_GROW_HOST=%s: %s", universe,
+				 host, strerror(-rc));
+			return rc;
+		}
+	}
+	if (group && *group) {
+		char *colon = strchr(group, ':'), head[32];
+
+		if (!colon || (size_t)(colon - group) >= sizeof(head))
+			goto bad_group;
+		memcpy(head, group, (size_t)(colon - group));
+		head[colon - group] = '\0';
+		first = env_count(head, 1 << 20);
+		count = env_count(colon + 1, 1 << 20);
+		if (first < n0 || count < 1 || first + count > b->conf->n)
+			goto bad_group;
+		b->group_first = (int)first;
+		b->group_size = (int)count;
+		b->known = (int)(first + count);
+	}
+	return 0;
+
+bad_group:
+	snprintf(err, errlen, "BIP_GROUP=%s: expected FIRST:COUNT, nodes that joined the "
+		 "job (%d to %d)", group, n0, b->conf->n - 1);
+	return -EINVAL;
+}
+
 static int available(char *why, size_t len)
 {
 	(void)why;
@@ -151,9 +213,21 @@ static int start(struct bip_boot *b, char *err, size_t errlen)
 	if (rc < 0)
 		return rc;
 	b->quiet = opts.quiet;
-	b->numnodes = b->conf->n;
 	b->launched = detected();
-	rc = find_mynode(b->conf, err, errlen);
+	rc = load_growth(b, err, errlen);
+	b->numnodes = b->conf->n;
+	if (rc >= 0)
+		rc = find_mynode(b->conf, err, errlen);
+	if (rc >= 0 && rc >= b->known) {
+		snprintf(err, errlen, "BIP_NODE=%d: not a node of this job (%d nodes)", rc,
+			 b->known);
+		rc = -EINVAL;
+	}
+	if (rc >= 0 && b->group_first && rc < b->group_first) {
+		snprintf(err, errlen, "BIP_NODE=%d is not in its BIP_GROUP (%d to %d)", rc,
+			 b->group_first, b->group_first + b->group_size - 1);
+		rc = -EINVAL;
+	}
 	if (rc >= 0) {
 		b->mynode = rc;
 		rc = find_jobid(b->conf, b->jobid, sizeof(b->jobid), err, errlen);

@@ -737,6 +737,29 @@ int bip_conf_truncate(struct bip_conf *conf, int n)
 	return 0;
 }
 
+int bip_conf_grow(struct bip_conf *conf, int n, const char *host)
+{
+	struct bip_conf_node *nodes;
+	int i;
+
+	if (n < conf->n || !host || !*host || strlen(host) >= sizeof(conf->nodes[0].host))
+		return -EINVAL;
+	/* Routes are rows of n nodes, and the relays the last nodes: a job
+	 * with either cannot take nodes at its end. */
+	if (conf->routes || conf->nclusters || conf->nrelays)
+		return -ENOTSUP;
+	nodes = realloc(conf->nodes, (size_t)n * sizeof(*nodes));
+	if (!nodes)
+		return -ENOMEM;
+	for (i = conf->n; i < n; i++) {
+		memset(&nodes[i], 0, sizeof(nodes[i]));
+		snprintf(nodes[i].host, sizeof(nodes[i].host), "%s", host);
+	}
+	conf->nodes = nodes;
+	conf->n = n;
+	return 0;
+}
+
 int bip_conf_write(FILE *f, const struct bip_conf *conf)
 {
 	int i, j, k, rail, direct = bip_conf_all_direct(conf);

@@ -216,6 +216,11 @@ int bip_conf_local_rails(int n, int nrails, struct bip_conf **conf_p);
 /* Keep only the first n nodes (n <= conf->n); returns 0 or -EINVAL. */
 int bip_conf_truncate(struct bip_conf *conf, int n);
 
+/* Room for nodes that join the running job (bip_grow(3)): nodes conf->n
+ * to n - 1 on host.  -ENOTSUP when the configuration has routes, clusters
+ * or relays, -EINVAL when n is smaller or host empty, -ENOMEM. */
+int bip_conf_grow(struct bip_conf *conf, int n, const char *host);
+
 /* Write conf: when every route is direct, with "routes direct" and no
  * route lines; otherwise in the manual's format, a route line per pair.
  * Returns 0 or a negative errno. */

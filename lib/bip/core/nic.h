@@ -145,6 +145,17 @@
  * would register memory in rma_expose and complete at once from its next
  * poll.
  *
+ * Nodes that join a running job (bip_grow(3)): a job that may grow has
+ * room for numnodes nodes, of which the first job->known exist when a
+ * process opens its drivers; serve[] names only those the instance waits
+ * for at open (the nodes started with this one).  The others are reached
+ * on first use: the core calls reach(nic, node) before its first send to a
+ * node it has not reached (0: reached, -EAGAIN: not there yet, another
+ * negative errno with a message in job->err's buffer: never), and a driver
+ * that takes an arrival from a node it had not reached reaches it first,
+ * then calls bip_core_peer_joined(nic, node) so that the core sends to it
+ * through the same instance.  reach is NULL in a driver whose peers cannot
+ * join later; the core then does not let the job grow.
  * All of the above is what the core may rely on.  A driver whose NIC may
  * lose, corrupt, duplicate or reorder (the simulated board, libfabric
  * datagram endpoints) does not provide it itself: it sets dgram, moves
@@ -196,6 +207,9 @@ struct bip_nic_job {
 	 * every other node, so that its NIC may write them; else NULL. */
 	struct bip_nic_tagq *tagqs;
 	int ntags;
+	/* The job may grow (above): the nodes that exist now, the rest of
+	 * numnodes join later.  known == numnodes in a job that cannot. */
+	int known;
 };
 
 /* A one-sided operation, for rma_post (bip_rma(3) says what each does). */
@@ -268,6 +282,9 @@ struct bip_nic_ops {
 	int (*rma_expose)(struct bip_nic *nic, void *base, size_t len, uint64_t cookie);
 	int (*rma_withdraw)(struct bip_nic *nic, uint64_t key, uint64_t cookie);
 	int (*rma_post)(struct bip_nic *nic, const struct bip_nic_rma *op, uint64_t cookie);
+	/* Reach a node that joined the job after this instance opened
+	 * (above); NULL where peers cannot join.  A message in err. */
+	int (*reach)(struct bip_nic *nic, int node, char *err, size_t errlen);
 };
 
 /* Every driver instance starts with this. */
@@ -320,6 +337,10 @@ void bip_core_queued(uint32_t tag);
 /* A NIC that fills the queues started (held 1) or stopped (held 0) keeping
  * arrivals of src for tag that found the tag's queue full. */
 void bip_core_tag_held(int src, uint32_t tag, int held);
+
+/* The driver nic took an arrival from node, which joined the job after it
+ * opened, and has reached it (above). */
+void bip_core_peer_joined(struct bip_nic *nic, int node);
 
 /* The long send posted with cookie has completed (status 0 or -errno). */
 void bip_core_send_done(uint64_t cookie, int status);

@@ -36,6 +36,7 @@
 #include <time.h>
 
 #include "boot.h"
+#include "error.h"
 #include "progress.h"
 
 static const struct bip_progress_work *work;
@@ -99,10 +100,66 @@ static int others_gone(void)
 	for (i = 0; i < bip_state.napp; i++) {
 		struct bip_nic *nic = bip_state.peers[i].nic;
 
-		if (i != bip_state.mynode && nic->ops->alive(nic, i))
+		/* A node that joined and was not reached yet may still send. */
+		if (i != bip_state.mynode && (!nic || nic->ops->alive(nic, i)))
 			return 0;
 	}
 	return bip_state.napp > 1 || (bip_state.relay && bip_state.napp > 0);
+}
+
+void bip_core_peer_joined(struct bip_nic *nic, int node)
+{
+	struct bip_peer *p = &bip_state.peers[node];
+
+	p->nic = nic;
+	p->by_shm = nic->ops == &bip_shm_ops;
+	if (node >= bip_state.napp)
+		__atomic_store_n(&bip_state.napp, node + 1, __ATOMIC_RELEASE);
+}
+
+int bip_core_reach(int node, const char *call)
+{
+	struct bip_nic *nic = bip_state.grow_nic;
+	struct timespec start, now, nap = { 0, 1000000 };
+	const char *s = getenv("BIP_REACH_TIMEOUT");
+	double limit = s && atof(s) > 0 ? atof(s) : 10.0;
+	char err[320] = "";
+	int locked, rc;
+
+	if (node < 0 || node >= bip_state.numnodes || node == bip_state.mynode || !nic) {
+		bip_error(call, "node %d out of range (0 .. %d)%s", node, bip_state.napp - 1,
+			  node == bip_state.mynode ? ": it is this node" : "");
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	locked = bip_lock();
+	for (;;) {
+		if (bip_state.peers[node].nic) {
+			rc = 0;
+			break;
+		}
+		rc = nic->ops->reach(nic, node, err, sizeof(err));
+		if (rc == 0) {
+			bip_core_peer_joined(nic, node);
+			break;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (rc != -EAGAIN || now.tv_sec - start.tv_sec +
+					     (now.tv_nsec - start.tv_nsec) * 1e-9 > limit)
+			break;
+		bip_progress();
+		nanosleep(&nap, NULL);
+	}
+	bip_unlock(locked);
+	if (rc < 0) {
+		if (rc == -EAGAIN)
+			bip_error(call, "node %d has joined the job but did not start BIP within "
+				  "%.0f s", node, limit);
+		else
+			bip_error(call, "node %d cannot be reached: %s", node, err);
+		return -1;
+	}
+	return 0;
 }
 
 void bip_core_peer_lost(int node)

@@ -86,4 +86,13 @@ void bip_wait_oversubscribed(void);
  * processor (affinity): yields, sleeps after 2000 us". */
 void bip_wait_desc(char *buf, size_t len);
 
+/*
+ * Reach node, which joined the job after this process started (nic.h): a
+ * node may be there before its process has opened its drivers, so a reach
+ * that finds it not there yet tries again for BIP_REACH_TIMEOUT seconds
+ * (10) with progress in between.  0, or -1 with the error set for call.
+ * Takes the core's lock.
+ */
+int bip_core_reach(int node, const char *call);
+
 #endif /* BIP_PROGRESS_H */

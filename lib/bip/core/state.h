@@ -172,8 +172,18 @@ struct bip_state {
 	int initialized;
 	int finalized;           /* bip_finalize ran: bip_init is refused */
 	int quiet;
-	int mynode, numnodes;    /* numnodes: every node, relays too */
-	int napp;                /* the nodes running the program (bip_numnodes) */
+	int mynode, numnodes;    /* numnodes: every node, relays too, and the
+				  * room of a job that may grow (bip_grow(3)) */
+	/* The nodes running the program that this process knows of: the
+	 * job's own (bip_numnodes), and in a job that grows, up to the last
+	 * node it has reached or was started with.  Only grows; read without
+	 * the lock by the calls' checks. */
+	int napp;
+	int started;             /* the nodes the job started with (bip_numnodes) */
+	int group_first, group_size; /* the nodes started with this one */
+	/* The instance that reaches nodes joining the job (nic.h's reach),
+	 * NULL when the job cannot grow. */
+	struct bip_nic *grow_nic;
 	int relay;               /* this process is a relay (fwd.c) */
 	struct bip_conf *conf;
 	struct bip_peer *peers;

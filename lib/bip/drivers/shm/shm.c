@@ -65,6 +65,7 @@
 #include "conf.h"
 #include "core.h"
 #include "nicsleep.h"
+#include "pm.h"
 #include "segment.h"
 #include "shm.h"
 
@@ -291,7 +292,10 @@ static int create_self(struct bip_shm *shm, const struct bip_nic_job *job)
 			 strerror(-rc));
 		goto undo_create;
 	}
-	close(fd);
+	if (job->known < job->numnodes)
+		shm->segfd = fd; /* for the nodes that join later (grow.c) */
+	else
+		close(fd);
 	h->magic = BIP_SHM_MAGIC;
 	h->version = BIP_SHM_VERSION;
 	h->numnodes = (uint32_t)job->numnodes;
@@ -345,29 +349,24 @@ static void allow_reads(struct bip_shm *shm, pid_t pid)
 		prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 }
 
-/* Try once to map the segment of node; 0 when mapped, -EAGAIN when not there yet. */
-static int attach_peer(struct bip_shm *shm, const struct bip_nic_job *job, int node)
+/*
+ * Map node's segment from fd (whose stat is st), check it and take it:
+ * 0, -EAGAIN when it is not ready yet, or -EPROTO and others with a
+ * message in err.
+ */
+static int map_peer(struct bip_shm *shm, int node, int fd, const struct stat *st,
+		    const char *name, char *err, size_t errlen)
 {
 	struct bip_shm_header *h;
-	char name[96], why[256];
-	struct stat st;
+	char why[256];
 	pid_t pid;
-	int fd, rc;
+	int rc;
 
-	seg_name(name, sizeof(name), job->jobid, node);
-	fd = bip_segment_open(name, O_RDWR, &st, job->err, job->errlen);
-	if (fd == -ENOENT)
-		return -EAGAIN;
-	if (fd < 0)
-		return -EPROTO; /* the message is in job->err */
-	if (st.st_size < (off_t)shm->self_size) {
-		close(fd); /* created, not yet sized: the owner sizes it before ready */
-		return -EAGAIN;
-	}
+	if (st->st_size < (off_t)shm->self_size)
+		return -EAGAIN; /* created, not yet sized: the owner sizes it before ready */
 	/* Map only the size of the layout, whatever the file's size: a
 	 * bigger file fails the header check below. */
 	h = mmap(NULL, shm->self_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
 	if (h == MAP_FAILED)
 		return -errno;
 	/* Pairs with the release of ready in create_self. */
@@ -375,17 +374,17 @@ static int attach_peer(struct bip_shm *shm, const struct bip_nic_job *job, int n
 		munmap(h, shm->self_size);
 		return -EAGAIN;
 	}
-	rc = bip_shm_header_check(h, (size_t)st.st_size, job->numnodes, node, why, sizeof(why));
+	rc = bip_shm_header_check(h, (size_t)st->st_size, shm->numnodes, node, why, sizeof(why));
 	if (rc < 0) {
-		snprintf(job->err, job->errlen, "shared memory " SHM_DIR "%s of node %d is not "
-			 "a segment of this job: %s", name, node, why);
+		snprintf(err, errlen, "shared memory %s of node %d is not a segment of this job: "
+			 "%s", name, node, why);
 		munmap(h, shm->self_size);
 		return rc;
 	}
 	pid = h->pid;
 	if (pid <= 0) { /* changed since the check */
-		snprintf(job->err, job->errlen, "shared memory " SHM_DIR "%s of node %d: process "
-			 "id %d", name, node, pid);
+		snprintf(err, errlen, "shared memory %s of node %d: process id %d", name, node,
+			 pid);
 		munmap(h, shm->self_size);
 		return -EPROTO;
 	}
@@ -398,6 +397,70 @@ static int attach_peer(struct bip_shm *shm, const struct bip_nic_job *job, int n
 	__atomic_fetch_or(&shm->peers[node].attached[shm->mynode / 64],
 			  1ull << (shm->mynode % 64), __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* Try once to map the segment of node; 0 when mapped, -EAGAIN when not there yet. */
+static int attach_peer(struct bip_shm *shm, const struct bip_nic_job *job, int node)
+{
+	char name[96], path[sizeof(SHM_DIR) + 96];
+	struct stat st;
+	int fd, rc;
+
+	seg_name(name, sizeof(name), job->jobid, node);
+	fd = bip_segment_open(name, O_RDWR, &st, job->err, job->errlen);
+	if (fd == -ENOENT)
+		return -EAGAIN;
+	if (fd < 0)
+		return -EPROTO; /* the message is in job->err */
+	snprintf(path, sizeof(path), SHM_DIR "%s", name);
+	rc = map_peer(shm, node, fd, &st, path, job->err, job->errlen);
+	close(fd);
+	return rc;
+}
+
+int bip_shm_reach_node(struct bip_shm *shm, int node, char *err, size_t errlen)
+{
+	char path[64];
+	struct stat st;
+	pid_t pid;
+	int fd, pidfd, rc;
+
+	if (node < 0 || node >= shm->numnodes || node == shm->mynode) {
+		snprintf(err, errlen, "node %d is not a node of this job", node);
+		return -EINVAL;
+	}
+	if (shm->peers[node].seg)
+		return 0;
+	rc = bip_pm_where(node, &pid, &pidfd, err, errlen);
+	if (rc < 0)
+		return rc;
+	fd = bip_segment_reopen(pid, pidfd, &st, err, errlen);
+	if (fd < 0)
+		return fd == -ENOENT ? -ESRCH : fd;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, pidfd);
+	rc = map_peer(shm, node, fd, &st, path, err, errlen);
+	close(fd);
+	if (rc == 0 && shm->peers[node].pid != pid) {
+		/* The segment is another process's than bipload said. */
+		snprintf(err, errlen, "the segment held by process %d is process %d's", (int)pid,
+			 (int)shm->peers[node].pid);
+		munmap(shm->peers[node].seg, shm->self_size);
+		shm->peers[node].seg = NULL;
+		return -EPROTO;
+	}
+	if (rc == 0)
+		shm->local[shm->nlocal++] = node;
+	return rc;
+}
+
+static int shm_reach(struct bip_nic *nic, int node, char *err, size_t errlen)
+{
+	return bip_shm_reach_node(bip_shm_of(nic), node, err, errlen);
+}
+
+int bip_shm_segment_fd(struct bip_nic *nic)
+{
+	return bip_shm_of(nic)->segfd;
 }
 
 static int all_attached_me(struct bip_shm *shm)
@@ -506,6 +569,7 @@ static int shm_open_nic(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	shm->nic.ops = &bip_shm_ops;
 	shm->nic.max_short = sizeof(((struct bip_shm_slot *)0)->payload);
 	shm->unlinked = 1;
+	shm->segfd = -1;
 	bip_shm_bells = bip_may_sleep();
 	shm->self_size = bip_shm_segment_size(job->numnodes, shm->off);
 	/* The pipelined copy measured faster than process_vm_readv at every
@@ -544,6 +608,8 @@ static void shm_close(struct bip_nic *nic)
 
 	if (!shm->unlinked)
 		shm_unlink(shm->name);
+	if (shm->segfd >= 0)
+		close(shm->segfd);
 	for (i = 0; shm->peers && i < shm->numnodes; i++)
 		if (shm->peers[i].seg && i != shm->mynode)
 			munmap(shm->peers[i].seg, shm->peers[i].seg_size);
@@ -609,4 +675,5 @@ const struct bip_nic_ops bip_shm_ops = {
 	.sleep_arm = shm_sleep_arm,
 	.sleep_wait = bip_nicsleep_wait,
 	.close = shm_close,
+	.reach = shm_reach,
 };

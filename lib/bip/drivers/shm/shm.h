@@ -147,6 +147,10 @@ struct bip_shm {
 	int mynode, numnodes;
 	char name[96];                    /* my segment's name, for unlinking */
 	int unlinked;
+	/* A job that grows (nic.h): my segment's descriptor, kept open so
+	 * that nodes joining later can map it (bipload tells them where),
+	 * else -1. */
+	int segfd;
 	struct bip_shm_header *self;
 	size_t self_size;
 	struct bip_shm_peer *me;          /* my segment's parts: peers[mynode] */
@@ -193,6 +197,14 @@ static inline struct bip_shm *bip_shm_of(struct bip_nic *nic)
 {
 	return (struct bip_shm *)nic;
 }
+
+/* The descriptor of this process's segment in a job that grows, else -1
+ * (what bip_init tells bipload, boot/pm.h). */
+int bip_shm_segment_fd(struct bip_nic *nic);
+
+/* Reach node, which joined the job after this instance opened (nic.h's
+ * reach), from a poll: 0, -EAGAIN, or another negative errno with err. */
+int bip_shm_reach_node(struct bip_shm *shm, int node, char *err, size_t errlen);
 
 /* Segment geometry for n nodes: its size, and the parts' offsets. */
 size_t bip_shm_segment_size(int n, uint64_t off[BIP_SHM_PARTS]);

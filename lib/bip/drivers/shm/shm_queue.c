@@ -509,6 +509,17 @@ static int drain_fifo(struct bip_shm *shm)
 			break;
 		/* Read once: a peer's memory, checked before use. */
 		kind = bip_shm_slot_read(slot, &src, &tag, &len);
+		if (bip_unlikely(kind && src < shm->numnodes && src != shm->mynode &&
+				 !shm->peers[src].seg && shm->segfd >= 0)) {
+			/* A node that joined the job writes first (nic.h). */
+			char why[320];
+
+			rc = bip_shm_reach_node(shm, src, why, sizeof(why));
+			if (rc == -EAGAIN)
+				break; /* bipload has not heard it is up yet: later */
+			if (rc == 0)
+				bip_core_peer_joined(&shm->nic, src);
+		}
 		if (bip_unlikely(!kind || src >= shm->numnodes || !shm->peers[src].seg ||
 				 src == shm->mynode)) {
 			bip_shm_bad_slot(shm, src, "the fifo", slot->kind, tag, len);

@@ -1,0 +1,566 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bipload_grow.c - jobs that grow (bip_grow(3)): bipload's end of the
+ * processes' channels (lib/bip/boot/pm.h has the protocol) and the nodes
+ * it starts while the job runs.
+ *
+ * Room.  A job whose nodes all run on bipload's host, with a configuration
+ * without routes, clusters or relays, may grow to --universe N nodes
+ * (default: its own nodes and 64 more); MPI reports it as
+ * MPI_UNIVERSE_SIZE.  Every process then gets BIP_UNIVERSE, BIP_GROW_HOST
+ * (the configuration's name of this host) and BIP_PM_FD, one end of a
+ * socket pair whose other end bipload polls with the job's output.  Other
+ * jobs get none of them and cannot grow.
+ *
+ * A grow request (from any process of the job) is checked whole before
+ * anything starts: room for every process, each command's host this one,
+ * argument counts that match the record.  The new nodes are numbered after
+ * every node the job has had; each is forked with its command's program,
+ * arguments, environment (the job's, then the command's VAR=value), working
+ * directory and PATH, and BIP_GROUP naming its siblings.  Whether exec
+ * worked comes back on a close-on-exec pipe, so that a program that does
+ * not exist or cannot run is an error code of that process and not a
+ * failure of the job.  The answer goes once every new process has said
+ * "up" (its drivers are open), or as soon as one fails (exec, or an end
+ * before "up"): then the others are killed, and none of them counts in the
+ * job's end.  A process that joined and then fails ends the job like any
+ * node.
+ *
+ * "where NODE" answers with the pid of NODE's process and the descriptor
+ * of its shm segment there, as the process said in its "up", while it
+ * runs and its channel is open (it closes it at bip_finalize).
+ *
+ * Every record is read as untrusted input: at most BIP_PM_MSG_MAX bytes,
+ * fields counted against the record, numbers range-checked.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bipload.h"
+#include "conf.h"
+
+#define PM_MSG_MAX 65536
+#define GROW_DEFAULT_ROOM 64
+
+int bipload_universe;           /* the room of a job that grows, else 0 */
+static int grow_host_node = -1; /* a node of this host, whose host name new nodes take */
+
+/* The request waiting for its new processes to come up. */
+static struct {
+	int active;
+	int asker;              /* the node that asked */
+	int first, total, room;
+	int *codes;
+	char msg[512];
+} pending;
+
+void bipload_grow_prepare(int want)
+{
+	int i;
+
+	bipload_universe = 0;
+	if (nrelays || conf->routes || conf->nclusters)
+		return;
+	for (i = 0; i < nprocs; i++)
+		if (procs[i].proxy >= 0)
+			return;
+	grow_host_node = 0;
+	bipload_universe = want > 0 ? want : nprocs + GROW_DEFAULT_ROOM;
+	if (bipload_universe < nprocs)
+		bipload_universe = nprocs;
+	if (bipload_universe > BIP_CONF_MAXNODES)
+		bipload_universe = BIP_CONF_MAXNODES;
+}
+
+int bipload_room(void)
+{
+	return bipload_universe > nprocs ? bipload_universe : nprocs;
+}
+
+void bipload_grow_env(void)
+{
+	char v[32];
+
+	if (bipload_universe <= 0)
+		return;
+	snprintf(v, sizeof(v), "%d", bipload_universe);
+	setenv("BIP_UNIVERSE", v, 1);
+	setenv("BIP_GROW_HOST", conf->nodes[grow_host_node].host, 1);
+}
+
+int bipload_grow_channel(int node)
+{
+	int sv[2];
+
+	procs[node].pm_fd = -1;
+	if (bipload_universe <= 0)
+		return -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		die("socketpair: %s", strerror(errno));
+	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+	procs[node].pm_fd = sv[0];
+	procs[node].segfd = -1;
+	return sv[1];
+}
+
+/* A record of fields (each NUL-ended), sent on node's channel. */
+struct rec {
+	char buf[PM_MSG_MAX];
+	size_t len;
+};
+
+static void put(struct rec *r, const char *field)
+{
+	size_t n = strlen(field) + 1;
+
+	if (r->len + n > sizeof(r->buf))
+		n = 0; /* cannot happen: answers are short */
+	memcpy(r->buf + r->len, field, n);
+	r->len += n;
+}
+
+static void putf(struct rec *r, const char *fmt, long v)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), fmt, v);
+	put(r, s);
+}
+
+static void answer(int node, const struct rec *r)
+{
+	struct proc *p = &procs[node];
+
+	if (p->pm_fd < 0)
+		return;
+	/* A process that does not read its answers loses them, not bipload. */
+	if (send(p->pm_fd, r->buf, r->len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno != EAGAIN)
+		fprintf(stderr, "bipload: node %d: its channel: %s\n", node, strerror(errno));
+}
+
+static void pm_gone(struct proc *p)
+{
+	if (p->pm_fd >= 0)
+		close(p->pm_fd);
+	p->pm_fd = -1;
+	p->up = 0;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return *s && !*end && !errno && *v >= lo && *v <= hi ? 0 : -1;
+}
+
+static void where(int asker, char **f, int nf)
+{
+	struct rec r = { .len = 0 };
+	const char *why = NULL;
+	long node;
+	int code = 0;
+
+	if (nf != 2 || parse_long(f[1], 0, INT_MAX, &node) < 0) {
+		fprintf(stderr, "bipload: node %d: a malformed where: ignored\n", asker);
+		return;
+	}
+	put(&r, "where");
+	put(&r, f[1]);
+	if (node >= nprocs || procs[node].abandoned) {
+		code = ESRCH, why = "no such node in the job";
+	} else if (!bipload_proc_running(&procs[node]) || (procs[node].up && procs[node].pm_fd < 0)) {
+		code = ESRCH, why = "its process has ended or left BIP";
+	} else if (!procs[node].up) {
+		code = EAGAIN, why = "it has not started BIP yet";
+	} else if (procs[node].segfd < 0) {
+		code = ENOTSUP, why = "it holds no shared-memory segment";
+	}
+	if (code) {
+		char msg[128];
+
+		putf(&r, "%ld", -code);
+		snprintf(msg, sizeof(msg), "node %ld: %s", node, why);
+		put(&r, msg);
+	} else {
+		putf(&r, "%ld", (long)procs[node].pid);
+		putf(&r, "%ld", procs[node].segfd);
+	}
+	answer(asker, &r);
+}
+
+/* The answer to the pending request, and the end of the request. */
+static void grow_answer(void)
+{
+	struct rec r = { .len = 0 };
+	int i, failed = 0;
+
+	for (i = 0; i < pending.total; i++)
+		failed |= pending.codes[i] != 0;
+	if (failed) {
+		/* None of them runs: stopped, and not counted in the job's end. */
+		for (i = pending.first; i < pending.first + pending.total && i < nprocs; i++) {
+			procs[i].abandoned = 1;
+			if (procs[i].pid > 0)
+				kill(procs[i].pid, SIGKILL);
+		}
+	}
+	put(&r, "grew");
+	putf(&r, "%ld", pending.first);
+	putf(&r, "%ld", pending.total);
+	putf(&r, "%ld", pending.room);
+	for (i = 0; i < pending.total; i++)
+		putf(&r, "%ld", pending.codes[i]);
+	put(&r, failed ? pending.msg : "");
+	answer(pending.asker, &r);
+	free(pending.codes);
+	pending.codes = NULL;
+	pending.active = 0;
+}
+
+/* Set process i's error (the first message is kept). */
+static void grow_fail(int i, int code, const char *fmt, const char *a, const char *b)
+{
+	if (pending.codes[i])
+		return;
+	pending.codes[i] = code;
+	if (!pending.msg[0])
+		snprintf(pending.msg, sizeof(pending.msg), fmt, a, b);
+}
+
+/* Start the process of node k: 0, or an errno (the message in pending). */
+static int start_grown(int k, char *const *argv, char *const *env, int nenv, const char *wdir,
+		       const char *path, int app, int first, int total)
+{
+	struct proc *p = &procs[k];
+	int out[2], err[2], ep[2], child_pm, e = 0, i;
+	char v[64];
+	ssize_t n;
+	pid_t pid;
+
+	memset(p, 0, sizeof(*p));
+	p->node = k;
+	p->app = 0;
+	p->grown = 1;
+	p->proxy = -1;
+	p->local_index = k;
+	p->file[0] = p->file[1] = -1;
+	p->s[0] = (struct stream){ .fd = -1, .open = 1, .out = 1 };
+	p->s[1] = (struct stream){ .fd = -1, .open = 1, .out = 2 };
+	if (pipe(out) < 0 || pipe(err) < 0 || pipe2(ep, O_CLOEXEC) < 0)
+		die("pipe: %s", strerror(errno));
+	child_pm = bipload_grow_channel(k);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int fd0 = open("/dev/null", O_RDONLY), pm_hi, ep_hi;
+
+		bipload_child_setup(bipload_pid);
+		dup2(fd0, 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		/* Out of the way first: either may be 3 or 4 now. */
+		pm_hi = fcntl(child_pm, F_DUPFD, 512);
+		ep_hi = fcntl(ep[1], F_DUPFD, 512);
+		dup2(pm_hi, 3);
+		dup2(ep_hi, 4);
+		fcntl(3, F_SETFD, 0);
+		fcntl(4, F_SETFD, FD_CLOEXEC);
+		for (i = 5; i < 1024; i++)
+			close(i);
+		for (i = 0; i < nenv; i++) {
+			const char *eq = strchr(env[i], '=');
+			char *name = eq ? strndup(env[i], (size_t)(eq - env[i])) : NULL;
+
+			if (name)
+				setenv(name, eq + 1, 1);
+			free(name);
+		}
+		snprintf(v, sizeof(v), "%d", app);
+		setenv("BIP_APPNUM", v, 1);
+		snprintf(v, sizeof(v), "%d", k);
+		setenv(BIP_ENV_NODE, v, 1);
+		snprintf(v, sizeof(v), "%d:%d", first, total);
+		setenv("BIP_GROUP", v, 1);
+		setenv(BIP_ENV_JOBID, jobid, 1);
+		setenv(BIP_ENV_SECRET, secret, 1);
+		setenv(BIP_ENV_HOST, conf->nodes[grow_host_node].host, 1);
+		snprintf(v, sizeof(v), "n%d%s", conf->n, opt.quiet ? "q" : "");
+		setenv(BIP_ENV_OPTS, v, 1);
+		setenv("BIP_PM_FD", "3", 1);
+		bipload_grow_env();
+		if (path && *path)
+			setenv("PATH", path, 1);
+		if (wdir && *wdir && chdir(wdir) < 0) {
+			e = errno;
+			if (write(4, &e, sizeof(e)) < 0)
+				_exit(126);
+			_exit(126);
+		}
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(4, &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(out[1]);
+	close(err[1]);
+	close(ep[1]);
+	close(child_pm);
+	do
+		n = read(ep[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(ep[0]);
+	p->pid = pid;
+	p->started = pid;
+	p->s[0] = (struct stream){ .fd = out[0], .open = 1, .out = 1 };
+	p->s[1] = (struct stream){ .fd = err[0], .open = 1, .out = 2 };
+	set_cloexec_nonblock(out[0]);
+	set_cloexec_nonblock(err[0]);
+	if (n == (ssize_t)sizeof(e) && e) {
+		p->abandoned = 1;
+		return e;
+	}
+	return 0;
+}
+
+static void grow(int asker, char **f, int nf)
+{
+	long ncmds;
+	int at = 2, c, i, total = 0, first = nprocs, room = bipload_universe - nprocs, k;
+	struct {
+		long count, argc, nenv;
+		int argv_at, env_at;
+		const char *host, *wdir, *path;
+	} *cmd = NULL;
+
+	if (pending.active) {
+		fprintf(stderr, "bipload: node %d: a grow request while another waits: ignored\n",
+			asker);
+		return;
+	}
+	if (nf < 2 || strcmp(f[0], "grow") || parse_long(f[1], 1, 4096, &ncmds) < 0)
+		goto malformed;
+	cmd = calloc((size_t)ncmds, sizeof(*cmd));
+	if (!cmd)
+		die("out of memory");
+	for (c = 0; c < ncmds; c++) {
+		if (at + 5 > nf || parse_long(f[at], 1, 4096, &cmd[c].count) < 0)
+			goto malformed;
+		cmd[c].host = f[at + 1];
+		cmd[c].wdir = f[at + 2];
+		cmd[c].path = f[at + 3];
+		if (parse_long(f[at + 4], 1, 4096, &cmd[c].argc) < 0)
+			goto malformed;
+		at += 5;
+		cmd[c].argv_at = at;
+		at += (int)cmd[c].argc;
+		if (at >= nf || parse_long(f[at], 0, 4096, &cmd[c].nenv) < 0)
+			goto malformed;
+		at++;
+		cmd[c].env_at = at;
+		at += (int)cmd[c].nenv;
+		if (at > nf)
+			goto malformed;
+		for (i = 0; i < cmd[c].nenv; i++) {
+			const char *e = f[cmd[c].env_at + i], *eq = strchr(e, '=');
+
+			if (!eq || !valid_name(e, (size_t)(eq - e)))
+				goto malformed;
+		}
+		total += (int)cmd[c].count;
+	}
+	if (at != nf || total > 4096)
+		goto malformed;
+	pending.active = 1;
+	pending.asker = asker;
+	pending.first = first;
+	pending.total = total;
+	pending.room = room > 0 ? room : 0;
+	pending.msg[0] = '\0';
+	pending.codes = calloc((size_t)total, sizeof(int));
+	if (!pending.codes)
+		die("out of memory");
+	if (total > room) {
+		for (i = 0; i < total; i++)
+			pending.codes[i] = ENOSPC;
+		snprintf(pending.msg, sizeof(pending.msg), "%d processes asked, the job has room "
+			 "for %d more node%s (bipload --universe)", total, room > 0 ? room : 0,
+			 room == 1 ? "" : "s");
+		goto answer_now;
+	}
+	for (c = 0, k = 0; c < ncmds; c++) {
+		if (cmd[c].host[0] && strcmp(cmd[c].host, conf->nodes[grow_host_node].host) &&
+		    !bip_host_is_local(cmd[c].host)) {
+			for (i = 0; i < cmd[c].count; i++)
+				grow_fail(k + i, EHOSTUNREACH, "host %s: nodes join only on "
+					  "bipload's host (%s) in this version", cmd[c].host,
+					  conf->nodes[grow_host_node].host);
+		}
+		k += (int)cmd[c].count;
+	}
+	for (i = 0; i < total; i++)
+		if (pending.codes[i])
+			goto answer_now;
+	/* Every node of the request gets its number now, started or not. */
+	for (c = 0, k = 0; c < ncmds; c++) {
+		for (i = 0; i < cmd[c].count; i++, k++) {
+			int e = start_grown(first + k, &f[cmd[c].argv_at],
+					    (char *const *)&f[cmd[c].env_at], (int)cmd[c].nenv,
+					    cmd[c].wdir, cmd[c].path, c, first, total);
+
+			nprocs = first + k + 1;
+			if (e)
+				grow_fail(k, e, "cannot run %s: %s", f[cmd[c].argv_at],
+					  strerror(e));
+		}
+	}
+	for (i = 0; i < total; i++)
+		if (pending.codes[i])
+			goto answer_now;
+	if (!opt.quiet)
+		info("nodes %d to %d joined the job (%s)", first, first + total - 1,
+		     f[cmd[0].argv_at]);
+	free(cmd);
+	return;
+
+malformed:
+	fprintf(stderr, "bipload: node %d: a malformed grow request: ignored\n", asker);
+	free(cmd);
+	return;
+
+answer_now:
+	free(cmd);
+	grow_answer();
+}
+
+/* The argv of a grow request's record ends where its fields do: the
+ * record's fields are rewritten to NUL-ended strings in place. */
+static int split(char *buf, size_t len, char **f, int max)
+{
+	size_t at = 0;
+	int n = 0;
+
+	if (!len || buf[len - 1] != '\0')
+		return -1;
+	while (at < len) {
+		if (n == max)
+			return -1;
+		f[n++] = buf + at;
+		at += strlen(buf + at) + 1;
+	}
+	return n;
+}
+
+int bipload_grow_pollfds(struct pollfd *pfd, int *nodes)
+{
+	int i, n = 0;
+
+	for (i = 0; i < nprocs; i++) {
+		if (procs[i].pm_fd < 0)
+			continue;
+		pfd[n] = (struct pollfd){ .fd = procs[i].pm_fd, .events = POLLIN };
+		nodes[n++] = i;
+	}
+	return n;
+}
+
+void bipload_grow_events(const struct pollfd *pfd, const int *nodes, int n)
+{
+	static char buf[PM_MSG_MAX + 1];
+	static char *f[PM_MSG_MAX / 2];
+	int i, nf;
+
+	for (i = 0; i < n; i++) {
+		struct proc *p = &procs[nodes[i]];
+		ssize_t len;
+		long v;
+
+		if (!pfd[i].revents || p->pm_fd < 0)
+			continue;
+		len = recv(p->pm_fd, buf, PM_MSG_MAX, MSG_DONTWAIT);
+		if (len < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (len <= 0) {
+			pm_gone(p);
+			continue;
+		}
+		nf = split(buf, (size_t)len, f, (int)(sizeof(f) / sizeof(f[0])));
+		if (nf < 1) {
+			fprintf(stderr, "bipload: node %d: a malformed record on its channel: "
+				"ignored\n", p->node);
+			continue;
+		}
+		if (!strcmp(f[0], "up") && nf == 2 && parse_long(f[1], -1, 1 << 20, &v) == 0) {
+			p->up = 1;
+			p->segfd = (int)v;
+		} else if (!strcmp(f[0], "where")) {
+			where(p->node, f, nf);
+		} else if (!strcmp(f[0], "grow")) {
+			grow(p->node, f, nf);
+		} else {
+			fprintf(stderr, "bipload: node %d: an unknown request on its channel: "
+				"ignored\n", p->node);
+		}
+	}
+	bipload_grow_check();
+}
+
+void bipload_grow_check(void)
+{
+	int i, waiting = 0;
+
+	if (!pending.active)
+		return;
+	for (i = 0; i < pending.total; i++) {
+		struct proc *p = &procs[pending.first + i];
+
+		if (pending.codes[i] || p->up)
+			continue;
+		if (!bipload_proc_running(p)) {
+			char how_[64];
+
+			if (WIFSIGNALED(p->status))
+				snprintf(how_, sizeof(how_), "killed by signal %d", WTERMSIG(p->status));
+			else
+				snprintf(how_, sizeof(how_), "exit status %d", WEXITSTATUS(p->status));
+			p->abandoned = 1;
+			grow_fail(i, ECHILD, "a new process ended before it started BIP (%s%s)",
+				  how_, "");
+			continue;
+		}
+		waiting = 1;
+	}
+	for (i = 0; i < pending.total; i++)
+		if (pending.codes[i])
+			waiting = 0;
+	if (!waiting)
+		grow_answer();
+}
+
+void bipload_grow_stop(void)
+{
+	int i;
+
+	/* A request that waits when the job stops is answered: its asker is
+	 * being stopped too, but not left blocked if it is not. */
+	if (pending.active) {
+		for (i = 0; i < pending.total; i++)
+			grow_fail(i, ECANCELED, "the job is stopping%s%s", "", "");
+		grow_answer();
+	}
+	for (i = 0; i < nprocs; i++)
+		pm_gone(&procs[i]);
+}
