@@ -178,6 +178,7 @@ struct bip_state {
 	 * job's own (bip_numnodes), and in a job that grows, up to the last
 	 * node it has reached or was started with.  Only grows; read without
 	 * the lock by the calls' checks. */
+	char jobid[48];          /* the job's id (boot.h), for bip_layer_jobid */
 	int napp;
 	int started;             /* the nodes the job started with (bip_numnodes) */
 	int group_first, group_size; /* the nodes started with this one */
