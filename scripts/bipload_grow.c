@@ -239,8 +239,8 @@ static void grow_fail(int i, int code, const char *fmt, const char *a, const cha
 }
 
 /* Start the process of node k: 0, or an errno (the message in pending). */
-static int start_grown(int k, char *const *argv, char *const *env, int nenv, const char *wdir,
-		       const char *path, int app, int first, int total)
+static int start_grown(int k, char *const *argv, int argc, char *const *env, int nenv,
+		       const char *wdir, const char *path, int app, int first, int total)
 {
 	struct proc *p = &procs[k];
 	int out[2], err[2], ep[2], child_pm, e = 0, i;
@@ -302,6 +302,15 @@ static int start_grown(int k, char *const *argv, char *const *env, int nenv, con
 		bipload_grow_env();
 		if (path && *path)
 			setenv("PATH", path, 1);
+		/* The record's fields go on: argv ends here. */
+		{
+			char **args = calloc((size_t)argc + 1, sizeof(char *));
+
+			if (!args)
+				_exit(127);
+			memcpy(args, argv, (size_t)argc * sizeof(char *));
+			argv = args;
+		}
 		if (wdir && *wdir && chdir(wdir) < 0) {
 			e = errno;
 			if (write(4, &e, sizeof(e)) < 0)
@@ -336,6 +345,53 @@ static int start_grown(int k, char *const *argv, char *const *env, int nenv, con
 	return 0;
 }
 
+/* Requests that came while another waited, in order. */
+struct queued {
+	struct queued *next;
+	int asker;
+	size_t len;
+	char buf[];
+};
+static struct queued *q_head, **q_tail = &q_head;
+
+static void queue(int asker, char **f, int nf)
+{
+	size_t len = (size_t)(f[nf - 1] + strlen(f[nf - 1]) + 1 - f[0]);
+	struct queued *q = malloc(sizeof(*q) + len);
+
+	if (!q)
+		die("out of memory");
+	q->next = NULL;
+	q->asker = asker;
+	q->len = len;
+	memcpy(q->buf, f[0], len);
+	*q_tail = q;
+	q_tail = &q->next;
+}
+
+static int split(char *buf, size_t len, char **f, int max);
+
+static void grow(int asker, char **f, int nf);
+
+/* The next queued request, once none waits. */
+static void dequeue(void)
+{
+	static char *f[PM_MSG_MAX / 2];
+
+	while (!pending.active && q_head) {
+		struct queued *q = q_head;
+		int nf;
+
+		q_head = q->next;
+		if (!q_head)
+			q_tail = &q_head;
+		nf = split(q->buf, q->len, f, (int)(sizeof(f) / sizeof(f[0])));
+		if (nf > 0 && procs[q->asker].pm_fd >= 0)
+			grow(q->asker, f, nf);
+		free(q);
+	}
+}
+
 static void grow(int asker, char **f, int nf)
 {
 	long ncmds;
@@ -347,8 +403,7 @@ static void grow(int asker, char **f, int nf)
 	} *cmd = NULL;
 
 	if (pending.active) {
-		fprintf(stderr, "bipload: node %d: a grow request while another waits: ignored\n",
-			asker);
+		queue(asker, f, nf);
 		return;
 	}
 	if (nf < 2 || strcmp(f[0], "grow") || parse_long(f[1], 1, 4096, &ncmds) < 0)
@@ -417,7 +472,7 @@ static void grow(int asker, char **f, int nf)
 	/* Every node of the request gets its number now, started or not. */
 	for (c = 0, k = 0; c < ncmds; c++) {
 		for (i = 0; i < cmd[c].count; i++, k++) {
-			int e = start_grown(first + k, &f[cmd[c].argv_at],
+			int e = start_grown(first + k, &f[cmd[c].argv_at], (int)cmd[c].argc,
 					    (char *const *)&f[cmd[c].env_at], (int)cmd[c].nenv,
 					    cmd[c].wdir, cmd[c].path, c, first, total);
 
@@ -522,8 +577,10 @@ void bipload_grow_check(void)
 {
 	int i, waiting = 0;
 
-	if (!pending.active)
+	if (!pending.active) {
+		dequeue();
 		return;
+	}
 	for (i = 0; i < pending.total; i++) {
 		struct proc *p = &procs[pending.first + i];
 
@@ -548,6 +605,7 @@ void bipload_grow_check(void)
 			waiting = 0;
 	if (!waiting)
 		grow_answer();
+	dequeue();
 }
 
 void bipload_grow_stop(void)
@@ -563,4 +621,11 @@ void bipload_grow_stop(void)
 	}
 	for (i = 0; i < nprocs; i++)
 		pm_gone(&procs[i]);
+	while (q_head) {
+		struct queued *q = q_head;
+
+		q_head = q->next;
+		free(q);
+	}
+	q_tail = &q_head;
 }

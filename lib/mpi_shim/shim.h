@@ -96,7 +96,8 @@ struct mpi_shim_state {
 	int initialized;   /* MPI_Init has run */
 	int finalized;     /* MPI_Finalize has run */
 	int thread_level;  /* provided thread level */
-	int world_rank, world_size;
+	int world_rank, world_size; /* this node; MPI_COMM_WORLD's size */
+	int nodes;         /* the bound of a node number: the job's room (bip_universe) */
 	int nhosts;        /* distinct hosts of the job */
 	const char *const *hostnames; /* hostname of each host index */
 	uint32_t next_ctx; /* lowest context id this process has not used */

@@ -499,7 +499,8 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
 	if (!value || !flag)
 		return mpi_shim_err(comm, MPI_ERR_ARG, "MPI_Comm_get_attr",
 				    "attribute_val or flag is NULL");
-	universe_size = mpi_shim.world_size;
+	/* The job's room: the nodes it may grow to (bipload --universe). */
+	universe_size = bip_universe();
 	switch (keyval) {
 	case MPI_TAG_UB:
 		v = &tag_ub;

@@ -150,7 +150,7 @@ static int leaders_trade(MPI_Comm local_comm, MPI_Comm peer_comm, int remote_lea
 			   tag, peer_comm, MPI_STATUS_IGNORE);
 	if (rc)
 		return rc;
-	if (theirs[0] <= 0 || theirs[0] > mpi_shim.world_size)
+	if (theirs[0] <= 0 || theirs[0] > mpi_shim.nodes)
 		return MPI_ERR_INTERN;
 	rworld = malloc((size_t)theirs[0] * sizeof(*rworld));
 	if (!rworld)
@@ -163,7 +163,7 @@ static int leaders_trade(MPI_Comm local_comm, MPI_Comm peer_comm, int remote_lea
 	}
 	news->err = MPI_SUCCESS;
 	for (i = 0; i < theirs[0]; i++) {
-		if (rworld[i] < 0 || rworld[i] >= mpi_shim.world_size)
+		if (rworld[i] < 0 || rworld[i] >= mpi_shim.nodes)
 			news->err = MPI_ERR_INTERN;
 		for (j = 0; j < local_comm->size; j++)
 			if (rworld[i] == local_comm->world[j])

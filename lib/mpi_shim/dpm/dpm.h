@@ -44,13 +44,19 @@
  * The bound of a node number: every node that a message of this job may
  * come from or go to is below it.  Every value received from another
  * process (a group's size, a node number) is checked against it.  The
- * nodes of the job started by the launcher for now; nodes joining a
- * running job will raise it.
+ * job's room (bip_universe(3)): the nodes it started with and those that
+ * may join it.
  */
 static inline int mpi_shim_dpm_nodes(void)
 {
-	return mpi_shim.world_size;
+	return mpi_shim.nodes;
 }
+
+/* spawn.c: in a spawned process, the inter-communicator to its parents,
+ * made at MPI_Init with them (BIP_PARENT); and its release at
+ * MPI_Finalize. */
+int mpi_shim_dpm_parent_init(void);
+void mpi_shim_dpm_parent_fini(void);
 
 /* The channel (made at the first call, MPI_ERR_NO_MEM), or NULL. */
 MPI_Comm mpi_shim_dpm_channel(void);

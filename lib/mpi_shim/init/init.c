@@ -42,7 +42,7 @@ static void env_fini_comms(void)
 
 static int init(int *argc, char ***argv, int required, int *provided, const char *call)
 {
-	int n, me, i, rc;
+	int n, me, i, rc, first;
 	int *world = NULL, *self = NULL;
 
 	if (mpi_shim.initialized || mpi_shim.finalized) {
@@ -58,10 +58,13 @@ static int init(int *argc, char ***argv, int required, int *provided, const char
 	mpi_shim_clock_start();
 	env.bip_started = bip_layer_init();
 	env.main_thread = pthread_self();
-	n = bip_numnodes;
+	/* MPI_COMM_WORLD: the nodes started with this one (a spawned
+	 * process's siblings, bip_group(3)). */
+	bip_group(&first, &n);
 	me = bip_mynode;
 	mpi_shim.world_rank = me;
 	mpi_shim.world_size = n;
+	mpi_shim.nodes = bip_universe();
 	/* The lower of the level asked for and PROVIDED_THREAD_LEVEL; a value
 	 * that is no level (below MPI_THREAD_SINGLE or above
 	 * MPI_THREAD_MULTIPLE) gets the nearest level this library provides,
@@ -72,18 +75,18 @@ static int init(int *argc, char ***argv, int required, int *provided, const char
 	mpi_shim.thread_level = required < PROVIDED_THREAD_LEVEL ? required : PROVIDED_THREAD_LEVEL;
 	if (provided)
 		*provided = mpi_shim.thread_level;
-	if (mpi_shim_hosts_init(n, me) < 0)
+	if (mpi_shim_hosts_init(mpi_shim.nodes, me) < 0)
 		goto no_memory;
 	world = malloc((size_t)n * sizeof(*world));
 	self = malloc(sizeof(*self));
 	if (!world || !self)
 		goto no_memory;
 	for (i = 0; i < n; i++)
-		world[i] = i;
+		world[i] = first + i;
 	self[0] = me;
 	/* Context ids 0/1 and 2/3: the same on every process. */
 	mpi_shim.next_ctx = 4;
-	rc = mpi_shim_comm_setup(&mpi_shim_comm_world, n, world, me, 0);
+	rc = mpi_shim_comm_setup(&mpi_shim_comm_world, n, world, me - first, 0);
 	if (rc == MPI_SUCCESS)
 		rc = mpi_shim_comm_setup(&mpi_shim_comm_self, 1, self, 0, 2);
 	world = self = NULL; /* owned by the communicators now */
@@ -105,6 +108,13 @@ static int init(int *argc, char ***argv, int required, int *provided, const char
 	mpi_shim_info_env_init(argc ? *argc : 0, argv ? *argv : NULL);
 	/* BIP's progress thread, if any, steps the non-blocking operations. */
 	bip_layer_progress(mpi_shim_progress);
+	/* A spawned process meets its parents (dpm/spawn.c). */
+	rc = mpi_shim_dpm_parent_init();
+	if (rc) {
+		fprintf(stderr, "mpi: rank %d: %s: cannot reach the processes that spawned "
+			"this one\n", me, call);
+		exit(EXIT_FAILURE);
+	}
 	return MPI_SUCCESS;
 
 no_memory:
@@ -175,6 +185,7 @@ int PMPI_Finalize(void)
 	 * then waits for its sends to be taken. */
 	mpi_shim_progress_poll();
 	mpi_shim_bsend_flush();
+	mpi_shim_dpm_parent_fini();
 	mpi_shim_dpm_fini();
 	mpi_shim_attr_fini();
 	mpi_shim_p2p_fini();

@@ -372,7 +372,7 @@ static struct unexp *find_unexpected(uint32_t ctx, int src, int wsrc, int tag)
 	}
 	if (!p2p.nunexp)
 		return NULL;
-	for (w = 0; w < mpi_shim.world_size; w++) {
+	for (w = 0; w < mpi_shim.nodes; w++) {
 		for (u = p2p.unexp[w].head; u; u = u->next) {
 			if (best && u->seq > best->seq)
 				break; /* the rest of this source came later still */
@@ -1233,15 +1233,15 @@ int mpi_shim_p2p_init(void)
 	int rc = MPI_ERR_NO_MEM;
 	int i;
 
-	p2p.rts = calloc((size_t)mpi_shim.world_size, sizeof(*p2p.rts));
-	p2p.eager = calloc((size_t)mpi_shim.world_size, sizeof(*p2p.eager));
-	p2p.posted = calloc((size_t)mpi_shim.world_size, sizeof(*p2p.posted));
-	p2p.unexp = calloc((size_t)mpi_shim.world_size, sizeof(*p2p.unexp));
-	p2p.sent_msgs = calloc((size_t)mpi_shim.world_size * 2, sizeof(*p2p.sent_msgs));
+	p2p.rts = calloc((size_t)mpi_shim.nodes, sizeof(*p2p.rts));
+	p2p.eager = calloc((size_t)mpi_shim.nodes, sizeof(*p2p.eager));
+	p2p.posted = calloc((size_t)mpi_shim.nodes, sizeof(*p2p.posted));
+	p2p.unexp = calloc((size_t)mpi_shim.nodes, sizeof(*p2p.unexp));
+	p2p.sent_msgs = calloc((size_t)mpi_shim.nodes * 2, sizeof(*p2p.sent_msgs));
 	if (!p2p.rts || !p2p.eager || !p2p.posted || !p2p.unexp || !p2p.sent_msgs)
 		goto free_arrays;
-	p2p.taken_msgs = p2p.sent_msgs + mpi_shim.world_size;
-	for (i = 0; i < mpi_shim.world_size; i++) {
+	p2p.taken_msgs = p2p.sent_msgs + mpi_shim.nodes;
+	for (i = 0; i < mpi_shim.nodes; i++) {
 		size_t m = i == mpi_shim.world_rank ? 0 : bip_layer_short_max(i);
 
 		p2p.eager[i] = m > HDR_BASE ? m - HDR_BASE : 0;
