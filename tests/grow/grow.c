@@ -12,6 +12,8 @@
  *   grow early       a new process that exits before bip_init: ECHILD.
  *   grow crash       a new process that joined crashes: the job ends.
  *   grow alone       a job started by hand cannot grow: ENOTSUP.
+ *   grow refused     a job whose driver cannot reach nodes joining later
+ *                    (lanai, ofi): ENOTSUP, saying so.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -239,6 +241,26 @@ static int parent_crash(void)
 	return 3;
 }
 
+/* Under a driver that cannot reach nodes joining later: refused, clearly. */
+static int refused(void)
+{
+	char *argv[] = { self, "child", NULL };
+	struct bip_grow_cmd cmd = { .count = 1, .argv = argv };
+	int first, codes[1], n;
+
+	bip_init();
+	if (bip_mynode == 0) {
+		n = bip_grow(&cmd, 1, &first, codes);
+		CHECK(n == -ENOTSUP && codes[0] == ENOTSUP, "grow under another driver: %d", n);
+		CHECK(strstr(bip_error_string(), "only shm") != NULL, "message: %s",
+		      bip_error_string());
+		CHECK(bip_universe() == bip_numnodes, "universe %d", bip_universe());
+		printf("refused: %s\n", bip_error_string());
+	}
+	bip_finalize();
+	return failures ? 1 : 0;
+}
+
 static int alone(void)
 {
 	char *argv[] = { self, "child", NULL };
@@ -273,6 +295,8 @@ int main(int argc, char **argv)
 		return parent_crash();
 	if (argc >= 2 && !strcmp(argv[1], "alone"))
 		return alone();
-	fprintf(stderr, "usage: grow grow K | missing | full | early | crash | alone\n");
+	if (argc >= 2 && !strcmp(argv[1], "refused"))
+		return refused();
+	fprintf(stderr, "usage: grow grow K | missing | full | early | crash | alone | refused\n");
 	return 2;
 }
