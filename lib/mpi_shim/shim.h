@@ -30,7 +30,8 @@
  *            intercomm.c inter-communicators (coll/coll_inter.c their
  *            collectives); group.c groups; topo.c virtual topologies;
  *            attr.c attributes and keyvals (communicators and datatypes)
- * dpm/       disconnect.c MPI_Comm_disconnect
+ * dpm/       bridge.c the inter-communicator between two groups that share
+ *            no communicator (dpm.h); disconnect.c MPI_Comm_disconnect
  * fortran/   fortran_handles.c MPI_Comm_c2f...: Fortran handle numbers
  *            (lib/mpi_fortran)
  * rma/       win.c windows, their attributes and error handlers (rma.h);
@@ -316,6 +317,12 @@ int mpi_shim_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm, const char *call);
 /* Sets up c as a copy of inter-communicator comm's groups on context ctx
  * (ctx to ctx + 3); MPI_Comm_idup's last step. */
 int mpi_shim_intercomm_init_dup(struct mpi_shim_comm *c, MPI_Comm comm, uint32_t ctx);
+/* intercomm.c: a new inter-communicator of local group (size, world, rank)
+ * and remote group (rsize, rworld), both copied, on context ctx (ctx to
+ * ctx + 3), inheriting parent's error handler; MPI_ERR_NO_MEM, not
+ * reported (dpm/bridge.c). */
+int mpi_shim_intercomm_new(MPI_Comm parent, int size, const int *world, int rank, int rsize,
+			   const int *rworld, uint32_t ctx, MPI_Comm *newcomm);
 /* intercomm.c: MPI_Comm_split of an inter-communicator (reported errors). */
 int mpi_shim_intercomm_split(MPI_Comm ic, int color, int key, MPI_Comm *newcomm,
 			     const char *call);

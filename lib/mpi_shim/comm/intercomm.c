@@ -92,8 +92,8 @@ fail:
 	return rc;
 }
 
-static int inter_new(MPI_Comm parent, int size, const int *world, int rank, int rsize,
-		     const int *rworld, uint32_t ctx, MPI_Comm *newcomm)
+int mpi_shim_intercomm_new(MPI_Comm parent, int size, const int *world, int rank, int rsize,
+			   const int *rworld, uint32_t ctx, MPI_Comm *newcomm)
 {
 	struct mpi_shim_comm *c = malloc(sizeof(*c));
 	int rc;
@@ -225,8 +225,9 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 	if (!rc) {
 		if (mpi_shim.next_ctx < news.ctx + 4)
 			mpi_shim.next_ctx = news.ctx + 4;
-		rc = inter_new(local_comm, local_comm->size, local_comm->world, local_comm->rank,
-			       news.rsize, rworld, news.ctx, newintercomm);
+		rc = mpi_shim_intercomm_new(local_comm, local_comm->size, local_comm->world,
+					    local_comm->rank, news.rsize, rworld, news.ctx,
+					    newintercomm);
 	}
 	free(rworld);
 	if (rc)
@@ -285,8 +286,8 @@ int mpi_shim_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm, const char *call)
 		return mpi_shim_err(comm, rc, call, "agreeing on a context failed");
 	if (mpi_shim.next_ctx < ctx + 4)
 		mpi_shim.next_ctx = ctx + 4;
-	if ((rc = inter_new(comm, comm->size, comm->world, comm->rank, comm->peer_size,
-			    comm->peer_world, ctx, newcomm)))
+	if ((rc = mpi_shim_intercomm_new(comm, comm->size, comm->world, comm->rank,
+					 comm->peer_size, comm->peer_world, ctx, newcomm)))
 		return mpi_shim_err(comm, rc, call, "no memory");
 	if ((rc = mpi_shim_attr_copy_all(comm, *newcomm)) ||
 	    (rc = mpi_shim_comm_hints_copy(comm, *newcomm))) {
@@ -488,7 +489,7 @@ int mpi_shim_intercomm_split(MPI_Comm ic, int color, int key, MPI_Comm *newcomm,
 		if (m < 0 || rm < 0)
 			rc = MPI_ERR_INTERN;
 		else if (rm > 0 && me >= 0)
-			rc = inter_new(ic, m, lw, me, rm, rw, ctx, newcomm);
+			rc = mpi_shim_intercomm_new(ic, m, lw, me, rm, rw, ctx, newcomm);
 	} else if (!rc) {
 		*newcomm = MPI_COMM_NULL;
 	}

@@ -23,6 +23,7 @@
 #include "shim.h"
 #include "p2p.h"
 #include "io.h"
+#include "dpm.h"
 
 /* Every level: each call runs under BIP's lock once the process has
  * threads (shim.h), and lets go of it while it waits. */
@@ -174,6 +175,7 @@ int PMPI_Finalize(void)
 	 * then waits for its sends to be taken. */
 	mpi_shim_progress_poll();
 	mpi_shim_bsend_flush();
+	mpi_shim_dpm_fini();
 	mpi_shim_attr_fini();
 	mpi_shim_p2p_fini();
 	mpi_shim_req_fini();
