@@ -239,6 +239,11 @@ int bip_layer_same_host(int a, int b);
  * when the file names no cluster; -1 for a node out of range. */
 int bip_layer_cluster(int node);
 
+/* The id of this job (letters and digits, at most 33 characters), the
+ * same on each of its nodes and different for another job; "" before
+ * bip_init. */
+const char *bip_layer_jobid(void);
+
 /* End the whole job now (MPI_Abort): through the launcher when it can
  * (srun under PMIx or PMI-2 ends the step), else this process exits with
  * code (1 .. 255; others become 1) and bipload stops the others.  msg goes

@@ -31,7 +31,8 @@
  *            collectives); group.c groups; topo.c virtual topologies;
  *            attr.c attributes and keyvals (communicators and datatypes)
  * dpm/       bridge.c the inter-communicator between two groups that share
- *            no communicator (dpm.h); disconnect.c MPI_Comm_disconnect
+ *            no communicator (dpm.h); join.c MPI_Comm_join;
+ *            disconnect.c MPI_Comm_disconnect
  * fortran/   fortran_handles.c MPI_Comm_c2f...: Fortran handle numbers
  *            (lib/mpi_fortran)
  * rma/       win.c windows, their attributes and error handlers (rma.h);

@@ -512,6 +512,7 @@ static int setup(char *err)
 	bip_state.quiet = boot.quiet;
 	bip_state.mynode = boot.mynode;
 	bip_state.numnodes = boot.numnodes;
+	snprintf(bip_state.jobid, sizeof(bip_state.jobid), "%s", boot.jobid);
 	bip_state.napp = bip_conf_app_nodes(boot.conf);
 	bip_state.relay = bip_state.mynode >= bip_state.napp;
 	launched = boot.launched;

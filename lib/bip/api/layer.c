@@ -259,6 +259,11 @@ BIP_EXPORT int bip_layer_cluster(int node)
 	return bip_state.conf->nclusters ? bip_state.conf->cluster_of[node] : 0;
 }
 
+BIP_EXPORT const char *bip_layer_jobid(void)
+{
+	return bip_state.initialized ? bip_state.jobid : "";
+}
+
 BIP_EXPORT void bip_layer_abort(int code, const char *msg)
 {
 	bip_boot_abort(code > 0 && code < 256 ? code : 1, msg ? msg : "aborted");

@@ -173,6 +173,7 @@ struct bip_state {
 	int finalized;           /* bip_finalize ran: bip_init is refused */
 	int quiet;
 	int mynode, numnodes;    /* numnodes: every node, relays too */
+	char jobid[48];          /* the job's id (boot.h), for bip_layer_jobid */
 	int napp;                /* the nodes running the program (bip_numnodes) */
 	int relay;               /* this process is a relay (fwd.c) */
 	struct bip_conf *conf;
