@@ -92,6 +92,7 @@ MPI_Comm mpi_shim_dpm_channel(void)
 
 void mpi_shim_dpm_fini(void)
 {
+	mpi_shim_dpm_ports_fini();
 	if (channel.made)
 		mpi_shim_comm_fini(&channel.comm);
 	channel.made = 0;
@@ -219,6 +220,7 @@ void mpi_shim_dpm_trade(MPI_Comm comm, uint32_t ctx, int remote_node, uint64_t k
 	far->world = NULL;
 	far->size = 0;
 	far->ctx = ctx;
+	far->why[0] = '\0';
 	if (!ch) {
 		far->err = MPI_ERR_NO_MEM;
 		return;
@@ -280,7 +282,8 @@ static const char *fault_text(int err)
 {
 	switch (err) {
 	case MPI_ERR_PORT:
-		return "the other side did not come within the time-out";
+		return "the leader of this group could not reach the other side (its own "
+		       "message says why)";
 	case MPI_ERR_COMM:
 		return "the two groups overlap: a process would be in both";
 	case MPI_ERR_PENDING:
@@ -325,14 +328,16 @@ int mpi_shim_dpm_finish(MPI_Comm comm, int root, struct mpi_shim_dpm_far *far,
 	}
 	free(rworld);
 	if (rc)
-		return mpi_shim_err(comm, rc, call, "%s", fault_text(rc));
+		return mpi_shim_err(comm, rc, call, "%s",
+				    comm->rank == root && rc == far->err && far->why[0] ? far->why :
+				    fault_text(rc));
 	return MPI_SUCCESS;
 }
 
 int mpi_shim_dpm_bridge_timeout(MPI_Comm comm, int root, int remote_node, uint64_t key,
 				double timeout, MPI_Comm *newcomm, const char *call)
 {
-	struct mpi_shim_dpm_far far = { MPI_SUCCESS, 0, 0, NULL };
+	struct mpi_shim_dpm_far far = { MPI_SUCCESS, 0, 0, NULL, "" };
 	uint32_t ctx;
 	int rc;
 

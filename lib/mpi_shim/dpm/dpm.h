@@ -107,13 +107,15 @@ static inline int mpi_shim_dpm_bridge(MPI_Comm comm, int root, int remote_node, 
  * far.err carries the leader's verdict to finish, which broadcasts it:
  * trade sets it (MPI_ERR_PENDING when the other leader gave up,
  * mpi_shim_dpm_give_up), and a leader that failed before trading sets it
- * itself.  finish frees far.world.
+ * itself (and may say why).  finish frees far.world; the other members
+ * report the class with a sentence of their own.
  */
 struct mpi_shim_dpm_far {
 	int err;        /* an MPI error class */
 	int size;       /* the remote group's size */
 	uint32_t ctx;   /* the larger of the two groups' contexts */
 	int *world;     /* the remote group's nodes (malloc'ed), or NULL */
+	char why[200];  /* the leader's account of err ("": one by its class) */
 };
 void mpi_shim_dpm_trade(MPI_Comm comm, uint32_t ctx, int remote_node, uint64_t key,
 			double timeout, struct mpi_shim_dpm_far *far);
@@ -133,7 +135,9 @@ double mpi_shim_dpm_now(void);
 /* n random bytes from the kernel (getrandom): 0 or -errno. */
 int mpi_shim_dpm_random(void *buf, size_t n);
 
-/* MPI_Finalize: the ports (their requests) and the channel go. */
+/* MPI_Finalize: the ports (their requests) and the channel go
+ * (bridge.c, which calls port.c's part first). */
 void mpi_shim_dpm_fini(void);
+void mpi_shim_dpm_ports_fini(void);
 
 #endif /* MPI_SHIM_DPM_H */

@@ -127,6 +127,25 @@ void mpi_shim_req_free(struct mpi_shim_request *r)
 	req.free = r;
 }
 
+int mpi_shim_req_pending(MPI_Comm c)
+{
+	struct req_block *b;
+	int i, n = 0;
+
+	for (b = req.blocks; b; b = b->next) {
+		for (i = 0; i < REQ_BLOCK; i++) {
+			const struct mpi_shim_request *r = &b->reqs[i];
+
+			/* A persistent request not started has nothing pending. */
+			if ((r->flags & MPI_SHIM_F_COMM) && !r->done &&
+			    (!r->persistent || r->active) &&
+			    (r->comm == c || (c->local && r->comm == c->local)))
+				n++;
+		}
+	}
+	return n;
+}
+
 /* --- progress --- */
 
 int mpi_shim_progress_register(void (*run)(void), unsigned flags)

@@ -203,6 +203,12 @@ void mpi_shim_req_fini(void);
 struct mpi_shim_request *mpi_shim_req_alloc(void);
 void mpi_shim_req_free(struct mpi_shim_request *r);
 
+/* How many requests on c (or on the local group's communicator of the
+ * inter-communicator c) have an operation not over yet: every request
+ * that holds a reference on its communicator is looked at, so this is for
+ * rare calls (MPI_Comm_disconnect). */
+int mpi_shim_req_pending(MPI_Comm c);
+
 /* A request keeps its communicator alive until the request is gone. */
 static inline void mpi_shim_req_hold_comm(struct mpi_shim_request *r)
 {
