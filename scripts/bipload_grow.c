@@ -309,6 +309,14 @@ static int start_grown(int k, char *const *argv, int argc, char *const *env, int
 			if (!args)
 				_exit(127);
 			memcpy(args, argv, (size_t)argc * sizeof(char *));
+			/* A program named by a relative path is bipload's, wherever
+			 * the process runs (wdir). */
+			if (strchr(args[0], '/') && args[0][0] != '/') {
+				char *abs = realpath(args[0], NULL);
+
+				if (abs)
+					args[0] = abs;
+			}
 			argv = args;
 		}
 		if (wdir && *wdir && chdir(wdir) < 0) {
