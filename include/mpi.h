@@ -19,9 +19,8 @@ extern "C" {
 #endif
 
 /*
- * MPI-3.1, without its dynamic-process chapter (MPI_Comm_spawn, ports),
- * whose calls are absent so that a program using them fails to link
- * rather than at run time; plus the MPI-4.0 calls that current codes use
+ * MPI-3.1, its dynamic-process chapter within the limits mpi_shim(7)
+ * gives (spawning only on bipload's host, over shm); plus the MPI-4.0 calls that current codes use
  * (persistent collectives, MPI_Isendrecv, the large-count _c forms).  What
  * is left out, and why: mpi_shim(7).
  */
