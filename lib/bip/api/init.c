@@ -282,11 +282,15 @@ static int open_fwd(struct bip_nic_job *job, unsigned char *serve, char *err)
  * driver chosen, shm first, with the set of peers it serves.  Every node
  * opens its drivers in the same order, so their start-up waits interlock.
  */
+/* The nodes that exist when this process starts (boot.h's known): every
+ * node, relays too, in a job that does not grow. */
+static int known_at_start;
+
 /* 1 if node i opens its drivers with this process (the others joined the
  * job, or will, and are reached on first use: nic.h). */
 static int opens_with(int i)
 {
-	return i < bip_state.napp && i >= bip_state.group_first;
+	return i < known_at_start && i >= bip_state.group_first;
 }
 
 static int open_nics(int quiet, const char *jobid, char *err)
@@ -301,7 +305,7 @@ static int open_nics(int quiet, const char *jobid, char *err)
 	char why[256];
 	int i, k, rc, remote = -1, local = 0;
 
-	rc = bip_boot_timeout(bip_state.napp, &timeout, err, BIP_ERR);
+	rc = bip_boot_timeout(known_at_start, &timeout, err, BIP_ERR);
 	if (rc < 0)
 		return rc;
 	for (i = 0; i < conf->n; i++) {
@@ -385,7 +389,7 @@ static int open_nics(int quiet, const char *jobid, char *err)
 			/* Its NIC may write the queues only as their one producer. */
 			.tagqs = all ? tagqs : NULL,
 			.ntags = BIP_ALL_TAGS,
-			.known = bip_state.napp,
+			.known = known_at_start,
 		};
 		rc = choice[k]->open(&job, &nic);
 		/* One-sided operations go to the driver itself, below the
@@ -530,8 +534,11 @@ static int setup(char *err)
 	snprintf(bip_state.jobid, sizeof(bip_state.jobid), "%s", boot.jobid);
 	bip_state.napp = bip_conf_app_nodes(boot.conf);
 	bip_state.started = boot.started - boot.conf->nrelays;
+	known_at_start = boot.known;
 	bip_state.group_first = boot.group_first;
-	bip_state.group_size = boot.group_size;
+	/* The job's first processes: the nodes running the program, not
+	 * the relays. */
+	bip_state.group_size = boot.group_first ? boot.group_size : bip_state.started;
 	if (boot.known < boot.numnodes) {
 		/* Room to grow, if every node can be reached by shm (grow.c). */
 		const char *nic = getenv("BIP_NIC");
@@ -594,7 +601,7 @@ static int setup(char *err)
 	for (i = 0; i < bip_state.numnodes; i++)
 		bip_state.peers[i].by_shm = bip_state.peers[i].nic &&
 					    bip_state.peers[i].nic->ops == &bip_shm_ops;
-	if (bip_state.napp < bip_state.numnodes && bip_state.nnics == 1 &&
+	if (known_at_start < bip_state.numnodes && bip_state.nnics == 1 &&
 	    bip_state.nics[0]->ops->reach)
 		bip_state.grow_nic = bip_state.nics[0];
 	bip_pm_up(bip_state.grow_nic ? bip_shm_segment_fd(bip_state.grow_nic) : -1);
