@@ -22,8 +22,8 @@
  * not exist or cannot run is an error code of that process and not a
  * failure of the job.  The answer goes once every new process has said
  * "up" (its drivers are open), or as soon as one fails (exec, or an end
- * before "up"): then the others are killed, and none of them counts in the
- * job's end.  A process that joined and then fails ends the job like any
+ * before "up", or no "up" within BIP_GROW_TIMEOUT seconds, 60 by default):
+ * then the others are killed, and none of them counts in the job's end.  A process that joined and then fails ends the job like any
  * node.
  *
  * "where NODE" answers with the pid of NODE's process and the descriptor
@@ -61,7 +61,17 @@ static struct {
 	int first, total, room;
 	int *codes;
 	char msg[512];
+	double deadline;        /* the new processes must be up by then */
 } pending;
+
+/* Seconds new processes have to start BIP: BIP_GROW_TIMEOUT, else 60. */
+static double grow_timeout(void)
+{
+	const char *s = getenv("BIP_GROW_TIMEOUT");
+	double v = s && *s ? atof(s) : 0;
+
+	return v > 0 ? v : 60.0;
+}
 
 void bipload_grow_prepare(int want)
 {
@@ -453,6 +463,7 @@ static void grow(int asker, char **f, int nf)
 	pending.total = total;
 	pending.room = room > 0 ? room : 0;
 	pending.msg[0] = '\0';
+	pending.deadline = now_s() + grow_timeout();
 	pending.codes = calloc((size_t)total, sizeof(int));
 	if (!pending.codes)
 		die("out of memory");
@@ -604,6 +615,14 @@ void bipload_grow_check(void)
 			p->abandoned = 1;
 			grow_fail(i, ECHILD, "a new process ended before it started BIP (%s%s)",
 				  how_, "");
+			continue;
+		}
+		if (now_s() > pending.deadline) {
+			char secs[32];
+
+			snprintf(secs, sizeof(secs), "%.0f", grow_timeout());
+			grow_fail(i, ETIMEDOUT, "a new process did not start BIP within %s s "
+				  "(BIP_GROW_TIMEOUT)%s", secs, "");
 			continue;
 		}
 		waiting = 1;

@@ -11,6 +11,8 @@
  *   grow full        asking more than the job's room: ENOSPC.
  *   grow early       a new process that exits before bip_init: ECHILD.
  *   grow crash       a new process that joined crashes: the job ends.
+ *   grow stuck       a new process that never starts BIP: ETIMEDOUT at
+ *                    bipload's BIP_GROW_TIMEOUT, and it is stopped.
  *   grow alone       a job started by hand cannot grow: ENOTSUP.
  *   grow refused     a job whose driver cannot reach nodes joining later
  *                    (lanai, ofi): ENOTSUP, saying so.
@@ -221,6 +223,25 @@ static int parent_early(void)
 	return failures ? 1 : 0;
 }
 
+/* A new process that never starts BIP: the request ends at bipload's
+ * BIP_GROW_TIMEOUT (the test sets 2 s), and the process is stopped. */
+static int parent_stuck(void)
+{
+	char *argv[] = { "sleep", "600", NULL };
+	struct bip_grow_cmd cmd = { .count = 1, .argv = argv };
+	int first, codes[1], n;
+
+	bip_init();
+	if (bip_mynode == 0) {
+		n = bip_grow(&cmd, 1, &first, codes);
+		CHECK(n == -ETIMEDOUT && codes[0] == ETIMEDOUT, "a process that never joins: %d",
+		      n);
+		printf("never joins: %s\n", bip_error_string());
+	}
+	bip_finalize();
+	return failures ? 1 : 0;
+}
+
 static int crash_child(void)
 {
 	bip_init();
@@ -293,6 +314,8 @@ int main(int argc, char **argv)
 		return parent_early();
 	if (argc >= 2 && !strcmp(argv[1], "crash"))
 		return parent_crash();
+	if (argc >= 2 && !strcmp(argv[1], "stuck"))
+		return parent_stuck();
 	if (argc >= 2 && !strcmp(argv[1], "alone"))
 		return alone();
 	if (argc >= 2 && !strcmp(argv[1], "refused"))

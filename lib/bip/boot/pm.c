@@ -194,7 +194,7 @@ int bip_pm_grow(const struct bip_pm_cmd *cmds, int ncmds, int *first, int *errco
 		char *err, size_t errlen)
 {
 	static struct rec r;
-	static char *f[4100];
+	static char *f[4096 + 8]; /* grew, first, total, room, a code each, message */
 	long v, total = 0;
 	int i, j, n, rc, argc;
 

@@ -629,8 +629,17 @@ static void connect_leader(const char *port_name, MPI_Info info, MPI_Comm comm, 
 					    &r)))
 		return;
 	rc = mpi_shim_coll_send(&m, sizeof(m), MPI_BYTE, node, MPI_SHIM_DPM_TAG_REQUEST, ch);
-	if (!rc)
-		rc = mpi_shim_dpm_wait_until(r, mpi_shim_dpm_now() + timeout);
+	if (rc) {
+		/* A node of the job's room that has not joined, or has ended. */
+		if (mpi_shim_recv_cancel(r))
+			(void)mpi_shim_request_wait(&r, MPI_STATUS_IGNORE);
+		far->err = MPI_ERR_PORT;
+		snprintf(far->why, sizeof(far->why),
+			 "the port's process (node %d) cannot be reached: it has not joined "
+			 "the job, or has ended", node);
+		return;
+	}
+	rc = mpi_shim_dpm_wait_until(r, mpi_shim_dpm_now() + timeout);
 	if (rc && mpi_shim_recv_cancel(r)) {
 		(void)mpi_shim_request_wait(&r, MPI_STATUS_IGNORE);
 		far->err = rc == MPI_ERR_PENDING ? MPI_ERR_PORT : rc;
