@@ -30,6 +30,7 @@ token="$build/examples/token"
 conformance="$build/tests/conformance/conformance"
 comm="$build/tests/mpi/mpi_comm"
 p2p="$build/tests/mpi/mpi_p2p"
+spawn="$build/tests/mpi/dpm/mpi_spawn"
 bipload="$build/scripts/bipload"
 bipinfo="$build/scripts/bipinfo"
 helper="$build/tests/tools/helper"
@@ -213,6 +214,11 @@ mpi)
 		done
 		has "slurmhosts: 6 ranks; rank 0 on $ns_prefix-0 with $((6 / nhosts))" \
 			"MPI_COMM_TYPE_SHARED by Slurm's nodes"
+		# A step cannot grow: MPI_Comm_spawn fails at once, and says so.
+		run 0 "MPI_Comm_spawn refused, 2 ranks, --mpi=$m" \
+			srun $(spread 2) -n 2 --mpi="$m" "$spawn" refused
+		has "spawn refused: MPI_ERR_SPAWN" "MPI_Comm_spawn under srun"
+		has "bip_grow: this job cannot grow" "MPI_Comm_spawn under srun"
 		# MPI_Abort ends the whole step: the others are killed.
 		sl_run srun $(spread 3) -n 3 --mpi="$m" "$comm" abort >"$out" 2>&1
 		rc=$?

@@ -155,6 +155,9 @@ int bip_core_reach(int node, const char *call)
 		if (rc == -EAGAIN)
 			bip_error(call, "node %d has joined the job but did not start BIP within "
 				  "%.0f s", node, limit);
+		else if (rc == -ESRCH)
+			bip_error(call, "destination node %d out of range (0 .. %d): %s", node,
+				  bip_state.napp - 1, err);
 		else
 			bip_error(call, "node %d cannot be reached: %s", node, err);
 		return -1;

@@ -10,6 +10,9 @@
  *   spawn multiple   two commands (2 + 1 processes), APPNUM, wdir
  *   spawn pool       one master, 4 workers, 1,000 tasks, shut down
  *   spawn errors     a missing program, no room, bad arguments
+ *   spawn crash      a child crashes: the job ends (spawn_crash.sh)
+ *   spawn refused    a job that cannot grow (srun, another driver): a clear
+ *                    MPI_ERR_SPAWN
  */
 #include <errno.h>
 #include <limits.h>
@@ -284,6 +287,44 @@ static int parent_errors(void)
 	return 0;
 }
 
+/* A child that crashes after MPI_Init ends the job (bipload, as for any
+ * process); the parent waits for a message that never comes. */
+static int parent_crash(void)
+{
+	char *wargs[] = { "worker_crash", NULL };
+	MPI_Comm inter;
+	int x;
+
+	MPI_Comm_spawn(self, wargs, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+		       MPI_ERRCODES_IGNORE);
+	MPI_Recv(&x, 1, MPI_INT, 0, 0, inter, MPI_STATUS_IGNORE);
+	return 3;
+}
+
+/* A job that cannot grow (under srun, or whose driver is not shm): the
+ * spawn fails with MPI_ERR_SPAWN, says why, and nothing hangs. */
+static int parent_refused(void)
+{
+	char *wargs[] = { "worker_pool", NULL };
+	char msg[MPI_MAX_ERROR_STRING];
+	MPI_Comm inter = MPI_COMM_NULL;
+	int codes[2] = { -1, -1 }, rc, cls, len, rank;
+
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	rc = MPI_Comm_spawn(self, wargs, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes);
+	MPI_Error_class(rc, &cls);
+	MPI_Error_string(rc, msg, &len);
+	CHECK(cls == MPI_ERR_SPAWN, "class %d", cls);
+	CHECK(codes[0] == MPI_ERR_SPAWN && codes[1] == MPI_ERR_SPAWN, "codes %d %d", codes[0],
+	      codes[1]);
+	CHECK(inter == MPI_COMM_NULL, "intercomm written");
+	/* Why is on stderr, in BIP's words ("this job cannot grow: ..."). */
+	if (rank == 0)
+		printf("spawn refused: %s\n", msg);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
@@ -305,6 +346,12 @@ int main(int argc, char **argv)
 		rc = parent_pool();
 	else if (!strcmp(what, "errors"))
 		rc = parent_errors();
+	else if (!strcmp(what, "refused"))
+		rc = parent_refused();
+	else if (!strcmp(what, "crash"))
+		rc = parent_crash();
+	else if (!strcmp(what, "worker_crash"))
+		abort();
 	else
 		fprintf(stderr, "usage: spawn basic | multiple | pool | errors\n"), rc = 2;
 	MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
