@@ -6,7 +6,7 @@
  *
  * Room.  A job whose nodes all run on bipload's host, with a configuration
  * without routes, clusters or relays, may grow to --universe N nodes
- * (default: its own nodes and 64 more); MPI reports it as
+ * (default: its own nodes and 256 more); MPI reports it as
  * MPI_UNIVERSE_SIZE.  Every process then gets BIP_UNIVERSE, BIP_GROW_HOST
  * (the configuration's name of this host) and BIP_PM_FD, one end of a
  * socket pair whose other end bipload polls with the job's output.  Other
@@ -49,7 +49,7 @@
 #include "conf.h"
 
 #define PM_MSG_MAX 65536
-#define GROW_DEFAULT_ROOM 64
+#define GROW_DEFAULT_ROOM 256
 
 int bipload_universe;           /* the room of a job that grows, else 0 */
 static int grow_host_node = -1; /* a node of this host, whose host name new nodes take */

@@ -277,7 +277,7 @@ static void test_attr(void)
 	CHECK(flag && (*v == 0 || *v == 1), "MPI_WTIME_IS_GLOBAL");
 	OK(MPI_Attr_get(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &v, &flag));
 	/* The job's room: its processes, and those it may spawn (bipload
-	 * --universe; 64 more by default on one host). */
+	 * --universe; 256 more by default on one host). */
 	CHECK(flag && *v >= size, "MPI_UNIVERSE_SIZE %d", *v);
 	OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_HOST, &v, &flag));
 	CHECK(flag, "MPI_HOST");

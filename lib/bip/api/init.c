@@ -285,6 +285,8 @@ static int open_fwd(struct bip_nic_job *job, unsigned char *serve, char *err)
 /* The nodes that exist when this process starts (boot.h's known): every
  * node, relays too, in a job that does not grow. */
 static int known_at_start;
+/* The job has room to grow (boot.h). */
+static int job_grows;
 
 /* 1 if node i opens its drivers with this process (the others joined the
  * job, or will, and are reached on first use: nic.h). */
@@ -389,6 +391,7 @@ static int open_nics(int quiet, const char *jobid, char *err)
 			/* Its NIC may write the queues only as their one producer. */
 			.tagqs = all ? tagqs : NULL,
 			.ntags = BIP_ALL_TAGS,
+			.grows = job_grows,
 			.known = known_at_start,
 		};
 		rc = choice[k]->open(&job, &nic);
@@ -535,17 +538,19 @@ static int setup(char *err)
 	bip_state.napp = bip_conf_app_nodes(boot.conf);
 	bip_state.started = boot.started - boot.conf->nrelays;
 	known_at_start = boot.known;
+	job_grows = boot.grows;
 	bip_state.group_first = boot.group_first;
 	/* The job's first processes: the nodes running the program, not
 	 * the relays. */
 	bip_state.group_size = boot.group_first ? boot.group_size : bip_state.started;
-	if (boot.known < boot.numnodes) {
+	if (boot.grows) {
 		/* Room to grow, if every node can be reached by shm (grow.c). */
 		const char *nic = getenv("BIP_NIC");
 
 		if (nic && *nic && strcmp(nic, "shm") && !boot.group_first) {
 			bip_conf_truncate(boot.conf, boot.known);
 			bip_state.numnodes = boot.numnodes = boot.known;
+			job_grows = 0;
 		}
 		bip_state.napp = boot.known;
 	}
@@ -601,7 +606,7 @@ static int setup(char *err)
 	for (i = 0; i < bip_state.numnodes; i++)
 		bip_state.peers[i].by_shm = bip_state.peers[i].nic &&
 					    bip_state.peers[i].nic->ops == &bip_shm_ops;
-	if (known_at_start < bip_state.numnodes && bip_state.nnics == 1 &&
+	if (job_grows && bip_state.nnics == 1 &&
 	    bip_state.nics[0]->ops->reach)
 		bip_state.grow_nic = bip_state.nics[0];
 	bip_pm_up(bip_state.grow_nic ? bip_shm_segment_fd(bip_state.grow_nic) : -1);

@@ -71,6 +71,7 @@ struct bip_boot {
 	 * job's first processes).  Without: all three equal numnodes. */
 	int known;
 	int started;                    /* the nodes the job started with */
+	int grows;                      /* 1 if the job has room to grow */
 	int group_first, group_size;
 };
 

@@ -166,6 +166,7 @@ static int load_growth(struct bip_boot *b, char *err, size_t errlen)
 				 host, strerror(-rc));
 			return rc;
 		}
+		b->grows = 1;
 	}
 	if (group && *group) {
 		char *colon = strchr(group, ':'), head[32];

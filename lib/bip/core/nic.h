@@ -207,8 +207,10 @@ struct bip_nic_job {
 	 * every other node, so that its NIC may write them; else NULL. */
 	struct bip_nic_tagq *tagqs;
 	int ntags;
-	/* The job may grow (above): the nodes that exist now, the rest of
-	 * numnodes join later.  known == numnodes in a job that cannot. */
+	/* The job may grow (above): grows is 1, known the nodes that exist
+	 * now, the rest of numnodes join later (none, for the last ones to
+	 * join).  grows 0 and known == numnodes in a job that cannot. */
+	int grows;
 	int known;
 };
 

@@ -347,6 +347,8 @@ int mpi_shim_dpm_parent_init(void)
 	/* A reference of our own: freed or disconnected by the program, the
 	 * object stays until this one is released (get_parent, finalize). */
 	parent->refcount++;
+	/* Its name, as MPI-3.1 6.8 gives it. */
+	snprintf(parent->name, sizeof(parent->name), "MPI_COMM_PARENT");
 	return MPI_SUCCESS;
 bad:
 	return mpi_shim_err(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Init",

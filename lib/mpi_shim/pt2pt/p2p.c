@@ -362,7 +362,7 @@ static inline int unexp_matches(const struct unexp *u, uint32_t ctx, int src, in
 static struct unexp *find_unexpected(uint32_t ctx, int src, int wsrc, int tag)
 {
 	struct unexp *u, *best = NULL;
-	int w;
+	int w, nodes;
 
 	if (src != MPI_ANY_SOURCE) {
 		for (u = p2p.unexp[wsrc].head; u; u = u->next)
@@ -372,7 +372,10 @@ static struct unexp *find_unexpected(uint32_t ctx, int src, int wsrc, int tag)
 	}
 	if (!p2p.nunexp)
 		return NULL;
-	for (w = 0; w < mpi_shim.nodes; w++) {
+	/* Only nodes this process knows of have sent it anything: the job's
+	 * room may be much larger (bip_grow(3)). */
+	nodes = bip_jobnodes();
+	for (w = 0; w < nodes && w < mpi_shim.nodes; w++) {
 		for (u = p2p.unexp[w].head; u; u = u->next) {
 			if (best && u->seq > best->seq)
 				break; /* the rest of this source came later still */

@@ -292,7 +292,7 @@ static int create_self(struct bip_shm *shm, const struct bip_nic_job *job)
 			 strerror(-rc));
 		goto undo_create;
 	}
-	if (job->known < job->numnodes)
+	if (job->grows)
 		shm->segfd = fd; /* for the nodes that join later (grow.c) */
 	else
 		close(fd);
