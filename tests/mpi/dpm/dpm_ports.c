@@ -17,6 +17,9 @@
  *              closing a port twice or someone else's: MPI_ERR_PORT
  *   timeout    a connect to a node that has never opened a port: MPI_ERR_PORT
  *              after the time-out (info key "timeout")
+ *   gaveup     a connect that timed out on an open port (nobody accepted)
+ *              stays queued there; the next accept passes over it and
+ *              takes the connect that came after
  *   join       MPI_Comm_join over a TCP connection on the loopback between
  *              ranks 0 and 1; a closed socket and a bad fd fail
  *   disconnect MPI_Comm_disconnect completes an Isend and an Irecv still
@@ -350,6 +353,45 @@ static void test_timeout(void)
 	OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/* Rank 1's first connect times out (rank 0 accepts only later); its second
+ * is the one the accept takes. */
+static void test_gaveup(void)
+{
+	char port[MPI_MAX_PORT_NAME];
+	MPI_Comm ic = MPI_COMM_NULL;
+	MPI_Info info;
+	int v = -1;
+
+	CHECK(size >= 2, "needs 2 processes");
+	OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+	if (rank == 0) {
+		OK(MPI_Open_port(MPI_INFO_NULL, port));
+		OK(MPI_Send(port, MPI_MAX_PORT_NAME, MPI_CHAR, 1, 7, MPI_COMM_WORLD));
+		/* Rank 1 gave up once: its first request waits on the port, and
+		 * the message says so (from the same process, so it came after). */
+		OK(MPI_Recv(&v, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		OK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+		OK(MPI_Recv(&v, 1, MPI_INT, 0, 1, ic, MPI_STATUS_IGNORE));
+		CHECK(v == 2, "the accept took connect number %d", v);
+		OK(MPI_Comm_disconnect(&ic));
+		OK(MPI_Close_port(port));
+	} else if (rank == 1) {
+		OK(MPI_Recv(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, 7, MPI_COMM_WORLD,
+			    MPI_STATUS_IGNORE));
+		OK(MPI_Info_create(&info));
+		OK(MPI_Info_set(info, "timeout", "0.3"));
+		EXPECT(MPI_ERR_PORT, MPI_Comm_connect(port, info, 0, MPI_COMM_SELF, &ic));
+		OK(MPI_Info_free(&info));
+		v = 1;
+		OK(MPI_Send(&v, 1, MPI_INT, 0, 8, MPI_COMM_WORLD));
+		OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+		v = 2;
+		OK(MPI_Send(&v, 1, MPI_INT, 0, 1, ic));
+		OK(MPI_Comm_disconnect(&ic));
+	}
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 /* Ranks 0 and 1 join over a loopback TCP connection made here. */
 static void test_join(void)
 {
@@ -516,6 +558,8 @@ int main(int argc, char **argv)
 		test_names();
 	else if (!strcmp(t, "timeout"))
 		test_timeout();
+	else if (!strcmp(t, "gaveup"))
+		test_gaveup();
 	else if (!strcmp(t, "join"))
 		test_join();
 	else if (!strcmp(t, "disconnect"))
