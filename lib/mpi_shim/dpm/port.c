@@ -45,7 +45,10 @@
  * it received and posts it again, so that requests are answered or
  * queued whenever this process makes progress, inside an accept or not.
  * A process that never opened a port has no listener: a request sent to
- * it stays queued there, and its connector times out.
+ * it stays queued there, and its connector times out.  What listening
+ * costs a process that opened a port: the hook's test at each progress,
+ * and one entry in the list of receives from any source, which each
+ * arrival of the process looks at.
  *
  * Closing a port refuses the requests queued on it.  A port is this
  * process's: MPI_Comm_accept and MPI_Close_port take only the names this
