@@ -7,6 +7,8 @@
  *              second connects; point-to-point, bcast, allreduce across,
  *              MPI_Intercomm_merge, disconnect (2 or more processes)
  *   cycles     the same five times on one port, a new port each time too
+ *   oddeven    the even ranks accept on rank 0's port, the odd ones connect
+ *              (interleaved groups); remote ranks, allreduce, merge
  *   many       rank 0 opens a port for each other rank, which connects to
  *              its own; rank 0 accepts them in the reverse order, so that
  *              connects wait on several ports at once
@@ -149,6 +151,52 @@ static void test_halves(int cycles, int new_port_each)
 			OK(MPI_Close_port(port));
 	}
 	OK(MPI_Comm_free(&half));
+}
+
+/* Interleaved groups: the even ranks accept, the odd ones connect. */
+static void test_oddeven(void)
+{
+	int even = rank % 2 == 0, rsize, i, w, sum, want = 0, v, high;
+	char port[MPI_MAX_PORT_NAME] = "";
+	MPI_Comm group, ic, merged;
+	MPI_Group rg, wg;
+
+	CHECK(size >= 2, "needs 2 processes");
+	OK(MPI_Comm_split(MPI_COMM_WORLD, even, rank, &group));
+	if (rank == 0) {
+		OK(MPI_Open_port(MPI_INFO_NULL, port));
+		OK(MPI_Send(port, MPI_MAX_PORT_NAME, MPI_CHAR, 1, 7, MPI_COMM_WORLD));
+	} else if (rank == 1) {
+		OK(MPI_Recv(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, 7, MPI_COMM_WORLD,
+			    MPI_STATUS_IGNORE));
+	}
+	if (even)
+		OK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, group, &ic));
+	else
+		OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, group, &ic));
+	OK(MPI_Comm_remote_size(ic, &rsize));
+	CHECK(rsize == (even ? size / 2 : (size + 1) / 2), "remote size %d", rsize);
+	OK(MPI_Comm_remote_group(ic, &rg));
+	OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+	for (i = 0; i < rsize; i++) {
+		OK(MPI_Group_translate_ranks(rg, 1, &i, wg, &w));
+		CHECK(w == 2 * i + even, "remote rank %d is world rank %d", i, w);
+		want += w;
+	}
+	OK(MPI_Group_free(&rg));
+	OK(MPI_Group_free(&wg));
+	OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, ic));
+	CHECK(sum == want, "allreduce %d, want %d", sum, want);
+	/* Merged with the odd ranks first. */
+	high = even;
+	OK(MPI_Intercomm_merge(ic, high, &merged));
+	OK(MPI_Comm_rank(merged, &v));
+	CHECK(v == (even ? size / 2 + rank / 2 : rank / 2), "merged rank %d", v);
+	OK(MPI_Comm_free(&merged));
+	OK(MPI_Comm_disconnect(&ic));
+	if (rank == 0)
+		OK(MPI_Close_port(port));
+	OK(MPI_Comm_free(&group));
 }
 
 /* Rank 0 opens one port per other rank and accepts in reverse order. */
@@ -548,7 +596,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(t, "cycles")) {
 		test_halves(5, 0);
 		test_halves(3, 1);
-	} else if (!strcmp(t, "many"))
+	} else if (!strcmp(t, "oddeven"))
+		test_oddeven();
+	else if (!strcmp(t, "many"))
 		test_many();
 	else if (!strcmp(t, "queue"))
 		test_queue();
