@@ -22,6 +22,9 @@
  *   gaveup     a connect that timed out on an open port (nobody accepted)
  *              stays queued there; the next accept passes over it and
  *              takes the connect that came after
+ *   finalize   rank 0 ends with its port open while rank 1 connects to it:
+ *              the connect fails with MPI_ERR_PORT (refused at MPI_Finalize,
+ *              or timed out if it came after)
  *   join       MPI_Comm_join over a TCP connection on the loopback between
  *              ranks 0 and 1; a closed socket and a bad fd fail
  *   disconnect MPI_Comm_disconnect completes an Isend and an Irecv still
@@ -440,6 +443,29 @@ static void test_gaveup(void)
 	OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/* Rank 0 finalizes with an open port that rank 1 connects to. */
+static void test_finalize(void)
+{
+	char port[MPI_MAX_PORT_NAME];
+	MPI_Comm ic = MPI_COMM_NULL;
+	MPI_Info info;
+
+	CHECK(size >= 2, "needs 2 processes");
+	OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+	if (rank == 0) {
+		OK(MPI_Open_port(MPI_INFO_NULL, port));
+		OK(MPI_Send(port, MPI_MAX_PORT_NAME, MPI_CHAR, 1, 7, MPI_COMM_WORLD));
+	} else if (rank == 1) {
+		OK(MPI_Recv(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, 7, MPI_COMM_WORLD,
+			    MPI_STATUS_IGNORE));
+		OK(MPI_Info_create(&info));
+		OK(MPI_Info_set(info, "timeout", "2"));
+		EXPECT(MPI_ERR_PORT, MPI_Comm_connect(port, info, 0, MPI_COMM_SELF, &ic));
+		CHECK(ic == MPI_COMM_NULL, "a communicator came out of a failed connect");
+		OK(MPI_Info_free(&info));
+	}
+}
+
 /* Ranks 0 and 1 join over a loopback TCP connection made here. */
 static void test_join(void)
 {
@@ -610,6 +636,8 @@ int main(int argc, char **argv)
 		test_timeout();
 	else if (!strcmp(t, "gaveup"))
 		test_gaveup();
+	else if (!strcmp(t, "finalize"))
+		test_finalize();
 	else if (!strcmp(t, "join"))
 		test_join();
 	else if (!strcmp(t, "disconnect"))
