@@ -25,6 +25,9 @@
  *   finalize   rank 0 ends with its port open while rank 1 connects to it:
  *              the connect fails with MPI_ERR_PORT (refused at MPI_Finalize,
  *              or timed out if it came after)
+ *   threads    (MPI_THREAD_MULTIPLE) rank 0 accepts in a thread of its own
+ *              while its main thread exchanges messages with rank 2; only
+ *              then does rank 1 connect (3 or more processes)
  *   join       MPI_Comm_join over a TCP connection on the loopback between
  *              ranks 0 and 1; a closed socket and a bad fd fail
  *   disconnect MPI_Comm_disconnect completes an Isend and an Irecv still
@@ -32,6 +35,7 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -466,6 +470,61 @@ static void test_finalize(void)
 	}
 }
 
+static char thread_port[MPI_MAX_PORT_NAME];
+
+static void *accept_thread(void *arg)
+{
+	MPI_Comm ic;
+	int v = -1;
+
+	(void)arg;
+	OK(MPI_Comm_accept(thread_port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+	OK(MPI_Recv(&v, 1, MPI_INT, 0, 1, ic, MPI_STATUS_IGNORE));
+	CHECK(v == 4711, "got %d through the accepted communicator", v);
+	OK(MPI_Comm_disconnect(&ic));
+	return NULL;
+}
+
+/* An accept waiting in one thread lets the process's other threads work. */
+static void test_threads(void)
+{
+	MPI_Comm ic;
+	pthread_t th;
+	int provided, i, v;
+
+	OK(MPI_Query_thread(&provided));
+	CHECK(provided == MPI_THREAD_MULTIPLE, "thread level %d", provided);
+	CHECK(size >= 3, "needs 3 processes");
+	if (rank == 0) {
+		OK(MPI_Open_port(MPI_INFO_NULL, thread_port));
+		OK(MPI_Send(thread_port, MPI_MAX_PORT_NAME, MPI_CHAR, 1, 7, MPI_COMM_WORLD));
+		CHECK(!pthread_create(&th, NULL, accept_thread, NULL), "pthread_create");
+		for (i = 0; i < 100; i++) {
+			OK(MPI_Recv(&v, 1, MPI_INT, 2, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+			CHECK(v == i, "ping %d", v);
+			OK(MPI_Send(&v, 1, MPI_INT, 2, 3, MPI_COMM_WORLD));
+		}
+		CHECK(!pthread_join(th, NULL), "pthread_join");
+		OK(MPI_Close_port(thread_port));
+	} else if (rank == 1) {
+		OK(MPI_Recv(thread_port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, 7, MPI_COMM_WORLD,
+			    MPI_STATUS_IGNORE));
+		OK(MPI_Recv(&v, 1, MPI_INT, 2, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		OK(MPI_Comm_connect(thread_port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+		v = 4711;
+		OK(MPI_Send(&v, 1, MPI_INT, 0, 1, ic));
+		OK(MPI_Comm_disconnect(&ic));
+	} else if (rank == 2) {
+		for (i = 0; i < 100; i++) {
+			OK(MPI_Send(&i, 1, MPI_INT, 0, 2, MPI_COMM_WORLD));
+			OK(MPI_Recv(&v, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+			CHECK(v == i, "pong %d", v);
+		}
+		OK(MPI_Send(&i, 1, MPI_INT, 1, 4, MPI_COMM_WORLD));
+	}
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 /* Ranks 0 and 1 join over a loopback TCP connection made here. */
 static void test_join(void)
 {
@@ -612,8 +671,9 @@ static void test_disconnect(void)
 int main(int argc, char **argv)
 {
 	const char *t = argc > 1 ? argv[1] : "";
+	int provided;
 
-	MPI_Init(&argc, &argv);
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	check_rank = rank;
@@ -638,6 +698,8 @@ int main(int argc, char **argv)
 		test_gaveup();
 	else if (!strcmp(t, "finalize"))
 		test_finalize();
+	else if (!strcmp(t, "threads"))
+		test_threads();
 	else if (!strcmp(t, "join"))
 		test_join();
 	else if (!strcmp(t, "disconnect"))
