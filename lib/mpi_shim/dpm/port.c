@@ -308,6 +308,7 @@ static void listener_run(void)
 	while (pt.listen != MPI_REQUEST_NULL && pt.listen->done) {
 		struct port_request m = pt.msg;
 
+		mpi_shim_status_empty(&st);
 		err = mpi_shim_request_wait(&pt.listen, &st);
 		pt.listen = MPI_REQUEST_NULL;
 		if (!err && !st.mpi_shim_cancelled && st.mpi_shim_bytes == sizeof(m))
