@@ -20,9 +20,10 @@ extern "C" {
 
 /*
  * MPI-3.1, its dynamic-process chapter within the limits mpi_shim(7)
- * gives (spawning only on bipload's host, over shm); plus the MPI-4.0 calls that current codes use
- * (persistent collectives, MPI_Isendrecv, the large-count _c forms).  What
- * is left out, and why: mpi_shim(7).
+ * gives (spawning only on bipload's host, over shm; ports within one job);
+ * plus the MPI-4.0 calls that current codes use (persistent collectives,
+ * MPI_Isendrecv, the large-count _c forms).  What is left out, and why:
+ * mpi_shim(7).
  */
 #define MPI_VERSION 3
 #define MPI_SUBVERSION 1

@@ -80,8 +80,12 @@ F08_ONLY = [
     'Alltoallv_init_c', 'Alltoallw_init_c', 'Reduce_init_c', 'Allreduce_init_c',
     'Reduce_scatter_init_c', 'Reduce_scatter_block_init_c', 'Scan_init_c', 'Exscan_init_c',
 ]
+# Process creation (MPI-3.1 10.3): declared in mpi.h, bound with the code
+# that spawns.
+SPAWN = ['Comm_spawn', 'Comm_spawn_multiple', 'Comm_get_parent']
 NOT_BOUND = dict([(n, 'handle conversion, C only') for n in C_ONLY] +
-                 [(n, 'large-count call: an mpi_f08 overload only') for n in F08_ONLY])
+                 [(n, 'large-count call: an mpi_f08 overload only') for n in F08_ONLY] +
+                 [(n, 'process creation: bound with its implementation') for n in SPAWN])
 
 
 def die(msg):

@@ -32,8 +32,8 @@
  *            attr.c attributes and keyvals (communicators and datatypes)
  * dpm/       bridge.c the inter-communicator between two groups that share
  *            no communicator (dpm.h); port.c ports, MPI_Comm_accept and
- *            MPI_Comm_connect; join.c MPI_Comm_join;
- *            spawn.c MPI_Comm_spawn, MPI_Comm_get_parent;
+ *            MPI_Comm_connect; names.c the name service; join.c
+ *            MPI_Comm_join; spawn.c MPI_Comm_spawn, MPI_Comm_get_parent;
  *            disconnect.c MPI_Comm_disconnect
  * fortran/   fortran_handles.c MPI_Comm_c2f...: Fortran handle numbers
  *            (lib/mpi_fortran)

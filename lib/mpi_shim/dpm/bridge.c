@@ -13,7 +13,7 @@
  *   wait for the other's header, up to the time-out: then withdraw
  *   the receive and fail (MPI_ERR_PORT)
  *   check it: the same key, size 0 (the other gave up: MPI_ERR_PENDING)
- *   or 1 .. mpi_shim_dpm_nodes()
+ *   or 1 .. mpi_shim_dpm_nodes(), a context below the channel's
  *   nodes[size]               ------------>  its group's nodes, in rank order
  *   check them: each below the bound, none twice, the other leader among
  *   them, none in this group (MPI_ERR_COMM)
@@ -245,7 +245,9 @@ void mpi_shim_dpm_trade(MPI_Comm comm, uint32_t ctx, int remote_node, uint64_t k
 		far->err = MPI_ERR_PENDING;
 		return;
 	}
-	if (theirs.size < 0 || theirs.size > mpi_shim_dpm_nodes()) {
+	/* The context ids below the channel's are the communicators'. */
+	if (theirs.size < 0 || theirs.size > mpi_shim_dpm_nodes() ||
+	    theirs.ctx > MPI_SHIM_DPM_CTX - 4 || ctx > MPI_SHIM_DPM_CTX - 4) {
 		far->err = MPI_ERR_INTERN;
 		return;
 	}

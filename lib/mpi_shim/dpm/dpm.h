@@ -13,15 +13,18 @@
  * (every message of the chapter, sent and received with the mpi_shim_coll_*
  * calls).  Ordinary communicators take their ids upwards from 4, two or
  * four at a time (comm_ctx.c); these two are the last ids of the 32 bits,
- * which no communicator gets before 2^31 communicators were made.  The
- * channel is made by the first call that needs it and lives until
- * MPI_Finalize (mpi_shim_dpm_fini).
+ * which no communicator gets before 2^31 communicators were made (and the
+ * bridge refuses a context that would reach them).  The channel is made
+ * by the first call that needs it, for mpi_shim_dpm_nodes() nodes, made
+ * again in place when that bound has risen (requests on it keep their
+ * pointer), and lives until MPI_Finalize (mpi_shim_dpm_fini).
  *
  * Tags on the channel (MPI_SHIM_DPM_TAG):
- *   kind 0   requests to a port's node (port.c): connect, give up;
+ *   kind 0   requests to a port's node (port.c);
  *   kind 1   the answer to one request, low bits from the connector's key;
  *   kind 2   the bridge's trade between the two leaders, low bits from
- *            the bridge's key.
+ *            the bridge's key (and a leader's giving up, a header of
+ *            group size 0: mpi_shim_dpm_give_up).
  * A tag is kind << 28 | (key & 0x0fffffff); the whole key travels in each
  * message and is checked, so two bridges whose keys share the low bits
  * fail instead of mixing.
@@ -73,9 +76,9 @@ MPI_Comm mpi_shim_dpm_channel(void);
  *  2. the leaders trade on the channel (tag kind 2 of key): a header
  *     (key, group size, context), then the group's node numbers, then a
  *     verdict; each checks the other's (the key, a size in 1 ..
- *     mpi_shim_dpm_nodes(), nodes below it, no node twice, the leader
- *     among them, no node of its own group), and both fail when either
- *     found a fault;
+ *     mpi_shim_dpm_nodes(), a context below the channel's, nodes below
+ *     the bound, no node twice, the leader among them, no node of its own
+ *     group), and both fail when either found a fault;
  *  3. each leader broadcasts the verdict, the remote size and the larger
  *     of the two contexts to its group, then the remote nodes (as
  *     MPI_Intercomm_create does), and every member makes the

@@ -45,9 +45,14 @@
  * it received and posts it again, so that requests are answered or
  * queued whenever this process makes progress, inside an accept or not.
  * A process that never opened a port has no listener: a request sent to
- * it stays queued there, and its connector times out.
+ * it stays queued there, and its connector times out.  What listening
+ * costs a process that opened a port: the hook's test at each progress,
+ * and one entry in the list of receives from any source, which each
+ * arrival of the process looks at.
  *
- * Closing a port refuses the requests queued on it.  A port is this
+ * Closing a port refuses the requests queued on it; so does MPI_Finalize
+ * for the ports still open, and a request that comes after it goes
+ * unanswered.  A port is this
  * process's: MPI_Comm_accept and MPI_Close_port take only the names this
  * process opened.  The leaders of accept and connect may be any rank of
  * any intra-communicator, so two parts of one job (after MPI_Comm_split,
@@ -303,6 +308,7 @@ static void listener_run(void)
 	while (pt.listen != MPI_REQUEST_NULL && pt.listen->done) {
 		struct port_request m = pt.msg;
 
+		mpi_shim_status_empty(&st);
 		err = mpi_shim_request_wait(&pt.listen, &st);
 		pt.listen = MPI_REQUEST_NULL;
 		if (!err && !st.mpi_shim_cancelled && st.mpi_shim_bytes == sizeof(m))
@@ -330,44 +336,6 @@ static int listener_start(void)
 	}
 	pt.listening = 1;
 	return MPI_SUCCESS;
-}
-
-static void port_free(struct port *p)
-{
-	struct port_conn *c;
-
-	while ((c = p->head)) {
-		p->head = c->next;
-		free(c);
-	}
-	free(p);
-}
-
-void mpi_shim_dpm_ports_fini(void)
-{
-	struct port *p;
-	struct port_sent *s;
-
-	if (pt.listening) {
-		if (pt.listen != MPI_REQUEST_NULL) {
-			(void)mpi_shim_recv_cancel(pt.listen);
-			(void)mpi_shim_request_wait(&pt.listen, MPI_STATUS_IGNORE);
-		}
-		mpi_shim_progress_unregister(pt.hook);
-	}
-	pt.listen = MPI_REQUEST_NULL;
-	pt.hook = -1;
-	pt.listening = 0;
-	/* An answer still in BIP's hands keeps its buffer (a few bytes). */
-	answer_sent_reap();
-	while ((s = pt.sent)) {
-		pt.sent = s->next;
-		s->req->freed = 1;
-	}
-	while ((p = pt.ports)) {
-		pt.ports = p->next;
-		port_free(p);
-	}
 }
 
 /* --- the calls --- */
@@ -451,6 +419,36 @@ int PMPI_Close_port(const char *port_name)
 	return MPI_SUCCESS;
 }
 MPI_SHIM_ALIAS(MPI_Close_port);
+
+/* MPI_Finalize: what came is handled, the connects queued on the ports
+ * still open are refused (a connect that comes later times out), and the
+ * listener stops. */
+void mpi_shim_dpm_ports_fini(void)
+{
+	struct port_sent *s;
+
+	if (pt.listening)
+		listener_run();
+	while (pt.ports)
+		port_close(pt.ports);
+	if (pt.listening) {
+		if (pt.listen != MPI_REQUEST_NULL) {
+			(void)mpi_shim_recv_cancel(pt.listen);
+			(void)mpi_shim_request_wait(&pt.listen, MPI_STATUS_IGNORE);
+		}
+		mpi_shim_progress_unregister(pt.hook);
+	}
+	pt.listen = MPI_REQUEST_NULL;
+	pt.hook = -1;
+	pt.listening = 0;
+	/* An answer still in BIP's hands keeps its buffer (a few bytes):
+	 * BIP sends it before it ends. */
+	answer_sent_reap();
+	while ((s = pt.sent)) {
+		pt.sent = s->next;
+		s->req->freed = 1;
+	}
+}
 
 /* The checks of accept and connect that every member makes alike. */
 static int check_collective(MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm,
@@ -642,12 +640,16 @@ static void connect_leader(const char *port_name, MPI_Info info, MPI_Comm comm, 
 	rc = mpi_shim_dpm_wait_until(r, mpi_shim_dpm_now() + timeout);
 	if (rc && mpi_shim_recv_cancel(r)) {
 		(void)mpi_shim_request_wait(&r, MPI_STATUS_IGNORE);
-		far->err = rc == MPI_ERR_PENDING ? MPI_ERR_PORT : rc;
+		far->err = rc == MPI_ERR_PENDING || rc == MPI_ERR_OTHER ? MPI_ERR_PORT : rc;
 		if (rc == MPI_ERR_PENDING) {
 			mpi_shim_dpm_give_up(node, m.key);
 			snprintf(far->why, sizeof(far->why),
 				 "no answer from the port's process (node %d) within %g s: it is "
 				 "not open, or that process makes no progress", node, timeout);
+		} else if (rc == MPI_ERR_OTHER) {
+			snprintf(far->why, sizeof(far->why),
+				 "no answer can come from the port's process (node %d): every "
+				 "other process of the job has ended", node);
 		}
 		return;
 	}

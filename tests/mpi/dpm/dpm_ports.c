@@ -7,6 +7,8 @@
  *              second connects; point-to-point, bcast, allreduce across,
  *              MPI_Intercomm_merge, disconnect (2 or more processes)
  *   cycles     the same five times on one port, a new port each time too
+ *   oddeven    the even ranks accept on rank 0's port, the odd ones connect
+ *              (interleaved groups); remote ranks, allreduce, merge
  *   many       rank 0 opens a port for each other rank, which connects to
  *              its own; rank 0 accepts them in the reverse order, so that
  *              connects wait on several ports at once
@@ -17,6 +19,15 @@
  *              closing a port twice or someone else's: MPI_ERR_PORT
  *   timeout    a connect to a node that has never opened a port: MPI_ERR_PORT
  *              after the time-out (info key "timeout")
+ *   gaveup     a connect that timed out on an open port (nobody accepted)
+ *              stays queued there; the next accept passes over it and
+ *              takes the connect that came after
+ *   finalize   rank 0 ends with its port open while rank 1 connects to it:
+ *              the connect fails with MPI_ERR_PORT (refused at MPI_Finalize,
+ *              or timed out if it came after)
+ *   threads    (MPI_THREAD_MULTIPLE) rank 0 accepts in a thread of its own
+ *              while its main thread exchanges messages with rank 2; only
+ *              then does rank 1 connect (3 or more processes)
  *   join       MPI_Comm_join over a TCP connection on the loopback between
  *              ranks 0 and 1; a closed socket and a bad fd fail
  *   disconnect MPI_Comm_disconnect completes an Isend and an Irecv still
@@ -24,6 +35,7 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +158,52 @@ static void test_halves(int cycles, int new_port_each)
 			OK(MPI_Close_port(port));
 	}
 	OK(MPI_Comm_free(&half));
+}
+
+/* Interleaved groups: the even ranks accept, the odd ones connect. */
+static void test_oddeven(void)
+{
+	int even = rank % 2 == 0, rsize, i, w, sum, want = 0, v, high;
+	char port[MPI_MAX_PORT_NAME] = "";
+	MPI_Comm group, ic, merged;
+	MPI_Group rg, wg;
+
+	CHECK(size >= 2, "needs 2 processes");
+	OK(MPI_Comm_split(MPI_COMM_WORLD, even, rank, &group));
+	if (rank == 0) {
+		OK(MPI_Open_port(MPI_INFO_NULL, port));
+		OK(MPI_Send(port, MPI_MAX_PORT_NAME, MPI_CHAR, 1, 7, MPI_COMM_WORLD));
+	} else if (rank == 1) {
+		OK(MPI_Recv(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, 7, MPI_COMM_WORLD,
+			    MPI_STATUS_IGNORE));
+	}
+	if (even)
+		OK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, group, &ic));
+	else
+		OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, group, &ic));
+	OK(MPI_Comm_remote_size(ic, &rsize));
+	CHECK(rsize == (even ? size / 2 : (size + 1) / 2), "remote size %d", rsize);
+	OK(MPI_Comm_remote_group(ic, &rg));
+	OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+	for (i = 0; i < rsize; i++) {
+		OK(MPI_Group_translate_ranks(rg, 1, &i, wg, &w));
+		CHECK(w == 2 * i + even, "remote rank %d is world rank %d", i, w);
+		want += w;
+	}
+	OK(MPI_Group_free(&rg));
+	OK(MPI_Group_free(&wg));
+	OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, ic));
+	CHECK(sum == want, "allreduce %d, want %d", sum, want);
+	/* Merged with the odd ranks first. */
+	high = even;
+	OK(MPI_Intercomm_merge(ic, high, &merged));
+	OK(MPI_Comm_rank(merged, &v));
+	CHECK(v == (even ? size / 2 + rank / 2 : rank / 2), "merged rank %d", v);
+	OK(MPI_Comm_free(&merged));
+	OK(MPI_Comm_disconnect(&ic));
+	if (rank == 0)
+		OK(MPI_Close_port(port));
+	OK(MPI_Comm_free(&group));
 }
 
 /* Rank 0 opens one port per other rank and accepts in reverse order. */
@@ -350,6 +408,123 @@ static void test_timeout(void)
 	OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/* Rank 1's first connect times out (rank 0 accepts only later); its second
+ * is the one the accept takes. */
+static void test_gaveup(void)
+{
+	char port[MPI_MAX_PORT_NAME];
+	MPI_Comm ic = MPI_COMM_NULL;
+	MPI_Info info;
+	int v = -1;
+
+	CHECK(size >= 2, "needs 2 processes");
+	OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+	if (rank == 0) {
+		OK(MPI_Open_port(MPI_INFO_NULL, port));
+		OK(MPI_Send(port, MPI_MAX_PORT_NAME, MPI_CHAR, 1, 7, MPI_COMM_WORLD));
+		/* Rank 1 gave up once: its first request waits on the port, and
+		 * the message says so (from the same process, so it came after). */
+		OK(MPI_Recv(&v, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		OK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+		OK(MPI_Recv(&v, 1, MPI_INT, 0, 1, ic, MPI_STATUS_IGNORE));
+		CHECK(v == 2, "the accept took connect number %d", v);
+		OK(MPI_Comm_disconnect(&ic));
+		OK(MPI_Close_port(port));
+	} else if (rank == 1) {
+		OK(MPI_Recv(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, 7, MPI_COMM_WORLD,
+			    MPI_STATUS_IGNORE));
+		OK(MPI_Info_create(&info));
+		OK(MPI_Info_set(info, "timeout", "0.3"));
+		EXPECT(MPI_ERR_PORT, MPI_Comm_connect(port, info, 0, MPI_COMM_SELF, &ic));
+		OK(MPI_Info_free(&info));
+		v = 1;
+		OK(MPI_Send(&v, 1, MPI_INT, 0, 8, MPI_COMM_WORLD));
+		OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+		v = 2;
+		OK(MPI_Send(&v, 1, MPI_INT, 0, 1, ic));
+		OK(MPI_Comm_disconnect(&ic));
+	}
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+/* Rank 0 finalizes with an open port that rank 1 connects to. */
+static void test_finalize(void)
+{
+	char port[MPI_MAX_PORT_NAME];
+	MPI_Comm ic = MPI_COMM_NULL;
+	MPI_Info info;
+
+	CHECK(size >= 2, "needs 2 processes");
+	OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+	if (rank == 0) {
+		OK(MPI_Open_port(MPI_INFO_NULL, port));
+		OK(MPI_Send(port, MPI_MAX_PORT_NAME, MPI_CHAR, 1, 7, MPI_COMM_WORLD));
+	} else if (rank == 1) {
+		OK(MPI_Recv(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, 7, MPI_COMM_WORLD,
+			    MPI_STATUS_IGNORE));
+		OK(MPI_Info_create(&info));
+		OK(MPI_Info_set(info, "timeout", "2"));
+		EXPECT(MPI_ERR_PORT, MPI_Comm_connect(port, info, 0, MPI_COMM_SELF, &ic));
+		CHECK(ic == MPI_COMM_NULL, "a communicator came out of a failed connect");
+		OK(MPI_Info_free(&info));
+	}
+}
+
+static char thread_port[MPI_MAX_PORT_NAME];
+
+static void *accept_thread(void *arg)
+{
+	MPI_Comm ic;
+	int v = -1;
+
+	(void)arg;
+	OK(MPI_Comm_accept(thread_port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+	OK(MPI_Recv(&v, 1, MPI_INT, 0, 1, ic, MPI_STATUS_IGNORE));
+	CHECK(v == 4711, "got %d through the accepted communicator", v);
+	OK(MPI_Comm_disconnect(&ic));
+	return NULL;
+}
+
+/* An accept waiting in one thread lets the process's other threads work. */
+static void test_threads(void)
+{
+	MPI_Comm ic;
+	pthread_t th;
+	int provided, i, v;
+
+	OK(MPI_Query_thread(&provided));
+	CHECK(provided == MPI_THREAD_MULTIPLE, "thread level %d", provided);
+	CHECK(size >= 3, "needs 3 processes");
+	if (rank == 0) {
+		OK(MPI_Open_port(MPI_INFO_NULL, thread_port));
+		OK(MPI_Send(thread_port, MPI_MAX_PORT_NAME, MPI_CHAR, 1, 7, MPI_COMM_WORLD));
+		CHECK(!pthread_create(&th, NULL, accept_thread, NULL), "pthread_create");
+		for (i = 0; i < 100; i++) {
+			OK(MPI_Recv(&v, 1, MPI_INT, 2, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+			CHECK(v == i, "ping %d", v);
+			OK(MPI_Send(&v, 1, MPI_INT, 2, 3, MPI_COMM_WORLD));
+		}
+		CHECK(!pthread_join(th, NULL), "pthread_join");
+		OK(MPI_Close_port(thread_port));
+	} else if (rank == 1) {
+		OK(MPI_Recv(thread_port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, 7, MPI_COMM_WORLD,
+			    MPI_STATUS_IGNORE));
+		OK(MPI_Recv(&v, 1, MPI_INT, 2, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		OK(MPI_Comm_connect(thread_port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+		v = 4711;
+		OK(MPI_Send(&v, 1, MPI_INT, 0, 1, ic));
+		OK(MPI_Comm_disconnect(&ic));
+	} else if (rank == 2) {
+		for (i = 0; i < 100; i++) {
+			OK(MPI_Send(&i, 1, MPI_INT, 0, 2, MPI_COMM_WORLD));
+			OK(MPI_Recv(&v, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+			CHECK(v == i, "pong %d", v);
+		}
+		OK(MPI_Send(&i, 1, MPI_INT, 1, 4, MPI_COMM_WORLD));
+	}
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 /* Ranks 0 and 1 join over a loopback TCP connection made here. */
 static void test_join(void)
 {
@@ -496,8 +671,9 @@ static void test_disconnect(void)
 int main(int argc, char **argv)
 {
 	const char *t = argc > 1 ? argv[1] : "";
+	int provided;
 
-	MPI_Init(&argc, &argv);
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	check_rank = rank;
@@ -506,7 +682,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(t, "cycles")) {
 		test_halves(5, 0);
 		test_halves(3, 1);
-	} else if (!strcmp(t, "many"))
+	} else if (!strcmp(t, "oddeven"))
+		test_oddeven();
+	else if (!strcmp(t, "many"))
 		test_many();
 	else if (!strcmp(t, "queue"))
 		test_queue();
@@ -516,6 +694,12 @@ int main(int argc, char **argv)
 		test_names();
 	else if (!strcmp(t, "timeout"))
 		test_timeout();
+	else if (!strcmp(t, "gaveup"))
+		test_gaveup();
+	else if (!strcmp(t, "finalize"))
+		test_finalize();
+	else if (!strcmp(t, "threads"))
+		test_threads();
 	else if (!strcmp(t, "join"))
 		test_join();
 	else if (!strcmp(t, "disconnect"))
