@@ -43,21 +43,33 @@ MPI_Fint mpi_fortran_status_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
 MPI_Fint mpi_fortran_statuses_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
 
 /*
- * MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY: only this library knows them (C
- * has its own addresses), so they are looked up here the same way.
+ * MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY, MPI_ARGV_NULL, MPI_ARGVS_NULL and
+ * MPI_ERRCODES_IGNORE: only this library knows them (C has its own
+ * values), so they are looked up here the same way.  Each has the size of
+ * its Fortran declaration (gen.py, COMMONS): INTEGER(1), INTEGER(1),
+ * CHARACTER*1(1), CHARACTER*1(1,1), INTEGER(1).
  */
 MPI_Fint mpi_fortran_unweighted_, mpi_fortran_weights_empty_;
-static const void *unweighted, *weights_empty;
-static pthread_once_t weights_once = PTHREAD_ONCE_INIT;
+char mpi_fortran_argv_null_, mpi_fortran_argvs_null_;
+MPI_Fint mpi_fortran_errcodes_ignore_;
+static const void *unweighted, *weights_empty, *argv_null, *argvs_null, *errcodes_ignore;
+static pthread_once_t commons_once = PTHREAD_ONCE_INIT;
 
-static void weights_load(void)
+static const void *common_block(const char *name, const void *here)
 {
-	void *p;
+	void *p = dlsym(RTLD_DEFAULT, name);
 
-	unweighted = (p = dlsym(RTLD_DEFAULT, "mpi_fortran_unweighted_")) ? p :
-									 &mpi_fortran_unweighted_;
-	weights_empty = (p = dlsym(RTLD_DEFAULT, "mpi_fortran_weights_empty_")) ? p :
-									   &mpi_fortran_weights_empty_;
+	return p ? p : here;
+}
+
+static void commons_load(void)
+{
+	unweighted = common_block("mpi_fortran_unweighted_", &mpi_fortran_unweighted_);
+	weights_empty = common_block("mpi_fortran_weights_empty_", &mpi_fortran_weights_empty_);
+	argv_null = common_block("mpi_fortran_argv_null_", &mpi_fortran_argv_null_);
+	argvs_null = common_block("mpi_fortran_argvs_null_", &mpi_fortran_argvs_null_);
+	errcodes_ignore =
+	    common_block("mpi_fortran_errcodes_ignore_", &mpi_fortran_errcodes_ignore_);
 }
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -106,12 +118,18 @@ int mpi_fortran_degree(MPI_Fint comm, int out)
 
 int *mpi_fortran_weights(MPI_Fint *f)
 {
-	pthread_once(&weights_once, weights_load);
+	pthread_once(&commons_once, commons_load);
 	if (f == unweighted)
 		return MPI_UNWEIGHTED;
 	if (f == weights_empty)
 		return MPI_WEIGHTS_EMPTY;
 	return (int *)f;
+}
+
+int *mpi_fortran_errcodes(MPI_Fint *f)
+{
+	pthread_once(&commons_once, commons_load);
+	return f == errcodes_ignore ? MPI_ERRCODES_IGNORE : (int *)f;
 }
 
 void mpi_fortran_bools_out(MPI_Fint *f, int n)
@@ -1027,3 +1045,146 @@ void pmpi_register_datarep_(char *datarep, mpi_fortran_fn *read, mpi_fortran_fn 
 	pthread_mutex_unlock(&lock);
 }
 MPI_FORTRAN_ALIAS(mpi_register_datarep_);
+
+/*
+ * Process creation.  The commands, arguments, counts and infos of the
+ * spawn calls are read at the root only (MPI-3.1 10.3.2), so they are
+ * converted there only: elsewhere they may be anything, an ARGV without its
+ * blank entry too, and C is given NULL arrays it does not read.  An
+ * argument list ends at its first entry that is all blanks; each string
+ * loses its trailing blanks, as every CHARACTER input does.
+ */
+
+/* 1 if the calling process is the root of a spawn on comm (an
+ * intra-communicator that may be used); otherwise C reports what is wrong. */
+static int spawn_root(MPI_Comm comm, MPI_Fint root)
+{
+	return mpi_shim_comm_ok(comm) && !mpi_shim_is_inter(comm) && comm->rank == root;
+}
+
+static void argv_free(char **argv)
+{
+	for (size_t i = 0; argv && argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+static int blank(const char *f, size_t len)
+{
+	while (len && f[len - 1] == ' ')
+		len--;
+	return len == 0;
+}
+
+/* The arguments at f, f + stride, f + 2 * stride... (len characters each),
+ * up to the first blank one: a NULL-ended C array of C strings. */
+static int argv_in(const char *f, size_t len, size_t stride, char ***c, const char *call)
+{
+	size_t n = 0, i;
+	int rc;
+
+	while (!blank(f + n * stride, len))
+		n++;
+	if (!(*c = calloc(n + 1, sizeof(**c))))
+		return fail(MPI_ERR_NO_MEM, call);
+	for (i = 0; i < n; i++) {
+		if ((rc = mpi_fortran_str_in(f + i * stride, len, &(*c)[i], call))) {
+			argv_free(*c);
+			*c = NULL;
+			return rc;
+		}
+	}
+	return MPI_SUCCESS;
+}
+
+void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info,
+		      MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes,
+		      MPI_Fint *ierror, size_t command_len, size_t argv_len)
+{
+	static const char call[] = "MPI_Comm_spawn";
+	MPI_Comm c = mpi_shim_f2c(MPI_SHIM_F_COMM, *comm), ic = MPI_COMM_NULL;
+	char *cmd = NULL, **cargv = NULL;
+	int rc;
+
+	pthread_once(&commons_once, commons_load);
+	if (spawn_root(c, *root)) {
+		if ((rc = mpi_fortran_str_in(command, command_len, &cmd, call)))
+			goto out;
+		if (argv != argv_null && (rc = argv_in(argv, argv_len, argv_len, &cargv, call)))
+			goto out;
+	}
+	rc = PMPI_Comm_spawn(cmd, cargv, *maxprocs, mpi_shim_f2c(MPI_SHIM_F_INFO, *info), *root,
+			     c, &ic, mpi_fortran_errcodes(errcodes));
+	if (rc == MPI_SUCCESS)
+		mpi_fortran_handle_out(MPI_SHIM_F_COMM, intercomm, ic);
+out:
+	free(cmd);
+	argv_free(cargv);
+	*ierror = rc;
+}
+MPI_FORTRAN_ALIAS(mpi_comm_spawn_);
+
+/* ARRAY_OF_ARGV(COUNT, *): the arguments of command i are its row i, the
+ * strings i, i + COUNT, i + 2 * COUNT... of the array. */
+void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, char *argvs,
+			       MPI_Fint *maxprocs, MPI_Fint *infos, MPI_Fint *root,
+			       MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes,
+			       MPI_Fint *ierror, size_t commands_len, size_t argvs_len)
+{
+	static const char call[] = "MPI_Comm_spawn_multiple";
+	MPI_Comm c = mpi_shim_f2c(MPI_SHIM_F_COMM, *comm), ic = MPI_COMM_NULL;
+	int n = *count > 0 ? *count : 0, rc = MPI_SUCCESS, i;
+	char **ccmds = NULL, ***cargvs = NULL;
+	void **cinfos = NULL;
+
+	pthread_once(&commons_once, commons_load);
+	if (spawn_root(c, *root) && n > 0) {
+		if (!(ccmds = calloc(n, sizeof(*ccmds))) ||
+		    (argvs != argvs_null && !(cargvs = calloc(n, sizeof(*cargvs))))) {
+			rc = fail(MPI_ERR_NO_MEM, call);
+			goto out;
+		}
+		for (i = 0; i < n && !rc; i++)
+			rc = mpi_fortran_str_in(commands + i * commands_len, commands_len,
+						&ccmds[i], call);
+		for (i = 0; cargvs && i < n && !rc; i++)
+			rc = argv_in(argvs + i * argvs_len, argvs_len, (size_t)n * argvs_len,
+				     &cargvs[i], call);
+		if (rc || (rc = mpi_fortran_handles_in(MPI_SHIM_F_INFO, infos, n, &cinfos, call)))
+			goto out;
+	}
+	rc = PMPI_Comm_spawn_multiple(*count, ccmds, cargvs, maxprocs, (MPI_Info *)cinfos, *root,
+				      c, &ic, mpi_fortran_errcodes(errcodes));
+	if (rc == MPI_SUCCESS)
+		mpi_fortran_handle_out(MPI_SHIM_F_COMM, intercomm, ic);
+out:
+	for (i = 0; ccmds && i < n; i++)
+		free(ccmds[i]);
+	for (i = 0; cargvs && i < n; i++)
+		argv_free(cargvs[i]);
+	free(ccmds);
+	free(cargvs);
+	free(cinfos);
+	*ierror = rc;
+}
+MPI_FORTRAN_ALIAS(mpi_comm_spawn_multiple_);
+
+/* The parent is one handle (MPI-3.1 10.3.2): its number is held the first
+ * time only, so that the MPI_COMM_DISCONNECT or MPI_COMM_FREE that ends it
+ * gives the number back. */
+void pmpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierror)
+{
+	static const void *held;
+	MPI_Comm c = MPI_COMM_NULL;
+
+	if ((*ierror = PMPI_Comm_get_parent(&c)) != MPI_SUCCESS)
+		return;
+	*parent = mpi_shim_c2f(MPI_SHIM_F_COMM, c);
+	pthread_mutex_lock(&lock);
+	if (c != MPI_COMM_NULL && c != held) {
+		mpi_shim_f_hold(MPI_SHIM_F_COMM, *parent);
+		held = c;
+	}
+	pthread_mutex_unlock(&lock);
+}
+MPI_FORTRAN_ALIAS(mpi_comm_get_parent_);

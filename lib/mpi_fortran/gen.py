@@ -38,7 +38,7 @@ SCALAR_KINDS = {'int', 'bool', 'aint', 'count', 'off', 'iaint', 'buf', 'addr', '
                 'aval', 'ival', 'status', 'index', 'str', 'istr', 'opfn', 'errfn', 'werrfn',
                 'ferrfn', 'copyfn', 'delfn', 'grqfn', 'convfn', 'extentfn'}
 ARRAY_KINDS = {'int', 'bool', 'aint', 'iaint', 'status', 'indices', 'str',
-               'weights'} | set(HANDLE_KINDS)
+               'weights', 'argv', 'errcodes'} | set(HANDLE_KINDS)
 FN_KINDS = ('opfn', 'errfn', 'werrfn', 'ferrfn', 'copyfn', 'delfn', 'grqfn', 'convfn',
             'extentfn')
 
@@ -80,12 +80,8 @@ F08_ONLY = [
     'Alltoallv_init_c', 'Alltoallw_init_c', 'Reduce_init_c', 'Allreduce_init_c',
     'Reduce_scatter_init_c', 'Reduce_scatter_block_init_c', 'Scan_init_c', 'Exscan_init_c',
 ]
-# Process creation (MPI-3.1 10.3): declared in mpi.h, bound with the code
-# that spawns.
-SPAWN = ['Comm_spawn', 'Comm_spawn_multiple', 'Comm_get_parent']
 NOT_BOUND = dict([(n, 'handle conversion, C only') for n in C_ONLY] +
-                 [(n, 'large-count call: an mpi_f08 overload only') for n in F08_ONLY] +
-                 [(n, 'process creation: bound with its implementation') for n in SPAWN])
+                 [(n, 'large-count call: an mpi_f08 overload only') for n in F08_ONLY])
 
 
 def die(msg):
@@ -148,6 +144,10 @@ class Call:
                 die('%s: %s needs a length' % (self.name, a.name))
             if a.kind == 'str' and a.dir != 'in' and not a.dim:
                 die('%s: output string %s needs its size' % (self.name, a.name))
+            if a.kind == 'argv' and (a.dir != 'in' or not a.array):
+                die('%s: %s: argv is an input array' % (self.name, a.name))
+            if a.kind == 'errcodes' and (a.dir != 'out' or a.dim):
+                die('%s: %s: errcodes[] is an output array' % (self.name, a.name))
 
 
 def read_table(path):
@@ -297,6 +297,9 @@ def c_wrapper(call):
         elif k == 'weights':
             params.append('MPI_Fint *' + f)
             cargs.append('mpi_fortran_weights(%s)' % f)
+        elif k == 'errcodes':
+            params.append('MPI_Fint *' + f)
+            cargs.append('mpi_fortran_errcodes(%s)' % f)
         elif k == 'bool':
             params.append('MPI_Fint *' + f)
             if a.dir == 'in':
@@ -376,6 +379,9 @@ def c_wrapper(call):
             hidden.append('size_t %s_len' % n)
             if k == 'istr' and a.dir != 'in':
                 die('%s: %s: istr is input only' % (call.name, n))
+            if a.dir == 'in' and a.array:
+                die('%s: %s: an input array of strings is for manual calls only'
+                    % (call.name, n))
             if a.dir == 'in':
                 decls.append('char *%s = NULL;' % cv)
                 pre.append('if ((rc = mpi_fortran_%s_in(%s, %s_len, &%s, "%s")))'
@@ -453,7 +459,7 @@ def f_type(a):
         return 'integer'
     if k == 'bool':
         return 'logical'
-    if k == 'weights':
+    if k in ('weights', 'errcodes'):
         return 'integer'
     if k in ('aint', 'aptr', 'aval'):
         return 'integer(kind=MPI_ADDRESS_KIND)'
@@ -463,7 +469,7 @@ def f_type(a):
         return 'integer(kind=MPI_OFFSET_KIND)'
     if k == 'status':
         return 'integer'
-    if k in ('str', 'istr'):
+    if k in ('str', 'istr', 'argv'):
         return 'character(len=*)'
     die('no Fortran type for ' + k)
 
@@ -500,7 +506,9 @@ def f_interface(call, prefix):
         shape = ''
         if a.kind == 'status':
             shape = '(MPI_STATUS_SIZE, *)' if a.array else '(MPI_STATUS_SIZE)'
-        elif a.array and a.kind != 'str':
+        elif a.kind == 'argv':
+            shape = '(%s, *)' % a.dim if a.dim else '(*)'
+        elif a.array and (a.kind != 'str' or a.dir == 'in'):
             shape = '(*)'
         out.append('    %s :: %s%s' % (decl, a.name, shape))
     out.append('    integer, intent(out) :: ierror')
@@ -536,12 +544,23 @@ def constants(handles, consts):
     return out
 
 
-COMMONS = [('MPI_BOTTOM', '', 'mpi_fortran_bottom'),
-           ('MPI_IN_PLACE', '', 'mpi_fortran_in_place'),
-           ('MPI_STATUS_IGNORE', '(MPI_STATUS_SIZE)', 'mpi_fortran_status_ignore'),
-           ('MPI_STATUSES_IGNORE', '(MPI_STATUS_SIZE,1)', 'mpi_fortran_statuses_ignore'),
-           ('MPI_UNWEIGHTED', '(1)', 'mpi_fortran_unweighted'),
-           ('MPI_WEIGHTS_EMPTY', '(1)', 'mpi_fortran_weights_empty')]
+# The variables in common blocks that calls recognise by their address:
+# (name, type, shape, common block); the type is an INTEGER or a CHARACTER
+# of length 1 (MPI_ARGV_NULL and MPI_ARGVS_NULL, passed for arrays of
+# strings), and the C definitions in fortran.c have the same sizes.
+COMMONS = [('MPI_BOTTOM', 'integer', '', 'mpi_fortran_bottom'),
+           ('MPI_IN_PLACE', 'integer', '', 'mpi_fortran_in_place'),
+           ('MPI_STATUS_IGNORE', 'integer', '(MPI_STATUS_SIZE)', 'mpi_fortran_status_ignore'),
+           ('MPI_STATUSES_IGNORE', 'integer', '(MPI_STATUS_SIZE,1)',
+            'mpi_fortran_statuses_ignore'),
+           ('MPI_UNWEIGHTED', 'integer', '(1)', 'mpi_fortran_unweighted'),
+           ('MPI_WEIGHTS_EMPTY', 'integer', '(1)', 'mpi_fortran_weights_empty'),
+           ('MPI_ARGV_NULL', 'character', '(1)', 'mpi_fortran_argv_null'),
+           ('MPI_ARGVS_NULL', 'character', '(1,1)', 'mpi_fortran_argvs_null'),
+           ('MPI_ERRCODES_IGNORE', 'integer', '(1)', 'mpi_fortran_errcodes_ignore')]
+# Their declarations in mpif.h (fixed form too) and in the module.
+COMMON_TYPES = {'integer': ('integer', 'integer'),
+                'character': ('character*1', 'character(len=1)')}
 # No subarrays as choice buffers; ASYNCHRONOUS buffers are the user's (MPI-3.1 17.1.7).
 LOGICALS = ['MPI_SUBARRAYS_SUPPORTED', 'MPI_ASYNC_PROTECTS_NONBLOCKING']
 CALLBACKS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_NULL_DELETE_FN', 'MPI_COMM_DUP_FN',
@@ -562,8 +581,8 @@ def gen_mpif(handles, consts, calls, out):
     for name in LOGICALS:
         lines.append('      logical %s' % name)
         lines.append('      parameter (%s=.false.)' % name)
-    for name, shape, common in COMMONS:
-        lines.append('      integer %s%s' % (name, shape))
+    for name, typ, shape, common in COMMONS:
+        lines.append('      %s %s%s' % (COMMON_TYPES[typ][0], name, shape))
         lines.append('      common /%s/ %s' % (common, name))
         lines.append('      save /%s/' % common)
     for cb in CALLBACKS:
@@ -659,8 +678,8 @@ def gen_module(handles, consts, calls, kinds, out):
         lines.append('  integer, parameter :: %s = %d' % (name, val))
     for name in LOGICALS:
         lines.append('  logical, parameter :: %s = .false.' % name)
-    for name, shape, common in COMMONS:
-        lines.append('  integer :: %s%s' % (name, shape))
+    for name, typ, shape, common in COMMONS:
+        lines.append('  %s :: %s%s' % (COMMON_TYPES[typ][1], name, shape))
         lines.append('  common /%s/ %s' % (common, name))
         lines.append('  save :: /%s/' % common)
     lines += wrap('  external :: ', CALLBACKS, '')

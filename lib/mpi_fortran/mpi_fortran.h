@@ -43,6 +43,10 @@ int mpi_fortran_degree(MPI_Fint comm, int out);
  * become C's. */
 int *mpi_fortran_weights(MPI_Fint *f);
 
+/* An INTEGER array of error codes (the spawn calls): MPI_ERRCODES_IGNORE
+ * becomes C's. */
+int *mpi_fortran_errcodes(MPI_Fint *f);
+
 /* A LOGICAL array C wrote as ints: .true. is 1. */
 void mpi_fortran_bools_out(MPI_Fint *f, int n);
 

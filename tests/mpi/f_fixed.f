@@ -5,7 +5,9 @@
 ! MPI_AINT_ADD and MPI_AINT_DIFF as external functions, the optional
 ! datatypes MPI_INTEGER16 and MPI_LOGICAL1, a file of MPI_FILE_OPEN with
 ! INTEGER(KIND=MPI_OFFSET_KIND) offsets (in $TMPDIR, else the current
-! directory).
+! directory), MPI_COMM_GET_PARENT, and spawns of a missing program with
+! the common blocks MPI_ARGV_NULL, MPI_ARGVS_NULL and
+! MPI_ERRCODES_IGNORE.
       program ffixed
       implicit none
       include 'mpif.h'
@@ -61,7 +63,38 @@
       call MPI_TYPE_SIZE(MPI_LOGICAL1, n, ierr)
       if (n .ne. 1) call fail(14)
       call fileio(rank, nproc, left)
+      call spawns()
       call MPI_FINALIZE(ierr)
+      end
+
+      subroutine spawns()
+      implicit none
+      include 'mpif.h'
+      integer ierr, parent, cls, i, codes(3), np(1), infos(1)
+      character*40 cmds(1)
+      call MPI_COMM_GET_PARENT(parent, ierr)
+      if (ierr .ne. MPI_SUCCESS .or. parent .ne. MPI_COMM_NULL)
+     &     call fail(30)
+      call MPI_COMM_SET_ERRHANDLER(MPI_COMM_WORLD, MPI_ERRORS_RETURN,
+     &     ierr)
+      call MPI_COMM_SPAWN('/nonexistent/f_fixed-no-such-program',
+     &     MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, parent,
+     &     MPI_ERRCODES_IGNORE, ierr)
+      call MPI_ERROR_CLASS(ierr, cls, i)
+      if (cls .ne. MPI_ERR_SPAWN) call fail(31)
+      if (MPI_ERRCODES_IGNORE(1) .ne. 0) call fail(32)
+      cmds(1) = '/nonexistent/f_fixed-no-such-program'
+      np(1) = 2
+      infos(1) = MPI_INFO_NULL
+      codes(3) = -1
+      call MPI_COMM_SPAWN_MULTIPLE(1, cmds, MPI_ARGVS_NULL, np, infos,
+     &     0, MPI_COMM_WORLD, parent, codes, ierr)
+      call MPI_ERROR_CLASS(ierr, cls, i)
+      if (cls .ne. MPI_ERR_SPAWN) call fail(33)
+      if (codes(1) .ne. MPI_ERR_SPAWN .or. codes(2) .ne. MPI_ERR_SPAWN
+     &     .or. codes(3) .ne. -1) call fail(34)
+      call MPI_COMM_SET_ERRHANDLER(MPI_COMM_WORLD,
+     &     MPI_ERRORS_ARE_FATAL, ierr)
       end
 
       subroutine fileio(rank, nproc, left)
