@@ -138,6 +138,9 @@ extern int nrelays;
  * when some host is another ("" if all are this one); returns 1.  0 if
  * neither was given.  Dies with the reason when it cannot. */
 int bipload_hosts_conf(int nodes, char *conf_path, size_t len);
+/* The slots of the hosts of --host or --hostfile (0 without them): the
+ * room of a job that grows on this host (bipload_grow.c). */
+extern int bipload_host_slots;
 /* Write conf to .bipload-<job id>.conf in the working directory, which
  * every host must share (its path in conf_path), removed when bipload
  * exits; what names the source for the error. */

@@ -6,8 +6,8 @@
  *
  * Room.  A job whose nodes all run on bipload's host, with a configuration
  * without routes, clusters or relays, may grow to --universe N nodes
- * (default: its own nodes and 256 more); MPI reports it as
- * MPI_UNIVERSE_SIZE.  Every process then gets BIP_UNIVERSE, BIP_GROW_HOST
+ * (default: the slots of --host or --hostfile, else its own nodes and 256
+ * more); MPI reports it as MPI_UNIVERSE_SIZE.  Every process then gets BIP_UNIVERSE, BIP_GROW_HOST
  * (the configuration's name of this host) and BIP_PM_FD, one end of a
  * socket pair whose other end bipload polls with the job's output.  Other
  * jobs get none of them and cannot grow.
@@ -84,7 +84,15 @@ void bipload_grow_prepare(int want)
 		if (procs[i].proxy >= 0)
 			return;
 	grow_host_node = 0;
-	bipload_universe = want > 0 ? want : nprocs + GROW_DEFAULT_ROOM;
+	/* --universe; else the slots of the host list, as MPI's launchers
+	 * count the universe (--oversubscribe: no such limit); else room for
+	 * GROW_DEFAULT_ROOM more. */
+	if (want > 0)
+		bipload_universe = want;
+	else if (bipload_host_slots && !opt.oversubscribe)
+		bipload_universe = bipload_host_slots;
+	else
+		bipload_universe = nprocs + GROW_DEFAULT_ROOM;
 	if (bipload_universe < nprocs)
 		bipload_universe = nprocs;
 	if (bipload_universe > BIP_CONF_MAXNODES)

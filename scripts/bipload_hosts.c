@@ -253,6 +253,8 @@ static int next_host(int *turn)
 	return -1;
 }
 
+int bipload_host_slots;
+
 int bipload_hosts_conf(int nodes, char *conf_path, size_t len)
 {
 	int i, total = 0, turn = 0, all_here = 1, rc;
@@ -268,6 +270,7 @@ int bipload_hosts_conf(int nodes, char *conf_path, size_t len)
 		total += capacity(&hosts[i]);
 		all_here &= bip_host_is_local(hosts[i].name);
 	}
+	bipload_host_slots = total;
 	if (!nodes)
 		nodes = total;
 	if (nodes > total && !opt.oversubscribe)

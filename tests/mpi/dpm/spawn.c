@@ -10,6 +10,7 @@
  *   spawn multiple   two commands (2 + 1 processes), APPNUM, wdir
  *   spawn pool       one master, 4 workers, 1,000 tasks, shut down
  *   spawn errors     a missing program, no room, bad arguments
+ *   spawn slots      bipload --host HERE:3: the universe is the slots
  *   spawn crash      a child crashes: the job ends (spawn_crash.sh)
  *   spawn refused    a job that cannot grow (srun, another driver): a clear
  *                    MPI_ERR_SPAWN
@@ -287,6 +288,30 @@ static int parent_errors(void)
 	return 0;
 }
 
+/* bipload --host HERE:3 -sz 1: the universe is the 3 slots; 2 children
+ * fit, a third does not. */
+static int parent_slots(void)
+{
+	char *wargs[] = { "worker_pool", NULL };
+	MPI_Comm inter;
+	int *u, flag, rc, cls, stop = 0, w;
+
+	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &u, &flag);
+	CHECK(flag && *u == 3, "MPI_UNIVERSE_SIZE %d, expected the 3 slots", flag ? *u : -1);
+	CHECK(MPI_Comm_spawn(self, wargs, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+			     MPI_ERRCODES_IGNORE) == MPI_SUCCESS, "2 children in 3 slots");
+	for (w = 0; w < 2; w++)
+		MPI_Send(&stop, 1, MPI_INT, w, 2, inter);
+	MPI_Comm_disconnect(&inter);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	rc = MPI_Comm_spawn(self, wargs, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+			    MPI_ERRCODES_IGNORE);
+	MPI_Error_class(rc, &cls);
+	CHECK(cls == MPI_ERR_SPAWN, "a fourth process in 3 slots: class %d", cls);
+	printf("slots: a universe of 3, 2 children, the third refused\n");
+	return 0;
+}
+
 /* A child that crashes after MPI_Init ends the job (bipload, as for any
  * process); the parent waits for a message that never comes. */
 static int parent_crash(void)
@@ -350,6 +375,8 @@ int main(int argc, char **argv)
 		rc = parent_refused();
 	else if (!strcmp(what, "crash"))
 		rc = parent_crash();
+	else if (!strcmp(what, "slots"))
+		rc = parent_slots();
 	else if (!strcmp(what, "worker_crash"))
 		abort();
 	else
