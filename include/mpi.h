@@ -20,7 +20,8 @@ extern "C" {
 
 /*
  * MPI-3.1, its dynamic-process chapter within the limits mpi_shim(7)
- * gives (spawning only on bipload's host, over shm; ports within one job);
+ * gives (spawning only on bipload's host, over shm or ofi; ports within
+ * one job);
  * plus the MPI-4.0 calls that current codes use (persistent collectives,
  * MPI_Isendrecv, the large-count _c forms).  What is left out, and why:
  * mpi_shim(7).

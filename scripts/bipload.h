@@ -66,6 +66,7 @@ struct proc {
 	int segfd;              /* its shm segment's descriptor there, from its "up" */
 	int up;                 /* it said "up" */
 	int grown;              /* it joined the running job */
+	char *blob;             /* a network driver's address it published (hex), or NULL */
 	int abandoned;          /* a new process that failed to join: not the job's */
 	struct stream s[2];     /* stdout, stderr */
 	int file[2];            /* --output-filename: its files, or -1 */

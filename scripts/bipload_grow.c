@@ -28,7 +28,10 @@
  *
  * "where NODE" answers with the pid of NODE's process and the descriptor
  * of its shm segment there, as the process said in its "up", while it
- * runs and its channel is open (it closes it at bip_finalize).
+ * runs and its channel is open (it closes it at bip_finalize); "addr NODE"
+ * with the address a network driver of NODE published ("blob": lowercase
+ * hex, at most 2048 digits), so that the ofi driver finds its peers in a
+ * job that grows without the start-up exchange.
  *
  * Every record is read as untrusted input: at most BIP_PM_MSG_MAX bytes,
  * fields counted against the record, numbers range-checked.
@@ -180,6 +183,38 @@ static int parse_long(const char *s, long lo, long hi, long *v)
 	errno = 0;
 	*v = strtol(s, &end, 10);
 	return *s && !*end && !errno && *v >= lo && *v <= hi ? 0 : -1;
+}
+
+/* "addr NODE": the address NODE published ("blob"). */
+static void addr(int asker, char **f, int nf)
+{
+	struct rec r = { .len = 0 };
+	const char *why = NULL;
+	long node;
+	int code = 0;
+
+	if (nf != 2 || parse_long(f[1], 0, INT_MAX, &node) < 0) {
+		fprintf(stderr, "bipload: node %d: a malformed addr: ignored\n", asker);
+		return;
+	}
+	put(&r, "addr");
+	put(&r, f[1]);
+	if (node >= nprocs || procs[node].abandoned)
+		code = ESRCH, why = "no such node in the job";
+	else if (!bipload_proc_running(&procs[node]) || (procs[node].up && procs[node].pm_fd < 0))
+		code = ESRCH, why = "its process has ended or left BIP";
+	else if (!procs[node].blob)
+		code = EAGAIN, why = "it has not published its address yet";
+	if (code) {
+		char msg[128];
+
+		putf(&r, "%ld", -code);
+		snprintf(msg, sizeof(msg), "node %ld: %s", node, why);
+		put(&r, msg);
+	} else {
+		put(&r, procs[node].blob);
+	}
+	answer(asker, &r);
 }
 
 static void where(int asker, char **f, int nf)
@@ -588,6 +623,14 @@ void bipload_grow_events(const struct pollfd *pfd, const int *nodes, int n)
 		if (!strcmp(f[0], "up") && nf == 2 && parse_long(f[1], -1, 1 << 20, &v) == 0) {
 			p->up = 1;
 			p->segfd = (int)v;
+		} else if (!strcmp(f[0], "blob") && nf == 2 && strlen(f[1]) <= 2048 &&
+			   strlen(f[1]) % 2 == 0 && strspn(f[1], "0123456789abcdef") == strlen(f[1])) {
+			free(p->blob);
+			p->blob = strdup(f[1]);
+			if (!p->blob)
+				die("out of memory");
+		} else if (!strcmp(f[0], "addr")) {
+			addr(p->node, f, nf);
 		} else if (!strcmp(f[0], "where")) {
 			where(p->node, f, nf);
 		} else if (!strcmp(f[0], "grow")) {
@@ -654,8 +697,11 @@ void bipload_grow_stop(void)
 			grow_fail(i, ECANCELED, "the job is stopping%s%s", "", "");
 		grow_answer();
 	}
-	for (i = 0; i < nprocs; i++)
+	for (i = 0; i < nprocs; i++) {
 		pm_gone(&procs[i]);
+		free(procs[i].blob);
+		procs[i].blob = NULL;
+	}
 	while (q_head) {
 		struct queued *q = q_head;
 

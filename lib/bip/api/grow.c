@@ -23,9 +23,13 @@
  * as at start-up.  A process that joined thus proves the job's secret like any
  * other: it got it from bipload, in its environment only.
  *
- * Only shm jobs grow for now: a job whose nodes use another driver (or a
- * configuration with routes, clusters or relays) has no room, and
- * bip_grow says so.
+ * The ofi driver (BIP_NIC=ofi) reaches nodes the same way, with their
+ * endpoint addresses instead of segments: in a job that grows, each
+ * process gives bipload its address before it looks for its peers' ("blob",
+ * "addr"), and there is no start-up exchange.  Only shm and ofi jobs on
+ * bipload's host grow for now: a job whose nodes use another driver, or
+ * run on other hosts, or whose configuration has routes, clusters or
+ * relays, has no room, and bip_grow says so.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -67,8 +71,8 @@ BIP_EXPORT int bip_grow(const struct bip_grow_cmd *cmds, int ncmds, int *first, 
 			  !bip_pm_present() ?
 				  "this process was not started by bipload on its own host" :
 				  "its nodes use a driver that cannot reach nodes joining later "
-				  "(only shm can), or its configuration has routes, clusters or "
-				  "relays");
+				  "(only shm and ofi can), or its configuration has routes, "
+				  "clusters or relays");
 		if (errcodes)
 			for (j = 0; j < total; j++)
 				errcodes[j] = ENOTSUP;

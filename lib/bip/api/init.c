@@ -393,6 +393,7 @@ static int open_nics(int quiet, const char *jobid, char *err)
 			.ntags = BIP_ALL_TAGS,
 			.grows = job_grows,
 			.known = known_at_start,
+			.first = bip_state.group_first,
 		};
 		rc = choice[k]->open(&job, &nic);
 		/* One-sided operations go to the driver itself, below the
@@ -544,10 +545,11 @@ static int setup(char *err)
 	 * the relays. */
 	bip_state.group_size = boot.group_first ? boot.group_size : bip_state.started;
 	if (boot.grows) {
-		/* Room to grow, if every node can be reached by shm (grow.c). */
+		/* Room to grow, if the nodes' driver can reach nodes joining
+		 * later: shm, or ofi alone (grow.c). */
 		const char *nic = getenv("BIP_NIC");
 
-		if (nic && *nic && strcmp(nic, "shm") && !boot.group_first) {
+		if (nic && *nic && strcmp(nic, "shm") && strcmp(nic, "ofi") && !boot.group_first) {
 			bip_conf_truncate(boot.conf, boot.known);
 			bip_state.numnodes = boot.numnodes = boot.known;
 			job_grows = 0;

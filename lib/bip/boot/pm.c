@@ -190,6 +190,87 @@ int bip_pm_where(int node, pid_t *pid, int *fd, char *err, size_t errlen)
 	return 0;
 }
 
+int bip_pm_blob_put(const void *blob, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	struct rec r = { .len = 0 };
+	char h[2 * BIP_PM_BLOB_MAX + 1];
+	const unsigned char *b = blob;
+	size_t i;
+	int rc;
+
+	if (pm_fd < 0)
+		return -ENOTCONN;
+	if (len > BIP_PM_BLOB_MAX)
+		return -E2BIG;
+	for (i = 0; i < len; i++) {
+		h[2 * i] = hex[b[i] >> 4];
+		h[2 * i + 1] = hex[b[i] & 15];
+	}
+	h[2 * len] = '\0';
+	put(&r, "blob");
+	put(&r, h);
+	pthread_mutex_lock(&pm_lock);
+	rc = send_rec(&r);
+	pthread_mutex_unlock(&pm_lock);
+	return rc;
+}
+
+static int unhex(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int bip_pm_blob_get(int node, void *blob, size_t len, char *err, size_t errlen)
+{
+	static struct rec r;
+	unsigned char *b = blob;
+	char *f[4];
+	size_t i, n;
+	long a;
+	int nf, rc;
+
+	if (pm_fd < 0) {
+		snprintf(err, errlen, "no process manager to ask for node %d's address", node);
+		return -ENOTCONN;
+	}
+	pthread_mutex_lock(&pm_lock);
+	r.len = 0;
+	put(&r, "addr");
+	put_int(&r, node);
+	rc = send_rec(&r);
+	nf = rc < 0 ? rc : recv_rec(&r, f, 4);
+	pthread_mutex_unlock(&pm_lock);
+	if (nf < 0) {
+		snprintf(err, errlen, "asking bipload for node %d's address: %s", node,
+			 strerror(-nf));
+		return nf;
+	}
+	if (nf < 3 || strcmp(f[0], "addr") || parse_long(f[1], node, node, &a) < 0)
+		goto malformed;
+	if (nf == 4) {
+		if (parse_long(f[2], -4095, -1, &a) < 0)
+			goto malformed;
+		snprintf(err, errlen, "%s", f[3]);
+		return (int)a;
+	}
+	n = strlen(f[2]);
+	if (n % 2 || n / 2 > len)
+		goto malformed;
+	for (i = 0; i < n / 2; i++) {
+		int hi = unhex(f[2][2 * i]), lo = unhex(f[2][2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			goto malformed;
+		b[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return (int)(n / 2);
+
+malformed:
+	snprintf(err, errlen, "asking bipload for node %d's address: a malformed answer", node);
+	return -EPROTO;
+}
+
 int bip_pm_grow(const struct bip_pm_cmd *cmds, int ncmds, int *first, int *errcodes, int *room,
 		char *err, size_t errlen)
 {

@@ -16,6 +16,10 @@
  *
  *   up FD          the drivers are open; FD is the descriptor of this
  *                  process's shared-memory segment, or -1 (no answer)
+ *   blob HEX       a network driver's address of this process, before it
+ *                  looks for its peers' (no answer)
+ *   addr NODE      NODE's: "addr NODE HEX", or "addr NODE -E MESSAGE" (EAGAIN:
+ *                  not published yet; ESRCH: no such node, or it ended)
  *   where NODE     how to reach NODE's segment: "where NODE PID FD", or
  *                  "where NODE -E MESSAGE" with an errno E (EAGAIN: not up
  *                  yet; ESRCH: no such node, or it ended)
@@ -58,6 +62,15 @@ void bip_pm_close(void);
 
 /* Tell the manager the drivers are open (segfd: the shm segment, or -1). */
 void bip_pm_up(int segfd);
+
+/* Publish this process's address for a network driver (len bytes, at most
+ * BIP_PM_BLOB_MAX), before any peer may ask for it: 0 or a negative errno. */
+#define BIP_PM_BLOB_MAX 1024
+int bip_pm_blob_put(const void *blob, size_t len);
+/* NODE's address as it published it: its length, -EAGAIN (not yet),
+ * -ESRCH (no such node, or ended), -ENOTCONN, or another negative errno,
+ * with a message in err. */
+int bip_pm_blob_get(int node, void *blob, size_t len, char *err, size_t errlen);
 
 /* Where NODE's segment is held: 0 with *pid, *fd; -EAGAIN (not up yet),
  * -ESRCH (no such node, or ended), -ENOTCONN (no manager), or another

@@ -212,6 +212,7 @@ struct bip_nic_job {
 	 * join).  grows 0 and known == numnodes in a job that cannot. */
 	int grows;
 	int known;
+	int first;      /* the first node that opens with this one (0, or its group's) */
 };
 
 /* A one-sided operation, for rma_post (bip_rma(3) says what each does). */

@@ -54,6 +54,7 @@
 #include "boot.h"
 #include "nicsleep.h"
 #include "oob.h"
+#include "pm.h"
 #include "ofi.h"
 
 #define OFI_VERSION FI_VERSION(1, 9)
@@ -582,6 +583,107 @@ static uint64_t netns_id(void)
 	return stat("/proc/self/ns/net", &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
+/* Take node i's address b: check it against this process's, and, if this
+ * driver serves it, insert it in the address vector. */
+static int peer_setup(struct bip_ofi *ofi, int i, const struct bip_ofi_blob *b, int serve,
+		      char *err, size_t errlen)
+{
+	const struct bip_ofi_blob *me = ofi->self_blob;
+	struct bip_ofi_peer *p = &ofi->peers[i];
+	int rc;
+
+	if (strncmp(b->prov, me->prov, sizeof(me->prov))) {
+		snprintf(err, errlen, "ofi: node %d (%s) uses provider %.64s, node %d (%s) uses "
+			 "%s: set BIP_OFI_PROVIDER to one that both hosts have", i,
+			 ofi->conf->nodes[i].host, b->prov, ofi->mynode,
+			 ofi->conf->nodes[ofi->mynode].host, me->prov);
+		return -EPROTO;
+	}
+	if (b->max_msg < ofi->chunk)
+		ofi->chunk = b->max_msg;
+	bip_ofi_rma_peer(ofi, i, b);
+	if (i == ofi->mynode && ofi->rma) {
+		/* Its own one-sided operations go through the provider
+		 * too, so that they are atomic with the others'. */
+		rc = fi_av_insert(ofi->av, b->addr, 1, &p->addr, 0, NULL);
+		if (rc != 1)
+			p->rma = 0;
+	}
+	if (!serve)
+		return 0;
+	bip_ofi_eager_peer(ofi, i, b);
+	p->pid = (int)b->pid;
+	p->same_kernel = !strcmp(b->boot_id, me->boot_id) && b->pidns == me->pidns;
+	p->same_netns = p->same_kernel && me->netns && b->netns == me->netns;
+	p->live_port = (uint16_t)b->live_port;
+	rc = fi_av_insert(ofi->av, b->addr, 1, &p->addr, 0, NULL);
+	if (rc != 1) {
+		snprintf(err, errlen, "ofi: cannot insert the address of node %d (%s) (%s): %s", i,
+			 ofi->conf->nodes[i].host, ofi->prov, fi_strerror(rc < 0 ? -rc : FI_EINVAL));
+		return -EIO;
+	}
+	p->served = 1;
+	return 0;
+}
+
+/* A node's address as bipload keeps it (a job that grows): 0, -EAGAIN,
+ * or another negative errno with err. */
+static int blob_of(int node, struct bip_ofi_blob *b, char *err, size_t errlen)
+{
+	int n = bip_pm_blob_get(node, b, sizeof(*b), err, errlen);
+
+	if (n >= 0 && n != (int)sizeof(*b)) {
+		snprintf(err, errlen, "ofi: node %d's address is %d bytes, not %zu", node, n,
+			 sizeof(*b));
+		return -EPROTO;
+	}
+	if (n >= 0 && (b->addrlen > sizeof(b->addr) || !memchr(b->prov, '\0', sizeof(b->prov)) ||
+		       !memchr(b->boot_id, '\0', sizeof(b->boot_id)))) {
+		snprintf(err, errlen, "ofi: node %d's address is malformed", node);
+		return -EPROTO;
+	}
+	return n < 0 ? n : 0;
+}
+
+int bip_ofi_reach_node(struct bip_ofi *ofi, int node, char *err, size_t errlen)
+{
+	struct bip_ofi_blob b;
+	int rc;
+
+	if (!ofi->grows || node < 0 || node >= ofi->numnodes || node == ofi->mynode) {
+		snprintf(err, errlen, "node %d is not a node this driver may reach", node);
+		return -EINVAL;
+	}
+	if (ofi->peers[node].served)
+		return 0;
+	rc = blob_of(node, &b, err, errlen);
+	if (rc == 0)
+		rc = peer_setup(ofi, node, &b, 1, err, errlen);
+	return rc;
+}
+
+int bip_ofi_reach_sender(struct bip_ofi *ofi, uint32_t src)
+{
+	char err[320];
+	int rc;
+
+	if (!ofi->grows || src >= (uint32_t)ofi->numnodes || (int)src == ofi->mynode)
+		return 0;
+	/* A node publishes its address before it sends anything. */
+	rc = bip_ofi_reach_node(ofi, (int)src, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "bip: node %d: ofi: node %u: %s\n", ofi->mynode, src, err);
+		return 0;
+	}
+	bip_core_peer_joined(&ofi->nic, (int)src);
+	return 1;
+}
+
+static int ofi_reach(struct bip_nic *nic, int node, char *err, size_t errlen)
+{
+	return bip_ofi_reach_node((struct bip_ofi *)nic, node, err, errlen);
+}
+
 /* Exchange addresses and fill the address vector. */
 static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 {
@@ -615,50 +717,64 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 		return -EIO;
 	}
 	me.addrlen = (uint32_t)alen;
+	ofi->self_blob = malloc(sizeof(me));
 	all = calloc((size_t)job->numnodes, sizeof(*all));
-	if (!all)
+	if (!all || !ofi->self_blob) {
+		free(all);
 		return -ENOMEM;
-	rc = bip_boot_allgather(&oj, &me, sizeof(me), all, job->err, job->errlen);
-	if (rc < 0)
-		goto undo_all;
-	for (i = 0; i < job->numnodes; i++) {
-		struct bip_ofi_peer *p = &ofi->peers[i];
-		struct bip_ofi_blob *b = &all[i];
+	}
+	memcpy(ofi->self_blob, &me, sizeof(me));
+	if (ofi->grows) {
+		/* bipload keeps every address (grow.c), for the nodes that
+		 * join later. */
+		rc = bip_pm_blob_put(&me, sizeof(me));
+		if (rc < 0) {
+			snprintf(job->err, job->errlen, "ofi: cannot give bipload this process's "
+				 "address: %s", strerror(-rc));
+			goto undo_all;
+		}
+	}
+	if (ofi->grows && job->first > 0) {
+		/* A node that joined: no start-up exchange, the addresses of
+		 * the nodes it opens with come from bipload. */
+		struct timespec t0, t;
 
-		if (strncmp(b->prov, me.prov, sizeof(me.prov))) {
-			snprintf(job->err, job->errlen, "ofi: node %d (%s) uses provider %.64s, node "
-				 "%d (%s) uses %s: set BIP_OFI_PROVIDER to one that both hosts "
-				 "have", i, job->conf->nodes[i].host, b->prov, job->mynode,
-				 job->conf->nodes[job->mynode].host, me.prov);
-			rc = -EPROTO;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (i = 0; i < job->numnodes; i++) {
+			if (i == job->mynode) {
+				all[i] = me;
+				continue;
+			}
+			if (!job->serve[i])
+				continue;
+			for (;;) {
+				rc = blob_of(i, &all[i], job->err, job->errlen);
+				clock_gettime(CLOCK_MONOTONIC, &t);
+				if (rc != -EAGAIN || t.tv_sec - t0.tv_sec > job->timeout)
+					break;
+				usleep(1000);
+			}
+			if (rc == -EAGAIN)
+				snprintf(job->err, job->errlen, "ofi: timed out after %.0f s waiting "
+					 "for the address of node %d (%s)", job->timeout, i,
+					 job->conf->nodes[i].host);
+			if (rc < 0)
+				goto undo_all;
+		}
+	} else {
+		/* The job's first nodes (those that exist: in a job that
+		 * grows, not its room). */
+		oj.numnodes = job->known;
+		rc = bip_boot_allgather(&oj, &me, sizeof(me), all, job->err, job->errlen);
+		if (rc < 0)
 			goto undo_all;
-		}
-		if (b->max_msg < ofi->chunk)
-			ofi->chunk = b->max_msg;
-		bip_ofi_rma_peer(ofi, i, b);
-		if (i == job->mynode && ofi->rma) {
-			/* Its own one-sided operations go through the provider
-			 * too, so that they are atomic with the others'. */
-			rc = fi_av_insert(ofi->av, b->addr, 1, &p->addr, 0, NULL);
-			if (rc != 1)
-				p->rma = 0;
-		}
-		if (!job->serve[i])
-			continue;
-		p->served = 1;
-		bip_ofi_eager_peer(ofi, i, b);
-		p->pid = (int)b->pid;
-		p->same_kernel = !strcmp(b->boot_id, me.boot_id) && b->pidns == me.pidns;
-		p->same_netns = p->same_kernel && me.netns && b->netns == me.netns;
-		p->live_port = (uint16_t)b->live_port;
-		rc = fi_av_insert(ofi->av, b->addr, 1, &p->addr, 0, NULL);
-		if (rc != 1) {
-			snprintf(job->err, job->errlen, "ofi: cannot insert the address of node %d "
-				 "(%s) (%s): %s", i, job->conf->nodes[i].host, ofi->prov,
-				 fi_strerror(rc < 0 ? -rc : FI_EINVAL));
-			rc = -EIO;
+	}
+	for (i = 0; i < job->numnodes; i++) {
+		if (ofi->grows && i != job->mynode && (!job->serve[i] || i >= job->known))
+			continue; /* reached on first use */
+		rc = peer_setup(ofi, i, &all[i], job->serve[i], job->err, job->errlen);
+		if (rc < 0)
 			goto undo_all;
-		}
 	}
 	rc = 0;
 undo_all:
@@ -739,6 +855,7 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	ofi->nic.max_short = BIP_OFI_SLOT_SIZE - sizeof(struct bip_netproto_hdr);
 	ofi->mynode = job->mynode;
 	ofi->numnodes = job->numnodes;
+	ofi->grows = job->grows;
 	ofi->live_fd = -1;
 	ofi->cq_fd = -1;
 	ofi->wait_fd = -1;
@@ -749,6 +866,11 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	rc = bip_ofi_eager_env(ofi, job->err, job->errlen);
 	if (rc < 0)
 		goto undo;
+	/* Bounce buffers are shared out among the peers served at open: in a
+	 * job that grows, peers come later, and long messages all go by
+	 * rendezvous. */
+	if (ofi->grows)
+		ofi->eager = 0;
 	ofi->peers = calloc((size_t)job->numnodes, sizeof(*ofi->peers));
 	if (!ofi->peers) {
 		rc = -ENOMEM;
@@ -1046,7 +1168,8 @@ static int handle_rx(struct bip_ofi *ofi, struct bip_ofi_slot *s, size_t len)
 	const struct bip_netproto_hdr *h = (const struct bip_netproto_hdr *)s->buf;
 	struct bip_netproto_peer *np;
 
-	if (len < sizeof(*h) || h->src >= (uint32_t)ofi->numnodes || !ofi->peers[h->src].served)
+	if (len < sizeof(*h) || h->src >= (uint32_t)ofi->numnodes ||
+	    (!ofi->peers[h->src].served && !bip_ofi_reach_sender(ofi, h->src)))
 		goto bad;
 	if (bip_ofi_link_heard(ofi, (int)h->src) < 0)
 		goto bad;
@@ -1293,6 +1416,7 @@ static void ofi_close(struct bip_nic *nic)
 	if (ofi->live_fd >= 0)
 		close(ofi->live_fd);
 	free(ofi->peers);
+	free(ofi->self_blob);
 	while (ofi->rxchunks) {
 		struct bip_ofi_rxchunk *c = ofi->rxchunks;
 
@@ -1318,6 +1442,7 @@ const struct bip_nic_ops bip_ofi_ops = {
 	.poll = ofi_poll,
 	.alive = ofi_alive,
 	.close = ofi_close,
+	.reach = ofi_reach,
 	.rma_capable = bip_ofi_rma_capable,
 	.rma_expose = bip_ofi_rma_expose,
 	.rma_withdraw = bip_ofi_rma_withdraw,

@@ -292,6 +292,11 @@ struct bip_ofi_ctl {
 struct bip_ofi {
 	struct bip_nic nic;
 	int mynode, numnodes;
+	/* A job that grows (nic.h): addresses come from bipload (boot/pm.h),
+	 * each when its node is first reached; this process's own, as
+	 * published. */
+	int grows;
+	struct bip_ofi_blob *self_blob;
 	char prov[64];
 	char desc[224];
 	struct fi_info *info;
@@ -430,6 +435,15 @@ static inline int bip_ofi_link_busy(const struct bip_ofi *ofi)
 }
 /* Something came from src over the provider: its link is up; 0, or
  * -ENOMEM (its books could not be set up: the arrival is dropped). */
+/* Reach node, which joined the job after this driver opened (nic.h's
+ * reach), from bipload's copy of its address: 0, -EAGAIN, or another
+ * negative errno with a message in err. */
+int bip_ofi_reach_node(struct bip_ofi *ofi, int node, char *err, size_t errlen);
+
+/* A message or request from src, a node of a job that grows that this
+ * driver has not reached: reach it now (1), or 0 if it cannot be. */
+int bip_ofi_reach_sender(struct bip_ofi *ofi, uint32_t src);
+
 static inline int bip_ofi_link_heard(struct bip_ofi *ofi, int src)
 {
 	ofi->peers[src].heard = 1;

@@ -403,7 +403,7 @@ static void handle_request(struct bip_ofi *ofi, const struct bip_ofi_linkreq *r,
 		return;
 	}
 	if (ntohl(r->dst) != (uint32_t)ofi->mynode || src >= (uint32_t)ofi->numnodes ||
-	    !ofi->peers[src].served) {
+	    (!ofi->peers[src].served && !bip_ofi_reach_sender(ofi, src))) {
 		bad_request(ofi, "not between nodes of this driver", len, r);
 		return;
 	}

@@ -758,7 +758,8 @@ int bip_ofi_eager_rx(struct bip_ofi *ofi, struct bip_ofi_ebuf *e, size_t len)
 	struct bip_ofi_peer *p;
 	int src;
 
-	if (len < sizeof(*h) || h->src >= (uint32_t)ofi->numnodes || !ofi->peers[h->src].served)
+	if (len < sizeof(*h) || h->src >= (uint32_t)ofi->numnodes ||
+	    (!ofi->peers[h->src].served && !bip_ofi_reach_sender(ofi, h->src)))
 		goto bad;
 	src = (int)h->src;
 	p = &ofi->peers[src];
