@@ -657,9 +657,12 @@ int bip_ofi_reach_node(struct bip_ofi *ofi, int node, char *err, size_t errlen)
 	if (ofi->peers[node].served)
 		return 0;
 	rc = blob_of(node, &b, err, errlen);
-	if (rc == 0)
-		rc = peer_setup(ofi, node, &b, 1, err, errlen);
-	return rc;
+	if (rc < 0)
+		return rc;
+	/* No bounce buffers between nodes that meet after start-up. */
+	b.eager = 0;
+	b.eager_bufs = 0;
+	return peer_setup(ofi, node, &b, 1, err, errlen);
 }
 
 int bip_ofi_reach_sender(struct bip_ofi *ofi, uint32_t src)
@@ -866,10 +869,10 @@ static int ofi_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	rc = bip_ofi_eager_env(ofi, job->err, job->errlen);
 	if (rc < 0)
 		goto undo;
-	/* Bounce buffers are shared out among the peers served at open: in a
-	 * job that grows, peers come later, and long messages all go by
-	 * rendezvous. */
-	if (ofi->grows)
+	/* Bounce buffers are shared out among the peers served at open: a
+	 * node that joined a job has none (its peers come later), and long
+	 * messages between it and any other go by rendezvous. */
+	if (ofi->grows && job->first > 0)
 		ofi->eager = 0;
 	ofi->peers = calloc((size_t)job->numnodes, sizeof(*ofi->peers));
 	if (!ofi->peers) {
