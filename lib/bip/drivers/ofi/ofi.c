@@ -17,6 +17,17 @@
  * in the order that ofi_rxm needs (ofi_link.c); until then, a message to
  * it is refused with -EAGAIN and the core posts it again.
  *
+ * A job that grows (bip_grow(3)): its first nodes exchange their addresses
+ * as above and also give them to bipload (boot/pm.h, "blob"); a node that
+ * joins later takes the addresses of the nodes started with it from
+ * bipload ("addr"), with no exchange, and any two nodes that meet after
+ * start-up reach each other on first use: the sender before its first
+ * message (reach), the receiver when a message or a connection request
+ * comes from a node it has not reached (bip_ofi_reach_sender).  What
+ * bipload hands over is checked as untrusted input (length, provider,
+ * lengths of the address).  Bounce buffers (eager) stay between the nodes
+ * that opened together; between the others long messages go by rendezvous.
+ *
  * Short messages: header and payload are copied into the provider (an
  * inject, which copies before returning) or into a send buffer of the
  * driver, so the send is complete at once; they land in the receiver's
