@@ -185,69 +185,47 @@ static int parse_long(const char *s, long lo, long hi, long *v)
 	return *s && !*end && !errno && *v >= lo && *v <= hi ? 0 : -1;
 }
 
-/* "addr NODE": the address NODE published ("blob"). */
-static void addr(int asker, char **f, int nf)
+/*
+ * The answer to "where NODE" (how to map its segment) or "addr NODE" (the
+ * address it published): the verb and NODE, then what was asked, or -E and
+ * why it cannot be given.
+ */
+static void about_node(int asker, char **f, int nf, int addr)
 {
+	const struct proc *p;
 	struct rec r = { .len = 0 };
 	const char *why = NULL;
 	long node;
 	int code = 0;
 
 	if (nf != 2 || parse_long(f[1], 0, INT_MAX, &node) < 0) {
-		fprintf(stderr, "bipload: node %d: a malformed addr: ignored\n", asker);
+		fprintf(stderr, "bipload: node %d: a malformed %s: ignored\n", asker, f[0]);
 		return;
 	}
-	put(&r, "addr");
+	put(&r, f[0]);
 	put(&r, f[1]);
-	if (node >= nprocs || procs[node].abandoned)
+	p = node < nprocs ? &procs[node] : NULL;
+	if (!p || p->abandoned)
 		code = ESRCH, why = "no such node in the job";
-	else if (!bipload_proc_running(&procs[node]) || (procs[node].up && procs[node].pm_fd < 0))
+	else if (!bipload_proc_running(p) || (p->up && p->pm_fd < 0))
 		code = ESRCH, why = "its process has ended or left BIP";
-	else if (!procs[node].blob)
+	else if (addr && !p->blob)
 		code = EAGAIN, why = "it has not published its address yet";
-	if (code) {
-		char msg[128];
-
-		putf(&r, "%ld", -code);
-		snprintf(msg, sizeof(msg), "node %ld: %s", node, why);
-		put(&r, msg);
-	} else {
-		put(&r, procs[node].blob);
-	}
-	answer(asker, &r);
-}
-
-static void where(int asker, char **f, int nf)
-{
-	struct rec r = { .len = 0 };
-	const char *why = NULL;
-	long node;
-	int code = 0;
-
-	if (nf != 2 || parse_long(f[1], 0, INT_MAX, &node) < 0) {
-		fprintf(stderr, "bipload: node %d: a malformed where: ignored\n", asker);
-		return;
-	}
-	put(&r, "where");
-	put(&r, f[1]);
-	if (node >= nprocs || procs[node].abandoned) {
-		code = ESRCH, why = "no such node in the job";
-	} else if (!bipload_proc_running(&procs[node]) || (procs[node].up && procs[node].pm_fd < 0)) {
-		code = ESRCH, why = "its process has ended or left BIP";
-	} else if (!procs[node].up) {
+	else if (!addr && !p->up)
 		code = EAGAIN, why = "it has not started BIP yet";
-	} else if (procs[node].segfd < 0) {
+	else if (!addr && p->segfd < 0)
 		code = ENOTSUP, why = "it holds no shared-memory segment";
-	}
 	if (code) {
 		char msg[128];
 
 		putf(&r, "%ld", -code);
 		snprintf(msg, sizeof(msg), "node %ld: %s", node, why);
 		put(&r, msg);
+	} else if (addr) {
+		put(&r, p->blob);
 	} else {
-		putf(&r, "%ld", (long)procs[node].pid);
-		putf(&r, "%ld", procs[node].segfd);
+		putf(&r, "%ld", (long)p->pid);
+		putf(&r, "%ld", p->segfd);
 	}
 	answer(asker, &r);
 }
@@ -629,10 +607,8 @@ void bipload_grow_events(const struct pollfd *pfd, const int *nodes, int n)
 			p->blob = strdup(f[1]);
 			if (!p->blob)
 				die("out of memory");
-		} else if (!strcmp(f[0], "addr")) {
-			addr(p->node, f, nf);
-		} else if (!strcmp(f[0], "where")) {
-			where(p->node, f, nf);
+		} else if (!strcmp(f[0], "addr") || !strcmp(f[0], "where")) {
+			about_node(p->node, f, nf, f[0][0] == 'a');
 		} else if (!strcmp(f[0], "grow")) {
 			grow(p->node, f, nf);
 		} else {

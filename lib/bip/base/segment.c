@@ -58,10 +58,32 @@ static int explain(const char *path, const struct stat *st, char *err, size_t er
 	return 0;
 }
 
+/* fd, open on path: kept if it is ours (explain), else closed. */
+static int adopt(int fd, const char *path, struct stat *st, char *err, size_t errlen)
+{
+	struct stat sb;
+	int rc;
+
+	if (fstat(fd, &sb) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot stat %s: %s", path, strerror(-rc));
+		close(fd);
+		return rc;
+	}
+	rc = explain(path, &sb, err, errlen);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	if (st)
+		*st = sb;
+	return fd;
+}
+
 int bip_segment_open(const char *name, int flags, struct stat *st, char *err, size_t errlen)
 {
 	char path[sizeof(SHM_DIR) + 256];
-	struct stat sb, lsb;
+	struct stat lsb;
 	int fd, rc;
 
 	snprintf(path, sizeof(path), SHM_DIR "%s", name);
@@ -80,26 +102,12 @@ int bip_segment_open(const char *name, int flags, struct stat *st, char *err, si
 			snprintf(err, errlen, "cannot open %s: %s", path, strerror(-rc));
 		return rc;
 	}
-	if (fstat(fd, &sb) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "cannot stat %s: %s", path, strerror(-rc));
-		close(fd);
-		return rc;
-	}
-	rc = explain(path, &sb, err, errlen);
-	if (rc < 0) {
-		close(fd);
-		return rc;
-	}
-	if (st)
-		*st = sb;
-	return fd;
+	return adopt(fd, path, st, err, errlen);
 }
 
 int bip_segment_reopen(pid_t pid, int pidfd, struct stat *st, char *err, size_t errlen)
 {
 	char path[64];
-	struct stat sb;
 	int fd, rc;
 
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, pidfd);
@@ -109,18 +117,5 @@ int bip_segment_reopen(pid_t pid, int pidfd, struct stat *st, char *err, size_t 
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(-rc));
 		return rc;
 	}
-	if (fstat(fd, &sb) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "cannot stat %s: %s", path, strerror(-rc));
-		close(fd);
-		return rc;
-	}
-	rc = explain(path, &sb, err, errlen);
-	if (rc < 0) {
-		close(fd);
-		return rc;
-	}
-	if (st)
-		*st = sb;
-	return fd;
+	return adopt(fd, path, st, err, errlen);
 }
