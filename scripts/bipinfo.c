@@ -193,8 +193,8 @@ static int show_conf(void)
 		if (bip_conf_local(opts.nodes ? opts.nodes : 1, &conf) < 0)
 			return 1;
 	}
-	if (opts.nodes && opts.nodes <= conf->n)
-		bip_conf_truncate(conf, opts.nodes);
+	if (opts.nodes && opts.nodes <= conf->n && bip_conf_truncate(conf, opts.nodes) != 0)
+		return 1;
 	fact("conf.nodes", "%d", conf->n);
 	/* What the library keeps of the routes (conf.h): nothing when all are
 	 * direct, the file's n x n table of each rail otherwise. */

@@ -359,7 +359,8 @@ static void load_conf(char *path)
 		if (opt.nodes > conf->n)
 			die("-sz %d: the configuration %s has only %d nodes", opt.nodes, file,
 			    conf->n);
-		bip_conf_truncate(conf, opt.nodes);
+		if (bip_conf_truncate(conf, opt.nodes) != 0)
+			die("out of memory");
 	}
 }
 

@@ -289,6 +289,30 @@ START_TEST(test_clusters)
 	ck_assert_int_eq(parse(buf, &again), 0);
 	ck_assert_int_eq(again->nclusters, 1);
 	bip_conf_free(again);
+	ck_assert_int_eq(conf->nclusters, 1);
+	ck_assert_int_eq(conf->ngateways, 0);
+	bip_conf_free(conf);
+
+	/* A cluster named first whose node is cut: the clusters that stay
+	 * are renumbered as the file written back numbers them. */
+	ck_assert_int_eq(parse(with_hosts("c b c a", "cluster A ofi a\ncluster B ofi b\n"
+					  "cluster C ofi c\ngateway A:a B:b ofi\n"
+					  "gateway B:b C:c ofi\n"),
+			       &conf),
+			 0);
+	ck_assert_int_eq(bip_conf_truncate(conf, 3), 0);
+	ck_assert_int_eq(conf->nclusters, 2);
+	ck_assert_str_eq(conf->clusters[0].name, "B");
+	ck_assert_int_eq(conf->cluster_of[0], 1);
+	ck_assert_int_eq(conf->cluster_of[1], 0);
+	ck_assert_int_eq(conf->ngateways, 1);
+	ck_assert_int_eq(conf->gateways[0].cluster[0], 0);
+	ck_assert_int_eq(conf->gateways[0].cluster[1], 1);
+	write_text(conf, buf, sizeof(buf));
+	ck_assert_int_eq(parse(buf, &again), 0);
+	ck_assert_int_eq(again->nclusters, 2);
+	ck_assert_int_eq(again->cluster_of[0], 1);
+	bip_conf_free(again);
 	bip_conf_free(conf);
 
 	/* Several nodes on one host: the host is named once. */

@@ -64,7 +64,10 @@ static int load_conf(struct bip_boot *b, struct bip_opts *opts, char *err, size_
 			bip_conf_free(conf);
 			return -EINVAL;
 		}
-		bip_conf_truncate(conf, opts->nodes);
+		if (bip_conf_truncate(conf, opts->nodes) != 0) {
+			bip_conf_free(conf);
+			return -ENOMEM;
+		}
 	}
 	b->conf = conf;
 	return 0;

@@ -335,11 +335,9 @@ int bip_conf_add_relays(struct bip_conf *conf)
 		free(hosts);
 		return -ENOMEM;
 	}
+	/* Both hosts of every gateway run a node (the parser and
+	 * bip_conf_truncate see to it). */
 	for (i = 0; i < conf->ngateways; i++) {
-		/* After bip_conf_truncate, a gateway's host may run no node. */
-		if (!host_is_node(conf, &index, conf->gateways[i].host[0]) ||
-		    !host_is_node(conf, &index, conf->gateways[i].host[1]))
-			continue;
 		for (e = 0; e < 2; e++) {
 			const char *h = conf->gateways[i].host[e];
 			int dup = bip_conf_relay_of(conf, h) >= 0;
@@ -500,8 +498,8 @@ int bip_conf_clusters_write(FILE *f, const struct bip_conf *conf)
 		return ferror(f) ? -EIO : 0;
 	if (bip_conf_hosts_build(conf, &hosts) < 0)
 		return -ENOMEM;
-	/* After bip_conf_truncate, a cluster may have no node left, and a
-	 * gateway's host may run none: they are left out. */
+	/* bip_conf_truncate leaves no cluster without a node, nor a gateway
+	 * on a host without one; a cluster is written at its first node. */
 	for (k = 0; k < conf->nclusters; k++) {
 		int any = 0;
 
@@ -520,9 +518,6 @@ int bip_conf_clusters_write(FILE *f, const struct bip_conf *conf)
 	for (i = 0; i < conf->ngateways; i++) {
 		const struct bip_conf_gateway *g = &conf->gateways[i];
 
-		if (!host_is_node(conf, &hosts, g->host[0]) ||
-		    !host_is_node(conf, &hosts, g->host[1]))
-			continue;
 		fprintf(f, "gateway %s:%s %s:%s %s\n", conf->clusters[g->cluster[0]].name,
 			g->host[0], conf->clusters[g->cluster[1]].name, g->host[1], g->driver);
 	}
@@ -530,6 +525,49 @@ int bip_conf_clusters_write(FILE *f, const struct bip_conf *conf)
 		fprintf(f, "relays %d\n", conf->nrelays);
 	bip_conf_hosts_free(&hosts);
 	return ferror(f) ? -EIO : 0;
+}
+
+int bip_conf_clusters_shrink(struct bip_conf *conf)
+{
+	struct bip_conf_hosts hosts;
+	int *keep, i, k = 0, g = 0;
+
+	if (!conf->nclusters)
+		return 0;
+	keep = calloc((size_t)conf->nclusters, sizeof(*keep));
+	if (!keep)
+		return -ENOMEM;
+	if (bip_conf_hosts_build(conf, &hosts) < 0) {
+		free(keep);
+		return -ENOMEM;
+	}
+	/* keep[c]: 1 + c's new index, or 0 when no node is left in it. */
+	for (i = 0; i < conf->n; i++)
+		keep[conf->cluster_of[i]] = 1;
+	for (i = 0; i < conf->nclusters; i++)
+		if (keep[i]) {
+			conf->clusters[k] = conf->clusters[i];
+			keep[i] = ++k;
+		}
+	for (i = 0; i < conf->n; i++)
+		conf->cluster_of[i] = keep[conf->cluster_of[i]] - 1;
+	/* A gateway stays while both its hosts run a node, and so while
+	 * both its clusters stay. */
+	for (i = 0; i < conf->ngateways; i++) {
+		struct bip_conf_gateway *gw = &conf->gateways[i];
+
+		if (!host_is_node(conf, &hosts, gw->host[0]) ||
+		    !host_is_node(conf, &hosts, gw->host[1]))
+			continue;
+		gw->cluster[0] = keep[gw->cluster[0]] - 1;
+		gw->cluster[1] = keep[gw->cluster[1]] - 1;
+		conf->gateways[g++] = *gw;
+	}
+	conf->nclusters = k;
+	conf->ngateways = g;
+	bip_conf_hosts_free(&hosts);
+	free(keep);
+	return 0;
 }
 
 void bip_conf_clusters_free(struct bip_conf *conf)

@@ -734,7 +734,8 @@ int bip_conf_truncate(struct bip_conf *conf, int n)
 				conf->routes[((size_t)r * n + i) * n + j] =
 				    conf->routes[((size_t)r * conf->n + i) * conf->n + j];
 	conf->n = n;
-	return 0;
+	/* The file written back names no cluster without a node. */
+	return bip_conf_clusters_shrink(conf);
 }
 
 int bip_conf_grow(struct bip_conf *conf, int n, const char *host)

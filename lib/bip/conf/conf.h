@@ -170,6 +170,10 @@ int bip_conf_clusters_statement(struct bip_conf *conf, const struct bip_conf_hos
 				size_t errlen);
 int bip_conf_clusters_finish(struct bip_conf *conf, const char *name, char *err, size_t errlen);
 void bip_conf_clusters_free(struct bip_conf *conf);
+/* After conf->n shrank: drop the clusters left without a node and the
+ * gateways on a host without one, numbering the clusters that stay in
+ * their order, as the file written back would.  0 or -ENOMEM. */
+int bip_conf_clusters_shrink(struct bip_conf *conf);
 
 /* The route "256" alone: no switch. */
 extern const struct bip_route bip_route_direct;
@@ -213,7 +217,8 @@ int bip_conf_local(int n, struct bip_conf **conf_p);
 /* The same with nrails rails (-EINVAL outside 1 .. BIP_CONF_MAXRAILS). */
 int bip_conf_local_rails(int n, int nrails, struct bip_conf **conf_p);
 
-/* Keep only the first n nodes (n <= conf->n); returns 0 or -EINVAL. */
+/* Keep only the first n nodes (n <= conf->n), and the clusters and
+ * gateways that still have nodes; returns 0, -EINVAL or -ENOMEM. */
 int bip_conf_truncate(struct bip_conf *conf, int n);
 
 /* Room for nodes that join the running job (bip_grow(3)): nodes conf->n
