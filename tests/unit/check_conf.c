@@ -43,6 +43,7 @@ START_TEST(test_manual_format)
 			   "\n"
 			   "lhpcb 1\n"
 			   "  # comment inside\n"
+			   "\v\f# after any blanks, a comment too\n"
 			   "5 7\n"
 			   "256\n";
 	struct bip_conf *conf;

@@ -3,6 +3,7 @@
  * conf.c - the configuration file (manual section 5), BIP_OPTS and the
  * names of the start-up environment.  See conf.h.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -52,7 +53,9 @@ static int next_span(const char **p, int *line, const char **s_p, size_t *len_p)
 
 		*p = end ? end + 1 : s + len;
 		++*line;
-		while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+		/* The blanks sscanf's %s skips, so that what starts with '#'
+		 * here is what the node and route readers see start with it. */
+		while (i < len && isspace((unsigned char)s[i]))
 			i++;
 		if (i == len || s[i] == '#')
 			continue;
