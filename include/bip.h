@@ -317,7 +317,7 @@ struct bip_grow_cmd {
 	int count;                 /* processes of this command (at least 1) */
 	char *const *argv;         /* the program and its arguments, NULL-ended */
 	const char *const *env;    /* VAR=value for these processes, NULL-ended, or NULL */
-	const char *host;          /* NULL: bipload's host (the only one for now) */
+	const char *host;          /* NULL: bipload's host; else a host of the job (ofi) */
 	const char *wdir;          /* NULL: bipload's directory */
 	const char *path;          /* NULL: PATH, where the program is looked for */
 };

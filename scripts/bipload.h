@@ -63,6 +63,7 @@ struct proc {
 	int start_late;         /* its proxy did not start within start_limit: a failure */
 	/* A job that grows (bipload_grow.c): */
 	int pm_fd;              /* bipload's end of its channel, or -1 */
+	int pm_remote;          /* remote: its channel, through its proxy, is open */
 	int segfd;              /* its shm segment's descriptor there, from its "up" */
 	int up;                 /* it said "up" */
 	int grown;              /* it joined the running job */
@@ -207,6 +208,15 @@ int bipload_remote_report(int node);
 int bipload_remote_exit_code(int node);
 void bipload_remote_free(void);
 
+/* A job that grows onto other hosts (bipload_grow.c): the proxy of host
+ * (-1: none, -2: it has ended), a record for a remote node's channel, a
+ * new node started by proxy with a GROW frame's records, a failed one
+ * killed. */
+int bipload_remote_proxy_of(const char *host);
+void bipload_remote_pm(int node, const void *rec, size_t len);
+void bipload_remote_grow(int proxy, int node, const void *cmd, size_t len);
+void bipload_remote_kill(int node);
+
 /* --- bipload_grow.c: jobs that grow --- */
 /* The room of a job that grows (0: it cannot). */
 extern int bipload_universe;
@@ -226,6 +236,12 @@ void bipload_grow_events(const struct pollfd *pfd, const int *nodes, int n);
 void bipload_grow_check(void);
 /* The job ends: answer what waits, close the channels. */
 void bipload_grow_stop(void);
+/* The configuration's name of the host where nodes join by default. */
+const char *bipload_grow_host(void);
+/* A record from a remote node's channel (NULL: the channel closed), and
+ * the start of a remote new node (err: why it could not run, or 0). */
+void bipload_grow_record(struct proc *p, const char *rec, size_t len);
+void bipload_grow_started(struct proc *p, int err);
 
 /* --- bipload_pm.c: the job --- */
 void make_jobid(void);

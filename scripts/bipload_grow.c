@@ -4,17 +4,23 @@
  * processes' channels (lib/bip/boot/pm.h has the protocol) and the nodes
  * it starts while the job runs.
  *
- * Room.  A job whose nodes all run on bipload's host, with a configuration
- * without routes, clusters or relays, may grow to --universe N nodes
- * (default: the slots of --host or --hostfile, else its own nodes and 256
- * more); MPI reports it as MPI_UNIVERSE_SIZE.  Every process then gets BIP_UNIVERSE, BIP_GROW_HOST
- * (the configuration's name of this host) and BIP_PM_FD, one end of a
- * socket pair whose other end bipload polls with the job's output.  Other
- * jobs get none of them and cannot grow.
+ * Room.  A job with a configuration without routes, clusters or relays,
+ * whose nodes all run on bipload's host or use the ofi driver alone
+ * (BIP_NIC=ofi), may grow to --universe N nodes (default: the slots of
+ * --host or --hostfile, else its own nodes and 256 more); MPI reports it
+ * as MPI_UNIVERSE_SIZE.  Every process then gets BIP_UNIVERSE,
+ * BIP_GROW_HOST (where new nodes go by default: bipload's host, or the
+ * first node's if bipload runs none) and BIP_PM_FD, one end of a socket
+ * pair whose other end bipload polls with the job's output; a process of
+ * another host has its socket pair from its proxy, which passes records
+ * both ways (bipload_proxy.h).  Other jobs get none of them and cannot
+ * grow.
  *
  * A grow request (from any process of the job) is checked whole before
- * anything starts: room for every process, each command's host this one,
- * argument counts that match the record.  The new nodes are numbered after
+ * anything starts: room for every process, each command's host one where
+ * the job runs nodes (bipload's, or one with a proxy), argument counts
+ * that match the record.  A process for another host goes to that host's
+ * proxy in a GROW frame, and its GREW frame says whether it runs.  The new nodes are numbered after
  * every node the job has had; each is forked with its command's program,
  * arguments, environment (the job's, then the command's VAR=value), working
  * directory and PATH, and BIP_GROUP naming its siblings.  Whether exec
@@ -63,9 +69,19 @@ static struct {
 	int asker;              /* the node that asked */
 	int first, total, room;
 	int *codes;
+	const char **progs;     /* each process's program (in the request's record) */
+	char *record;           /* that record, kept while the request waits */
 	char msg[512];
 	double deadline;        /* the new processes must be up by then */
 } pending;
+
+/* The job's processes get BIP_NIC=nic. */
+static int nic_is(const char *nic)
+{
+	const char *s = getenv("BIP_NIC");
+
+	return s && !strcmp(s, nic);
+}
 
 /* Seconds new processes have to start BIP: BIP_GROW_TIMEOUT, else 60. */
 static double grow_timeout(void)
@@ -83,10 +99,18 @@ void bipload_grow_prepare(int want)
 	bipload_universe = 0;
 	if (nrelays || conf->routes || conf->nclusters)
 		return;
+	/* Nodes on other hosts reach a new node with the ofi driver alone:
+	 * with shm beside it, which driver a node takes for a peer depends
+	 * on hosts that nodes joining later do not know. */
 	for (i = 0; i < nprocs; i++)
-		if (procs[i].proxy >= 0)
+		if (procs[i].proxy >= 0 && !nic_is("ofi"))
 			return;
 	grow_host_node = 0;
+	for (i = 0; i < nprocs; i++)
+		if (procs[i].proxy < 0) {
+			grow_host_node = i;
+			break;
+		}
 	/* --universe; else the slots of the host list, as MPI's launchers
 	 * count the universe (--oversubscribe: no such limit); else room for
 	 * GROW_DEFAULT_ROOM more. */
@@ -100,6 +124,15 @@ void bipload_grow_prepare(int want)
 		bipload_universe = nprocs;
 	if (bipload_universe > BIP_CONF_MAXNODES)
 		bipload_universe = BIP_CONF_MAXNODES;
+	/* The processes of other hosts have their channels through their
+	 * proxies (bipload_proxy.h). */
+	for (i = 0; i < nprocs; i++)
+		procs[i].pm_remote = procs[i].proxy >= 0;
+}
+
+const char *bipload_grow_host(void)
+{
+	return conf->nodes[grow_host_node].host;
 }
 
 int bipload_room(void)
@@ -123,6 +156,7 @@ int bipload_grow_channel(int node)
 	int sv[2];
 
 	procs[node].pm_fd = -1;
+	procs[node].segfd = -1;
 	if (bipload_universe <= 0)
 		return -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -149,6 +183,18 @@ static void put(struct rec *r, const char *field)
 	r->len += n;
 }
 
+/* A field of a GROW frame: its kind, then the text. */
+static void put_tagged(struct rec *r, char kind, const char *text)
+{
+	size_t n = strlen(text) + 2;
+
+	if (r->len + n > sizeof(r->buf))
+		return; /* cannot happen: the request's record was as long */
+	r->buf[r->len] = kind;
+	memcpy(r->buf + r->len + 1, text, n - 1);
+	r->len += n;
+}
+
 static void putf(struct rec *r, const char *fmt, long v)
 {
 	char s[32];
@@ -157,10 +203,22 @@ static void putf(struct rec *r, const char *fmt, long v)
 	put(r, s);
 }
 
+/* Its channel is open: on this host, or through its proxy. */
+static int pm_open(const struct proc *p)
+{
+	return p->proxy < 0 ? p->pm_fd >= 0 : p->pm_remote;
+}
+
 static void answer(int node, const struct rec *r)
 {
 	struct proc *p = &procs[node];
 
+
+	if (p->proxy >= 0) {
+		if (p->pm_remote)
+			bipload_remote_pm(node, r->buf, r->len);
+		return;
+	}
 	if (p->pm_fd < 0)
 		return;
 	/* A process that does not read its answers loses them, not bipload. */
@@ -173,6 +231,7 @@ static void pm_gone(struct proc *p)
 	if (p->pm_fd >= 0)
 		close(p->pm_fd);
 	p->pm_fd = -1;
+	p->pm_remote = 0;
 	p->up = 0;
 }
 
@@ -207,7 +266,7 @@ static void about_node(int asker, char **f, int nf, int addr)
 	p = node < nprocs ? &procs[node] : NULL;
 	if (!p || p->abandoned)
 		code = ESRCH, why = "no such node in the job";
-	else if (!bipload_proc_running(p) || (p->up && p->pm_fd < 0))
+	else if (!bipload_proc_running(p) || (p->up && !pm_open(p)))
 		code = ESRCH, why = "its process has ended or left BIP";
 	else if (addr && !p->blob)
 		code = EAGAIN, why = "it has not published its address yet";
@@ -242,7 +301,9 @@ static void grow_answer(void)
 		/* None of them runs: stopped, and not counted in the job's end. */
 		for (i = pending.first; i < pending.first + pending.total && i < nprocs; i++) {
 			procs[i].abandoned = 1;
-			if (procs[i].pid > 0)
+			if (procs[i].proxy >= 0 && !procs[i].ended)
+				bipload_remote_kill(i);
+			else if (procs[i].proxy < 0 && procs[i].pid > 0)
 				kill(procs[i].pid, SIGKILL);
 		}
 	}
@@ -254,8 +315,15 @@ static void grow_answer(void)
 		putf(&r, "%ld", pending.codes[i]);
 	put(&r, failed ? pending.msg : "");
 	answer(pending.asker, &r);
+	if (!failed && !opt.quiet)
+		info("nodes %d to %d joined the job (%s)", pending.first,
+		     pending.first + pending.total - 1, pending.progs[0]);
 	free(pending.codes);
+	free(pending.progs);
+	free(pending.record);
 	pending.codes = NULL;
+	pending.progs = NULL;
+	pending.record = NULL;
 	pending.active = 0;
 }
 
@@ -384,6 +452,69 @@ static int start_grown(int k, char *const *argv, int argc, char *const *env, int
 	return 0;
 }
 
+/* Start node k on the host of proxy x: its command goes in a GROW frame,
+ * and the proxy's GREW says how it went (bipload_grow_started). */
+static void start_remote(int k, int x, char *const *argv, int argc, char *const *env,
+			 int nenv, const char *wdir, const char *path, int app, int first,
+			 int total)
+{
+	struct proc *p = &procs[k];
+	struct rec r = { .len = 0 };
+	char v[64];
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	p->node = k;
+	p->grown = 1;
+	p->pm_fd = p->segfd = -1;
+	p->pm_remote = 1;
+	p->file[0] = p->file[1] = -1;
+	p->s[0] = (struct stream){ .fd = -1, .open = 1, .out = 1 };
+	p->s[1] = (struct stream){ .fd = -1, .open = 1, .out = 2 };
+	/* Each field with its kind first (bipload_proxy.h's GROW); the
+	 * request's record was at most PM_MSG_MAX bytes, and so is this. */
+	for (i = 0; i < argc; i++)
+		put_tagged(&r, 'a', argv[i]);
+	for (i = 0; i < nenv; i++)
+		put_tagged(&r, 'e', env[i]);
+	put_tagged(&r, 'W', wdir ? wdir : "");
+	put_tagged(&r, 'P', path ? path : "");
+	snprintf(v, sizeof(v), "%d", app);
+	put_tagged(&r, 'n', v);
+	snprintf(v, sizeof(v), "%d:%d", first, total);
+	put_tagged(&r, 'g', v);
+	bipload_remote_grow(x, k, r.buf, r.len);
+}
+
+/* The host of a new node of another host: its proxy's. */
+static const char *conf_host_of(const struct proc *p)
+{
+	int k;
+
+	for (k = 0; k < nprocs; k++)
+		if (procs[k].proxy == p->proxy && !procs[k].grown)
+			return conf->nodes[k].host;
+	return "?";
+}
+
+void bipload_grow_started(struct proc *p, int err)
+{
+	int i = p->node - pending.first;
+
+	if (!pending.active || i < 0 || i >= pending.total)
+		return;
+	if (err) {
+		char why[400];
+
+		if (err < 1 || err >= 4096)
+			err = EIO;
+		snprintf(why, sizeof(why), "%s on host %s", strerror(err), conf_host_of(p));
+		p->abandoned = 1;
+		grow_fail(i, err, "cannot run %s: %s", pending.progs[i], why);
+	}
+	bipload_grow_check();
+}
+
 /* Requests that came while another waited, in order. */
 struct queued {
 	struct queued *next;
@@ -439,6 +570,7 @@ static void grow(int asker, char **f, int nf)
 		long count, argc, nenv;
 		int argv_at, env_at;
 		const char *host, *wdir, *path;
+		int proxy;      /* the proxy of its host, -1: this host, < -1: none */
 	} *cmd = NULL;
 
 	if (pending.active) {
@@ -486,8 +618,15 @@ static void grow(int asker, char **f, int nf)
 	pending.msg[0] = '\0';
 	pending.deadline = now_s() + grow_timeout();
 	pending.codes = calloc((size_t)total, sizeof(int));
-	if (!pending.codes)
+	pending.progs = calloc((size_t)total, sizeof(char *));
+	/* The fields point into the record, which goes with the request. */
+	pending.record = malloc((size_t)(f[nf - 1] + strlen(f[nf - 1]) + 1 - f[0]));
+	if (!pending.codes || !pending.progs || !pending.record)
 		die("out of memory");
+	memcpy(pending.record, f[0], (size_t)(f[nf - 1] + strlen(f[nf - 1]) + 1 - f[0]));
+	for (c = 0, k = 0; c < ncmds; c++)
+		for (i = 0; i < cmd[c].count; i++)
+			pending.progs[k++] = pending.record + (f[cmd[c].argv_at] - f[0]);
 	if (total > room) {
 		for (i = 0; i < total; i++)
 			pending.codes[i] = ENOSPC;
@@ -496,14 +635,20 @@ static void grow(int asker, char **f, int nf)
 			 room == 1 ? "" : "s");
 		goto answer_now;
 	}
+	/* Each command's host: bipload's (none named, or a name of it), or
+	 * a host of the job's, through its proxy. */
 	for (c = 0, k = 0; c < ncmds; c++) {
-		if (cmd[c].host[0] && strcmp(cmd[c].host, conf->nodes[grow_host_node].host) &&
-		    !bip_host_is_local(cmd[c].host)) {
-			for (i = 0; i < cmd[c].count; i++)
-				grow_fail(k + i, EHOSTUNREACH, "host %s: nodes join only on "
-					  "bipload's host (%s) in this version", cmd[c].host,
-					  conf->nodes[grow_host_node].host);
-		}
+		const char *host = cmd[c].host[0] ? cmd[c].host : bipload_grow_host();
+
+		cmd[c].proxy = bipload_remote_proxy_of(host);
+		if (cmd[c].proxy == -1 && (procs[grow_host_node].proxy >= 0 ||
+					   strcmp(host, bipload_grow_host())) &&
+		    !bip_host_is_local(host))
+			cmd[c].proxy = -3;
+		for (i = 0; i < cmd[c].count && cmd[c].proxy < -1; i++)
+			grow_fail(k + i, EHOSTUNREACH, cmd[c].proxy == -2 ?
+				  "host %s: its proxy has ended%s" :
+				  "host %s: not a host where the job runs nodes%s", host, "");
 		k += (int)cmd[c].count;
 	}
 	for (i = 0; i < total; i++)
@@ -512,10 +657,17 @@ static void grow(int asker, char **f, int nf)
 	/* Every node of the request gets its number now, started or not. */
 	for (c = 0, k = 0; c < ncmds; c++) {
 		for (i = 0; i < cmd[c].count; i++, k++) {
-			int e = start_grown(first + k, &f[cmd[c].argv_at], (int)cmd[c].argc,
-					    (char *const *)&f[cmd[c].env_at], (int)cmd[c].nenv,
-					    cmd[c].wdir, cmd[c].path, c, first, total);
+			int e = 0;
 
+			if (cmd[c].proxy >= 0)
+				start_remote(first + k, cmd[c].proxy, &f[cmd[c].argv_at],
+					     (int)cmd[c].argc, (char *const *)&f[cmd[c].env_at],
+					     (int)cmd[c].nenv, cmd[c].wdir, cmd[c].path, c, first,
+					     total);
+			else
+				e = start_grown(first + k, &f[cmd[c].argv_at], (int)cmd[c].argc,
+						(char *const *)&f[cmd[c].env_at], (int)cmd[c].nenv,
+						cmd[c].wdir, cmd[c].path, c, first, total);
 			nprocs = first + k + 1;
 			if (e)
 				grow_fail(k, e, "cannot run %s: %s", f[cmd[c].argv_at],
@@ -525,9 +677,6 @@ static void grow(int asker, char **f, int nf)
 	for (i = 0; i < total; i++)
 		if (pending.codes[i])
 			goto answer_now;
-	if (!opt.quiet)
-		info("nodes %d to %d joined the job (%s)", first, first + total - 1,
-		     f[cmd[0].argv_at]);
 	free(cmd);
 	return;
 
@@ -572,49 +721,67 @@ int bipload_grow_pollfds(struct pollfd *pfd, int *nodes)
 	return n;
 }
 
+/* One record of p's channel (buf: len bytes, split in place). */
+static void record(struct proc *p, char *buf, size_t len)
+{
+	static char *f[PM_MSG_MAX / 2];
+	int nf = split(buf, len, f, (int)(sizeof(f) / sizeof(f[0])));
+	long v;
+
+
+	if (nf < 1) {
+		fprintf(stderr, "bipload: node %d: a malformed record on its channel: ignored\n",
+			p->node);
+	} else if (!strcmp(f[0], "up") && nf == 2 && parse_long(f[1], -1, 1 << 20, &v) == 0) {
+		p->up = 1;
+		p->segfd = (int)v;
+	} else if (!strcmp(f[0], "blob") && nf == 2 && strlen(f[1]) <= 2048 &&
+		   strlen(f[1]) % 2 == 0 && strspn(f[1], "0123456789abcdef") == strlen(f[1])) {
+		free(p->blob);
+		p->blob = strdup(f[1]);
+		if (!p->blob)
+			die("out of memory");
+	} else if (!strcmp(f[0], "addr") || !strcmp(f[0], "where")) {
+		about_node(p->node, f, nf, f[0][0] == 'a');
+	} else if (!strcmp(f[0], "grow")) {
+		grow(p->node, f, nf);
+	} else {
+		fprintf(stderr, "bipload: node %d: an unknown request on its channel: ignored\n",
+			p->node);
+	}
+}
+
 void bipload_grow_events(const struct pollfd *pfd, const int *nodes, int n)
 {
 	static char buf[PM_MSG_MAX + 1];
-	static char *f[PM_MSG_MAX / 2];
-	int i, nf;
+	int i;
 
 	for (i = 0; i < n; i++) {
 		struct proc *p = &procs[nodes[i]];
 		ssize_t len;
-		long v;
 
 		if (!pfd[i].revents || p->pm_fd < 0)
 			continue;
 		len = recv(p->pm_fd, buf, PM_MSG_MAX, MSG_DONTWAIT);
 		if (len < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
-		if (len <= 0) {
+		if (len <= 0)
 			pm_gone(p);
-			continue;
-		}
-		nf = split(buf, (size_t)len, f, (int)(sizeof(f) / sizeof(f[0])));
-		if (nf < 1) {
-			fprintf(stderr, "bipload: node %d: a malformed record on its channel: "
-				"ignored\n", p->node);
-			continue;
-		}
-		if (!strcmp(f[0], "up") && nf == 2 && parse_long(f[1], -1, 1 << 20, &v) == 0) {
-			p->up = 1;
-			p->segfd = (int)v;
-		} else if (!strcmp(f[0], "blob") && nf == 2 && strlen(f[1]) <= 2048 &&
-			   strlen(f[1]) % 2 == 0 && strspn(f[1], "0123456789abcdef") == strlen(f[1])) {
-			free(p->blob);
-			p->blob = strdup(f[1]);
-			if (!p->blob)
-				die("out of memory");
-		} else if (!strcmp(f[0], "addr") || !strcmp(f[0], "where")) {
-			about_node(p->node, f, nf, f[0][0] == 'a');
-		} else if (!strcmp(f[0], "grow")) {
-			grow(p->node, f, nf);
-		} else {
-			fprintf(stderr, "bipload: node %d: an unknown request on its channel: "
-				"ignored\n", p->node);
-		}
+		else
+			record(p, buf, (size_t)len);
+	}
+	bipload_grow_check();
+}
+
+void bipload_grow_record(struct proc *p, const char *rec, size_t len)
+{
+	static char buf[PM_MSG_MAX + 1];
+
+	if (!rec) {
+		pm_gone(p);
+	} else if (len <= PM_MSG_MAX) {
+		memcpy(buf, rec, len);
+		record(p, buf, len);
 	}
 	bipload_grow_check();
 }

@@ -61,6 +61,15 @@ struct pnode {
 	pid_t started;          /* its pid, once started */
 	int ended;
 	int fd[2];              /* our ends of its stdout and stderr, -1 once closed */
+	int pm;                 /* our end of its process channel, or -1 */
+	/* A process that joined the running job (GROW): its own command. */
+	int grown;
+	char **argv;            /* NULL-ended */
+	int argc;
+	char **env;
+	int nenv;
+	char *wdir, *path;
+	char group[48];
 };
 
 static struct {
@@ -75,6 +84,7 @@ static struct {
 	char *cwd;
 	double grace;
 	int bind;
+	int grows;              /* the job may grow: every process gets a channel */
 	char **env;
 	int nenv;
 	struct papp *apps;
@@ -210,6 +220,9 @@ static int job_parse(const unsigned char *data, size_t len)
 		case 'B':
 			px.bind = !strcmp(v, "1");
 			break;
+		case 'J':
+			px.grows = !strcmp(v, "1");
+			break;
 		case 'H':
 			if (!*v || strlen(v) >= sizeof(px.host)) {
 				say("a host name of %zu characters", strlen(v));
@@ -278,7 +291,7 @@ static int job_parse(const unsigned char *data, size_t len)
 			n->node = node;
 			n->app = a;
 			n->index = index;
-			n->fd[0] = n->fd[1] = -1;
+			n->fd[0] = n->fd[1] = n->pm = -1;
 			break;
 		}
 		default:
@@ -304,10 +317,22 @@ static int job_parse(const unsigned char *data, size_t len)
 
 /* --- the processes --- */
 
-static __attribute__((noreturn)) void child(struct pnode *n, int in, int out, int err)
+/* Tell a grown node's exec pipe why it cannot run, and end. */
+static __attribute__((noreturn)) void child_fail(int ep, int code)
 {
-	const struct papp *app = &px.apps[n->app];
+	int e = errno;
+
+	if (ep >= 0 && write(ep, &e, sizeof(e)) < 0)
+		_exit(code);
+	_exit(code);
+}
+
+static __attribute__((noreturn)) void child(struct pnode *n, int in, int out, int err, int pm,
+					    int ep)
+{
+	const struct papp *app = n->grown ? NULL : &px.apps[n->app];
 	struct sigaction sa = { .sa_handler = SIG_DFL };
+	char **argv = n->grown ? n->argv : app->argv;
 	char v[32], why[256];
 	sigset_t none;
 	int i;
@@ -324,23 +349,59 @@ static __attribute__((noreturn)) void child(struct pnode *n, int in, int out, in
 	dup2(in, 0);
 	dup2(out, 1);
 	dup2(err, 2);
-	for (i = 3; i < 1024; i++)
+	/* The channel as descriptor 3, the exec pipe as 4 (close-on-exec):
+	 * out of the way first, as either may be 3 or 4 now. */
+	if (pm >= 0)
+		pm = fcntl(pm, F_DUPFD, 512);
+	if (ep >= 0)
+		ep = fcntl(ep, F_DUPFD_CLOEXEC, 512);
+	if (pm >= 0) {
+		dup2(pm, 3);
+		fcntl(3, F_SETFD, 0);
+	}
+	if (ep >= 0) {
+		/* dup2 clears close-on-exec: set again, or the proxy would
+		 * wait on the pipe until the program ends. */
+		dup2(ep, 4);
+		fcntl(4, F_SETFD, FD_CLOEXEC);
+		ep = 4;
+	}
+	for (i = ep >= 0 ? 5 : pm >= 0 ? 4 : 3; i < 1024; i++)
 		close(i);
 	for (i = 0; i < px.nenv; i++)
 		putenv(px.env[i]);
-	for (i = 0; i < app->nenv; i++)
-		putenv(app->env[i]);
+	for (i = 0; i < (app ? app->nenv : n->nenv); i++)
+		putenv(app ? app->env[i] : n->env[i]);
 	snprintf(v, sizeof(v), "%d", n->node);
 	setenv(BIP_ENV_NODE, v, 1);
 	snprintf(v, sizeof(v), "%d", n->app);
 	setenv("BIP_APPNUM", v, 1);
 	setenv(BIP_ENV_SECRET, px.secret, 1);
+	if (pm >= 0)
+		setenv("BIP_PM_FD", "3", 1);
+	if (n->grown) {
+		setenv("BIP_GROUP", n->group, 1);
+		if (n->path && *n->path)
+			setenv("PATH", n->path, 1);
+		/* A program named by a relative path is the job's working
+		 * directory's, wherever the process runs. */
+		if (strchr(argv[0], '/') && argv[0][0] != '/') {
+			char *abs = realpath(argv[0], NULL);
+
+			if (abs)
+				argv[0] = abs;
+		}
+		if (n->wdir && *n->wdir && chdir(n->wdir) < 0)
+			child_fail(ep, 126);
+	}
 	/* Bound before the program runs, BIP or not. */
 	if (px.bind && bip_bind_core(n->index, why, sizeof(why)) < 0) {
 		fprintf(stderr, "bipload: node %d: --bind-to core: %s\n", n->node, why);
 		_exit(127);
 	}
-	execvp(app->argv[0], app->argv);
+	execvp(argv[0], argv);
+	if (n->grown)
+		child_fail(ep, 127);
 	if (errno == ENOENT)
 		fprintf(stderr, "bipload: host %s: %s: program not found (PATH=%s)\n", px.host,
 			app->argv[0], getenv("PATH") ? getenv("PATH") : "");
@@ -350,12 +411,17 @@ static __attribute__((noreturn)) void child(struct pnode *n, int in, int out, in
 	_exit(127);
 }
 
+/* Start n's process; 0, or -1 with the reason said.  A grown node's
+ * answer is a GREW frame: its pid, or why it could not run. */
 static int start(struct pnode *n)
 {
-	int out[2], err[2], in[2] = { -1, -1 };
+	int out[2], err[2], in[2] = { -1, -1 }, pm[2] = { -1, -1 }, ep[2] = { -1, -1 }, e = 0;
+	ssize_t got;
 	pid_t pid;
 
-	if (pipe(out) < 0 || pipe(err) < 0 || (n == px.zero && pipe(in) < 0)) {
+	if (pipe(out) < 0 || pipe(err) < 0 || (n == px.zero && pipe(in) < 0) ||
+	    (px.grows && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pm) < 0) ||
+	    (n->grown && pipe2(ep, O_CLOEXEC) < 0)) {
 		say("node %d: pipe: %s", n->node, strerror(errno));
 		return -1;
 	}
@@ -369,10 +435,29 @@ static int start(struct pnode *n)
 		return -1;
 	}
 	if (pid == 0)
-		child(n, in[0], out[1], err[1]);
+		child(n, in[0], out[1], err[1], pm[1], ep[1]);
 	close(in[0]);
 	close(out[1]);
 	close(err[1]);
+	if (pm[0] >= 0) {
+		close(pm[1]);
+		n->pm = pm[0];
+		set_nonblock(pm[0]);
+	}
+	if (n->grown) {
+		unsigned char b[8];
+
+		close(ep[1]);
+		do
+			got = read(ep[0], &e, sizeof(e));
+		while (got < 0 && errno == EINTR);
+		close(ep[0]);
+		if (got != (ssize_t)sizeof(e))
+			e = 0;
+		bipload_put32(b, e ? 0 : (uint32_t)pid);
+		bipload_put32(b + 4, (uint32_t)e);
+		put(BPF_GREW, (uint32_t)n->node, b, 8, NULL, 0);
+	}
 	if (in[1] >= 0) {
 		px.stdin_fd = in[1];
 		set_nonblock(in[1]);
@@ -383,7 +468,124 @@ static int start(struct pnode *n)
 	n->fd[1] = err[0];
 	set_nonblock(out[0]);
 	set_nonblock(err[0]);
-	put32(BPF_STARTED, (uint32_t)n->node, (uint32_t)pid);
+	if (!n->grown)
+		put32(BPF_STARTED, (uint32_t)n->node, (uint32_t)pid);
+	return 0;
+}
+
+/* What n's process sent on its channel, passed on; its end said once. */
+static void pm_pump(struct pnode *n)
+{
+	static unsigned char buf[BIPLOAD_PM_MAX];
+	ssize_t r = recv(n->pm, buf, sizeof(buf), MSG_DONTWAIT);
+
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (r <= 0) {
+		close(n->pm);
+		n->pm = -1;
+		put(BPF_PMREC, (uint32_t)n->node, NULL, 0, NULL, 0);
+		return;
+	}
+	put(BPF_PMREC, (uint32_t)n->node, buf, (size_t)r, NULL, 0);
+}
+
+static struct pnode *node_of(uint32_t node)
+{
+	int i;
+
+	for (i = 0; i < px.nnodes; i++)
+		if ((uint32_t)px.nodes[i].node == node)
+			return &px.nodes[i];
+	return NULL;
+}
+
+/* A GROW frame: the node's command, checked, and its process started. */
+static int grow_node(const struct bipload_frame *f)
+{
+	const char *p = (const char *)f->data, *end = p + f->len;
+	struct pnode *n;
+	int i, zero = px.zero ? px.zero->node : -1;
+
+	if (!px.grows || f->node >= BIP_CONF_MAXNODES || !f->len || f->data[f->len - 1]) {
+		say("a grow frame out of place");
+		return -1;
+	}
+	for (i = 0; i < px.nnodes; i++)
+		if ((uint32_t)px.nodes[i].node >= f->node) {
+			say("a grow frame for node %u, not a new node", f->node);
+			return -1;
+		}
+	if (push(&px.nodes, &px.nnodes, sizeof(*px.nodes)) < 0)
+		return -1;
+	/* px.nodes moved: node 0's entry with it. */
+	px.zero = zero >= 0 ? node_of((uint32_t)zero) : NULL;
+	n = &px.nodes[px.nnodes++];
+	memset(n, 0, sizeof(*n));
+	n->node = (int)f->node;
+	n->index = px.nnodes - 1;
+	n->fd[0] = n->fd[1] = n->pm = -1;
+	n->grown = 1;
+	for (; p < end; p += strlen(p) + 1) {
+		const char *v = p + 1;
+		char *copy = strdup(v);
+
+		if (!copy)
+			return -1;
+		switch (*p) {
+		case 'a':
+			if (bip_array_grow((void **)&n->argv, n->argc + 2, sizeof(char *)) < 0) {
+				free(copy);
+				return -1;
+			}
+			n->argv[n->argc++] = copy;
+			n->argv[n->argc] = NULL;
+			continue;
+		case 'e':
+			if (!valid_var(v) || push(&n->env, &n->nenv, sizeof(*n->env)) < 0) {
+				free(copy);
+				say("node %u: an environment record %.80s", f->node, v);
+				return -1;
+			}
+			n->env[n->nenv++] = copy;
+			continue;
+		case 'W':
+			free(n->wdir);
+			n->wdir = copy;
+			continue;
+		case 'P':
+			free(n->path);
+			n->path = copy;
+			continue;
+		case 'g':
+			snprintf(n->group, sizeof(n->group), "%s", v);
+			free(copy);
+			continue;
+		case 'n':
+			n->app = atoi(v);
+			free(copy);
+			if (n->app < 0 || n->app > 4096) {
+				say("node %u: an app number %.20s", f->node, v);
+				return -1;
+			}
+			continue;
+		default:
+			free(copy);
+			say("node %u: an unknown record '%c' in a grow frame", f->node, *p);
+			return -1;
+		}
+	}
+	if (!n->argv || !n->argv[0][0] || !n->group[0]) {
+		say("node %u: a grow frame without %s", f->node, !n->argv ? "a program" : "its group");
+		return -1;
+	}
+	if (start(n) < 0) {
+		unsigned char b[8];
+
+		bipload_put32(b, 0);
+		bipload_put32(b + 4, EAGAIN);
+		put(BPF_GREW, f->node, b, 8, NULL, 0);
+	}
 	return 0;
 }
 
@@ -470,6 +672,8 @@ static void reap(void)
 				while (n->fd[k] >= 0 && poll(&p, 1, 0) > 0)
 					pump(n, k);
 			}
+			while (n->pm >= 0)
+				pm_pump(n);
 			n->pid = 0;
 			n->ended = 1;
 			put32(BPF_EXIT, (uint32_t)n->node, (uint32_t)status);
@@ -540,6 +744,34 @@ static int frame(const struct bipload_frame *f)
 		}
 		stop((int)bipload_get32(f->data));
 		return 0;
+	case BPF_PM: {
+		struct pnode *n = node_of(f->node);
+
+		if (!n || !px.grows || !f->len || f->len > BIPLOAD_PM_MAX) {
+			say("a record of %u bytes for node %u out of place", f->len, f->node);
+			return -1;
+		}
+		/* A process that has closed its channel, or does not read its
+		 * answers, loses them: not the proxy. */
+		if (n->pm >= 0)
+			(void)send(n->pm, f->data, f->len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		return 0;
+	}
+	case BPF_GROW:
+		return px.stopping ? 0 : grow_node(f);
+	case BPF_KILL: {
+		struct pnode *n = node_of(f->node);
+
+		if (!n || f->len) {
+			say("a kill of node %u out of place", f->node);
+			return -1;
+		}
+		if (n->pid) {
+			kill(-n->pid, SIGKILL);
+			kill(n->pid, SIGKILL);
+		}
+		return 0;
+	}
 	default:
 		say("a frame of type %u from bipload", f->type);
 		return -1;
@@ -714,9 +946,9 @@ static int run(void)
 			px.lost = 1;
 			stop(SIGTERM);
 		}
-		if (cap < 4 + 2 * px.nnodes) {
+		if (cap < 4 + 3 * px.nnodes) {
 			free(pfd);
-			cap = 4 + 2 * px.nnodes;
+			cap = 4 + 3 * px.nnodes;
 			pfd = calloc((size_t)cap, sizeof(*pfd));
 			if (!pfd)
 				return 1;
@@ -729,11 +961,11 @@ static int run(void)
 		pfd[n++] = (struct pollfd){ .fd = px.stdin_len || px.stdin_eof ? px.stdin_fd : -1,
 					    .events = POLLOUT };
 		for (i = 0; i < px.nnodes; i++)
-			for (k = 0; k < 2; k++)
-				/* Output waits in its pipe while bipload has a lot to take. */
+			for (k = 0; k < 3; k++)
+				/* Output and records wait while bipload has a lot to take. */
 				pfd[n++] = (struct pollfd){
 					.fd = bipload_chan_pending(&px.chan) > PROXY_OUT_HIGH && !px.lost ?
-						      -1 : px.nodes[i].fd[k],
+						      -1 : k < 2 ? px.nodes[i].fd[k] : px.nodes[i].pm,
 					.events = POLLIN };
 		if (px.kill_at) {
 			double left = px.kill_at - bipload_now();
@@ -771,10 +1003,13 @@ static int run(void)
 		if (pfd[3].revents)
 			feed_node0();
 		/* The pipes polled are those of the nodes known before the poll. */
-		for (i = 0; i < px.nnodes && 4 + 2 * i + 1 < n; i++)
+		for (i = 0; i < px.nnodes && 4 + 3 * i + 2 < n; i++) {
 			for (k = 0; k < 2; k++)
-				if (pfd[4 + 2 * i + k].revents && px.nodes[i].fd[k] >= 0)
+				if (pfd[4 + 3 * i + k].revents && px.nodes[i].fd[k] >= 0)
 					pump(&px.nodes[i], k);
+			if (pfd[4 + 3 * i + 2].revents && px.nodes[i].pm >= 0)
+				pm_pump(&px.nodes[i]);
+		}
 		if (px.lost && !px.have_job)
 			break;
 	}

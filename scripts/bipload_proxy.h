@@ -40,11 +40,20 @@
  *                H<this host's name in the configuration>,
  *                E<VAR=value> for every process,
  *                A<app> a command, then a<arg>... and e<VAR=value>... of it,
- *                N<node> <app> <index of the node on this host>
+ *                N<node> <app> <index of the node on this host>,
+ *                J<1: the job may grow, give each process a channel>
  *     STDIN    node 0's standard input (len 0: its end); at most
  *              BIPLOAD_STDIN_WINDOW bytes not yet acknowledged
  *     SIGNAL   u32 signal: to every process's group; unless SIGKILL, those
  *              still running get SIGKILL after the grace period
+ *     PM       node, then one record for that node's process channel
+ *              (lib/bip/boot/pm.h), at most BIPLOAD_PM_MAX bytes
+ *     GROW     node (a new one, above every node of the proxy): a process
+ *              that joins the running job (bip_grow(3)), as NUL-terminated
+ *              records: a<arg>... (argv[0] first), e<VAR=value>...,
+ *              W<working directory>, P<PATH>, n<app number>,
+ *              g<first>:<count> (its BIP_GROUP); W and P may be empty
+ *     KILL     node: SIGKILL to that process's group (a grow that failed)
  *   the proxy to bipload
  *     HELLO    u32 the proxy's pid, then its host's name
  *     STARTED  node, u32 its pid
@@ -54,6 +63,17 @@
  *     STDIN_ACK  u32 bytes of node 0's input taken, u32 1 if node 0 takes
  *              no more
  *     DONE     every process ended and its output sent: the proxy exits
+ *     PMREC    node, then one record its process sent on its channel; none
+ *              (len 0): the process closed its channel
+ *     GREW     node, u32 pid (0 if it did not start), u32 errno (0, or why
+ *              exec or the working directory failed)
+ *
+ * Process channels.  In a job that may grow (a J record in the job
+ * description: bipload_grow.c), the proxy gives each of its processes a
+ * SOCK_SEQPACKET socket pair as descriptor 3 (BIP_PM_FD), as bipload does
+ * on its own host, and passes records both ways without reading them:
+ * bipload checks what processes send, and the proxy checks only that a
+ * record is for one of its nodes and of a length it allows.
  *
  * The channel's end stops everything: a proxy whose channel closes (bipload
  * died, the connection or the remote shell was lost) sends its processes
@@ -73,17 +93,24 @@
 #define BIPLOAD_FRAME_MAX (16u << 20)
 #define BIPLOAD_OUT_CHUNK 65536
 #define BIPLOAD_STDIN_WINDOW 65536
+/* The longest record of a process channel (lib/bip/boot/pm.h). */
+#define BIPLOAD_PM_MAX 65536
 
 enum bipload_frame_type {
 	BPF_JOB = 1,
 	BPF_STDIN = 2,
 	BPF_SIGNAL = 3,
+	BPF_PM = 4,
+	BPF_GROW = 5,
+	BPF_KILL = 6,
 	BPF_HELLO = 16,
 	BPF_STARTED = 17,
 	BPF_OUT = 18,
 	BPF_EXIT = 19,
 	BPF_STDIN_ACK = 20,
 	BPF_DONE = 21,
+	BPF_PMREC = 22,
+	BPF_GREW = 23,
 };
 
 struct bipload_frame {

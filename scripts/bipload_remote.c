@@ -306,7 +306,9 @@ static int by_first_node(const void *a, const void *b)
 static void job_description(struct proxy *x, const char *conf_path, const char *cwd)
 {
 	static const char *const own[] = { BIP_ENV_NODE, BIP_ENV_JOBID, BIP_ENV_HOST,
-					   BIP_ENV_OPTS, BIP_ENV_CONF, "BIP_APPNUM" };
+					   BIP_ENV_OPTS, BIP_ENV_CONF, "BIP_APPNUM",
+					   "BIP_UNIVERSE", "BIP_GROW_HOST", "BIP_PM_FD",
+					   "BIP_GROUP" };
 	struct sbuf b = { 0 };
 	char **e;
 	size_t k;
@@ -334,6 +336,12 @@ static void job_description(struct proxy *x, const char *conf_path, const char *
 	rec(&b, 'E', "%s=%s", BIP_ENV_HOST, x->host);
 	rec(&b, 'E', "%s=n%d%s", BIP_ENV_OPTS, conf->n, opt.quiet ? "q" : "");
 	rec(&b, 'E', "%s=%s", BIP_ENV_CONF, conf_path);
+	if (bipload_universe > 0) {
+		/* Room to grow: a channel for every process (bipload_grow.c). */
+		rec(&b, 'J', "1");
+		rec(&b, 'E', "BIP_UNIVERSE=%d", bipload_universe);
+		rec(&b, 'E', "BIP_GROW_HOST=%s", bipload_grow_host());
+	}
 	for (a = 0; a < opt.napps; a++) {
 		const struct bipload_app *app = &opt.apps[a];
 
@@ -390,6 +398,10 @@ static void rsh_command(struct proxy *x)
 	x->cmd = command_text(x->argv);
 }
 
+/* Kept for the job descriptions, made at the start (after bipload_grow.c
+ * has decided whether the job may grow). */
+static const char *job_conf_path, *job_cwd;
+
 void bipload_remote_prepare(const char *conf_path, const char *cwd)
 {
 	int *sorted = malloc(((size_t)nprocs + 1) * sizeof(int));
@@ -440,11 +452,11 @@ void bipload_remote_prepare(const char *conf_path, const char *cwd)
 		return;
 	bipload_find_helper("BIPLOAD_PROXY", "bipload-proxy", NULL, proxy_path,
 			    sizeof(proxy_path));
-	for (i = 0; i < nproxies; i++) {
-		job_description(&proxies[i], conf_path, cwd);
+	job_conf_path = conf_path;
+	job_cwd = cwd;
+	for (i = 0; i < nproxies; i++)
 		if (!step)
 			rsh_command(&proxies[i]);
-	}
 	slots = calloc((size_t)bipload_remote_maxfds() + 1, sizeof(*slots));
 	if (!slots)
 		die("out of memory");
@@ -610,6 +622,8 @@ void bipload_remote_start(void)
 
 	if (!nproxies)
 		return;
+	for (i = 0; i < nproxies; i++)
+		job_description(&proxies[i], job_conf_path, job_cwd);
 	if (step) {
 		srun_start();
 		return;
@@ -725,6 +739,22 @@ static void frame(struct proxy *x, const struct bipload_frame *f)
 		}
 		x->done = 1;
 		finish(x);
+		return;
+	case BPF_PMREC:
+		if (!p || !p->pm_remote || f->len > BIPLOAD_PM_MAX) {
+			broken(x, f, "a record of no open channel");
+			return;
+		}
+		bipload_grow_record(p, f->len ? (const char *)f->data : NULL, f->len);
+		return;
+	case BPF_GREW:
+		if (!p || !p->grown || f->len != 8 || p->remote_pid) {
+			broken(x, f, "a new process out of place");
+			return;
+		}
+		v = bipload_get32(f->data);
+		p->remote_pid = v ? (long)v : -1;
+		bipload_grow_started(p, (int)bipload_get32(f->data + 4));
 		return;
 	default:
 		broken(x, f, "an unknown type");
@@ -1139,6 +1169,47 @@ static void lost_nodes(const struct proxy *x, char *nodes, size_t nlen, char *pi
 			(*npids)++;
 		}
 	}
+}
+
+int bipload_remote_proxy_of(const char *host)
+{
+	int i;
+
+	for (i = 0; i < nproxies; i++)
+		if (!strcmp(proxies[i].host, host))
+			return proxies[i].finished || proxies[i].stopped ? -2 : i;
+	return -1;
+}
+
+static void queue_frame(struct proxy *x, uint32_t type, uint32_t node, const void *a,
+			size_t alen)
+{
+	if (x->finished)
+		return;
+	if (bipload_chan_put(&x->chan, type, node, a, alen, NULL, 0) < 0)
+		die("out of memory");
+}
+
+void bipload_remote_pm(int node, const void *rec, size_t len)
+{
+	queue_frame(&proxies[procs[node].proxy], BPF_PM, (uint32_t)node, rec, len);
+}
+
+void bipload_remote_grow(int proxy, int node, const void *cmd, size_t len)
+{
+	struct proxy *x = &proxies[proxy];
+
+	/* Nodes stay ascending: a new node is above every node of the job. */
+	x->nodes = grow(x->nodes, x->nnodes + 1, sizeof(*x->nodes));
+	x->nodes[x->nnodes++] = node;
+	procs[node].proxy = proxy;
+	procs[node].local_index = x->nnodes - 1;
+	queue_frame(x, BPF_GROW, (uint32_t)node, cmd, len);
+}
+
+void bipload_remote_kill(int node)
+{
+	queue_frame(&proxies[procs[node].proxy], BPF_KILL, (uint32_t)node, NULL, 0);
 }
 
 int bipload_remote_report(int node)

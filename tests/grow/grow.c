@@ -16,6 +16,11 @@
  *   grow alone       a job started by hand cannot grow: ENOTSUP.
  *   grow refused     a job whose driver cannot reach nodes joining later
  *                    (lanai): ENOTSUP, saying so.
+ *   grow hosts K H.. node 0 starts K new nodes on each host H (over ofi,
+ *                    through bipload's proxies), and every node exchanges
+ *                    with them as in "grow"; then a missing program on
+ *                    the last host (ENOENT, nothing left running) and a
+ *                    host that is not the job's (EHOSTUNREACH).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -156,6 +161,44 @@ static int parent_grow(int k)
 	       first + k - 1);
 	bip_finalize();
 	free(codes);
+	return failures ? 1 : 0;
+}
+
+static int parent_hosts(int k, char **hosts, int nh)
+{
+	char *argv[] = { self, "child", NULL };
+	char *missing[] = { "bip-no-such-program", NULL };
+	struct bip_grow_cmd cmds[8];
+	int first = -1, codes[64], i, n;
+
+	if (nh < 1 || nh > 8 || k < 1 || k * nh > 64)
+		return 2;
+	bip_init();
+	if (bip_mynode == 0) {
+		for (i = 0; i < nh; i++)
+			cmds[i] = (struct bip_grow_cmd){ .count = k, .argv = argv, .host = hosts[i] };
+		n = bip_grow(cmds, nh, &first, codes);
+		CHECK(n == k * nh, "bip_grow on %d hosts: %d (%s)", nh, n, bip_error_string());
+		for (i = 1; i < bip_numnodes; i++)
+			bip_tsend(i, TAG + 2, &first, 1);
+	} else {
+		bip_trecv(TAG + 2, &first, 1);
+	}
+	exchange_range(first, first + k * nh);
+	printf("node %d: exchanged with the %d new nodes on %d hosts\n", bip_mynode, k * nh, nh);
+	if (bip_mynode == 0) {
+		struct bip_grow_cmd bad = { .count = 1, .argv = missing, .host = hosts[nh - 1] };
+
+		n = bip_grow(&bad, 1, &first, codes);
+		CHECK(n == -ENOENT && codes[0] == ENOENT, "a missing program on %s: %d (%s)",
+		      hosts[nh - 1], n, bip_error_string());
+		printf("missing on %s: %s\n", hosts[nh - 1], bip_error_string());
+		bad = (struct bip_grow_cmd){ .count = 1, .argv = argv, .host = "bip-no-such-host" };
+		n = bip_grow(&bad, 1, &first, codes);
+		CHECK(n == -EHOSTUNREACH && codes[0] == EHOSTUNREACH, "a host not the job's: %d", n);
+		printf("other host: %s\n", bip_error_string());
+	}
+	bip_finalize();
 	return failures ? 1 : 0;
 }
 
@@ -306,6 +349,8 @@ int main(int argc, char **argv)
 		return crash_child();
 	if (argc >= 3 && !strcmp(argv[1], "grow"))
 		return parent_grow(atoi(argv[2]));
+	if (argc >= 4 && !strcmp(argv[1], "hosts"))
+		return parent_hosts(atoi(argv[2]), argv + 3, argc - 3);
 	if (argc >= 2 && !strcmp(argv[1], "missing"))
 		return parent_missing();
 	if (argc >= 2 && !strcmp(argv[1], "full"))
@@ -320,6 +365,6 @@ int main(int argc, char **argv)
 		return alone();
 	if (argc >= 2 && !strcmp(argv[1], "refused"))
 		return refused();
-	fprintf(stderr, "usage: grow grow K | missing | full | early | crash | alone | refused\n");
+	fprintf(stderr, "usage: grow grow K | hosts K HOST... | missing | full | early | crash | alone | refused\n");
 	return 2;
 }

@@ -25,11 +25,14 @@
  *
  * The ofi driver (BIP_NIC=ofi) reaches nodes the same way, with their
  * endpoint addresses instead of segments: in a job that grows, each
- * process gives bipload its address before it looks for its peers' ("blob",
- * "addr"), and there is no start-up exchange.  Only shm and ofi jobs on
- * bipload's host grow for now: a job whose nodes use another driver, or
- * run on other hosts, or whose configuration has routes, clusters or
- * relays, has no room, and bip_grow says so.
+ * process gives bipload its address ("blob"), and a node that joined
+ * asks for its peers' ("addr"; the ofi.c header).  Such a job may span
+ * hosts: the processes of other hosts have their channels through
+ * bipload's proxies (scripts/bipload_proxy.h), and a command's host may be
+ * any host of the job.  A job on bipload's host alone may also grow over
+ * shm.  A job whose nodes use another driver, or shm beside ofi, or whose
+ * configuration has routes, clusters or relays, has no room, and bip_grow
+ * says so.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -69,7 +72,8 @@ BIP_EXPORT int bip_grow(const struct bip_grow_cmd *cmds, int ncmds, int *first, 
 	if (!bip_state.grow_nic || !bip_pm_present()) {
 		bip_error(call, "this job cannot grow: %s",
 			  !bip_pm_present() ?
-				  "this process was not started by bipload on its own host" :
+				  "this process was not started by bipload, or its job spans "
+				  "hosts without BIP_NIC=ofi" :
 				  "its nodes use a driver that cannot reach nodes joining later "
 				  "(only shm and ofi can), or its configuration has routes, "
 				  "clusters or relays");

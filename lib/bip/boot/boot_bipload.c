@@ -14,9 +14,12 @@
  *
  * A job that may grow (bip_grow(3)): bipload sets BIP_UNIVERSE, the nodes
  * the job may reach, and BIP_GROW_HOST, its own host, where the nodes that
- * join run; the configuration then gets nodes up to BIP_UNIVERSE - 1 on
- * that host.  A process that joined has BIP_GROUP=FIRST:COUNT, the nodes
- * started with it.
+ * join run unless asked elsewhere; the configuration then gets nodes up to
+ * BIP_UNIVERSE - 1 on that host.  A process that joined has
+ * BIP_GROUP=FIRST:COUNT, the nodes started with it, and its own entry
+ * names its host (BIP_HOST), which others do not learn: a job that grows
+ * across hosts uses the ofi driver alone, for which a peer's host does
+ * not matter.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -233,7 +236,15 @@ static int start(struct bip_boot *b, char *err, size_t errlen)
 		rc = -EINVAL;
 	}
 	if (rc >= 0) {
+		const char *host = getenv(BIP_ENV_HOST);
+
 		b->mynode = rc;
+		/* A node that joined on another host than BIP_GROW_HOST: its
+		 * own entry names its host (the others' keep the default). */
+		if (b->grows && rc >= b->started && host && *host &&
+		    strlen(host) < sizeof(b->conf->nodes[rc].host))
+			snprintf(b->conf->nodes[rc].host, sizeof(b->conf->nodes[rc].host), "%s",
+				 host);
 		rc = find_jobid(b->conf, b->jobid, sizeof(b->jobid), err, errlen);
 	}
 	if (rc < 0) {

@@ -18,8 +18,9 @@
  * them, bip_group(3)), and the inter-communicator is what
  * MPI_Comm_get_parent returns until it is disconnected or freed.
  *
- * Info keys (per command): host (bipload's host only for now; any other
- * fails with MPI_ERR_SPAWN), wdir, path (PATH for finding the program),
+ * Info keys (per command): host (bipload's host, or over BIP_NIC=ofi any
+ * host where the job runs processes; any other fails with
+ * MPI_ERR_SPAWN), wdir, path (PATH for finding the program),
  * file (a file of further "key value" lines, read by the root), soft (the
  * counts that would do, as "a:b:s,c,...": the largest that fits in the
  * job's room is started), arch (accepted and ignored).  An unknown key is
@@ -28,8 +29,8 @@
  * Failures: a program that does not exist or cannot run, or that ends
  * before MPI_Init, gives MPI_ERR_SPAWN in its process's error code and the
  * call returns MPI_ERR_SPAWN with nothing left running; so does a job that
- * cannot grow (not started by bipload on its host, a driver other than
- * shm) or has no room.  A child that crashes after it started ends the
+ * cannot grow (not started by bipload, a driver other than shm or ofi
+ * alone) or has no room.  A child that crashes after it started ends the
  * job, as any process of it does (bipload).
  */
 #include <errno.h>

@@ -14,6 +14,11 @@
  *   spawn crash      a child crashes: the job ends (spawn_crash.sh)
  *   spawn refused    a job that cannot grow (srun, another driver): a clear
  *                    MPI_ERR_SPAWN
+ *   spawn hosts H=N.. one worker on each host H (the info key "host"), as
+ *                    one spawn_multiple: each runs where it was asked (in
+ *                    network namespace N, as /proc/self/ns/net names it:
+ *                    the test's hosts share one kernel and its host
+ *                    name), and sums and a merge go across the hosts
  */
 #include <errno.h>
 #include <limits.h>
@@ -107,6 +112,32 @@ static int worker_multiple(int argc, char **argv)
 	report[1] = flag ? *appnum : -1;
 	report[2] = !strcmp(cwd, "/tmp") ? 1 : !strcmp(argv[1], "multi_a") ? 2 : 0;
 	MPI_Send(report, 3, MPI_INT, 0, 9, parent);
+	MPI_Comm_disconnect(&parent);
+	return 0;
+}
+
+static int worker_hosts(int argc, char **argv)
+{
+	MPI_Comm parent, merged;
+	char name[MPI_MAX_PROCESSOR_NAME];
+	int len, rank, sum, msize, mrank;
+	ssize_t n;
+
+	MPI_Comm_get_parent(&parent);
+	n = readlink("/proc/self/ns/net", name, sizeof(name) - 1);
+	name[n > 0 ? n : 0] = '\0';
+	len = (int)strlen(name);
+	CHECK(argc == 3 && !strcmp(name, argv[2]), "in %s, asked for %s", name,
+	      argc == 3 ? argv[2] : "?");
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Send(name, len + 1, MPI_CHAR, 0, 11, parent);
+	MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, parent);
+	MPI_Intercomm_merge(parent, 1, &merged);
+	MPI_Comm_rank(merged, &mrank);
+	MPI_Comm_size(merged, &msize);
+	MPI_Allreduce(&mrank, &sum, 1, MPI_INT, MPI_SUM, merged);
+	CHECK(sum == msize * (msize - 1) / 2, "merged sum %d", sum);
+	MPI_Comm_free(&merged);
 	MPI_Comm_disconnect(&parent);
 	return 0;
 }
@@ -243,6 +274,60 @@ static int parent_pool(void)
 	return 0;
 }
 
+static int parent_hosts(int nh, char **hosts)
+{
+	char *cmds[8], **argvs[8], *args[8][3], name[MPI_MAX_PROCESSOR_NAME];
+	int np[8], codes[8], i, rank, size, rsize, sum, msize, mrank, rc;
+	MPI_Info infos[8];
+	MPI_Comm inter, merged;
+
+	if (nh < 1 || nh > 8)
+		return 2;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	for (i = 0; i < nh; i++) {
+		char *eq = strchr(hosts[i], '=');
+
+		if (!eq)
+			return 2;
+		*eq = '\0';
+		cmds[i] = self;
+		args[i][0] = "worker_hosts";
+		args[i][1] = eq + 1;
+		args[i][2] = NULL;
+		argvs[i] = args[i];
+		np[i] = 1;
+		MPI_Info_create(&infos[i]);
+		MPI_Info_set(infos[i], "host", hosts[i]);
+	}
+	rc = MPI_Comm_spawn_multiple(nh, cmds, argvs, np, infos, 0, MPI_COMM_WORLD, &inter,
+				     codes);
+	CHECK(rc == MPI_SUCCESS, "spawn_multiple on %d hosts: %d", nh, rc);
+	MPI_Comm_remote_size(inter, &rsize);
+	CHECK(rsize == nh, "remote size %d", rsize);
+	if (rank == 0)
+		for (i = 0; i < nh; i++) {
+			MPI_Recv(name, sizeof(name), MPI_CHAR, i, 11, inter, MPI_STATUS_IGNORE);
+			CHECK(!strcmp(name, args[i][1]), "worker %d runs in %s, not %s (%s)", i,
+			      name, args[i][1], hosts[i]);
+		}
+	MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, inter);
+	CHECK(sum == nh * (nh - 1) / 2, "the workers' sum %d", sum);
+	MPI_Intercomm_merge(inter, 0, &merged);
+	MPI_Comm_rank(merged, &mrank);
+	MPI_Comm_size(merged, &msize);
+	MPI_Allreduce(&mrank, &sum, 1, MPI_INT, MPI_SUM, merged);
+	CHECK(msize == size + nh && sum == msize * (msize - 1) / 2, "merged %d, sum %d", msize,
+	      sum);
+	MPI_Comm_free(&merged);
+	MPI_Comm_disconnect(&inter);
+	for (i = 0; i < nh; i++)
+		MPI_Info_free(&infos[i]);
+	if (rank == 0)
+		printf("spawned a worker on each of %d hosts, each where asked\n", nh);
+	return 0;
+}
+
 static int parent_errors(void)
 {
 	char *wargs[] = { "worker_pool", NULL };
@@ -363,6 +448,10 @@ int main(int argc, char **argv)
 		rc = worker_multiple(argc, argv);
 	else if (!strcmp(what, "worker_pool"))
 		rc = worker_pool();
+	else if (!strcmp(what, "worker_hosts"))
+		rc = worker_hosts(argc, argv);
+	else if (!strcmp(what, "hosts"))
+		rc = parent_hosts(argc - 2, argv + 2);
 	else if (!strcmp(what, "basic"))
 		rc = parent_basic();
 	else if (!strcmp(what, "multiple"))

@@ -656,6 +656,26 @@ static int blob_of(int node, struct bip_ofi_blob *b, char *err, size_t errlen)
 	return n < 0 ? n : 0;
 }
 
+/* A node that joined may run on any host of the job, whatever name the
+ * configuration gives it (bipload_grow.c): its listener is at its
+ * endpoint's address when that is IPv4 (ofi_link.c). */
+static void live_from_endpoint(struct bip_ofi *ofi, int node, const struct bip_ofi_blob *b)
+{
+	struct bip_ofi_peer *p = &ofi->peers[node];
+	struct sockaddr_in sin;
+
+	if (p->same_netns || !p->live_port || ofi->info->addr_format != FI_SOCKADDR_IN ||
+	    b->addrlen < sizeof(sin))
+		return;
+	memcpy(&sin, b->addr, sizeof(sin));
+	if (sin.sin_family != AF_INET || sin.sin_addr.s_addr == htonl(INADDR_ANY))
+		return;
+	p->live_addr = sin;
+	p->live_addr.sin_port = htons(p->live_port);
+	p->live_ok = 1;
+	p->live_own = 1;
+}
+
 int bip_ofi_reach_node(struct bip_ofi *ofi, int node, char *err, size_t errlen)
 {
 	struct bip_ofi_blob b;
@@ -673,7 +693,10 @@ int bip_ofi_reach_node(struct bip_ofi *ofi, int node, char *err, size_t errlen)
 	/* No bounce buffers between nodes that meet after start-up. */
 	b.eager = 0;
 	b.eager_bufs = 0;
-	return peer_setup(ofi, node, &b, 1, err, errlen);
+	rc = peer_setup(ofi, node, &b, 1, err, errlen);
+	if (rc == 0)
+		live_from_endpoint(ofi, node, &b);
+	return rc;
 }
 
 int bip_ofi_reach_sender(struct bip_ofi *ofi, uint32_t src)
@@ -789,6 +812,10 @@ static int ofi_connect(struct bip_ofi *ofi, const struct bip_nic_job *job)
 		rc = peer_setup(ofi, i, &all[i], job->serve[i], job->err, job->errlen);
 		if (rc < 0)
 			goto undo_all;
+		/* A node that joined opens with its siblings, which may run on
+		 * any host. */
+		if (job->first > 0 && job->serve[i] && i != job->mynode)
+			live_from_endpoint(ofi, i, &all[i]);
 	}
 	rc = 0;
 undo_all:

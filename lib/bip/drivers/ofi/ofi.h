@@ -269,6 +269,7 @@ struct bip_ofi_peer {
 	 * side channel request */
 	uint16_t live_port;               /* its listener's port, 0: none */
 	int live_ok;                      /* live_addr is resolved */
+	int live_own;                     /* ... from its own endpoint's address */
 	int live_fd;                      /* a liveness check in progress, or -1 */
 	double live_since;                /* when it started (seconds, monotonic) */
 	struct sockaddr_in live_addr;

@@ -6,7 +6,10 @@
  * given to the others in the address exchange.  A peer reaches it on the
  * loopback when both run in one network namespace of one kernel (the
  * exchange says so), else at the address its host's name in the
- * configuration resolves to.  It serves two purposes.
+ * configuration resolves to; a node that joined a job that grows, whose
+ * host the configuration does not name, at its endpoint's IPv4 address
+ * when the provider's addresses are such (tcp), else by the name too
+ * (ofi.c).  It serves two purposes.
  *
  * Liveness: a provider does not say when a peer's process has ended
  * (tcp;ofi_rxm queues what is sent to it and reconnects), so a process
@@ -147,9 +150,12 @@ static int resolve(struct bip_ofi *ofi, int node)
 		p->live_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		goto found;
 	}
+	/* A neighbour whose address came from its endpoint (a node that
+	 * joined: its name in the configuration may not be its host) is
+	 * not taken as another's. */
 	for (i = node - 1; i <= node + 1; i += 2)
 		if (i >= 0 && i < ofi->numnodes && ofi->peers[i].live_ok &&
-		    !strcmp(ofi->conf->nodes[i].host, host)) {
+		    !ofi->peers[i].live_own && !strcmp(ofi->conf->nodes[i].host, host)) {
 			p->live_addr = ofi->peers[i].live_addr;
 			goto found;
 		}
