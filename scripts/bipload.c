@@ -359,7 +359,11 @@ static void load_conf(char *path)
 		if (opt.nodes > conf->n)
 			die("-sz %d: the configuration %s has only %d nodes", opt.nodes, file,
 			    conf->n);
-		if (bip_conf_truncate(conf, opt.nodes) != 0)
+		rc = bip_conf_truncate(conf, opt.nodes);
+		if (rc == -EHOSTUNREACH)
+			die("-sz %d: the first %d nodes of %s leave clusters that no chain of "
+			    "gateways joins", opt.nodes, opt.nodes, file);
+		if (rc < 0)
 			die("out of memory");
 	}
 }

@@ -20,17 +20,18 @@
  * anything starts: room for every process, each command's host one where
  * the job runs nodes (bipload's, or one with a proxy), argument counts
  * that match the record.  A process for another host goes to that host's
- * proxy in a GROW frame, and its GREW frame says whether it runs.  The new nodes are numbered after
- * every node the job has had; each is forked with its command's program,
- * arguments, environment (the job's, then the command's VAR=value), working
- * directory and PATH, and BIP_GROUP naming its siblings.  Whether exec
- * worked comes back on a close-on-exec pipe, so that a program that does
- * not exist or cannot run is an error code of that process and not a
- * failure of the job.  The answer goes once every new process has said
- * "up" (its drivers are open), or as soon as one fails (exec, or an end
- * before "up", or no "up" within BIP_GROW_TIMEOUT seconds, 60 by default):
- * then the others are killed, and none of them counts in the job's end.  A process that joined and then fails ends the job like any
- * node.
+ * proxy in a GROW frame, and its GREW frame says whether it runs.  The new
+ * nodes are numbered after every node the job has had; each is forked (by
+ * bipload, or by its host's proxy) with its command's program, arguments,
+ * environment (the job's, then the command's VAR=value), working directory
+ * and PATH, and BIP_GROUP naming its siblings.  Whether exec worked comes
+ * back on a close-on-exec pipe, so that a program that does not exist or
+ * cannot run is an error code of that process and not a failure of the
+ * job.  The answer goes once every new process has said "up" (its drivers
+ * are open), or as soon as one fails (exec, or an end before "up", or no
+ * "up" within BIP_GROW_TIMEOUT seconds, 60 by default): then the others
+ * are killed, and none of them counts in the job's end.  A process that
+ * joined and then fails ends the job like any node.
  *
  * "where NODE" answers with the pid of NODE's process and the descriptor
  * of its shm segment there, as the process said in its "up", while it
@@ -183,16 +184,15 @@ static void put(struct rec *r, const char *field)
 	r->len += n;
 }
 
-/* A field of a GROW frame: its kind, then the text. */
-static void put_tagged(struct rec *r, char kind, const char *text)
+/* A field of a GROW frame, its kind then the text, at buf + *at (the
+ * caller sized buf for every field). */
+static void put_tagged(char *buf, size_t *at, char kind, const char *text)
 {
-	size_t n = strlen(text) + 2;
+	size_t n = strlen(text) + 1;
 
-	if (r->len + n > sizeof(r->buf))
-		return; /* cannot happen: the request's record was as long */
-	r->buf[r->len] = kind;
-	memcpy(r->buf + r->len + 1, text, n - 1);
-	r->len += n;
+	buf[*at] = kind;
+	memcpy(buf + *at + 1, text, n);
+	*at += n + 1;
 }
 
 static void putf(struct rec *r, const char *fmt, long v)
@@ -212,7 +212,6 @@ static int pm_open(const struct proc *p)
 static void answer(int node, const struct rec *r)
 {
 	struct proc *p = &procs[node];
-
 
 	if (p->proxy >= 0) {
 		if (p->pm_remote)
@@ -459,8 +458,8 @@ static void start_remote(int k, int x, char *const *argv, int argc, char *const 
 			 int total)
 {
 	struct proc *p = &procs[k];
-	struct rec r = { .len = 0 };
-	char v[64];
+	char v[64], *buf;
+	size_t len = 2 * sizeof(v) + 4, at = 0;
 	int i;
 
 	memset(p, 0, sizeof(*p));
@@ -471,19 +470,27 @@ static void start_remote(int k, int x, char *const *argv, int argc, char *const 
 	p->file[0] = p->file[1] = -1;
 	p->s[0] = (struct stream){ .fd = -1, .open = 1, .out = 1 };
 	p->s[1] = (struct stream){ .fd = -1, .open = 1, .out = 2 };
-	/* Each field with its kind first (bipload_proxy.h's GROW); the
-	 * request's record was at most PM_MSG_MAX bytes, and so is this. */
+	/* Each field with its kind first (bipload_proxy.h's GROW). */
 	for (i = 0; i < argc; i++)
-		put_tagged(&r, 'a', argv[i]);
+		len += strlen(argv[i]) + 2;
 	for (i = 0; i < nenv; i++)
-		put_tagged(&r, 'e', env[i]);
-	put_tagged(&r, 'W', wdir ? wdir : "");
-	put_tagged(&r, 'P', path ? path : "");
+		len += strlen(env[i]) + 2;
+	len += (wdir ? strlen(wdir) : 0) + (path ? strlen(path) : 0) + 4;
+	buf = malloc(len);
+	if (!buf)
+		die("out of memory");
+	for (i = 0; i < argc; i++)
+		put_tagged(buf, &at, 'a', argv[i]);
+	for (i = 0; i < nenv; i++)
+		put_tagged(buf, &at, 'e', env[i]);
+	put_tagged(buf, &at, 'W', wdir ? wdir : "");
+	put_tagged(buf, &at, 'P', path ? path : "");
 	snprintf(v, sizeof(v), "%d", app);
-	put_tagged(&r, 'n', v);
+	put_tagged(buf, &at, 'n', v);
 	snprintf(v, sizeof(v), "%d:%d", first, total);
-	put_tagged(&r, 'g', v);
-	bipload_remote_grow(x, k, r.buf, r.len);
+	put_tagged(buf, &at, 'g', v);
+	bipload_remote_grow(x, k, buf, at);
+	free(buf);
 }
 
 /* The host of a new node of another host: its proxy's. */

@@ -34,7 +34,7 @@ static void round_trip(const struct bip_conf *conf)
 	}
 	if (back->n != conf->n || back->nrails != conf->nrails ||
 	    back->nclusters != conf->nclusters || back->nrelays != conf->nrelays ||
-	    !back->routes != bip_conf_all_direct(conf))
+	    (back->routes == NULL) != bip_conf_all_direct(conf))
 		abort();
 	for (i = 0; i < conf->n; i++) {
 		if (strcmp(back->nodes[i].host, conf->nodes[i].host) ||

@@ -302,6 +302,11 @@ bipload)
 	run 0 "bipload -sz 3 inside salloc" salloc -N "$nhosts" -n "$n" "$bipload" -sz 3 \
 		"$comm" split
 	ls .bipload-*.conf >/dev/null 2>&1 && fail "bipload left its configuration file"
+	# A job over ofi alone grows inside the allocation: the proxy that
+	# srun started on node 0's host starts the children.
+	run 0 "MPI_Comm_spawn inside salloc (BIP_NIC=ofi)" salloc -N "$nhosts" -n "$n" \
+		env BIP_NIC=ofi BIP_OFI_PROVIDER=tcp "$bipload" -sz 1 "$spawn" basic
+	has "spawned 3 workers from 1 parents" "MPI_Comm_spawn inside salloc"
 	printf '#!/bin/sh\n"%s" "%s"\n' "$bipload" "$token" >job.sh
 	run 0 "bipload inside sbatch" sbatch -W -N "$nhosts" -n "$n" -o "$dir/batch.out" job.sh
 	cat batch.out >>"$out"

@@ -316,6 +316,16 @@ START_TEST(test_clusters)
 	bip_conf_free(again);
 	bip_conf_free(conf);
 
+	/* Cutting the cluster between two others leaves them unjoined: an
+	 * error, not a configuration that would not read again. */
+	ck_assert_int_eq(parse(with_hosts("a c b", "cluster A ofi a\ncluster B ofi b\n"
+					  "cluster C ofi c\ngateway A:a B:b ofi\n"
+					  "gateway B:b C:c ofi\n"),
+			       &conf),
+			 0);
+	ck_assert_int_eq(bip_conf_truncate(conf, 2), -EHOSTUNREACH);
+	bip_conf_free(conf);
+
 	/* Several nodes on one host: the host is named once. */
 	ck_assert_int_eq(parse(with_hosts("a a b", "cluster X ofi a\ncluster Y ofi b\n"
 					  "gateway X:a Y:b ofi\n"),

@@ -67,9 +67,13 @@ static int load_conf(struct bip_boot *b, struct bip_opts *opts, char *err, size_
 			bip_conf_free(conf);
 			return -EINVAL;
 		}
-		if (bip_conf_truncate(conf, opts->nodes) != 0) {
+		rc = bip_conf_truncate(conf, opts->nodes);
+		if (rc < 0) {
+			snprintf(err, errlen, "the configuration's first %d nodes: %s", opts->nodes,
+				 rc == -EHOSTUNREACH ? "clusters that no chain of gateways joins" :
+						       strerror(-rc));
 			bip_conf_free(conf);
-			return -ENOMEM;
+			return rc;
 		}
 	}
 	b->conf = conf;

@@ -567,6 +567,10 @@ int bip_conf_clusters_shrink(struct bip_conf *conf)
 	conf->ngateways = g;
 	bip_conf_hosts_free(&hosts);
 	free(keep);
+	/* The clusters left must still be joined, as the parser requires. */
+	for (i = 1; i < k; i++)
+		if (bip_conf_cluster_path(conf, 0, i, NULL, 0) < 0)
+			return -EHOSTUNREACH;
 	return 0;
 }
 

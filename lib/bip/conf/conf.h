@@ -172,7 +172,9 @@ int bip_conf_clusters_finish(struct bip_conf *conf, const char *name, char *err,
 void bip_conf_clusters_free(struct bip_conf *conf);
 /* After conf->n shrank: drop the clusters left without a node and the
  * gateways on a host without one, numbering the clusters that stay in
- * their order, as the file written back would.  0 or -ENOMEM. */
+ * their order, as the file written back would.  0, -ENOMEM, or
+ * -EHOSTUNREACH when no chain of gateways joins two clusters left (the
+ * nodes that joined them are cut). */
 int bip_conf_clusters_shrink(struct bip_conf *conf);
 
 /* The route "256" alone: no switch. */
@@ -218,7 +220,8 @@ int bip_conf_local(int n, struct bip_conf **conf_p);
 int bip_conf_local_rails(int n, int nrails, struct bip_conf **conf_p);
 
 /* Keep only the first n nodes (n <= conf->n), and the clusters and
- * gateways that still have nodes; returns 0, -EINVAL or -ENOMEM. */
+ * gateways that still have nodes; returns 0, -EINVAL, -ENOMEM, or
+ * -EHOSTUNREACH (clusters left that no chain of gateways joins). */
 int bip_conf_truncate(struct bip_conf *conf, int n);
 
 /* Room for nodes that join the running job (bip_grow(3)): nodes conf->n
