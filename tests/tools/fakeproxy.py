@@ -14,6 +14,8 @@ then for each node of the description:
   long       a frame longer than the protocol allows
   nohello    output before its hello
   garbage    random bytes after its hello
+  pmrec      a process channel's record, in a job that gives none
+  grew       a new process's start, for a node that did not join
 Then it waits for its stdin to end, at most 30 s.
 """
 import os
@@ -22,6 +24,7 @@ import sys
 import time
 
 BPF_JOB, BPF_HELLO, BPF_STARTED, BPF_OUT, BPF_EXIT, BPF_DONE = 1, 16, 17, 18, 19, 21
+BPF_PMREC, BPF_GREW = 22, 23
 
 
 def frame(t, node, data=b""):
@@ -55,6 +58,10 @@ def main():
             os.write(1, struct.pack(">III", BPF_OUT, node, 1 << 30))
         elif mode == "garbage":
             os.write(1, os.urandom(4096))
+        elif mode == "pmrec":
+            frame(BPF_PMREC, node, b"grow\0" + b"1\0" * 2)
+        elif mode == "grew":
+            frame(BPF_GREW, node, struct.pack(">II", 4100 + node, 0))
         frame(BPF_OUT, node, b"\1hello from %d\n" % node)
         frame(BPF_OUT, node, b"\1")
         frame(BPF_OUT, node, b"\2")

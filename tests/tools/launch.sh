@@ -18,9 +18,10 @@
 #             host file, time-out
 #   proxy     bipload and the proxies of other hosts: a proxy that speaks
 #             the protocol by hand (fakeproxy.py) well, then badly (each
-#             broken frame named, the job stopped, nothing left); a remote
-#             login that talks before the proxy; a proxy that cannot enter
-#             the working directory
+#             broken frame named, the job stopped, nothing left: among them
+#             a process channel's record or a new process in a job that
+#             gives none); a remote login that talks before the proxy; a
+#             proxy that cannot enter the working directory
 set -u
 check=$1
 build=$2
@@ -351,7 +352,7 @@ proxy)
 	grep -q "^bipload: node 1 (host remote-p, pid 4001 there) exited with status 3$" "$out" ||
 		fail "the remote exit status not reported"
 	# Broken frames: named, the proxy cut off, the job stopped.
-	for mode in nohello othernode twice long garbage; do
+	for mode in nohello othernode twice long pmrec grew garbage; do
 		BIPLOAD_PROXY=$fake BIPTEST_PROXY_MODE=$mode timeout 60 "$bipload" -q --rsh "$tmp/remote" \
 			--host localhost,remote-p:2 "$helper" sleep >"$out" 2>&1
 		rc=$?
