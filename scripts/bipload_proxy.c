@@ -672,8 +672,16 @@ static void reap(void)
 				while (n->fd[k] >= 0 && poll(&p, 1, 0) > 0)
 					pump(n, k);
 			}
-			while (n->pm >= 0)
+			/* Its last records, then the channel's end: another
+			 * process may hold its end open. */
+			while (n->pm >= 0 &&
+			       poll(&(struct pollfd){ .fd = n->pm, .events = POLLIN }, 1, 0) > 0)
 				pm_pump(n);
+			if (n->pm >= 0) {
+				close(n->pm);
+				n->pm = -1;
+				put(BPF_PMREC, (uint32_t)n->node, NULL, 0, NULL, 0);
+			}
 			n->pid = 0;
 			n->ended = 1;
 			put32(BPF_EXIT, (uint32_t)n->node, (uint32_t)status);

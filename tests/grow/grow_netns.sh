@@ -10,16 +10,9 @@ set -u
 build=$1 src=$2 prog=$3
 bipload="$build/scripts/bipload"
 bipconf="$build/scripts/bipconf"
-bipinfo="$build/scripts/bipinfo"
 . "$src/tests/netns/hosts.sh"
 
-unset BIPCONF BIP_OPTS BIP_NODE BIP_JOBID BIP_HOST BIP_RSH
-ns_need_ofi_tcp "$bipinfo"
-tmp=$(mktemp -d "$build/tests/grow-netns.XXXXXX") || exit 1
-out="$tmp/out"
-ns_watch "$out"
-ns_setup 3
-trap 'ns_cleanup; rm -rf "$tmp"' EXIT
+ns_ofi_job "$build" 3
 set -- $ns_hosts
 "$bipconf" -f "$tmp/conf" "$1" "$2" "$3" >/dev/null || { echo "FAIL: bipconf"; exit 1; }
 export BIP_NIC=ofi BIP_OFI_PROVIDER=tcp BIP_INIT_TIMEOUT=30

@@ -43,6 +43,20 @@ ns_need_ofi_tcp() {
 	fi_info -p tcp >/dev/null 2>&1 || ns_skip "libfabric has no tcp provider here (fi_info -p tcp)"
 }
 
+# ns_ofi_job BUILDDIR N: the start of a job's test over ofi/tcp across N
+# hosts: skipped without namespaces or the driver; a scratch directory
+# $tmp under the build directory, the job's output file $out (watched),
+# the hosts in $ns_hosts, and everything removed on exit.
+ns_ofi_job() {
+	unset BIPCONF BIP_OPTS BIP_NODE BIP_JOBID BIP_HOST BIP_RSH
+	ns_need_ofi_tcp "$1/scripts/bipinfo"
+	tmp=$(mktemp -d "$1/tests/netns-job.XXXXXX") || exit 1
+	out="$tmp/out"
+	ns_watch "$out"
+	ns_setup "$2"
+	trap 'ns_cleanup; rm -rf "$tmp"' EXIT
+}
+
 ns_cleanup() {
 	for ns in $ns_made; do
 		pids=$(ip netns pids "$ns" 2>/dev/null)

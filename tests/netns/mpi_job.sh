@@ -15,16 +15,10 @@ build=$1 src=$2 np=$3 prog=$4 name=$5
 shift 5
 bipload="$build/scripts/bipload"
 bipconf="$build/scripts/bipconf"
-bipinfo="$build/scripts/bipinfo"
 . "$src/tests/netns/hosts.sh"
 
-unset BIPCONF BIP_OPTS BIP_NODE BIP_JOBID BIP_HOST BIP_RSH BIP_NIC
-ns_need_ofi_tcp "$bipinfo"
-tmp=$(mktemp -d "$build/tests/netns-job.XXXXXX") || exit 1
-out="$tmp/out"
-ns_watch "$out"
-ns_setup 3
-trap 'ns_cleanup; rm -rf "$tmp"' EXIT
+unset BIP_NIC
+ns_ofi_job "$build" 3
 extra=""
 for v in "$@"; do
 	extra="$extra -x $v"
