@@ -67,6 +67,7 @@ struct proc {
 	int segfd;              /* its shm segment's descriptor there, from its "up" */
 	int up;                 /* it said "up" */
 	int grown;              /* it joined the running job */
+	const char *host;       /* ... on this host (the configuration's name) */
 	char *blob;             /* a network driver's address it published (hex), or NULL */
 	int abandoned;          /* a new process that failed to join: not the job's */
 	struct stream s[2];     /* stdout, stderr */
@@ -213,6 +214,7 @@ void bipload_remote_free(void);
  * new node started by proxy with a GROW frame's records, a failed one
  * killed. */
 int bipload_remote_proxy_of(const char *host);
+const char *bipload_remote_host(int proxy);
 void bipload_remote_pm(int node, const void *rec, size_t len);
 void bipload_remote_grow(int proxy, int node, const void *cmd, size_t len);
 void bipload_remote_kill(int node);

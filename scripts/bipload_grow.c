@@ -38,7 +38,9 @@
  * runs and its channel is open (it closes it at bip_finalize); "addr NODE"
  * with the address a network driver of NODE published ("blob": lowercase
  * hex, at most 2048 digits), so that the ofi driver finds its peers in a
- * job that grows without the start-up exchange.
+ * job that grows without the start-up exchange; "host NODE" with the name
+ * of the host NODE runs on, which the configuration of the job's processes
+ * does not give for a node that joined on another host.
  *
  * Every record is read as untrusted input: at most BIP_PM_MSG_MAX bytes,
  * fields counted against the record, numbers range-checked.
@@ -244,12 +246,14 @@ static int parse_long(const char *s, long lo, long hi, long *v)
 }
 
 /*
- * The answer to "where NODE" (how to map its segment) or "addr NODE" (the
- * address it published): the verb and NODE, then what was asked, or -E and
- * why it cannot be given.
+ * The answer to "where NODE" (how to map its segment), "addr NODE" (the
+ * address it published) or "host NODE" (its host's name in the
+ * configuration, where bipload or a proxy started it): the verb and NODE,
+ * then what was asked, or -E and why it cannot be given.
  */
-static void about_node(int asker, char **f, int nf, int addr)
+static void about_node(int asker, char **f, int nf)
 {
+	const char what = f[0][0]; /* 'w'here, 'a'ddr or 'h'ost */
 	const struct proc *p;
 	struct rec r = { .len = 0 };
 	const char *why = NULL;
@@ -267,11 +271,11 @@ static void about_node(int asker, char **f, int nf, int addr)
 		code = ESRCH, why = "no such node in the job";
 	else if (!bipload_proc_running(p) || (p->up && !pm_open(p)))
 		code = ESRCH, why = "its process has ended or left BIP";
-	else if (addr && !p->blob)
+	else if (what == 'a' && !p->blob)
 		code = EAGAIN, why = "it has not published its address yet";
-	else if (!addr && !p->up)
+	else if (what == 'w' && !p->up)
 		code = EAGAIN, why = "it has not started BIP yet";
-	else if (!addr && p->segfd < 0)
+	else if (what == 'w' && p->segfd < 0)
 		code = ENOTSUP, why = "it holds no shared-memory segment";
 	if (code) {
 		char msg[128];
@@ -279,7 +283,9 @@ static void about_node(int asker, char **f, int nf, int addr)
 		putf(&r, "%ld", -code);
 		snprintf(msg, sizeof(msg), "node %ld: %s", node, why);
 		put(&r, msg);
-	} else if (addr) {
+	} else if (what == 'h') {
+		put(&r, p->grown ? p->host : conf->nodes[node].host);
+	} else if (what == 'a') {
 		put(&r, p->blob);
 	} else {
 		putf(&r, "%ld", (long)p->pid);
@@ -350,6 +356,7 @@ static int start_grown(int k, char *const *argv, int argc, char *const *env, int
 	p->node = k;
 	p->app = 0;
 	p->grown = 1;
+	p->host = conf->nodes[grow_host_node].host;
 	p->proxy = -1;
 	p->local_index = k;
 	p->file[0] = p->file[1] = -1;
@@ -465,6 +472,7 @@ static void start_remote(int k, int x, char *const *argv, int argc, char *const 
 	memset(p, 0, sizeof(*p));
 	p->node = k;
 	p->grown = 1;
+	p->host = bipload_remote_host(x);
 	p->pm_fd = p->segfd = -1;
 	p->pm_remote = 1;
 	p->file[0] = p->file[1] = -1;
@@ -748,8 +756,8 @@ static void record(struct proc *p, char *buf, size_t len)
 		p->blob = strdup(f[1]);
 		if (!p->blob)
 			die("out of memory");
-	} else if (!strcmp(f[0], "addr") || !strcmp(f[0], "where")) {
-		about_node(p->node, f, nf, f[0][0] == 'a');
+	} else if (!strcmp(f[0], "addr") || !strcmp(f[0], "where") || !strcmp(f[0], "host")) {
+		about_node(p->node, f, nf);
 	} else if (!strcmp(f[0], "grow")) {
 		grow(p->node, f, nf);
 	} else {

@@ -1181,6 +1181,11 @@ int bipload_remote_proxy_of(const char *host)
 	return -1;
 }
 
+const char *bipload_remote_host(int proxy)
+{
+	return proxies[proxy].host;
+}
+
 static void queue_frame(struct proxy *x, uint32_t type, uint32_t node, const void *a,
 			size_t alen)
 {

@@ -455,6 +455,8 @@ static void release_all(void)
 	bip_state.peers = NULL;
 	bip_conf_free(bip_state.conf);
 	bip_state.conf = NULL;
+	free(bip_state.host_learnt);
+	bip_state.host_learnt = NULL;
 	bip_boot_finish();
 	bip_host_forget();
 	bip_state.grow_nic = NULL;

@@ -190,6 +190,43 @@ int bip_pm_where(int node, pid_t *pid, int *fd, char *err, size_t errlen)
 	return 0;
 }
 
+int bip_pm_host(int node, char *host, size_t len, char *err, size_t errlen)
+{
+	static struct rec r;
+	char *f[4];
+	long a;
+	int n, rc;
+
+	if (pm_fd < 0) {
+		snprintf(err, errlen, "no process manager to ask for node %d's host", node);
+		return -ENOTCONN;
+	}
+	pthread_mutex_lock(&pm_lock);
+	r.len = 0;
+	put(&r, "host");
+	put_int(&r, node);
+	rc = send_rec(&r);
+	n = rc < 0 ? rc : recv_rec(&r, f, 4);
+	if (n < 0) {
+		snprintf(err, errlen, "asking bipload for node %d's host: %s", node, strerror(-n));
+	} else if (n < 3 || strcmp(f[0], "host") || parse_long(f[1], node, node, &a) < 0) {
+		n = -EPROTO;
+	} else if (n == 4 && parse_long(f[2], -4095, -1, &a) == 0) {
+		/* -errno and why */
+		snprintf(err, errlen, "%s", f[3]);
+		n = (int)a;
+	} else if (n == 3 && *f[2] && strlen(f[2]) < len && !strchr(f[2], '/')) {
+		snprintf(host, len, "%s", f[2]);
+		n = 0;
+	} else {
+		n = -EPROTO;
+	}
+	pthread_mutex_unlock(&pm_lock);
+	if (n == -EPROTO)
+		snprintf(err, errlen, "asking bipload for node %d's host: a malformed answer", node);
+	return n;
+}
+
 int bip_pm_blob_put(const void *blob, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";

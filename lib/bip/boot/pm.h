@@ -5,10 +5,12 @@
  *
  * bipload gives each process of its own host one end of a socket pair
  * (SOCK_SEQPACKET: one record per message), named by BIP_PM_FD, and keeps
- * the other.  The library takes the descriptor at bip_init, removes the
- * variable and marks it close-on-exec, so that the programs a process
- * starts do not inherit it.  A process started by hand, under srun, or on
- * another host than bipload's has no channel: it cannot grow the job.
+ * the other; in a job over ofi alone, the proxy of another host does the
+ * same for its processes and passes the records on both ways.  The
+ * library takes the descriptor at bip_init, removes the variable and marks
+ * it close-on-exec, so that the programs a process starts do not inherit
+ * it.  A process started by hand or under srun has no channel: it cannot
+ * grow the job.
  *
  * Messages are records of fields, each ended by a NUL byte, the first the
  * verb.  From the process (every answer comes on the same record order, and
@@ -23,9 +25,11 @@
  *   where NODE     how to reach NODE's segment: "where NODE PID FD", or
  *                  "where NODE -E MESSAGE" with an errno E (EAGAIN: not up
  *                  yet; ESRCH: no such node, or it ended)
+ *   host NODE      the configuration's name of NODE's host: "host NODE
+ *                  NAME", or "host NODE -E MESSAGE" (ESRCH)
  *   grow N  then N commands, each: COUNT HOST WDIR PATH ARGC ARGV... NENV
- *                  ENV... (HOST, WDIR, PATH may be empty: bipload's host,
- *                  its directory, PATH).  The answer, once every new
+ *                  ENV... (HOST, WDIR, PATH may be empty: where nodes join
+ *                  by default, bipload's directory, PATH).  The answer, once every new
  *                  process has said up or failed: "grew FIRST TOTAL ROOM
  *                  E0 E1 ... MESSAGE": the first new node, the processes
  *                  asked, the nodes the job could still take before the
@@ -76,6 +80,11 @@ int bip_pm_blob_get(int node, void *blob, size_t len, char *err, size_t errlen);
  * -ESRCH (no such node, or ended), -ENOTCONN (no manager), or another
  * negative errno, with a message in err. */
 int bip_pm_where(int node, pid_t *pid, int *fd, char *err, size_t errlen);
+
+/* The configuration's name of NODE's host, as bipload started it, into
+ * host (len bytes): 0, -ESRCH (no such node yet), -ENOTCONN (no manager),
+ * or another negative errno, with a message in err. */
+int bip_pm_host(int node, char *host, size_t len, char *err, size_t errlen);
 
 /* Start the processes of ncmds commands as new nodes.  Returns the number
  * started (all of them) with *first; or a negative errno with a message in

@@ -185,6 +185,9 @@ struct bip_state {
 	/* The instance that reaches nodes joining the job (nic.h's reach),
 	 * NULL when the job cannot grow. */
 	struct bip_nic *grow_nic;
+	/* conf->n flags: the host of a node that joined, learnt from bipload
+	 * (layer.c); NULL until the first is asked. */
+	unsigned char *host_learnt;
 	int relay;               /* this process is a relay (fwd.c) */
 	struct bip_conf *conf;
 	struct bip_peer *peers;

@@ -34,6 +34,7 @@ static struct {
 } env;
 
 static int *host_index;
+static int host_me;
 
 /*
  * Host index of each node, numbered in the order hosts first appear.
@@ -41,7 +42,10 @@ static int *host_index;
  * shm driver: the same name, or two names of this machine ("localhost"
  * and its own name).  Asking only "on my host?" per node keeps it to one
  * question per node; the other nodes are told apart by name, which is
- * all BIP can say about them.
+ * all BIP can say about them.  A node that joined the job (at or above
+ * bip_numnodes) is looked at again each time: BIP learns its host from
+ * bipload when first asked (bip_layer_host), and until it has joined its
+ * entry names where nodes join by default.
  */
 int mpi_shim_hosts_init(int n, int me)
 {
@@ -56,6 +60,7 @@ int mpi_shim_hosts_init(int n, int me)
 	for (i = 0; i < n; i++)
 		mine[i] = bip_layer_same_host(me, i) == 1;
 	mpi_shim.nhosts = 0;
+	host_me = me;
 	for (i = 0; i < n; i++) {
 		const char *h = bip_layer_host(i);
 
@@ -184,8 +189,27 @@ int PMPI_Free_mem(void *base)
 }
 MPI_SHIM_ALIAS(MPI_Free_mem);
 
+/* The host index of a node that joined, by the rule of mpi_shim_hosts_init:
+ * there are as many slots for hosts as nodes, so a new name has room. */
+static int joined_host(int node)
+{
+	const char *h;
+	int j;
+
+	if (bip_layer_same_host(host_me, node) == 1)
+		return host_index[host_me];
+	h = bip_layer_host(node);
+	for (j = 0; j < mpi_shim.nhosts; j++)
+		if (j != host_index[host_me] && !strcmp(env.hosts[j], h))
+			return j;
+	env.hosts[mpi_shim.nhosts] = h;
+	return mpi_shim.nhosts++;
+}
+
 /* The host index of a world rank (MPI_Comm_split_type). */
 int mpi_shim_host_of(int world_rank)
 {
+	if (world_rank >= bip_numnodes && world_rank != host_me)
+		host_index[world_rank] = joined_host(world_rank);
 	return host_index[world_rank];
 }

@@ -18,7 +18,10 @@
  *                    one spawn_multiple: each runs where it was asked (in
  *                    network namespace N, as /proc/self/ns/net names it:
  *                    the test's hosts share one kernel and its host
- *                    name), and sums and a merge go across the hosts
+ *                    name), and sums and a merge go across the hosts;
+ *                    with one parent on each host too, MPI_COMM_TYPE_SHARED
+ *                    splits the merged communicator into pairs that share
+ *                    a window
  */
 #include <errno.h>
 #include <limits.h>
@@ -116,14 +119,47 @@ static int worker_multiple(int argc, char **argv)
 	return 0;
 }
 
+/* One parent and one worker on each host: MPI_COMM_TYPE_SHARED pairs
+ * them, and both agree that they share a host (a worker's host is learnt
+ * from bipload): a shared window between them works. */
+static void shared_pairs(MPI_Comm merged)
+{
+	MPI_Comm shared;
+	MPI_Win win;
+	MPI_Aint qsize;
+	int size, rank, one = 1, sum, disp, *mine, *other;
+
+	MPI_Comm_split_type(merged, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+	MPI_Comm_size(shared, &size);
+	MPI_Comm_rank(shared, &rank);
+	MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, shared);
+	CHECK(size == 2 && sum == 2, "the processes of my host: %d (sum %d), expected 2", size,
+	      sum);
+	if (size == 2) {
+		MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, shared, &mine,
+					&win);
+		MPI_Win_lock_all(0, win);
+		*mine = 100 + rank;
+		MPI_Win_sync(win);
+		MPI_Barrier(shared);
+		MPI_Win_sync(win);
+		MPI_Win_shared_query(win, 1 - rank, &qsize, &disp, &other);
+		CHECK(*other == 101 - rank, "my partner's word: %d", *other);
+		MPI_Win_unlock_all(win);
+		MPI_Win_free(&win);
+	}
+	MPI_Comm_free(&shared);
+}
+
 static int worker_hosts(int argc, char **argv)
 {
 	MPI_Comm parent, merged;
 	char name[MPI_MAX_PROCESSOR_NAME];
-	int len, rank, sum, msize, mrank;
+	int len, rank, sum, msize, mrank, wsize;
 	ssize_t n;
 
 	MPI_Comm_get_parent(&parent);
+	MPI_Comm_size(MPI_COMM_WORLD, &wsize);
 	n = readlink("/proc/self/ns/net", name, sizeof(name) - 1);
 	name[n > 0 ? n : 0] = '\0';
 	len = (int)strlen(name);
@@ -137,6 +173,9 @@ static int worker_hosts(int argc, char **argv)
 	MPI_Comm_size(merged, &msize);
 	MPI_Allreduce(&mrank, &sum, 1, MPI_INT, MPI_SUM, merged);
 	CHECK(sum == msize * (msize - 1) / 2, "merged sum %d", sum);
+	/* As many parents as workers: one of each on each host. */
+	if (msize == 2 * wsize)
+		shared_pairs(merged);
 	MPI_Comm_free(&merged);
 	MPI_Comm_disconnect(&parent);
 	return 0;
@@ -319,6 +358,8 @@ static int parent_hosts(int nh, char **hosts)
 	MPI_Allreduce(&mrank, &sum, 1, MPI_INT, MPI_SUM, merged);
 	CHECK(msize == size + nh && sum == msize * (msize - 1) / 2, "merged %d, sum %d", msize,
 	      sum);
+	if (size == nh)
+		shared_pairs(merged);
 	MPI_Comm_free(&merged);
 	MPI_Comm_disconnect(&inter);
 	for (i = 0; i < nh; i++)
