@@ -57,15 +57,24 @@ int mpi_shim_hosts_init(int n, int me)
 	mine = malloc((size_t)n);
 	if (!host_index || !env.hosts || !mine)
 		goto out;
+	/* Nodes that may join later are not asked about now (that would ask
+	 * bipload about each): mpi_shim_host_of looks at them when they are
+	 * members of a communicator. */
 	for (i = 0; i < n; i++)
-		mine[i] = bip_layer_same_host(me, i) == 1;
+		mine[i] = (i < bip_numnodes || i == me) && bip_layer_same_host(me, i) == 1;
 	mpi_shim.nhosts = 0;
 	host_me = me;
 	for (i = 0; i < n; i++) {
-		const char *h = bip_layer_host(i);
+		const char *h;
 
+		if (i >= bip_numnodes && i != me) {
+			host_index[i] = -1;
+			continue;
+		}
+		h = bip_layer_host(i);
 		for (j = 0; j < i; j++)
-			if (mine[i] ? mine[j] : !mine[j] && !strcmp(bip_layer_host(j), h))
+			if (host_index[j] >= 0 &&
+			    (mine[i] ? mine[j] : !mine[j] && !strcmp(bip_layer_host(j), h)))
 				break;
 		if (j == i)
 			env.hosts[host_index[i] = mpi_shim.nhosts++] = h;
