@@ -65,6 +65,7 @@ struct proc {
 	int pm_fd;              /* bipload's end of its channel, or -1 */
 	int pm_remote;          /* remote: its channel, through its proxy, is open */
 	int segfd;              /* its shm segment's descriptor there, from its "up" */
+	long up_pid;            /* its pid on its host, from its "up" (0: not said) */
 	int up;                 /* it said "up" */
 	int grown;              /* it joined the running job */
 	const char *host;       /* ... on this host (the configuration's name) */
@@ -144,6 +145,10 @@ int bipload_hosts_conf(int nodes, char *conf_path, size_t len);
 /* The slots of the hosts of --host or --hostfile (0 without them): the
  * room of a job that grows on this host (bipload_grow.c). */
 extern int bipload_host_slots;
+/* The hosts of --host or --hostfile, of other machines, where no node
+ * runs at start (bipload_hosts.c). */
+extern char **bipload_spare_hosts;
+extern int bipload_nspare;
 /* Write conf to .bipload-<job id>.conf in the working directory, which
  * every host must share (its path in conf_path), removed when bipload
  * exits; what names the source for the error. */
@@ -218,6 +223,11 @@ const char *bipload_remote_host(int proxy);
 void bipload_remote_pm(int node, const void *rec, size_t len);
 void bipload_remote_grow(int proxy, int node, const void *cmd, size_t len);
 void bipload_remote_kill(int node);
+/* The proxy of a spare host, started now for new nodes (-1: host is not a
+ * spare host, or inside a Slurm step); closing the channels of such
+ * proxies once no process of the job runs. */
+int bipload_remote_late(const char *host);
+void bipload_remote_release(void);
 
 /* --- bipload_grow.c: jobs that grow --- */
 /* The room of a job that grows (0: it cannot). */
@@ -240,6 +250,9 @@ void bipload_grow_check(void);
 void bipload_grow_stop(void);
 /* The configuration's name of the host where nodes join by default. */
 const char *bipload_grow_host(void);
+/* 1 if the job's nodes run, or may run, on several hosts: its processes
+ * get BIP_GROW_SPANS=1 and open a network driver beside shm. */
+int bipload_grow_spans(void);
 /* A record from a remote node's channel (NULL: the channel closed), and
  * the start of a remote new node (err: why it could not run, or 0). */
 void bipload_grow_record(struct proc *p, const char *rec, size_t len);

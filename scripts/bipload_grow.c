@@ -5,8 +5,8 @@
  * it starts while the job runs.
  *
  * Room.  A job with a configuration without routes, clusters or relays,
- * whose nodes all run on bipload's host or use the ofi driver alone
- * (BIP_NIC=ofi), may grow to --universe N nodes (default: the slots of
+ * whose nodes all run on bipload's host, or use the ofi driver alone
+ * (BIP_NIC=ofi) or the drivers of their choice (BIP_NIC unset), may grow to --universe N nodes (default: the slots of
  * --host or --hostfile, else its own nodes and 256 more); MPI reports it
  * as MPI_UNIVERSE_SIZE.  Every process then gets BIP_UNIVERSE,
  * BIP_GROW_HOST (where new nodes go by default: bipload's host, or the
@@ -18,8 +18,11 @@
  *
  * A grow request (from any process of the job) is checked whole before
  * anything starts: room for every process, each command's host one where
- * the job runs nodes (bipload's, or one with a proxy), argument counts
- * that match the record.  A process for another host goes to that host's
+ * the job runs nodes (bipload's, or one with a proxy) or a spare host of
+ * the host list (whose proxy starts then: bipload_remote_late), argument
+ * counts that match the record.  A job with spare hosts tells its
+ * processes BIP_GROW_SPANS=1: nodes may join on other hosts, so each
+ * opens a network driver at start.  A process for another host goes to that host's
  * proxy in a GROW frame, and its GREW frame says whether it runs.  The new
  * nodes are numbered after every node the job has had; each is forked (by
  * bipload, or by its host's proxy) with its command's program, arguments,
@@ -33,8 +36,9 @@
  * are killed, and none of them counts in the job's end.  A process that
  * joined and then fails ends the job like any node.
  *
- * "where NODE" answers with the pid of NODE's process and the descriptor
- * of its shm segment there, as the process said in its "up", while it
+ * "where NODE" answers with the pid of NODE's process (for a process of
+ * another host, the pid it said in its "up") and the descriptor of its
+ * shm segment there, as the process said in its "up", while it
  * runs and its channel is open (it closes it at bip_finalize); "addr NODE"
  * with the address a network driver of NODE published ("blob": lowercase
  * hex, at most 2048 digits), so that the ofi driver finds its peers in a
@@ -64,6 +68,7 @@
 #define GROW_DEFAULT_ROOM 256
 
 int bipload_universe;           /* the room of a job that grows, else 0 */
+static int grow_spans;          /* its nodes run, or may run, on several hosts */
 static int grow_host_node = -1; /* a node of this host, whose host name new nodes take */
 
 /* The request waiting for its new processes to come up. */
@@ -83,7 +88,7 @@ static int nic_is(const char *nic)
 {
 	const char *s = getenv("BIP_NIC");
 
-	return s && !strcmp(s, nic);
+	return !strcmp(s ? s : "", nic);
 }
 
 /* Seconds new processes have to start BIP: BIP_GROW_TIMEOUT, else 60. */
@@ -102,12 +107,20 @@ void bipload_grow_prepare(int want)
 	bipload_universe = 0;
 	if (nrelays || conf->routes || conf->nclusters)
 		return;
-	/* Nodes on other hosts reach a new node with the ofi driver alone:
-	 * with shm beside it, which driver a node takes for a peer depends
-	 * on hosts that nodes joining later do not know. */
-	for (i = 0; i < nprocs; i++)
-		if (procs[i].proxy >= 0 && !nic_is("ofi"))
+	/* Over several hosts: the ofi driver alone (BIP_NIC=ofi), or shm and
+	 * the network driver each process picks (BIP_NIC unset), which
+	 * choose a new node's driver by its host ("host NODE" below).  A
+	 * driver forced for every node that cannot cross hosts, or whose
+	 * peers cannot join later, keeps the job at its size. */
+	for (i = 0; i < nprocs; i++) {
+		const char *h0 = conf->nodes[0].host, *h = conf->nodes[i].host;
+
+		if (procs[i].proxy >= 0 && !nic_is("ofi") && !nic_is(""))
 			return;
+		grow_spans |= strcmp(h, h0) && !(bip_host_is_local(h) && bip_host_is_local(h0));
+	}
+	/* Hosts of the list without nodes yet (bipload_remote_late). */
+	grow_spans |= bipload_nspare > 0 && !bipload_slurm_step() && (nic_is("ofi") || nic_is(""));
 	grow_host_node = 0;
 	for (i = 0; i < nprocs; i++)
 		if (procs[i].proxy < 0) {
@@ -133,6 +146,11 @@ void bipload_grow_prepare(int want)
 		procs[i].pm_remote = procs[i].proxy >= 0;
 }
 
+int bipload_grow_spans(void)
+{
+	return grow_spans;
+}
+
 const char *bipload_grow_host(void)
 {
 	return conf->nodes[grow_host_node].host;
@@ -152,6 +170,8 @@ void bipload_grow_env(void)
 	snprintf(v, sizeof(v), "%d", bipload_universe);
 	setenv("BIP_UNIVERSE", v, 1);
 	setenv("BIP_GROW_HOST", conf->nodes[grow_host_node].host, 1);
+	if (grow_spans)
+		setenv("BIP_GROW_SPANS", "1", 1);
 }
 
 int bipload_grow_channel(int node)
@@ -269,6 +289,9 @@ static void about_node(int asker, char **f, int nf)
 	p = node < nprocs ? &procs[node] : NULL;
 	if (!p || p->abandoned)
 		code = ESRCH, why = "no such node in the job";
+	else if (what == 'h')
+		code = 0; /* known from the start of its request: its siblings
+			     ask before their drivers open */
 	else if (!bipload_proc_running(p) || (p->up && !pm_open(p)))
 		code = ESRCH, why = "its process has ended or left BIP";
 	else if (what == 'a' && !p->blob)
@@ -288,7 +311,9 @@ static void about_node(int asker, char **f, int nf)
 	} else if (what == 'a') {
 		put(&r, p->blob);
 	} else {
-		putf(&r, "%ld", (long)p->pid);
+		/* A process of another host: its pid there, as it said (its
+		 * peers there check it against its segment's header). */
+		putf(&r, "%ld", p->pm_remote && p->up_pid ? p->up_pid : (long)p->pid);
 		putf(&r, "%ld", p->segfd);
 	}
 	answer(asker, &r);
@@ -501,17 +526,6 @@ static void start_remote(int k, int x, char *const *argv, int argc, char *const 
 	free(buf);
 }
 
-/* The host of a new node of another host: its proxy's. */
-static const char *conf_host_of(const struct proc *p)
-{
-	int k;
-
-	for (k = 0; k < nprocs; k++)
-		if (procs[k].proxy == p->proxy && !procs[k].grown)
-			return conf->nodes[k].host;
-	return "?";
-}
-
 void bipload_grow_started(struct proc *p, int err)
 {
 	int i = p->node - pending.first;
@@ -523,7 +537,7 @@ void bipload_grow_started(struct proc *p, int err)
 
 		if (err < 1 || err >= 4096)
 			err = EIO;
-		snprintf(why, sizeof(why), "%s on host %s", strerror(err), conf_host_of(p));
+		snprintf(why, sizeof(why), "%s on host %s", strerror(err), p->host ? p->host : "?");
 		p->abandoned = 1;
 		grow_fail(i, err, "cannot run %s: %s", pending.progs[i], why);
 	}
@@ -658,12 +672,18 @@ static void grow(int asker, char **f, int nf)
 		cmd[c].proxy = bipload_remote_proxy_of(host);
 		if (cmd[c].proxy == -1 && (procs[grow_host_node].proxy >= 0 ||
 					   strcmp(host, bipload_grow_host())) &&
-		    !bip_host_is_local(host))
-			cmd[c].proxy = -3;
+		    !bip_host_is_local(host)) {
+			/* A host of the list where no node runs yet: its
+			 * proxy starts now (over a driver that crosses hosts). */
+			cmd[c].proxy = nic_is("ofi") || nic_is("") ? bipload_remote_late(host) : -1;
+			if (cmd[c].proxy < 0)
+				cmd[c].proxy = -3;
+		}
 		for (i = 0; i < cmd[c].count && cmd[c].proxy < -1; i++)
 			grow_fail(k + i, EHOSTUNREACH, cmd[c].proxy == -2 ?
 				  "host %s: its proxy has ended%s" :
-				  "host %s: not a host where the job runs nodes%s", host, "");
+				  "host %s: not a host of the job (its nodes', or --host's and "
+				  "--hostfile's)%s", host, "");
 		k += (int)cmd[c].count;
 	}
 	for (i = 0; i < total; i++)
@@ -747,7 +767,9 @@ static void record(struct proc *p, char *buf, size_t len)
 	if (nf < 1) {
 		fprintf(stderr, "bipload: node %d: a malformed record on its channel: ignored\n",
 			p->node);
-	} else if (!strcmp(f[0], "up") && nf == 2 && parse_long(f[1], -1, 1 << 20, &v) == 0) {
+	} else if (!strcmp(f[0], "up") && (nf == 2 || nf == 3) &&
+		   parse_long(f[1], -1, 1 << 20, &v) == 0 &&
+		   (nf == 2 || parse_long(f[2], 1, INT_MAX, &p->up_pid) == 0)) {
 		p->up = 1;
 		p->segfd = (int)v;
 	} else if (!strcmp(f[0], "blob") && nf == 2 && strlen(f[1]) <= 2048 &&

@@ -15,6 +15,9 @@
  * error unless --oversubscribe: the rest then go one per host in turn,
  * never beyond a host's max_slots.
  *
+ * The hosts of other machines that the nodes do not fill are kept
+ * (bipload_spare_hosts): a job that grows may start nodes there.
+ *
  * When every host is this one, the configuration is the one bipload makes
  * for -sz alone and no file is written.  Otherwise the processes on other
  * hosts read it from a file in the working directory, which bipload's
@@ -254,6 +257,8 @@ static int next_host(int *turn)
 }
 
 int bipload_host_slots;
+char **bipload_spare_hosts;
+int bipload_nspare;
 
 int bipload_hosts_conf(int nodes, char *conf_path, size_t len)
 {
@@ -290,8 +295,20 @@ int bipload_hosts_conf(int nodes, char *conf_path, size_t len)
 		snprintf(conf->nodes[i].host, BIP_CONF_HOSTLEN, "%s", hosts[h].name);
 		conf->nodes[i].unit = hosts[h].placed++;
 	}
-	for (i = 0; i < nhosts; i++)
+	/* Hosts of the list that got no node: a job that grows may start
+	 * nodes there later, through a proxy started then
+	 * (bipload_remote.c). */
+	for (i = 0; i < nhosts; i++) {
+		if (!hosts[i].placed && !bip_host_is_local(hosts[i].name)) {
+			bipload_spare_hosts = realloc(bipload_spare_hosts,
+						      ((size_t)bipload_nspare + 1) * sizeof(char *));
+			if (!bipload_spare_hosts)
+				die("out of memory");
+			bipload_spare_hosts[bipload_nspare++] = hosts[i].name;
+			continue;
+		}
 		free(hosts[i].name);
+	}
 	free(hosts);
 	if (all_here) {
 		/* This host's own name, as for -sz alone. */

@@ -528,6 +528,9 @@ int bipload_pm_run(int stdin_fd)
 		}
 		nr = bipload_remote_pollfds(pfd + n);
 		ng = bipload_grow_pollfds(pfd + n + nr, local + bipload_room());
+		/* Nothing runs: nothing can grow the job any more. */
+		if (!running())
+			bipload_remote_release();
 		if (!running() && !streams && !bipload_remote_busy())
 			break;
 		if (poll(pfd, (nfds_t)(n + nr + ng), 200) < 0 && errno != EINTR)

@@ -17,6 +17,12 @@
  * ended: 0 after DONE, 1 when its channel was lost, 2 for a broken frame,
  * 126 when it cannot start (a job description it cannot use, no working
  * directory).
+ *
+ * A job that grows may start a proxy on a host where none of its nodes
+ * runs yet, for the nodes that join there (a job description with no
+ * node): such a late proxy does not end when its processes have, since
+ * more may come; it ends when bipload closes its channel, once nothing of
+ * the job runs (0, if nothing ran then), or stops the job.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -85,6 +91,8 @@ static struct {
 	double grace;
 	int bind;
 	int grows;              /* the job may grow: every process gets a channel */
+	int late;               /* started with no node, for the nodes that join */
+	int lost_running;       /* processes ran when the channel was lost */
 	char **env;
 	int nenv;
 	struct papp *apps;
@@ -299,7 +307,9 @@ static int job_parse(const unsigned char *data, size_t len)
 			return -1;
 		}
 	}
-	if (!px.nnodes || !px.cwd || !px.secret[0] || !px.jobid[0]) {
+	/* A job that grows may start a proxy for nodes that join later. */
+	px.late = !px.nnodes && px.grows;
+	if ((!px.nnodes && !px.late) || !px.cwd || !px.secret[0] || !px.jobid[0]) {
 		say("a job description without %s", !px.nnodes ? "nodes" : !px.cwd ?
 		    "a working directory" : !px.secret[0] ? "the job's secret" : "BIP_JOBID");
 		return -1;
@@ -942,7 +952,10 @@ static int run(void)
 		int timeout = 200, rc;
 
 		reap();
-		if (px.have_job && !running() && (all_closed() || px.stopping || px.lost)) {
+		/* A late proxy waits for more nodes until bipload closes its
+		 * channel or stops the job. */
+		if (px.have_job && !running() &&
+		    (px.late ? px.lost || px.stopping : all_closed() || px.stopping || px.lost)) {
 			close_streams();
 			break;
 		}
@@ -1005,6 +1018,7 @@ static int run(void)
 			if (r <= 0 && !px.lost) {
 				/* bipload, the remote shell or the connection is gone. */
 				px.lost = 1;
+				px.lost_running = running() > 0;
 				stop(SIGTERM);
 			}
 		}
@@ -1030,6 +1044,10 @@ static int run(void)
 	if (pids)
 		bipload_remove_pid_regions(pids, npids);
 	free(pids);
+	/* A late proxy's channel closed by bipload once nothing of the job
+	 * runs is its normal end. */
+	if (px.lost == 1 && px.late && !px.lost_running)
+		return 0;
 	if (px.lost)
 		return px.lost == 2 ? 2 : 1;
 	put(BPF_DONE, 0, NULL, 0, NULL, 0);

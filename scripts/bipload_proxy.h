@@ -42,6 +42,10 @@
  *                A<app> a command, then a<arg>... and e<VAR=value>... of it,
  *                N<node> <app> <index of the node on this host>,
  *                J<1: the job may grow, give each process a channel>
+ *              no N record: a late proxy, for the nodes that join the job
+ *              on its host (bipload_remote.c's bipload_remote_late); it
+ *              needs J1, and ends when its channel closes, not when its
+ *              processes have
  *     STDIN    node 0's standard input (len 0: its end); at most
  *              BIPLOAD_STDIN_WINDOW bytes not yet acknowledged
  *     SIGNAL   u32 signal: to every process's group; unless SIGKILL, those

@@ -17,6 +17,9 @@
  *         connection per host once both sides have proved the secret.
  *         srun's own output is forwarded as it comes.
  *
+ * A job that grows may also start the proxy of a spare host of the host
+ * list while it runs (bipload_remote_late, below).
+ *
  * bipload's work per remote process is O(1): it polls a channel per host,
  * not pipes per process, and a frame names its node.  Each proxy gets the
  * job description with its own nodes only.
@@ -82,6 +85,8 @@ struct proxy {
 	int done;
 	int broken;             /* it sent a broken frame */
 	int start_late;
+	int late;               /* started while the job runs, for new nodes */
+	double late_since;      /* then */
 	int reported;
 	int stopped;
 	double kill_at;         /* give up on it then (0: not stopping) */
@@ -120,6 +125,9 @@ struct pending {
 
 static struct proxy *proxies;
 static int nproxies;
+/* Room for the proxies of the spare hosts too, made once: a proxy is
+ * added while frames of others are handled, so the array never moves. */
+static int proxy_cap;
 static struct slot *slots;
 static char proxy_path[PATH_MAX];
 
@@ -307,7 +315,7 @@ static void job_description(struct proxy *x, const char *conf_path, const char *
 {
 	static const char *const own[] = { BIP_ENV_NODE, BIP_ENV_JOBID, BIP_ENV_HOST,
 					   BIP_ENV_OPTS, BIP_ENV_CONF, "BIP_APPNUM",
-					   "BIP_UNIVERSE", "BIP_GROW_HOST", "BIP_PM_FD",
+					   "BIP_UNIVERSE", "BIP_GROW_HOST", "BIP_GROW_SPANS", "BIP_PM_FD",
 					   "BIP_GROUP" };
 	struct sbuf b = { 0 };
 	char **e;
@@ -341,6 +349,8 @@ static void job_description(struct proxy *x, const char *conf_path, const char *
 		rec(&b, 'J', "1");
 		rec(&b, 'E', "BIP_UNIVERSE=%d", bipload_universe);
 		rec(&b, 'E', "BIP_GROW_HOST=%s", bipload_grow_host());
+		if (bipload_grow_spans())
+			rec(&b, 'E', "BIP_GROW_SPANS=1");
 	}
 	for (a = 0; a < opt.napps; a++) {
 		const struct bipload_app *app = &opt.apps[a];
@@ -438,6 +448,14 @@ void bipload_remote_prepare(const char *conf_path, const char *cwd)
 	free(sorted);
 	if (nproxies)
 		qsort(proxies, (size_t)nproxies, sizeof(*proxies), by_first_node);
+	/* A proxy for each spare host may come later (bipload_remote_late). */
+	proxy_cap = nproxies + (step ? 0 : bipload_nspare);
+	if (proxy_cap > nproxies) {
+		proxies = realloc(proxies, (size_t)proxy_cap * sizeof(*proxies));
+		if (!proxies)
+			die("out of memory");
+		memset(proxies + nproxies, 0, (size_t)(proxy_cap - nproxies) * sizeof(*proxies));
+	}
 	for (i = 0; i < nproxies; i++) {
 		for (k = 0; k < proxies[i].nnodes; k++) {
 			procs[proxies[i].nodes[k]].proxy = i;
@@ -448,7 +466,7 @@ void bipload_remote_prepare(const char *conf_path, const char *cwd)
 	for (i = 0; i < nprocs; i++)
 		if (procs[i].proxy < 0)
 			procs[i].local_index = nlocal++;
-	if (!nproxies)
+	if (!proxy_cap)
 		return;
 	bipload_find_helper("BIPLOAD_PROXY", "bipload-proxy", NULL, proxy_path,
 			    sizeof(proxy_path));
@@ -645,6 +663,13 @@ static void finish(struct proxy *x)
 	bipload_chan_close(&x->chan);
 	for (i = 0; i < x->nnodes; i++) {
 		struct proc *p = &procs[x->nodes[i]];
+
+		/* A new process the proxy never said it started (its remote
+		 * shell failed, say): the host cannot be reached. */
+		if (p->grown && !p->remote_pid && !p->ended) {
+			p->remote_pid = -1;
+			bipload_grow_started(p, EHOSTUNREACH);
+		}
 
 		for (k = 0; k < 2; k++)
 			if (p->s[k].open)
@@ -907,7 +932,7 @@ static void pending_read(int i)
 
 int bipload_remote_maxfds(void)
 {
-	return 3 * nproxies + (step ? 1 + PENDING_MAX + 2 : 0);
+	return 3 * proxy_cap + (step ? 1 + PENDING_MAX + 2 : 0);
 }
 
 int bipload_remote_pollfds(struct pollfd *pfd)
@@ -1103,14 +1128,14 @@ void bipload_remote_signal(int sig)
 
 void bipload_remote_check_started(double since)
 {
+	double now = now_s();
 	int i, k;
 
-	if (now_s() - since < start_limit)
-		return;
 	for (i = 0; i < nproxies; i++) {
 		struct proxy *x = &proxies[i];
 
-		if (x->hello || x->finished || x->stopped)
+		if (x->hello || x->finished || x->stopped ||
+		    now - (x->late ? x->late_since : since) < start_limit)
 			continue;
 		x->start_late = 1;
 		for (k = 0; k < x->nnodes; k++)
@@ -1170,6 +1195,59 @@ static void lost_nodes(const struct proxy *x, char *nodes, size_t nlen, char *pi
 		}
 	}
 }
+
+/*
+ * A proxy for a spare host (bipload_spare_hosts), started when a job that
+ * grows first asks for nodes there: through the remote shell, as the
+ * first ones, with a job description of no nodes.  Such a late proxy
+ * stays while the job runs, for the requests that follow, and its channel
+ * is closed once no process of the job runs any more
+ * (bipload_remote_release).  Inside a Slurm step the proxies come from
+ * one srun at the start, so there is none.  Returns its index, or -1.
+ */
+int bipload_remote_late(const char *host)
+{
+	struct proxy *x;
+	int i;
+
+	if (step || nproxies >= proxy_cap)
+		return -1;
+	for (i = 0; i < bipload_nspare; i++)
+		if (!strcmp(bipload_spare_hosts[i], host))
+			break;
+	if (i == bipload_nspare)
+		return -1;
+	x = &proxies[nproxies];
+	memset(x, 0, sizeof(*x));
+	x->host = bipload_spare_hosts[i];
+	x->late = 1;
+	x->late_since = now_s();
+	bipload_chan_init(&x->chan, -1, -1);
+	x->err.fd = -1;
+	x->err.out = 2;
+	rsh_command(x);
+	job_description(x, job_conf_path, job_cwd);
+	nproxies++;
+	rsh_start(x);
+	return nproxies - 1;
+}
+
+void bipload_remote_release(void)
+{
+	int i, k, busy;
+
+	for (i = 0; i < nproxies; i++) {
+		struct proxy *x = &proxies[i];
+
+		if (!x->late || x->finished)
+			continue;
+		for (k = 0, busy = 0; k < x->nnodes; k++)
+			busy |= !procs[x->nodes[k]].ended;
+		if (!busy)
+			finish(x);
+	}
+}
+
 
 int bipload_remote_proxy_of(const char *host)
 {

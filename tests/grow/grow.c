@@ -21,6 +21,9 @@
  *                    with them as in "grow"; then a missing program on
  *                    the last host (ENOENT, nothing left running) and a
  *                    host that is not the job's (EHOSTUNREACH).
+ *   grow unreachable H  node 0 starts a node on host H, a host of the job
+ *                    that cannot be reached (its proxy cannot start):
+ *                    EHOSTUNREACH, twice, and the job goes on.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -161,6 +164,25 @@ static int parent_grow(int k)
 	       first + k - 1);
 	bip_finalize();
 	free(codes);
+	return failures ? 1 : 0;
+}
+
+static int parent_unreachable(const char *host)
+{
+	char *argv[] = { self, "child", NULL };
+	struct bip_grow_cmd cmd = { .count = 1, .argv = argv, .host = host };
+	int first = -1, code = -1, n, i;
+
+	bip_init();
+	/* Twice: once as its proxy fails to start, once after. */
+	for (i = 0; bip_mynode == 0 && i < 2; i++) {
+		n = bip_grow(&cmd, 1, &first, &code);
+		CHECK(n == -EHOSTUNREACH && code == EHOSTUNREACH, "grow %d on %s: %d, code %d (%s)",
+		      i, host, n, code, bip_error_string());
+		printf("unreachable %d: %s\n", i, bip_error_string());
+	}
+	CHECK(bip_jobnodes() == bip_numnodes, "bip_jobnodes %d", bip_jobnodes());
+	bip_finalize();
 	return failures ? 1 : 0;
 }
 
@@ -351,6 +373,8 @@ int main(int argc, char **argv)
 		return parent_grow(atoi(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "hosts"))
 		return parent_hosts(atoi(argv[2]), argv + 3, argc - 3);
+	if (argc >= 3 && !strcmp(argv[1], "unreachable"))
+		return parent_unreachable(argv[2]);
 	if (argc >= 2 && !strcmp(argv[1], "missing"))
 		return parent_missing();
 	if (argc >= 2 && !strcmp(argv[1], "full"))
@@ -365,6 +389,7 @@ int main(int argc, char **argv)
 		return alone();
 	if (argc >= 2 && !strcmp(argv[1], "refused"))
 		return refused();
-	fprintf(stderr, "usage: grow grow K | hosts K HOST... | missing | full | early | crash | alone | refused\n");
+	fprintf(stderr, "usage: grow grow K | hosts K HOST... | unreachable HOST | missing | full | "
+		"early | crash | alone | refused\n");
 	return 2;
 }

@@ -307,6 +307,11 @@ bipload)
 	run 0 "MPI_Comm_spawn inside salloc (BIP_NIC=ofi)" salloc -N "$nhosts" -n "$n" \
 		env BIP_NIC=ofi BIP_OFI_PROVIDER=tcp "$bipload" -sz 1 "$spawn" basic
 	has "spawned 3 workers from 1 parents" "MPI_Comm_spawn inside salloc"
+	# With the drivers each process picks, parents on every host: the
+	# workers meet node 0 over shm, the others over ofi.
+	run 0 "MPI_Comm_spawn inside salloc (BIP_NIC unset)" salloc -N "$nhosts" -n "$n" \
+		env BIP_OFI_PROVIDER=tcp "$bipload" -sz 3 "$spawn" basic
+	has "spawned 3 workers from 3 parents" "MPI_Comm_spawn inside salloc, BIP_NIC unset"
 	printf '#!/bin/sh\n"%s" "%s"\n' "$bipload" "$token" >job.sh
 	run 0 "bipload inside sbatch" sbatch -W -N "$nhosts" -n "$n" -o "$dir/batch.out" job.sh
 	cat batch.out >>"$out"

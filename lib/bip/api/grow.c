@@ -73,7 +73,7 @@ BIP_EXPORT int bip_grow(const struct bip_grow_cmd *cmds, int ncmds, int *first, 
 		bip_error(call, "this job cannot grow: %s",
 			  !bip_pm_present() ?
 				  "this process was not started by bipload, or its job spans "
-				  "hosts without BIP_NIC=ofi" :
+				  "hosts with BIP_NIC set to a driver other than ofi" :
 				  "its nodes use a driver that cannot reach nodes joining later "
 				  "(only shm and ofi can), or its configuration has routes, "
 				  "clusters or relays");

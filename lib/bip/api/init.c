@@ -220,6 +220,11 @@ static const struct bip_nic_ops *pick_network(int remote, char *err)
 			used += (size_t)snprintf(all + used, sizeof(all) - used, "; %s: %s",
 						 ops->name, why);
 	}
+	if (remote < 0) {
+		snprintf(err, BIP_ERR, "no network driver can run here%s",
+			 used ? all : " (none compiled in)");
+		return NULL;
+	}
 	snprintf(err, BIP_ERR, "node %d is on host %s, another host, and no network driver can "
 		 "run here%s", remote, conf->nodes[remote].host,
 		 used ? all : " (none compiled in)");
@@ -295,6 +300,44 @@ static int opens_with(int i)
 	return i < known_at_start && i >= bip_state.group_first;
 }
 
+/*
+ * A job that grows over several hosts with the drivers of their choice
+ * (BIP_NIC unset; bipload says BIP_GROW_SPANS=1 when its nodes may run on
+ * several hosts, or it is seen from the hosts of the job's first nodes):
+ * every process opens a network driver, even when it serves no node yet,
+ * since nodes may join on other hosts; and shm when a
+ * node it knows at start runs on its host (the job's first nodes, and a
+ * new node's siblings), as in any job.  So a process alone on its host
+ * keeps one driver, and sleeps on it (BIP_WAIT=block).  A node picks a
+ * peer's driver by host, at open for the nodes it opens with and at reach
+ * for the others (bip_core_reach): shm for a node of its host that has a
+ * segment, the network driver otherwise.  A node that joined learns the
+ * hosts of its siblings before it opens (bipload knows them from the
+ * request that started them), and every node learns the host of a node
+ * that joined before it reaches it.  The job's first nodes name their
+ * hosts in the configuration.
+ */
+static int spans_hosts;
+
+static void find_spans_hosts(void)
+{
+	const char *want = getenv("BIP_NIC");
+	int i;
+
+	spans_hosts = 0;
+	if (!job_grows || (want && *want) || bip_state.conf->nrelays)
+		return;
+	/* bipload's word: nodes may join on hosts where none runs yet. */
+	want = getenv("BIP_GROW_SPANS");
+	spans_hosts = want && !strcmp(want, "1");
+	for (i = 0; i < bip_state.started && !spans_hosts; i++)
+		spans_hosts = !bip_nic_same_host(bip_state.conf, 0, i) ||
+			      !bip_nic_same_host(bip_state.conf, bip_state.mynode, i);
+	for (i = bip_state.group_first; spans_hosts && bip_state.group_first &&
+					i < known_at_start; i++)
+		bip_nic_learn_host(i);
+}
+
 static int open_nics(int quiet, const char *jobid, char *err)
 {
 	const struct bip_conf *conf = bip_state.conf;
@@ -311,7 +354,9 @@ static int open_nics(int quiet, const char *jobid, char *err)
 	if (rc < 0)
 		return rc;
 	for (i = 0; i < conf->n; i++) {
-		if (i == bip_state.mynode || !opens_with(i) ||
+		/* Over several hosts, a job that grows picks its drivers for
+		 * its first nodes' hosts too. */
+		if (i == bip_state.mynode || !(opens_with(i) || (spans_hosts && i < bip_state.started)) ||
 		    !bip_fwd_direct(conf, bip_state.mynode, i))
 			continue;
 		if (bip_nic_same_host(conf, bip_state.mynode, i))
@@ -338,7 +383,15 @@ static int open_nics(int quiet, const char *jobid, char *err)
 		}
 		choice[0] = choice[1] = ops;
 	} else {
-		if (local || remote < 0) {
+		/* Over several hosts, only the network driver can reach the
+		 * nodes that join elsewhere: one alone on its host takes it
+		 * alone, if it can run here. */
+		if (!local && remote < 0 && spans_hosts) {
+			choice[1] = pick_network(remote, err);
+			if (!choice[1])
+				spans_hosts = 0;
+		}
+		if (local || (remote < 0 && !choice[1])) {
 			choice[0] = find_driver("shm");
 			why[0] = '\0';
 			if (!choice[0] || !choice[0]->available(why, sizeof(why))) {
@@ -347,10 +400,12 @@ static int open_nics(int quiet, const char *jobid, char *err)
 				return -ENODEV;
 			}
 		}
-		if (remote >= 0) {
+		if (remote >= 0 || (spans_hosts && !choice[1])) {
 			choice[1] = pick_network(remote, err);
-			if (!choice[1])
+			if (!choice[1] && remote >= 0)
 				return -ENODEV;
+			if (!choice[1])
+				spans_hosts = 0; /* this host's nodes only */
 		}
 	}
 	for (i = 0; i < BIP_ALL_TAGS; i++) {
@@ -376,7 +431,9 @@ static int open_nics(int quiet, const char *jobid, char *err)
 			any |= serve[i];
 			all &= serve[i] || i == bip_state.mynode;
 		}
-		if (!any && bip_state.nnics)
+		/* The network driver of a job that grows over several
+		 * hosts opens even when it serves no node yet. */
+		if (!any && bip_state.nnics && !(spans_hosts && k == 1))
 			continue;
 		job = (struct bip_nic_job){
 			.mynode = bip_state.mynode,
@@ -460,6 +517,7 @@ static void release_all(void)
 	bip_boot_finish();
 	bip_host_forget();
 	bip_state.grow_nic = NULL;
+	bip_state.grow_local = NULL;
 	/* bipload stops saying where this process's segment is. */
 	bip_pm_close();
 }
@@ -604,6 +662,7 @@ static int setup(char *err)
 		if (rc < 0)
 			goto undo_all;
 	}
+	find_spans_hosts();
 	rc = open_nics(boot.quiet, boot.jobid, err);
 	if (rc < 0)
 		goto undo_all;
@@ -613,7 +672,19 @@ static int setup(char *err)
 	if (job_grows && bip_state.nnics == 1 &&
 	    bip_state.nics[0]->ops->reach)
 		bip_state.grow_nic = bip_state.nics[0];
-	bip_pm_up(bip_state.grow_nic ? bip_shm_segment_fd(bip_state.grow_nic) : -1);
+	/* shm, then the network driver (open_nics): both reach nodes that
+	 * join, or the job cannot grow (bip_grow says why).  Without shm,
+	 * the network driver alone (above). */
+	if (job_grows && spans_hosts && bip_state.nnics == 2 &&
+	    bip_state.nics[0]->ops == &bip_shm_ops && bip_state.nics[1]->ops->reach) {
+		bip_state.grow_local = bip_state.nics[0];
+		bip_state.grow_nic = bip_state.nics[1];
+	}
+	if (bip_state.grow_local)
+		bip_pm_up(bip_shm_segment_fd(bip_state.grow_local));
+	else
+		bip_pm_up(bip_state.grow_nic && bip_state.grow_nic->ops == &bip_shm_ops ?
+				  bip_shm_segment_fd(bip_state.grow_nic) : -1);
 	return 0;
 
 undo_all:

@@ -249,37 +249,11 @@ BIP_EXPORT size_t bip_layer_short_max(int node)
 							  bip_state.nics[0]);
 }
 
-/*
- * A node that joined the job may run on another host than the one its
- * entry of the configuration names (every joined node's entry names where
- * nodes join by default, boot_bipload.c): its host is asked of bipload the
- * first time it matters, and kept.  Nothing is asked of a node that has
- * not joined yet (bipload says so, and it is asked again later).
- */
-static void learn_host(int node)
-{
-	static pthread_mutex_t learning = PTHREAD_MUTEX_INITIALIZER;
-	struct bip_conf *conf = bip_state.conf;
-	char host[BIP_CONF_HOSTLEN], err[256];
-
-	if (node < bip_state.started || node == bip_state.mynode || !bip_pm_present())
-		return;
-	pthread_mutex_lock(&learning);
-	if (!bip_state.host_learnt)
-		bip_state.host_learnt = calloc((size_t)conf->n, 1);
-	if (bip_state.host_learnt && !bip_state.host_learnt[node] &&
-	    bip_pm_host(node, host, sizeof(host), err, sizeof(err)) == 0) {
-		snprintf(conf->nodes[node].host, sizeof(conf->nodes[node].host), "%s", host);
-		bip_state.host_learnt[node] = 1;
-	}
-	pthread_mutex_unlock(&learning);
-}
-
 BIP_EXPORT const char *bip_layer_host(int node)
 {
 	if (!bip_state.initialized || !bip_state.conf || node < 0 || node >= bip_state.conf->n)
 		return "";
-	learn_host(node);
+	bip_nic_learn_host(node);
 	return bip_state.conf->nodes[node].host;
 }
 
@@ -291,8 +265,8 @@ BIP_EXPORT int bip_layer_same_host(int a, int b)
 
 	if (!bip_check_init(call) || !check_node(call, a) || !check_node(call, b))
 		return -1;
-	learn_host(a);
-	learn_host(b);
+	bip_nic_learn_host(a);
+	bip_nic_learn_host(b);
 	return bip_nic_same_host(bip_state.conf, a, b);
 }
 

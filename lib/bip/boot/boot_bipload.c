@@ -17,9 +17,10 @@
  * join run unless asked elsewhere; the configuration then gets nodes up to
  * BIP_UNIVERSE - 1 on that host.  A process that joined has
  * BIP_GROUP=FIRST:COUNT, the nodes started with it, and its own entry
- * names its host (BIP_HOST), which others do not learn: a job that grows
- * across hosts uses the ofi driver alone, for which a peer's host does
- * not matter.
+ * names its host (BIP_HOST).  The others' entries for nodes that joined
+ * keep the default host until they ask bipload (nic.c's
+ * bip_nic_learn_host): the core does before it reaches such a node, and
+ * a node that joined does for its siblings before it opens its drivers.
  */
 #include <errno.h>
 #include <stdint.h>

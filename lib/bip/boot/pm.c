@@ -145,6 +145,7 @@ void bip_pm_up(int segfd)
 		return;
 	put(&r, "up");
 	put_int(&r, segfd);
+	put_int(&r, (int)getpid());
 	pthread_mutex_lock(&pm_lock);
 	send_rec(&r);
 	pthread_mutex_unlock(&pm_lock);

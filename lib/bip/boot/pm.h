@@ -16,8 +16,10 @@
  * verb.  From the process (every answer comes on the same record order, and
  * the library sends one request at a time, under its own lock):
  *
- *   up FD          the drivers are open; FD is the descriptor of this
- *                  process's shared-memory segment, or -1 (no answer)
+ *   up FD PID      the drivers are open; FD is the descriptor of this
+ *                  process's shared-memory segment, or -1, and PID its pid
+ *                  (which bipload gives its host's peers when a proxy
+ *                  started it; no answer)
  *   blob HEX       a network driver's address of this process, before it
  *                  looks for its peers' (no answer)
  *   addr NODE      NODE's: "addr NODE HEX", or "addr NODE -E MESSAGE" (EAGAIN:
@@ -26,7 +28,9 @@
  *                  "where NODE -E MESSAGE" with an errno E (EAGAIN: not up
  *                  yet; ESRCH: no such node, or it ended)
  *   host NODE      the configuration's name of NODE's host: "host NODE
- *                  NAME", or "host NODE -E MESSAGE" (ESRCH)
+ *                  NAME", or "host NODE -E MESSAGE" (ESRCH); answered
+ *                  from the start of NODE's request, so that siblings ask
+ *                  before they open their drivers
  *   grow N  then N commands, each: COUNT HOST WDIR PATH ARGC ARGV... NENV
  *                  ENV... (HOST, WDIR, PATH may be empty: where nodes join
  *                  by default, bipload's directory, PATH).  The answer, once every new

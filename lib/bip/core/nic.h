@@ -319,6 +319,11 @@ extern const struct bip_nic_ops bip_udp_ops;
  * configuration, or both names local to this machine (bip_host_is_local). */
 int bip_nic_same_host(const struct bip_conf *conf, int a, int b);
 
+/* In a job that grows: make node's entry of the configuration name the
+ * host it runs on, asked of bipload once for a node that joined (nic.c).
+ * Nothing for the nodes the job started with. */
+void bip_nic_learn_host(int node);
+
 /*
  * Entry points of the core, called by drivers from poll (and only from poll).
  * Tags may be internal ones (>= NTAGS) reserved for layers above the API.

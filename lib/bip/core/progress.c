@@ -138,7 +138,22 @@ int bip_core_reach(int node, const char *call)
 			rc = 0;
 			break;
 		}
+		/* shm beside a network driver: the node's host decides, as at
+		 * start-up (init.c), and the node picks the same driver back
+		 * (its entry, and those of the nodes it opened with, name
+		 * their hosts). */
+		if (bip_state.grow_local) {
+			bip_nic_learn_host(node);
+			nic = bip_nic_same_host(bip_state.conf, bip_state.mynode, node) ?
+				      bip_state.grow_local : bip_state.grow_nic;
+		}
 		rc = nic->ops->reach(nic, node, err, sizeof(err));
+		/* A node of this host without shm (alone on it at start):
+		 * over the network driver, as it reaches this one. */
+		if (rc == -ENOTSUP && nic == bip_state.grow_local) {
+			nic = bip_state.grow_nic;
+			rc = nic->ops->reach(nic, node, err, sizeof(err));
+		}
 		if (rc == 0) {
 			bip_core_peer_joined(nic, node);
 			break;

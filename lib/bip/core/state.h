@@ -183,10 +183,13 @@ struct bip_state {
 	int started;             /* the nodes the job started with (bip_numnodes) */
 	int group_first, group_size; /* the nodes started with this one */
 	/* The instance that reaches nodes joining the job (nic.h's reach),
-	 * NULL when the job cannot grow. */
+	 * NULL when the job cannot grow; with shm beside a network driver,
+	 * grow_local is shm, for the nodes that join on this host, and
+	 * grow_nic the network driver, for the others (else NULL). */
 	struct bip_nic *grow_nic;
+	struct bip_nic *grow_local;
 	/* conf->n flags: the host of a node that joined, learnt from bipload
-	 * (layer.c); NULL until the first is asked. */
+	 * (nic.c); NULL until the first is asked. */
 	unsigned char *host_learnt;
 	int relay;               /* this process is a relay (fwd.c) */
 	struct bip_conf *conf;
