@@ -338,6 +338,17 @@ int bip_universe(void);
  * processes; a process that joined gets its command's and its siblings'. */
 void bip_group(int *first, int *count);
 
+/*
+ * The settings BIP reads (bip_settings(3)): the environment variables of
+ * the library, bipload and the commands, as bipinfo(1) lists them.  How
+ * many; and the i-th one's name, default (as a user would write it, or a
+ * description in parentheses) and meaning, each pointer may be NULL: 0, or
+ * -EINVAL if i is not 0 to bip_settings() - 1.  Usable before bip_init;
+ * the strings are the library's, constant for the life of the process.
+ */
+int bip_settings(void);
+int bip_setting(int i, const char **name, const char **def, const char **what);
+
 #ifdef __cplusplus
 }
 #endif

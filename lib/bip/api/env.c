@@ -3,8 +3,16 @@
  * env.c - the drivers compiled in and the variables the library reads.
  * Keep bip_env_vars in step with bip(7) and the drivers' pages: bip_shm(7),
  * bip_lanai(7), bip_ofi(7), bip_psm2(7).
+ *
+ * bip_settings and bip_setting hand the table to a layer that may not see
+ * the library's inside (the MPI shim's control variables, bip_settings(3)):
+ * the table is constant, so the answers hold for the life of the process,
+ * before bip_init as after it.
  */
+#include <errno.h>
+
 #include "env.h"
+#include "state.h"
 
 const struct bip_nic_ops *const bip_drivers[] = {
 	&bip_shm_ops,
@@ -121,3 +129,24 @@ const struct bip_env_var bip_env_vars[] = {
 	{ "BIPCC_CC", "$CC, else cc", "bipcc: the C compiler" },
 };
 const size_t bip_nenv_vars = sizeof(bip_env_vars) / sizeof(bip_env_vars[0]);
+
+BIP_EXPORT int bip_settings(void)
+{
+	return (int)bip_nenv_vars;
+}
+
+BIP_EXPORT int bip_setting(int i, const char **name, const char **def, const char **what)
+{
+	const struct bip_env_var *v;
+
+	if (i < 0 || (size_t)i >= bip_nenv_vars)
+		return -EINVAL;
+	v = &bip_env_vars[i];
+	if (name)
+		*name = v->name;
+	if (def)
+		*def = v->def;
+	if (what)
+		*what = v->what;
+	return 0;
+}
