@@ -80,7 +80,19 @@ F08_ONLY = [
     'Alltoallv_init_c', 'Alltoallw_init_c', 'Reduce_init_c', 'Allreduce_init_c',
     'Reduce_scatter_init_c', 'Reduce_scatter_block_init_c', 'Scan_init_c', 'Exscan_init_c',
 ]
+# The tools information interface has only C bindings (MPI-3.1 14.3).
+TOOLS_C_ONLY = [
+    'T_init_thread', 'T_finalize', 'T_enum_get_info', 'T_enum_get_item', 'T_cvar_get_num',
+    'T_cvar_get_info', 'T_cvar_get_index', 'T_cvar_handle_alloc', 'T_cvar_handle_free',
+    'T_cvar_read', 'T_cvar_write', 'T_pvar_get_num', 'T_pvar_get_info', 'T_pvar_get_index',
+    'T_pvar_session_create', 'T_pvar_session_free', 'T_pvar_handle_alloc',
+    'T_pvar_handle_free', 'T_pvar_start', 'T_pvar_stop', 'T_pvar_read', 'T_pvar_write',
+    'T_pvar_reset', 'T_pvar_readreset', 'T_category_get_num', 'T_category_get_info',
+    'T_category_get_index', 'T_category_get_cvars', 'T_category_get_pvars',
+    'T_category_get_categories', 'T_category_changed',
+]
 NOT_BOUND = dict([(n, 'handle conversion, C only') for n in C_ONLY] +
+                 [(n, 'tools information interface, C only') for n in TOOLS_C_ONLY] +
                  [(n, 'large-count call: an mpi_f08 overload only') for n in F08_ONLY])
 
 

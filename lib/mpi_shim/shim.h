@@ -40,7 +40,11 @@
  * rma/       win.c windows, their attributes and error handlers (rma.h);
  *            rma.c the one-sided operations, their protocol and the
  *            synchronisation calls
- * (to come: io/ MPI-IO)
+ * io/        parallel I/O: file.c the file object, view.c views, rw.c
+ *            independent access, coll_io.c collective access, shared.c
+ *            the shared file pointer, datarep.c data representations
+ * tools/     the tools information interface (MPI_T, tools/mpit.h):
+ *            control and performance variables, sessions, categories
  *
  * Every MPI_ call is defined as PMPI_name and MPI_name is a weak alias of
  * it (MPI_SHIM_ALIAS), so that a profiling tool can define MPI_name and

@@ -180,6 +180,8 @@ static struct {
 	struct unexp_list *unexp;      /* by source world rank */
 	uint64_t unexp_seq;            /* arrival order of unexpected messages */
 	int nunexp;                    /* unexpected messages queued */
+	int unexp_hwm;                 /* the most queued since the last
+					  mpi_shim_unexp_hwm_restart */
 	struct unexp *unexp_free;
 	struct pending_rts *rts;
 	struct mpi_shim_request *deferred_head, *deferred_tail;
@@ -294,6 +296,8 @@ static void unexp_append(struct unexp *u)
 		l->head = u;
 	l->tail = u;
 	p2p.nunexp++;
+	if (p2p.nunexp > p2p.unexp_hwm)
+		p2p.unexp_hwm = p2p.nunexp;
 }
 
 static void unexp_remove(struct unexp *u)
@@ -1282,6 +1286,21 @@ free_arrays:
 
 /* After the last MPI call: the protocol's memory goes (the engine's
  * requests next, mpi_shim_req_fini). */
+int mpi_shim_unexp_level(void)
+{
+	return p2p.nunexp;
+}
+
+int mpi_shim_unexp_hwm(void)
+{
+	return p2p.unexp_hwm;
+}
+
+void mpi_shim_unexp_hwm_restart(void)
+{
+	p2p.unexp_hwm = p2p.nunexp;
+}
+
 void mpi_shim_p2p_fini(void)
 {
 	struct bip_layer_wait w = { 0, 0 };

@@ -57,6 +57,15 @@ void *mpi_shim_message_claim(MPI_Comm comm, int src, int tag, MPI_Status *status
 void mpi_shim_message_recv(struct mpi_shim_request *r, void *buf, size_t count, MPI_Datatype t,
 			   MPI_Comm comm, void *message);
 
+/* The unexpected queue, for the performance variables (tools/pvar.c):
+ * the messages queued now; the most queued since the last restart (or
+ * since MPI_Init); and the restart, which sets that high-water mark to the
+ * messages queued now.  The queue keeps the mark at each arrival that is
+ * queued: an increment and a compare. */
+int mpi_shim_unexp_level(void);
+int mpi_shim_unexp_hwm(void);
+void mpi_shim_unexp_hwm_restart(void);
+
 /* Buffered sends (bsend.c) */
 /* user (NULL for MPI_Bsend): the request the user holds, which learns the
  * name of the message (MPI_SHIM_F_NAMED) so that MPI_Cancel can withdraw it. */

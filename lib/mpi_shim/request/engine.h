@@ -258,6 +258,15 @@ void mpi_shim_progress_poll(void);
 struct bip_layer_wait;
 int mpi_shim_progress_wait(struct bip_layer_wait *w);
 
+/* The time spent in waiting steps, for the performance variable
+ * mpi_shim_wait_time (tools/pvar.c): counted only while mpi_shim_wait_timed
+ * (the started handles of that variable, changed under BIP's lock) is not
+ * zero, so that a program that does not ask pays one load per waiting
+ * step.  Nanoseconds, added and read with relaxed atomics: waiting steps
+ * run without the lock. */
+extern unsigned mpi_shim_wait_timed;
+extern uint64_t mpi_shim_wait_ns;
+
 /* How a registered hook runs: once per mpi_shim_progress_arm, or at every
  * progress while registered. */
 #define MPI_SHIM_PROGRESS_ON_DEMAND 0u
