@@ -417,6 +417,48 @@ bipinfo)
 	"$bipinfo" --bogus 2>"$out" && fail "unknown option accepted"
 	grep -q usage "$out" || fail "no usage"
 	;;
+mpit)
+	# bipinfo --mpit: the MPI shim's tools interface, asked as a tool would.
+	bipinfo="$build/scripts/bipinfo"
+	"$bipinfo" --mpit --parsable >"$out" || fail "bipinfo --mpit"
+	grep -q '^cvar\.BIP_WAIT=type MPI_CHAR; scope local; verbosity user_basic; category bip_wait; value ; waiting: ' "$out" ||
+		fail "BIP_WAIT"
+	grep -q '^cvar\.BIP_NIC=type MPI_CHAR; scope readonly; .*; category bip_drivers; ' "$out" ||
+		fail "BIP_NIC"
+	grep -q '^cvar\.BIP_CONNECT_TIMEOUT=.*; category mpi_shim; ' "$out" || fail "the shim's own"
+	grep -q '^pvar\.bip_bytes_sent=class counter; type MPI_UNSIGNED_LONG_LONG; .*; category p2p; flags atomic; ' "$out" ||
+		fail "bip_bytes_sent"
+	grep -q '^pvar\.mpi_shim_unexpected=class level; .*; flags readonly continuous; ' "$out" ||
+		fail "the unexpected queue"
+	grep -q '^pvar\.mpi_shim_unexpected_hwm=class highwatermark; ' "$out" || fail "its mark"
+	grep -q '^pvar\.mpi_shim_wait_time=class timer; type MPI_DOUBLE; ' "$out" || fail "the timer"
+	grep -q '^pvar\.bip_path0_retired=class counter; .*; category paths; ' "$out" || fail "paths"
+	grep -q '^category\.reliability=[1-9][0-9]* cvars; [1-9][0-9]* pvars; 1 categories; ' "$out" ||
+		fail "the reliability category"
+	# As many lines as variables, each in a category.
+	for kind in cvar pvar; do
+		n=$(sed -n "s/^mpit\.${kind}s=//p" "$out")
+		[ "$n" -gt 0 ] && [ "$(grep -c "^$kind\." "$out")" -eq "$n" ] || fail "$kind count $n"
+		grep "^$kind\." "$out" | grep -q 'category (none)' && fail "a $kind in no category"
+	done
+	# Every variable bipinfo lists (but a family, <r>) is a control variable.
+	"$bipinfo" --parsable | sed -n 's/^default\.\([^=<]*\)=.*/\1/p' >"$HOME/names"
+	[ -s "$HOME/names" ] || fail "no variables in bipinfo --parsable"
+	while read -r v; do
+		grep -q "^cvar\.$v=" "$out" || fail "$v is no control variable"
+	done <"$HOME/names"
+	# Values now; the secret never.
+	BIP_WAIT=yield BIP_SECRET=00112233445566778899aabbccddeeff "$bipinfo" --mpit --parsable \
+		>"$out" || fail "bipinfo --mpit with values"
+	grep -q '^cvar\.BIP_WAIT=.*; value yield; ' "$out" || fail "the value of BIP_WAIT"
+	grep -q 00112233445566778899aabbccddeeff "$out" && fail "the secret is shown"
+	"$bipinfo" --mpit >"$out" || fail "bipinfo --mpit for people"
+	grep -q '^Performance variables (MPI_T): [1-9]' "$out" || fail "no performance variables"
+	grep -q '^  BIP_WAIT  *MPI_CHAR, scope local, user_basic, category bip_wait; ' "$out" ||
+		fail "BIP_WAIT for people"
+	"$bipinfo" --mpit --job 2>"$out" && fail "--mpit --job accepted"
+	grep -q usage "$out" || fail "no usage"
+	;;
 clusters)
 	# Two clusters of three hosts, one gateway pair, and a third cluster
 	# behind the second (bipconf(5), "Clusters"): bipconf writes the nodes,

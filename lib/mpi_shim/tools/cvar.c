@@ -212,12 +212,12 @@ static enum mpi_shim_t_cat category_of(const char *name)
 static int cvar_make(struct cvar *v, const char *name, const char *def, const char *what,
 		     enum mpi_shim_t_cat cat)
 {
-	size_t i, len = strlen(what) + strlen(def) + sizeof(" (default: )");
+	size_t i, len = strlen(what) + strlen(def) + sizeof(" (default: empty)");
 
 	v->desc = malloc(len);
 	if (!v->desc)
 		return -ENOMEM;
-	snprintf(v->desc, len, "%s (default: %s)", what, def);
+	snprintf(v->desc, len, "%s (default: %s)", what, *def ? def : "empty");
 	v->name = name;
 	v->cat = cat;
 	v->secret = !strcmp(name, "BIP_SECRET");
