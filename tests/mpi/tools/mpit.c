@@ -23,7 +23,9 @@
  *               to the length now
  *   cvar        a control variable written between MPI_T_init_thread and
  *               MPI_Init (BIP_WAIT=yield, BIP_SPIN) is in the environment
- *               BIP reads at MPI_Init, still reads so after it, and cannot
+ *               BIP reads at MPI_Init, and takes effect there
+ *               (BIP_PROGRESS_THREAD=1: one more thread after MPI_Init than
+ *               before); it still reads so after MPI_Init, and cannot
  *               be written any more (MPI_T_ERR_CVAR_SET_NEVER); bad values
  *               and read-only variables are refused
  *   errors      bad input: calls before MPI_T_init_thread, invalid
@@ -31,6 +33,7 @@
  *               read-only and continuous performance variables; short
  *               string buffers; BIP_SECRET never shown
  */
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,6 +430,20 @@ static void run_unexpected(int argc, char **argv)
 
 /* --- cvar --- */
 
+/* The threads of this process. */
+static int threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	CHECK(d != NULL, "no /proc/self/task");
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 static MPI_T_cvar_handle cvar(const char *name, int *scope)
 {
 	MPI_T_cvar_handle h;
@@ -443,10 +460,10 @@ static MPI_T_cvar_handle cvar(const char *name, int *scope)
 
 static void run_cvar(int argc, char **argv)
 {
-	MPI_T_cvar_handle wait, spin, nic;
+	MPI_T_cvar_handle wait, spin, nic, thread;
 	char v[1024];
 	const char *env;
-	int scope, rank;
+	int scope, rank, nthreads;
 
 	t_init();
 	wait = cvar("BIP_WAIT", &scope);
@@ -467,10 +484,19 @@ static void run_cvar(int argc, char **argv)
 	CHECK(!getenv("BIP_SPIN"), "an empty value does not unset");
 	OK(MPI_T_cvar_write(spin, "100"));
 	EXPECT(MPI_T_ERR_CVAR_SET_NEVER, MPI_T_cvar_write(nic, "shm"));
+	/* Observable at MPI_Init: BIP starts its progress thread. */
+	thread = cvar("BIP_PROGRESS_THREAD", &scope);
+	EXPECT(MPI_T_ERR_INVALID, MPI_T_cvar_write(thread, "2"));
+	OK(MPI_T_cvar_write(thread, "1"));
+	nthreads = threads();
 
 	OK(MPI_Init(&argc, &argv));
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	check_rank = rank;
+	CHECK(threads() > nthreads, "BIP_PROGRESS_THREAD=1 written, but %d threads, as before",
+	      threads());
+	EXPECT(MPI_T_ERR_CVAR_SET_NEVER, MPI_T_cvar_write(thread, "0"));
+	OK(MPI_T_cvar_handle_free(&thread));
 	/* MPI_Init started with BIP_WAIT=yield (an unknown value would have
 	 * failed it): it reads so, and is fixed from now on. */
 	OK(MPI_T_cvar_read(wait, v));
