@@ -29,8 +29,8 @@
  * MPI_T_init_thread until MPI_Init.  Only the settings that concern this
  * process alone may be written, MPI_T_SCOPE_LOCAL:
  *   BIP_WAIT, BIP_SPIN, BIP_SLEEP_AFTER, BIP_SLEEP_MAX  how this process
- *        waits; its peers wake a sleeper whatever it chose (BIP_WAIT=block
- *        is asked for one process at a time already);
+ *        waits; a sleeper announces itself in memory its peers read before
+ *        they publish (core/nic.h), so they wake it whatever they chose;
  *   BIP_PROGRESS_THREAD  a thread of this process;
  *   BIP_CONNECT_TIMEOUT  how long this process's connect and join wait.
  * A written value is checked as its reader checks it (BIP_WAIT one of
