@@ -232,6 +232,22 @@ static void run_enumerate(int argc, char **argv)
 	OK(MPI_Finalize());
 	enumerate();
 	CHECK(mpi_state() == 2, "state after MPI_Finalize");
+	/* BIP's counters still read after MPI_Finalize. */
+	{
+		MPI_T_pvar_session s;
+		MPI_T_pvar_handle h;
+		unsigned long long v = 1;
+		int idx, count;
+
+		OK(MPI_T_pvar_get_index("bip_bytes_sent", MPI_T_PVAR_CLASS_COUNTER, &idx));
+		OK(MPI_T_pvar_session_create(&s));
+		OK(MPI_T_pvar_handle_alloc(s, idx, NULL, &h, &count));
+		OK(MPI_T_pvar_start(s, h));
+		OK(MPI_T_pvar_read(s, h, &v));
+		CHECK(v == 0, "bytes sent after MPI_Finalize: %llu", v);
+		OK(MPI_T_pvar_stop(s, h));
+		OK(MPI_T_pvar_session_free(&s));
+	}
 	OK(MPI_T_finalize());
 	EXPECT(MPI_T_ERR_NOT_INITIALIZED, MPI_T_cvar_get_num(&n));
 	EXPECT(MPI_T_ERR_NOT_INITIALIZED, MPI_T_finalize());
