@@ -185,7 +185,9 @@ BIP_EXPORT int bip_layer_recv_long(int src, uint64_t handle, void *buf, size_t l
 	nic = bip_state.peers[src].nic;
 	locked = bip_lock();
 	rc = nic->ops->post_long_recv(nic, handle, buf, len, cookie);
-	if (rc == 1) {
+	/* Counted once the data is there or on its way (a failure is
+	 * reported to the layer, and said). */
+	if (rc >= 0) {
 		bip_count(&bip_state.counters.long_received, 1);
 		bip_count(&bip_state.counters.bytes_received, len);
 	}

@@ -483,16 +483,24 @@ static void recv_fail(struct bip_tag *t, char *why)
 	bip_recv_set(t, BIP_RECV_FAILED);
 }
 
-static void recv_complete(struct bip_tag *t, int src, size_t len, int is_long)
+/* A message delivered: to a posted receive, or taken by its layer (a
+ * layer's long message counts when the layer gives its buffer,
+ * bip_layer_recv_long). */
+static void count_received(size_t len, int is_long)
 {
-	t->src = src;
-	t->len = len;
-	bip_recv_set(t, BIP_RECV_DONE);
 	if (is_long)
 		bip_count(&bip_state.counters.long_received, 1);
 	else
 		bip_count(&bip_state.counters.short_received, 1);
 	bip_count(&bip_state.counters.bytes_received, len);
+}
+
+static void recv_complete(struct bip_tag *t, int src, size_t len, int is_long)
+{
+	t->src = src;
+	t->len = len;
+	bip_recv_set(t, BIP_RECV_DONE);
+	count_received(len, is_long);
 }
 
 static char *too_long(uint32_t tag, int src, size_t len, size_t maxlen)
@@ -564,8 +572,13 @@ static int offer_short(uint32_t tag, int src, const void *data, size_t len)
 	const struct bip_layer_ops *ops = bip_layer_of(tag);
 	struct bip_tag *t = &bip_state.tags[tag];
 
-	if (ops)
-		return ops->short_arrived(src, (int)tag, data, len);
+	if (ops) {
+		int rc = ops->short_arrived(src, (int)tag, data, len);
+
+		if (rc == 0)
+			count_received(len, 0);
+		return rc;
+	}
 	if (bip_recv_state(t) == BIP_RECV_POSTED && !bip_tagq_unread(&t->q)) {
 		if (bip_likely(len <= t->maxlen)) {
 			bip_copy(t->buf, data, len);
@@ -713,6 +726,8 @@ int bip_layer_drain(uint32_t tag, const struct bip_layer_ops *ops)
 	while ((e = bip_tagq_peek(&t->q))) {
 		if (e->kind == BIP_TAGQ_SHORT) {
 			rc = ops->short_arrived(e->src, (int)tag, bip_tagq_payload(e), e->len);
+			if (rc == 0)
+				count_received(e->len, 0);
 		} else {
 			memcpy(&handle, bip_tagq_payload(e), sizeof(handle));
 			rc = ops->long_arrived(e->src, (int)tag, e->len, handle);

@@ -12,8 +12,8 @@
  *               rules (length asked with 0, truncation, NULL); before
  *               MPI_Init, between it and MPI_Finalize, and after; the
  *               nesting of MPI_T_init_thread and MPI_T_finalize
- *   counters    (2 processes) bytes sent between start and stop grow
- *               by at least a 1 MiB message; a stopped handle
+ *   counters    (2 processes) bytes sent, and received, between start
+ *               and stop grow by at least a 1 MiB message; a stopped handle
  *               keeps its value; readreset, reset, write; a second
  *               session is not disturbed; MPI_T_PVAR_ALL_HANDLES; the
  *               wait timer counts a receive that waits
@@ -313,11 +313,13 @@ static void run_counters(int argc, char **argv)
 	else
 		OK(MPI_Recv(buf, MIB, MPI_BYTE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
 	OK(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES));
-	/* The sender's count.  BIP counts what a layer such as MPI receives
-	 * only in part (mpi_shim(7)), so the receiver's is not checked. */
+	/* The sender's count, and the receiver's. */
 	v = rd(s, sent);
 	if (rank == 0)
 		CHECK(v >= MIB, "sent %llu bytes, at least %d expected", v, MIB);
+	else
+		CHECK(rd(s, recvd) >= MIB, "received %llu bytes, at least %d expected",
+		      rd(s, recvd), MIB);
 	/* Stopped: the value stays while more is sent. */
 	OK(MPI_Barrier(MPI_COMM_WORLD));
 	OK(MPI_Barrier(MPI_COMM_WORLD));
