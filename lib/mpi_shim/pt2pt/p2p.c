@@ -1284,8 +1284,6 @@ free_arrays:
 	return rc;
 }
 
-/* After the last MPI call: the protocol's memory goes (the engine's
- * requests next, mpi_shim_req_fini). */
 int mpi_shim_unexp_level(void)
 {
 	return p2p.nunexp;
@@ -1301,6 +1299,8 @@ void mpi_shim_unexp_hwm_restart(void)
 	p2p.unexp_hwm = p2p.nunexp;
 }
 
+/* After the last MPI call: the protocol's memory goes (the engine's
+ * requests next, mpi_shim_req_fini). */
 void mpi_shim_p2p_fini(void)
 {
 	struct bip_layer_wait w = { 0, 0 };

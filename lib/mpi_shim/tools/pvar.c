@@ -632,15 +632,15 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handl
 }
 MPI_SHIM_ALIAS(MPI_T_pvar_handle_free);
 
-int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+/* Start (start 1) or stop one handle, or every handle of the session that
+ * is not continuous (MPI_T_PVAR_ALL_HANDLES). */
+static int start_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle, int start)
 {
-	MPI_SHIM_ENTER();
 	struct mpi_shim_t_pvar_handle *h;
 	struct pvar tmp;
 	const struct pvar *v;
 	int rc;
 
-	MPI_SHIM_T_CHECK();
 	rc = check_handle(session, handle, 1);
 	if (rc != MPI_SUCCESS)
 		return rc;
@@ -648,43 +648,30 @@ int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 		v = pvar_get(handle->index, &tmp);
 		if (is_continuous(v))
 			return MPI_T_ERR_PVAR_NO_STARTSTOP;
-		handle_start(handle, v);
+		(start ? handle_start : handle_stop)(handle, v);
 		return MPI_SUCCESS;
 	}
 	for (h = session->handles; h; h = h->next) {
 		v = pvar_get(h->index, &tmp);
 		if (!is_continuous(v))
-			handle_start(h, v);
+			(start ? handle_start : handle_stop)(h, v);
 	}
 	return MPI_SUCCESS;
+}
+
+int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+{
+	MPI_SHIM_ENTER();
+	MPI_SHIM_T_CHECK();
+	return start_stop(session, handle, 1);
 }
 MPI_SHIM_ALIAS(MPI_T_pvar_start);
 
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
 	MPI_SHIM_ENTER();
-	struct mpi_shim_t_pvar_handle *h;
-	struct pvar tmp;
-	const struct pvar *v;
-	int rc;
-
 	MPI_SHIM_T_CHECK();
-	rc = check_handle(session, handle, 1);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	if (handle != MPI_T_PVAR_ALL_HANDLES) {
-		v = pvar_get(handle->index, &tmp);
-		if (is_continuous(v))
-			return MPI_T_ERR_PVAR_NO_STARTSTOP;
-		handle_stop(handle, v);
-		return MPI_SUCCESS;
-	}
-	for (h = session->handles; h; h = h->next) {
-		v = pvar_get(h->index, &tmp);
-		if (!is_continuous(v))
-			handle_stop(h, v);
-	}
-	return MPI_SUCCESS;
+	return start_stop(session, handle, 0);
 }
 MPI_SHIM_ALIAS(MPI_T_pvar_stop);
 
