@@ -1282,8 +1282,17 @@ void bipload_remote_grow(int proxy, int node, const void *cmd, size_t len)
 {
 	struct proxy *x = &proxies[proxy];
 
-	/* Nodes stay ascending: a new node is above every node of the job. */
-	x->nodes = grow(x->nodes, x->nnodes + 1, sizeof(*x->nodes));
+	int *nodes;
+
+	/*
+	 * Nodes stay ascending: a new node is above every node of the job.
+	 * The list was allocated to its exact length at start
+	 * (bipload_remote_prepare), so it is not grown by powers of two.
+	 */
+	nodes = realloc(x->nodes, (size_t)(x->nnodes + 1) * sizeof(*x->nodes));
+	if (!nodes)
+		die("out of memory");
+	x->nodes = nodes;
 	x->nodes[x->nnodes++] = node;
 	procs[node].proxy = proxy;
 	procs[node].local_index = x->nnodes - 1;
