@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace.h - recording events in the tracer (libbip_trace, bip_trace(7)).
+ *
+ * Every thread appends to its own chunks of events (struct trace_thread):
+ * no lock and no atomic on the way, one clock read per time.  A slot is
+ * filled first and counted after (trace_commit), so that a flush from a
+ * signal handler, which writes what is counted, never writes half an
+ * event.  trace_on is set once, at MPI_Init, when BIP_TRACE names a file;
+ * while it is 0 a wrapper does nothing but call its PMPI_ function.
+ */
+#ifndef TRACE_H
+#define TRACE_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "trace_piece.h"
+
+#define TRACE_CHUNK_EVENTS 4096
+
+struct trace_chunk {
+	struct trace_chunk *next;
+	unsigned n; /* events counted */
+	struct trace_event ev[TRACE_CHUNK_EVENTS];
+};
+
+struct trace_thread {
+	struct trace_thread *next; /* every thread that recorded, newest first */
+	struct trace_chunk *first, *last;
+};
+
+extern int trace_on;
+extern __thread struct trace_thread *trace_self;
+/* The call this thread is inside (region + 1, 0: none) and its entry
+ * time: a flush on a signal records it as ending then. */
+extern __thread unsigned trace_cur_region;
+extern __thread uint64_t trace_cur_t0;
+
+struct trace_event *trace_slot_slow(void);
+
+static inline uint64_t trace_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A free slot of this thread's chunk, zeroed fields not guaranteed. */
+static inline struct trace_event *trace_slot(void)
+{
+	struct trace_thread *th = trace_self;
+
+	if (__builtin_expect(!th || th->last->n == TRACE_CHUNK_EVENTS, 0))
+		return trace_slot_slow();
+	return &th->last->ev[th->last->n];
+}
+
+/* Count the slot trace_slot gave: it is complete.  The signal fence keeps
+ * the compiler from moving the stores of the slot after the count, which
+ * a signal handler on this thread reads. */
+static inline void trace_commit(void)
+{
+	__atomic_signal_fence(__ATOMIC_RELEASE);
+	trace_self->last->n++;
+}
+
+static inline uint64_t trace_enter(unsigned region)
+{
+	uint64_t t0 = trace_now();
+
+	trace_cur_t0 = t0;
+	trace_cur_region = region + 1;
+	return t0;
+}
+
+/* A call that ends now, without more. */
+static inline void trace_call(unsigned region, uint64_t t0)
+{
+	struct trace_event *e = trace_slot();
+
+	e->t0 = t0;
+	e->t1 = trace_now();
+	e->kind = TRACE_EV_CALL;
+	e->region = (uint16_t)region;
+	trace_commit();
+	trace_cur_region = 0;
+}
+
+/* trace.c: start at MPI_Init (after PMPI_Init returned), and write this
+ * rank's piece (complete: 1 at MPI_Finalize). */
+void trace_start(void);
+void trace_flush(int complete);
+
+#endif
