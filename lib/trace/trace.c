@@ -24,7 +24,13 @@
  * A process killed by SIGKILL (after bipload's grace) writes nothing.
  * bipload (or biptrace by hand) merges the pieces afterwards.
  *
- * The clocks.  Times are CLOCK_MONOTONIC nanoseconds.  At MPI_Init each
+ * The clocks.  Times are CLOCK_MONOTONIC nanoseconds in the pieces.  On
+ * a processor whose time-stamp counter is invariant (CPUID 0x80000007,
+ * EDX bit 8: the rate does not change with frequency or sleep states),
+ * events are stamped with the counter (trace.h, trace_now), and the flush
+ * turns the counter into CLOCK_MONOTONIC by the straight line through two
+ * pairs of readings of both clocks, taken at MPI_Init and at the flush;
+ * elsewhere, events read CLOCK_MONOTONIC directly.  At MPI_Init each
  * rank other than 0 measures the offset of its clock to rank 0's, in
  * TRACE_SYNC_ROUNDS ping-pongs through PMPI on a duplicate of
  * MPI_COMM_WORLD: for each, offset = t0 - (ta + tb) / 2 (ta, tb this
@@ -41,8 +47,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include <mpi.h>
 #include <bip.h>
@@ -54,6 +64,7 @@
 #define TRACE_SYNC_TAG 1
 
 int trace_on;
+int trace_tsc;
 __thread struct trace_thread *trace_self;
 __thread unsigned trace_cur_region;
 __thread uint64_t trace_cur_t0;
@@ -67,6 +78,7 @@ static struct {
 	int written;                   /* the piece is written */
 	int lost;                      /* events lost for want of memory */
 	struct sigaction old_term, old_int;
+	uint64_t tsc0, mono0;          /* a reading of both clocks at MPI_Init */
 } tr = { .lock = PTHREAD_MUTEX_INITIALIZER, .rank = -1 };
 
 /* Where events go once memory is short: overwritten, never written. */
@@ -90,8 +102,11 @@ struct trace_event *trace_slot_slow(void)
 		spill_chunk.n = 0;
 		return &spill_chunk.ev[0];
 	}
-	c = malloc(sizeof(*c));
-	if (c) {
+	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (c == MAP_FAILED) {
+		c = NULL;
+	} else {
 		c->next = NULL;
 		c->n = 0;
 	}
@@ -99,7 +114,8 @@ struct trace_event *trace_slot_slow(void)
 		th = calloc(1, sizeof(*th));
 		if (!th || !c) {
 			free(th);
-			free(c);
+			if (c)
+				munmap(c, sizeof(*c));
 			lose_events();
 			trace_self = &spill_thread;
 			return &spill_chunk.ev[0];
@@ -120,6 +136,73 @@ struct trace_event *trace_slot_slow(void)
 	th->last->next = c;
 	th->last = c;
 	return &c->ev[0];
+}
+
+/* Both clocks read as close together as this thread can: the counter
+ * between two readings of CLOCK_MONOTONIC, the closest of three tries. */
+static void read_both(uint64_t *tsc, uint64_t *mono)
+{
+#if defined(__x86_64__)
+	uint64_t best = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		uint64_t a = trace_mono(), t = __rdtsc(), b = trace_mono();
+
+		if (b - a < best) {
+			best = b - a;
+			*tsc = t;
+			*mono = a + (b - a) / 2;
+		}
+	}
+#else
+	*tsc = *mono = trace_mono();
+#endif
+}
+
+void trace_clock_init(void)
+{
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+
+	trace_tsc = __get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8));
+#endif
+	read_both(&tr.tsc0, &tr.mono0);
+}
+
+/* A time of trace_now as CLOCK_MONOTONIC, by the line through (tsc0,
+ * mono0) and (tsc1, mono1). */
+static uint64_t to_mono(uint64_t t, uint64_t tsc1, uint64_t mono1)
+{
+	int64_t dt = (int64_t)(t - tr.tsc0);
+	__int128 ns = (__int128)dt * (__int128)(mono1 - tr.mono0) / (__int128)(tsc1 - tr.tsc0);
+
+	return tr.mono0 + (uint64_t)(int64_t)ns;
+}
+
+/* Every event's times as CLOCK_MONOTONIC, once, at the flush. */
+static void convert_times(struct trace_event *open_call)
+{
+	struct trace_thread *th;
+	struct trace_chunk *c;
+	uint64_t tsc1, mono1;
+	unsigned i;
+
+	if (!trace_tsc)
+		return;
+	read_both(&tsc1, &mono1);
+	if (tsc1 <= tr.tsc0 || mono1 <= tr.mono0)
+		return;
+	for (th = tr.threads; th; th = th->next)
+		for (c = th->first; c; c = c->next)
+			for (i = 0; i < c->n; i++) {
+				c->ev[i].t0 = to_mono(c->ev[i].t0, tsc1, mono1);
+				c->ev[i].t1 = to_mono(c->ev[i].t1, tsc1, mono1);
+			}
+	if (open_call) {
+		open_call->t0 = to_mono(open_call->t0, tsc1, mono1);
+		open_call->t1 = to_mono(open_call->t1, tsc1, mono1);
+	}
 }
 
 /* write(2) all of buf: 0 or -1. */
@@ -174,6 +257,7 @@ void trace_flush(int complete)
 		open_call.t1 = trace_now();
 		with_open = 1;
 	}
+	convert_times(with_open ? &open_call : NULL);
 	for (th = tr.threads; th; th = th->next)
 		for (c = th->first; c; c = c->next)
 			h.nevents += c->n;
@@ -235,18 +319,18 @@ static void measure_clock_offset(void)
 		for (r = 1; r < tr.size; r++)
 			for (i = 0; i < TRACE_SYNC_ROUNDS; i++) {
 				PMPI_Recv(t, 0, MPI_BYTE, r, TRACE_SYNC_TAG, comm, MPI_STATUS_IGNORE);
-				t[0] = trace_now();
+				t[0] = trace_mono();
 				PMPI_Send(t, 1, MPI_UINT64_T, r, TRACE_SYNC_TAG, comm);
 			}
 	} else {
 		uint64_t best = UINT64_MAX;
 
 		for (i = 0; i < TRACE_SYNC_ROUNDS; i++) {
-			uint64_t ta = trace_now(), tb;
+			uint64_t ta = trace_mono(), tb;
 
 			PMPI_Send(t, 0, MPI_BYTE, 0, TRACE_SYNC_TAG, comm);
 			PMPI_Recv(t, 1, MPI_UINT64_T, 0, TRACE_SYNC_TAG, comm, MPI_STATUS_IGNORE);
-			tb = trace_now();
+			tb = trace_mono();
 			if (tb - ta < best) {
 				best = tb - ta;
 				tr.clock_offset = (int64_t)(t[0] - (ta + (tb - ta) / 2));

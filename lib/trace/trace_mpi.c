@@ -306,6 +306,7 @@ int MPI_Init(int *argc, char ***argv)
 
 	if (!file || !*file)
 		return PMPI_Init(argc, argv);
+	trace_clock_init();
 	trace_on = 1;
 	t0 = trace_enter(TRACE_R_Init);
 	ret = PMPI_Init(argc, argv);
@@ -327,6 +328,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 	if (!file || !*file)
 		return PMPI_Init_thread(argc, argv, required, provided);
+	trace_clock_init();
 	trace_on = 1;
 	t0 = trace_enter(TRACE_R_Init_thread);
 	ret = PMPI_Init_thread(argc, argv, required, provided);
