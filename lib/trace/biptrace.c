@@ -5,12 +5,16 @@
  * a Chrome trace-event file, DIR.json (bip_trace(7)).
  *
  *   biptrace [-q] [-k] DIR
+ *   biptrace --lib
  *
  * bipload --trace DIR runs it when the job has ended, however it ended;
  * by hand it merges the pieces of a job started otherwise (srun).  -k
  * keeps the pieces (otherwise removed once both files are written); -q
  * says nothing unless something is wrong.  Exit 0 if both files were
  * written (even from a partial set of pieces, which it says), 1 if not.
+ * --lib prints the path of the tracer's library, for LD_PRELOAD under
+ * another launcher: the one beside biptrace (the build tree), else the
+ * installed one.
  *
  * Each piece is put in time order (see order_piece): a call gives its
  * entry at t0 and its exit at t1, and the events inside it fall between.
@@ -834,9 +838,39 @@ static void remove_pieces(void)
 	rmdir(path);
 }
 
+/* --lib: see the header. */
+static int print_library(void)
+{
+	char self[PATH_MAX], path[PATH_MAX + 32], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, sizeof(path), "%s/libbip_trace.so", self);
+			if (access(path, R_OK) == 0) {
+				printf("%s\n", path);
+				return 0;
+			}
+		}
+	}
+	snprintf(path, sizeof(path), "%s/libbip_trace.so", BIP_TRACE_LIBDIR);
+	if (access(path, R_OK) < 0) {
+		warn("%s: %s", path, strerror(errno));
+		return 1;
+	}
+	printf("%s\n", path);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int i;
+
+	if (argc == 2 && !strcmp(argv[1], "--lib"))
+		return print_library();
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-q")) {
@@ -844,12 +878,12 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-k")) {
 			m.keep = 1;
 		} else {
-			fprintf(stderr, "usage: biptrace [-q] [-k] DIR\n");
+			fprintf(stderr, "usage: biptrace [-q] [-k] DIR\n       biptrace --lib\n");
 			return 2;
 		}
 	}
 	if (i != argc - 1) {
-		fprintf(stderr, "usage: biptrace [-q] [-k] DIR\n");
+		fprintf(stderr, "usage: biptrace [-q] [-k] DIR\n       biptrace --lib\n");
 		return 2;
 	}
 	m.dir = argv[i];
