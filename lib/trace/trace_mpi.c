@@ -17,6 +17,8 @@
  *   Irecv                       TRACE_EV_CALL_IRECV with a request id
  *   Wait, Test and families     TRACE_EV_ISEND_DONE / TRACE_EV_IRECV_DONE
  *                               per request of Isend or Irecv they end
+ *                               (its handle became MPI_REQUEST_NULL, even
+ *                               when the call reports the request's error)
  *   Request_free                forgets the request
  *   the blocking collectives    TRACE_EV_CALL_COLL: op, root, bytes
  *
@@ -267,7 +269,7 @@ static int req_copy_make(struct req_copy *c, int count, const MPI_Request *r,
 {
 	c->reqs = c->small_reqs;
 	c->st = user_st ? user_st : c->small_st;
-	if (count < 0) {
+	if (count < 0 || (count > 0 && !r)) {
 		c->reqs = NULL;
 		return -1;
 	}
@@ -382,8 +384,11 @@ int MPI_Pcontrol(const int level, ...)
 			return PMPI_##name(buf, count, datatype, dest, tag, comm);         \
 		t0 = trace_enter(TRACE_R_##name);                                          \
 		ret = PMPI_##name(buf, count, datatype, dest, tag, comm);                  \
-		rec_p2p(TRACE_R_##name, t0, comm, dest, tag, type_bytes(count, datatype),  \
-			NULL);                                                             \
+		if (ret == MPI_SUCCESS)                                                    \
+			rec_p2p(TRACE_R_##name, t0, comm, dest, tag,                       \
+				type_bytes(count, datatype), NULL);                        \
+		else                                                                       \
+			trace_call(TRACE_R_##name, t0);                                    \
 		return ret;                                                                \
 	}
 
@@ -405,8 +410,10 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	if (!status)
 		status = &own;
 	ret = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
-	rec_p2p(TRACE_R_Recv, t0, comm, MPI_PROC_NULL, 0, 0,
-		ret == MPI_SUCCESS ? status : NULL);
+	if (ret == MPI_SUCCESS)
+		rec_p2p(TRACE_R_Recv, t0, comm, MPI_PROC_NULL, 0, 0, status);
+	else
+		trace_call(TRACE_R_Recv, t0);
 	return ret;
 }
 
@@ -426,8 +433,11 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 		status = &own;
 	ret = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
 			    recvtype, source, recvtag, comm, status);
-	rec_p2p(TRACE_R_Sendrecv, t0, comm, dest, sendtag, type_bytes(sendcount, sendtype),
-		ret == MPI_SUCCESS ? status : NULL);
+	if (ret == MPI_SUCCESS)
+		rec_p2p(TRACE_R_Sendrecv, t0, comm, dest, sendtag, type_bytes(sendcount, sendtype),
+			status);
+	else
+		trace_call(TRACE_R_Sendrecv, t0);
 	return ret;
 }
 
@@ -446,8 +456,11 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 		status = &own;
 	ret = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm,
 				    status);
-	rec_p2p(TRACE_R_Sendrecv_replace, t0, comm, dest, sendtag, type_bytes(count, datatype),
-		ret == MPI_SUCCESS ? status : NULL);
+	if (ret == MPI_SUCCESS)
+		rec_p2p(TRACE_R_Sendrecv_replace, t0, comm, dest, sendtag,
+			type_bytes(count, datatype), status);
+	else
+		trace_call(TRACE_R_Sendrecv_replace, t0);
 	return ret;
 }
 
@@ -514,7 +527,7 @@ int MPI_Request_free(MPI_Request *request)
 	if (!trace_on)
 		return PMPI_Request_free(request);
 	t0 = trace_enter(TRACE_R_Request_free);
-	r = *request;
+	r = request ? *request : MPI_REQUEST_NULL;
 	ret = PMPI_Request_free(request);
 	if (ret == MPI_SUCCESS)
 		req_forget(r, &re);
@@ -534,11 +547,11 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 	if (!trace_on)
 		return PMPI_Wait(request, status);
 	t0 = trace_enter(TRACE_R_Wait);
-	r = *request;
+	r = request ? *request : MPI_REQUEST_NULL;
 	if (!status)
 		status = &own;
 	ret = PMPI_Wait(request, status);
-	if (ret == MPI_SUCCESS)
+	if (request && *request == MPI_REQUEST_NULL)
 		rec_done(r, status);
 	trace_call(TRACE_R_Wait, t0);
 	return ret;
@@ -554,11 +567,11 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	if (!trace_on)
 		return PMPI_Test(request, flag, status);
 	t0 = trace_enter(TRACE_R_Test);
-	r = *request;
+	r = request ? *request : MPI_REQUEST_NULL;
 	if (!status)
 		status = &own;
 	ret = PMPI_Test(request, flag, status);
-	if (ret == MPI_SUCCESS && *flag)
+	if (request && *request == MPI_REQUEST_NULL)
 		rec_done(r, status);
 	trace_call(TRACE_R_Test, t0);
 	return ret;
@@ -577,8 +590,9 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 		ret = PMPI_Waitall(count, array_of_requests, array_of_statuses);
 	} else {
 		ret = PMPI_Waitall(count, array_of_requests, c.st);
-		for (i = 0; ret == MPI_SUCCESS && i < count; i++)
-			rec_done(c.reqs[i], &c.st[i]);
+		for (i = 0; i < count; i++)
+			if (array_of_requests[i] == MPI_REQUEST_NULL)
+				rec_done(c.reqs[i], &c.st[i]);
 	}
 	req_copy_free(&c, array_of_statuses);
 	trace_call(TRACE_R_Waitall, t0);
@@ -599,8 +613,9 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 		ret = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
 	} else {
 		ret = PMPI_Testall(count, array_of_requests, flag, c.st);
-		for (i = 0; ret == MPI_SUCCESS && *flag && i < count; i++)
-			rec_done(c.reqs[i], &c.st[i]);
+		for (i = 0; i < count; i++)
+			if (array_of_requests[i] == MPI_REQUEST_NULL)
+				rec_done(c.reqs[i], &c.st[i]);
 	}
 	req_copy_free(&c, array_of_statuses);
 	trace_call(TRACE_R_Testall, t0);
@@ -736,6 +751,12 @@ static void rec_coll(unsigned region, uint64_t t0, enum trace_coll coll, MPI_Com
 	trace_cur_region = 0;
 }
 
+/*
+ * The sizes come from the arguments by MPI_Type_size, MPI_Comm_rank and
+ * MPI_Comm_size, asked only after the call succeeded: with bad arguments
+ * they would raise an error the program did not make.
+ */
+
 int MPI_Barrier(MPI_Comm comm)
 {
 	uint64_t t0;
@@ -745,6 +766,10 @@ int MPI_Barrier(MPI_Comm comm)
 		return PMPI_Barrier(comm);
 	t0 = trace_enter(TRACE_R_Barrier);
 	ret = PMPI_Barrier(comm);
+	if (ret != MPI_SUCCESS) {
+		trace_call(TRACE_R_Barrier, t0);
+		return ret;
+	}
 	rec_coll(TRACE_R_Barrier, t0, TRACE_COLL_BARRIER, comm, TRACE_NO_PEER, 0, 0);
 	return ret;
 }
@@ -758,6 +783,10 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 		return PMPI_Bcast(buffer, count, datatype, root, comm);
 	t0 = trace_enter(TRACE_R_Bcast);
 	ret = PMPI_Bcast(buffer, count, datatype, root, comm);
+	if (ret != MPI_SUCCESS) {
+		trace_call(TRACE_R_Bcast, t0);
+		return ret;
+	}
 	b = type_bytes(count, datatype);
 	me = comm_rank(comm);
 	rec_coll(TRACE_R_Bcast, t0, TRACE_COLL_BCAST, comm, root, me == root ? b : 0,
@@ -775,6 +804,10 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 	t0 = trace_enter(TRACE_R_Reduce);
 	ret = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+	if (ret != MPI_SUCCESS) {
+		trace_call(TRACE_R_Reduce, t0);
+		return ret;
+	}
 	b = type_bytes(count, datatype);
 	rec_coll(TRACE_R_Reduce, t0, TRACE_COLL_REDUCE, comm, root, b,
 		 comm_rank(comm) == root ? b : 0);
@@ -791,6 +824,10 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 		return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 	t0 = trace_enter(TRACE_R_Allreduce);
 	ret = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+	if (ret != MPI_SUCCESS) {
+		trace_call(TRACE_R_Allreduce, t0);
+		return ret;
+	}
 	b = type_bytes(count, datatype);
 	rec_coll(TRACE_R_Allreduce, t0, TRACE_COLL_ALLREDUCE, comm, TRACE_NO_PEER, b, b);
 	return ret;
@@ -808,6 +845,10 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 	t0 = trace_enter(TRACE_R_Gather);
 	ret = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
 			  comm);
+	if (ret != MPI_SUCCESS) {
+		trace_call(TRACE_R_Gather, t0);
+		return ret;
+	}
 	is_root = comm_rank(comm) == root;
 	if (is_root)
 		recvd = type_bytes(recvcount, recvtype) * (uint64_t)comm_size(comm);
@@ -829,6 +870,10 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	t0 = trace_enter(TRACE_R_Scatter);
 	ret = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
 			   comm);
+	if (ret != MPI_SUCCESS) {
+		trace_call(TRACE_R_Scatter, t0);
+		return ret;
+	}
 	is_root = comm_rank(comm) == root;
 	if (is_root)
 		sent = type_bytes(sendcount, sendtype) * (uint64_t)comm_size(comm);
@@ -849,6 +894,10 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 				      comm);
 	t0 = trace_enter(TRACE_R_Allgather);
 	ret = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+	if (ret != MPI_SUCCESS) {
+		trace_call(TRACE_R_Allgather, t0);
+		return ret;
+	}
 	recvd = type_bytes(recvcount, recvtype);
 	sent = sendbuf == MPI_IN_PLACE ? recvd : type_bytes(sendcount, sendtype);
 	rec_coll(TRACE_R_Allgather, t0, TRACE_COLL_ALLGATHER, comm, TRACE_NO_PEER, sent,
@@ -867,6 +916,10 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 				     comm);
 	t0 = trace_enter(TRACE_R_Alltoall);
 	ret = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+	if (ret != MPI_SUCCESS) {
+		trace_call(TRACE_R_Alltoall, t0);
+		return ret;
+	}
 	n = comm_size(comm);
 	recvd = type_bytes(recvcount, recvtype) * (uint64_t)n;
 	sent = sendbuf == MPI_IN_PLACE ? recvd : type_bytes(sendcount, sendtype) * (uint64_t)n;
@@ -884,6 +937,10 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 		return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 	t0 = trace_enter(TRACE_R_Reduce_scatter_block);
 	ret = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+	if (ret != MPI_SUCCESS) {
+		trace_call(TRACE_R_Reduce_scatter_block, t0);
+		return ret;
+	}
 	b = type_bytes(recvcount, datatype);
 	rec_coll(TRACE_R_Reduce_scatter_block, t0, TRACE_COLL_REDUCE_SCATTER_BLOCK, comm,
 		 TRACE_NO_PEER, b * (uint64_t)comm_size(comm), b);
@@ -900,6 +957,10 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 		return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
 	t0 = trace_enter(TRACE_R_Scan);
 	ret = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+	if (ret != MPI_SUCCESS) {
+		trace_call(TRACE_R_Scan, t0);
+		return ret;
+	}
 	b = type_bytes(count, datatype);
 	rec_coll(TRACE_R_Scan, t0, TRACE_COLL_SCAN, comm, TRACE_NO_PEER, b, b);
 	return ret;
@@ -915,6 +976,10 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
 	t0 = trace_enter(TRACE_R_Exscan);
 	ret = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+	if (ret != MPI_SUCCESS) {
+		trace_call(TRACE_R_Exscan, t0);
+		return ret;
+	}
 	b = type_bytes(count, datatype);
 	rec_coll(TRACE_R_Exscan, t0, TRACE_COLL_EXSCAN, comm, TRACE_NO_PEER, b, b);
 	return ret;
