@@ -65,9 +65,7 @@
 
 int trace_on;
 int trace_tsc;
-__thread struct trace_thread *trace_self;
-__thread unsigned trace_cur_region;
-__thread uint64_t trace_cur_t0;
+__thread struct trace_tls trace_tls __attribute__((tls_model("initial-exec")));
 
 static struct {
 	pthread_mutex_t lock;          /* threads */
@@ -95,7 +93,7 @@ static void lose_events(void)
 
 struct trace_event *trace_slot_slow(void)
 {
-	struct trace_thread *th = trace_self;
+	struct trace_thread *th = trace_tls.self;
 	struct trace_chunk *c;
 
 	if (th == &spill_thread) {
@@ -117,7 +115,7 @@ struct trace_event *trace_slot_slow(void)
 			if (c)
 				munmap(c, sizeof(*c));
 			lose_events();
-			trace_self = &spill_thread;
+			trace_tls.self = &spill_thread;
 			return &spill_chunk.ev[0];
 		}
 		th->first = th->last = c;
@@ -125,12 +123,12 @@ struct trace_event *trace_slot_slow(void)
 		th->next = tr.threads;
 		tr.threads = th;
 		pthread_mutex_unlock(&tr.lock);
-		trace_self = th;
+		trace_tls.self = th;
 		return &c->ev[0];
 	}
 	if (!c) {
 		lose_events();
-		trace_self = &spill_thread;
+		trace_tls.self = &spill_thread;
 		return &spill_chunk.ev[0];
 	}
 	th->last->next = c;
@@ -249,11 +247,11 @@ void trace_flush(int complete)
 		return;
 	tr.written = 1;
 	trace_on = 0;
-	if (!complete && trace_cur_region) {
+	if (!complete && trace_tls.cur_region) {
 		memset(&open_call, 0, sizeof(open_call));
 		open_call.kind = TRACE_EV_CALL;
-		open_call.region = (uint16_t)(trace_cur_region - 1);
-		open_call.t0 = trace_cur_t0;
+		open_call.region = (uint16_t)(trace_tls.cur_region - 1);
+		open_call.t0 = trace_tls.cur_t0;
 		open_call.t1 = trace_now();
 		with_open = 1;
 	}

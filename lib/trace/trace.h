@@ -37,11 +37,19 @@ struct trace_thread {
 
 extern int trace_on;
 extern int trace_tsc;
-extern __thread struct trace_thread *trace_self;
-/* The call this thread is inside (region + 1, 0: none) and its entry
- * time: a flush on a signal records it as ending then. */
-extern __thread unsigned trace_cur_region;
-extern __thread uint64_t trace_cur_t0;
+/*
+ * This thread's: its events, and the call it is inside (region + 1, 0:
+ * none) with its entry time, which a flush on a signal records as ending
+ * then.  Initial-exec: the library is loaded with the program
+ * (LD_PRELOAD), so its thread-local data sits at a fixed offset from the
+ * thread pointer instead of behind a call of __tls_get_addr.
+ */
+struct trace_tls {
+	struct trace_thread *self;
+	unsigned cur_region;
+	uint64_t cur_t0;
+};
+extern __thread struct trace_tls trace_tls __attribute__((tls_model("initial-exec")));
 
 struct trace_event *trace_slot_slow(void);
 
@@ -73,7 +81,7 @@ static inline uint64_t trace_now(void)
 /* A free slot of this thread's chunk, zeroed fields not guaranteed. */
 static inline struct trace_event *trace_slot(void)
 {
-	struct trace_thread *th = trace_self;
+	struct trace_thread *th = trace_tls.self;
 
 	if (__builtin_expect(!th || th->last->n == TRACE_CHUNK_EVENTS, 0))
 		return trace_slot_slow();
@@ -86,15 +94,15 @@ static inline struct trace_event *trace_slot(void)
 static inline void trace_commit(void)
 {
 	__atomic_signal_fence(__ATOMIC_RELEASE);
-	trace_self->last->n++;
+	trace_tls.self->last->n++;
 }
 
 static inline uint64_t trace_enter(unsigned region)
 {
 	uint64_t t0 = trace_now();
 
-	trace_cur_t0 = t0;
-	trace_cur_region = region + 1;
+	trace_tls.cur_t0 = t0;
+	trace_tls.cur_region = region + 1;
 	return t0;
 }
 
@@ -108,7 +116,7 @@ static inline void trace_call(unsigned region, uint64_t t0)
 	e->kind = TRACE_EV_CALL;
 	e->region = (uint16_t)region;
 	trace_commit();
-	trace_cur_region = 0;
+	trace_tls.cur_region = 0;
 }
 
 /* trace.c: choose the clock at MPI_Init (before PMPI_Init), start (after

@@ -100,7 +100,7 @@ static void rec_p2p(unsigned region, uint64_t t0, MPI_Comm comm, int dst, int st
 		e->recvd = 0;
 	}
 	trace_commit();
-	trace_cur_region = 0;
+	trace_tls.cur_region = 0;
 }
 
 /* --- the requests of Isend and Irecv --- */
@@ -223,7 +223,7 @@ static void rec_isend(unsigned region, uint64_t t0, MPI_Comm comm, int dst, int 
 	e->sent = sent;
 	e->req = dst == MPI_PROC_NULL ? 0 : req_track(r, comm, 1);
 	trace_commit();
-	trace_cur_region = 0;
+	trace_tls.cur_region = 0;
 }
 
 /* Request r (the handle before the call) ended with status st. */
@@ -513,7 +513,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 	e->rtag = tag;
 	e->req = source == MPI_PROC_NULL ? 0 : req_track(*request, comm, 0);
 	trace_commit();
-	trace_cur_region = 0;
+	trace_tls.cur_region = 0;
 	return ret;
 }
 
@@ -748,7 +748,7 @@ static void rec_coll(unsigned region, uint64_t t0, enum trace_coll coll, MPI_Com
 	e->sent = sent;
 	e->recvd = recvd;
 	trace_commit();
-	trace_cur_region = 0;
+	trace_tls.cur_region = 0;
 }
 
 /*
