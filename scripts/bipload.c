@@ -595,8 +595,7 @@ int main(int argc, char **argv)
 		stdin_pipe[1] = -1;
 	}
 	rc = bipload_pm_run(stdin_pipe[1]);
-	if (bipload_trace_merge() < 0 && rc == 0)
-		rc = EXIT_FAILURE;
+	bipload_trace_merge(); /* the status stays the job's */
 	bipload_lanai_stop();
 	bipload_remote_free();
 	for (i = 0; i < nprocs; i++) {

@@ -17,7 +17,9 @@
  * After the job, however it ended (a rank writes its piece at
  * MPI_Finalize, or on the SIGTERM of a failed job or of --timeout):
  * biptrace DIR merges the pieces into DIR/traces.otf2 and DIR.json.  If
- * it fails, the pieces stay in DIR/ranks for biptrace by hand.
+ * it fails, the pieces stay in DIR/ranks for biptrace by hand.  bipload's
+ * exit status stays the job's: a trace that could not be merged is said
+ * on stderr only.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -241,7 +241,8 @@ static int load_pieces(void)
 	snprintf(path, sizeof(path), "%s/ranks", m.dir);
 	dir = opendir(path);
 	if (!dir) {
-		warn("%s: %s (no rank wrote its piece)", path, strerror(errno));
+		warn("%s: %s (no rank made it: no rank went through MPI_Init's C function with "
+		     "the tracer loaded?)", path, strerror(errno));
 		return -1;
 	}
 	while ((d = readdir(dir))) {
@@ -277,7 +278,9 @@ static int load_pieces(void)
 	}
 	closedir(dir);
 	if (!found) {
-		warn("%s/ranks: no piece of a trace", m.dir);
+		warn("%s/ranks: no piece of a trace (no rank went through MPI_Init's C "
+		     "function with the tracer loaded: a Fortran program, or not an MPI program?)",
+		     m.dir);
 		return -1;
 	}
 	m.rank_of_node = malloc((size_t)m.nnodes * sizeof(int));

@@ -347,8 +347,15 @@ void trace_start(void)
 {
 	const char *file = getenv("BIP_TRACE");
 	struct sigaction sa;
+	MPI_Comm parent;
 
 	if (!file || !*file) {
+		trace_on = 0;
+		return;
+	}
+	/* A spawned job has ranks of its own, which would write over the
+	 * pieces of its parents' ranks: it is not traced. */
+	if (PMPI_Comm_get_parent(&parent) == MPI_SUCCESS && parent != MPI_COMM_NULL) {
 		trace_on = 0;
 		return;
 	}
