@@ -28,6 +28,10 @@
   check.py baddir BIPLOAD PROG ring NP
       --trace in a directory that does not exist: bipload fails before
       starting anything, saying which directory
+  check.py manual BIPLOAD PROG ring NP BIPTRACE
+      the way of another launcher (srun): LD_PRELOAD=$(biptrace --lib) and
+      BIP_TRACE=DIR given as the job's environment (-env), no --trace; the
+      ranks make DIR, biptrace DIR merges, and DIR.json is as in "json"
 """
 import json
 import os
@@ -218,8 +222,9 @@ def check_json(trace, kind, np):
 
 
 def main():
-    if len(sys.argv) != 6:
-        sys.exit('usage: check.py otf2|json|timeout|off|nolib|baddir BIPLOAD PROG KIND NP')
+    if len(sys.argv) not in (6, 7):
+        sys.exit('usage: check.py otf2|json|timeout|off|nolib|baddir|manual BIPLOAD PROG KIND '
+                 'NP [BIPTRACE]')
     what, bipload, prog, kind, np = sys.argv[1:6]
     np = int(np)
     workdir = tempfile.mkdtemp(prefix='biptrace-test-')
@@ -259,6 +264,16 @@ def main():
                 fail('the message does not name --trace and the directory')
             if os.path.exists(marker):
                 fail('the job started')
+        elif what == 'manual':
+            biptrace = sys.argv[6]
+            lib = run([biptrace, '--lib']).stdout.strip()
+            trace = os.path.join(workdir, 'job')
+            run([bipload, '-q', '-sz', str(np), '-env', 'LD_PRELOAD=' + lib,
+                 '-env', 'BIP_TRACE=' + trace, prog, kind, str(ROUNDS)])
+            if not os.path.isdir(trace + '/ranks'):
+                fail('the ranks did not make %s/ranks' % trace)
+            run([biptrace, trace])
+            check_json(trace, kind, np)
         else:
             sys.exit('check.py: unknown check ' + what)
     finally:
