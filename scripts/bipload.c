@@ -3,7 +3,7 @@
  * bipload - run a BIP program on the nodes of a configuration (manual 4.8).
  *
  *   bipload [-sz N | -np N] [-f CONF] [-q] [--tag-output] [--timeout S]
- *           [--rsh CMD] [-x VAR[=value]]... prog [args...]
+ *           [--rsh CMD] [-x VAR[=value]]... [--trace DIR] prog [args...]
  *
  * Starts one process per node, on the node's host: on this host directly,
  * on every other through one proxy per host (bipload-proxy), started by a
@@ -99,7 +99,7 @@ static void usage(int status)
 		"               [--rsh COMMAND] [-x VAR[=value]]... [-env VAR=value]...\n"
 		"               [--host HOST[:N][,...]]... [--hostfile FILE] [--ppn N] [--oversubscribe]\n"
 		"               [--output-filename DIR[:nocopy]] [--bind-to core|none]\n"
-		"               [--report-bindings] [--universe N] prog [args...]\n"
+		"               [--report-bindings] [--universe N] [--trace DIR] prog [args...]\n"
 		"               [: [-sz N] [-env VAR=value]... prog [args...]]...\n");
 	exit(status);
 }
@@ -228,6 +228,8 @@ static int global_option(int argc, char **argv, int *i)
 		if (strcmp(v, "core") && strcmp(v, "none"))
 			die("--bind-to %s: expected core or none", v);
 		opt.bind_to = v;
+	} else if (!strcmp(a, "--trace")) {
+		opt.trace = arg_of(argc, argv, i);
 	} else if (!strcmp(a, "--report-bindings")) {
 		opt.report_bindings = 1;
 	} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -484,6 +486,8 @@ int main(int argc, char **argv)
 	struct rlimit nofile;
 
 	parse_args(argc, argv);
+	if (opt.trace)
+		bipload_trace_prepare(opt.trace);
 	if (g && *g) {
 		char *end;
 
@@ -591,6 +595,7 @@ int main(int argc, char **argv)
 		stdin_pipe[1] = -1;
 	}
 	rc = bipload_pm_run(stdin_pipe[1]);
+	bipload_trace_merge(); /* the status stays the job's */
 	bipload_lanai_stop();
 	bipload_remote_free();
 	for (i = 0; i < nprocs; i++) {

@@ -106,6 +106,7 @@ struct bipload_opts {
 	int bind_core;          /* bind: --bind-to core, or BIP_BIND=core */
 	int report_bindings;
 	int universe;           /* --universe: the most nodes the job may grow to */
+	const char *trace;      /* --trace DIR, NULL if not given */
 };
 
 extern struct bipload_opts opt;
@@ -128,6 +129,12 @@ int valid_name(const char *s, size_t len);
 /* A program bipload starts for the job (lanai-sim, bipgw): $env_name, else
  * name beside bipload, else in build_dir relative to it (the build tree;
  * NULL: none), else name for PATH. */
+/* --- bipload_trace.c: --trace DIR --- */
+/* Check DIR's parent, make DIR, give every command the tracer (dies on
+ * error, before the job starts). */
+void bipload_trace_prepare(const char *dir);
+/* After the job: merge the pieces (biptrace); 0, or -1 (said). */
+int bipload_trace_merge(void);
 void bipload_find_helper(const char *env_name, const char *name, const char *build_dir,
 			 char *buf, size_t len);
 /* The command node runs. */
