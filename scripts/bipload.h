@@ -20,6 +20,8 @@
  *                    --hostfile), and the job's configuration file
  *   bipload_lanai.c  the simulated board's firmware, started for the job
  *   bipload_slurm.c  the nodes of a Slurm allocation
+ *   bipload_monitor.c --monitor: the job's counters in a browser, served
+ *                    over HTTP from bipload's own loop
  *
  * Everything here is one process's state, shared by the parts.
  */
@@ -106,6 +108,8 @@ struct bipload_opts {
 	int bind_core;          /* bind: --bind-to core, or BIP_BIND=core */
 	int report_bindings;
 	int universe;           /* --universe: the most nodes the job may grow to */
+	int monitor;            /* --monitor: serve the job's live view */
+	const char *monitor_addr; /* its ADDR:PORT, NULL: 127.0.0.1, any port */
 };
 
 extern struct bipload_opts opt;
