@@ -10,10 +10,12 @@
  * copies its counters there (lib/bip/boot/monitor.c).  bipload maps the
  * pages of its own host's processes and reads them every
  * BIPLOAD_MONITOR_PERIOD_MS; nothing travels on the job's message paths.
- * The processes of other hosts are not monitored: their proxies do not read
- * pages, and their rows of the matrix stay empty (the page says so).
- * A page is the process's word, untrusted: bipload copies it under its
- * sequence number, takes only numbers from it, and clamps the number of
+ * On other hosts, the proxy (bipload_proxy.c) gives its processes pages the
+ * same way, reads them as often, and sends bipload a MONITOR frame with the
+ * copy when it has changed (bipload_proxy.h), on the proxy's own channel.
+ * A page is the process's word, untrusted, and a frame the proxy's: bipload
+ * copies a page under its sequence number, checks a frame's length against
+ * the job's nodes, takes only numbers from either, and clamps the number of
  * peers to the page's room and to the job's nodes.
  *
  * What it keeps.  The last good copy of each process's page (kept after
@@ -99,7 +101,9 @@ struct watched {
 	struct bip_monitor_page *map;   /* bipload's read-only mapping, or NULL */
 	size_t map_len;
 	struct bip_monitor_page *copy;  /* the last good copy (same size) */
+	struct bip_monitor_page *scratch; /* a copy being checked */
 	int good;                       /* copy holds one */
+	int remote;                     /* copies come from its host's proxy */
 	int peers;                      /* its peers, clamped */
 };
 
@@ -254,13 +258,15 @@ int bipload_monitor_page_fd(int node)
 	}
 	w->map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 	w->copy = calloc(1, len);
-	if (w->map == MAP_FAILED || !w->copy) {
+	w->scratch = calloc(1, len);
+	if (w->map == MAP_FAILED || !w->copy || !w->scratch) {
 		info("--monitor: node %d: cannot map its page", node);
 		if (w->map != MAP_FAILED)
 			munmap(w->map, len);
 		w->map = NULL;
 		free(w->copy);
-		w->copy = NULL;
+		free(w->scratch);
+		w->copy = w->scratch = NULL;
 		close(fd);
 		return -1;
 	}
@@ -271,34 +277,49 @@ int bipload_monitor_page_fd(int node)
 /* Copy node's page if it is stable; keep the last good copy otherwise. */
 static void read_page(struct watched *w)
 {
-	size_t room = (w->map_len - bip_monitor_size(0)) / sizeof(struct bip_monitor_peer);
-	int tries;
+	int peers = bip_monitor_copy(w->map, w->map_len, w->scratch, (size_t)nwatched);
 
-	for (tries = 0; tries < 4; tries++) {
-		/* Pairs with the process's release store of an even seq
-		 * (monitor.c): the fields read below are of that copy or
-		 * later ones, which the second read of seq catches. */
-		uint64_t s1 = __atomic_load_n(&w->map->seq, __ATOMIC_ACQUIRE), s2;
-		uint32_t peers;
-
-		if (s1 & 1 || s1 == 0)
-			continue;
-		memcpy(w->copy, w->map, w->map_len);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		s2 = __atomic_load_n(&w->map->seq, __ATOMIC_RELAXED);
-		if (s1 != s2)
-			continue;
-		if (w->copy->version != BIP_MONITOR_VERSION)
-			return;
-		peers = w->copy->peers;
-		if (peers > room)
-			peers = (uint32_t)room;
-		if (peers > (uint32_t)nwatched)
-			peers = (uint32_t)nwatched;
-		w->peers = (int)peers;
-		w->good = 1;
+	if (peers < 0)
 		return;
+	memcpy(w->copy, w->scratch, w->map_len);
+	w->peers = peers;
+	w->good = 1;
+}
+
+int bipload_monitor_remote(int node, const void *data, size_t len)
+{
+	struct watched *w;
+	struct bip_monitor_page *pg;
+	size_t room = (size_t)nwatched < BIP_MONITOR_PEERS_MAX ? (size_t)nwatched :
+			BIP_MONITOR_PEERS_MAX;
+	size_t peers;
+
+	if (listen_fd < 0 || node < 0 || node >= nwatched || len < bip_monitor_size(0) ||
+	    len > bip_monitor_size(room) ||
+	    (len - bip_monitor_size(0)) % sizeof(struct bip_monitor_peer))
+		return -EPROTO;
+	w = &watched[node];
+	if (w->map)
+		return -EPROTO; /* a page of this host's */
+	if (!w->copy) {
+		w->copy = calloc(1, bip_monitor_size(room));
+		if (!w->copy)
+			return -ENOMEM;
+		w->map_len = bip_monitor_size(room);
 	}
+	pg = w->copy;
+	memcpy(pg, data, len);
+	/* What the proxy copied is the process's word: numbers only. */
+	peers = (len - bip_monitor_size(0)) / sizeof(struct bip_monitor_peer);
+	if (pg->version != BIP_MONITOR_VERSION)
+		return -EPROTO;
+	if (pg->peers < peers)
+		peers = pg->peers;
+	pg->peers = (uint32_t)peers;
+	w->peers = (int)peers;
+	w->good = 1;
+	w->remote = 1;
+	return 0;
 }
 
 static uint64_t bytes_sent(int node)
@@ -451,7 +472,8 @@ static void json_state(struct buf *b)
 		else
 			bput(b, "null");
 		bput(b, ",\"relay\":%s,\"local\":%s,\"state\":\"%s\",\"updates\":%llu}",
-		     p->relay ? "true" : "false", watched[i].map ? "true" : "false",
+		     p->relay ? "true" : "false",
+		     watched[i].map || watched[i].remote ? "true" : "false",
 		     proc_state(p),
 		     watched[i].good ? (unsigned long long)watched[i].copy->updates : 0ULL);
 	}
@@ -755,6 +777,7 @@ void bipload_monitor_stop(void)
 		if (watched[i].map)
 			munmap(watched[i].map, watched[i].map_len);
 		free(watched[i].copy);
+		free(watched[i].scratch);
 	}
 	free(watched);
 	free(hist_bytes);

@@ -7,6 +7,7 @@
 #define BIPLOAD_MONITOR_H
 
 #include <poll.h>
+#include <stddef.h>
 
 /* How often bipload reads the processes' pages. */
 #define BIPLOAD_MONITOR_PERIOD_MS 250
@@ -23,6 +24,9 @@ void bipload_monitor_prepare(int room);
 /* A new page for node, which its process is to inherit (BIP_MONITOR_FD),
  * or -1 (monitoring off, or no page: the node is then not monitored). */
 int bipload_monitor_page_fd(int node);
+/* A MONITOR frame from node's proxy (bipload_proxy.h): its page's copy,
+ * checked; 0, or a negative errno (a broken frame). */
+int bipload_monitor_remote(int node, const void *data, size_t len);
 /* The poll loop's part: the descriptors (at most bipload_monitor_maxfds()),
  * what came on them, and the poll time-out (ms at most) so that the pages
  * are read on time. */

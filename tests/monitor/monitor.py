@@ -16,6 +16,11 @@ ring program (ring.c: every node sends only to its right neighbour):
   monitor.py faulty  BUILD   the ring over the simulated board with a wire
                              that loses, corrupts and duplicates: the
                              retransmission counters of the JSON state move
+  monitor.py remote  BUILD   half the nodes on another "host" (a remote
+                             shell that runs the command here): their
+                             proxy reads their pages and sends MONITOR
+                             frames; the matrix is the ring's in full and
+                             every rank is monitored
 
 No check depends on timing: each polls until what it waits for has come,
 within a generous limit, and only then stops the job (the ring's stop
@@ -44,15 +49,18 @@ def fail(msg):
 class Job:
     """bipload --monitor -sz NODES ring STOPFILE, its URL read from stderr."""
 
-    def __init__(self, build, env=None, nodes=NODES):
+    def __init__(self, build, env=None, nodes=NODES, args=None, setup=None):
         self.tmp = tempfile.mkdtemp(prefix="bipmon.")
         self.stop = os.path.join(self.tmp, "stop")
         e = dict(os.environ)
         e.update(env or {})
+        if setup:
+            setup(self.tmp)
         self.proc = subprocess.Popen(
-            [os.path.join(build, "scripts", "bipload"), "--monitor", "-q", "-sz", str(nodes),
-             os.path.join(build, "tests", "monitor", "ring"), self.stop, str(4 * LIMIT)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, text=True)
+            [os.path.join(build, "scripts", "bipload"), "--monitor", "-q", "-sz", str(nodes)] +
+            (args or []) +
+            [os.path.join(build, "tests", "monitor", "ring"), self.stop, str(4 * LIMIT)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, text=True, cwd=self.tmp)
         line = self.proc.stderr.readline()
         m = re.match(r"bipload: monitor at (http://127\.0\.0\.1:(\d+)/)\?token=([0-9a-f]+)$",
                      line.strip())
@@ -282,6 +290,26 @@ def test_faulty(build):
           (rx, [c["corrupt"] for c in s["counters"]]))
 
 
+def test_remote(build):
+    def remote_shell(tmp):
+        with open(os.path.join(tmp, "remote"), "w") as f:
+            f.write('#!/bin/sh\nshift\nexec "$@"\n')
+        os.chmod(os.path.join(tmp, "remote"), 0o755)
+    half = NODES // 2
+    job = Job(build, args=["--rsh", "./remote", "--host",
+                           "localhost:%d,remote-x:%d" % (half, NODES - half)],
+              setup=remote_shell)
+    s = job.wait_state(lambda s: ring_ok(s, NODES), "ring-shaped matrix")
+    check_ring(s["matrix"], NODES, "JSON with a proxy")
+    hosts = [r["host"] for r in s["ranks"]]
+    if hosts[half:] != ["remote-x"] * (NODES - half):
+        fail("hosts %s" % hosts)
+    if not all(r["local"] for r in s["ranks"]):
+        fail("ranks not monitored: %s" % s["ranks"])
+    job.finish()
+    print("remote: the ring matrix in full, nodes %d.. through the proxy" % half)
+
+
 def main():
     mode, build = sys.argv[1], sys.argv[2]
     if mode == "http":
@@ -290,6 +318,8 @@ def main():
         test_browser(build, sys.argv[3])
     elif mode == "faulty":
         test_faulty(build)
+    elif mode == "remote":
+        test_remote(build)
     else:
         fail("unknown mode " + mode)
 

@@ -74,6 +74,46 @@ static inline size_t bip_monitor_size(size_t peers)
 	return offsetof(struct bip_monitor_page, peer) + peers * sizeof(struct bip_monitor_peer);
 }
 
+/*
+ * The launcher's side: copy the page map (len bytes, room for at least
+ * one header) into out (len bytes) if it is stable and of this version.
+ * Returns the peers of the copy, clamped to the page's room and to
+ * max_peers, or -1 (being written, not written yet, or another version:
+ * try again later).
+ */
+static inline int bip_monitor_copy(const struct bip_monitor_page *map, size_t len,
+				   struct bip_monitor_page *out, size_t max_peers)
+{
+	size_t room = (len - bip_monitor_size(0)) / sizeof(struct bip_monitor_peer);
+	int tries;
+
+	for (tries = 0; tries < 4; tries++) {
+		/* Pairs with the process's release store of an even seq
+		 * (monitor.c): what is copied below is of that copy or of
+		 * later ones, which the second read of seq catches. */
+		uint64_t s1 = __atomic_load_n(&map->seq, __ATOMIC_ACQUIRE), s2;
+		size_t peers;
+
+		if (s1 & 1 || s1 == 0)
+			continue;
+		__builtin_memcpy(out, (const void *)map, len);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&map->seq, __ATOMIC_RELAXED);
+		if (s1 != s2)
+			continue;
+		if (out->version != BIP_MONITOR_VERSION)
+			return -1;
+		peers = out->peers;
+		if (peers > room)
+			peers = room;
+		if (peers > max_peers)
+			peers = max_peers;
+		out->peers = (uint32_t)peers;
+		return (int)peers;
+	}
+	return -1;
+}
+
 /* The process's side (monitor.c), for the core. */
 /* If BIP_MONITOR_FD names a page, map it (after the peers exist). */
 void bip_monitor_open(void);
