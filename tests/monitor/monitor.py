@@ -16,6 +16,11 @@ ring program (ring.c: every node sends only to its right neighbour):
   monitor.py faulty  BUILD   the ring over the simulated board with a wire
                              that loses, corrupts and duplicates: the
                              retransmission counters of the JSON state move
+  monitor.py clusters BUILD  the ring over two clusters joined by a
+                             gateway (bipconf(5)), nodes alternating: the
+                             program's matrix is the ring's, the state
+                             names the gateway and its two relays, and the
+                             relays' rows show what they passed on
   monitor.py remote  BUILD   half the nodes on another "host" (a remote
                              shell that runs the command here): their
                              proxy reads their pages and sends MONITOR
@@ -41,8 +46,14 @@ NODES = 4
 LIMIT = 120  # seconds for the data to come, far above what it needs
 
 
+JOBS = []
+
+
 def fail(msg):
     print("FAIL: " + msg, file=sys.stderr)
+    for job in JOBS:
+        if job.proc.poll() is None:
+            job.proc.kill()  # its processes die with it
     sys.exit(1)
 
 
@@ -61,6 +72,7 @@ class Job:
             (args or []) +
             [os.path.join(build, "tests", "monitor", "ring"), self.stop, str(4 * LIMIT)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, text=True, cwd=self.tmp)
+        JOBS.append(self)
         line = self.proc.stderr.readline()
         m = re.match(r"bipload: monitor at (http://127\.0\.0\.1:(\d+)/)\?token=([0-9a-f]+)$",
                      line.strip())
@@ -122,10 +134,11 @@ def raw(port, data, read_all=True):
     return int(m.group(1)) if m else 0
 
 
-def ring_ok(s, n):
-    """1 if every node has sent to its right neighbour and to no other."""
+def ring_ok(s, n, extra=0):
+    """1 if every node has sent to its right neighbour and to no other
+    (among the first n; extra: the relays after them)."""
     m = s["matrix"]
-    if len(m) != n:
+    if len(m) != n + extra:
         return False
     for i in range(n):
         for j in range(n):
@@ -310,6 +323,53 @@ def test_remote(build):
     print("remote: the ring matrix in full, nodes %d.. through the proxy" % half)
 
 
+def test_clusters(build):
+    host = socket.gethostname()
+    if host == "localhost":
+        print("SKIP: this host is called localhost", file=sys.stderr)
+        sys.exit(77)
+
+    def conf(tmp):
+        lines = [str(NODES)]
+        for i in range(NODES):
+            lines.append("%s 0" % (host if i % 2 == 0 else "localhost"))
+            lines += ["256"] * NODES
+        lines += ["cluster A shm " + host, "cluster B shm localhost",
+                  "gateway A:%s B:localhost ofi" % host]
+        with open(os.path.join(tmp, "conf"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    job = Job(build, args=["-f", "conf"], setup=conf)
+
+    def ready(s):
+        m = s["matrix"]
+        return (ring_ok(s, NODES, 2) and sum(m[NODES]) > 0 and sum(m[NODES + 1]) > 0)
+    s = job.wait_state(ready, "the ring and its relays' traffic")
+    m = s["matrix"]
+    check_ring([row[:NODES] for row in m[:NODES]], NODES, "JSON over two clusters")
+    ranks = s["ranks"]
+    if [r["cluster"] for r in ranks[:NODES]] != ["A", "B"] * (NODES // 2):
+        fail("clusters %s" % [r["cluster"] for r in ranks])
+    if not (ranks[NODES]["relay"] and ranks[NODES + 1]["relay"]):
+        fail("no relays after the program's nodes: %s" % ranks)
+    g = s["gateways"]
+    if len(g) != 1 or sorted(g[0]["relays"]) != [NODES, NODES + 1] or \
+            g[0]["clusters"] != ["A", "B"]:
+        fail("gateways %s" % g)
+    # A relay passes on to the other relay, across the gateway, and to the
+    # nodes of its own cluster, never straight to the other cluster's.
+    for r in (NODES, NODES + 1):
+        other = NODES + NODES + 1 - r
+        if not m[r][other]:
+            fail("relay %d passed nothing to relay %d" % (r, other))
+        for j in range(NODES):
+            if m[r][j] and ranks[j]["cluster"] != ranks[r]["cluster"]:
+                fail("relay %d passed %d bytes to %d of the other cluster" % (r, m[r][j], j))
+    job.finish()
+    print("clusters: the ring, gateway A-B, relays %s passed %s bytes" %
+          (g[0]["relays"], [sum(m[NODES]), sum(m[NODES + 1])]))
+
+
 def main():
     mode, build = sys.argv[1], sys.argv[2]
     if mode == "http":
@@ -318,6 +378,8 @@ def main():
         test_browser(build, sys.argv[3])
     elif mode == "faulty":
         test_faulty(build)
+    elif mode == "clusters":
+        test_clusters(build)
     elif mode == "remote":
         test_remote(build)
     else:
