@@ -443,9 +443,9 @@ static void bput_counters(struct buf *b, const struct bip_counters *c)
 
 static const char *proc_state(const struct proc *p)
 {
-	if (!p->started && !p->remote_pid && !p->ended)
-		return p->proxy >= 0 && !p->ended ? "running" : "waiting";
-	return bipload_proc_running(p) ? "running" : "ended";
+	if (!bipload_proc_running(p))
+		return "ended";
+	return (p->proxy < 0 ? p->started : p->remote_pid) ? "running" : "waiting";
 }
 
 static void json_state(struct buf *b)

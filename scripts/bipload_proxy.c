@@ -18,6 +18,11 @@
  * 126 when it cannot start (a job description it cannot use, no working
  * directory).
  *
+ * With bipload --monitor (an M record), each process gets a page of its
+ * own, a sealed memory file (lib/bip/boot/monitor.h), as descriptor 5;
+ * the proxy reads the pages as bipload does its own host's, and sends each
+ * page that changed in a MONITOR frame (bipload_monitor.c).
+ *
  * A job that grows may start a proxy on a host where none of its nodes
  * runs yet, for the nodes that join there (a job description with no
  * node): such a late proxy does not end when its processes have, since

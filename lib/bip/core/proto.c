@@ -28,6 +28,12 @@
  * kept too, up to BIP_KEPT_MAX bytes per sender; past that (a sender that
  * never makes progress) the arrival is refused with -EAGAIN and the driver
  * holds that sender back whole: it waits, nothing is lost.
+ *
+ * Counting: a send is counted when its NIC has taken it (a short one) or
+ * has completed it (a long one), in the process's counters
+ * (bip_get_counters) and in its peer's sent_bytes and sent_msgs, which
+ * bipload --monitor shows (monitor.h).  Two more additions to a line the
+ * fast path already writes: the 8-byte ping-pong did not move.
  */
 #include <endian.h>
 #include <errno.h>

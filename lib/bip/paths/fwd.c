@@ -64,6 +64,11 @@
  * Everything in a packet is checked before it is used: the kind, the
  * lengths, that the relays are relays and this node is the one the header
  * says, and the layer checks its own header and data (CRC32C).
+ *
+ * Counting.  A node of the program counts a message to its destination
+ * when its layer hands it over (proto.c); a relay counts each packet it
+ * passes on to its next hop, in that peer's sent_bytes and sent_msgs, so
+ * that bipload --monitor shows what crosses each gateway.
  */
 #include <errno.h>
 #include <sched.h>
