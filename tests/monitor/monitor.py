@@ -12,7 +12,9 @@ ring program (ring.c: every node sends only to its right neighbour):
                              job; its DOM's heat map shows traffic between
                              neighbours only; a screenshot goes to
                              bench/results/monitor.png (argument 3: the
-                             source tree)
+                             source tree); over the DevTools protocol, the
+                             live page updates, and once the job has ended
+                             it says so and keeps the ring it showed
   monitor.py faulty  BUILD   the ring over the simulated board with a wire
                              that loses, corrupts and duplicates: the
                              retransmission counters of the JSON state move
@@ -30,11 +32,13 @@ ring program (ring.c: every node sends only to its right neighbour):
 No check depends on timing: each polls until what it waits for has come,
 within a generous limit, and only then stops the job (the ring's stop
 file).  Exit 77: skipped (the reason on stderr)."""
+import base64
 import json
 import os
 import re
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -47,6 +51,7 @@ LIMIT = 120  # seconds for the data to come, far above what it needs
 
 
 JOBS = []
+BROWSERS = []
 
 
 def fail(msg):
@@ -222,6 +227,111 @@ def chromium_args(chrome, profile):
             "--disable-dev-shm-usage", "--user-data-dir=" + profile]
 
 
+class DevTools:
+    """A page of a headless Chromium, driven over the DevTools protocol (a
+    WebSocket, spoken here with the standard library only)."""
+
+    def __init__(self, chrome, profile, url):
+        self.proc = subprocess.Popen(chromium_args(chrome, profile) +
+                                     ["--remote-debugging-port=0", url],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        BROWSERS.append(self.proc)
+        port_file = os.path.join(profile, "DevToolsActivePort")
+        deadline = time.monotonic() + LIMIT
+        while not os.path.exists(port_file) or not open(port_file).read().strip():
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                fail("chromium's DevTools did not start")
+            time.sleep(0.1)
+        port = int(open(port_file).read().split()[0])
+        ws = None
+        while ws is None:
+            with urllib.request.urlopen("http://127.0.0.1:%d/json/list" % port, timeout=10) as r:
+                pages = [t for t in json.load(r) if t.get("type") == "page"]
+            if pages:
+                ws = pages[0]["webSocketDebuggerUrl"]
+            elif time.monotonic() > deadline:
+                fail("no page in chromium")
+            else:
+                time.sleep(0.1)
+        m = re.match(r"ws://([^/:]+):(\d+)(/.*)", ws)
+        self.sock = socket.create_connection((m.group(1), int(m.group(2))), timeout=30)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall(("GET %s HTTP/1.1\r\nHost: %s:%s\r\nUpgrade: websocket\r\n"
+                           "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
+                           "Sec-WebSocket-Version: 13\r\n\r\n" %
+                           (m.group(3), m.group(1), m.group(2), key)).encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            b = self.sock.recv(1)
+            if not b:
+                fail("DevTools closed the WebSocket handshake")
+            head += b
+        if not head.startswith(b"HTTP/1.1 101"):
+            fail("DevTools handshake: %r" % head[:100])
+        self.next_id = 0
+
+    def _recv_exact(self, n):
+        got = b""
+        while len(got) < n:
+            b = self.sock.recv(n - len(got))
+            if not b:
+                fail("DevTools closed the WebSocket")
+            got += b
+        return got
+
+    def _frame(self):
+        """The payload of the next whole message (fragments joined)."""
+        data = b""
+        while True:
+            b0, b1 = self._recv_exact(2)
+            n = b1 & 0x7f
+            if n == 126:
+                n = struct.unpack(">H", self._recv_exact(2))[0]
+            elif n == 127:
+                n = struct.unpack(">Q", self._recv_exact(8))[0]
+            data += self._recv_exact(n)
+            if b0 & 0x80:
+                return data
+
+    def evaluate(self, expr):
+        self.next_id += 1
+        msg = json.dumps({"id": self.next_id, "method": "Runtime.evaluate",
+                          "params": {"expression": expr, "returnByValue": True}}).encode()
+        mask = os.urandom(4)
+        head = bytes([0x81])
+        if len(msg) < 126:
+            head += bytes([0x80 | len(msg)])
+        else:
+            head += bytes([0x80 | 126]) + struct.pack(">H", len(msg))
+        self.sock.sendall(head + mask + bytes(c ^ mask[i % 4] for i, c in enumerate(msg)))
+        while True:
+            r = json.loads(self._frame())
+            if r.get("id") == self.next_id:
+                # None while the page is not there yet (an exception).
+                return r.get("result", {}).get("result", {}).get("value")
+
+    def close(self):
+        self.sock.close()
+        self.proc.kill()
+        self.proc.wait()
+
+
+# What the page shows, read in the page itself.
+PAGE_STATE = """document.getElementById("status") && JSON.stringify({
+  updates: Number(document.body.dataset.updates),
+  status: document.getElementById("status").textContent,
+  cells: Array.from(document.querySelectorAll("rect.cell")).map(
+    r => [Number(r.dataset.from), Number(r.dataset.to), Number(r.dataset.bytes)])})"""
+
+
+def page_matrix(st):
+    m = [[None] * NODES for _ in range(NODES)]
+    for i, j, v in st["cells"]:
+        if i < NODES and j < NODES:
+            m[i][j] = v
+    return m
+
+
 def test_browser(build, source):
     chrome = find_chromium()
     if not chrome:
@@ -279,9 +389,34 @@ def test_browser(build, source):
                           capture_output=True, text=True, timeout=120)
     if shot.returncode != 0 or not os.path.exists(out):
         fail("no screenshot: %s" % shot.stderr[-500:])
+    # The live page, over DevTools: it updates while the job runs, and
+    # keeps its last state once bipload stops answering.
+    page = DevTools(chrome, tempfile.mkdtemp(prefix="bipmon-chrome.", dir=profile), job.url)
+    deadline = time.monotonic() + LIMIT
+    first = None
+    while True:
+        st = json.loads(page.evaluate(PAGE_STATE) or '{"updates": 0, "status": ""}')
+        if st["updates"] > 0 and first is None:
+            first = st["updates"]
+        if first is not None and st["updates"] > first:
+            break
+        if time.monotonic() > deadline:
+            fail("the live page did not update twice: %s" % st["status"])
+        time.sleep(0.25)
     job.finish()
+    while True:
+        st = json.loads(page.evaluate(PAGE_STATE) or '{"updates": 0, "status": ""}')
+        if "ended" in st["status"]:
+            break
+        if time.monotonic() > deadline:
+            fail("the page never said the job ended: %s" % st["status"])
+        time.sleep(0.25)
+    m = page_matrix(st)
+    check_ring(m, NODES, "the page after the job's end")
+    page.close()
     shutil.rmtree(profile, ignore_errors=True)
-    print("browser: the heat map shows the ring only; wrong token 403; screenshot " + out)
+    print("browser: the heat map shows the ring only; wrong token 403; the page kept its "
+          "last state (%d updates) after the end; screenshot %s" % (st["updates"], out))
 
 
 def test_faulty(build):
@@ -371,7 +506,19 @@ def test_clusters(build):
 
 
 def main():
-    mode, build = sys.argv[1], sys.argv[2]
+    try:
+        run(sys.argv[1], sys.argv[2])
+    finally:
+        for job in JOBS:
+            if job.proc.poll() is None:
+                job.proc.kill()  # its processes die with it
+        for b in BROWSERS:
+            if b.poll() is None:
+                b.kill()
+                b.wait()
+
+
+def run(mode, build):
     if mode == "http":
         test_http(build)
     elif mode == "browser":
