@@ -48,7 +48,8 @@
  *   {"job": id, "nodes": N, "running": processes still running,
  *    "split": "process" (throughput is per process, see above),
  *    "ranks": [{"node", "host", "cluster" (name or null), "relay" (bool),
- *               "local" (bool: monitored here), "state": "waiting" |
+ *               "local" (bool: its page is read, here or by its proxy),
+ *               "state": "waiting" |
  *               "running" | "ended", "updates"}...],
  *    "matrix": [[bytes sent from row to column]...] (the first
  *              BIPLOAD_MONITOR_MATRIX_MAX nodes), "messages": the same in
