@@ -13,7 +13,7 @@ pkgs="build-essential meson ninja-build pkg-config check libsubunit-dev python3 
       libfabric-dev libfabric-bin libpsm2-dev libsodium-dev iproute2 procps
       clang libclang-rt-14-dev gfortran cmake autoconf
       libpmix-dev libpmi2-0-dev munge slurmctld slurmd slurm-client
-      libotf2-trace-dev otf2-tools"
+      libotf2-trace-dev otf2-tools chromium"
 case "${1:-}" in
 --bench) pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox" ;;
 esac

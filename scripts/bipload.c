@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "bipload.h"
+#include "bipload_monitor.h"
 #include "bind.h"
 #include "bipload_lanai.h"
 #include "conf.h"
@@ -99,7 +100,8 @@ static void usage(int status)
 		"               [--rsh COMMAND] [-x VAR[=value]]... [-env VAR=value]...\n"
 		"               [--host HOST[:N][,...]]... [--hostfile FILE] [--ppn N] [--oversubscribe]\n"
 		"               [--output-filename DIR[:nocopy]] [--bind-to core|none]\n"
-		"               [--report-bindings] [--universe N] [--trace DIR] prog [args...]\n"
+		"               [--report-bindings] [--universe N] [--trace DIR]\n"
+		"               [--monitor[=ADDR:PORT]] prog [args...]\n"
 		"               [: [-sz N] [-env VAR=value]... prog [args...]]...\n");
 	exit(status);
 }
@@ -232,6 +234,14 @@ static int global_option(int argc, char **argv, int *i)
 		opt.trace = arg_of(argc, argv, i);
 	} else if (!strcmp(a, "--report-bindings")) {
 		opt.report_bindings = 1;
+	} else if (!strcmp(a, "--monitor")) {
+		/* Its address is optional: taken if the next word is one. */
+		opt.monitor = 1;
+		if (*i + 1 < argc && bipload_monitor_addr_like(argv[*i + 1]))
+			opt.monitor_addr = argv[++*i];
+	} else if (!strncmp(a, "--monitor=", 10)) {
+		opt.monitor = 1;
+		opt.monitor_addr = a + 10;
 	} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 		usage(0);
 	} else {
@@ -554,6 +564,10 @@ int main(int argc, char **argv)
 		procs = more;
 		memset(procs + nprocs, 0, (size_t)(bipload_room() - nprocs) * sizeof(*procs));
 	}
+	if (opt.monitor) {
+		bipload_monitor_start(opt.monitor_addr);
+		bipload_monitor_prepare(bipload_room());
+	}
 	for (i = 0; i < nprocs; i++)
 		/* Proxies look for the program on their host themselves. */
 		if (procs[i].proxy < 0 && !checked[procs[i].app]++)
@@ -596,6 +610,7 @@ int main(int argc, char **argv)
 	}
 	rc = bipload_pm_run(stdin_pipe[1]);
 	bipload_trace_merge(); /* the status stays the job's */
+	bipload_monitor_stop();
 	bipload_lanai_stop();
 	bipload_remote_free();
 	for (i = 0; i < nprocs; i++) {

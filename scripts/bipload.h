@@ -20,6 +20,8 @@
  *                    --hostfile), and the job's configuration file
  *   bipload_lanai.c  the simulated board's firmware, started for the job
  *   bipload_slurm.c  the nodes of a Slurm allocation
+ *   bipload_monitor.c --monitor: the job's counters in a browser, served
+ *                    over HTTP from bipload's own loop
  *
  * Everything here is one process's state, shared by the parts.
  */
@@ -107,6 +109,8 @@ struct bipload_opts {
 	int report_bindings;
 	int universe;           /* --universe: the most nodes the job may grow to */
 	const char *trace;      /* --trace DIR, NULL if not given */
+	int monitor;            /* --monitor: serve the job's live view */
+	const char *monitor_addr; /* its ADDR:PORT, NULL: 127.0.0.1, any port */
 };
 
 extern struct bipload_opts opt;
@@ -135,6 +139,8 @@ int valid_name(const char *s, size_t len);
 void bipload_trace_prepare(const char *dir);
 /* After the job: merge the pieces (biptrace); 0, or -1 (said). */
 int bipload_trace_merge(void);
+/* DIR, absolute, if the job is traced; NULL if not. */
+const char *bipload_trace_dir(void);
 void bipload_find_helper(const char *env_name, const char *name, const char *build_dir,
 			 char *buf, size_t len);
 /* The command node runs. */

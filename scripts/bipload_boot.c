@@ -21,6 +21,8 @@
 
 #include "bind.h"
 #include "bipload.h"
+#include "bipload_monitor.h"
+#include "monitor.h"
 #include "conf.h"
 
 void set_cloexec_nonblock(int fd)
@@ -36,6 +38,8 @@ int bipload_carried(const char *name, size_t len)
 
 	if (len == strlen(BIP_ENV_SECRET) && !strncmp(name, BIP_ENV_SECRET, len))
 		return 0; /* it travels apart, never on a command line */
+	if (len == strlen(BIP_MONITOR_ENV) && !strncmp(name, BIP_MONITOR_ENV, len))
+		return 0; /* a descriptor of this host */
 	if (len > 4 && !strncmp(name, "BIP_", 4))
 		return 1;
 	for (i = 0; i < sizeof(always) / sizeof(always[0]); i++)
@@ -80,6 +84,16 @@ static void child_env(int node, const char *conf_path)
 	}
 }
 
+/* The page of --monitor as descriptor 4, or none: a value of the user's
+ * does not reach the process. */
+static void child_monitor_env(int page)
+{
+	if (page >= 0)
+		setenv(BIP_MONITOR_ENV, "4", 1);
+	else
+		unsetenv(BIP_MONITOR_ENV);
+}
+
 void bipload_child_setup(pid_t parent)
 {
 	struct sigaction sa = { .sa_handler = SIG_DFL };
@@ -116,12 +130,13 @@ static __attribute__((noreturn)) void local_exec(int node, const char *conf_path
 void bipload_start_local(int node, const char *conf_path, int stdin_fd)
 {
 	struct proc *p = &procs[node];
-	int out[2], err[2], i, child_pm;
+	int out[2], err[2], i, child_pm, page;
 	pid_t pid;
 
 	if (pipe(out) < 0 || pipe(err) < 0)
 		die("pipe: %s", strerror(errno));
 	child_pm = bipload_grow_channel(node);
+	page = bipload_monitor_page_fd(node);
 	pid = fork();
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
@@ -137,12 +152,21 @@ void bipload_start_local(int node, const char *conf_path, int stdin_fd)
 			dup2(child_pm, 3);
 			fcntl(3, F_SETFD, 0);
 		}
-		for (i = child_pm >= 0 ? 4 : 3; i < 1024; i++)
-			close(i);
+		if (page >= 0) {
+			/* Its --monitor page as descriptor 4 (bipload_monitor.c). */
+			dup2(page, 4);
+			fcntl(4, F_SETFD, 0);
+		}
+		for (i = 3; i < 1024; i++)
+			if ((i != 3 || child_pm < 0) && (i != 4 || page < 0))
+				close(i);
+		child_monitor_env(page);
 		local_exec(node, conf_path);
 	}
 	if (child_pm >= 0)
 		close(child_pm);
+	if (page >= 0)
+		close(page);
 	setpgid(pid, pid);
 	close(out[1]);
 	close(err[1]);

@@ -16,7 +16,8 @@
  * passes or bipload gets a signal, stops the others (SIGTERM, then SIGKILL
  * after the grace period; a remote process through its proxy).  At the end
  * it removes what the job left in /dev/shm and says which node failed and
- * how.
+ * how.  With --monitor, the same loop polls the monitor's sockets and reads
+ * the processes' pages (bipload_monitor.c), never waiting on them.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,6 +35,7 @@
 
 #include "bipload.h"
 #include "bipload_lanai.h"
+#include "bipload_monitor.h"
 #include "conf.h"
 
 /* n random bytes as 2n lowercase hex digits in out (2n + 1 bytes). */
@@ -497,8 +499,8 @@ int bipload_pm_run(int stdin_fd)
 
 	/* Room for the nodes that join the job (bipload_grow.c). */
 	local = calloc((size_t)bipload_room() * 2 + 1, sizeof(*local));
-	pfd = calloc((size_t)bipload_room() * 3 + 2 + (size_t)bipload_remote_maxfds(),
-		     sizeof(*pfd));
+	pfd = calloc((size_t)bipload_room() * 3 + 2 + (size_t)bipload_remote_maxfds() +
+		     (size_t)bipload_monitor_maxfds(), sizeof(*pfd));
 	if (!local || !pfd)
 		die("out of memory");
 	/* Our stdin goes to node 0, here or through its proxy. */
@@ -506,7 +508,7 @@ int bipload_pm_run(int stdin_fd)
 	start_time = now_s();
 
 	for (;;) {
-		int n = 0, streams = 0, nr, ng, rdy = 1;
+		int n = 0, streams = 0, nr, ng, nm, rdy = 1;
 
 		for (i = 0, nlocal = 0; i < nprocs; i++)
 			if (procs[i].proxy < 0)
@@ -533,7 +535,11 @@ int bipload_pm_run(int stdin_fd)
 			bipload_remote_release();
 		if (!running() && !streams && !bipload_remote_busy())
 			break;
-		if (poll(pfd, (nfds_t)(n + nr + ng), 200) < 0 && errno != EINTR)
+		/* --monitor's server and its reading of the pages: after the
+		 * others, never waited for (bipload_monitor.c). */
+		nm = bipload_monitor_pollfds(pfd + n + nr + ng);
+		if (poll(pfd, (nfds_t)(n + nr + ng + nm), bipload_monitor_timeout(200)) < 0 &&
+		    errno != EINTR)
 			die("poll: %s", strerror(errno));
 
 		if (pfd[0].revents) {
@@ -581,6 +587,7 @@ int bipload_pm_run(int stdin_fd)
 		}
 		bipload_remote_events(pfd + n, nr);
 		bipload_grow_events(pfd + n + nr, local + bipload_room(), ng);
+		bipload_monitor_events(pfd + n + nr + ng, nm);
 		bipload_remote_check_started(start_time);
 		judge(&first_failed);
 		/* The program has ended: its relays stop (SIGTERM, as a job that

@@ -18,6 +18,11 @@
  * 126 when it cannot start (a job description it cannot use, no working
  * directory).
  *
+ * With bipload --monitor (an M record), each process gets a page of its
+ * own, a sealed memory file (lib/bip/boot/monitor.h), as descriptor 5;
+ * the proxy reads the pages as bipload does its own host's, and sends each
+ * page that changed in a MONITOR frame (bipload_monitor.c).
+ *
  * A job that grows may start a proxy on a host where none of its nodes
  * runs yet, for the nodes that join there (a job description with no
  * node): such a late proxy does not end when its processes have, since
@@ -38,13 +43,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bind.h"
+#include "bipload_monitor.h"
 #include "bipload_proxy.h"
+#include "monitor.h"
 #include "conf.h"
 
 /* Output the proxy holds for bipload before it stops reading the pipes. */
@@ -76,6 +84,11 @@ struct pnode {
 	int nenv;
 	char *wdir, *path;
 	char group[48];
+	/* bipload --monitor: its page, mapped read-only, a copy, and the
+	 * copy last sent (its updates count) */
+	struct bip_monitor_page *mon, *mon_copy;
+	size_t mon_len;
+	uint64_t mon_sent;
 };
 
 static struct {
@@ -91,6 +104,8 @@ static struct {
 	double grace;
 	int bind;
 	int grows;              /* the job may grow: every process gets a channel */
+	int monitor_peers;      /* bipload --monitor: each process's page's room */
+	double monitor_next;    /* when the pages are read next */
 	int late;               /* started with no node, for the nodes that join */
 	int lost_running;       /* processes ran when the channel was lost */
 	char **env;
@@ -231,6 +246,17 @@ static int job_parse(const unsigned char *data, size_t len)
 		case 'J':
 			px.grows = !strcmp(v, "1");
 			break;
+		case 'M': {
+			char *end;
+			long peers = strtol(v, &end, 10);
+
+			if (*end || peers < 1 || peers > BIP_MONITOR_PEERS_MAX) {
+				say("a monitor page for %.20s peers", v);
+				return -1;
+			}
+			px.monitor_peers = (int)peers;
+			break;
+		}
 		case 'H':
 			if (!*v || strlen(v) >= sizeof(px.host)) {
 				say("a host name of %zu characters", strlen(v));
@@ -338,7 +364,7 @@ static __attribute__((noreturn)) void child_fail(int ep, int code)
 }
 
 static __attribute__((noreturn)) void child(struct pnode *n, int in, int out, int err, int pm,
-					    int ep)
+					    int ep, int page)
 {
 	const struct papp *app = n->grown ? NULL : &px.apps[n->app];
 	struct sigaction sa = { .sa_handler = SIG_DFL };
@@ -365,6 +391,8 @@ static __attribute__((noreturn)) void child(struct pnode *n, int in, int out, in
 		pm = fcntl(pm, F_DUPFD, 512);
 	if (ep >= 0)
 		ep = fcntl(ep, F_DUPFD_CLOEXEC, 512);
+	if (page >= 0)
+		page = fcntl(page, F_DUPFD, 512);
 	if (pm >= 0) {
 		dup2(pm, 3);
 		fcntl(3, F_SETFD, 0);
@@ -376,8 +404,18 @@ static __attribute__((noreturn)) void child(struct pnode *n, int in, int out, in
 		fcntl(4, F_SETFD, FD_CLOEXEC);
 		ep = 4;
 	}
-	for (i = ep >= 0 ? 5 : pm >= 0 ? 4 : 3; i < 1024; i++)
-		close(i);
+	if (page >= 0) {
+		/* Its --monitor page as descriptor 5 (bipload_monitor.c). */
+		dup2(page, 5);
+		fcntl(5, F_SETFD, 0);
+	}
+	for (i = 3; i < 1024; i++)
+		if ((i != 3 || pm < 0) && (i != 4 || ep < 0) && (i != 5 || page < 0))
+			close(i);
+	if (page >= 0)
+		setenv(BIP_MONITOR_ENV, "5", 1);
+	else
+		unsetenv(BIP_MONITOR_ENV);
 	for (i = 0; i < px.nenv; i++)
 		putenv(px.env[i]);
 	for (i = 0; i < (app ? app->nenv : n->nenv); i++)
@@ -421,11 +459,68 @@ static __attribute__((noreturn)) void child(struct pnode *n, int in, int out, in
 	_exit(127);
 }
 
+/* bipload --monitor: a sealed page for n, which its process inherits
+ * (lib/bip/boot/monitor.h); its descriptor, or -1 (n is not monitored). */
+static int monitor_page(struct pnode *n)
+{
+	size_t len = bip_monitor_size((size_t)px.monitor_peers);
+	int fd;
+
+	if (!px.monitor_peers)
+		return -1;
+	fd = memfd_create("bip-monitor", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)len) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+		goto close_fd;
+	n->mon = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (n->mon == MAP_FAILED) {
+		n->mon = NULL;
+		goto close_fd;
+	}
+	n->mon_copy = calloc(1, len);
+	if (!n->mon_copy) {
+		munmap(n->mon, len);
+		n->mon = NULL;
+		goto close_fd;
+	}
+	n->mon_len = len;
+	return fd;
+close_fd:
+	say("node %d: no monitor page: %s", n->node, strerror(errno));
+	close(fd);
+	return -1;
+}
+
+/* Every MONITOR_PERIOD: each page that changed, to bipload. */
+static void monitor_read(void)
+{
+	int i;
+
+	for (i = 0; i < px.nnodes; i++) {
+		struct pnode *n = &px.nodes[i];
+		int peers;
+
+		if (!n->mon)
+			continue;
+		peers = bip_monitor_copy(n->mon, n->mon_len, n->mon_copy,
+					 (size_t)px.monitor_peers);
+		if (peers < 0 || n->mon_copy->updates == n->mon_sent)
+			continue;
+		n->mon_sent = n->mon_copy->updates;
+		put(BPF_MONITOR, (uint32_t)n->node, n->mon_copy, bip_monitor_size((size_t)peers),
+		    NULL, 0);
+	}
+	px.monitor_next = bipload_now() + BIPLOAD_MONITOR_PERIOD_MS / 1000.0;
+}
+
 /* Start n's process; 0, or -1 with the reason said.  A grown node's
  * answer is a GREW frame: its pid, or why it could not run. */
 static int start(struct pnode *n)
 {
 	int out[2], err[2], in[2] = { -1, -1 }, pm[2] = { -1, -1 }, ep[2] = { -1, -1 }, e = 0;
+	int page = monitor_page(n);
 	ssize_t got;
 	pid_t pid;
 
@@ -445,7 +540,9 @@ static int start(struct pnode *n)
 		return -1;
 	}
 	if (pid == 0)
-		child(n, in[0], out[1], err[1], pm[1], ep[1]);
+		child(n, in[0], out[1], err[1], pm[1], ep[1], page);
+	if (page >= 0)
+		close(page);
 	close(in[0]);
 	close(out[1]);
 	close(err[1]);
@@ -995,6 +1092,13 @@ static int run(void)
 			if (timeout > 200)
 				timeout = 200;
 		}
+		if (px.monitor_peers) {
+			double left = px.monitor_next - bipload_now();
+			int ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+
+			if (ms < timeout)
+				timeout = ms;
+		}
 		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR)
 			break;
 		if (pfd[0].revents) {
@@ -1034,8 +1138,15 @@ static int run(void)
 		}
 		if (px.lost && !px.have_job)
 			break;
+		/* Pages wait, as output does, while bipload has a lot to take. */
+		if (px.monitor_peers && !px.lost && bipload_now() >= px.monitor_next &&
+		    bipload_chan_pending(&px.chan) <= PROXY_OUT_HIGH)
+			monitor_read();
 	}
 	free(pfd);
+	/* The last state of every page (the processes have ended). */
+	if (px.monitor_peers && !px.lost)
+		monitor_read();
 	/* libfabric's shm regions named after the pids of this host's processes */
 	pids = malloc(((size_t)px.nnodes + 1) * sizeof(*pids));
 	for (i = 0; pids && i < px.nnodes; i++)

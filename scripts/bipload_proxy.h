@@ -41,7 +41,9 @@
  *                E<VAR=value> for every process,
  *                A<app> a command, then a<arg>... and e<VAR=value>... of it,
  *                N<node> <app> <index of the node on this host>,
- *                J<1: the job may grow, give each process a channel>
+ *                J<1: the job may grow, give each process a channel>,
+ *                M<peers: bipload --monitor, give each process a page
+ *                  with room for peers nodes (lib/bip/boot/monitor.h)>
  *              no N record: a late proxy, for the nodes that join the job
  *              on its host (bipload_remote.c's bipload_remote_late); it
  *              needs J1, and ends when its channel closes, not when its
@@ -71,6 +73,13 @@
  *              (len 0): the process closed its channel
  *     GREW     node, u32 pid (0 if it did not start), u32 errno (0, or why
  *              exec or the working directory failed)
+ *     MONITOR  node, then a stable copy of its process's --monitor page
+ *              (lib/bip/boot/monitor.h, the proxy's byte order, which is
+ *              the processes'): the header, the counters and its peers
+ *              entries, no more; sent every BIPLOAD_MONITOR_PERIOD_MS at
+ *              most, when the page has changed.  bipload takes it as
+ *              untrusted: a length of a header and whole entries, for no
+ *              more nodes than the job's, of a node of that proxy.
  *
  * Process channels.  In a job that may grow (a J record in the job
  * description: bipload_grow.c), the proxy gives each of its processes a
@@ -115,6 +124,7 @@ enum bipload_frame_type {
 	BPF_DONE = 21,
 	BPF_PMREC = 22,
 	BPF_GREW = 23,
+	BPF_MONITOR = 24,
 };
 
 struct bipload_frame {

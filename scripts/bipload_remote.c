@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "bipload.h"
+#include "bipload_monitor.h"
 #include "bipload_proxy.h"
 #include "conf.h"
 
@@ -344,6 +345,8 @@ static void job_description(struct proxy *x, const char *conf_path, const char *
 	rec(&b, 'E', "%s=%s", BIP_ENV_HOST, x->host);
 	rec(&b, 'E', "%s=n%d%s", BIP_ENV_OPTS, conf->n, opt.quiet ? "q" : "");
 	rec(&b, 'E', "%s=%s", BIP_ENV_CONF, conf_path);
+	if (bipload_monitor_on())
+		rec(&b, 'M', "%d", bipload_room());
 	if (bipload_universe > 0) {
 		/* Room to grow: a channel for every process (bipload_grow.c). */
 		rec(&b, 'J', "1");
@@ -771,6 +774,10 @@ static void frame(struct proxy *x, const struct bipload_frame *f)
 			return;
 		}
 		bipload_grow_record(p, f->len ? (const char *)f->data : NULL, f->len);
+		return;
+	case BPF_MONITOR:
+		if (!p || bipload_monitor_remote((int)f->node, f->data, f->len) < 0)
+			broken(x, f, "a monitor page of no node of its, or malformed");
 		return;
 	case BPF_GREW:
 		if (!p || !p->grown || f->len != 8 || p->remote_pid) {

@@ -150,6 +150,11 @@ void bipload_trace_prepare(const char *dir)
 	}
 }
 
+const char *bipload_trace_dir(void)
+{
+	return trace_dir[0] ? trace_dir : NULL;
+}
+
 int bipload_trace_merge(void)
 {
 	char merger[PATH_MAX];

@@ -16,6 +16,13 @@
       ("ph":"s") has one flow end ("ph":"f") with its id on another
       process, at a later or equal time; in the ring, at least ROUNDS
       flows go from each rank to its right neighbour
+  check.py faulty BIPLOAD PROG ring NP
+      as json, over the simulated board losing, corrupting and doubling 5 %
+      of the packets each (BIP_NIC=lanai): the reliability layer resends
+      them and the trace is exact (monitor/faulty sees the retransmissions)
+  check.py clusters BIPLOAD PROG ring|allreduce NP
+      as json, the ranks alternately in two clusters of this host joined by
+      a gateway: the traffic crosses the relays, which are not traced
   check.py timeout BIPLOAD PROG hang NP
       bipload --timeout 3 stops the ring's hanging MPI_Recv: bipload fails,
       but DIR.json holds each rank's ROUNDS MPI_Send and ROUNDS + 1 MPI_Recv
@@ -37,6 +44,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -49,9 +57,12 @@ def fail(msg):
     sys.exit(1)
 
 
-def run(cmd, expect_ok=True):
+def run(cmd, expect_ok=True, env=None, cwd=None):
     print('$ ' + ' '.join(cmd))
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e,
+                       cwd=cwd)
     sys.stdout.write(p.stdout)
     sys.stdout.write(p.stderr)
     if expect_ok and p.returncode != 0:
@@ -66,11 +77,30 @@ def expected(prog, np):
     return {'MPI_Allreduce': ROUNDS}
 
 
-def traced_job(bipload, prog, kind, np, workdir, extra=()):
+def traced_job(bipload, prog, kind, np, workdir, extra=(), env=None, expect_ok=None):
     trace = os.path.join(workdir, 'job')
     cmd = [bipload, '-q', '-sz', str(np), '--trace', trace] + list(extra) + [prog, kind,
                                                                             str(ROUNDS)]
-    return trace, run(cmd, expect_ok=not extra)
+    return trace, run(cmd, expect_ok=not extra if expect_ok is None else expect_ok, env=env,
+                      cwd=workdir)
+
+
+def two_clusters(workdir, np):
+    """A configuration of np nodes, alternately on two names of this host,
+    each its own cluster, joined by a gateway (relays over ofi)."""
+    host = socket.gethostname()
+    if host == 'localhost':
+        print('check.py: this host is called localhost: skipped')
+        sys.exit(77)
+    lines = [str(np)]
+    for i in range(np):
+        lines.append('%s 0' % (host if i % 2 == 0 else 'localhost'))
+        lines += ['256'] * np
+    lines += ['cluster A shm ' + host, 'cluster B shm localhost',
+              'gateway A:%s B:localhost ofi' % host]
+    with open(os.path.join(workdir, 'conf'), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    return ['-f', 'conf']
 
 
 def check_otf2(trace, kind, np):
@@ -223,9 +253,11 @@ def check_json(trace, kind, np):
 
 def main():
     if len(sys.argv) not in (6, 7):
-        sys.exit('usage: check.py otf2|json|timeout|off|nolib|baddir|manual BIPLOAD PROG KIND '
+        sys.exit('usage: check.py otf2|json|faulty|clusters|timeout|off|nolib|baddir|manual '
+                 'BIPLOAD PROG KIND '
                  'NP [BIPTRACE]')
     what, bipload, prog, kind, np = sys.argv[1:6]
+    bipload, prog = os.path.abspath(bipload), os.path.abspath(prog)
     np = int(np)
     workdir = tempfile.mkdtemp(prefix='biptrace-test-')
     try:
@@ -237,6 +269,19 @@ def main():
                 check_otf2(trace, kind, np)
             else:
                 check_json(trace, kind, np)
+        elif what == 'faulty':
+            # Packets lost, corrupt and doubled on the simulated board: the
+            # reliability layer resends them, and the trace stays exact.
+            env = {'BIP_NIC': 'lanai', 'BIP_LANAI_LOSS': '5', 'BIP_LANAI_CORRUPT': '5',
+                   'BIP_LANAI_DUPLICATE': '5'}
+            trace, _ = traced_job(bipload, prog, kind, np, workdir, env=env)
+            check_json(trace, kind, np)
+        elif what == 'clusters':
+            # The ranks of two clusters talk through the gateway's relays,
+            # which are not traced: the ranks' events and flows are exact.
+            trace, _ = traced_job(bipload, prog, kind, np, workdir, two_clusters(workdir, np),
+                                  expect_ok=True)
+            check_json(trace, kind, np)
         elif what == 'timeout':
             trace, p = traced_job(bipload, prog, kind, np, workdir, ['--timeout', '3'])
             if p.returncode == 0:

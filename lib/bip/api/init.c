@@ -24,6 +24,7 @@
 #include "conf.h"
 #include "core.h"
 #include "fwd.h"
+#include "monitor.h"
 #include "env.h"
 #include "oob.h"
 #include "pm.h"
@@ -727,6 +728,7 @@ BIP_EXPORT void bip_init(void)
 	bip_mynode = bip_state.mynode;
 	bip_numnodes = bip_state.started;
 	bip_state.initialized = 1;
+	bip_monitor_open();
 	if (bip_async_start(err, sizeof(err)) < 0) {
 		fprintf(stderr, "bip: node %d: bip_init: %s\n", bip_mynode, err);
 		exit(EXIT_FAILURE);
@@ -794,6 +796,7 @@ BIP_EXPORT int bip_finalize(void)
 	}
 	if (bip_state.watch_peers)
 		bip_flow_bye();
+	bip_monitor_close();
 	release_all();
 	bip_state.initialized = 0;
 	bip_state.finalized = 1;

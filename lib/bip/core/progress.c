@@ -37,6 +37,7 @@
 
 #include "boot.h"
 #include "error.h"
+#include "monitor.h"
 #include "progress.h"
 
 static const struct bip_progress_work *work;
@@ -82,6 +83,8 @@ int bip_progress(void)
 		work->push_queued();
 	if (bip_unlikely(bip_state.rma_queued) && rma_push)
 		rma_push();
+	if (bip_unlikely(bip_state.monitor))
+		bip_monitor_tick();
 	/* A waiter sleeps only after a round that found nothing: what this one
 	 * found may be what it waits for, checked before its next step.  Only
 	 * in block mode: a store at every round slowed the 8-byte ping-pong

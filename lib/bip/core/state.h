@@ -155,6 +155,9 @@ struct bip_peer {
 	/* The driver instance that executes one-sided operations on this
 	 * peer's memory (nic.h's rma_ ops; set by bip_init), or NULL. */
 	struct bip_nic *rma;
+	/* What this process handed its driver for this peer (proto.c), for
+	 * bipload --monitor (monitor.h): bytes and messages. */
+	uint64_t sent_bytes, sent_msgs;
 };
 
 enum bip_wait_mode { BIP_WAIT_AUTO, BIP_WAIT_SPIN, BIP_WAIT_YIELD, BIP_WAIT_BLOCK };
@@ -202,6 +205,8 @@ struct bip_state {
 	unsigned queued_sends;   /* sends waiting in peer queues */
 	unsigned inflight_sends; /* sends queued or long, not complete */
 	struct bip_counters counters;
+	/* bipload --monitor's page (monitor.c), or NULL */
+	struct bip_monitor_page *monitor;
 	pthread_mutex_t lock;
 	enum bip_wait_mode wait_mode;
 	unsigned spin_limit;

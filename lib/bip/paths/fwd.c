@@ -64,6 +64,11 @@
  * Everything in a packet is checked before it is used: the kind, the
  * lengths, that the relays are relays and this node is the one the header
  * says, and the layer checks its own header and data (CRC32C).
+ *
+ * Counting.  A node of the program counts a message to its destination
+ * when its layer hands it over (proto.c); a relay counts each packet it
+ * passes on to its next hop, in that peer's sent_bytes and sent_msgs, so
+ * that bipload --monitor shows what crosses each gateway.
  */
 #include <errno.h>
 #include <sched.h>
@@ -380,6 +385,17 @@ static int push_owed(struct fwd *f)
 	return n;
 }
 
+/* A relay counts what it passes on to each next hop (bipload --monitor's
+ * matrix, monitor.h); a node of the program has counted its message to
+ * its destination already (proto.c). */
+static void hop_count(int to, size_t bytes)
+{
+	if (bip_state.relay) {
+		bip_count(&bip_state.peers[to].sent_msgs, 1);
+		bip_count(&bip_state.peers[to].sent_bytes, bytes);
+	}
+}
+
 /*
  * Send a packet to the next hop to: h (its header, at already set), then
  * the layer's header and data.  Small: one short message; else a HEAD and
@@ -407,6 +423,8 @@ static int hop_send(struct fwd *f, int to, const struct fwd_hdr *h, const void *
 		rc = nic->ops->post_short(nic, to, BIP_TAG_FWD, msg, sizeof(hh) + hlen + len);
 		if (rc == -EAGAIN)
 			f->peers[to].blocked = 1;
+		if (rc == 0)
+			hop_count(to, sizeof(hh) + hlen + len);
 		return rc == 0 ? 1 : rc;
 	}
 	rc = nic->ops->post_short(nic, to, BIP_TAG_FWD, msg, sizeof(hh) + hlen);
@@ -415,6 +433,8 @@ static int hop_send(struct fwd *f, int to, const struct fwd_hdr *h, const void *
 	if (rc < 0)
 		return rc;
 	rc = post_data(f, to, data, len, cookie);
+	if (rc == 0)
+		hop_count(to, sizeof(hh) + hlen + len);
 	return rc < 0 ? rc : 0;
 }
 
