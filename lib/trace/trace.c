@@ -44,6 +44,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,35 @@ static void lose_events(void)
 	spill_chunk.n = 0;
 }
 
+/*
+ * A new chunk (trace.h): TRACE_CHUNK_BYTES aligned on their size (mapped
+ * with room to spare, the spare unmapped), offered to the kernel as a huge
+ * page, and filled now, not at the faults of the events; NULL if memory is
+ * short.
+ */
+static struct trace_chunk *new_chunk(void)
+{
+	size_t len = TRACE_CHUNK_BYTES, i;
+	char *m = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a;
+	struct trace_chunk *c;
+
+	if (m == MAP_FAILED)
+		return NULL;
+	a = (char *)(((uintptr_t)m + len - 1) & ~(uintptr_t)(len - 1));
+	if (a > m)
+		munmap(m, (size_t)(a - m));
+	if (a + len < m + 2 * len)
+		munmap(a + len, (size_t)(m + 2 * len - (a + len)));
+	madvise(a, len, MADV_HUGEPAGE); /* a hint: 4 KiB pages without it */
+	for (i = 0; i < len; i += 4096)
+		((volatile char *)a)[i] = 0;
+	c = (struct trace_chunk *)a;
+	c->next = NULL;
+	c->n = 0;
+	return c;
+}
+
 struct trace_event *trace_slot_slow(void)
 {
 	struct trace_thread *th = trace_tls.self;
@@ -100,20 +130,13 @@ struct trace_event *trace_slot_slow(void)
 		spill_chunk.n = 0;
 		return &spill_chunk.ev[0];
 	}
-	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (c == MAP_FAILED) {
-		c = NULL;
-	} else {
-		c->next = NULL;
-		c->n = 0;
-	}
+	c = new_chunk();
 	if (!th) {
 		th = calloc(1, sizeof(*th));
 		if (!th || !c) {
 			free(th);
 			if (c)
-				munmap(c, sizeof(*c));
+				munmap(c, TRACE_CHUNK_BYTES);
 			lose_events();
 			trace_tls.self = &spill_thread;
 			return &spill_chunk.ev[0];
@@ -176,6 +199,59 @@ static uint64_t to_mono(uint64_t t, uint64_t tsc1, uint64_t mono1)
 	__int128 ns = (__int128)dt * (__int128)(mono1 - tr.mono0) / (__int128)(tsc1 - tr.tsc0);
 
 	return tr.mono0 + (uint64_t)(int64_t)ns;
+}
+
+static int is_call(const struct trace_event *e)
+{
+	return e->kind >= TRACE_EV_CALL && e->kind <= TRACE_EV_CALL_COLL;
+}
+
+/*
+ * The events stamped TRACE_T_LATER get the exit time of the call recorded
+ * next on their thread (trace.h); those after the thread's last call, that
+ * of the call a signal cut (open_call, on this thread) or the time of the
+ * flush.  Before convert_times: in the clock of trace_now.
+ */
+static void fill_later(const struct trace_event *open_call)
+{
+	uint64_t now = trace_now();
+	struct trace_thread *th;
+
+	for (th = tr.threads; th; th = th->next) {
+		struct trace_chunk *c, *from_c = NULL;
+		unsigned i, from_i = 0;
+		uint64_t last;
+
+		for (c = th->first; c; c = c->next)
+			for (i = 0; i < c->n; i++) {
+				struct trace_event *e = &c->ev[i];
+
+				if (!is_call(e)) {
+					if (e->t0 == TRACE_T_LATER && !from_c) {
+						from_c = c;
+						from_i = i;
+					}
+					continue;
+				}
+				if (!from_c)
+					continue;
+				for (; from_c; from_c = from_c->next, from_i = 0) {
+					unsigned end = from_c == c ? i : from_c->n;
+
+					for (; from_i < end; from_i++)
+						if (from_c->ev[from_i].t0 == TRACE_T_LATER)
+							from_c->ev[from_i].t0 = e->t1;
+					if (from_c == c)
+						break;
+				}
+				from_c = NULL;
+			}
+		last = open_call && th == trace_tls.self ? open_call->t1 : now;
+		for (; from_c; from_c = from_c->next, from_i = 0)
+			for (; from_i < from_c->n; from_i++)
+				if (from_c->ev[from_i].t0 == TRACE_T_LATER)
+					from_c->ev[from_i].t0 = last;
+	}
 }
 
 /* Every event's times as CLOCK_MONOTONIC, once, at the flush. */
@@ -255,6 +331,7 @@ void trace_flush(int complete)
 		open_call.t1 = trace_now();
 		with_open = 1;
 	}
+	fill_later(with_open ? &open_call : NULL);
 	convert_times(with_open ? &open_call : NULL);
 	for (th = tr.threads; th; th = th->next)
 		for (c = th->first; c; c = c->next)

@@ -5,7 +5,8 @@
  * come first in the process (LD_PRELOAD) and call libbip's (RTLD_NEXT).
  *
  * bip_layer_send records TRACE_EV_BIP_SEND when BIP took the message (it
- * returned 0 or 1).  bip_layer_register hands BIP a copy of the layer's
+ * returned 0 or 1).  Inside an MPI call these records read no clock: a
+ * send takes the call's entry time, an arrival its exit time (trace.h).  bip_layer_register hands BIP a copy of the layer's
  * table (struct bip_layer_ops) whose short_arrived and long_arrived are
  * this file's: they call the layer's and record TRACE_EV_BIP_RECV when the
  * layer took a short message (0, not -EAGAIN, after which BIP offers the
@@ -81,7 +82,7 @@ int bip_layer_send(int dst, int tag, const void *hdr, size_t hlen, const void *b
 		tb.send = (send_fn *)dlsym(RTLD_NEXT, "bip_layer_send");
 	if (!trace_on)
 		return tb.send(dst, tag, hdr, hlen, buf, len, cookie);
-	t0 = trace_now();
+	t0 = trace_tls.cur_region ? trace_tls.cur_t0 : trace_now(); /* trace.h */
 	rc = tb.send(dst, tag, hdr, hlen, buf, len, cookie);
 	if (rc < 0 || seq_room(dst) < 0)
 		return rc;
@@ -103,7 +104,7 @@ static const struct bip_layer_ops *layer_of(int tag)
 
 static int traced_short_arrived(int src, int tag, const void *data, size_t len)
 {
-	uint64_t t0 = trace_now();
+	uint64_t t0 = trace_time_inside();
 	int rc = layer_of(tag)->short_arrived(src, tag, data, len);
 	struct trace_event *e;
 
@@ -126,7 +127,7 @@ static int traced_short_arrived(int src, int tag, const void *data, size_t len)
 
 static int traced_long_arrived(int src, int tag, size_t len, uint64_t handle)
 {
-	uint64_t t0 = trace_now();
+	uint64_t t0 = trace_time_inside();
 	int rc = layer_of(tag)->long_arrived(src, tag, len, handle);
 	struct trace_event *e;
 

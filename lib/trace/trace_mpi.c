@@ -235,7 +235,7 @@ static void rec_done(MPI_Request r, const MPI_Status *st)
 	if (!req_forget(r, &re) || !re.id)
 		return;
 	e = trace_slot();
-	e->t0 = trace_now();
+	e->t0 = trace_time_inside(); /* the Wait's or Test's exit (trace.h) */
 	e->req = re.id;
 	e->comm = re.comm;
 	if (re.is_send) {

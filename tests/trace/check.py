@@ -20,6 +20,9 @@
       as json, over the simulated board losing, corrupting and doubling 5 %
       of the packets each (BIP_NIC=lanai): the reliability layer resends
       them and the trace is exact (monitor/faulty sees the retransmissions)
+  check.py progress BIPLOAD PROG ring NP
+      as json, with BIP's progress thread (BIP_PROGRESS_THREAD=1), where
+      messages arrive outside the ranks' MPI calls
   check.py clusters BIPLOAD PROG ring|allreduce NP
       as json, the ranks alternately in two clusters of this host joined by
       a gateway: the traffic crosses the relays, which are not traced
@@ -253,7 +256,7 @@ def check_json(trace, kind, np):
 
 def main():
     if len(sys.argv) not in (6, 7):
-        sys.exit('usage: check.py otf2|json|faulty|clusters|timeout|off|nolib|baddir|manual '
+        sys.exit('usage: check.py otf2|json|faulty|progress|clusters|timeout|off|nolib|baddir|manual '
                  'BIPLOAD PROG KIND '
                  'NP [BIPTRACE]')
     what, bipload, prog, kind, np = sys.argv[1:6]
@@ -275,6 +278,12 @@ def main():
             env = {'BIP_NIC': 'lanai', 'BIP_LANAI_LOSS': '5', 'BIP_LANAI_CORRUPT': '5',
                    'BIP_LANAI_DUPLICATE': '5'}
             trace, _ = traced_job(bipload, prog, kind, np, workdir, env=env)
+            check_json(trace, kind, np)
+        elif what == 'progress':
+            # Arrivals in BIP's progress thread, outside any MPI call of
+            # theirs, read the clock (trace.h): the flows stay in order.
+            trace, _ = traced_job(bipload, prog, kind, np, workdir,
+                                  env={'BIP_PROGRESS_THREAD': '1'})
             check_json(trace, kind, np)
         elif what == 'clusters':
             # The ranks of two clusters talk through the gateway's relays,
