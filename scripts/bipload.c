@@ -163,6 +163,11 @@ static void add_env(struct bipload_app *app, const char *a)
 
 	if (!eq || !valid_name(a, (size_t)(eq - a)))
 		die("-env %s: expected VAR=value, VAR made of letters, digits and _", a);
+	bipload_app_env(app, a);
+}
+
+void bipload_app_env(struct bipload_app *app, const char *a)
+{
 	app->env = grow(app->env, app->nenv + 1, sizeof(*app->env));
 	app->env[app->nenv++] = a;
 }

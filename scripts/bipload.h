@@ -114,6 +114,8 @@ struct bipload_opts {
 };
 
 extern struct bipload_opts opt;
+/* Give a command one more VAR=value (kept, not copied). */
+void bipload_app_env(struct bipload_app *app, const char *var_value);
 extern struct bip_conf *conf;
 extern struct proc *procs;
 extern int nprocs;

@@ -34,6 +34,8 @@
 #include "bipload.h"
 
 static char trace_dir[PATH_MAX];
+/* The two variables every command gets (kept: the commands point at them). */
+static char *env_preload, *env_trace;
 
 /* The tracer's library: see the header. */
 static void find_library(char *buf, size_t len)
@@ -103,7 +105,6 @@ void bipload_trace_prepare(const char *dir)
 	char parent[PATH_MAX], lib[PATH_MAX], ranks[PATH_MAX + 8], *slash;
 	const char *preload = getenv("LD_PRELOAD");
 	struct stat st;
-	char *env_preload, *env_trace;
 	size_t n;
 	int k;
 
@@ -143,10 +144,9 @@ void bipload_trace_prepare(const char *dir)
 	for (k = 0; k < opt.napps; k++) {
 		struct bipload_app *app = &opt.apps[k];
 
-		if (bip_array_grow((void **)&app->env, app->nenv + 2, sizeof(*app->env)) < 0)
-			die("out of memory");
-		app->env[app->nenv++] = env_preload;
-		app->env[app->nenv++] = env_trace;
+		/* One at a time: bip_array_grow's room is for one more. */
+		bipload_app_env(app, env_preload);
+		bipload_app_env(app, env_trace);
 	}
 }
 
