@@ -12,6 +12,8 @@
 #                            job completes through the other; with one it
 #                            fails naming the lost link
 #   run GW NP PROGRAM ARGS   any program (the MPI tests) on NP nodes
+#   idle                     BIP_WAIT=block: a waiting node and the relays
+#                            use under 5 % of a processor over an idle 2 s
 #   bipgw                    bipgw's own usage and misuse
 #
 # GW: one (hosts H and localhost, one gateway) or two (clusters
@@ -152,6 +154,53 @@ kill)
 		fi
 	fi
 	cat "$tmp/out"
+	;;
+idle)
+	# BIP_WAIT=block: while node 0 waits outside BIP (fwdcheck kill's
+	# pause), node 1 waits in a receive and the relays have nothing to
+	# forward.  Each must sleep: its processor time over 2 s stays under
+	# 5 % (a relay that napped or yielded would use far more).  Here the
+	# two relays share a host and reach each other over shm; with shm and
+	# ofi (netns-clusters/idle) they sleep on both at once.
+	conf one 2 >"$tmp/conf"
+	BIP_WAIT=block "$bipload" -f "$tmp/conf" --timeout 100 \
+		"$build/tests/clusters/fwdcheck" kill "$tmp/go" >"$tmp/out" 2>&1 &
+	job=$!
+	k=0
+	until grep -q "^node 0 ready$" "$tmp/out"; do
+		k=$((k + 1))
+		[ "$k" -lt 600 ] || fail "node 0 never became ready"
+		kill -0 "$job" 2>/dev/null || fail "the job ended before node 0 was ready"
+		sleep 0.1
+	done
+	id=$(sed -n 's/^bipload: [0-9]* nodes*, job \([A-Za-z0-9]*\)$/\1/p' "$tmp/out")
+	[ -n "$id" ] || fail "no job id in bipload's output"
+	pids=""
+	for p in $(pgrep -x bipgw) $(pgrep -x fwdcheck); do
+		env=$(tr "\0" "\n" <"/proc/$p/environ" 2>/dev/null) || continue
+		echo "$env" | grep -qx "BIP_JOBID=$id" || continue
+		node=$(echo "$env" | sed -n 's/^BIP_NODE=//p')
+		[ "$node" = 0 ] || pids="$pids $p:$node"
+	done
+	[ "$(echo $pids | wc -w)" -eq 3 ] || fail "node 1 and two relays expected, found:$pids"
+	sleep 1 # what the last round left in flight passes
+	ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+	hz=$(getconf CLK_TCK)
+	before=""
+	for pn in $pids; do before="$before $(ticks "${pn%:*}")"; done
+	sleep 2
+	set -- $before
+	busy=""
+	for pn in $pids; do
+		used=$(($(ticks "${pn%:*}") - $1))
+		shift
+		echo "node ${pn#*:}: $used ticks of $((2 * hz)) idle"
+		[ $((used * 100)) -lt $((5 * 2 * hz)) ] || busy="$busy ${pn#*:}"
+	done
+	touch "$tmp/go"
+	wait "$job" || fail "the job failed after its pause"
+	grep -q "^node 0: kill: 25 rounds done$" "$tmp/out" || fail "node 0 did not finish"
+	[ -z "$busy" ] || fail "nodes$busy used 5 % of a processor or more while idle"
 	;;
 bipgw)
 	"$build/scripts/bipgw" --help >"$tmp/out" 2>&1 || fail "bipgw --help"

@@ -19,6 +19,9 @@
 #                        every size up to 64 MiB, every word checked
 #   kill                 the relay of a2 killed while nodes 0 and 1 exchange
 #                        1 MiB messages: the job goes on through a1 - b1
+#   idle                 BIP_WAIT=block: while node 0 pauses outside BIP,
+#                        node 1 (in a receive) and the relays, on shm and
+#                        ofi, use under 5 % of a processor over 2 s
 # Skipped (exit 77) without root, network namespaces, or ofi over tcp.
 set -u
 build=$1
@@ -128,6 +131,57 @@ kill)
 	touch "$tmp/go"
 	wait "$pid" || fail "the job did not go on through the second gateway"
 	grep -q "^node 0: kill: 25 rounds done$" "$out" || fail "node 0 did not finish"
+	;;
+idle)
+	# BIP_WAIT=block: while node 0 waits outside BIP (fwdcheck kill's
+	# pause, as the nodes above 1), node 1 waits in a receive and the four
+	# relays for packets.  Each has shm beside ofi and must sleep on both
+	# at once (lib/bip/core/waitset.c): under 5 % of a processor over 2 s.
+	BIP_WAIT=block job "$build/tests/clusters/fwdcheck" kill "$tmp/go" &
+	pid=$!
+	n=0
+	until grep -q "^node 0 ready$" "$out" 2>/dev/null; do
+		n=$((n + 1))
+		[ "$n" -lt 1200 ] || fail "node 0 never became ready"
+		kill -0 "$pid" 2>/dev/null || fail "the job ended before node 0 was ready"
+		sleep 0.1
+	done
+	procs=""
+	for h in $hosts; do
+		for p in $(ip netns pids "$ns_prefix-$h"); do
+			case "$(cat "/proc/$p/comm" 2>/dev/null)" in
+			bipgw | fwdcheck) ;;
+			*) continue ;;
+			esac
+			node=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^BIP_NODE=//p')
+			[ -n "$node" ] && [ "$node" != 0 ] && procs="$procs $p:$node"
+		done
+	done
+	for want in 1 12 13 14 15; do
+		case "$procs " in
+		*":$want "*) ;;
+		*) fail "node $want not found among:$procs" ;;
+		esac
+	done
+	sleep 1 # what the last round left in flight passes
+	ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+	hz=$(getconf CLK_TCK)
+	before=""
+	for pn in $procs; do before="$before $(ticks "${pn%:*}")"; done
+	sleep 2
+	set -- $before
+	busy=""
+	for pn in $procs; do
+		used=$(($(ticks "${pn%:*}") - $1))
+		shift
+		echo "node ${pn#*:}: $used ticks of $((2 * hz))"
+		[ $((used * 100)) -lt $((5 * 2 * hz)) ] || busy="$busy ${pn#*:}"
+	done >"$tmp/ticks"
+	touch "$tmp/go"
+	wait "$pid" || fail "the job failed after its pause"
+	cat "$tmp/ticks"
+	grep -q "^node 0: kill: 25 rounds done$" "$out" || fail "node 0 did not finish"
+	[ -z "$busy" ] || fail "nodes$busy used 5 % of a processor or more while idle"
 	;;
 *)
 	echo "clusters.sh: unknown mode $mode"

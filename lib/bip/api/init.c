@@ -492,6 +492,7 @@ static void release_all(void)
 	/* The last opened first: the forwarding driver's reliability layer
 	 * sends its last acknowledgements over the drivers below it. */
 	bip_fwd_closing();
+	bip_waitset_fini(); /* its watchers wait on the drivers' words */
 	for (i = bip_state.nnics; i-- > 0;)
 		bip_state.nics[i]->ops->close(bip_state.nics[i]);
 	bip_state.nnics = 0;

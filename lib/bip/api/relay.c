@@ -24,35 +24,21 @@ static void relay_on_signal(int sig)
 }
 
 /*
- * A relay whose drivers cannot wake it (two of them that could, shm for
- * its host and a network driver for the others: nic.h allows a sleep on
- * one) would yield for ever, and on a host with fewer processors than
- * processes a yield may not give the processor to the process that needs
- * it (the scheduler keeps a yielding process that has run less).  After
+ * A relay whose drivers cannot wake it (one without the sleep ops) would
+ * yield for ever, and on a host with fewer processors than processes a
+ * yield may not give the processor to the process that needs it (the
+ * scheduler keeps a yielding process that has run less).  After
  * RELAY_NAP_AFTER rounds without anything, it naps RELAY_NAP_NS at a
  * time: a packet then waits that long at most, well below the reliability
- * layer's first time-out (BIP_REL_RTO, 2 ms).
+ * layer's first time-out (BIP_REL_RTO, 2 ms).  A relay over shm and a
+ * network driver sleeps on both at once (progress.c, waitset.c).
  */
 #define RELAY_NAP_AFTER 256
 #define RELAY_NAP_NS 50000L
-
-static int relay_can_sleep(void)
-{
-	int i, wakers = 0;
-
-	for (i = 0; i < bip_state.nnics; i++) {
-		if (!bip_state.nics[i]->ops->sleep_arm)
-			return 0;
-		wakers += !bip_state.nics[i]->passive;
-	}
-	return wakers == 1;
-}
-
 /*
  * Forward until told to stop, or until every other node has ended.  Idle,
  * a relay waits as the job's processes do (BIP_WAIT): it spins, yields,
- * and sleeps where its drivers can wake it; where they cannot, it naps
- * (relay_can_sleep).
+ * and sleeps where its drivers can wake it; where they cannot, it naps.
  */
 int bip_relay_run(void)
 {
@@ -68,7 +54,7 @@ int bip_relay_run(void)
 	bip_init();
 	/* Only where a process would sleep (BIP_WAIT=block, or auto with more
 	 * processes than processors): BIP_WAIT=spin and yield keep theirs. */
-	nap = bip_state.wait_mode == BIP_WAIT_BLOCK && !relay_can_sleep();
+	nap = bip_state.wait_mode == BIP_WAIT_BLOCK && !bip_wait_can_sleep();
 	bip_wait_start(&w);
 	while (!relay_stop) {
 		int locked = bip_lock(), n = bip_progress();
@@ -79,12 +65,16 @@ int bip_relay_run(void)
 				strerror(-n));
 			return 1;
 		}
-		if (n > 0 || bip_fwd_holding()) {
+		if (n > 0) {
 			bip_wait_start(&w);
 			idle = 0;
 			continue;
 		}
-		if (nap && ++idle > RELAY_NAP_AFTER) {
+		/* Packets held that wait for a peer (a long message on its way
+		 * to a node that does not poll now) are no reason to spin: the
+		 * wait spins, then sleeps unless the forwarding driver has work
+		 * of its own (fwd.c's sleep_arm). */
+		if (nap && !bip_fwd_holding() && ++idle > RELAY_NAP_AFTER) {
 			nanosleep(&(struct timespec){ .tv_nsec = RELAY_NAP_NS }, NULL);
 			continue;
 		}

@@ -278,7 +278,8 @@ static int sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 }
 
 /* The instance a sleeping thread waits on: the only one, or the only one
- * besides passive ones (nic.h) that all can arm; NULL if there is none. */
+ * besides passive ones (nic.h) that all can arm; NULL if there is none or
+ * several (wait_sleep_many). */
 static struct bip_nic *sleep_nic(void)
 {
 	struct bip_nic *nic = NULL;
@@ -296,6 +297,93 @@ static struct bip_nic *sleep_nic(void)
 		nic = n;
 	}
 	return nic;
+}
+
+#define SLEEP_MANY 4
+
+int bip_wait_can_sleep(void)
+{
+	int i, active = 0;
+
+	for (i = 0; i < bip_state.nnics; i++) {
+		if (!bip_state.nics[i]->ops->sleep_arm)
+			return 0;
+		active += !bip_state.nics[i]->passive;
+	}
+	return active >= 1 && active <= SLEEP_MANY;
+}
+
+/* Take back the count of a sleep that was armed (nic.h: sleep_wait takes
+ * it back after its wait, here of no time). */
+static void sleep_disarm(struct bip_nic *nic, struct bip_nic_sleep *s)
+{
+	s->timeout_ns = 0;
+	nic->ops->sleep_wait(nic, s);
+}
+
+/*
+ * Several instances that can each be woken (shm beside ofi): arm them all
+ * with the lock held, as sleep_arm does one, each into its own sleep, the
+ * passive ones first, then wait on all at once without the lock
+ * (waitset.c) and take every count back.  1 if it slept, 0 if not (the
+ * waiter yields).
+ */
+static int wait_sleep_many(struct bip_wait *w)
+{
+	struct bip_nic_sleep s[SLEEP_MANY];
+	struct bip_nic *armed[SLEEP_MANY];
+	long timeout = bip_state.sleep_max_ns;
+	int locked, i, n = 0, ok = 0, rc;
+	uint64_t t0;
+
+	if (!bip_wait_can_sleep() || !wait_long_enough(w))
+		return 0;
+	locked = bip_lock();
+	if (bip_state.progress_idle && !bip_state.queued_sends && !bip_state.layer_pending &&
+	    !bip_state.kept_peers && !bip_state.flow_dirty && !bip_state.rma_queued) {
+		ok = 1;
+		for (i = 0; ok && i < bip_state.nnics; i++) {
+			struct bip_nic *nic = bip_state.nics[i];
+			struct bip_nic_sleep p = { .timeout_ns = timeout, .fd = -1 };
+
+			if (!nic->passive)
+				continue;
+			ok = nic->ops->sleep_arm(nic, &p);
+			if (ok && p.timeout_ns < timeout)
+				timeout = p.timeout_ns;
+		}
+		for (i = 0; ok && i < bip_state.nnics; i++) {
+			struct bip_nic *nic = bip_state.nics[i];
+
+			if (nic->passive)
+				continue;
+			s[n] = (struct bip_nic_sleep){ .timeout_ns = timeout, .fd = -1 };
+			ok = nic->ops->sleep_arm(nic, &s[n]);
+			if (ok) {
+				if (s[n].timeout_ns < timeout)
+					timeout = s[n].timeout_ns;
+				armed[n++] = nic;
+			}
+		}
+		bip_state.progress_idle = 0;
+	}
+	bip_unlock(locked);
+	if (!ok) {
+		for (i = 0; i < n; i++)
+			sleep_disarm(armed[i], &s[i]);
+		return 0;
+	}
+	t0 = bip_now_ns();
+	rc = bip_waitset_wait(s, n, timeout);
+	for (i = 0; i < n; i++)
+		sleep_disarm(armed[i], &s[i]);
+	if (rc < 0)
+		return 0;
+	bip_count(&bip_state.counters.sleeps, 1);
+	if (bip_now_ns() - t0 < (uint64_t)timeout)
+		bip_count(&bip_state.counters.wakeups, 1);
+	w->yields |= 63;
+	return 1;
 }
 
 /*
@@ -317,7 +405,9 @@ static int wait_sleep(struct bip_wait *w)
 	struct bip_nic_sleep s;
 	uint64_t t0;
 
-	if (!nic || !wait_long_enough(w) || !sleep_arm(nic, &s))
+	if (!nic)
+		return wait_sleep_many(w);
+	if (!wait_long_enough(w) || !sleep_arm(nic, &s))
 		return 0;
 	t0 = bip_now_ns();
 	nic->ops->sleep_wait(nic, &s);

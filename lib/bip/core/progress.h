@@ -82,6 +82,20 @@ void bip_progress_set_rma(void (*push)(void));
  * needs a processor of its own (lanai's firmware). */
 void bip_wait_oversubscribed(void);
 
+/* 1 if a waiter of this process can sleep on its drivers (every one has
+ * the sleep ops), whether on one or, through waitset.c, on several. */
+int bip_wait_can_sleep(void);
+
+/*
+ * waitset.c: sleep on n armed sleeps at once (each a futex word or a
+ * descriptor, nic.h), for at most timeout_ns: 0 when woken or timed out,
+ * -1 if it cannot (the caller yields instead).  The arms' counts are the
+ * caller's to take back.  bip_waitset_fini ends the threads that watch
+ * the futex words, before the drivers close.
+ */
+int bip_waitset_wait(struct bip_nic_sleep *s, int n, long timeout_ns);
+void bip_waitset_fini(void);
+
 /* How this process waits, for bipinfo --job: "auto: 2 processes on 1
  * processor (affinity): yields, sleeps after 2000 us". */
 void bip_wait_desc(char *buf, size_t len);

@@ -32,8 +32,9 @@
  * a process that may sleep pays the fence; every process of a job on this
  * host computes the same answer (init.c), and one whose peer was told
  * otherwise (BIP_WAIT set differently) is woken by the time-out.  A waiter
- * with long transfers under way does not sleep (their progress is its own
- * work).
+ * that pushes or pulls chunks of a long message does not sleep (their
+ * progress is its own work); one whose long sends wait for their receivers
+ * does (shm_pending).
  *
  * Trust: a segment is opened only if it is a regular file of this user with
  * mode 0600 and not a symbolic link (segment.h), so another user who creates
@@ -642,9 +643,18 @@ static int shm_alive(struct bip_nic *nic, int node)
 }
 
 /* Something published to this process that a poll would take. */
+/*
+ * Something to do before sleeping: a message queued, or a long transfer
+ * this process moves itself (chunks to push or to pull).  A long send
+ * only announced, whose receiver has not come or copies it by itself
+ * (process_vm_readv), waits for the receiver: its claim comes as a
+ * message and its end rings the bell (shm_long.c), so it is no reason to
+ * stay awake.  A relay holding packets for a process that computes sleeps
+ * so.
+ */
 static int shm_pending(struct bip_shm *shm)
 {
-	return bip_shm_long_busy(shm) || bip_shm_queues_pending(shm);
+	return shm->npulls || shm->npushing || bip_shm_queues_pending(shm);
 }
 
 static int shm_pending_arg(void *shm)
