@@ -6,6 +6,7 @@
  * bip_progress runs on a relay.
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -35,6 +36,7 @@ static void relay_on_signal(int sig)
  */
 #define RELAY_NAP_AFTER 256
 #define RELAY_NAP_NS 50000L
+#define RELAY_SPIN 16
 /*
  * Forward until told to stop, or until every other node has ended.  Idle,
  * a relay waits as the job's processes do (BIP_WAIT): it spins, yields,
@@ -55,6 +57,16 @@ int bip_relay_run(void)
 	/* Only where a process would sleep (BIP_WAIT=block, or auto with more
 	 * processes than processors): BIP_WAIT=spin and yield keep theirs. */
 	nap = bip_state.wait_mode == BIP_WAIT_BLOCK && !bip_wait_can_sleep();
+	/* Asked to block, a relay does not spin long before it sleeps: each
+	 * of its rounds polls every driver (a system call for ofi), and on
+	 * processors it shares with the ranks its spinning is their loss. */
+	{
+		const char *spin = getenv("BIP_SPIN");
+
+		if (bip_state.wait_mode == BIP_WAIT_BLOCK && !(spin && *spin) &&
+		    bip_state.spin_limit > RELAY_SPIN)
+			bip_state.spin_limit = RELAY_SPIN;
+	}
 	bip_wait_start(&w);
 	while (!relay_stop) {
 		int locked = bip_lock(), n = bip_progress();
