@@ -13,8 +13,9 @@
  * has a completion queue with a file descriptor to wait on) and nothing
  * of its own is queued; it then uses no processor until a peer publishes
  * something for it, or BIP_SLEEP_MAX passes (10 ms by default), when it
- * looks at everything again.  A process whose NICs cannot wake it, or that
- * has two of them (shm and a network), yields as in the other modes.
+ * looks at everything again.  A process whose NICs cannot wake it yields
+ * as in the other modes; one with two of them (shm and a network) sleeps
+ * on both at once (wait_sleep_many, waitset.c).
  *
  * Auto mode is spin, then yield, as long as every local process has a
  * processor.  When they outnumber the processors (bip_wait_oversubscribed)
