@@ -683,53 +683,35 @@ static void rec_some(const struct req_copy *c, int incount, int outcount, const 
 			rec_done(c->reqs[indices[i]], &c->st[i]);
 }
 
-int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
-		 int array_of_indices[], MPI_Status array_of_statuses[])
-{
-	struct req_copy c;
-	uint64_t t0;
-	int ret;
-
-	if (!trace_on)
-		return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices,
-				     array_of_statuses);
-	t0 = trace_enter(TRACE_R_Waitsome);
-	if (req_copy_make(&c, incount, array_of_requests, array_of_statuses) < 0) {
-		ret = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices,
-				    array_of_statuses);
-	} else {
-		ret = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, c.st);
-		if (ret == MPI_SUCCESS)
-			rec_some(&c, incount, *outcount, array_of_indices);
+/* MPI_Waitsome and MPI_Testsome: the same arguments, the same records. */
+#define TRACE_SOME(name)                                                                   \
+	int MPI_##name(int incount, MPI_Request array_of_requests[], int *outcount,        \
+		       int array_of_indices[], MPI_Status array_of_statuses[])             \
+	{                                                                                  \
+		struct req_copy c;                                                         \
+		uint64_t t0;                                                               \
+		int ret;                                                                   \
+                                                                                           \
+		if (!trace_on)                                                             \
+			return PMPI_##name(incount, array_of_requests, outcount,           \
+					   array_of_indices, array_of_statuses);           \
+		t0 = trace_enter(TRACE_R_##name);                                          \
+		if (req_copy_make(&c, incount, array_of_requests, array_of_statuses) < 0) {\
+			ret = PMPI_##name(incount, array_of_requests, outcount,            \
+					  array_of_indices, array_of_statuses);            \
+		} else {                                                                   \
+			ret = PMPI_##name(incount, array_of_requests, outcount,            \
+					  array_of_indices, c.st);                         \
+			if (ret == MPI_SUCCESS)                                            \
+				rec_some(&c, incount, *outcount, array_of_indices);        \
+		}                                                                          \
+		req_copy_free(&c, array_of_statuses);                                      \
+		trace_call(TRACE_R_##name, t0);                                            \
+		return ret;                                                                \
 	}
-	req_copy_free(&c, array_of_statuses);
-	trace_call(TRACE_R_Waitsome, t0);
-	return ret;
-}
 
-int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
-		 int array_of_indices[], MPI_Status array_of_statuses[])
-{
-	struct req_copy c;
-	uint64_t t0;
-	int ret;
-
-	if (!trace_on)
-		return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices,
-				     array_of_statuses);
-	t0 = trace_enter(TRACE_R_Testsome);
-	if (req_copy_make(&c, incount, array_of_requests, array_of_statuses) < 0) {
-		ret = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices,
-				    array_of_statuses);
-	} else {
-		ret = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, c.st);
-		if (ret == MPI_SUCCESS)
-			rec_some(&c, incount, *outcount, array_of_indices);
-	}
-	req_copy_free(&c, array_of_statuses);
-	trace_call(TRACE_R_Testsome, t0);
-	return ret;
-}
+TRACE_SOME(Waitsome)
+TRACE_SOME(Testsome)
 
 /* --- collectives --- */
 

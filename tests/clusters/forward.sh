@@ -33,6 +33,7 @@ fail() {
 	echo "FAIL: $*"
 	exit 1
 }
+. "$(dirname "$0")/wait.sh"
 
 # conf GW NP: NP nodes spread over the hosts in turn.
 conf() {
@@ -109,13 +110,7 @@ kill)
 	BIP_RETRY_TIMEOUT=$rt "$bipload" -f "$tmp/conf" --timeout 100 \
 		"$build/tests/clusters/fwdcheck" kill "$tmp/go" >"$tmp/out" 2>&1 &
 	job=$!
-	k=0
-	until grep -q "^node 0 ready$" "$tmp/out"; do
-		k=$((k + 1))
-		[ "$k" -lt 600 ] || fail "node 0 never became ready"
-		kill -0 "$job" 2>/dev/null || fail "the job ended before node 0 was ready"
-		sleep 0.1
-	done
+	wait_line "$tmp/out" "node 0 ready" "$job"
 	id=$(sed -n 's/^bipload: [0-9]* nodes*, job \([A-Za-z0-9]*\)$/\1/p' "$tmp/out")
 	relay=$(sed -n "s/^bipload: node \([0-9]*\): the relay of gateway host $host .*/\1/p" "$tmp/out")
 	[ -n "$id" ] && [ -n "$relay" ] || fail "no job id or relay node in bipload's output"
@@ -166,13 +161,7 @@ idle)
 	BIP_WAIT=block "$bipload" -f "$tmp/conf" --timeout 100 \
 		"$build/tests/clusters/fwdcheck" kill "$tmp/go" >"$tmp/out" 2>&1 &
 	job=$!
-	k=0
-	until grep -q "^node 0 ready$" "$tmp/out"; do
-		k=$((k + 1))
-		[ "$k" -lt 600 ] || fail "node 0 never became ready"
-		kill -0 "$job" 2>/dev/null || fail "the job ended before node 0 was ready"
-		sleep 0.1
-	done
+	wait_line "$tmp/out" "node 0 ready" "$job"
 	id=$(sed -n 's/^bipload: [0-9]* nodes*, job \([A-Za-z0-9]*\)$/\1/p' "$tmp/out")
 	[ -n "$id" ] || fail "no job id in bipload's output"
 	pids=""
@@ -184,23 +173,11 @@ idle)
 	done
 	[ "$(echo $pids | wc -w)" -eq 3 ] || fail "node 1 and two relays expected, found:$pids"
 	sleep 1 # what the last round left in flight passes
-	ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-	hz=$(getconf CLK_TCK)
-	before=""
-	for pn in $pids; do before="$before $(ticks "${pn%:*}")"; done
-	sleep 2
-	set -- $before
-	busy=""
-	for pn in $pids; do
-		used=$(($(ticks "${pn%:*}") - $1))
-		shift
-		echo "node ${pn#*:}: $used ticks of $((2 * hz)) idle"
-		[ $((used * 100)) -lt $((5 * 2 * hz)) ] || busy="$busy ${pn#*:}"
-	done
+	idle_ticks $pids
 	touch "$tmp/go"
 	wait "$job" || fail "the job failed after its pause"
 	grep -q "^node 0: kill: 25 rounds done$" "$tmp/out" || fail "node 0 did not finish"
-	[ -z "$busy" ] || fail "nodes$busy used 5 % of a processor or more while idle"
+	[ -z "$idle_busy" ] || fail "nodes$idle_busy used 5 % of a processor or more while idle"
 	;;
 bipgw)
 	"$build/scripts/bipgw" --help >"$tmp/out" 2>&1 || fail "bipgw --help"

@@ -46,6 +46,7 @@ fail() {
 	echo "FAIL: $*"
 	exit 1
 }
+. "$src/tests/clusters/wait.sh"
 
 # Hosts in node order, so that nodes 0 and 1 are in different clusters.
 hosts="a0 b0 a1 b1 a2 b2"
@@ -112,13 +113,7 @@ long)
 kill)
 	BIP_RETRY_TIMEOUT=20 job "$build/tests/clusters/fwdcheck" kill "$tmp/go" &
 	pid=$!
-	n=0
-	until grep -q "^node 0 ready$" "$out" 2>/dev/null; do
-		n=$((n + 1))
-		[ "$n" -lt 1200 ] || fail "node 0 never became ready"
-		kill -0 "$pid" 2>/dev/null || fail "the job ended before node 0 was ready"
-		sleep 0.1
-	done
+	wait_line "$out" "node 0 ready" "$pid" 1200
 	relay=$(sed -n "s/^bipload: node \([0-9]*\): the relay of gateway host $ns_prefix-a2 .*/\1/p" "$out")
 	[ -n "$relay" ] || fail "no relay on a2 in bipload's output"
 	victim=""
@@ -139,13 +134,7 @@ idle)
 	# at once (lib/bip/core/waitset.c): under 5 % of a processor over 2 s.
 	BIP_WAIT=block job "$build/tests/clusters/fwdcheck" kill "$tmp/go" &
 	pid=$!
-	n=0
-	until grep -q "^node 0 ready$" "$out" 2>/dev/null; do
-		n=$((n + 1))
-		[ "$n" -lt 1200 ] || fail "node 0 never became ready"
-		kill -0 "$pid" 2>/dev/null || fail "the job ended before node 0 was ready"
-		sleep 0.1
-	done
+	wait_line "$out" "node 0 ready" "$pid" 1200
 	procs=""
 	for h in $hosts; do
 		for p in $(ip netns pids "$ns_prefix-$h"); do
@@ -164,24 +153,12 @@ idle)
 		esac
 	done
 	sleep 1 # what the last round left in flight passes
-	ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
-	hz=$(getconf CLK_TCK)
-	before=""
-	for pn in $procs; do before="$before $(ticks "${pn%:*}")"; done
-	sleep 2
-	set -- $before
-	busy=""
-	for pn in $procs; do
-		used=$(($(ticks "${pn%:*}") - $1))
-		shift
-		echo "node ${pn#*:}: $used ticks of $((2 * hz))"
-		[ $((used * 100)) -lt $((5 * 2 * hz)) ] || busy="$busy ${pn#*:}"
-	done >"$tmp/ticks"
+	idle_ticks $procs >"$tmp/ticks"
 	touch "$tmp/go"
 	wait "$pid" || fail "the job failed after its pause"
 	cat "$tmp/ticks"
 	grep -q "^node 0: kill: 25 rounds done$" "$out" || fail "node 0 did not finish"
-	[ -z "$busy" ] || fail "nodes$busy used 5 % of a processor or more while idle"
+	[ -z "$idle_busy" ] || fail "nodes$idle_busy used 5 % of a processor or more while idle"
 	;;
 *)
 	echo "clusters.sh: unknown mode $mode"

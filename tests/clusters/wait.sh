@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: MIT
+# Sourced by the tests that pause a job and look at it (forward.sh,
+# tests/netns/clusters.sh): they define fail MESSAGE first.
+
+# wait_line FILE LINE PID [TENTHS]: until FILE has LINE (a whole line),
+# while PID runs, for at most TENTHS tenths of a second (600).
+wait_line() {
+	_k=0
+	until grep -qx "$2" "$1" 2>/dev/null; do
+		_k=$((_k + 1))
+		[ "$_k" -lt "${4:-600}" ] || fail "no line \"$2\" within $((${4:-600} / 10)) s"
+		kill -0 "$3" 2>/dev/null || fail "the job ended before \"$2\""
+		sleep 0.1
+	done
+}
+
+# idle_ticks PID:NODE...: each one's processor time over 2 s, a line per
+# process ("node N: T ticks of 2 s at HZ"), and in $idle_busy the nodes
+# that used 5 % of a processor or more.
+idle_ticks() {
+	_hz=$(getconf CLK_TCK)
+	_before=""
+	for _pn in "$@"; do
+		_before="$_before $(awk '{ print $14 + $15 }' "/proc/${_pn%:*}/stat" 2>/dev/null || echo 0)"
+	done
+	sleep 2
+	idle_busy=""
+	for _pn in "$@"; do
+		set -- $_before
+		_b=$1
+		shift
+		_before="$*"
+		_used=$(($(awk '{ print $14 + $15 }' "/proc/${_pn%:*}/stat" 2>/dev/null || echo 0) - _b))
+		echo "node ${_pn#*:}: $_used ticks of $((2 * _hz))"
+		[ $((_used * 100)) -lt $((5 * 2 * _hz)) ] || idle_busy="$idle_busy ${_pn#*:}"
+	done
+}
