@@ -37,6 +37,7 @@ static void relay_on_signal(int sig)
 #define RELAY_NAP_AFTER 256
 #define RELAY_NAP_NS 50000L
 #define RELAY_SPIN 16
+
 /*
  * Forward until told to stop, or until every other node has ended.  Idle,
  * a relay waits as the job's processes do (BIP_WAIT): it spins, yields,

@@ -253,6 +253,28 @@ static int wait_long_enough(const struct bip_wait *w)
 	return bip_now_ns() - wait_since_ns >= (uint64_t)bip_state.sleep_after_ns;
 }
 
+/* With the lock: the last poll found nothing and nothing of this process
+ * waits (queued sends, a layer's deferred work, flow control, one-sided
+ * requests). */
+static int nothing_waits(void)
+{
+	return bip_state.progress_idle && !bip_state.queued_sends && !bip_state.layer_pending &&
+	    !bip_state.kept_peers && !bip_state.flow_dirty && !bip_state.rma_queued;
+}
+
+/* After a sleep that started at t0 and could last timeout_ns: count it,
+ * and whether it was woken before its time-out (bip_counters).  A sleep
+ * is worth many yields: on to the next multiple of 64, so that the checks
+ * of bip_wait_yield still come about every 0.6 s of sleeping (they look
+ * for the count going past their marks, which a sleep may jump over). */
+static void slept(struct bip_wait *w, uint64_t t0, long timeout_ns)
+{
+	bip_count(&bip_state.counters.sleeps, 1);
+	if (bip_now_ns() - t0 < (uint64_t)timeout_ns)
+		bip_count(&bip_state.counters.wakeups, 1);
+	w->yields |= 63;
+}
+
 /*
  * With the lock: arm the NIC's sleep if the last poll found nothing (what
  * it found may need another round of the waiter's, such as a layer's
@@ -263,8 +285,7 @@ static int sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 {
 	int locked = bip_lock(), armed = 0, i;
 
-	if (bip_state.progress_idle && !bip_state.queued_sends && !bip_state.layer_pending &&
-	    !bip_state.kept_peers && !bip_state.flow_dirty && !bip_state.rma_queued) {
+	if (nothing_waits()) {
 		s->timeout_ns = bip_state.sleep_max_ns;
 		/* The passive instances first: they may lower the time-out. */
 		for (armed = 1, i = 0; armed && i < bip_state.nnics; i++)
@@ -340,8 +361,7 @@ static int wait_sleep_many(struct bip_wait *w)
 	if (!bip_wait_can_sleep() || !wait_long_enough(w))
 		return 0;
 	locked = bip_lock();
-	if (bip_state.progress_idle && !bip_state.queued_sends && !bip_state.layer_pending &&
-	    !bip_state.kept_peers && !bip_state.flow_dirty && !bip_state.rma_queued) {
+	if (nothing_waits()) {
 		ok = 1;
 		for (i = 0; ok && i < bip_state.nnics; i++) {
 			struct bip_nic *nic = bip_state.nics[i];
@@ -380,10 +400,7 @@ static int wait_sleep_many(struct bip_wait *w)
 		sleep_disarm(armed[i], &s[i]);
 	if (rc < 0)
 		return 0;
-	bip_count(&bip_state.counters.sleeps, 1);
-	if (bip_now_ns() - t0 < (uint64_t)timeout)
-		bip_count(&bip_state.counters.wakeups, 1);
-	w->yields |= 63;
+	slept(w, t0, timeout);
 	return 1;
 }
 
@@ -412,15 +429,7 @@ static int wait_sleep(struct bip_wait *w)
 		return 0;
 	t0 = bip_now_ns();
 	nic->ops->sleep_wait(nic, &s);
-	/* Woken, if it ended before its time-out (bip_counters). */
-	bip_count(&bip_state.counters.sleeps, 1);
-	if (bip_now_ns() - t0 < (uint64_t)s.timeout_ns)
-		bip_count(&bip_state.counters.wakeups, 1);
-	/* A sleep is worth many yields: on to the next multiple of 64, so that
-	 * the checks of bip_wait_yield still come about every 0.6 s of
-	 * sleeping (they look for the count going past their marks, which a
-	 * sleep may jump over). */
-	w->yields |= 63;
+	slept(w, t0, s.timeout_ns);
 	return 1;
 }
 
