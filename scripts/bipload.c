@@ -102,7 +102,9 @@ static void usage(int status)
 		"               [--output-filename DIR[:nocopy]] [--bind-to core|none]\n"
 		"               [--report-bindings] [--universe N] [--trace DIR]\n"
 		"               [--monitor[=ADDR:PORT]] prog [args...]\n"
-		"               [: [-sz N] [-env VAR=value]... prog [args...]]...\n");
+		"               [: [-sz N] [-env VAR=value]... prog [args...]]...\n"
+		"       bipload --attach JOB|bip:PORT|name:SERVICE [-sz N] [-q] [--timeout SECONDS]\n"
+		"               [-x VAR[=value]]... [-env VAR=value]... prog [args...] [: ...]\n");
 	exit(status);
 }
 
@@ -247,6 +249,8 @@ static int global_option(int argc, char **argv, int *i)
 	} else if (!strncmp(a, "--monitor=", 10)) {
 		opt.monitor = 1;
 		opt.monitor_addr = a + 10;
+	} else if (!strcmp(a, "--attach")) {
+		opt.attach = arg_of(argc, argv, i);
 	} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 		usage(0);
 	} else {
@@ -501,6 +505,13 @@ int main(int argc, char **argv)
 	struct rlimit nofile;
 
 	parse_args(argc, argv);
+	if (opt.attach) {
+		/* Its processes join a running job (bipload_attach.c). */
+		bipload_pid = getpid();
+		rc = bipload_attach_run(opt.attach);
+		free_options();
+		return rc;
+	}
 	if (opt.trace)
 		bipload_trace_prepare(opt.trace);
 	if (g && *g) {
@@ -601,6 +612,8 @@ int main(int argc, char **argv)
 		if (bipload_lanai_start(conf, conf_path, jobid, opt.quiet, lerr, sizeof(lerr)) < 0)
 			die("%s", lerr);
 	}
+	/* Before any process may name the job to a command that attaches. */
+	bipload_attach_listen();
 	/* The proxies first: a remote shell takes longer to start. */
 	bipload_remote_start();
 	for (i = 0; i < nprocs; i++)

@@ -22,6 +22,8 @@
  *   bipload_slurm.c  the nodes of a Slurm allocation
  *   bipload_monitor.c --monitor: the job's counters in a browser, served
  *                    over HTTP from bipload's own loop
+ *   bipload_attach.c --attach: a command started apart that joins a running
+ *                    job, and the running job's end of it
  *
  * Everything here is one process's state, shared by the parts.
  */
@@ -73,6 +75,8 @@ struct proc {
 	const char *host;       /* ... on this host (the configuration's name) */
 	char *blob;             /* a network driver's address it published (hex), or NULL */
 	int abandoned;          /* a new process that failed to join: not the job's */
+	int attached;           /* started for an attached command: its
+				 * failure is that command's (bipload_attach.c) */
 	struct stream s[2];     /* stdout, stderr */
 	int file[2];            /* --output-filename: its files, or -1 */
 };
@@ -111,6 +115,7 @@ struct bipload_opts {
 	const char *trace;      /* --trace DIR, NULL if not given */
 	int monitor;            /* --monitor: serve the job's live view */
 	const char *monitor_addr; /* its ADDR:PORT, NULL: 127.0.0.1, any port */
+	const char *attach;     /* --attach JOB: join that running job */
 };
 
 extern struct bipload_opts opt;
@@ -268,11 +273,33 @@ const char *bipload_grow_host(void);
 /* 1 if the job's nodes run, or may run, on several hosts: its processes
  * get BIP_GROW_SPANS=1 and open a network driver beside shm. */
 int bipload_grow_spans(void);
+/* The grow request of an attached command (asker below 0: its slot in
+ * bipload_attach.c), rec split in place. */
+void bipload_grow_attach(int asker, char *rec, size_t len);
 /* A record from a remote node's channel (NULL: the channel closed), and
  * the start of a remote new node (err: why it could not run, or 0). */
 void bipload_grow_record(struct proc *p, const char *rec, size_t len);
 void bipload_grow_started(struct proc *p, int err);
 
+/* --- bipload_attach.c: commands that join a running job --- */
+/* The running job: listen for commands attaching (a job that may grow),
+ * poll them, and tell them of their processes' ends. */
+void bipload_attach_listen(void);
+int bipload_attach_maxfds(void);
+int bipload_attach_pollfds(struct pollfd *pfd);
+void bipload_attach_events(const struct pollfd *pfd, int n);
+void bipload_attach_check(void);
+void bipload_attach_stop(void);
+/* For bipload_grow.c, of the command asker: whether it is still
+ * connected, the answer to its request, its descriptor k (0, 1, 2, or -1
+ * once its processes have them), and the end of its request. */
+int bipload_attach_open(int asker);
+void bipload_attach_answer(int asker, const char *rec, size_t len);
+int bipload_attach_io(int asker, int k);
+void bipload_attach_grew(int asker, int first, int total, int failed);
+/* bipload --attach JOB: run the commands of the options in job JOB;
+ * returns bipload's exit status. */
+int bipload_attach_run(const char *target);
 /* --- bipload_pm.c: the job --- */
 void make_jobid(void);
 void make_secret(void);

@@ -231,10 +231,16 @@ static int pm_open(const struct proc *p)
 	return p->proxy < 0 ? p->pm_fd >= 0 : p->pm_remote;
 }
 
+/* asker: a node, or an attached command (below 0, bipload_attach.c). */
 static void answer(int node, const struct rec *r)
 {
-	struct proc *p = &procs[node];
+	struct proc *p;
 
+	if (node < 0) {
+		bipload_attach_answer(node, r->buf, r->len);
+		return;
+	}
+	p = &procs[node];
 	if (p->proxy >= 0) {
 		if (p->pm_remote)
 			bipload_remote_pm(node, r->buf, r->len);
@@ -345,9 +351,12 @@ static void grow_answer(void)
 		putf(&r, "%ld", pending.codes[i]);
 	put(&r, failed ? pending.msg : "");
 	answer(pending.asker, &r);
+	if (pending.asker < 0)
+		bipload_attach_grew(pending.asker, pending.first, pending.total, failed);
 	if (!failed && !opt.quiet)
-		info("nodes %d to %d joined the job (%s)", pending.first,
-		     pending.first + pending.total - 1, pending.progs[0]);
+		info("nodes %d to %d joined the job (%s%s)", pending.first,
+		     pending.first + pending.total - 1,
+		     pending.asker < 0 ? "bipload --attach: " : "", pending.progs[0]);
 	free(pending.codes);
 	free(pending.progs);
 	free(pending.record);
@@ -372,7 +381,7 @@ static int start_grown(int k, char *const *argv, int argc, char *const *env, int
 		       const char *wdir, const char *path, int app, int first, int total)
 {
 	struct proc *p = &procs[k];
-	int out[2], err[2], ep[2], child_pm, e = 0, i;
+	int out[2], err[2], ep[2], child_pm, e = 0, i, io_in, io_out, io_err;
 	char v[64];
 	ssize_t n;
 	pid_t pid;
@@ -381,12 +390,18 @@ static int start_grown(int k, char *const *argv, int argc, char *const *env, int
 	p->node = k;
 	p->app = 0;
 	p->grown = 1;
+	p->attached = pending.asker < 0;
 	p->host = conf->nodes[grow_host_node].host;
 	p->proxy = -1;
 	p->local_index = k;
 	p->file[0] = p->file[1] = -1;
 	p->s[0] = (struct stream){ .fd = -1, .open = 1, .out = 1 };
 	p->s[1] = (struct stream){ .fd = -1, .open = 1, .out = 2 };
+	/* An attached command's processes write where it does, and the
+	 * first reads its stdin (bipload_attach.c). */
+	io_in = k == first ? bipload_attach_io(pending.asker, 0) : -1;
+	io_out = bipload_attach_io(pending.asker, 1);
+	io_err = bipload_attach_io(pending.asker, 2);
 	if (pipe(out) < 0 || pipe(err) < 0 || pipe2(ep, O_CLOEXEC) < 0)
 		die("pipe: %s", strerror(errno));
 	child_pm = bipload_grow_channel(k);
@@ -394,12 +409,12 @@ static int start_grown(int k, char *const *argv, int argc, char *const *env, int
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
 	if (pid == 0) {
-		int fd0 = open("/dev/null", O_RDONLY), pm_hi, ep_hi;
+		int fd0 = io_in >= 0 ? io_in : open("/dev/null", O_RDONLY), pm_hi, ep_hi;
 
 		bipload_child_setup(bipload_pid);
 		dup2(fd0, 0);
-		dup2(out[1], 1);
-		dup2(err[1], 2);
+		dup2(io_out >= 0 ? io_out : out[1], 1);
+		dup2(io_err >= 0 ? io_err : err[1], 2);
 		/* Out of the way first: either may be 3 or 4 now. */
 		pm_hi = fcntl(child_pm, F_DUPFD, 512);
 		ep_hi = fcntl(ep[1], F_DUPFD, 512);
@@ -476,6 +491,13 @@ static int start_grown(int k, char *const *argv, int argc, char *const *env, int
 	p->s[1] = (struct stream){ .fd = err[0], .open = 1, .out = 2 };
 	set_cloexec_nonblock(out[0]);
 	set_cloexec_nonblock(err[0]);
+	for (i = 0; i < 2; i++) {
+		if ((i ? io_err : io_out) < 0)
+			continue;
+		/* Nothing comes on that pipe: the process writes elsewhere. */
+		close(p->s[i].fd);
+		p->s[i] = (struct stream){ .fd = -1, .open = 0, .out = i + 1 };
+	}
 	if (n == (ssize_t)sizeof(e) && e) {
 		p->abandoned = 1;
 		return e;
@@ -497,6 +519,7 @@ static void start_remote(int k, int x, char *const *argv, int argc, char *const 
 	memset(p, 0, sizeof(*p));
 	p->node = k;
 	p->grown = 1;
+	p->attached = pending.asker < 0;
 	p->host = bipload_remote_host(x);
 	p->pm_fd = p->segfd = -1;
 	p->pm_remote = 1;
@@ -585,7 +608,8 @@ static void dequeue(void)
 		if (!q_head)
 			q_tail = &q_head;
 		nf = split(q->buf, q->len, f, (int)(sizeof(f) / sizeof(f[0])));
-		if (nf > 0 && procs[q->asker].pm_fd >= 0)
+		if (nf > 0 && (q->asker < 0 ? bipload_attach_open(q->asker) :
+					      procs[q->asker].pm_fd >= 0))
 			grow(q->asker, f, nf);
 		free(q);
 	}
@@ -716,7 +740,20 @@ static void grow(int asker, char **f, int nf)
 	return;
 
 malformed:
-	fprintf(stderr, "bipload: node %d: a malformed grow request: ignored\n", asker);
+	if (asker < 0) {
+		/* An attached command waits for its answer: it gets one. */
+		struct rec r = { .len = 0 };
+
+		put(&r, "grew");
+		put(&r, "0");
+		put(&r, "0");
+		put(&r, "0");
+		put(&r, "a malformed request");
+		answer(asker, &r);
+		bipload_attach_grew(asker, 0, 0, 1);
+	} else {
+		fprintf(stderr, "bipload: node %d: a malformed grow request: ignored\n", asker);
+	}
 	free(cmd);
 	return;
 
@@ -807,6 +844,17 @@ void bipload_grow_events(const struct pollfd *pfd, const int *nodes, int n)
 		else
 			record(p, buf, (size_t)len);
 	}
+	bipload_grow_check();
+}
+
+void bipload_grow_attach(int asker, char *rec, size_t len)
+{
+	static char *f[PM_MSG_MAX / 2];
+	int nf = split(rec, len, f, (int)(sizeof(f) / sizeof(f[0])));
+
+	if (nf < 1)
+		f[0] = (char *)"", nf = 1;
+	grow(asker, f, nf);
 	bipload_grow_check();
 }
 

@@ -290,6 +290,8 @@ static int failed(const struct proc *p)
 {
 	if (p->abandoned)
 		return 0; /* it never joined: its asker was told (bipload_grow.c) */
+	if (p->attached)
+		return 0; /* its command's failure (bipload_attach.c) */
 	if (p->start_late)
 		return 1;
 	if (p->stopped || p->relay)
@@ -500,7 +502,8 @@ int bipload_pm_run(int stdin_fd)
 	/* Room for the nodes that join the job (bipload_grow.c). */
 	local = calloc((size_t)bipload_room() * 2 + 1, sizeof(*local));
 	pfd = calloc((size_t)bipload_room() * 3 + 2 + (size_t)bipload_remote_maxfds() +
-		     (size_t)bipload_monitor_maxfds(), sizeof(*pfd));
+		     (size_t)bipload_monitor_maxfds() + (size_t)bipload_attach_maxfds(),
+		     sizeof(*pfd));
 	if (!local || !pfd)
 		die("out of memory");
 	/* Our stdin goes to node 0, here or through its proxy. */
@@ -508,7 +511,7 @@ int bipload_pm_run(int stdin_fd)
 	start_time = now_s();
 
 	for (;;) {
-		int n = 0, streams = 0, nr, ng, nm, rdy = 1;
+		int n = 0, streams = 0, nr, ng, nm, na, rdy = 1;
 
 		for (i = 0, nlocal = 0; i < nprocs; i++)
 			if (procs[i].proxy < 0)
@@ -538,7 +541,9 @@ int bipload_pm_run(int stdin_fd)
 		/* --monitor's server and its reading of the pages: after the
 		 * others, never waited for (bipload_monitor.c). */
 		nm = bipload_monitor_pollfds(pfd + n + nr + ng);
-		if (poll(pfd, (nfds_t)(n + nr + ng + nm), bipload_monitor_timeout(200)) < 0 &&
+		/* Commands attaching (bipload_attach.c). */
+		na = bipload_attach_pollfds(pfd + n + nr + ng + nm);
+		if (poll(pfd, (nfds_t)(n + nr + ng + nm + na), bipload_monitor_timeout(200)) < 0 &&
 		    errno != EINTR)
 			die("poll: %s", strerror(errno));
 
@@ -588,8 +593,10 @@ int bipload_pm_run(int stdin_fd)
 		bipload_remote_events(pfd + n, nr);
 		bipload_grow_events(pfd + n + nr, local + bipload_room(), ng);
 		bipload_monitor_events(pfd + n + nr + ng, nm);
+		bipload_attach_events(pfd + n + nr + ng + nm, na);
 		bipload_remote_check_started(start_time);
 		judge(&first_failed);
+		bipload_attach_check();
 		/* The program has ended: its relays stop (SIGTERM, as a job that
 		 * is stopped; SIGKILL after the grace period). */
 		if (nrelays && !stop_deadline && !app_running() && running()) {
@@ -619,6 +626,7 @@ int bipload_pm_run(int stdin_fd)
 		close(stdin_fd);
 	judge(&first_failed);
 	bipload_grow_stop();
+	bipload_attach_stop();
 	remove_shm();
 	report(first_failed, timed_out, got_signal);
 	if (first_failed >= 0)

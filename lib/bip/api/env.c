@@ -124,6 +124,9 @@ const struct bip_env_var bip_env_vars[] = {
 	{ "BIP_UDP_SEED", "1", "udp: seed of the fault generator (each node: seed ^ node)" },
 	{ "BIPLOAD_GRACE", "3", "bipload: seconds between SIGTERM and SIGKILL" },
 	{ "BIPLOAD_START_TIMEOUT", "60", "bipload: seconds a remote shell has to start its process" },
+	{ "BIP_ATTACH_DIR", "/run/user/UID, else /tmp/bip-UID",
+	  "bipload: the private directory of the sockets through which commands attach to "
+	  "running jobs (bipload --attach)" },
 	{ "BIP_RSH", "ssh -o BatchMode=yes -o ConnectTimeout=10",
 	  "bipload: the remote shell that starts processes on other hosts" },
 	{ "BIPCC_CC", "$CC, else cc", "bipcc: the C compiler" },

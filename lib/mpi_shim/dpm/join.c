@@ -185,8 +185,8 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 	if (strcmp(theirs.jobid, mine.jobid))
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_OTHER, call,
 				    "the other side belongs to another job (%.47s, this is %s): "
-				    "joining two separately started jobs is not supported by this "
-				    "version; start both sides in one job", theirs.jobid, mine.jobid);
+				    "start one side in the other's job (bipload --attach %.47s prog)",
+				    theirs.jobid, mine.jobid, theirs.jobid);
 	node = (int)get_be(theirs.node, 4);
 	if (get_be(theirs.node, 4) >= (uint64_t)mpi_shim_dpm_nodes())
 		return mpi_shim_err(MPI_COMM_NULL, MPI_ERR_OTHER, call,

@@ -12,7 +12,9 @@
  * from getrandom in 32 hex digits.  Knowing the name is what lets a
  * process connect: the capability cannot be guessed, and it is compared
  * in constant time.  BIP moves messages only between the nodes of one
- * job, so a name of another job is refused at once (MPI_ERR_PORT).
+ * job, so a name of another job is refused at once (MPI_ERR_PORT); a
+ * program started apart connects to a job by joining it (bipload
+ * --attach, scripts/bipload_attach.c), as a group of its own.
  *
  * The protocol, on the channel (dpm.h):
  *
@@ -63,6 +65,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "shim.h"
 #include "engine.h"
@@ -492,6 +495,13 @@ static void accept_leader(struct port *p, MPI_Comm comm, uint32_t ctx,
 		if (!(c = p->head)) {
 			if (mpi_shim_progress_wait(&w) < 0) {
 				mpi_shim_progress();
+				/* In a job that may grow, a command started
+				 * apart may still join it and connect (bipload
+				 * --attach): the accept waits on, napping. */
+				if (!p->head && bip_universe() > bip_numnodes) {
+					nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+					continue;
+				}
 				if (!p->head) {
 					far->err = MPI_ERR_OTHER;
 					snprintf(far->why, sizeof(far->why),
@@ -594,9 +604,8 @@ static void connect_leader(const char *port_name, MPI_Info info, MPI_Comm comm, 
 	if (strcmp(jobid, bip_layer_jobid())) {
 		far->err = MPI_ERR_PORT;
 		snprintf(far->why, sizeof(far->why),
-			 "the port belongs to another job (%s; this is %s): connecting two "
-			 "separately started jobs is not supported by this version", jobid,
-			 bip_layer_jobid());
+			 "the port is job %.33s's, not this job's (%.33s): join that job to "
+			 "connect (bipload --attach %.33s prog)", jobid, bip_layer_jobid(), jobid);
 		return;
 	}
 	if (node >= mpi_shim_dpm_nodes()) {
