@@ -10,6 +10,14 @@
  *                         1 connects, R times; prints the median microseconds
  *                         of one MPI_Comm_connect (connect to return, on the
  *                         connecting side), and the disconnect.
+ *   mpi_spawn server R FILE    two jobs started apart, one process each: the
+ *   mpi_spawn client R FILE    server opens a port, writes its name to FILE
+ *                         and accepts R times; the client reads FILE and
+ *                         connects R times, each time sending one integer
+ *                         that comes back, then disconnecting; the client
+ *                         prints the median microseconds of one connect and
+ *                         of the whole first round (the job's start to the
+ *                         first answer is the caller's to time).
  *
  * Any MPI: built with the shim's mpicc.bip, Open MPI's or MPICH's.
  */
@@ -93,6 +101,57 @@ static void connect_accept(int rounds)
 	free(t);
 }
 
+static void across(int server, int rounds, const char *file)
+{
+	char port[MPI_MAX_PORT_NAME] = "";
+	double *t = malloc((size_t)rounds * sizeof(double)), first = 0;
+	int r, x;
+	MPI_Comm c;
+	FILE *f;
+
+	if (server) {
+		MPI_Open_port(MPI_INFO_NULL, port);
+		f = fopen(file, "w");
+		if (!f || fprintf(f, "%s\n", port) < 0 || fclose(f)) {
+			fprintf(stderr, "mpi_spawn: cannot write %s\n", file);
+			exit(1);
+		}
+	} else {
+		f = fopen(file, "r");
+		if (!f || !fgets(port, sizeof(port), f)) {
+			fprintf(stderr, "mpi_spawn: cannot read %s\n", file);
+			exit(1);
+		}
+		fclose(f);
+		port[strcspn(port, "\n")] = '\0';
+	}
+	for (r = 0; r < rounds; r++) {
+		double t0 = MPI_Wtime();
+
+		if (server) {
+			MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &c);
+			MPI_Recv(&x, 1, MPI_INT, 0, 0, c, MPI_STATUS_IGNORE);
+			MPI_Send(&x, 1, MPI_INT, 0, 1, c);
+		} else {
+			MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &c);
+			t[r] = MPI_Wtime() - t0;
+			MPI_Send(&r, 1, MPI_INT, 0, 0, c);
+			MPI_Recv(&x, 1, MPI_INT, 0, 1, c, MPI_STATUS_IGNORE);
+			if (!r)
+				first = MPI_Wtime() - t0;
+		}
+		MPI_Comm_disconnect(&c);
+	}
+	if (server) {
+		MPI_Close_port(port);
+	} else {
+		qsort(t, (size_t)rounds, sizeof(double), cmp);
+		printf("across %d %.1f\n", rounds, t[rounds / 2] * 1e6);
+		printf("first %d %.1f\n", rounds, first * 1e6);
+	}
+	free(t);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Comm parent;
@@ -105,8 +164,11 @@ int main(int argc, char **argv)
 		spawn(argv[0], atoi(argv[2]));
 	else if (argc >= 3 && !strcmp(argv[1], "connect"))
 		connect_accept(atoi(argv[2]));
+	else if (argc >= 4 && (!strcmp(argv[1], "server") || !strcmp(argv[1], "client")))
+		across(!strcmp(argv[1], "server"), atoi(argv[2]), argv[3]);
 	else
-		fprintf(stderr, "usage: mpi_spawn spawn N | connect ROUNDS\n");
+		fprintf(stderr, "usage: mpi_spawn spawn N | connect ROUNDS | server|client ROUNDS "
+			"FILE\n");
 	MPI_Finalize();
 	return 0;
 }

@@ -120,7 +120,7 @@ void bipload_grow_prepare(int want)
 		grow_spans |= strcmp(h, h0) && !(bip_host_is_local(h) && bip_host_is_local(h0));
 	}
 	/* Hosts of the list without nodes yet (bipload_remote_late). */
-	grow_spans |= bipload_nspare > 0 && !bipload_slurm_step() && (nic_is("ofi") || nic_is(""));
+	grow_spans |= bipload_nspare > 0 && (nic_is("ofi") || nic_is(""));
 	grow_host_node = 0;
 	for (i = 0; i < nprocs; i++)
 		if (procs[i].proxy < 0) {

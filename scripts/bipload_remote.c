@@ -145,6 +145,7 @@ static int npend;
 static unsigned char key[64];
 static int keylen;
 static double srun_kill_at;
+static int listen_port;         /* the listener's, for late proxies' steps */
 
 /* --- helpers --- */
 
@@ -452,7 +453,7 @@ void bipload_remote_prepare(const char *conf_path, const char *cwd)
 	if (nproxies)
 		qsort(proxies, (size_t)nproxies, sizeof(*proxies), by_first_node);
 	/* A proxy for each spare host may come later (bipload_remote_late). */
-	proxy_cap = nproxies + (step ? 0 : bipload_nspare);
+	proxy_cap = nproxies + bipload_nspare;
 	if (proxy_cap > nproxies) {
 		proxies = realloc(proxies, (size_t)proxy_cap * sizeof(*proxies));
 		if (!proxies)
@@ -594,7 +595,8 @@ static void srun_start(void)
 	    bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    listen(listen_fd, 128) < 0 || getsockname(listen_fd, (struct sockaddr *)&sa, &sl) < 0)
 		die("cannot listen for the proxies: %s", strerror(errno));
-	list = reach_list(ntohs(sa.sin_port));
+	listen_port = ntohs(sa.sin_port);
+	list = reach_list(listen_port);
 	for (i = 0; i < nproxies; i++)
 		hosts[i] = (char *)proxies[i].host;
 	proxy_argv[0] = proxy_path;
@@ -922,7 +924,13 @@ static void pending_read(int i)
 		return;
 	}
 	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
-	bipload_chan_init(&x->chan, c->fd, c->fd);
+	/* A late proxy's channel holds its job and the GROW frames queued
+	 * while its step started (srun_late_start): they go now, in order. */
+	if (x->late) {
+		x->chan.rfd = x->chan.wfd = c->fd;
+	} else {
+		bipload_chan_init(&x->chan, c->fd, c->fd);
+	}
 	x->attached = 1;
 	x->ready = 1;
 	pend[i] = pend[--npend];
@@ -931,7 +939,7 @@ static void pending_read(int i)
 		finish(x);
 		return;
 	}
-	if (bipload_chan_put(&x->chan, BPF_JOB, 0, x->job, x->job_len, NULL, 0) < 0)
+	if (!x->late && bipload_chan_put(&x->chan, BPF_JOB, 0, x->job, x->job_len, NULL, 0) < 0)
 		die("out of memory");
 }
 
@@ -987,6 +995,17 @@ int bipload_remote_pollfds(struct pollfd *pfd)
 		}
 	}
 	return n;
+}
+
+/* Some process of the job has not ended. */
+static int any_running(void)
+{
+	int i;
+
+	for (i = 0; i < nprocs; i++)
+		if (bipload_proc_running(&procs[i]))
+			return 1;
+	return 0;
 }
 
 void bipload_remote_events(const struct pollfd *pfd, int n)
@@ -1046,8 +1065,11 @@ void bipload_remote_events(const struct pollfd *pfd, int n)
 		else if (now >= srun_kill_at)
 			kill(srun_pid, SIGKILL);
 	}
-	/* Every host's proxy is in (or gone): nobody else may come. */
-	if (step && all_attached && listen_fd >= 0) {
+	/* Every host's proxy is in (or gone): nobody else may come, unless
+	 * a spare host of the allocation may still get one (a job that
+	 * grows, while any process runs). */
+	if (step && all_attached && listen_fd >= 0 &&
+	    (nproxies == proxy_cap || bipload_universe <= 0 || !any_running())) {
 		close(listen_fd);
 		listen_fd = -1;
 		while (npend)
@@ -1080,6 +1102,9 @@ void bipload_remote_reaped(pid_t pid, int status)
 		x->rsh_reaped = 1;
 		x->rsh_status = status;
 		text_drain(&x->err);
+		/* A late proxy's own step that ended before it connected. */
+		if (step && !x->attached)
+			finish(x);
 		return;
 	}
 }
@@ -1212,12 +1237,56 @@ static void lost_nodes(const struct proxy *x, char *nodes, size_t nlen, char *pi
  * (bipload_remote_release).  Inside a Slurm step the proxies come from
  * one srun at the start, so there is none.  Returns its index, or -1.
  */
+/* Inside a Slurm step: the proxy of a spare host of the allocation comes
+ * from a step of its own on that host (srun --overlap, one task), and
+ * connects back to the listener as the first step's proxies did. */
+static void srun_late_start(struct proxy *x)
+{
+	char *hosts[1] = { (char *)x->host }, *proxy_argv[4], *argv[48];
+	int out[2], i, devnull;
+	pid_t pid;
+
+	proxy_argv[0] = proxy_path;
+	proxy_argv[1] = "--connect";
+	proxy_argv[2] = reach_list(listen_port);
+	proxy_argv[3] = NULL;
+	bipload_slurm_command(argv, hosts, 1, proxy_argv);
+	x->cmd = command_text(argv);
+	if (pipe(out) < 0)
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		bipload_child_setup(bipload_pid);
+		devnull = open("/dev/null", O_RDONLY);
+		dup2(devnull, 0);
+		dup2(out[1], 1);
+		dup2(out[1], 2);
+		for (i = 3; i < 1024; i++)
+			close(i);
+		setenv(BIP_ENV_SECRET, secret, 1);
+		execvp(argv[0], argv);
+		fprintf(stderr, "bipload: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(out[1]);
+	set_cloexec_nonblock(out[0]);
+	free(proxy_argv[2]);
+	x->rsh_pid = pid;
+	x->err.fd = out[0];
+	/* Its job first; what is queued for it follows (pending_read). */
+	if (bipload_chan_put(&x->chan, BPF_JOB, 0, x->job, x->job_len, NULL, 0) < 0)
+		die("out of memory");
+}
+
 int bipload_remote_late(const char *host)
 {
 	struct proxy *x;
 	int i;
 
-	if (step || nproxies >= proxy_cap)
+	if (nproxies >= proxy_cap || (step && listen_fd < 0))
 		return -1;
 	for (i = 0; i < bipload_nspare; i++)
 		if (!strcmp(bipload_spare_hosts[i], host))
@@ -1232,10 +1301,14 @@ int bipload_remote_late(const char *host)
 	bipload_chan_init(&x->chan, -1, -1);
 	x->err.fd = -1;
 	x->err.out = 2;
-	rsh_command(x);
-	job_description(x, job_conf_path, job_cwd);
 	nproxies++;
-	rsh_start(x);
+	job_description(x, job_conf_path, job_cwd);
+	if (step) {
+		srun_late_start(x);
+	} else {
+		rsh_command(x);
+		rsh_start(x);
+	}
 	return nproxies - 1;
 }
 
@@ -1336,11 +1409,12 @@ int bipload_remote_report(int node)
 	else if (x->start_late)
 		fprintf(stderr, "bipload: host %s (node%s %s): %s has not started the proxy after "
 			"%g s; the command was: %s\n", x->host, count > 1 ? "s" : "", nodes,
-			step ? "srun" : "the remote shell", start_limit, step ? srun_cmd : x->cmd);
+			step ? "srun" : "the remote shell", start_limit,
+			x->late && step ? x->cmd : step ? srun_cmd : x->cmd);
 	else if (!x->hello && step)
 		fprintf(stderr, "bipload: host %s (node%s %s): srun ended (%s) before the proxy there "
 			"connected; the command was: %s\n", x->host, count > 1 ? "s" : "", nodes,
-			st, srun_cmd);
+			st, x->late ? x->cmd : srun_cmd);
 	else if (!x->hello)
 		fprintf(stderr, "bipload: host %s (node%s %s): the remote shell could not start the "
 			"proxy (%s); the command was: %s\n", x->host, count > 1 ? "s" : "", nodes,

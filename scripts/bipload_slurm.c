@@ -23,6 +23,11 @@
  * step takes them all unless --exact).  A --rsh or BIP_RSH given by the
  * user still wins: one proxy per host through it.
  *
+ * A job that grows may start nodes on the allocation's hosts where none
+ * runs yet: the proxy of such a host comes from a step of its own, "srun
+ * -N 1 -n 1 ... -w HOST bipload-proxy --connect ...", with --overlap, and
+ * connects back as the others did (bipload_remote_late).
+ *
  * The processes on other nodes read the configuration from a file, so it
  * is written into the working directory, which the proxies already need on
  * every node (.bipload-<job id>.conf), and removed when bipload exits.
@@ -140,6 +145,20 @@ int bipload_slurm_conf(int nodes, char *conf_path, size_t len)
 			snprintf(conf->nodes[i].host, BIP_CONF_HOSTLEN, "%s", hosts[k]);
 			conf->nodes[i].unit = placed[k]++;
 		}
+	}
+	/* The allocation's hosts where no node runs: a job that grows may
+	 * start nodes there, through a proxy of a step of its own
+	 * (bipload_remote_late). */
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < nodes && strcmp(conf->nodes[i].host, hosts[k]); i++)
+			;
+		if (i < nodes)
+			continue;
+		bipload_spare_hosts = realloc(bipload_spare_hosts,
+					      ((size_t)bipload_nspare + 1) * sizeof(char *));
+		if (!bipload_spare_hosts || !(bipload_spare_hosts[bipload_nspare] = strdup(hosts[k])))
+			die("out of memory");
+		bipload_nspare++;
 	}
 	snprintf(what, sizeof(what), "inside Slurm allocation %.64s", jobenv);
 	bipload_conf_file(conf_path, len, what);

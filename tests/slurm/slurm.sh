@@ -312,6 +312,28 @@ bipload)
 	run 0 "MPI_Comm_spawn inside salloc (BIP_NIC unset)" salloc -N "$nhosts" -n "$n" \
 		env BIP_OFI_PROVIDER=tcp "$bipload" -sz 3 "$spawn" basic
 	has "spawned 3 workers from 3 parents" "MPI_Comm_spawn inside salloc, BIP_NIC unset"
+	if [ "$nhosts" -gt 1 ]; then
+		# One process, a worker asked on each host (the "host" info
+		# key): the two hosts of the allocation where the job ran no
+		# process get their proxies from steps of their own (srun
+		# --overlap), and each worker runs in its host's namespace.
+		set -- $ns_hosts
+		want=""
+		for h in "$3" "$1" "$2"; do
+			want="$want $h=$(ip netns exec "$h" readlink /proc/self/ns/net)"
+		done
+		run 0 "MPI_Comm_spawn onto the allocation's hosts without a process" \
+			salloc -N "$nhosts" -n "$n" env BIP_OFI_PROVIDER=tcp "$bipload" -sz 1 \
+			"$spawn" hosts $want
+		has "spawned a worker on each of 3 hosts" "MPI_Comm_spawn onto hosts without a process"
+		# The job's first step, then one step for each late proxy.
+		alloc=$(sed -n 's/^salloc: Granted job allocation \([0-9]*\)$/\1/p' "$out")
+		steps=$(grep -h "launch task StepId=$alloc\.[0-9]* " "$dir"/slurmd.*.log |
+			sed -n 's/.*StepId=[0-9]*\.\([0-9]*\) .*/\1/p' | sort -un | wc -l)
+		[ "$steps" -eq 3 ] ||
+			fail "allocation $alloc had $steps steps, expected 3 (the job's, then one per late proxy)"
+		echo "ok: workers spawned onto the 2 hosts of the allocation without a process"
+	fi
 	printf '#!/bin/sh\n"%s" "%s"\n' "$bipload" "$token" >job.sh
 	run 0 "bipload inside sbatch" sbatch -W -N "$nhosts" -n "$n" -o "$dir/batch.out" job.sh
 	cat batch.out >>"$out"
