@@ -303,6 +303,13 @@ static inline int mpi_shim_comm_ok(MPI_Comm comm)
 
 /* comm_object.c: fill c (size members, world ranks owned by c), and release it. */
 int mpi_shim_comm_setup(struct mpi_shim_comm *c, int size, int *world, int rank, uint32_t ctx);
+/* The same for the process management channel (dpm.h), whose members are
+ * every node of the job's room, most of them not in the job yet: without
+ * hosts (every c->host[i] is -1), since asking BIP about a node that has
+ * not joined is a question to bipload each time, and nothing asks the
+ * channel about hosts (no window, file or split by type is made on it). */
+int mpi_shim_comm_setup_channel(struct mpi_shim_comm *c, int size, int *world, int rank,
+				uint32_t ctx);
 void mpi_shim_comm_fini(struct mpi_shim_comm *c);
 /* Drop a reference (the user's handle, or a request's): the last one of a
  * freed communicator releases it. */

@@ -40,7 +40,8 @@ static int comm_clusters(struct mpi_shim_comm *c)
 	return 0;
 }
 
-int mpi_shim_comm_setup(struct mpi_shim_comm *c, int size, int *world, int rank, uint32_t ctx)
+static int setup(struct mpi_shim_comm *c, int size, int *world, int rank, uint32_t ctx,
+		 int hosts)
 {
 	int i, rc;
 
@@ -54,7 +55,7 @@ int mpi_shim_comm_setup(struct mpi_shim_comm *c, int size, int *world, int rank,
 	if (!c->host)
 		goto no_memory;
 	for (i = 0; i < size; i++)
-		c->host[i] = mpi_shim_host_of(world[i]);
+		c->host[i] = hosts ? mpi_shim_host_of(world[i]) : -1;
 	rc = comm_clusters(c);
 	if (rc)
 		goto no_memory;
@@ -76,6 +77,17 @@ no_memory:
 	c->cluster = NULL;
 	c->world = NULL;
 	return MPI_ERR_NO_MEM;
+}
+
+int mpi_shim_comm_setup(struct mpi_shim_comm *c, int size, int *world, int rank, uint32_t ctx)
+{
+	return setup(c, size, world, rank, ctx, 1);
+}
+
+int mpi_shim_comm_setup_channel(struct mpi_shim_comm *c, int size, int *world, int rank,
+				uint32_t ctx)
+{
+	return setup(c, size, world, rank, ctx, 0);
 }
 
 void mpi_shim_comm_fini(struct mpi_shim_comm *c)

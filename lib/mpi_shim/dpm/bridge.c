@@ -81,7 +81,8 @@ MPI_Comm mpi_shim_dpm_channel(void)
 		return NULL;
 	for (i = 0; i < n; i++)
 		world[i] = i;
-	if (mpi_shim_comm_setup(&channel.comm, n, world, mpi_shim.world_rank, MPI_SHIM_DPM_CTX))
+	if (mpi_shim_comm_setup_channel(&channel.comm, n, world, mpi_shim.world_rank,
+					MPI_SHIM_DPM_CTX))
 		return NULL;
 	channel.comm.predefined = 1;
 	channel.comm.refcount = refs;
