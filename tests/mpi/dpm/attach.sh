@@ -82,6 +82,28 @@ else
 fi
 kill -0 "$server" 2>/dev/null || bad "the stopped command ended the server's job"
 
+# Untrusted input at the job's socket: a record without descriptors is
+# dropped, a malformed request is answered as such, and the job goes on.
+if command -v python3 >/dev/null; then
+	python3 - "$BIP_ATTACH_DIR/bip-job.$job" > "$top/garbage.out" 2>&1 <<'PY'
+import array, socket, sys
+path = sys.argv[1]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(path)
+s.send(b"grow\x001\x00")
+print("no fds:", "closed" if s.recv(100) == b"" else "answered")
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(path)
+fds = array.array("i", [0, 1, 2])
+s.sendmsg([b"grow\x00many\x00"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+print("malformed:", s.recv(200).split(b"\x00")[4].decode())
+PY
+	grep -q "^no fds: closed$" "$top/garbage.out" || bad "a record without descriptors was not dropped"
+	grep -q "^malformed: a malformed request$" "$top/garbage.out" ||
+		bad "a malformed request was not answered as such"
+	kill -0 "$server" 2>/dev/null || bad "garbage at the socket ended the server's job"
+fi
+
 # A client by the published name.
 "$bipload" --attach name:attach-svc -q -sz "$np" "$prog" client > "$top/c2.out" 2>&1
 rc=$?
