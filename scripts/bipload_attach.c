@@ -140,6 +140,7 @@ static struct client {
 	unsigned char *told;    /* "ended" sent, per node */
 	int left;               /* nodes not yet told */
 	int stopping;           /* its processes were sent SIGTERM */
+	int stop_asked;         /* "stop" came before they started */
 	double kill_at;         /* then SIGKILL, if they run on */
 } clients[ATTACH_MAX];
 
@@ -320,6 +321,7 @@ static void from_client(int ci)
 	if (!strcmp(buf, "stop")) {
 		for (k = 0; k < nfds; k++)
 			close(fds[k]);
+		c->stop_asked = 1;
 		if (c->total && c->left)
 			stop_group(c, SIGTERM);
 		return;
@@ -396,8 +398,8 @@ void bipload_attach_grew(int asker, int first, int total, int failed)
 		die("out of memory");
 	c->first = first;
 	c->total = c->left = total;
-	/* Its attacher went while they started. */
-	if (c->fd < 0)
+	/* Its attacher went, or asked them to stop, while they started. */
+	if (c->fd < 0 || c->stop_asked)
 		stop_group(c, SIGTERM);
 }
 

@@ -611,6 +611,9 @@ static void dequeue(void)
 		if (nf > 0 && (q->asker < 0 ? bipload_attach_open(q->asker) :
 					      procs[q->asker].pm_fd >= 0))
 			grow(q->asker, f, nf);
+		else if (q->asker < 0)
+			/* Its command went away while it waited: its slot is free. */
+			bipload_attach_grew(q->asker, 0, 0, 1);
 		free(q);
 	}
 }
