@@ -85,6 +85,9 @@ const struct bip_env_var bip_env_vars[] = {
 	  "reliability layer: bytes of fragments unacknowledged per peer" },
 	{ "BIP_REL_FRAG", "65536 (less if the NIC carries less)",
 	  "reliability layer: bytes of a long message's fragment" },
+	{ "BIP_REL_EAGER", "16384 (at most BIP_REL_FRAG)",
+	  "reliability layer: the largest long message of the program's tags sent whole with "
+	  "its announcement (0: none)" },
 	{ "BIP_REL_RTO", "0.002", "reliability layer: least retransmission timeout, seconds" },
 	{ "BIP_REL_RTO_MAX", "0.5", "reliability layer: greatest retransmission timeout" },
 	{ "BIP_REL_ACK_DELAY", "0.0002",

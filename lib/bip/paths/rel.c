@@ -13,7 +13,7 @@
  *
  *   SHORT  a short message: tag, oseq, data
  *   RTS    a long message is announced: tag, oseq, arg0 its send id,
- *          arg1 its length
+ *          arg1 its length; an eager one (below) carries its data too
  *   CTS    the receiver has its buffer: arg0 the send id, arg1 the
  *          receive id
  *   FRAG   a piece of a long message: arg0 the receive id, arg1 its
@@ -45,6 +45,21 @@
  * data fails the check is not acknowledged and draws a NACK: its sender
  * sends it again at once.  Packets already received are dropped and
  * counted as duplicates.
+ *
+ * Eager long messages.  A long message of the program's tags (below
+ * NTAGS) of at most BIP_REL_EAGER bytes (16 KiB by default, at most a
+ * fragment) goes whole in its RTS, from the user's buffer, with ACKNOW: no
+ * CTS, no FRAG, and its send completes when the RTS is acknowledged (the
+ * buffer is its retransmission buffer, as for fragments).  Through relays
+ * that is one crossing instead of three.  The receiver checks the data as
+ * a SHORT's, and when the RTS's turn comes offers it to the core as a long
+ * announcement whose handle names an early record (REL_EARLY in the
+ * handle): the data stays where the NIC wrote it while the core may take
+ * it at once (a receive posted), and is copied into the record otherwise,
+ * until the core gives the buffer (post_long_recv copies it there and
+ * returns 1).  The core's flow control per tag bounds the records as it
+ * bounds any announcement.  A layer's long message (tags from NTAGS) stays
+ * at the sender until the layer asks for it (bip_layer(3)): never eager.
  *
  * Order.  SHORT and RTS carry oseq, their order among the sender's
  * messages to this receiver; they reach the core in that order, which is
@@ -229,6 +244,20 @@ struct rel_lrecv {
 	uint64_t cookie;
 };
 
+/* An eager message's data, waiting for the core's buffer. */
+struct rel_early {
+	uint32_t gen;
+	int active;
+	int src;
+	uint32_t len;
+	const unsigned char *data; /* the NIC's, during to_core only; else own */
+	unsigned char *own;
+	int lost;                  /* no memory to keep it: its receive fails */
+};
+
+/* In a handle of the core: the announcement is an early record's. */
+#define REL_EARLY (1ull << 63)
+
 #define REL_IDX_BITS 20
 #define REL_IDX_MASK ((1u << REL_IDX_BITS) - 1)
 #define REL_GEN_MASK ((1u << (32 - REL_IDX_BITS)) - 1)
@@ -250,6 +279,9 @@ struct bip_rel {
 	uint32_t nls, *lsfree, nlsfree;
 	struct rel_lrecv *lr;  /* [nlr] */
 	uint32_t nlr, *lrfree, nlrfree;
+	struct rel_early *early; /* [nearly] */
+	uint32_t nearly, *earlyfree, nearlyfree;
+	size_t eager;          /* BIP_REL_EAGER: the largest eager message */
 	struct rel_lsend *stream_head, **stream_tail;
 	unsigned cts_waiting;
 	unsigned busy;         /* some peer has something unacknowledged or owed */
@@ -562,7 +594,7 @@ static void tx_complete(struct bip_rel *r, struct rel_peer *p, struct rel_txe *e
 		p->path[e->path].fails = 0;
 	if (!e->retries && !e->unsent && r->now > e->sent)
 		rtt_sample(p, r->now - e->sent);
-	if (ls && e->h.kind == REL_FRAG) {
+	if (ls && (e->h.kind == REL_FRAG || e->h.kind == REL_RTS)) {
 		ls->acked += e->h.len;
 		if (ls->acked == ls->len && ls->state == LS_SENT) {
 			uint64_t cookie = ls->cookie;
@@ -686,6 +718,14 @@ static int rel_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void 
 	ls->next = ls->acked = 0;
 	ls->cookie = cookie;
 	r->now = 0;
+	if (tag < NTAGS && len <= r->eager) {
+		/* Eager: the data goes with the RTS, which completes it. */
+		ls->state = LS_SENT;
+		ls->next = len;
+		tx_new(r, dst, REL_RTS, REL_F_ACKNOW, tag, (uint64_t)ls->gen << REL_IDX_BITS | idx,
+		       len, buf, (uint32_t)len)->ls = ls;
+		return 0;
+	}
 	tx_new(r, dst, REL_RTS, 0, tag, (uint64_t)ls->gen << REL_IDX_BITS | idx, len, NULL, 0);
 	return 0;
 }
@@ -731,6 +771,101 @@ static int grow_lrecv(struct bip_rel *r)
 	return 0;
 }
 
+/* --- eager messages' early records --- */
+
+static int grow_early(struct bip_rel *r)
+{
+	uint32_t n = r->nearly ? r->nearly * 2 : 64, i;
+	struct rel_early *e;
+	uint32_t *fr;
+
+	if (n > REL_IDX_MASK + 1)
+		return -ENOMEM;
+	e = realloc(r->early, n * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	r->early = e;
+	fr = realloc(r->earlyfree, n * sizeof(*fr));
+	if (!fr)
+		return -ENOMEM;
+	r->earlyfree = fr;
+	memset(e + r->nearly, 0, (n - r->nearly) * sizeof(*e));
+	for (i = n; i-- > r->nearly;)
+		r->earlyfree[r->nearlyfree++] = i;
+	r->nearly = n;
+	return 0;
+}
+
+static void early_free(struct bip_rel *r, struct rel_early *e)
+{
+	free(e->own);
+	e->own = NULL;
+	e->data = NULL;
+	e->active = 0;
+	e->gen = (e->gen + 1) & REL_GEN_MASK;
+	r->earlyfree[r->nearlyfree++] = (uint32_t)(e - r->early);
+}
+
+/* The core gives the buffer of an eager message: its data goes there. */
+static int early_recv(struct bip_rel *r, uint64_t handle, void *buf, size_t len)
+{
+	uint32_t idx = (uint32_t)handle & REL_IDX_MASK;
+	struct rel_early *e = idx < r->nearly ? &r->early[idx] : NULL;
+	int rc = 1;
+
+	if (!e || !e->active || (uint32_t)handle >> REL_IDX_BITS != e->gen ||
+	    (uint64_t)e->src != (handle & ~REL_EARLY) >> 32)
+		return -EPROTO;
+	if (len < e->len)
+		rc = -EMSGSIZE; /* consumed, as a rendezvous's would be */
+	else if (e->lost)
+		rc = -ENOMEM;
+	else if (e->len)
+		bip_copy(buf, e->own ? e->own : e->data, e->len);
+	early_free(r, e);
+	return rc;
+}
+
+/* Offer an eager RTS to the core (to_core): 0, -EAGAIN, or -ENOMEM. */
+static int early_arrived(struct bip_rel *r, int src, const struct rel_hdr *h, const void *data)
+{
+	struct rel_early *e;
+	uint32_t idx, gen;
+	int rc;
+
+	if (!r->nearlyfree && grow_early(r) < 0)
+		return -ENOMEM;
+	idx = r->earlyfree[--r->nearlyfree];
+	e = &r->early[idx];
+	gen = e->gen;
+	e->active = 1;
+	e->src = src;
+	e->len = h->len;
+	e->data = data;
+	e->own = NULL;
+	e->lost = 0;
+	rc = bip_core_long_arrived(src, h->tag, h->len, REL_EARLY | (uint64_t)src << 32 |
+				   (uint64_t)e->gen << REL_IDX_BITS | idx);
+	e = &r->early[idx]; /* the core may have grown the table (post_long_recv) */
+	if (rc < 0) {
+		early_free(r, e);
+		return rc;
+	}
+	if (!e->active || e->gen != gen)
+		return 0; /* taken at once (a receive was posted) */
+	/* Not taken yet: the NIC's memory is valid only now. */
+	e->own = malloc(e->len);
+	if (!e->own) {
+		/* The announcement is the core's: its data cannot be kept. */
+		e->data = NULL;
+		e->lost = 1;
+		return 0;
+	}
+	memcpy(e->own, e->data, e->len);
+	e->data = NULL;
+	return 0;
+}
+
 static int rel_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size_t len,
 			      uint64_t cookie)
 {
@@ -738,6 +873,8 @@ static int rel_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, s
 	int src = (int)(handle >> 32);
 	struct rel_lrecv *lr;
 
+	if (handle & REL_EARLY)
+		return early_recv(r, handle, buf, len);
 	if (src < 0 || src >= r->numnodes || !r->peers[src].served)
 		return -EPROTO;
 	if (r->peers[src].failed)
@@ -786,7 +923,9 @@ static int header_ok(const struct bip_rel *r, const struct rel_hdr *h, size_t dl
 	case REL_SHORT:
 		return h->len <= r->max_short && h->tag < BIP_ALL_TAGS && h->seq;
 	case REL_RTS:
-		return !h->len && h->tag < BIP_ALL_TAGS && h->seq && h->arg1 > 0 &&
+		/* Data only in an eager one, all of it (to_core). */
+		return (!h->len || (h->len == h->arg1 && h->tag < NTAGS)) &&
+		       h->tag < BIP_ALL_TAGS && h->seq && h->arg1 > 0 &&
 		       h->arg1 <= BIP_MAX_MESSAGE;
 	case REL_CTS:
 		return !h->len && h->seq;
@@ -797,11 +936,14 @@ static int header_ok(const struct bip_rel *r, const struct rel_hdr *h, size_t dl
 	}
 }
 
-/* Hand ordered arrival (SHORT or RTS) to the core: 0 or -EAGAIN. */
-static int to_core(int src, const struct rel_hdr *h, const void *data)
+/* Hand ordered arrival (SHORT or RTS) to the core: 0 or -EAGAIN (or
+ * -ENOMEM for an eager one: not taken either). */
+static int to_core(struct bip_rel *r, int src, const struct rel_hdr *h, const void *data)
 {
 	if (h->kind == REL_SHORT)
 		return bip_core_short_arrived(src, h->tag, data, h->len);
+	if (h->len)
+		return early_arrived(r, src, h, data);
 	return bip_core_long_arrived(src, h->tag, (size_t)h->arg1, (uint64_t)src << 32 |
 				     (uint32_t)h->arg0);
 }
@@ -829,7 +971,7 @@ static void release_held(struct bip_rel *r, int src)
 		struct rel_held **slot = &p->held[p->oseq_rx & (r->window - 1)];
 		struct rel_held *m = *slot;
 
-		if (!m || m->h.oseq != p->oseq_rx || to_core(src, &m->h, m->data) == -EAGAIN)
+		if (!m || m->h.oseq != p->oseq_rx || to_core(r, src, &m->h, m->data) < 0)
 			return;
 		*slot = NULL;
 		p->nheld--;
@@ -848,11 +990,11 @@ static int ordered(struct bip_rel *r, int src, const struct rel_hdr *h, const vo
 	    p->held[h->oseq & (r->window - 1)])
 		return -1; /* not a number this sender can have used now */
 	if (h->oseq == p->oseq_rx && !p->nheld) {
-		if (to_core(src, h, data) == 0) {
+		if (to_core(r, src, h, data) == 0) {
 			p->oseq_rx++;
 			return 0;
 		}
-	} else if (h->oseq == p->oseq_rx && to_core(src, h, data) == 0) {
+	} else if (h->oseq == p->oseq_rx && to_core(r, src, h, data) == 0) {
 		p->oseq_rx++;
 		release_held(r, src);
 		return 0;
@@ -1000,7 +1142,11 @@ void bip_rel_arrived(struct bip_nic *lower, int path, int src, const void *pkt, 
 		rc = ordered(r, src, &h, data);
 		break;
 	case REL_RTS:
-		rc = ordered(r, src, &h, NULL);
+		if (h.len && bip_crc32c(0, data, h.len) != h.dcrc) {
+			bad_data(r, src, path, &h);
+			return;
+		}
+		rc = ordered(r, src, &h, h.len ? data : NULL);
 		break;
 	case REL_CTS:
 		cts(r, src, &h);
@@ -1338,6 +1484,7 @@ static void linger(struct bip_rel *r)
 static void rel_close(struct bip_nic *nic)
 {
 	struct bip_rel *r = rel_of(nic);
+	uint32_t k;
 	int i;
 
 	if (r->opened) {
@@ -1362,6 +1509,10 @@ static void rel_close(struct bip_nic *nic)
 	free(r->lsfree);
 	free(r->lr);
 	free(r->lrfree);
+	for (k = 0; k < r->nearly; k++)
+		free(r->early[k].own);
+	free(r->early);
+	free(r->earlyfree);
 	free(r);
 }
 
@@ -1465,7 +1616,7 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 {
 	struct bip_dgram *dg = lower->dgram;
 	struct bip_rel *r;
-	double window, wbytes, frag, rto, rto_max, ack_delay, probe, retry, fails;
+	double window, wbytes, frag, eager, rto, rto_max, ack_delay, probe, retry, fails;
 	int i, rc;
 	uint32_t k;
 
@@ -1479,6 +1630,8 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 	if (!rc)
 		rc = env_num("BIP_REL_FRAG", dg->mtu < 65536 ? (double)dg->mtu : 65536, 1024,
 			     (double)dg->mtu, &frag, job->err, job->errlen);
+	if (!rc)
+		rc = env_num("BIP_REL_EAGER", 16384, 0, 1 << 30, &eager, job->err, job->errlen);
 	if (!rc)
 		rc = env_num("BIP_REL_WINDOW_BYTES", 1 << 20, 4096, 1 << 30, &wbytes, job->err,
 			     job->errlen);
@@ -1520,6 +1673,8 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 	r->npaths = dg->npaths;
 	r->window = (unsigned)window;
 	r->frag = (size_t)frag;
+	/* At most a fragment, and more than a short message. */
+	r->eager = (size_t)eager < r->frag ? (size_t)eager : r->frag;
 	r->window_bytes = (size_t)wbytes;
 	r->max_short = lower->max_short;
 	r->rto = (uint64_t)(rto * 1e9);
