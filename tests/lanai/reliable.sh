@@ -42,13 +42,16 @@ check_run() {
 }
 
 case $what in
-clean|all-1|loss-*|corrupt-*|duplicate-*|reorder-*|window-16)
+clean|all-1|all-1-rdv|loss-*|corrupt-*|duplicate-*|reorder-*|window-16)
 	nodes=$1 shorts=$2 longs=$3 bipload=$4 relcheck=$5
 	case $what in
 	clean) knobs= ;;
 	# The smallest window (fewer packets than the selective ACK covers).
 	window-16) knobs="BIP_REL_WINDOW=16 BIP_LANAI_LOSS=1 BIP_LANAI_REORDER=1" ;;
 	all-1) knobs="BIP_LANAI_LOSS=1 BIP_LANAI_CORRUPT=1 BIP_LANAI_DUPLICATE=1 BIP_LANAI_REORDER=1" ;;
+	# The same with every long message announced and fetched (no eager
+	# ones, which the others send up to BIP_REL_EAGER).
+	all-1-rdv) knobs="BIP_REL_EAGER=0 BIP_LANAI_LOSS=1 BIP_LANAI_CORRUPT=1 BIP_LANAI_DUPLICATE=1 BIP_LANAI_REORDER=1" ;;
 	*) kind=${what%-*} pct=${what#*-}
 	   knobs="BIP_LANAI_$(echo "$kind" | tr a-z A-Z)=$pct" ;;
 	esac
@@ -86,7 +89,7 @@ clean|all-1|loss-*|corrupt-*|duplicate-*|reorder-*|window-16)
 	window-16)
 		[ "$(injected loss)" -gt 0 ] || fail "no loss injected"
 		[ "$(total retransmits)" -gt 0 ] || fail "no retransmission" ;;
-	all-1)
+	all-1|all-1-rdv)
 		for k in loss corrupt duplicate reorder; do
 			[ "$(injected $k)" -gt 0 ] || fail "no $k injected"
 		done
@@ -120,6 +123,9 @@ badvar)
 	env BIP_NIC=lanai BIP_RETRY_TIMEOUT=soon "$bipload" -q -sz 2 --timeout 30 "$stream" short 10 \
 		>"$out" 2>&1 && fail "BIP_RETRY_TIMEOUT=soon accepted"
 	grep -q "BIP_RETRY_TIMEOUT=soon: expected a number" "$out" || fail "no clear error for BIP_RETRY_TIMEOUT"
+	env BIP_NIC=lanai BIP_REL_EAGER=lots "$bipload" -q -sz 2 --timeout 30 "$stream" short 10 \
+		>"$out" 2>&1 && fail "BIP_REL_EAGER=lots accepted"
+	grep -q "BIP_REL_EAGER=lots: expected a number" "$out" || fail "no clear error for BIP_REL_EAGER"
 	# The switch off: message mode still runs a fault-free wire.
 	env BIP_NIC=lanai BIP_LANAI_RELIABLE=0 "$bipload" -q -sz 2 --timeout 60 "$stream" long 5 \
 		>"$out" 2>&1 || fail "message mode failed"
