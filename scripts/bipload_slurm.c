@@ -23,8 +23,8 @@
  * step takes them all unless --exact).  A --rsh or BIP_RSH given by the
  * user still wins: one proxy per host through it.
  *
- * A job that grows may start nodes on the allocation's hosts where none
- * runs yet: the proxy of such a host comes from a step of its own, "srun
+ * A job that grows has room for the allocation's tasks (MPI_UNIVERSE_SIZE),
+ * and may start nodes on the allocation's hosts where none runs yet: the proxy of such a host comes from a step of its own, "srun
  * -N 1 -n 1 ... -w HOST bipload-proxy --connect ...", with --overlap, and
  * connects back as the others did (bipload_remote_late).
  *
@@ -160,6 +160,9 @@ int bipload_slurm_conf(int nodes, char *conf_path, size_t len)
 			die("out of memory");
 		bipload_nspare++;
 	}
+	/* The room of a job that grows, as MPI's launchers count the
+	 * universe inside an allocation: its tasks (bipload_grow.c). */
+	bipload_host_slots = total > 0 ? total : n;
 	snprintf(what, sizeof(what), "inside Slurm allocation %.64s", jobenv);
 	bipload_conf_file(conf_path, len, what);
 	all_remote = 1;

@@ -310,8 +310,13 @@ bipload)
 	# With the drivers each process picks, parents on every host: the
 	# workers meet node 0 over shm, the others over ofi.
 	run 0 "MPI_Comm_spawn inside salloc (BIP_NIC unset)" salloc -N "$nhosts" -n "$n" \
-		env BIP_OFI_PROVIDER=tcp "$bipload" -sz 3 "$spawn" basic
+		env BIP_OFI_PROVIDER=tcp "$bipload" -sz 3 --universe 6 "$spawn" basic
 	has "spawned 3 workers from 3 parents" "MPI_Comm_spawn inside salloc, BIP_NIC unset"
+	# MPI_UNIVERSE_SIZE is the allocation's tasks: 2 children fit in 3,
+	# a third does not.
+	run 0 "MPI_UNIVERSE_SIZE inside salloc -n 3" salloc -N "$nhosts" -n 3 \
+		env BIP_OFI_PROVIDER=tcp "$bipload" -sz 1 "$spawn" slots
+	has "slots: a universe of 3, 2 children, the third refused" "MPI_UNIVERSE_SIZE inside salloc"
 	if [ "$nhosts" -gt 1 ]; then
 		# One process, a worker asked on each host (the "host" info
 		# key): the two hosts of the allocation where the job ran no
