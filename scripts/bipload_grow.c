@@ -9,8 +9,7 @@
  * (BIP_NIC=ofi) or the drivers of their choice (BIP_NIC unset), may grow
  * to --universe N nodes (default: the slots of --host or --hostfile, or
  * the tasks of the Slurm allocation, else its own nodes and 256 more); MPI
- * reports it
- * as MPI_UNIVERSE_SIZE.  Every process then gets BIP_UNIVERSE,
+ * reports it as MPI_UNIVERSE_SIZE.  Every process then gets BIP_UNIVERSE,
  * BIP_GROW_HOST (where new nodes go by default: bipload's host, or the
  * first node's if bipload runs none) and BIP_PM_FD, one end of a socket
  * pair whose other end bipload polls with the job's output; a process of
