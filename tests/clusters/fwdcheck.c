@@ -12,6 +12,11 @@
  *                        they go on for 20 more rounds; the other nodes
  *                        wait for FILE and end.  Exits 3 with the error
  *                        printed when a round fails.
+ *   fwdcheck early FILE  every node above 1 sends node 0 one message, gets
+ *                        its answer and ends; node 0 answers them all,
+ *                        prints "ready", waits for FILE outside BIP (the
+ *                        test watches the relays meanwhile), then sends
+ *                        node 1 one message.
  */
 #include <bip.h>
 #include <stdint.h>
@@ -142,18 +147,55 @@ static void t_kill(const char *file)
 	printf("node %d: kill: 25 rounds done\n", bip_mynode);
 }
 
+/* Nodes that end while others run: the relays that carried their
+ * messages go on without them (and without trying to reach them). */
+static void t_early(const char *file)
+{
+	int v = bip_mynode, i, node;
+
+	if (bip_mynode > 1) {
+		/* The answer acknowledges the message: nothing keeps this
+		 * node past its end while node 0 pauses. */
+		if (bip_tsend(0, 1, &v, 1) != 0 || bip_trecv(3, &v, 1) != 1 || v != -bip_mynode)
+			fail("send and answer", 0, v);
+		return;
+	}
+	if (bip_mynode == 0) {
+		for (i = 2; i < bip_numnodes; i++) {
+			if (bip_trecvx(1, &v, 1, &node) != 1 || v != node)
+				fail("receive", i, v);
+			v = -node;
+			if (bip_tsend(node, 3, &v, 1) != 0)
+				fail("answer", node, 0);
+		}
+		printf("node 0 ready\n");
+		fflush(stdout);
+		while (access(file, F_OK) != 0)
+			usleep(10000);
+		v = 7;
+		if (bip_tsend(1, 2, &v, 1) != 0)
+			fail("send to node 1", 0, 0);
+	} else if (bip_trecv(2, &v, 1) != 1 || v != 7) {
+		fail("receive from node 0", 0, v);
+	}
+	printf("node %d: early: done\n", bip_mynode);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 2 || (strcmp(argv[1], "long") && strcmp(argv[1], "kill")) ||
-	    (!strcmp(argv[1], "kill") && argc != 3) || argc > 3) {
-		fprintf(stderr, "usage: fwdcheck long [PEER] | kill FILE\n");
+	int file = argc > 1 && (!strcmp(argv[1], "kill") || !strcmp(argv[1], "early"));
+
+	if (argc < 2 || (strcmp(argv[1], "long") && !file) || (file && argc != 3) || argc > 3) {
+		fprintf(stderr, "usage: fwdcheck long [PEER] | kill FILE | early FILE\n");
 		return 2;
 	}
 	bip_init();
 	if (!strcmp(argv[1], "long"))
 		t_long(argc == 3 ? atoi(argv[2]) : 0);
-	else
+	else if (!strcmp(argv[1], "kill"))
 		t_kill(argv[2]);
+	else
+		t_early(argv[2]);
 	bip_finalize();
 	return 0;
 }

@@ -22,6 +22,12 @@
 #   idle                 BIP_WAIT=block: while node 0 pauses outside BIP,
 #                        node 1 (in a receive) and the relays, on shm and
 #                        ofi, use under 5 % of a processor over 2 s
+#   ended                the same once nodes 2 to 11 have ended (fwdcheck
+#                        early): the relays that carried their messages
+#                        should stay idle too.  Not in the suite: a relay
+#                        holding packets for node 0 while it pauses may
+#                        still spin there (its core keeps what it refused,
+#                        and a process with kept arrivals does not sleep)
 # Skipped (exit 77) without root, network namespaces, or ofi over tcp.
 set -u
 build=$1
@@ -159,6 +165,41 @@ idle)
 	cat "$tmp/ticks"
 	grep -q "^node 0: kill: 25 rounds done$" "$out" || fail "node 0 did not finish"
 	[ -z "$idle_busy" ] || fail "nodes$idle_busy used 5 % of a processor or more while idle"
+	;;
+ended)
+	BIP_WAIT=block job "$build/tests/clusters/fwdcheck" early "$tmp/go" &
+	pid=$!
+	wait_line "$out" "node 0 ready" "$pid" 1200
+	# The others end once answered.
+	running() {
+		for h in $hosts; do
+			for p in $(ip netns pids "$ns_prefix-$h"); do
+				[ "$(cat "/proc/$p/comm" 2>/dev/null)" = fwdcheck ] && echo "$p"
+			done
+		done | wc -l
+	}
+	i=0
+	while [ "$(running)" -gt 2 ]; do
+		i=$((i + 1))
+		[ "$i" -lt 600 ] || fail "nodes 2 to 11 did not end"
+		sleep 0.1
+	done
+	procs=""
+	for h in $hosts; do
+		for p in $(ip netns pids "$ns_prefix-$h"); do
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = bipgw ] || continue
+			node=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^BIP_NODE=//p')
+			[ -n "$node" ] && procs="$procs $p:$node"
+		done
+	done
+	[ "$(echo $procs | wc -w)" -eq 4 ] || fail "not 4 relays among:$procs"
+	sleep 1
+	idle_ticks $procs >"$tmp/ticks"
+	touch "$tmp/go"
+	wait "$pid" || fail "the job failed after its pause"
+	cat "$tmp/ticks"
+	grep -q "^node 1: early: done$" "$out" || fail "node 1 did not finish"
+	[ -z "$idle_busy" ] || fail "relays$idle_busy used 5 % of a processor or more while idle"
 	;;
 *)
 	echo "clusters.sh: unknown mode $mode"

@@ -1037,6 +1037,10 @@ int bip_ofi_post_msg(struct bip_ofi *ofi, int dst, uint8_t kind, uint32_t tag, u
 		return rc; /* the receiver has not taken what we sent */
 	rc = ofi_transmit(ofi, dst, &h, payload, plen);
 	bip_netproto_msg_sent(np, &h, rc);
+	/* No room may mean a process that has ended (a relay's next hop):
+	 * its sends then fail instead of being tried for ever. */
+	if (rc == -EAGAIN && bip_ofi_link_ended(ofi, dst))
+		return -EPIPE;
 	return rc < 0 ? rc : 0;
 }
 

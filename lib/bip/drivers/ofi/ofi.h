@@ -258,6 +258,7 @@ struct bip_ofi_peer {
 	int ctl_waits;                    /* ctl_flush: a control message to it waits */
 	uint8_t link;                     /* enum bip_ofi_link */
 	uint8_t hello_due;                /* its first note waits for a send buffer */
+	double ended_check;               /* bip_ofi_link_ended: not asked again before */
 	uint8_t rma;                      /* its BIP_OFI_RMA_* (ofi_rma.c) */
 	uint32_t rma_slots;               /* its directory (ofi_rma.c) */
 	uint64_t rma_dir_key, rma_dir_addr;
@@ -454,6 +455,10 @@ static inline int bip_ofi_link_heard(struct bip_ofi *ofi, int src)
 }
 /* Whether the process of a peer still runs (nic.h's alive). */
 int bip_ofi_link_alive(struct bip_ofi *ofi, int node);
+/* After a send to node found no room: 1 if its process has ended (asked
+ * at most every 10 ms, without progress: a send of tcp;ofi_rxm to an ended
+ * process tries to connect again each time, and finds no room for ever). */
+int bip_ofi_link_ended(struct bip_ofi *ofi, int node);
 /* A credit message of nothing, through a send buffer (ofi.c). */
 int bip_ofi_send_note(struct bip_ofi *ofi, int dst, uint32_t id);
 

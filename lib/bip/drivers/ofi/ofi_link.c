@@ -270,6 +270,24 @@ int bip_ofi_link_alive(struct bip_ofi *ofi, int node)
 	return bip_process_runs(p->pid);
 }
 
+int bip_ofi_link_ended(struct bip_ofi *ofi, int node)
+{
+	struct bip_ofi_peer *p = &ofi->peers[node];
+	double now;
+
+	if (p->dead)
+		return 1;
+	now = now_s();
+	if (now < p->ended_check)
+		return 0;
+	p->ended_check = now + 0.01;
+	if (p->same_kernel)
+		p->dead = !bip_process_runs(p->pid);
+	else
+		live_check(ofi, node);
+	return p->dead;
+}
+
 /* --- requests out --- */
 
 static void req_drop(struct bip_ofi *ofi, int i)
@@ -366,6 +384,16 @@ static void link_up(struct bip_ofi *ofi, int node)
 	struct bip_ofi_peer *p = &ofi->peers[node];
 	int rc;
 
+	/* A note that could not go before: the provider may be failing to
+	 * connect to a process that has ended since it asked (tcp;ofi_rxm
+	 * tries again at each send, a connect each time), so whether it
+	 * runs is asked first, as alive does. */
+	if (p->hello_due)
+		bip_ofi_link_ended(ofi, node);
+	if (p->dead && p->hello_due) {
+		p->hello_due = 0;
+		ofi->nhello--;
+	}
 	if (p->dead || (p->link == BIP_OFI_LINK_UP && !p->hello_due))
 		return;
 	if (bip_ofi_peer_open(ofi, node) < 0)
