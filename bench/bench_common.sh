@@ -21,6 +21,34 @@ bench_need_peers() {
 	done
 }
 
+# The table of compare_spawn.sh and compare_jobs.sh: its header, then
+# bench_peer_row LABEL DIR KEY for each row: the medians of DIR/bip.KEY,
+# DIR/ompi.KEY and DIR/mpich.KEY (a value per line; "failed" where there is
+# none) and the best peer's over the shim's (times: above 1, the shim is
+# faster).
+bench_peer_header() {
+	printf "%-14s %12s %12s %12s %10s\n" "test" "shim (BIP)" "Open MPI" "MPICH" "best/shim"
+}
+bench_peer_row() {
+	local line best= shim= impl f m ratio=-
+	line=$(printf "%-14s" "$1")
+	for impl in bip ompi mpich; do
+		f=$2/$impl.$3
+		if [ -s "$f" ]; then
+			m=$(sort -g "$f" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+			line="$line $(printf "%12s" "$m")"
+			[ "$impl" = bip ] && shim=$m
+			if [ "$impl" != bip ] && { [ -z "$best" ] || awk "BEGIN { exit !($m < $best) }"; }; then
+				best=$m
+			fi
+		else
+			line="$line $(printf "%12s" failed)"
+		fi
+	done
+	[ -n "$best" ] && [ -n "$shim" ] && ratio=$(awk "BEGIN { printf \"%.0f\", $best / $shim }")
+	echo "$line $(printf "%10s" "$ratio")"
+}
+
 # A temporary directory in $tmp, removed at exit unless KEEP is 1.
 bench_tmpdir() {
 	local keep=$1

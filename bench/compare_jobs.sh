@@ -98,28 +98,9 @@ for r in $(seq "$rounds"); do
 		echo "$c" >>"$tmp/$impl.connect"
 	done
 done
-median() { sort -g "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-printf "%-14s %12s %12s %12s %10s\n" "test" "shim (BIP)" "Open MPI" "MPICH" "best/shim"
+bench_peer_header
 for row in "command:ms" "first:ms" "connect:us"; do
-	what=${row%%:*} unit=${row#*:}
-	line=$(printf "%-14s" "$what ($unit)")
-	best= shim=
-	for impl in bip ompi mpich; do
-		f=$tmp/$impl.$what
-		if [ -s "$f" ]; then
-			m=$(median "$f")
-			line="$line $(printf "%12s" "$m")"
-			[ "$impl" = bip ] && shim=$m
-			if [ "$impl" != bip ] && { [ -z "$best" ] || awk "BEGIN { exit !($m < $best) }"; }; then
-				best=$m
-			fi
-		else
-			line="$line $(printf "%12s" failed)"
-		fi
-	done
-	ratio=-
-	[ -n "$best" ] && [ -n "$shim" ] && ratio=$(awk "BEGIN { printf \"%.0f\", $best / $shim }")
-	echo "$line $(printf "%10s" "$ratio")"
+	bench_peer_row "${row%%:*} (${row#*:})" "$tmp" "${row%%:*}"
 done
 for f in "$tmp"/*.err; do
 	[ -s "$f" ] && echo "$(basename "$f" .err): $(head -c 200 "$f")"

@@ -305,20 +305,9 @@ static void from_client(int ci)
 				close(fd);
 		}
 	}
-	if (len <= 0) {
-		/* Gone: what it started stops (once started, if its request
-		 * waits: bipload_attach_grew). */
-		for (k = 0; k < nfds; k++)
-			close(fds[k]);
-		if (c->total && c->left)
-			stop_group(c, SIGTERM);
-		drop(c);
-		if (!c->left && (!c->asked || c->answered))
-			c->inuse = 0;
-		return;
-	}
-	buf[len] = '\0';
-	if (!strcmp(buf, "stop")) {
+	if (len > 0)
+		buf[len] = '\0';
+	if (len > 0 && !strcmp(buf, "stop")) {
 		for (k = 0; k < nfds; k++)
 			close(fds[k]);
 		c->stop_asked = 1;
@@ -326,10 +315,14 @@ static void from_client(int ci)
 			stop_group(c, SIGTERM);
 		return;
 	}
-	if (c->asked || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfds != 3) {
+	if (len <= 0 || c->asked || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfds != 3) {
+		/* Gone, or not to be believed: what it started stops (once
+		 * started, if its request waits: bipload_attach_grew). */
 		for (k = 0; k < nfds; k++)
 			close(fds[k]);
-		fprintf(stderr, "bipload: an attached command sent a malformed record: dropped\n");
+		if (len > 0)
+			fprintf(stderr, "bipload: an attached command sent a malformed record: "
+				"dropped\n");
 		if (c->total && c->left)
 			stop_group(c, SIGTERM);
 		drop(c);

@@ -573,13 +573,42 @@ static char *reach_list(int port)
 	return b.p;
 }
 
+/* Run an srun step of argv, its output and errors to out and err (closed
+ * here): its pid.  The proxies take the secret from srun's environment,
+ * which Slurm gives the step's tasks (--export=ALL). */
+static pid_t srun_fork(char *const *argv, int out, int err)
+{
+	pid_t pid = fork();
+	int i;
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		bipload_child_setup(bipload_pid);
+		dup2(open("/dev/null", O_RDONLY), 0);
+		dup2(out, 1);
+		dup2(err, 2);
+		for (i = 3; i < 1024; i++)
+			close(i);
+		setenv(BIP_ENV_SECRET, secret, 1);
+		execvp(argv[0], argv);
+		fprintf(stderr, "bipload: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(out);
+	if (err != out)
+		close(err);
+	return pid;
+}
+
 static void srun_start(void)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
 	socklen_t sl = sizeof(sa);
 	char **hosts = malloc((size_t)nproxies * sizeof(char *));
 	char *proxy_argv[4], *list;
-	int out[2], err[2], one = 1, i, devnull;
+	int out[2], err[2], one = 1, i;
 	pid_t pid;
 
 	if (!hosts)
@@ -610,27 +639,7 @@ static void srun_start(void)
 	srun_cmd = command_text(srun_argv);
 	if (pipe(out) < 0 || pipe(err) < 0)
 		die("pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		bipload_child_setup(bipload_pid);
-		devnull = open("/dev/null", O_RDONLY);
-		dup2(devnull, 0);
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		for (i = 3; i < 1024; i++)
-			close(i);
-		/* The proxies take the secret from srun's environment, which
-		 * Slurm gives the step's tasks (--export=ALL). */
-		setenv(BIP_ENV_SECRET, secret, 1);
-		execvp(srun_argv[0], srun_argv);
-		fprintf(stderr, "bipload: cannot run %s: %s\n", srun_argv[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	close(out[1]);
-	close(err[1]);
+	pid = srun_fork(srun_argv, out[1], err[1]);
 	set_cloexec_nonblock(out[0]);
 	set_cloexec_nonblock(err[0]);
 	srun_pid = pid;
@@ -1243,8 +1252,7 @@ static void lost_nodes(const struct proxy *x, char *nodes, size_t nlen, char *pi
 static void srun_late_start(struct proxy *x)
 {
 	char *hosts[1] = { (char *)x->host }, *proxy_argv[4], *argv[48];
-	int out[2], i, devnull;
-	pid_t pid;
+	int out[2];
 
 	proxy_argv[0] = proxy_path;
 	proxy_argv[1] = "--connect";
@@ -1254,27 +1262,9 @@ static void srun_late_start(struct proxy *x)
 	x->cmd = command_text(argv);
 	if (pipe(out) < 0)
 		die("pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		bipload_child_setup(bipload_pid);
-		devnull = open("/dev/null", O_RDONLY);
-		dup2(devnull, 0);
-		dup2(out[1], 1);
-		dup2(out[1], 2);
-		for (i = 3; i < 1024; i++)
-			close(i);
-		setenv(BIP_ENV_SECRET, secret, 1);
-		execvp(argv[0], argv);
-		fprintf(stderr, "bipload: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	close(out[1]);
+	x->rsh_pid = srun_fork(argv, out[1], out[1]);
 	set_cloexec_nonblock(out[0]);
 	free(proxy_argv[2]);
-	x->rsh_pid = pid;
 	x->err.fd = out[0];
 	/* Its job first; what is queued for it follows (pending_read). */
 	if (bipload_chan_put(&x->chan, BPF_JOB, 0, x->job, x->job_len, NULL, 0) < 0)
