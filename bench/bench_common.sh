@@ -70,6 +70,22 @@ bench_build_peers() {
 		bench_die "build of $src with mpicc.mpich failed"
 }
 
+# bench_build_three BUILD SOURCE: SOURCE built with the shim (BUILD's
+# uninstalled wrapper, or mpicc.bip from PATH when BUILD is empty), Open MPI
+# and MPICH, as $tmp/bip, $tmp/ompi and $tmp/mpich; $bipload is BUILD's
+# bipload, or the one in PATH.
+bench_build_three() {
+	local cc_bip
+	if [ -n "$1" ]; then
+		cc_bip="sh $1/scripts/mpicc.bip-uninstalled" bipload=$1/scripts/bipload
+	else
+		cc_bip=mpicc.bip bipload=bipload
+	fi
+	$cc_bip -O2 -o "$tmp/bip" "$2" || bench_die "cannot build with the shim"
+	mpicc.openmpi -O2 -o "$tmp/ompi" "$2" || bench_die "cannot build with Open MPI"
+	mpicc.mpich -O2 -o "$tmp/mpich" "$2" || bench_die "cannot build with MPICH"
+}
+
 # bench_run_openmpi TIMEOUT NP PROGRAM ARGS...: shared memory only, more
 # processes than cores allowed, allowed as root.
 bench_run_openmpi() {

@@ -39,14 +39,7 @@ bench_need_peers
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bip-jobs.XXXXXX") || bench_die "mktemp failed"
 ompi_server=
 trap '[ -n "$ompi_server" ] && kill "$ompi_server" 2>/dev/null; rm -rf "$tmp"' EXIT
-if [ -n "$build" ]; then
-	cc_bip="sh $build/scripts/mpicc.bip-uninstalled" bipload=$build/scripts/bipload
-else
-	cc_bip=mpicc.bip bipload=bipload
-fi
-$cc_bip -O2 -o "$tmp/bip" "$here/mpi_spawn.c" || bench_die "cannot build with the shim"
-mpicc.openmpi -O2 -o "$tmp/ompi" "$here/mpi_spawn.c" || bench_die "cannot build with Open MPI"
-mpicc.mpich -O2 -o "$tmp/mpich" "$here/mpi_spawn.c" || bench_die "cannot build with MPICH"
+bench_build_three "$build" "$here/mpi_spawn.c"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ompi-server --no-daemonize -r "$tmp/uri" >"$tmp/ompi-server.out" 2>&1 &
 ompi_server=$!

@@ -30,14 +30,7 @@ while [ $# -gt 0 ]; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if [ -n "$build" ]; then
-	cc_bip="sh $build/scripts/mpicc.bip-uninstalled" bipload=$build/scripts/bipload
-else
-	cc_bip=mpicc.bip bipload=bipload
-fi
-$cc_bip -O2 -o "$tmp/bip" "$here/mpi_spawn.c" || bench_die "cannot build with the shim"
-mpicc.openmpi -O2 -o "$tmp/ompi" "$here/mpi_spawn.c" || bench_die "cannot build with Open MPI"
-mpicc.mpich -O2 -o "$tmp/mpich" "$here/mpi_spawn.c" || bench_die "cannot build with MPICH"
+bench_build_three "$build" "$here/mpi_spawn.c"
 run() { # impl np args...
 	local impl=$1 np=$2
 	shift 2

@@ -58,6 +58,21 @@ fail() {
 hosts="a0 b0 a1 b1 a2 b2"
 ns_setup_clusters
 
+# host_procs NAME...: "PID:NODE" for each process of the test hosts whose
+# command is one of the NAMEs.
+host_procs() {
+	for h in $hosts; do
+		for p in $(ip netns pids "$ns_prefix-$h"); do
+			c=$(cat "/proc/$p/comm" 2>/dev/null)
+			for n in "$@"; do
+				[ "$c" = "$n" ] || continue
+				node=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^BIP_NODE=//p')
+				[ -n "$node" ] && echo "$p:$node"
+			done
+		done
+	done
+}
+
 # connect HOST ADDRESS: "reached" (answered, even refused) or the error.
 connect() {
 	ip netns exec "$ns_prefix-$1" python3 -c '
@@ -141,17 +156,8 @@ idle)
 	BIP_WAIT=block job "$build/tests/clusters/fwdcheck" kill "$tmp/go" &
 	pid=$!
 	wait_line "$out" "node 0 ready" "$pid" 1200
-	procs=""
-	for h in $hosts; do
-		for p in $(ip netns pids "$ns_prefix-$h"); do
-			case "$(cat "/proc/$p/comm" 2>/dev/null)" in
-			bipgw | fwdcheck) ;;
-			*) continue ;;
-			esac
-			node=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^BIP_NODE=//p')
-			[ -n "$node" ] && [ "$node" != 0 ] && procs="$procs $p:$node"
-		done
-	done
+	procs=$(host_procs bipgw fwdcheck | grep -v ':0$' | tr '\n' ' ')
+	procs=" $procs"
 	for want in 1 12 13 14 15; do
 		case "$procs " in
 		*":$want "*) ;;
@@ -171,27 +177,13 @@ ended)
 	pid=$!
 	wait_line "$out" "node 0 ready" "$pid" 1200
 	# The others end once answered.
-	running() {
-		for h in $hosts; do
-			for p in $(ip netns pids "$ns_prefix-$h"); do
-				[ "$(cat "/proc/$p/comm" 2>/dev/null)" = fwdcheck ] && echo "$p"
-			done
-		done | wc -l
-	}
 	i=0
-	while [ "$(running)" -gt 2 ]; do
+	while [ "$(host_procs fwdcheck | wc -l)" -gt 2 ]; do
 		i=$((i + 1))
 		[ "$i" -lt 600 ] || fail "nodes 2 to 11 did not end"
 		sleep 0.1
 	done
-	procs=""
-	for h in $hosts; do
-		for p in $(ip netns pids "$ns_prefix-$h"); do
-			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = bipgw ] || continue
-			node=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^BIP_NODE=//p')
-			[ -n "$node" ] && procs="$procs $p:$node"
-		done
-	done
+	procs=$(host_procs bipgw | tr '\n' ' ')
 	[ "$(echo $procs | wc -w)" -eq 4 ] || fail "not 4 relays among:$procs"
 	sleep 1
 	idle_ticks $procs >"$tmp/ticks"
