@@ -1405,11 +1405,48 @@ int bip_ofi_send_note(struct bip_ofi *ofi, int dst, uint32_t id)
 
 /* Seconds close waits for the provider to send what it holds. */
 #define OFI_DRAIN 5.0
+/* Seconds it waits, at most, for the data of a long receive from a peer
+ * that has said goodbye (a program that ended with its send unfinished
+ * never sends it). */
+#define OFI_DRAIN_CLOSED 0.5
+
+/* Whether a long receive is still taking its data from a peer that may
+ * send it.  tcp;ofi_rxm takes a large message by reading it from the
+ * sender, and closing the endpoint while a read's answer is half in
+ * (libfabric 1.17's tcp provider) frees that read twice: the process
+ * crashes in fi_close.  So close lets such reads end first. */
+static int reads_open(struct bip_ofi *ofi, double closed_end)
+{
+	int i;
+
+	for (i = 0; i < ofi->numnodes; i++) {
+		struct bip_ofi_peer *p = &ofi->peers[i];
+
+		if (p->lrecv_chunks && !p->dead && (!p->closed || now_s() < closed_end))
+			return 1;
+	}
+	return 0;
+}
+
+/* A completion read while closing: what it ends is only counted (and a
+ * long receive freed with its last chunk). */
+static void close_done(struct bip_ofi *ofi, void *op_context)
+{
+	struct bip_ofi_ctx *ctx = op_context;
+
+	if (!ctx)
+		return;
+	if (ctx->kind == BIP_OFI_CTX_TX) {
+		ofi->tx_out--;
+	} else if (ctx->kind == BIP_OFI_CTX_LRECV) {
+		bip_ofi_chunk_closing(ofi, (struct bip_ofi_chunk *)ctx);
+	}
+}
 
 static void ofi_close(struct bip_nic *nic)
 {
 	struct bip_ofi *ofi = bip_ofi_of(nic);
-	double end = now_s() + OFI_DRAIN;
+	double start = now_s(), end = start + OFI_DRAIN;
 	int i;
 
 	/* An inject is complete for us at once but may still sit in the
@@ -1424,7 +1461,8 @@ static void ofi_close(struct bip_nic *nic)
 			if ((ofi->peers[i].sent_any || ofi->peers[i].heard) &&
 			    !ofi->peers[i].dead && !ofi->peers[i].closed)
 				bip_ofi_send_note(ofi, i, OFI_NOTE_BYE);
-	while (ofi->cq && (ofi->tx_out || ofi->nctl) && now_s() < end) {
+	while (ofi->cq && (ofi->tx_out || ofi->nctl || reads_open(ofi, start + OFI_DRAIN_CLOSED)) &&
+	       now_s() < end) {
 		struct fi_cq_tagged_entry ent[16];
 		ssize_t n;
 
@@ -1435,14 +1473,11 @@ static void ofi_close(struct bip_nic *nic)
 			struct fi_cq_err_entry e = { 0 };
 
 			fi_cq_readerr(ofi->cq, &e, 0);
-			if (e.op_context && ((struct bip_ofi_ctx *)e.op_context)->kind ==
-						    BIP_OFI_CTX_TX)
-				ofi->tx_out--;
+			close_done(ofi, e.op_context);
 			continue;
 		}
 		for (i = 0; i < n; i++)
-			if (((struct bip_ofi_ctx *)ent[i].op_context)->kind == BIP_OFI_CTX_TX)
-				ofi->tx_out--;
+			close_done(ofi, ent[i].op_context);
 		if (n <= 0)
 			sched_yield();
 	}

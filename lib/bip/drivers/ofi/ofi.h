@@ -255,6 +255,7 @@ struct bip_ofi_peer {
 	int sent_any;                     /* close says goodbye to it */
 	int heard;                        /* something came from it */
 	int closed;                       /* its last note came (send_note) */
+	unsigned lrecv_chunks;            /* chunks of long receives from it posted, not complete */
 	int ctl_waits;                    /* ctl_flush: a control message to it waits */
 	uint8_t link;                     /* enum bip_ofi_link */
 	uint8_t hello_due;                /* its first note waits for a send buffer */
@@ -517,6 +518,7 @@ void bip_ofi_cts(struct bip_ofi *ofi, int src, uint32_t id);
 int bip_ofi_long_progress(struct bip_ofi *ofi);
 /* A data chunk completed (status 0 or -errno); returns 1 when it ended a message. */
 int bip_ofi_chunk_done(struct bip_ofi *ofi, struct bip_ofi_chunk *c, int status);
+void bip_ofi_chunk_closing(struct bip_ofi *ofi, struct bip_ofi_chunk *c);
 /* BIP_OFI_EAGER and BIP_OFI_EAGER_BUFS: 0, or -EINVAL with the reason in err. */
 int bip_ofi_eager_env(struct bip_ofi *ofi, char *err, size_t len);
 /* How many bounce buffers each of nserved peers gets; 0 or -ENOMEM. */

@@ -370,6 +370,7 @@ static int lrecv_post(struct bip_ofi *ofi, struct bip_ofi_lrecv *r)
 		}
 		r->posted++;
 		ofi->lrecv_chunks++;
+		ofi->peers[r->src].lrecv_chunks++;
 	}
 	bip_ofi_send_ctl(ofi, r->src, BIP_NETPROTO_CTS, r->id);
 	r->cts_sent = 1;
@@ -480,6 +481,7 @@ int bip_ofi_chunk_done(struct bip_ofi *ofi, struct bip_ofi_chunk *c, int status)
 		struct bip_ofi_lrecv *r = c->owner;
 
 		ofi->lrecv_chunks--;
+		ofi->peers[r->src].lrecv_chunks--;
 		if (status && !r->status)
 			r->status = status;
 		if (++r->done < r->nchunks || !r->cts_sent)
@@ -487,6 +489,22 @@ int bip_ofi_chunk_done(struct bip_ofi *ofi, struct bip_ofi_chunk *c, int status)
 		lrecv_finish(ofi, r);
 		return 1;
 	}
+}
+
+/* A chunk of a long receive that completed while the endpoint closes: the
+ * program did not wait for it, so it is only counted, and the receive freed
+ * with its last chunk (the core hears nothing more). */
+void bip_ofi_chunk_closing(struct bip_ofi *ofi, struct bip_ofi_chunk *c)
+{
+	struct bip_ofi_lrecv *r = c->owner;
+
+	ofi->lrecv_chunks--;
+	ofi->peers[r->src].lrecv_chunks--;
+	if (++r->done < r->nchunks || !r->cts_sent)
+		return;
+	bip_ofi_mr_put(ofi, r->mr);
+	free(r->chunks);
+	free(r);
 }
 
 /* --- eager messages --- */
