@@ -25,9 +25,10 @@
 #   ended                the same once nodes 2 to 11 have ended (fwdcheck
 #                        early): the relays that carried their messages
 #                        should stay idle too.  Not in the suite: a relay
-#                        holding packets for node 0 while it pauses may
-#                        still spin there (its core keeps what it refused,
-#                        and a process with kept arrivals does not sleep)
+#                        holding packets for node 0 while it pauses sleeps,
+#                        but each of its wake-ups (BIP_SLEEP_MAX apart)
+#                        walks every packet it holds, which takes it to
+#                        about 3 to 15 % of a processor here
 # Skipped (exit 77) without root, network namespaces, or ofi over tcp.
 set -u
 build=$1

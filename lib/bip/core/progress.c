@@ -254,12 +254,16 @@ static int wait_long_enough(const struct bip_wait *w)
 }
 
 /* With the lock: the last poll found nothing and nothing of this process
- * waits (queued sends, a layer's deferred work, flow control, one-sided
- * requests). */
+ * waits (queued sends, a layer's deferred work, holds not yet told, one-sided
+ * requests).  Arrivals kept for want of room are no reason to stay awake:
+ * every round offers them again (flow), and room comes back only with an
+ * event that wakes this process (a receive the program posts before it
+ * waits, or a relay's packet leaving when its next hop takes it, which that
+ * driver's completion or credits announce). */
 static int nothing_waits(void)
 {
 	return bip_state.progress_idle && !bip_state.queued_sends && !bip_state.layer_pending &&
-	    !bip_state.kept_peers && !bip_state.flow_dirty && !bip_state.rma_queued;
+	    !bip_state.flow_dirty && !bip_state.rma_queued;
 }
 
 /* After a sleep that started at t0 and could last timeout_ns: count it,
