@@ -11,17 +11,8 @@ set -u
 bipinfo=$1 bipload=$2 prog=$3
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-line=$("$bipinfo" --parsable | grep '^driver\.ofi=')
-case "$line" in
-"" | *=unavailable*)
-	echo "SKIP: the ofi driver cannot run here: ${line#*=}"
-	exit 77
-	;;
-esac
-if command -v fi_info >/dev/null 2>&1 && ! fi_info -p tcp -t FI_EP_RDM >/dev/null 2>&1; then
-	echo "SKIP: no libfabric provider tcp here"
-	exit 77
-fi
+. "$(dirname "$0")/need.sh"
+ofi_need "$bipinfo" tcp
 for run in 1 2 3; do
 	BIP_NIC=ofi BIP_OFI_PROVIDER=tcp "$bipload" -sz 2 --timeout 120 "$prog" >"$out" 2>&1
 	rc=$?

@@ -23,20 +23,10 @@ fail() {
 has_re() {
 	grep -qE "$1" "$out" || fail "no line matching: $1"
 }
-# The provider, or exit 77 (skipped) where libfabric lacks it.
+. "$(dirname "$0")/need.sh"
+# The provider with FI_RMA and FI_ATOMIC, or exit 77 (skipped).
 need() {
-	line=$("$bipinfo" --parsable | grep '^driver\.ofi=')
-	case "$line" in
-	"" | *=unavailable*)
-		echo "SKIP: the ofi driver cannot run here: ${line#*=}"
-		exit 77
-		;;
-	esac
-	command -v fi_info >/dev/null 2>&1 || return 0
-	fi_info -p "$1" -t FI_EP_RDM -c "FI_RMA|FI_ATOMIC" >/dev/null 2>&1 || {
-		echo "SKIP: no libfabric provider $1 with FI_RMA and FI_ATOMIC here"
-		exit 77
-	}
+	ofi_need "$bipinfo" "$1" "FI_RMA|FI_ATOMIC"
 }
 run() {
 	np=$1 mode=$2
