@@ -27,8 +27,8 @@
 #                        should stay idle too.  Not in the suite: a relay
 #                        holding packets for node 0 while it pauses sleeps,
 #                        but each of its wake-ups (BIP_SLEEP_MAX apart)
-#                        walks every packet it holds, which takes it to
-#                        about 3 to 15 % of a processor here
+#                        walks every packet it holds: 3 to 36 % of a
+#                        processor here, measured while other tests ran
 # Skipped (exit 77) without root, network namespaces, or ofi over tcp.
 set -u
 build=$1
