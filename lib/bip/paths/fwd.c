@@ -1055,6 +1055,12 @@ static int work(struct fwd *f)
 			item_free(f, it);
 			continue;
 		}
+		/* A hop that refused this round refuses the packets behind too
+		 * (a relay may hold thousands for a node that does not poll). */
+		if (hop_blocked(f, it->to)) {
+			prev = &it->next;
+			continue;
+		}
 		if (h->kind == FWD_NOTICE) {
 			if (h->at)
 				h->at--;
