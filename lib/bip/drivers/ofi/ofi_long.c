@@ -427,15 +427,28 @@ int bip_ofi_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size
 	return 0;
 }
 
+static void lrecv_free(struct bip_ofi *ofi, struct bip_ofi_lrecv *r)
+{
+	bip_ofi_mr_put(ofi, r->mr);
+	free(r->chunks);
+	free(r);
+}
+
 static void lrecv_finish(struct bip_ofi *ofi, struct bip_ofi_lrecv *r)
 {
 	int status = r->status;
 	uint64_t cookie = r->cookie;
 
-	bip_ofi_mr_put(ofi, r->mr);
-	free(r->chunks);
-	free(r);
+	lrecv_free(ofi, r);
 	bip_core_recv_done(cookie, status);
+}
+
+/* A chunk of r completed: 1 when it was r's last (and r's CTS is out). */
+static int lrecv_chunk_ended(struct bip_ofi *ofi, struct bip_ofi_lrecv *r)
+{
+	ofi->lrecv_chunks--;
+	ofi->peers[r->src].lrecv_chunks--;
+	return ++r->done == r->nchunks && r->cts_sent;
 }
 
 int bip_ofi_long_progress(struct bip_ofi *ofi)
@@ -480,11 +493,9 @@ int bip_ofi_chunk_done(struct bip_ofi *ofi, struct bip_ofi_chunk *c, int status)
 	} else {
 		struct bip_ofi_lrecv *r = c->owner;
 
-		ofi->lrecv_chunks--;
-		ofi->peers[r->src].lrecv_chunks--;
 		if (status && !r->status)
 			r->status = status;
-		if (++r->done < r->nchunks || !r->cts_sent)
+		if (!lrecv_chunk_ended(ofi, r))
 			return 0;
 		lrecv_finish(ofi, r);
 		return 1;
@@ -498,13 +509,8 @@ void bip_ofi_chunk_closing(struct bip_ofi *ofi, struct bip_ofi_chunk *c)
 {
 	struct bip_ofi_lrecv *r = c->owner;
 
-	ofi->lrecv_chunks--;
-	ofi->peers[r->src].lrecv_chunks--;
-	if (++r->done < r->nchunks || !r->cts_sent)
-		return;
-	bip_ofi_mr_put(ofi, r->mr);
-	free(r->chunks);
-	free(r);
+	if (lrecv_chunk_ended(ofi, r))
+		lrecv_free(ofi, r);
 }
 
 /* --- eager messages --- */
