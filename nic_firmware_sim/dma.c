@@ -314,7 +314,7 @@ int lanai_retry_stalled(struct lanai_fw *fw, struct lanai_board *b)
 {
 	int src, n = 0, gone = b->state != BIP_LANAI_BOARD_RUNNING || b->releasing;
 
-	for (src = 0; src < fw->nboards && b->nstalled; src++) {
+	for (src = 0; src < fw->nactive && b->nstalled; src++) {
 		struct lanai_stall *st = &b->stall[src];
 		struct lanai_packet **link = &st->head, *p, *last = NULL;
 		uint64_t stuck[LANAI_TAG_WORDS] = { 0 };

@@ -265,6 +265,13 @@ struct lanai_fw {
 	char name[128];
 	int unlinked;
 	int nboards;
+	/* A job that may grow (lanai-sim -u) has boards for the nodes that may
+	 * join it: nknown are the nodes it started with, and each pass walks
+	 * the first nactive, nknown and every board attached since; the
+	 * others are looked at only for an attach (look_for_attach), and have
+	 * no state here until then (board_init): a node number from a host or
+	 * a packet is checked against nactive before it indexes a board. */
+	int nknown, nactive;
 	struct lanai_board *boards;
 	const struct bip_conf *conf;
 	const struct bip_topology *topo; /* NULL: only direct routes */

@@ -3,7 +3,8 @@
  * lanai_sim.c - lanai-sim, the firmware of the simulated LANai boards of
  * one host.
  *
- *   lanai-sim -j JOBID -n NODES [-f CONF] [-T TRACE] [-r FD] [-q]
+ *   lanai-sim -j JOBID -n NODES [-u UNIVERSE [-g HOST]] [-f CONF] [-T TRACE]
+ *             [-r FD] [-q]
  *
  * Creates the job's board segment (one board per node and rail: rail r's
  * boards make one network, struct lanai_fw, of their own), then serves the
@@ -20,6 +21,16 @@
  * (wake_hosts).  It ends on SIGTERM,
  * when its parent ends (bipload), or once every board has been attached and
  * released (the job is over), and removes the segment as it goes.
+ *
+ * A job that may grow (bip_grow(3)) has room for UNIVERSE nodes: the
+ * segment has boards for all of them, the nodes past NODES on HOST (node
+ * 0's by default).  Only the job's first boards and the register pages of
+ * the others take memory at start: a node that joins reserves the rest of
+ * its boards itself before it attaches (lanai.c).  Each pass walks the
+ * boards of the first nodes and of those that joined; the others are
+ * looked at for an attach only after a doorbell, and every 50 ms.  The
+ * segment keeps its name while boards may still be attached, and the job
+ * is over once every board attached has been released.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,7 +65,8 @@ static void on_signal(int sig)
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: lanai-sim -j JOBID -n NODES [-f CONF] [-T TRACE] [-r FD] [-q]\n"
+		"usage: lanai-sim -j JOBID -n NODES [-u UNIVERSE [-g HOST]] [-f CONF] [-T TRACE]\n"
+		"                 [-r FD] [-q]\n"
 		"  (BIP_LANAI_RAILS: boards per node, when the configuration has one route "
 		"per line)\n");
 	exit(status);
@@ -66,6 +78,29 @@ static struct lanai_board *board(struct lanai_fw *fw, int node)
 }
 
 /* --- the segment --- */
+
+/* Memory for the segment now, rather than a SIGBUS at the first write
+ * when /dev/shm is full: for the boards of the job's first nodes, and the
+ * register page of each board a node may attach later (written here). */
+static int reserve(int fd, const struct lanai_fw *fw, int nrails, uint64_t off_boards,
+		   uint64_t bsize, size_t size)
+{
+	int rail, i, rc;
+
+	if (ftruncate(fd, (off_t)size) < 0)
+		return -errno;
+	rc = -posix_fallocate(fd, 0, (off_t)(off_boards + bsize * (uint64_t)fw->nknown));
+	for (rail = 0; !rc && rail < nrails; rail++) {
+		uint64_t first = off_boards + (uint64_t)rail * fw->nboards * bsize;
+
+		if (rail)
+			rc = -posix_fallocate(fd, (off_t)first, (off_t)(bsize * fw->nknown));
+		for (i = fw->nknown; !rc && i < fw->nboards; i++)
+			rc = -posix_fallocate(fd, (off_t)(first + (uint64_t)i * bsize),
+					      BIP_LANAI_REGS_SIZE);
+	}
+	return rc;
+}
 
 /* The segment, for every rail: fws[0] holds its name and mapping. */
 static int create_segment(struct lanai_fw *fws, int nrails, const char *jobid)
@@ -96,7 +131,7 @@ static int create_segment(struct lanai_fw *fws, int nrails, const char *jobid)
 		return fd;
 	}
 	fw->unlinked = 0;
-	rc = -posix_fallocate(fd, 0, (off_t)size);
+	rc = reserve(fd, fw, nrails, off_boards, bsize, size);
 	if (rc < 0) {
 		fprintf(stderr, "lanai-sim: cannot reserve %zu KiB in /dev/shm: %s\n", size / 1024,
 			strerror(-rc));
@@ -168,9 +203,34 @@ static int create_segment(struct lanai_fw *fws, int nrails, const char *jobid)
 	return 0;
 }
 
+/* The firmware's state of board i: for the first nodes at start, for a
+ * node that joins when it attaches (look_for_attach). */
+static int board_init(struct lanai_fw *fw, int i)
+{
+	struct lanai_board *b = board(fw, i);
+	int k;
+
+	b->tx_seq = calloc((size_t)fw->nboards, sizeof(*b->tx_seq));
+	b->rx_seq = calloc((size_t)fw->nboards, sizeof(*b->rx_seq));
+	b->rx_failed = calloc((size_t)fw->nboards, 1);
+	b->link = calloc((size_t)fw->nboards, sizeof(*b->link));
+	b->lsend = calloc(LANAI_LSENDS, sizeof(*b->lsend));
+	b->lsfree = calloc(LANAI_LSENDS, sizeof(*b->lsfree));
+	b->tq = calloc(BIP_LANAI_TAGQ_SLOTS, sizeof(*b->tq));
+	b->stall = calloc((size_t)fw->nboards, sizeof(*b->stall));
+	b->rgn = calloc(LANAI_RMA_REGIONS, sizeof(*b->rgn));
+	b->rma = calloc((size_t)fw->nboards, sizeof(*b->rma));
+	if (!b->tx_seq || !b->rx_seq || !b->rx_failed || !b->link || !b->lsend ||
+	    !b->lsfree || !b->tq || !b->stall || !b->rgn || !b->rma)
+		return -ENOMEM;
+	for (k = LANAI_LSENDS; k-- > 0;)
+		b->lsfree[b->nlsfree++] = (uint32_t)k;
+	return 0;
+}
+
 static int boards_init(struct lanai_fw *fw)
 {
-	int i, k;
+	int i;
 
 	fw->boards = calloc((size_t)fw->nboards, sizeof(*fw->boards));
 	fw->route_ok = calloc((size_t)fw->nboards * fw->nboards, 1);
@@ -178,27 +238,13 @@ static int boards_init(struct lanai_fw *fw)
 	if (!fw->boards || !fw->route_ok || !fw->route_why)
 		return -ENOMEM;
 	for (i = 0; i < fw->nboards; i++) {
-		struct lanai_board *b = board(fw, i);
-
-		b->node = i;
-		b->tx_seq = calloc((size_t)fw->nboards, sizeof(*b->tx_seq));
-		b->rx_seq = calloc((size_t)fw->nboards, sizeof(*b->rx_seq));
-		b->rx_failed = calloc((size_t)fw->nboards, 1);
-		b->link = calloc((size_t)fw->nboards, sizeof(*b->link));
-		b->lsend = calloc(LANAI_LSENDS, sizeof(*b->lsend));
-		b->lsfree = calloc(LANAI_LSENDS, sizeof(*b->lsfree));
-		b->tq = calloc(BIP_LANAI_TAGQ_SLOTS, sizeof(*b->tq));
-		b->stall = calloc((size_t)fw->nboards, sizeof(*b->stall));
-		b->rgn = calloc(LANAI_RMA_REGIONS, sizeof(*b->rgn));
-		b->rma = calloc((size_t)fw->nboards, sizeof(*b->rma));
-		b->rma_done_tail = &b->rma_done;
-		if (!b->tx_seq || !b->rx_seq || !b->rx_failed || !b->link || !b->lsend ||
-		    !b->lsfree || !b->tq || !b->stall || !b->rgn || !b->rma)
-			return -ENOMEM;
-		for (k = LANAI_LSENDS; k-- > 0;)
-			b->lsfree[b->nlsfree++] = (uint32_t)k;
-		b->xfers_tail = &b->xfers;
+		board(fw, i)->node = i;
+		board(fw, i)->xfers_tail = &board(fw, i)->xfers;
+		board(fw, i)->rma_done_tail = &board(fw, i)->rma_done;
 	}
+	for (i = 0; i < fw->nknown; i++)
+		if (board_init(fw, i) < 0)
+			return -ENOMEM;
 	return 0;
 }
 
@@ -347,7 +393,7 @@ static int take_descriptors(struct lanai_fw *fw, struct lanai_board *b)
 			n++;
 			continue;
 		}
-		if (d->dst >= (uint32_t)fw->nboards || d->dst == (uint32_t)b->node ||
+		if (d->dst >= (uint32_t)fw->nactive || d->dst == (uint32_t)b->node ||
 		    (d->kind == BIP_LANAI_DESC_SHORT && d->len > BIP_LANAI_SHORT_MAX) ||
 		    (d->kind == BIP_LANAI_DESC_DGRAM &&
 		     (b->mode != BIP_LANAI_MODE_DGRAM || d->tag > BIP_LANAI_INLINE_MAX ||
@@ -434,7 +480,7 @@ static int take_descriptors(struct lanai_fw *fw, struct lanai_board *b)
 		lr->got = 0;
 		lr->active = 1;
 		src = (uint32_t)(lr->e.handle >> 32);
-		if (src >= (uint32_t)fw->nboards) {
+		if (src >= (uint32_t)fw->nactive) {
 			struct bip_lanai_event ev = {.kind = BIP_LANAI_EV_RECV_DONE,
 						     .cookie = lr->e.cookie,
 						     .handle = idx,
@@ -679,7 +725,7 @@ static int service(struct lanai_fw *fw, int check_hosts)
 
 	fw->blocked = 0;
 	fw->next_due = 0;
-	for (i = 0; i < fw->nboards; i++) {
+	for (i = 0; i < fw->nactive; i++) {
 		struct lanai_board *b = board(fw, i);
 
 		if (b->state == BIP_LANAI_BOARD_READY || b->state == BIP_LANAI_BOARD_RUNNING)
@@ -697,7 +743,7 @@ static int service(struct lanai_fw *fw, int check_hosts)
 		if (b->npending)
 			n += lanai_sync_links(fw, b, now);
 	}
-	for (i = 0; i < fw->nboards; i++) {
+	for (i = 0; i < fw->nactive; i++) {
 		struct lanai_board *b = board(fw, i);
 
 		if (b->in_head || b->held || b->has_pending_err || b->nstalled)
@@ -708,14 +754,42 @@ static int service(struct lanai_fw *fw, int check_hosts)
 	return n;
 }
 
-/* 1 once every board has been attached and released: the job is over. */
+/* A board of a node that may join (past nknown) whose host asks to
+ * attach: walked at each pass from now on.  Returns 1 if one did. */
+static int look_for_attach(struct lanai_fw *fw)
+{
+	int i, found = 0;
+
+	for (i = fw->nactive; i < fw->nboards; i++)
+		/* Pairs with the release of control in the host driver. */
+		if (bip_load_acquire(&board(fw, i)->regs->control) == BIP_LANAI_CTL_ATTACH)
+			found = i + 1;
+	for (i = fw->nactive; i < found; i++)
+		if (board_init(fw, i) < 0) {
+			/* Its host times out waiting: it says so. */
+			fprintf(stderr, "lanai-sim: out of memory for board %d\n", i);
+			found = i;
+			break;
+		}
+	if (found > fw->nactive)
+		fw->nactive = found;
+	return found > 0;
+}
+
+/* 1 once every board of the first nodes has been attached, and every
+ * board attached has been released: the job is over.  (A board of a node
+ * that may join and has not is not waited for.) */
 static int all_released(struct lanai_fw *fw)
 {
 	int i;
 
-	for (i = 0; i < fw->nboards; i++)
-		if (board(fw, i)->state != BIP_LANAI_BOARD_DEAD)
+	for (i = 0; i < fw->nactive; i++) {
+		uint32_t state = board(fw, i)->state;
+
+		if (state != BIP_LANAI_BOARD_DEAD &&
+		    (state != BIP_LANAI_BOARD_READY || i < fw->nknown))
 			return 0;
+	}
 	return 1;
 }
 
@@ -760,7 +834,7 @@ static void set_need_doorbell(struct lanai_fw *fw, uint32_t v)
 {
 	int i;
 
-	for (i = 0; i < fw->nboards; i++)
+	for (i = 0; i < fw->nactive; i++)
 		bip_store_relaxed(&board(fw, i)->regs->need_doorbell, v);
 }
 
@@ -815,15 +889,18 @@ static void sleep_idle(struct lanai_fw *fws, int nrails)
  */
 static void wake_hosts(struct lanai_fw *fws, int nrails)
 {
-	int i, r, any = 0;
+	int i, r, any = 0, nactive = 0;
 
-	for (r = 0; r < nrails; r++)
-		for (i = 0; i < fws[r].nboards; i++)
+	for (r = 0; r < nrails; r++) {
+		for (i = 0; i < fws[r].nactive; i++)
 			any |= board(&fws[r], i)->notify;
+		if (fws[r].nactive > nactive)
+			nactive = fws[r].nactive;
+	}
 	if (!any)
 		return;
 	bip_fence();
-	for (i = 0; i < fws[0].nboards; i++) {
+	for (i = 0; i < nactive; i++) {
 		struct bip_lanai_regs *regs = board(&fws[0], i)->regs;
 		int notify = 0;
 
@@ -852,14 +929,21 @@ static void run(struct lanai_fw *fws, int nrails)
 	uint64_t last_check = 0, last_work = lanai_now_us();
 	/* The hosts and the firmware each want a processor (counted as the
 	 * hosts count them, bind.h). */
-	int spin = bip_host_cpus(NULL) > fws[0].nboards + 1;
+	int spin = bip_host_cpus(NULL) > fws[0].nknown + 1;
+	uint32_t rung = bip_load_acquire(&fws[0].seg->wake);
 
 	while (!stop_signal) {
 		uint64_t now = lanai_now_us();
 		int check = now - last_check > 50000, work = 0, released = 1, attached = 1, r;
+		uint32_t wake = bip_load_acquire(&fws[0].seg->wake);
 
 		if (check)
 			last_check = now;
+		/* A host attaches its board with a doorbell. */
+		for (r = 0; r < nrails && (check || wake != rung); r++)
+			if (fws[r].nactive < fws[r].nboards)
+				work += look_for_attach(&fws[r]);
+		rung = wake;
 		for (r = 0; r < nrails; r++)
 			work += service(&fws[r], check);
 		wake_hosts(fws, nrails);
@@ -933,13 +1017,19 @@ static void summary(struct lanai_fw *fws, int nrails, int quiet)
 		return;
 	if (!quiet) {
 		uint64_t rung = 0;
+		int used = 0;
+		char room[64] = "";
 
-		for (r = 0; r < nrails; r++)
-			for (i = 0; i < fws[r].nboards; i++)
+		for (r = 0; r < nrails; r++) {
+			for (i = 0; i < fws[r].nactive; i++)
 				rung += fws[r].boards[i].regs->doorbells;
-		fprintf(stderr, "lanai-sim: %d boards, slept %llu times, %llu doorbells rung\n",
-			fws[0].nboards * nrails, (unsigned long long)s->sleeps,
-			(unsigned long long)rung);
+			used += fws[r].nactive;
+		}
+		if (fws[0].nboards > fws[0].nknown)
+			snprintf(room, sizeof(room), " (of %d: room for nodes that join)",
+				 fws[0].nboards * nrails);
+		fprintf(stderr, "lanai-sim: %d boards%s, slept %llu times, %llu doorbells rung\n",
+			used, room, (unsigned long long)s->sleeps, (unsigned long long)rung);
 	}
 	print_counts("", s->packets, s->injected, s->detected);
 	/* One-sided operations use rail 0 only. */
@@ -1103,17 +1193,24 @@ int main(int argc, char **argv)
 	struct bip_topology *topo = NULL;
 	char topo_path[512];
 	FILE *tf = NULL;
-	int c, ready_fd = -1, quiet = 0, n = 0, rc = EXIT_FAILURE, r, nrails;
+	const char *grow_host = NULL;
+	int c, ready_fd = -1, quiet = 0, n = 0, universe = 0, rc = EXIT_FAILURE, r, nrails;
 	pid_t parent = getppid();
 	uint64_t t0;
 
-	while ((c = getopt_long(argc, argv, "j:n:f:T:r:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:n:u:g:f:T:r:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			jobid = optarg;
 			break;
 		case 'n':
 			n = atoi(optarg);
+			break;
+		case 'u':
+			universe = atoi(optarg);
+			break;
+		case 'g':
+			grow_host = optarg;
 			break;
 		case 'f':
 			conf_file = optarg;
@@ -1142,6 +1239,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "lanai-sim: -n: expected a number of nodes >= 1\n");
 		usage(2);
 	}
+	if (universe && (universe < n || universe > BIP_CONF_MAXNODES)) {
+		fprintf(stderr, "lanai-sim: -u %d: expected room for %d to %d nodes\n", universe, n,
+			BIP_CONF_MAXNODES);
+		usage(2);
+	}
+	if (universe < n)
+		universe = n;
 	/* Started by bipload: end with it, even if it is killed. */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
@@ -1158,6 +1262,19 @@ int main(int argc, char **argv)
 	conf = load_conf(conf_file, n, nrails);
 	if (!conf)
 		return EXIT_FAILURE;
+	if (universe > n) {
+		const char *host = grow_host ? grow_host : conf->nodes[0].host;
+		int e = bip_conf_grow(conf, universe, host);
+
+		if (e < 0) {
+			fprintf(stderr, "lanai-sim: -u %d%s%s: %s\n", universe, grow_host ? " -g " : "",
+				grow_host ? grow_host : "",
+				e == -ENOTSUP ? "a configuration with routes, clusters or relays "
+						"cannot take nodes at its end" : strerror(-e));
+			bip_conf_free(conf);
+			return EXIT_FAILURE;
+		}
+	}
 	nrails = conf->nrails;
 	fws = calloc((size_t)nrails, sizeof(*fws));
 	if (!fws) {
@@ -1166,7 +1283,8 @@ int main(int argc, char **argv)
 	}
 	for (r = 0; r < nrails; r++) {
 		fws[r] = (struct lanai_fw){ .rail = r, .nrails = nrails, .unlinked = 1,
-					    .nboards = n, .conf = conf };
+					    .nboards = universe, .nknown = n, .nactive = n,
+					    .conf = conf };
 		if (rail_faults(&fws[r], n) < 0)
 			goto undo;
 	}
@@ -1207,7 +1325,7 @@ int main(int argc, char **argv)
 		}
 		setvbuf(tf, NULL, _IOLBF, 0);
 		fprintf(tf, "# lanai-sim trace: job %s, %d boards%s, crc32c %s\n", jobid,
-			n * nrails, nrails > 1 ? " (rails of one network each)" : "",
+			universe * nrails, nrails > 1 ? " (rails of one network each)" : "",
 			bip_crc32c_hw() ? "sse4.2" : "table");
 	}
 	t0 = lanai_now_us();

@@ -474,7 +474,7 @@ static int op_check(const struct lanai_fw *fw, uint32_t dst, struct bip_lanai_rm
 {
 	size_t size;
 
-	if (dst >= (uint32_t)fw->nboards)
+	if (dst >= (uint32_t)fw->nactive)
 		return -EINVAL;
 	switch (a->what) {
 	case BIP_LANAI_RMA_PUT:
@@ -700,7 +700,7 @@ int lanai_rma_pump(struct lanai_fw *fw, struct lanai_board *b, uint64_t now)
 	uint32_t dst;
 	int n = 0;
 
-	for (dst = 0; b->rma_busy && dst < (uint32_t)fw->nboards; dst++) {
+	for (dst = 0; b->rma_busy && dst < (uint32_t)fw->nactive; dst++) {
 		struct lanai_rma_link *l = b->rma[dst];
 		const struct lanai_board *d = &fw->boards[dst];
 		uint32_t s;

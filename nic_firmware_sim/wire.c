@@ -721,7 +721,7 @@ int lanai_sync_links(struct lanai_fw *fw, struct lanai_board *b, uint64_t now)
 	uint32_t dst;
 	int n = 0;
 
-	for (dst = 0; b->npending && dst < (uint32_t)fw->nboards; dst++) {
+	for (dst = 0; b->npending && dst < (uint32_t)fw->nactive; dst++) {
 		struct lanai_link *l = &b->link[dst];
 		const struct lanai_board *d = &fw->boards[dst];
 		struct lanai_packet *p;
@@ -766,7 +766,7 @@ void lanai_sync_acked(struct lanai_fw *fw, struct lanai_board *b, uint32_t peer,
 {
 	struct lanai_link *l;
 
-	if (peer >= (uint32_t)fw->nboards)
+	if (peer >= (uint32_t)fw->nactive)
 		return;
 	l = &b->link[peer];
 	/* Only what was sent can be confirmed; an older answer (duplicated or
@@ -996,7 +996,7 @@ int lanai_wire_check(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pa
 	}
 	if (crc != h->crc || h->len > lanai_packet_bytes(p)) {
 		lanai_trace(fw, "recv", b->node, h, "dropped: CRC32C mismatch");
-		if (h->src < (uint32_t)fw->nboards)
+		if (h->src < (uint32_t)fw->nactive)
 			b->rx_failed[h->src] = 1;
 		lanai_report(fw, b, BIP_LANAI_DET_CRC, h,
 			     "corrupt packet: CRC32C mismatch (packet 0x%08x, computed 0x%08x) in "
@@ -1006,13 +1006,13 @@ int lanai_wire_check(struct lanai_fw *fw, struct lanai_board *b, struct lanai_pa
 		return -EBADMSG;
 	}
 	/* Every field is checked before it indexes anything. */
-	if (lanai_packet_header_check(h, lanai_packet_bytes(p), fw->nboards, why, sizeof(why)) < 0) {
+	if (lanai_packet_header_check(h, lanai_packet_bytes(p), fw->nactive, why, sizeof(why)) < 0) {
 		lanai_trace(fw, "recv", b->node, h, "dropped: not a packet of this wire");
 		if (lanai_rma_kind(h->kind)) {
 			lanai_count_detected(fw, BIP_LANAI_DET_CRC);
 			return -EBADMSG;
 		}
-		if (h->src < (uint32_t)fw->nboards)
+		if (h->src < (uint32_t)fw->nactive)
 			b->rx_failed[h->src] = 1;
 		lanai_report(fw, b, BIP_LANAI_DET_CRC, h,
 			     "malformed packet (%s) with a good CRC32C: dropped, not delivered", why);

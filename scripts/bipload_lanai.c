@@ -49,7 +49,7 @@ int bipload_lanai_start(const struct bip_conf *conf, const char *conf_path, cons
 			int quiet, char *err, size_t errlen)
 {
 	const char *nic = getenv("BIP_NIC");
-	char prog[PATH_MAX], nodes[16], fd_text[16], buf[16];
+	char prog[PATH_MAX], nodes[16], room[16], fd_text[16], buf[16];
 	int ready[2], status, i;
 	pid_t parent;
 	size_t got = 0;
@@ -67,6 +67,7 @@ int bipload_lanai_start(const struct bip_conf *conf, const char *conf_path, cons
 		return -1;
 	}
 	snprintf(nodes, sizeof(nodes), "%d", conf->n);
+	snprintf(room, sizeof(room), "%d", bipload_room());
 	snprintf(fd_text, sizeof(fd_text), "%d", ready[1]);
 	parent = getpid();
 	pid = fork();
@@ -77,7 +78,7 @@ int bipload_lanai_start(const struct bip_conf *conf, const char *conf_path, cons
 		return -1;
 	}
 	if (pid == 0) {
-		char *argv[12];
+		char *argv[16];
 		int k = 0, in = open("/dev/null", O_RDONLY);
 
 		/* The board goes with bipload, whatever kills it. */
@@ -94,6 +95,13 @@ int bipload_lanai_start(const struct bip_conf *conf, const char *conf_path, cons
 		argv[k++] = nodes;
 		argv[k++] = "-r";
 		argv[k++] = fd_text;
+		if (bipload_room() > conf->n) {
+			/* Boards for the nodes that may join (bip_grow(3)). */
+			argv[k++] = "-u";
+			argv[k++] = room;
+			argv[k++] = "-g";
+			argv[k++] = (char *)bipload_grow_host();
+		}
 		if (conf_path && conf_path[0]) {
 			argv[k++] = "-f";
 			argv[k++] = (char *)conf_path;

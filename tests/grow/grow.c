@@ -15,7 +15,7 @@
  *                    bipload's BIP_GROW_TIMEOUT, and it is stopped.
  *   grow alone       a job started by hand cannot grow: ENOTSUP.
  *   grow refused     a job whose driver cannot reach nodes joining later
- *                    (lanai): ENOTSUP, saying so.
+ *                    (udp): ENOTSUP, saying so.
  *   grow hosts K H.. node 0 starts K new nodes on each host H (over ofi,
  *                    through bipload's proxies), and every node exchanges
  *                    with them as in "grow"; then a missing program on
@@ -338,7 +338,7 @@ static int refused(void)
 	if (bip_mynode == 0) {
 		n = bip_grow(&cmd, 1, &first, codes);
 		CHECK(n == -ENOTSUP && codes[0] == ENOTSUP, "grow under another driver: %d", n);
-		CHECK(strstr(bip_error_string(), "only shm and ofi") != NULL, "message: %s",
+		CHECK(strstr(bip_error_string(), "only shm, lanai and ofi") != NULL, "message: %s",
 		      bip_error_string());
 		CHECK(bip_universe() == bip_numnodes, "universe %d", bip_universe());
 		printf("refused: %s\n", bip_error_string());

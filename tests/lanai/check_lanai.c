@@ -140,7 +140,7 @@ static void fw_setup(int n, const char *conf_text, const char *topo_text)
 		    "%s", err);
 	fw.conf = conf;
 	fw.topo = topo;
-	fw.nboards = n;
+	fw.nboards = fw.nknown = fw.nactive = n;
 	fw.nrails = 1;
 	fw.seg = calloc(1, sizeof(*fw.seg));
 	fw.boards = calloc((size_t)n, sizeof(*fw.boards));

@@ -30,7 +30,9 @@
  * hosts: the processes of other hosts have their channels through
  * bipload's proxies (scripts/bipload_proxy.h), and a command's host may be
  * any host of the job.  A job on bipload's host alone may also grow over
- * shm.  A job whose nodes use another driver, or shm beside ofi, or whose
+ * shm, or over the simulated board (BIP_NIC=lanai): its firmware has
+ * boards for the whole room, and a node is reached once its boards run
+ * (the lanai.c header).  A job whose nodes use another driver, or whose
  * configuration has routes, clusters or relays, has no room, and bip_grow
  * says so.
  */
@@ -75,7 +77,7 @@ BIP_EXPORT int bip_grow(const struct bip_grow_cmd *cmds, int ncmds, int *first, 
 				  "this process was not started by bipload, or its job spans "
 				  "hosts with BIP_NIC set to a driver other than ofi" :
 				  "its nodes use a driver that cannot reach nodes joining later "
-				  "(only shm and ofi can), or its configuration has routes, "
+				  "(only shm, lanai and ofi can), or its configuration has routes, "
 				  "clusters or relays");
 		if (errcodes)
 			for (j = 0; j < total; j++)

@@ -419,10 +419,13 @@ static int open_nics(int quiet, const char *jobid, char *err)
 		return -ENOMEM;
 	for (k = 0; k < 2; k++) {
 		struct bip_nic *nic, *drv;
-		int any = 0, all = 1;
+		int any = 0, all = 1, sole;
 
 		if (!choice[k] || (k == 1 && choice[1] == choice[0]))
 			continue;
+		/* The one instance: in a job that grows, the nodes it does not
+		 * open with are reached through it later (bip_core_reach). */
+		sole = !choice[1 - k] || choice[0] == choice[1];
 		for (i = 0; i < conf->n; i++) {
 			int same = bip_nic_same_host(conf, bip_state.mynode, i);
 
@@ -430,7 +433,8 @@ static int open_nics(int quiet, const char *jobid, char *err)
 				   bip_fwd_direct(conf, bip_state.mynode, i) &&
 				   (choice[0] == choice[1] || same == (k == 0));
 			any |= serve[i];
-			all &= serve[i] || i == bip_state.mynode;
+			all &= serve[i] || i == bip_state.mynode ||
+			       (sole && job_grows && !opens_with(i));
 		}
 		/* The network driver of a job that grows over several
 		 * hosts opens even when it serves no node yet. */
@@ -608,10 +612,11 @@ static int setup(char *err)
 	bip_state.group_size = boot.group_first ? boot.group_size : bip_state.started;
 	if (boot.grows) {
 		/* Room to grow, if the nodes' driver can reach nodes joining
-		 * later: shm, or ofi alone (grow.c). */
+		 * later: shm, the board, or ofi alone (grow.c). */
 		const char *nic = getenv("BIP_NIC");
 
-		if (nic && *nic && strcmp(nic, "shm") && strcmp(nic, "ofi") && !boot.group_first) {
+		if (nic && *nic && strcmp(nic, "shm") && strcmp(nic, "ofi") && strcmp(nic, "lanai") &&
+		    !boot.group_first) {
 			bip_conf_truncate(boot.conf, boot.known);
 			bip_state.numnodes = boot.numnodes = boot.known;
 			job_grows = 0;

@@ -93,6 +93,13 @@
  * names it and the state of each path, its pending long transfers fail, and
  * every wait fails from then on (bip_wait_step).
  *
+ * Nodes that join (nic.h, bip_grow(3)).  In a job that may grow, a node
+ * that was not served at open gets its state when the core reaches it
+ * (rel_reach, once the NIC below says it is there), or when a datagram
+ * comes from it and the NIC below says the same; the layer then tells the
+ * core (bip_core_peer_joined).  Its sequence numbers start at 1 both ways,
+ * as a peer's do at open: neither side has sent the other anything before.
+ *
  * Sleeping (nic.h).  The layer has the sleep ops when its NIC has them:
  * it arms the NIC's sleep, with the lock held, for no longer than until
  * the layer's next timer (rel_sleep_arm says which, and when it does not
@@ -267,6 +274,7 @@ struct bip_rel {
 	struct bip_nic *lower;
 	struct bip_dgram *dg;
 	int mynode, numnodes, npaths;
+	int grows;           /* the job may grow: nodes not served may join */
 	const struct bip_conf *conf;
 	unsigned window;     /* packets, a power of two */
 	size_t frag;
@@ -275,6 +283,8 @@ struct bip_rel {
 	uint64_t rto, rto_max, ack_delay, probe, retry_timeout; /* ns */
 	unsigned path_fails;
 	struct rel_peer *peers;
+	int *served, nserved;  /* the peers served, in the order they were: what the
+				* timers walk (a job that grows has room for many) */
 	struct rel_lsend *ls;  /* [nls] */
 	uint32_t nls, *lsfree, nlsfree;
 	struct rel_lrecv *lr;  /* [nlr] */
@@ -1080,6 +1090,59 @@ static void nack(struct bip_rel *r, int src, const struct rel_hdr *h)
 	peer_due(p, e->due);
 }
 
+/* The state of a peer this layer serves (at open, or once it joined). */
+static int peer_init(struct bip_rel *r, int node)
+{
+	struct rel_peer *p = &r->peers[node];
+
+	p->snd_next = p->snd_una = 1;
+	p->rcv_next = 1;
+	p->confirmed = 1;
+	p->last_heard = bip_now_ns();
+	p->tx = calloc(r->window, sizeof(*p->tx));
+	p->copies = malloc((size_t)r->window * r->max_short);
+	p->rcv_bits = calloc((r->window + 63) / 64, sizeof(*p->rcv_bits));
+	p->held = calloc(r->window, sizeof(*p->held));
+	if (!p->tx || !p->copies || !p->rcv_bits || !p->held)
+		return -ENOMEM;
+	p->served = 1;
+	r->served[r->nserved++] = node;
+	return 0;
+}
+
+/* A node of the room, reached through the NIC below: 0 once it is served. */
+static int rel_reach(struct bip_nic *nic, int node, char *err, size_t errlen)
+{
+	struct bip_rel *r = rel_of(nic);
+	int rc;
+
+	if (!r->grows || node < 0 || node >= r->numnodes || node == r->mynode) {
+		snprintf(err, errlen, "node %d is not a node of this job", node);
+		return -EINVAL;
+	}
+	if (r->peers[node].served)
+		return 0;
+	rc = r->dg->ops->reach(r->lower, node, err, errlen);
+	if (rc == 0 && peer_init(r, node) < 0) {
+		snprintf(err, errlen, "reliability layer: out of memory for node %d", node);
+		rc = -ENOMEM;
+	}
+	return rc;
+}
+
+/* A datagram from a node not served: a node that joined, if the NIC below
+ * reaches it (it names the source; the layer checks the rest). */
+static bip_cold int joined(struct bip_rel *r, int src)
+{
+	char err[256];
+
+	if (!r->grows || src == r->mynode || r->dg->ops->reach(r->lower, src, err, sizeof(err)) ||
+	    peer_init(r, src) < 0)
+		return 0;
+	bip_core_peer_joined(&r->nic, src);
+	return 1;
+}
+
 void bip_rel_arrived(struct bip_nic *lower, int path, int src, const void *pkt, size_t len)
 {
 	struct bip_rel *r = lower->dgram->rel;
@@ -1090,8 +1153,9 @@ void bip_rel_arrived(struct bip_nic *lower, int path, int src, const void *pkt, 
 	unsigned bit;
 	int rc = 0;
 
-	if (src < 0 || src >= r->numnodes || !r->peers[src].served || path < 0 ||
-	    path >= r->npaths || len < sizeof(h))
+	if (src < 0 || src >= r->numnodes || path < 0 || path >= r->npaths || len < sizeof(h))
+		return;
+	if (bip_unlikely(!r->peers[src].served) && !joined(r, src))
 		return;
 	memcpy(&h, pkt, sizeof(h));
 	if (!header_ok(r, &h, len - sizeof(h), path)) {
@@ -1341,13 +1405,13 @@ static void push_streams(struct bip_rel *r)
 
 static void timers(struct bip_rel *r)
 {
-	int i, k, busy = 0;
+	int i, j, k, busy = 0;
 
-	for (i = 0; i < r->numnodes; i++) {
-		struct rel_peer *p = &r->peers[i];
+	for (j = 0; j < r->nserved; j++) {
+		struct rel_peer *p = &r->peers[i = r->served[j]];
 		int up = 0;
 
-		if (!p->served || p->failed)
+		if (p->failed)
 			continue;
 		if (p->ack_owed && (p->ack_now || p->ack_owed >= r->window / 4 ||
 				    r->now >= p->ack_due))
@@ -1390,11 +1454,11 @@ static int rel_poll(struct bip_nic *nic)
 				send_cts(r, &r->lr[i]);
 	}
 	if (bip_unlikely(r->nheld)) {
-		int i;
+		int j;
 
-		for (i = 0; i < r->numnodes; i++)
-			if (r->peers[i].nheld)
-				release_held(r, i);
+		for (j = 0; j < r->nserved; j++)
+			if (r->peers[r->served[j]].nheld)
+				release_held(r, r->served[j]);
 	}
 	if (r->stream_head)
 		push_streams(r);
@@ -1429,15 +1493,15 @@ static int rel_alive(struct bip_nic *nic, int node)
 static void drain(struct bip_rel *r)
 {
 	uint64_t start = bip_now_ns();
-	int i, pending;
+	int i, j, pending;
 
 	do {
 		pending = 0;
 		rel_poll(&r->nic);
-		for (i = 0; i < r->numnodes; i++) {
-			struct rel_peer *p = &r->peers[i];
+		for (j = 0; j < r->nserved; j++) {
+			struct rel_peer *p = &r->peers[i = r->served[j]];
 
-			if (p->served && !p->failed && p->snd_una != p->snd_next &&
+			if (!p->failed && p->snd_una != p->snd_next &&
 			    r->dg->ops->alive(r->lower, i))
 				pending = 1;
 		}
@@ -1456,16 +1520,16 @@ static void drain(struct bip_rel *r)
 static void linger(struct bip_rel *r)
 {
 	uint64_t start = bip_now_ns(), asked = 0;
-	int i, pending;
+	int i, j, pending;
 
 	for (;;) {
 		uint64_t now = bip_now_ns();
 
 		pending = 0;
-		for (i = 0; i < r->numnodes; i++) {
-			struct rel_peer *p = &r->peers[i];
+		for (j = 0; j < r->nserved; j++) {
+			struct rel_peer *p = &r->peers[i = r->served[j]];
 
-			if (!p->served || p->failed || p->confirmed >= p->rcv_next ||
+			if (p->failed || p->confirmed >= p->rcv_next ||
 			    !r->dg->ops->alive(r->lower, i))
 				continue;
 			pending = 1;
@@ -1505,6 +1569,7 @@ static void rel_close(struct bip_nic *nic)
 		free(p->rcv_bits);
 	}
 	free(r->peers);
+	free(r->served);
 	free(r->ls);
 	free(r->lsfree);
 	free(r->lr);
@@ -1534,15 +1599,15 @@ static int rel_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 {
 	struct bip_rel *r = rel_of(nic);
 	uint64_t now = bip_now_ns(), end = now + (uint64_t)s->timeout_ns;
-	int i, k;
+	int j, k;
 
 	if (r->nheld)
 		return 0;
-	for (i = 0; i < r->numnodes; i++) {
-		const struct rel_peer *p = &r->peers[i];
+	for (j = 0; j < r->nserved; j++) {
+		const struct rel_peer *p = &r->peers[r->served[j]];
 		int up = 0;
 
-		if (!p->served || p->failed)
+		if (p->failed)
 			continue;
 		if (p->ack_owed) {
 			if (p->ack_now || p->ack_owed >= r->window / 4)
@@ -1657,6 +1722,8 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 		return -ENOMEM;
 	}
 	r->ops = bip_rel_ops;
+	if (job->grows && dg->ops->reach)
+		r->ops.reach = rel_reach;
 	if (dg->ops->sleep_arm) {
 		r->ops.sleep_arm = rel_sleep_arm;
 		r->ops.sleep_wait = rel_sleep_wait;
@@ -1669,6 +1736,7 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 	dg->rel = r;
 	r->mynode = job->mynode;
 	r->numnodes = job->numnodes;
+	r->grows = job->grows && dg->ops->reach;
 	r->conf = job->conf;
 	r->npaths = dg->npaths;
 	r->window = (unsigned)window;
@@ -1690,30 +1758,17 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 		 lower->desc ? lower->desc : lower->ops->name, r->npaths);
 	r->nic.desc = r->desc;
 	r->peers = calloc((size_t)r->numnodes, sizeof(*r->peers));
+	r->served = calloc((size_t)r->numnodes, sizeof(*r->served));
 	r->nls = BIP_MAX_SENDS;
 	r->ls = calloc(r->nls, sizeof(*r->ls));
 	r->lsfree = calloc(r->nls, sizeof(*r->lsfree));
-	if (!r->peers || !r->ls || !r->lsfree)
+	if (!r->peers || !r->served || !r->ls || !r->lsfree)
 		goto nomem;
 	for (k = r->nls; k-- > 0;)
 		r->lsfree[r->nlsfree++] = k;
-	for (i = 0; i < r->numnodes; i++) {
-		struct rel_peer *p = &r->peers[i];
-
-		if (!job->serve[i])
-			continue;
-		p->served = 1;
-		p->snd_next = p->snd_una = 1;
-		p->rcv_next = 1;
-		p->confirmed = 1;
-		p->last_heard = bip_now_ns();
-		p->tx = calloc(r->window, sizeof(*p->tx));
-		p->copies = malloc((size_t)r->window * r->max_short);
-		p->rcv_bits = calloc((r->window + 63) / 64, sizeof(*p->rcv_bits));
-		p->held = calloc(r->window, sizeof(*p->held));
-		if (!p->tx || !p->copies || !p->rcv_bits || !p->held)
+	for (i = 0; i < r->numnodes; i++)
+		if (job->serve[i] && peer_init(r, i) < 0)
 			goto nomem;
-	}
 	r->opened = 1;
 	*nic_p = &r->nic;
 	return 0;

@@ -25,7 +25,10 @@
  *  - poll hands each datagram that arrived to bip_rel_arrived (the bytes
  *    valid during the call only), and each change of a path that the NIC
  *    sees (its link went down, or came back) to bip_rel_path_state;
- *  - alive, sleep_arm and sleep_wait (optional), and close as in nic.h.
+ *  - alive, reach, sleep_arm and sleep_wait (optional), and close as in
+ *    nic.h; with reach (a job that grows), the layer reaches the nodes
+ *    that join through the driver, and a datagram may come from a node
+ *    the driver was not told to serve at open: one that joined.
  *
  * Everything in a datagram is untrusted: the layer checks its header's
  * CRC32C and every field before it uses one.
@@ -49,6 +52,8 @@ struct bip_dgram_ops {
 	/* Number of events, or a negative errno on a fatal NIC error. */
 	int (*poll)(struct bip_nic *nic);
 	int (*alive)(struct bip_nic *nic, int node);
+	/* As nic.h's reach; NULL if the NIC's peers cannot join later. */
+	int (*reach)(struct bip_nic *nic, int node, char *err, size_t errlen);
 	/* As nic.h's (woken by an arrival or any other event the NIC has for
 	 * poll); NULL if the NIC cannot wake this process.  The layer caps
 	 * s->timeout_ns by its own timers before it arms. */

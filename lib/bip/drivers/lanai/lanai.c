@@ -54,6 +54,17 @@
  *    without stopping; it tells the host only of a link that cannot deliver
  *    (down, or a wrong route), which the layer takes as a path down.
  *
+ * Nodes that join (bip_grow(3)).  In a job that may grow, the firmware has
+ * boards for the whole room (lanai-sim -u), and the boards of the nodes
+ * that have not joined stay ready, unattached.  A node that joins
+ * reserves its boards' memory in the segment (reserve_board), attaches
+ * them as any node does, and waits only for the nodes it started with.
+ * reach says whether a node's boards run: attached (0), not yet (-EAGAIN;
+ * -ESRCH if bipload says the job has no such node yet) or released (the
+ * node has ended).  In message mode an event from a
+ * node the core has not reached tells the core the node is ours
+ * (bip_core_peer_joined); in datagram mode the layer does it (rel.c).
+ *
  * Rails.  A host may give each node several boards (BIP_LANAI_RAILS, or a
  * configuration with a route per rail on each line): board r of every node
  * is on network r.  In datagram mode the driver attaches one instance per
@@ -82,6 +93,7 @@
 #include "core.h"
 #include "lanai.h"
 #include "nicsleep.h"
+#include "pm.h"
 #include "segment.h"
 #include "lanai_board.h"
 #include "lanai_ring.h"
@@ -90,6 +102,7 @@
 
 struct bip_lanai_peer {
 	const struct bip_lanai_regs *regs; /* the peer's board, for its state */
+	int reached;			   /* message mode: the core knows it is ours */
 };
 
 /* A long receive waiting for an entry of the board's table. */
@@ -117,6 +130,7 @@ struct bip_lanai {
 	int nlfree;
 	struct bip_lanai_lrecv_wait *lwait_head, *lwait_tail;
 	struct bip_lanai_peer *peers;
+	int grows;	/* the job may grow: its nodes past known join later */
 	void *qwin; /* the DMA window: the tag queues, or the receive queue */
 	size_t qwin_size;
 	int qwin_fd;
@@ -184,6 +198,32 @@ static int lanai_available(char *why, size_t len)
 	return 1;
 }
 
+/*
+ * A node that joined: the memory of its board of this rail, which the
+ * firmware left to it (it reserves only the first nodes' boards and the
+ * register pages of the others), so that a full /dev/shm is an error here
+ * rather than a SIGBUS later.  The layout is checked once mapped: here
+ * only the range that the node's board would have, within the file.
+ */
+static int reserve_board(struct bip_lanai *l, const struct bip_nic_job *job, int fd,
+			 const struct stat *st)
+{
+	uint64_t o1, o2, o3, o4, o5, bsize = bip_lanai_board_layout(&o1, &o2, &o3, &o4, &o5);
+	uint64_t off = ((sizeof(struct bip_lanai_fw) + 4095) & ~(uint64_t)4095) +
+		       ((uint64_t)l->rail * (uint64_t)job->numnodes + (uint64_t)job->mynode) * bsize;
+	int rc;
+
+	if (off + bsize > (uint64_t)st->st_size)
+		return 0; /* not this layout: said once mapped */
+	rc = posix_fallocate(fd, (off_t)off, (off_t)bsize);
+	if (rc) {
+		snprintf(job->err, job->errlen, "lanai: no room for the board of node %d (rail %d) "
+			 "in /dev/shm: %s", job->mynode, l->rail, strerror(rc));
+		return -rc;
+	}
+	return 0;
+}
+
 /* Map the job's board segment; fails at once if no firmware serves the job. */
 static int map_segment(struct bip_lanai *l, const struct bip_nic_job *job)
 {
@@ -221,6 +261,11 @@ static int map_segment(struct bip_lanai *l, const struct bip_nic_job *job)
 			return -ENODEV;
 		}
 		nap();
+	}
+	rc = job->grows && job->first > 0 ? reserve_board(l, job, fd, &st) : 0;
+	if (rc < 0) {
+		close(fd);
+		return rc;
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
@@ -468,7 +513,7 @@ static void adjust_spin(const struct bip_nic_job *job)
 {
 	int i, nlocal = 0;
 
-	for (i = 0; i < job->numnodes; i++)
+	for (i = 0; i < job->known; i++)
 		nlocal += bip_host_is_local(job->conf->nodes[i].host);
 	bip_state.host_procs = nlocal + 1;
 	if (nlocal + 1 > bip_state.host_cpus)
@@ -541,6 +586,7 @@ static int open_rail(const struct bip_nic_job *job, int mode, uint32_t rx_cap, i
 	l->qwin_fd = -1;
 	l->mynode = job->mynode;
 	l->numnodes = job->numnodes;
+	l->grows = job->grows;
 	l->rail = rail;
 	l->top = l;
 	for (i = BIP_LANAI_LRECV_SLOTS; i-- > 0;)
@@ -569,8 +615,10 @@ static int open_rail(const struct bip_nic_job *job, int mode, uint32_t rx_cap, i
 		rc = -EINVAL;
 		goto undo;
 	}
-	for (i = 0; i < l->numnodes; i++)
+	for (i = 0; i < l->numnodes; i++) {
 		l->peers[i].regs = board_of(l, i);
+		l->peers[i].reached = job->serve[i];
+	}
 	rc = make_window(l, job);
 	if (rc < 0)
 		goto undo;
@@ -812,6 +860,17 @@ static bip_cold __attribute__((noreturn)) void board_fault(struct bip_lanai *l,
 
 static void handle_event(struct bip_lanai *l, const struct bip_lanai_event *ev)
 {
+	/* An arrival from a node that joined the job since this one opened:
+	 * the core sends back through this instance. */
+	if (bip_unlikely(l->grows) && ev->kind != BIP_LANAI_EV_ERROR &&
+	    ev->src < (uint32_t)l->numnodes && (int)ev->src != l->mynode &&
+	    !l->peers[ev->src].reached && (ev->kind == BIP_LANAI_EV_SHORT ||
+					   ev->kind == BIP_LANAI_EV_LONG ||
+					   ev->kind == BIP_LANAI_EV_HELD ||
+					   ev->kind == BIP_LANAI_EV_RELEASED)) {
+		l->peers[ev->src].reached = 1;
+		bip_core_peer_joined(&l->nic, (int)ev->src);
+	}
 	switch (ev->kind) {
 	case BIP_LANAI_EV_SHORT:
 	case BIP_LANAI_EV_LONG:
@@ -1007,8 +1066,42 @@ static int lanai_rma_post(struct bip_nic *nic, const struct bip_nic_rma *op, uin
 	return post_rma(lanai_of(nic), op->node, &a, cookie);
 }
 
+/* A node of the room (nic.h): its boards run (0), are still waiting for
+ * their host (-EAGAIN), or were released (its process ended). */
+static int lanai_reach(struct bip_nic *nic, int node, char *err, size_t errlen)
+{
+	struct bip_lanai *l = lanai_of(nic);
+	int k;
+
+	if (!l->grows || node < 0 || node >= l->numnodes || node == l->mynode) {
+		snprintf(err, errlen, "node %d is not a node of this job", node);
+		return -EINVAL;
+	}
+	for (k = 0; k < l->nrails; k++) {
+		/* Pairs with the release of state in the firmware. */
+		uint32_t state = bip_load_acquire(&l->rails[k]->peers[node].regs->state);
+
+		if (state == BIP_LANAI_BOARD_READY) {
+			/* Not there yet, or not a node of the job at all:
+			 * bipload knows which. */
+			char host[256];
+			int rc = bip_pm_host(node, host, sizeof(host), err, errlen);
+
+			return rc == -ESRCH || rc == -ENOTCONN ? -ESRCH : -EAGAIN;
+		}
+		if (state != BIP_LANAI_BOARD_RUNNING) {
+			snprintf(err, errlen, "the board of node %d (rail %d) was released: its "
+				 "process has ended", node, k);
+			return -ESRCH;
+		}
+	}
+	l->peers[node].reached = 1;
+	return 0;
+}
+
 const struct bip_nic_ops bip_lanai_ops = {
     .name = "lanai",
+    .reach = lanai_reach,
     .available = lanai_available,
     .open = lanai_open,
     .post_short = lanai_post_short,
@@ -1133,6 +1226,7 @@ static int lanai_dgram_poll(struct bip_nic *nic)
 
 const struct bip_dgram_ops bip_lanai_dgram_ops = {
     .send = lanai_dgram_send,
+    .reach = lanai_reach,
     .poll = lanai_dgram_poll,
     .alive = lanai_alive,
     .sleep_arm = lanai_sleep_arm,
