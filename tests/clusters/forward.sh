@@ -14,6 +14,8 @@
 #   run GW NP PROGRAM ARGS   any program (the MPI tests) on NP nodes
 #   idle                     BIP_WAIT=block: a waiting node and the relays
 #                            use under 5 % of a processor over an idle 2 s
+#   waits                    auto mode counts the relays among the processes
+#                            that share the host's processors (bipinfo --job)
 #   bipgw                    bipgw's own usage and misuse
 #
 # GW: one (hosts H and localhost, one gateway) or two (clusters
@@ -76,6 +78,17 @@ conformance)
 	grep -q "^bipload: node $2: the relay of gateway host $host " "$tmp/out" ||
 		fail "no relay started on $host"
 	grep -q "driver shm + fwd" "$tmp/out" || fail "node 0 does not forward"
+	cat "$tmp/out"
+	;;
+waits)
+	# Two nodes and two relays, all on this machine: four processes
+	# that wait (spinning as if each had a processor of its own, when
+	# there are fewer, made the relays' ping-pong 17 times slower).
+	conf one 2 >"$tmp/conf"
+	"$bipload" -f "$tmp/conf" --timeout 100 "$build/scripts/bipinfo" --job >"$tmp/out" 2>&1 ||
+		fail "bipinfo --job in two clusters"
+	[ "$(grep -c "^node [01] waits: auto: 4 processes on " "$tmp/out")" -eq 2 ] ||
+		fail "the nodes do not count the two relays among the host's 4 processes"
 	cat "$tmp/out"
 	;;
 run)

@@ -635,8 +635,12 @@ static int setup(char *err)
 		goto undo_all;
 	}
 	bip_state.watch_peers = boot.can_abort;
-	for (i = 0; i < bip_state.napp; i++)
-		nlocal += bip_host_is_local(bip_state.conf->nodes[i].host);
+	/* The processes that share this host's processors: the nodes running
+	 * the program (in a job that grows, those started so far, not its
+	 * room) and the relays, which wait as they do. */
+	for (i = 0; i < bip_state.numnodes; i++)
+		if (i < bip_state.napp || i >= bip_state.numnodes - bip_state.conf->nrelays)
+			nlocal += bip_host_is_local(bip_state.conf->nodes[i].host);
 	/* Before this process binds itself: its affinity is still the
 	 * launcher's, the same for every process of the host. */
 	bip_state.host_cpus = bip_host_cpus(&bip_state.host_cpus_why);
