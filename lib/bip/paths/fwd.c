@@ -91,6 +91,13 @@
 #define FWD_BUFFER_DEFAULT (4u << 20) /* bytes a relay holds per next hop */
 #define FWD_LIVE_NS 20000000L   /* between two looks at the relays: 20 ms */
 #define FWD_CLOCK_POLLS 64      /* polls between two looks at the clock */
+/* A packet with a long part is held in a buffer of FWD_ITEM_BIG bytes,
+ * and up to FWD_POOL of them are kept when freed for the next ones: a
+ * fragment's 64 KiB taken from the heap and given back one after the other
+ * made the heap grow and shrink at each (page faults, and a system call,
+ * on both sides of every copy). */
+#define FWD_ITEM_BIG (sizeof(struct fwd_hdr) + BIP_REL_HDR_MAX + FWD_MTU)
+#define FWD_POOL 32
 
 enum fwd_kind {
 	FWD_INLINE = 1,
@@ -172,6 +179,8 @@ struct fwd {
 	struct fwd_item *list, **tail; /* held packets, in arrival order */
 	struct fwd_item **items;
 	unsigned nitems, nfree;
+	unsigned char *pool[FWD_POOL]; /* free buffers of FWD_ITEM_BIG bytes */
+	unsigned npool;
 	unsigned *freeids;
 	size_t buffer;          /* BIP_FWD_BUFFER */
 	unsigned polls;
@@ -269,7 +278,10 @@ static struct fwd_item *item_new(struct fwd *f, size_t total)
 
 	if (!it)
 		return NULL;
-	it->buf = malloc(total);
+	if (total > BIP_SHORT_MAX && total <= FWD_ITEM_BIG)
+		it->buf = f->npool ? f->pool[--f->npool] : malloc(FWD_ITEM_BIG);
+	else
+		it->buf = malloc(total);
 	if (!it->buf) {
 		free(it);
 		return NULL;
@@ -302,7 +314,10 @@ static void item_free(struct fwd *f, struct fwd_item *it)
 	f->peers[it->to].held -= it->total;
 	f->items[it->id] = NULL;
 	f->freeids[f->nfree++] = it->id;
-	free(it->buf);
+	if (it->total > BIP_SHORT_MAX && it->total <= FWD_ITEM_BIG && f->npool < FWD_POOL)
+		f->pool[f->npool++] = it->buf;
+	else
+		free(it->buf);
 	free(it);
 }
 
@@ -1222,6 +1237,8 @@ void bip_fwd_close(void)
 	free(f->gone);
 	free(f->items);
 	free(f->freeids);
+	while (f->npool)
+		free(f->pool[--f->npool]);
 	if (F)
 		bip_state.fwd_layer = NULL;
 	memset(f, 0, sizeof(*f));
