@@ -16,8 +16,26 @@ wait_line() {
 
 # idle_ticks PID:NODE...: each one's processor time over 2 s, a line per
 # process ("node N: T ticks of 2 s at HZ"), and in $idle_busy the nodes
-# that used 5 % of a processor or more.
+# that used 5 % of a processor or more in that window and in a second one
+# of 2 s right after it: a process that naps, yields or spins while idle
+# is busy in both, while one finishing what came before the pause (on a
+# machine loaded by other tests, that can take longer than the second the
+# callers leave it) is not.
 idle_ticks() {
+	idle_window "$@"
+	[ -n "$idle_busy" ] || return 0
+	_again=""
+	for _pn in "$@"; do
+		case "$idle_busy " in
+		*" ${_pn#*:} "*) _again="$_again $_pn" ;;
+		esac
+	done
+	echo "again, for the nodes busy in that window:"
+	idle_window $_again
+}
+
+# idle_window PID:NODE...: one window of idle_ticks.
+idle_window() {
 	_hz=$(getconf CLK_TCK)
 	_before=""
 	for _pn in "$@"; do
