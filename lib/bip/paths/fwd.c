@@ -272,13 +272,19 @@ static const struct fwd_route *route_to(const struct fwd *f, int node, int path)
 
 /* --- items --- */
 
+/* 1 if a packet of total bytes is held in a buffer of the pool. */
+static int pooled(size_t total)
+{
+	return total > BIP_SHORT_MAX && total <= FWD_ITEM_BIG;
+}
+
 static struct fwd_item *item_new(struct fwd *f, size_t total)
 {
 	struct fwd_item *it = calloc(1, sizeof(*it));
 
 	if (!it)
 		return NULL;
-	if (total > BIP_SHORT_MAX && total <= FWD_ITEM_BIG)
+	if (pooled(total))
 		it->buf = f->npool ? f->pool[--f->npool] : malloc(FWD_ITEM_BIG);
 	else
 		it->buf = malloc(total);
@@ -314,7 +320,7 @@ static void item_free(struct fwd *f, struct fwd_item *it)
 	f->peers[it->to].held -= it->total;
 	f->items[it->id] = NULL;
 	f->freeids[f->nfree++] = it->id;
-	if (it->total > BIP_SHORT_MAX && it->total <= FWD_ITEM_BIG && f->npool < FWD_POOL)
+	if (pooled(it->total) && f->npool < FWD_POOL)
 		f->pool[f->npool++] = it->buf;
 	else
 		free(it->buf);

@@ -862,12 +862,11 @@ static void handle_event(struct bip_lanai *l, const struct bip_lanai_event *ev)
 {
 	/* An arrival from a node that joined the job since this one opened:
 	 * the core sends back through this instance. */
-	if (bip_unlikely(l->grows) && ev->kind != BIP_LANAI_EV_ERROR &&
+	if (bip_unlikely(l->grows) &&
+	    (ev->kind == BIP_LANAI_EV_SHORT || ev->kind == BIP_LANAI_EV_LONG ||
+	     ev->kind == BIP_LANAI_EV_HELD || ev->kind == BIP_LANAI_EV_RELEASED) &&
 	    ev->src < (uint32_t)l->numnodes && (int)ev->src != l->mynode &&
-	    !l->peers[ev->src].reached && (ev->kind == BIP_LANAI_EV_SHORT ||
-					   ev->kind == BIP_LANAI_EV_LONG ||
-					   ev->kind == BIP_LANAI_EV_HELD ||
-					   ev->kind == BIP_LANAI_EV_RELEASED)) {
+	    !l->peers[ev->src].reached) {
 		l->peers[ev->src].reached = 1;
 		bip_core_peer_joined(&l->nic, (int)ev->src);
 	}
