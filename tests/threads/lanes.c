@@ -22,8 +22,10 @@
  * message's word is checked, node 1 receives each round's reply, and the
  * counters show every message.  Needs a NIC whose posts to different peers
  * may run at once (shm); meson runs it there.  The first send lane of a
- * process takes the lock once (bip(7)), so node 0 sends one message
- * before the rounds.
+ * process takes the lock once (bip(7)), so node 0 sends before the rounds:
+ * two threads at once, released together, so that both may find the lanes
+ * unused (round 0; a data race there is what ThreadSanitizer's build of
+ * this test looks for).
  */
 #include <errno.h>
 #include <sched.h>
@@ -41,6 +43,7 @@
 #define IN_TAG 7
 #define GET_TAG 8
 #define OUT_TAG 3
+#define FIRST_TAG 4
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
@@ -143,6 +146,20 @@ static void node1_round(void)
 		fail("bip_trecv of the reply");
 }
 
+static pthread_barrier_t both;
+
+/* Round 0's other sender: its first message, at the main thread's. */
+static void *first_send(void *arg)
+{
+	static int v = -1;
+
+	(void)arg;
+	pthread_barrier_wait(&both);
+	if (bip_tsend(1, FIRST_TAG, &v, 1) != 0)
+		failed = "bip_tsend of round 0 from the second thread";
+	return NULL;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: lanes [-r ROUNDS (1 .. 100000)]\n");
@@ -153,7 +170,7 @@ int main(int argc, char **argv)
 {
 	struct bip_counters c;
 	int rounds = 200, opt;
-	pthread_t th;
+	pthread_t th, th0;
 
 	while ((opt = getopt(argc, argv, "r:")) != -1) {
 		if (opt != 'r')
@@ -170,11 +187,23 @@ int main(int argc, char **argv)
 	if (bip_mynode == 0 && pthread_create(&th, NULL, second, NULL))
 		fail("pthread_create");
 	/* The first send lane of a process takes the lock once, to say that
-	 * the lanes are in use (bip(7)): node 0's main thread sends first. */
+	 * the lanes are in use (bip(7)): node 0's two threads send first, at
+	 * once. */
 	round_no = 0;
-	if (bip_mynode == 0 && bip_tsend(1, OUT_TAG, &round_no, 1) != 0)
-		fail("bip_tsend of round 0");
-	if (bip_mynode == 1 && (bip_trecv(OUT_TAG, &opt, 1) != 1 || opt != 0))
+	if (bip_mynode == 0) {
+		if (pthread_barrier_init(&both, NULL, 2) ||
+		    pthread_create(&th0, NULL, first_send, NULL))
+			fail("pthread_create");
+		pthread_barrier_wait(&both);
+		if (bip_tsend(1, OUT_TAG, &round_no, 1) != 0)
+			fail("bip_tsend of round 0");
+		pthread_join(th0, NULL);
+		pthread_barrier_destroy(&both);
+		if (failed)
+			fail(failed);
+	}
+	if (bip_mynode == 1 && (bip_trecv(OUT_TAG, &opt, 1) != 1 || opt != 0 ||
+				bip_trecv(FIRST_TAG, &opt, 1) != 1 || opt != -1))
 		fail("bip_trecv of round 0");
 	for (round_no = 1; round_no <= rounds; round_no++) {
 		if (bip_mynode == 0)
@@ -190,8 +219,8 @@ int main(int argc, char **argv)
 		pthread_join(th, NULL);
 	}
 	bip_get_counters(&c);
-	if (c.short_sent != (uint64_t)rounds * (bip_mynode == 0 ? 1 : 2) + (bip_mynode == 0) ||
-	    c.short_received != (uint64_t)rounds * (bip_mynode == 0 ? 2 : 1) + (bip_mynode == 1) ||
+	if (c.short_sent != (uint64_t)rounds * (bip_mynode == 0 ? 1 : 2) + 2 * (bip_mynode == 0) ||
+	    c.short_received != (uint64_t)rounds * (bip_mynode == 0 ? 2 : 1) + 2 * (bip_mynode == 1) ||
 	    c.errors)
 		fail("the counters");
 	if (bip_finalize() != 0)

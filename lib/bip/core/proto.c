@@ -452,9 +452,11 @@ int bip_send_lane(int dst, uint32_t tag, const void *buf, size_t len)
 	if (bip_unlikely(!__atomic_load_n(&bip_state.send_lanes, __ATOMIC_ACQUIRE))) {
 		/* The first lane: from now on the big lock's holders take the
 		 * peers' locks too.  Set under the big lock, so that no holder
-		 * that skipped them is still posting. */
+		 * that skipped them is still posting.  Two threads may both
+		 * come here; the second finds it set. */
 		locked = bip_lock();
-		__atomic_store_n(&bip_state.send_lanes, 1, __ATOMIC_RELEASE);
+		if (!bip_state.send_lanes)
+			__atomic_store_n(&bip_state.send_lanes, 1, __ATOMIC_RELEASE);
 		bip_unlock(locked);
 	}
 	return send_short_now(p, dst, tag, NULL, 0, buf, len);

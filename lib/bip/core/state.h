@@ -383,7 +383,10 @@ static inline int bip_lock_try(unsigned depth)
  */
 static inline struct bip_peer *bip_peer_lock(struct bip_peer *p)
 {
-	if (bip_likely(__libc_single_threaded) || !bip_state.send_lanes)
+	/* Atomic: a lane's thread reads it outside the big lock while
+	 * another lane's first send may be storing it (the same 1). */
+	if (bip_likely(__libc_single_threaded) ||
+	    !__atomic_load_n(&bip_state.send_lanes, __ATOMIC_RELAXED))
 		return NULL;
 	pthread_mutex_lock(&p->send_lock);
 	return p;
