@@ -16,6 +16,14 @@
  * For every size one message is checked against a pattern on node 1 (and
  * its echo on node 0); a wrong word aborts the run.  Nodes beyond 1 only
  * initialise and exit.
+ *
+ *   bipload -sz N ./bip_pingpong --chain [OPTIONS]
+ *
+ * --chain: the same between node 0 and node N-1, with nodes 1 .. N-2 in a
+ * line between them, each receiving every message whole and sending it on
+ * (bip_trecv, then bip_tsend) in both directions: the hops of a path
+ * through relays, forwarded by the program instead (bench/netns_clusters.sh
+ * sets it beside the relays' path).  Node N-1 checks what it receives.
  */
 #include <bip.h>
 
@@ -57,10 +65,20 @@ static void check_len(int got, int words, const char *what)
 	}
 }
 
+/* Node 0's peer and the last node's: node 1 and node 0 without --chain. */
+static int peer;
+/* --chain: the nodes before and after this one; chain_mid, it forwards. */
+static int chain_prev, chain_next, chain_mid;
+
+static inline void send_to(int dst, int tag, uint32_t *buf, int words)
+{
+	if (bip_tsend(dst, tag, (int *)buf, words) < 0)
+		fail("bip_tsend");
+}
+
 static inline void send(int tag, uint32_t *buf, int words)
 {
-	if (bip_tsend(!bip_mynode, tag, (int *)buf, words) < 0)
-		fail("bip_tsend");
+	send_to(peer, tag, buf, words);
 }
 
 static inline void recv(int tag, uint32_t *buf, int words)
@@ -77,6 +95,18 @@ static double latency(const struct pp_opts *o, size_t bytes, uint32_t *sbuf, uin
 	long n = pp_lat_iters(o, bytes);
 	int b, words = (int)(bytes / 4);
 	long i;
+
+	if (chain_mid) {
+		/* The checked exchange, the warm-up and the batches: each a
+		 * message forth, then its echo back. */
+		for (i = 0; i < 1 + (o->batches + 1) * n; i++) {
+			recv(TAG_PING, rbuf, words);
+			send_to(chain_next, TAG_PING, rbuf, words);
+			recv(TAG_PING, rbuf, words);
+			send_to(chain_prev, TAG_PING, rbuf, words);
+		}
+		return 0;
+	}
 
 	/* One checked exchange: node 1 checks the data, node 0 the echo. */
 	if (bip_mynode == 0) {
@@ -133,7 +163,22 @@ static double bandwidth(const struct pp_opts *o, size_t bytes, uint32_t *sbuf,
 	uint32_t ack = 0;
 	int b, k;
 
-	if (bip_mynode == 1) {
+	if (chain_mid) {
+		/* Each window's messages on, one at a time; each acknowledgement
+		 * back. */
+		recv(ack_tag, &ack, 1);
+		send_to(chain_prev, ack_tag, &ack, 1);
+		for (w = 0; w < total; w++) {
+			for (k = 0; k < o->window; k++) {
+				recv(TAG_WIN + k, wbuf[0], words);
+				send_to(chain_next, TAG_WIN + k, wbuf[0], words);
+			}
+			recv(ack_tag, &ack, 1);
+			send_to(chain_prev, ack_tag, &ack, 1);
+		}
+		return 0;
+	}
+	if (bip_mynode != 0) {
 		for (k = 0; k < o->window; k++)
 			memset(wbuf[k], 0, bytes);
 		post_window(o, wbuf, words, ids);
@@ -163,7 +208,7 @@ static double bandwidth(const struct pp_opts *o, size_t bytes, uint32_t *sbuf,
 
 		for (r = 0; r < reps; r++) {
 			for (k = 0; k < o->window; k++) {
-				ids[k] = bip_tisend(1, TAG_WIN + k, (int *)sbuf, words);
+				ids[k] = bip_tisend(peer, TAG_WIN + k, (int *)sbuf, words);
 				if (ids[k] < 0)
 					fail("bip_tisend");
 			}
@@ -180,7 +225,18 @@ static double bandwidth(const struct pp_opts *o, size_t bytes, uint32_t *sbuf,
 int main(int argc, char **argv)
 {
 	struct pp_opts o;
+	int chain = 0, role, i, j;
+	char name[64];
 
+	/* --chain is this program's own; the rest are pingpong.h's. */
+	for (i = j = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--chain"))
+			chain = 1;
+		else
+			argv[j++] = argv[i];
+	}
+	argc = j;
+	argv[argc] = NULL;
 	if (pp_parse(argc, argv, &o))
 		return 0;
 	if (o.window + 1 >= NTAGS) {
@@ -192,13 +248,25 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bip_pingpong: needs 2 nodes (bipload -sz 2)\n");
 		return 2;
 	}
-	if (bip_mynode > 1) {
+	if (chain) {
+		/* Node 0 and the last are the ends; the others forward. */
+		peer = bip_mynode == 0 ? 1 : bip_numnodes - 2;
+		chain_prev = bip_mynode - 1;
+		chain_next = bip_mynode + 1;
+		chain_mid = bip_mynode > 0 && bip_mynode < bip_numnodes - 1;
+		role = bip_mynode == 0 ? 0 : chain_mid ? 2 : 1;
+	} else if (bip_mynode > 1) {
 		/* Nodes beyond 1 take no part. */
 		bip_finalize();
 		return 0;
+	} else {
+		peer = !bip_mynode;
+		role = bip_mynode;
 	}
 
-	pp_run(argv[0], &o, bip_mynode, &(struct pp_bench){ "BIP", latency, bandwidth });
+	snprintf(name, sizeof(name), chain ? "BIP through %d forwarding nodes" : "BIP",
+		 bip_numnodes - 2);
+	pp_run(argv[0], &o, role, &(struct pp_bench){ name, latency, bandwidth });
 	bip_finalize();
 	return 0;
 }

@@ -19,6 +19,11 @@
 #   gateway  node 0 on a0, node 1 on b2, clusters A and B joined by the
 #            gateway a2 - b0: a0 -> relay a2 -> relay b0 -> b2, three hops
 #            of ofi/tcp, the reliability layer end to end
+#   chain    the same three hops and four processes without relays: nodes
+#            on a0, a2, b0 and b2 in a file without clusters, the two in
+#            the middle forwarding each message whole in the program
+#            (bip_pingpong --chain).  What these hosts cost a path of three
+#            hops and two forwarders, whatever forwards.
 #
 # usage: netns_clusters.sh --build DIR [-r ROUNDS] [-w MODE] [-- BENCH_OPTIONS]
 #
@@ -86,6 +91,7 @@ p=$ns_prefix
 conf a2 b0 >"$tmp/link.conf"
 conf a0 b2 a2 b0 -- "cluster A ofi $p-a0 $p-a2" "cluster B ofi $p-b0 $p-b2" \
 	"gateway A:$p-a2 B:$p-b0 ofi" >"$tmp/gateway.conf"
+conf a0 a2 b0 b2 >"$tmp/chain.conf"
 conf a0 b0 a1 b1 a2 b2 a0 b0 a1 b1 a2 b2 -- "cluster A ofi $p-a0 $p-a1 $p-a2" \
 	"cluster B ofi $p-b0 $p-b1 $p-b2" "gateway A:$p-a2 B:$p-b0 ofi" \
 	"gateway A:$p-a1 B:$p-b1 ofi" >"$tmp/c12.conf"
@@ -95,9 +101,12 @@ run() {
 	timeout 900 "$bipload" -q -f "$1" --rsh "ip netns exec" -x FI_TCP_IFACE -x BIP_WAIT "${@:2}"
 }
 for r in $(seq "$rounds"); do
-	for way in link gateway; do
-		run "$tmp/$way.conf" "$pingpong" --csv "${bench_opts[@]}" >"$tmp/$way.$r.csv" \
-			2>"$tmp/$way.$r.err" || bench_die "round $r, $way: $(cat "$tmp/$way.$r.err")"
+	for way in link gateway chain; do
+		chain=()
+		[ "$way" = chain ] && chain=(--chain)
+		run "$tmp/$way.conf" "$pingpong" "${chain[@]}" --csv "${bench_opts[@]}" \
+			>"$tmp/$way.$r.csv" 2>"$tmp/$way.$r.err" ||
+			bench_die "round $r, $way: $(cat "$tmp/$way.$r.err")"
 	done
 	for how in topo flat; do
 		flat=1
@@ -110,9 +119,10 @@ done
 
 echo "# BIP ping-pong between two clusters of network-namespace hosts (ofi/tcp):"
 echo "# through the gateway's relays (a0 -> a2 -> b0 -> b2) beside the link"
-echo "# between the two gateway hosts (a2 -> b0); median of $rounds rounds;"
-echo "# BIP_WAIT=$wait; $(nproc) processors, load $(cut -d' ' -f1 /proc/loadavg)"
-bench_gateway_table "$tmp"
+echo "# between the two gateway hosts (a2 -> b0), and the same three hops"
+echo "# forwarded by the program on a0, a2, b0 and b2 without relays (chain);"
+echo "# median of $rounds rounds; BIP_WAIT=$wait; $(nproc) processors, load $(cut -d' ' -f1 /proc/loadavg)"
+bench_gateway_table "$tmp" chain
 echo
 echo "# MPI_Allreduce of 8 bytes on 12 nodes, 2 per host, two gateways, BIP_WAIT=$wait;"
 echo "# median of $rounds rounds: topo through the clusters' leaders, flat with BIP_MPI_COLL_CLUSTERS=0"

@@ -224,7 +224,8 @@ struct pp_bench {
 			    uint32_t **wbuf, double *samples);
 };
 
-/* Ranks 0 and 1: measure every size; rank 0 prints the table. */
+/* Ranks 0 and 1: measure every size; rank 0 prints the table.  Rank 2:
+ * a node between them that forwards (bip_pingpong --chain). */
 static void pp_run(const char *prog, const struct pp_opts *o, int rank, const struct pp_bench *b)
 {
 	uint32_t *sbuf = NULL, *rbuf, *wbuf[PP_MAX_WINDOW];
@@ -253,7 +254,7 @@ static void pp_run(const char *prog, const struct pp_opts *o, int rank, const st
 	free(samples);
 	free(rbuf);
 	free(sbuf);
-	if (rank == 1)
+	if (rank != 0)
 		for (k = 0; k < o->window; k++)
 			free(wbuf[k]);
 }
