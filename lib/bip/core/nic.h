@@ -23,8 +23,9 @@
  *    the buffer, from the user's buffer straight into the user's buffer.
  *    The driver calls bip_core_send_done(cookie) when the sender's buffer
  *    may be reused.  -EAGAIN when the NIC has no room now.  A driver may
- *    send a small long message of the program's tags (below NTAGS) with
- *    its announcement into a buffer of the receiving driver instead (ofi's
+ *    send a small long message of the program's tags (below NTAGS), or of
+ *    the forwarding layer's (bip_nic_tag_eager below), with its
+ *    announcement into a buffer of the receiving driver instead (ofi's
  *    eager path), and complete it once sent; a layer's long data (tags
  *    from NTAGS) stays at the sender until the receiver's layer asks for
  *    it (bip_layer(3)).
@@ -173,6 +174,25 @@
 struct bip_conf;
 struct bip_dgram;
 struct bip_nic;
+
+/* Tags NTAGS .. BIP_ALL_TAGS-1 are reserved for layers above the API (the MPI shim). */
+#define BIP_INTERNAL_TAGS BIP_RESERVED_TAGS
+/* The core's own tag, above the layers': per-tag flow control (above). */
+#define BIP_TAG_FLOW (NTAGS + BIP_INTERNAL_TAGS)
+/* The core's second: forwarding between clusters through the relays
+ * (fwd.c), a layer of the core's own, held and resumed as the layers' tags. */
+#define BIP_TAG_FWD (BIP_TAG_FLOW + 1)
+#define BIP_ALL_TAGS (BIP_TAG_FWD + 1)
+
+/* 1 if a long message on tag may go with its announcement, before the
+ * receiver asks for it (post_long above): the program's tags, and the
+ * forwarding tag, whose relays take a packet's data as soon as they have
+ * room and whose senders wait on the reliability layer's acknowledgement
+ * end to end, never on the data's place. */
+static inline int bip_nic_tag_eager(uint32_t tag)
+{
+	return tag < NTAGS || tag == BIP_TAG_FWD;
+}
 
 /* A tag's queue, for a NIC that writes the queues itself (tagq.h). */
 struct bip_nic_tagq {

@@ -26,14 +26,7 @@
 
 #define BIP_EXPORT __attribute__((visibility("default")))
 
-/* Tags NTAGS .. BIP_ALL_TAGS-1 are reserved for layers above the API (the MPI shim). */
-#define BIP_INTERNAL_TAGS BIP_RESERVED_TAGS
-/* The core's own tag, above the layers': per-tag flow control (nic.h). */
-#define BIP_TAG_FLOW (NTAGS + BIP_INTERNAL_TAGS)
-/* The core's second: forwarding between clusters through the relays
- * (fwd.c), a layer of the core's own, held and resumed as the layers' tags. */
-#define BIP_TAG_FWD (BIP_TAG_FLOW + 1)
-#define BIP_ALL_TAGS (BIP_TAG_FWD + 1)
+/* The tags (BIP_INTERNAL_TAGS, BIP_TAG_FLOW, BIP_TAG_FWD): nic.h. */
 /* Words of a bitmap with one bit per tag. */
 #define BIP_TAG_WORDS ((BIP_ALL_TAGS + 63) / 64)
 _Static_assert(BIP_INTERNAL_TAGS <= 32, "one bit of layer_pending per reserved tag");
