@@ -226,8 +226,9 @@ static const struct bip_nic_ops *pick_network(int remote, char *err)
 			 used ? all : " (none compiled in)");
 		return NULL;
 	}
+	/* The drivers' reasons cut to what fits beside the longest host name. */
 	snprintf(err, BIP_ERR, "node %d is on host %s, another host, and no network driver can "
-		 "run here%s", remote, conf->nodes[remote].host,
+		 "run here%.160s", remote, conf->nodes[remote].host,
 		 used ? all : " (none compiled in)");
 	return NULL;
 }
