@@ -28,7 +28,10 @@
  *    announcement into a buffer of the receiving driver instead (ofi's
  *    eager path), and complete it once sent; a layer's long data (tags
  *    from NTAGS) stays at the sender until the receiver's layer asks for
- *    it (bip_layer(3)).
+ *    it (bip_layer(3)).  Returns 1 instead of 0 when the driver copied a
+ *    message of the program's tags and the send is complete now (the
+ *    reliability layer over the forwarding driver, rel.c): it then never
+ *    calls bip_core_send_done for it.
  *
  *  - post_long_recv: give the buffer for a long message announced by an
  *    arrival (its handle).  Returns 1 if the data is already there (the

@@ -186,7 +186,11 @@ static int sreq_post(struct bip_sreq *r)
 	rc = nic->ops->post_long(nic, r->dst, r->tag, r->buf, r->len, (uint64_t)sreq_id(r));
 	if (rc == 0)
 		r->state = BIP_SEND_LONG;
-	return rc;
+	if (rc != 1)
+		return rc;
+	/* The NIC took a copy: complete now, as a short message is. */
+	count_sent(r->dst, r->len, 1);
+	return 0;
 }
 
 static void peer_enqueue(struct bip_peer *p, struct bip_sreq *r)
@@ -432,6 +436,11 @@ int bip_send_post_hdr(int dst, uint32_t tag, const void *hdr, size_t hlen, const
 	if (rc < 0 && rc != -EAGAIN) {
 		sreq_free(r);
 		return rc;
+	}
+	if (rc == 0 && r->state != BIP_SEND_LONG) {
+		/* Complete already (the NIC copied it). */
+		sreq_complete(r, 0);
+		return 0;
 	}
 	return sreq_id(r);
 }

@@ -810,7 +810,8 @@ static int fwd_open(const struct bip_nic_job *job, struct bip_nic **nic_p)
 	f->nic.max_short = BIP_SHORT_MAX;
 	snprintf(f->desc, sizeof(f->desc), "fwd (%d path%s)", f->npaths, f->npaths > 1 ? "s" : "");
 	f->nic.desc = f->desc;
-	f->dg = (struct bip_dgram){ .ops = &fwd_dgram_ops, .npaths = f->npaths, .mtu = FWD_MTU };
+	f->dg = (struct bip_dgram){ .ops = &fwd_dgram_ops, .npaths = f->npaths, .mtu = FWD_MTU,
+				    .copy_eager = 1 };
 	f->nic.dgram = &f->dg;
 	f->nic.passive = 1;
 	f->opened = 1;

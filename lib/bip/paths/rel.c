@@ -51,7 +51,12 @@
  * fragment) goes whole in its RTS, from the user's buffer, with ACKNOW: no
  * CTS, no FRAG, and its send completes when the RTS is acknowledged (the
  * buffer is its retransmission buffer, as for fragments).  Through relays
- * that is one crossing instead of three.  The receiver checks the data as
+ * that is one crossing instead of three.  Over the forwarding driver
+ * (bip_dgram.copy_eager), where that acknowledgement would cross the relays
+ * as the data did, the message is copied instead (to a node that has
+ * not ended): its send is complete at once (post_long returns 1), the RTS does not ask for an acknowledgement,
+ * which rides on traffic as a SHORT's does, and the copy is its
+ * retransmission buffer until then.  The receiver checks the data as
  * a SHORT's, and when the RTS's turn comes offers it to the core as a long
  * announcement whose handle names an early record (REL_EARLY in the
  * handle): the data stays where the NIC wrote it while the core may take
@@ -234,6 +239,7 @@ struct rel_lsend {
 	int state;
 	int dst;
 	const unsigned char *buf;
+	unsigned char *copy;    /* an eager message's copy (copy_eager), or NULL */
 	size_t len, next, acked;
 	uint64_t cookie;
 	uint64_t rid;
@@ -586,11 +592,19 @@ static void send_control(struct bip_rel *r, int peer, int k, uint8_t kind, uint8
 
 /* --- completing what the peer acknowledged --- */
 
-static void lsend_free(struct bip_rel *r, struct rel_lsend *ls)
+/* Free a long send's record; 1 if the core still waits for its completion
+ * (bip_core_send_done), 0 if the send completed when it was posted (an
+ * eager message copied). */
+static int lsend_free(struct bip_rel *r, struct rel_lsend *ls)
 {
+	int waits = !ls->copy;
+
+	free(ls->copy);
+	ls->copy = NULL;
 	ls->state = LS_FREE;
 	ls->gen = (ls->gen + 1) & REL_GEN_MASK;
 	r->lsfree[r->nlsfree++] = (uint32_t)(ls - r->ls);
+	return waits;
 }
 
 static void tx_complete(struct bip_rel *r, struct rel_peer *p, struct rel_txe *e)
@@ -609,8 +623,8 @@ static void tx_complete(struct bip_rel *r, struct rel_peer *p, struct rel_txe *e
 		if (ls->acked == ls->len && ls->state == LS_SENT) {
 			uint64_t cookie = ls->cookie;
 
-			lsend_free(r, ls);
-			bip_core_send_done(cookie, 0);
+			if (lsend_free(r, ls))
+				bip_core_send_done(cookie, 0);
 		}
 	}
 }
@@ -729,12 +743,23 @@ static int rel_post_long(struct bip_nic *nic, int dst, uint32_t tag, const void 
 	ls->cookie = cookie;
 	r->now = 0;
 	if (tag < NTAGS && len <= r->eager) {
-		/* Eager: the data goes with the RTS, which completes it. */
+		/* Eager: the data goes with the RTS, whose acknowledgement
+		 * completes it; or, copied, it is complete now. */
+		uint8_t ask = REL_F_ACKNOW;
+
 		ls->state = LS_SENT;
 		ls->next = len;
-		tx_new(r, dst, REL_RTS, REL_F_ACKNOW, tag, (uint64_t)ls->gen << REL_IDX_BITS | idx,
-		       len, buf, (uint32_t)len)->ls = ls;
-		return 0;
+		/* Not to a node that has ended: its send would then seem
+		 * complete; waiting on the acknowledgement, it fails. */
+		if (r->dg->copy_eager && r->dg->ops->alive(r->lower, dst) &&
+		    (ls->copy = malloc(len ? len : 1))) {
+			bip_copy(ls->copy, buf, len);
+			ls->buf = ls->copy;
+			ask = 0;
+		}
+		tx_new(r, dst, REL_RTS, ask, tag, (uint64_t)ls->gen << REL_IDX_BITS | idx, len,
+		       ls->buf, (uint32_t)len)->ls = ls;
+		return ls->copy ? 1 : 0;
 	}
 	tx_new(r, dst, REL_RTS, 0, tag, (uint64_t)ls->gen << REL_IDX_BITS | idx, len, NULL, 0);
 	return 0;
@@ -1290,8 +1315,10 @@ static void peer_lost(struct bip_rel *r, int peer)
 		if (ls->state != LS_FREE && ls->dst == peer) {
 			uint64_t cookie = ls->cookie;
 
-			lsend_free(r, ls);
-			bip_core_send_done(cookie, -EHOSTUNREACH);
+			/* A copied one completed already: the peer's loss
+			 * (above) fails the waits that follow. */
+			if (lsend_free(r, ls))
+				bip_core_send_done(cookie, -EHOSTUNREACH);
 		}
 	}
 	for (i = 0; i < r->nlr; i++)
@@ -1397,8 +1424,8 @@ static void push_streams(struct bip_rel *r)
 		if (ls->acked == ls->len) {
 			uint64_t cookie = ls->cookie;
 
-			lsend_free(r, ls);
-			bip_core_send_done(cookie, 0);
+			if (lsend_free(r, ls))
+				bip_core_send_done(cookie, 0);
 		}
 	}
 }
@@ -1570,6 +1597,8 @@ static void rel_close(struct bip_nic *nic)
 	}
 	free(r->peers);
 	free(r->served);
+	for (i = 0; r->ls && i < (int)r->nls; i++)
+		free(r->ls[i].copy);
 	free(r->ls);
 	free(r->lsfree);
 	free(r->lr);

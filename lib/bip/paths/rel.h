@@ -71,6 +71,12 @@ struct bip_dgram {
 			      * side can hold (a power of two, at least 16;
 			      * 0: no limit): the layer's window unless
 			      * BIP_REL_WINDOW says otherwise */
+	/* 1: the layer copies an eager message and completes its send at
+	 * once, leaving its acknowledgement to ride on traffic, instead of
+	 * sending from the user's buffer and completing on an acknowledgement
+	 * asked for at once (the forwarding driver, where that acknowledgement
+	 * crosses the relays as the data did). */
+	int copy_eager;
 	void *rel;           /* the layer above (set by bip_rel_open) */
 };
 
