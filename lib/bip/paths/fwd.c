@@ -832,6 +832,14 @@ const struct bip_nic_ops bip_fwd_ops = {
 
 /* --- arrivals on BIP_TAG_FWD (a layer of the core's own) --- */
 
+/* Whether node's process still runs, as the driver that reaches it sees. */
+static int hop_alive(int node)
+{
+	struct bip_nic *nic = bip_state.peers[node].nic;
+
+	return !nic || nic->ops->alive(nic, node);
+}
+
 static void drop(struct fwd *f, int from, const char *what)
 {
 	if (!f->dropped++)
@@ -1105,8 +1113,13 @@ static int work(struct fwd *f)
 			prev = &it->next;
 			continue;
 		}
-		if (rc < 0)
+		/* A node of the program whose process has ended (before its
+		 * goodbye came through here, or with a goodbye crossing this
+		 * one): nobody waits for what it would have got. */
+		if (rc < 0 && !(it->to < f->napp && !hop_alive(it->to)))
 			drop(f, it->from, "the next hop refused it");
+		else if (rc < 0)
+			f->dropped++;
 		item_unlink(f, prev, it);
 		item_free(f, it);
 	}
