@@ -11,8 +11,9 @@ ring program (ring.c: every node sends only to its right neighbour):
   monitor.py browser BUILD   headless Chromium loads the page during the
                              job; its DOM's heat map shows traffic between
                              neighbours only; a screenshot goes to
-                             bench/results/monitor.png (argument 3: the
-                             source tree); with --trace, it links the
+                             monitor.png in the directory of argument 3
+                             (meson gives the build's meson-logs; given
+                             bench/results, it is the README's picture); with --trace, it links the
                              trace's two files; over the DevTools protocol, the
                              live page updates, and once the job has ended
                              it says so and keeps the ring it showed
@@ -335,7 +336,7 @@ def page_matrix(st):
     return m
 
 
-def test_browser(build, source):
+def test_browser(build, shot_dir):
     chrome = find_chromium()
     if not chrome:
         print("SKIP: no chromium here (apt-get install chromium)", file=sys.stderr)
@@ -390,7 +391,7 @@ def test_browser(build, source):
             for x in (".json", "/traces.otf2")]
     if [os.path.realpath(x) for x in links] != want:
         fail("the page's trace links %s, expected %s" % (links, want))
-    out = os.path.join(source, "bench", "results", "monitor.png")
+    out = os.path.join(shot_dir, "monitor.png")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     shot = subprocess.run(chromium_args(chrome, profile) +
                           ["--virtual-time-budget=3000", "--window-size=1200,1100",
