@@ -247,8 +247,10 @@ failures)
 		# Node 2 never calls bip_init: the others give up at the time-out.
 		# Or Slurm ends the step first: a step daemon that forwards the
 		# fence to the host of node 2 after node 2 has ended there finds
-		# no one and cancels the step (seen under load).  Either way
-		# nothing waits for ever and the reason is printed.
+		# no one and cancels the step (seen under load), or, under pmix,
+		# cannot connect to that daemon at all and aborts the step
+		# (seen under load too).  Either way nothing waits for ever and
+		# the reason is printed.
 		sl_run env BIP_INIT_TIMEOUT=4 srun $(spread 3) -n 3 --mpi="$m" \
 			"$conformance" noinit >"$out" 2>&1
 		rc=$?
@@ -257,6 +259,9 @@ failures)
 			how="the others gave up at BIP_INIT_TIMEOUT"
 		elif grep -q "STEP [0-9.]* ON .* CANCELLED" "$out"; then
 			how="Slurm cancelled the step before BIP_INIT_TIMEOUT"
+		elif grep -q "Cannot establish the connection" "$out" &&
+			grep -q "srun: Job step aborted" "$out"; then
+			how="Slurm aborted the step before BIP_INIT_TIMEOUT (its PMIx fence could not reach a step daemon)"
 		else
 			fail "noinit --mpi=$m: neither the time-out of bip_init nor Slurm's cancelling of the step in the output"
 		fi
