@@ -46,20 +46,20 @@
  * sends it again at once.  Packets already received are dropped and
  * counted as duplicates.
  *
- * Eager long messages.  A long message of the program's tags (below
- * NTAGS) of at most BIP_REL_EAGER bytes (16 KiB by default, at most a
- * fragment) goes whole in its RTS, from the user's buffer, with ACKNOW: no
- * CTS, no FRAG, and its send completes when the RTS is acknowledged (the
- * buffer is its retransmission buffer, as for fragments).  Through relays
- * that is one crossing instead of three.  Over the forwarding driver
+ * Eager long messages.  A long message of the program's tags (below NTAGS)
+ * of at most BIP_REL_EAGER bytes (16 KiB by default, at most a fragment)
+ * goes whole in its RTS, from the user's buffer, with ACKNOW: no CTS, no
+ * FRAG, and its send completes when the RTS is acknowledged (the buffer is
+ * its retransmission buffer, as for fragments).  Through relays that is one
+ * crossing instead of three.  Over the forwarding driver
  * (bip_dgram.copy_eager), where that acknowledgement would cross the relays
- * as the data did, the message is copied instead (to a node that has
- * not ended): its send is complete at once (post_long returns 1), the RTS does not ask for an acknowledgement,
- * which rides on traffic as a SHORT's does, and the copy is its
- * retransmission buffer until then.  The receiver checks the data as
- * a SHORT's, and when the RTS's turn comes offers it to the core as a long
- * announcement whose handle names an early record (REL_EARLY in the
- * handle): the data stays where the NIC wrote it while the core may take
+ * as the data did, the message is copied instead (to a node that has not
+ * ended): its send is complete at once (post_long returns 1), the RTS does
+ * not ask for an acknowledgement, which rides on traffic as a SHORT's does,
+ * and the copy is its retransmission buffer until then.  The receiver checks
+ * the data as a SHORT's, and when the RTS's turn comes offers it to the core
+ * as a long announcement whose handle names an early record (REL_EARLY in
+ * the handle): the data stays where the NIC wrote it while the core may take
  * it at once (a receive posted), and is copied into the record otherwise,
  * until the core gives the buffer (post_long_recv copies it there and
  * returns 1).  The core's flow control per tag bounds the records as it
