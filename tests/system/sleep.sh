@@ -6,7 +6,8 @@
 # if the sender's message wakes the receiver, and the sender's answer
 # wakes the sender.  A short message, a long one prepushed into the pipe
 # (shm), and a long one the receiver claims (on the networks: a rendezvous
-# whose transfer must wake the waiter too).
+# whose transfer must wake the waiter too); then a long one whose sender
+# stops calling BIP halfway.
 # Usage: sleep.sh BIPLOAD SLEEPWAIT [BIPINFO VAR=VALUE...]
 # With BIPINFO and variables (BIP_NIC=lanai, BIP_NIC=ofi
 # BIP_OFI_PROVIDER=tcp, ...): the same over that driver, skipped (exit
@@ -50,6 +51,17 @@ for words in 8 16384 65536; do
 		fail "$words words: $line (more than 5 % of a processor while blocked)"
 	echo "$line"
 done
+# A long message that stands halfway while its sender does not call BIP
+# (sleepwait -s): the receiver, whose transfer waits for the sender, sleeps
+# too.  Over shm it is blocked about 4 s, 2 of them stalled; a NIC that
+# moves the data by itself ends the transfer sooner.
+words=1048576
+BIP_WAIT=block BIP_SLEEP_MAX=30 "$bipload" -q -sz 2 --timeout 20 "$prog" -s "$words" \
+	>"$out" 2>&1 || fail "stalled send: the job failed"
+line=$(grep "^node 1: $words words right; blocked" "$out") || fail "stalled send: no result"
+echo "$line" | awk '{ t = $(NF - 4); c = $(NF - 1); exit !(t >= 1.5 && c < 0.05 * t) }' ||
+	fail "stalled send: $line (more than 5 % of a processor while blocked)"
+echo "stalled send: $line"
 [ -n "${BIP_NIC:-}" ] && exit 0
 # Misuse.
 BIP_WAIT=sleep "$bipload" -q -sz 2 "$prog" 8 >"$out" 2>&1 && fail "BIP_WAIT=sleep accepted"

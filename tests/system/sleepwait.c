@@ -3,7 +3,7 @@
  * sleepwait - waiting that sleeps, for tests/system/sleep.sh and
  * tests/system/sleepmore.sh.
  *
- *   sleepwait [-t] WORDS
+ *   sleepwait [-t|-s] WORDS
  *
  * Two nodes or more.  After a message of WORDS words each way between node
  * 0 and each other node (warm_up), node 0 sleeps 2 s without calling BIP,
@@ -19,6 +19,12 @@
  * and one on tag 5; node 0 sends on tag 5 first, then on tag 1, and waits
  * for both answers (tags 2 and 6).  Node 1 prints one line as above once
  * both threads are done, "right" only if both got every word.
+ *
+ * With -s (stall): node 0 posts its send with bip_tisend, lets it go on
+ * for five polls 20 ms apart (a long message then stands halfway, its
+ * pipe full or its claim unanswered), sleeps 2 s more without calling
+ * BIP, then waits for the send: the receivers, whose transfer waits for
+ * the sender all that time, must sleep too.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -135,15 +141,30 @@ static int warm_up(int *buf, int words)
 	return 0;
 }
 
-/* Node 0: nap 2 s, send to every other node (tag 5 then 1 with -t), and
- * take their answers. */
-static int send_all(int *buf, int words, int threads)
+/* Node 0: nap 2 s, send to every other node (tag 5 then 1 with -t; with
+ * -s, stalled halfway), and take their answers. */
+static int send_all(int *buf, int words, int threads, int stall)
 {
 	struct timespec two = { 2, 0 };
 	int ack, k, i, rc = 0;
 
 	nanosleep(&two, NULL);
 	for (k = 1; k < bip_numnodes; k++) {
+		if (stall) {
+			struct timespec nap = { 0, 20000000 };
+			int id;
+
+			for (i = 0; i < words; i++)
+				buf[i] = i * 7 + 1;
+			id = bip_tisend(k, 1, buf, words);
+			for (i = 0; i < 5; i++) {
+				bip_stest(id);
+				nanosleep(&nap, NULL);
+			}
+			nanosleep(&two, NULL);
+			bip_swait(id);
+			continue;
+		}
 		if (threads) {
 			for (i = 0; i < words; i++)
 				buf[i] = i * 7 + 5;
@@ -167,7 +188,8 @@ static int send_all(int *buf, int words, int threads)
 int main(int argc, char **argv)
 {
 	int threads = argc > 1 && !strcmp(argv[1], "-t");
-	int words = argc > 1 + threads ? atoi(argv[1 + threads]) : 8, rc = 0;
+	int stall = argc > 1 && !strcmp(argv[1], "-s");
+	int words = argc > 1 + threads + stall ? atoi(argv[1 + threads + stall]) : 8, rc = 0;
 	int *buf = calloc(words > 0 ? (size_t)words : 1, sizeof(int));
 
 	if (!buf || words < 1) {
@@ -182,7 +204,7 @@ int main(int argc, char **argv)
 	if (rc)
 		; /* the warm-up failed, or the wrong number of nodes */
 	else if (bip_mynode == 0)
-		rc = send_all(buf, words, threads);
+		rc = send_all(buf, words, threads, stall);
 	else
 		rc = receive(words, threads);
 	free(buf);

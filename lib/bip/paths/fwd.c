@@ -679,16 +679,16 @@ static int fwd_alive(struct bip_nic *nic, int node)
 /*
  * Passive (nic.h): what this driver brings comes through the drivers of
  * the hops, which wake the process.  Nothing to sleep over while a packet
- * waits for work() or for the layer, or a long message is owed.  A packet
- * ready for a next hop that refused it at the last round (no room in its
- * queue, or the tag held) is no reason to stay awake: that hop's driver
- * wakes this process when it has room again (shm's "wanted", ofi's
- * completions), and a hold ends with a message.
+ * waits for work() or for the layer.  A packet ready for a next hop that
+ * refused it at the last round (no room in its queue, or the tag held),
+ * and the long message of a HEAD that the hop took when it had no room
+ * left for the data (owed), are no reason to stay awake: that hop's driver
+ * wakes this process when it has room again (shm's "wanted" and boxes,
+ * ofi's completions), and a hold ends with a message.
  */
 static int fwd_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 {
 	const struct fwd_item *it;
-	int i;
 
 	(void)nic;
 	if (!F->relay) {
@@ -703,9 +703,6 @@ static int fwd_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 	for (it = F->list; it; it = it->next)
 		if (it->state == IT_ANNOUNCED ||
 		    (it->state == IT_READY && (it->to == F->mynode || !hop_blocked(F, it->to))))
-			return 0;
-	for (i = 0; i < F->numnodes; i++)
-		if (F->peers[i].owed)
 			return 0;
 	return 1;
 }

@@ -32,9 +32,9 @@
  * a process that may sleep pays the fence; every process of a job on this
  * host computes the same answer (init.c), and one whose peer was told
  * otherwise (BIP_WAIT set differently) is woken by the time-out.  A waiter
- * that pushes or pulls chunks of a long message does not sleep (their
- * progress is its own work); one whose long sends wait for their receivers
- * does (shm_pending).
+ * that has chunks of a long message to push or pull does not sleep (their
+ * progress is its own work); one whose long transfers wait for the other
+ * side does (shm_pending).
  *
  * Trust: a segment is opened only if it is a regular file of this user with
  * mode 0600 and not a symbolic link (segment.h), so another user who creates
@@ -642,19 +642,21 @@ static int shm_alive(struct bip_nic *nic, int node)
 	return bip_process_runs((int)p->pid);
 }
 
-/* Something published to this process that a poll would take. */
 /*
- * Something to do before sleeping: a message queued, or a long transfer
- * this process moves itself (chunks to push or to pull).  A long send
- * only announced, whose receiver has not come or copies it by itself
+ * Something to do before sleeping: a message queued, or chunks of a long
+ * transfer that this process can move now (bip_shm_long_pending).  A long
+ * send only announced, whose receiver has not come or copies it by itself
  * (process_vm_readv), waits for the receiver: its claim comes as a
  * message and its end rings the bell (shm_long.c), so it is no reason to
- * stay awake.  A relay holding packets for a process that computes sleeps
- * so.
+ * stay awake; nor is a pull whose sender does not fill the pipe, or a push
+ * whose pipe is full: the other side rings the bell when it moves.  A
+ * relay holding packets for a process that computes, or taking one from a
+ * process that stopped polling halfway through its send, sleeps so.
  */
 static int shm_pending(struct bip_shm *shm)
 {
-	return shm->npulls || shm->npushing || bip_shm_queues_pending(shm);
+	return ((shm->npulls || shm->npushing) && bip_shm_long_pending(shm)) ||
+	       bip_shm_queues_pending(shm);
 }
 
 static int shm_pending_arg(void *shm)

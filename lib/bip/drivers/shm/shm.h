@@ -366,6 +366,8 @@ int bip_shm_post_long_recv(struct bip_nic *nic, uint64_t handle, void *buf, size
 			   uint64_t cookie);
 /* Progress of long messages: completions, pipes to fill and drain. */
 int bip_shm_poll_long(struct bip_shm *shm);
+/* Chunks of long messages that this process would move at its next poll. */
+int bip_shm_long_pending(struct bip_shm *shm);
 void bip_shm_long_init(struct bip_shm *shm);
 void bip_shm_long_fini(struct bip_shm *shm);
 /* Probe process_vm_readv on every peer. */

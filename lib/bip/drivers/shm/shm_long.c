@@ -730,6 +730,44 @@ static bip_cold void pipes_for_waiters(struct bip_shm *shm)
 	}
 }
 
+/*
+ * Chunks to move now, for the sleep's last look (shm.c): a pipe with room
+ * and a claimed send to fill it, a pull whose sender has filled chunks or
+ * answered its claim, a claim that waits for a pipe (pipes_for_waiters
+ * takes one back on time only in a poll).  A push whose pipe is full and
+ * a pull whose sender has not moved wait for the other side, which rings
+ * this process's bell when it moves (push_chunks, pull_chunks,
+ * bip_shm_claim_arrived): a relay or a sender whose peer computes without
+ * polling sleeps.
+ */
+int bip_shm_long_pending(struct bip_shm *shm)
+{
+	int i;
+
+	if (shm->npipe_wait)
+		return 1;
+	for (i = 0; i < shm->npushing; i++) {
+		const struct bip_shm_peer *p = &shm->peers[shm->pushing[i]];
+
+		/* Pairs with the release of consumed in pull_chunks. */
+		if (p->lease < 0 || p->pushed - bip_load_acquire(&p->pipes[p->lease].consumed) <
+		    BIP_SHM_PIPE_CHUNKS)
+			return 1;
+	}
+	for (i = 0; i < BIP_SHM_PIPES; i++) {
+		const struct bip_shm_pipe_own *own = &shm->pipe_own[i];
+		struct bip_shm_pipe *pipe = &shm->me->pipes[i];
+
+		if (!own->pull)
+			continue;
+		/* Pair with the releases of push_seq and produced by the lessee. */
+		if (!own->pull->started ? bip_load_acquire(&pipe->push_seq) == own->claim_seq
+					: bip_load_acquire(&pipe->produced) != own->pulled)
+			return 1;
+	}
+	return 0;
+}
+
 int bip_shm_poll_long(struct bip_shm *shm)
 {
 	int i, n = 0;
