@@ -238,6 +238,10 @@ int bip_layer_same_host(int a, int b);
  * "Clusters"): its index, from 0 in the file's order; 0 for every node
  * when the file names no cluster; -1 for a node out of range. */
 int bip_layer_cluster(int node);
+/* The relays of the gateways (bipgw(1)): nodes bip_numnodes to
+ * bip_numnodes + bip_layer_relays() - 1, which run no program; in a job
+ * that grows, the nodes that join come after them.  0 without clusters. */
+int bip_layer_relays(void);
 
 /* The id of this job (letters and digits, at most 33 characters), the
  * same on each of its nodes and different for another job; "" before

@@ -51,6 +51,7 @@
 struct bipload_opts opt;
 struct bip_conf *conf;
 int nrelays;
+char bipload_conf_path[PATH_MAX];
 struct proc *procs;
 int nprocs;
 char jobid[BIP_JOBID_MAX + 1];
@@ -545,6 +546,7 @@ int main(int argc, char **argv)
 		die("getcwd: %s", strerror(errno));
 
 	add_relays(conf_path);
+	snprintf(bipload_conf_path, sizeof(bipload_conf_path), "%s", conf_path);
 	nprocs = conf->n;
 	if (opt.napps == 1 + !!nrelays)
 		opt.apps[0].nodes = nprocs - nrelays;

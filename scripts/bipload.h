@@ -155,6 +155,8 @@ const struct bipload_app *app_of(int node);
 /* The relays of the gateway hosts (bipgw), started after the program's
  * nodes: their count (bipload.c). */
 extern int nrelays;
+/* The job's configuration file as its processes read it, or "". */
+extern char bipload_conf_path[];
 
 /* --- bipload_hosts.c: host lists and the job's configuration file --- */
 /* If --host or --hostfile was given: the configuration of their nodes

@@ -4,7 +4,9 @@
  * processes' channels (lib/bip/boot/pm.h has the protocol) and the nodes
  * it starts while the job runs.
  *
- * Room.  A job with a configuration without routes, clusters or relays,
+ * Room.  A job with a configuration without routes (and whose clusters, if
+ * any, are over shm: the relays join them, and a command's host must be a
+ * host of one, whose name its nodes keep and whose cluster they are in),
  * whose nodes all run on bipload's host, or use the ofi driver alone
  * (BIP_NIC=ofi) or the drivers of their choice (BIP_NIC unset), may grow
  * to --universe N nodes (default: the slots of --host or --hostfile, or
@@ -101,13 +103,30 @@ static double grow_timeout(void)
 	return v > 0 ? v : 60.0;
 }
 
+/* The first of the job's first nodes on host, or -1. */
+static int cluster_host(const char *host)
+{
+	int i;
+
+	for (i = 0; i < conf->n; i++)
+		if (!procs[i].relay && !strcmp(conf->nodes[i].host, host))
+			return i;
+	return -1;
+}
+
 void bipload_grow_prepare(int want)
 {
 	int i;
 
 	bipload_universe = 0;
-	if (nrelays || conf->routes || conf->nclusters)
+	if (conf->routes)
 		return;
+	/* Clusters joined by relays: shm inside each cluster, which reaches
+	 * the nodes that join on its hosts (the forwarding driver the
+	 * others). */
+	for (i = 0; i < conf->nclusters; i++)
+		if (strcmp(conf->clusters[i].driver, "shm"))
+			return;
 	/* Over several hosts: the ofi driver alone (BIP_NIC=ofi), or shm and
 	 * the network driver each process picks (BIP_NIC unset), which
 	 * choose a new node's driver by its host ("host NODE" below).  A
@@ -130,11 +149,12 @@ void bipload_grow_prepare(int want)
 		}
 	/* --universe; else the slots of the host list, as MPI's launchers
 	 * count the universe (--oversubscribe: no such limit); else room for
-	 * GROW_DEFAULT_ROOM more. */
+	 * GROW_DEFAULT_ROOM more.  Processes of the program: the relays take
+	 * node numbers besides. */
 	if (want > 0)
-		bipload_universe = want;
+		bipload_universe = want + nrelays;
 	else if (bipload_host_slots && !opt.oversubscribe)
-		bipload_universe = bipload_host_slots;
+		bipload_universe = bipload_host_slots + nrelays;
 	else
 		bipload_universe = nprocs + GROW_DEFAULT_ROOM;
 	if (bipload_universe < nprocs)
@@ -377,9 +397,11 @@ static void grow_fail(int i, int code, const char *fmt, const char *a, const cha
 		snprintf(pending.msg, sizeof(pending.msg), fmt, a, b);
 }
 
-/* Start the process of node k: 0, or an errno (the message in pending). */
-static int start_grown(int k, char *const *argv, int argc, char *const *env, int nenv,
-		       const char *wdir, const char *path, int app, int first, int total)
+/* Start the process of node k on this host, as host (a name of it that
+ * lives as long as bipload): 0, or an errno (the message in pending). */
+static int start_grown(int k, const char *host, char *const *argv, int argc, char *const *env,
+		       int nenv, const char *wdir, const char *path, int app, int first,
+		       int total)
 {
 	struct proc *p = &procs[k];
 	int out[2], err[2], ep[2], child_pm, e = 0, i, io_in, io_out, io_err;
@@ -392,7 +414,7 @@ static int start_grown(int k, char *const *argv, int argc, char *const *env, int
 	p->app = 0;
 	p->grown = 1;
 	p->attached = pending.asker < 0;
-	p->host = conf->nodes[grow_host_node].host;
+	p->host = host;
 	p->proxy = -1;
 	p->local_index = k;
 	p->file[0] = p->file[1] = -1;
@@ -441,9 +463,13 @@ static int start_grown(int k, char *const *argv, int argc, char *const *env, int
 		setenv("BIP_GROUP", v, 1);
 		setenv(BIP_ENV_JOBID, jobid, 1);
 		setenv(BIP_ENV_SECRET, secret, 1);
-		setenv(BIP_ENV_HOST, conf->nodes[grow_host_node].host, 1);
+		setenv(BIP_ENV_HOST, host, 1);
 		snprintf(v, sizeof(v), "n%d%s", conf->n, opt.quiet ? "q" : "");
 		setenv(BIP_ENV_OPTS, v, 1);
+		/* With clusters, the job's file: its clusters and relays
+		 * decide how the node reaches every other. */
+		if (conf->nclusters && bipload_conf_path[0])
+			setenv(BIP_ENV_CONF, bipload_conf_path, 1);
 		setenv("BIP_PM_FD", "3", 1);
 		bipload_grow_env();
 		if (path && *path)
@@ -628,6 +654,7 @@ static void grow(int asker, char **f, int nf)
 		int argv_at, env_at;
 		const char *host, *wdir, *path;
 		int proxy;      /* the proxy of its host, -1: this host, < -1: none */
+		const char *local;  /* on this host: the name its nodes take */
 	} *cmd = NULL;
 
 	if (pending.active) {
@@ -698,6 +725,17 @@ static void grow(int asker, char **f, int nf)
 		const char *host = cmd[c].host[0] ? cmd[c].host : bipload_grow_host();
 
 		cmd[c].proxy = bipload_remote_proxy_of(host);
+		cmd[c].local = conf->nodes[grow_host_node].host;
+		if (conf->nclusters) {
+			/* Clusters: the host decides the cluster, so it must be
+			 * one of the job's, and the nodes keep its name. */
+			int j = cluster_host(host);
+
+			if (j < 0)
+				cmd[c].proxy = -4;
+			else
+				cmd[c].local = conf->nodes[j].host;
+		}
 		if (cmd[c].proxy == -1 && (procs[grow_host_node].proxy >= 0 ||
 					   strcmp(host, bipload_grow_host())) &&
 		    !bip_host_is_local(host)) {
@@ -709,7 +747,9 @@ static void grow(int asker, char **f, int nf)
 		}
 		for (i = 0; i < cmd[c].count && cmd[c].proxy < -1; i++)
 			grow_fail(k + i, EHOSTUNREACH, cmd[c].proxy == -2 ?
-				  "host %s: its proxy has ended%s" :
+				  "host %s: its proxy has ended%s" : cmd[c].proxy == -4 ?
+				  "host %s: in no cluster of the job (nodes join on the hosts of "
+				  "its clusters)%s" :
 				  "host %s: not a host of the job (its nodes', or --host's and "
 				  "--hostfile's)%s", host, "");
 		k += (int)cmd[c].count;
@@ -728,9 +768,10 @@ static void grow(int asker, char **f, int nf)
 					     (int)cmd[c].nenv, cmd[c].wdir, cmd[c].path, c, first,
 					     total);
 			else
-				e = start_grown(first + k, &f[cmd[c].argv_at], (int)cmd[c].argc,
-						(char *const *)&f[cmd[c].env_at], (int)cmd[c].nenv,
-						cmd[c].wdir, cmd[c].path, c, first, total);
+				e = start_grown(first + k, cmd[c].local, &f[cmd[c].argv_at],
+						(int)cmd[c].argc, (char *const *)&f[cmd[c].env_at],
+						(int)cmd[c].nenv, cmd[c].wdir, cmd[c].path, c, first,
+						total);
 			nprocs = first + k + 1;
 			if (e)
 				grow_fail(k, e, "cannot run %s: %s", f[cmd[c].argv_at],

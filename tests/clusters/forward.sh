@@ -12,6 +12,12 @@
 #                            job completes through the other; with one it
 #                            fails naming the lost link
 #   run GW NP PROGRAM ARGS   any program (the MPI tests) on NP nodes
+#   grow GW NP               a job that grows (bip_grow(3), tests/grow):
+#                            new nodes on bipload's host, then on a host of
+#                            each cluster, exchange with every node directly
+#                            or through the relays; a missing program, a
+#                            host of no cluster, and a relay named as a
+#                            destination fail clearly
 #   idle                     BIP_WAIT=block: a waiting node and the relays
 #                            use under 5 % of a processor over an idle 2 s
 #   waits                    auto mode counts the relays among the processes
@@ -98,6 +104,31 @@ run)
 	"$bipload" -f "$tmp/conf" --timeout 100 "$@" >"$tmp/out" 2>&1 ||
 		fail "$* on $np nodes in two clusters"
 	grep -q "driver shm + fwd" "$tmp/out" || fail "node 0 does not forward"
+	cat "$tmp/out"
+	;;
+grow)
+	conf "$1" "$2" >"$tmp/conf"
+	if [ "$1" = two ]; then
+		a=127.0.0.1 b=127.0.0.2
+	else
+		a=$host b=localhost
+	fi
+	"$bipload" -f "$tmp/conf" --timeout 100 "$build/tests/grow/grow" grow 2 \
+		>"$tmp/out" 2>&1 || fail "grow 2 on $2 nodes in two clusters"
+	relays=$(grep -c "^bipload: node [0-9]*: the relay of gateway host" "$tmp/out")
+	first=$(($2 + relays))
+	[ "$(grep -c ": exchanged with the 2 new nodes $first to $((first + 1))$" "$tmp/out")" \
+		-eq "$2" ] || fail "not every node exchanged with nodes $first and $((first + 1))"
+	grep -q "is a relay of the gateways" "$tmp/out" || fail "a relay as a destination: no message"
+	cat "$tmp/out"
+	"$bipload" -f "$tmp/conf" --timeout 100 "$build/tests/grow/grow" hosts 2 "$a" "$b" \
+		>"$tmp/out" 2>&1 || fail "grow on hosts $a and $b"
+	[ "$(grep -c ": exchanged with the 4 new nodes on 2 hosts" "$tmp/out")" -eq "$2" ] ||
+		fail "not every node exchanged with the new nodes of both clusters"
+	grep -q "^missing on $b: .*No such file or directory" "$tmp/out" ||
+		fail "a missing program on $b: no message"
+	grep -q "^other host: .*host bip-no-such-host: in no cluster of the job" "$tmp/out" ||
+		fail "a host of no cluster: no message"
 	cat "$tmp/out"
 	;;
 long)

@@ -5,7 +5,9 @@
  *   grow grow K      node 0 starts K new nodes running "grow child"; every
  *                    node of the job exchanges a message with each of them
  *                    (shorts and a long), the new ones with each other,
- *                    and node 0 checks every sum it is sent.
+ *                    and node 0 checks every sum it is sent.  With relays
+ *                    (clusters), the new nodes come after them, and a send
+ *                    to one fails.
  *   grow missing     starting a program that does not exist: an error per
  *                    process, nothing runs, and the job goes on.
  *   grow full        asking more than the job's room: ENOSPC.
@@ -139,17 +141,30 @@ static int parent_grow(int k)
 {
 	char *argv[] = { self, "child", NULL };
 	struct bip_grow_cmd cmd = { .count = k, .argv = argv };
-	int first = -1, *codes = calloc((size_t)k, sizeof(int)), i, n;
+	int first = -1, *codes = calloc((size_t)k, sizeof(int)), i, n, before;
 
 	bip_init();
 	if (bip_mynode == 0) {
+		/* Numbered after every node the job has had: its relays too. */
+		before = bip_jobnodes();
+		CHECK(before >= bip_numnodes, "bip_jobnodes %d before", before);
 		n = bip_grow(&cmd, 1, &first, codes);
 		CHECK(n == k, "bip_grow: %d (%s)", n, bip_error_string());
-		CHECK(first == bip_numnodes, "first %d, expected %d", first, bip_numnodes);
+		CHECK(first == before, "first %d, expected %d", first, before);
 		for (i = 0; i < k; i++)
 			CHECK(codes[i] == 0, "code %d of process %d", codes[i], i);
-		CHECK(bip_jobnodes() == bip_numnodes + k, "bip_jobnodes %d", bip_jobnodes());
-		CHECK(bip_universe() >= bip_numnodes + k, "bip_universe %d", bip_universe());
+		CHECK(bip_jobnodes() == first + k, "bip_jobnodes %d", bip_jobnodes());
+		CHECK(bip_universe() >= first + k, "bip_universe %d", bip_universe());
+		/* The relays of the gateways come before the new nodes, and
+		 * run no program: naming one fails, saying so. */
+		if (bip_layer_relays() > 0) {
+			CHECK(first == bip_numnodes + bip_layer_relays(), "first %d, %d relays", first,
+			      bip_layer_relays());
+			CHECK(bip_tsend(bip_numnodes, TAG, &first, 1) != 0 &&
+			      strstr(bip_error_string(), "is a relay of the gateways"),
+			      "a send to relay %d: %s", bip_numnodes, bip_error_string());
+			printf("to a relay: %s\n", bip_error_string());
+		}
 		/* The others learn the numbers from node 0. */
 		for (i = 1; i < bip_numnodes; i++)
 			bip_tsend(i, TAG + 2, &first, 1);
@@ -159,7 +174,7 @@ static int parent_grow(int k)
 		CHECK(bip_jobnodes() >= bip_numnodes, "bip_jobnodes %d before", bip_jobnodes());
 	}
 	exchange_range(first, first + k);
-	CHECK(bip_jobnodes() == bip_numnodes + k, "bip_jobnodes %d after", bip_jobnodes());
+	CHECK(bip_jobnodes() == first + k, "bip_jobnodes %d after", bip_jobnodes());
 	printf("node %d: exchanged with the %d new nodes %d to %d\n", bip_mynode, k, first,
 	       first + k - 1);
 	bip_finalize();

@@ -443,6 +443,59 @@ START_TEST(test_relays)
 }
 END_TEST
 
+/* Room for nodes that join a job with relays: after the relays, each in
+ * its host's cluster; the relays keep their numbers. */
+START_TEST(test_grow_relays)
+{
+	struct bip_conf *conf = NULL;
+	int i;
+
+	ck_assert_int_eq(parse(with_hosts("a1 a2 b1 b2", "cluster A shm a1 a2\n"
+					  "cluster B shm b1 b2\n"
+					  "gateway A:a2 B:b1 ofi\n"), &conf), 0);
+	ck_assert_int_eq(bip_conf_add_relays(conf), 2);
+	ck_assert_int_eq(bip_conf_grow(conf, 10, "a1"), 0);
+	ck_assert_int_eq(conf->n, 10);
+	ck_assert_int_eq(conf->grown, 4);
+	ck_assert_int_eq(conf->nrelays, 2);
+	ck_assert_int_eq(bip_conf_app_nodes(conf), 4);
+	for (i = 0; i < 10; i++)
+		ck_assert_int_eq(bip_conf_is_relay(conf, i), i == 4 || i == 5);
+	ck_assert_int_eq(bip_conf_relay_of(conf, "b1"), 5);
+	ck_assert_int_eq(bip_conf_relay_of(conf, "a1"), -1);
+	/* The room's nodes are on its host, in its cluster, until they say. */
+	ck_assert_str_eq(conf->nodes[6].host, "a1");
+	ck_assert_int_eq(conf->cluster_of[6], 0);
+	ck_assert_int_eq(bip_conf_direct(conf, 0, 6), 1);
+	ck_assert_int_eq(bip_conf_direct(conf, 2, 6), 0);
+	bip_conf_set_host(conf, 7, "b2");
+	ck_assert_int_eq(conf->cluster_of[7], 1);
+	ck_assert_int_eq(bip_conf_direct(conf, 2, 7), 1);
+	ck_assert_int_eq(bip_conf_direct(conf, 6, 7), 0);
+	/* A host of no cluster: no node talks to it directly. */
+	bip_conf_set_host(conf, 8, "zz");
+	ck_assert_int_eq(conf->cluster_of[8], -1);
+	ck_assert_int_eq(bip_conf_direct(conf, 0, 8), 0);
+	ck_assert_int_eq(bip_conf_direct(conf, 9, 8), 0);
+	/* The two relays of the gateway talk directly, a node and the other
+	 * cluster's relay do not. */
+	ck_assert_int_eq(bip_conf_direct(conf, 4, 5), 1);
+	ck_assert_int_eq(bip_conf_direct(conf, 0, 5), 0);
+	/* Cut into the room: the relays stay; into the relays: gone. */
+	ck_assert_int_eq(bip_conf_truncate(conf, 8), 0);
+	ck_assert_int_eq(conf->grown, 2);
+	ck_assert_int_eq(conf->nrelays, 2);
+	ck_assert_int_eq(bip_conf_truncate(conf, 5), 0);
+	ck_assert_int_eq(conf->nrelays, 0);
+	ck_assert_int_eq(conf->grown, 0);
+	bip_conf_free(conf);
+	/* Routes: no room. */
+	ck_assert_int_eq(parse("2\na 0\n256\n3\nb 0\n5 7\n256\n", &conf), 0);
+	ck_assert_int_eq(bip_conf_grow(conf, 4, "a"), -ENOTSUP);
+	bip_conf_free(conf);
+}
+END_TEST
+
 START_TEST(test_relay_errors)
 {
 #define AB "cluster A ofi a1 a2\ncluster B ofi b1\ngateway A:a2 B:b1 ofi\n"
@@ -908,6 +961,7 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_clusters);
 	tcase_add_test(tc, test_cluster_errors);
 	tcase_add_test(tc, test_relays);
+	tcase_add_test(tc, test_grow_relays);
 	tcase_add_test(tc, test_relay_errors);
 	tcase_add_test(tc, test_direct_form);
 	tcase_add_test(tc, test_manual_format_direct);

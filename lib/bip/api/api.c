@@ -48,7 +48,13 @@ static int check_dst(const char *call, int dst)
 			  dst);
 		return 0;
 	}
-	if (bip_unlikely(dst < 0 || dst >= bip_state.napp || !bip_state.peers[dst].nic)) {
+	if (bip_unlikely(dst < 0 || dst >= bip_state.napp || !bip_state.peers[dst].nic ||
+			 bip_is_relay(dst))) {
+		if (bip_is_relay(dst)) {
+			bip_error(call, "destination node %d is a relay of the gateways (bipgw(1)): "
+				  "it runs no program", dst);
+			return 0;
+		}
 		/* A node that joined the job: reached on first use. */
 		if (dst >= 0 && dst < bip_state.numnodes && bip_state.grow_nic)
 			return bip_core_reach(dst, call) == 0;

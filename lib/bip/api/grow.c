@@ -32,9 +32,12 @@
  * any host of the job.  A job on bipload's host alone may also grow over
  * shm, or over the simulated board (BIP_NIC=lanai): its firmware has
  * boards for the whole room, and a node is reached once its boards run
- * (the lanai.c header).  A job whose nodes use another driver, or whose
- * configuration has routes, clusters or relays, has no room, and bip_grow
- * says so.
+ * (the lanai.c header).  A job whose clusters (each over shm) are joined
+ * by relays grows too: a new node is in its host's cluster, numbered after
+ * the relays, and reached over shm inside it and through the relays from
+ * the others (fwd.c).  A job whose nodes use another driver, or whose
+ * configuration has routes, or clusters over another driver, has no room,
+ * and bip_grow says so.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -78,7 +81,7 @@ BIP_EXPORT int bip_grow(const struct bip_grow_cmd *cmds, int ncmds, int *first, 
 				  "hosts with BIP_NIC set to a driver other than ofi" :
 				  "its nodes use a driver that cannot reach nodes joining later "
 				  "(only shm, lanai and ofi can), or its configuration has routes, "
-				  "clusters or relays");
+				  "or clusters whose driver is not shm");
 		if (errcodes)
 			for (j = 0; j < total; j++)
 				errcodes[j] = ENOTSUP;

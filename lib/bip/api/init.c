@@ -233,6 +233,22 @@ static const struct bip_nic_ops *pick_network(int remote, char *err)
 	return NULL;
 }
 
+/* The nodes that exist when this process starts (boot.h's known): every
+ * node, relays too, in a job that does not grow. */
+static int known_at_start;
+/* The job has room to grow (boot.h). */
+static int job_grows;
+
+/* 1 if node i opens its drivers with this process (the others joined the
+ * job, or will, and are reached on first use: nic.h). */
+static int opens_with(int i)
+{
+	return i < known_at_start && i >= bip_state.group_first;
+}
+
+/* The reliability layer over the forwarding driver (open_fwd), or NULL. */
+static struct bip_nic *fwd_nic;
+
 /*
  * The nodes of other clusters (bipconf(5) "Clusters"), reached through the
  * relays: the forwarding driver, with the reliability layer on top
@@ -245,10 +261,14 @@ static int open_fwd(struct bip_nic_job *job, unsigned char *serve, char *err)
 	int i, any = 0, me = bip_state.mynode, rc;
 	struct bip_nic *nic;
 
+	/* In a job that grows, the nodes it does not open with are reached
+	 * through it later (bip_core_reach, fwd.c's reach). */
 	for (i = 0; i < conf->n; i++) {
-		serve[i] = i != me && !bip_fwd_direct(conf, me, i);
+		serve[i] = i != me && opens_with(i) && !bip_conf_direct(conf, me, i);
 		any |= serve[i];
 	}
+	if (job_grows && conf->nrelays && !bip_state.relay)
+		any = 1;
 	if (!any)
 		return 0;
 	for (i = 0; i < conf->n; i++) {
@@ -276,6 +296,8 @@ static int open_fwd(struct bip_nic_job *job, unsigned char *serve, char *err)
 	if (rc < 0)
 		return rc;
 	bip_state.nics[bip_state.nnics++] = nic;
+	fwd_nic = nic;
+	bip_fwd_upper(nic);
 	for (i = 0; i < conf->n; i++)
 		if (serve[i])
 			bip_state.peers[i].nic = nic;
@@ -289,19 +311,6 @@ static int open_fwd(struct bip_nic_job *job, unsigned char *serve, char *err)
  * driver chosen, shm first, with the set of peers it serves.  Every node
  * opens its drivers in the same order, so their start-up waits interlock.
  */
-/* The nodes that exist when this process starts (boot.h's known): every
- * node, relays too, in a job that does not grow. */
-static int known_at_start;
-/* The job has room to grow (boot.h). */
-static int job_grows;
-
-/* 1 if node i opens its drivers with this process (the others joined the
- * job, or will, and are reached on first use: nic.h). */
-static int opens_with(int i)
-{
-	return i < known_at_start && i >= bip_state.group_first;
-}
-
 /*
  * A job that grows over several hosts with the drivers of their choice
  * (BIP_NIC unset; bipload says BIP_GROW_SPANS=1 when its nodes may run on
@@ -327,6 +336,11 @@ static void find_spans_hosts(void)
 	int i;
 
 	spans_hosts = 0;
+	/* Clusters joined by relays: the clusters of the nodes started with
+	 * this one decide which it reaches through the relays (open_fwd). */
+	for (i = bip_state.group_first; job_grows && bip_state.conf->nrelays &&
+					bip_state.group_first && i < known_at_start; i++)
+		bip_nic_learn_host(i);
 	if (!job_grows || (want && *want) || bip_state.conf->nrelays)
 		return;
 	/* bipload's word: nodes may join on hosts where none runs yet. */
@@ -359,7 +373,7 @@ static int open_nics(int quiet, const char *jobid, char *err)
 		/* Over several hosts, a job that grows picks its drivers for
 		 * its first nodes' hosts too. */
 		if (i == bip_state.mynode || !(opens_with(i) || (spans_hosts && i < bip_state.started)) ||
-		    !bip_fwd_direct(conf, bip_state.mynode, i))
+		    !bip_conf_direct(conf, bip_state.mynode, i))
 			continue;
 		if (bip_nic_same_host(conf, bip_state.mynode, i))
 			local = 1;
@@ -431,7 +445,7 @@ static int open_nics(int quiet, const char *jobid, char *err)
 			int same = bip_nic_same_host(conf, bip_state.mynode, i);
 
 			serve[i] = i != bip_state.mynode && opens_with(i) &&
-				   bip_fwd_direct(conf, bip_state.mynode, i) &&
+				   bip_conf_direct(conf, bip_state.mynode, i) &&
 				   (choice[0] == choice[1] || same == (k == 0));
 			any |= serve[i];
 			all &= serve[i] || i == bip_state.mynode ||
@@ -605,6 +619,7 @@ static int setup(char *err)
 	snprintf(bip_state.jobid, sizeof(bip_state.jobid), "%s", boot.jobid);
 	bip_state.napp = bip_conf_app_nodes(boot.conf);
 	bip_state.started = boot.started - boot.conf->nrelays;
+	bip_state.nrelays = boot.conf->nrelays;
 	known_at_start = boot.known;
 	job_grows = boot.grows;
 	bip_state.group_first = boot.group_first;
@@ -624,7 +639,7 @@ static int setup(char *err)
 		}
 		bip_state.napp = boot.known;
 	}
-	bip_state.relay = bip_state.mynode >= bip_state.napp;
+	bip_state.relay = bip_is_relay(bip_state.mynode);
 	launched = boot.launched;
 	if (bip_state.relay != bip_relay_wanted) {
 		snprintf(err, BIP_ERR, bip_state.relay ?
@@ -640,7 +655,7 @@ static int setup(char *err)
 	 * the program (in a job that grows, those started so far, not its
 	 * room) and the relays, which wait as they do. */
 	for (i = 0; i < bip_state.numnodes; i++)
-		if (i < bip_state.napp || i >= bip_state.numnodes - bip_state.conf->nrelays)
+		if (i < bip_state.napp || bip_is_relay(i))
 			nlocal += bip_host_is_local(bip_state.conf->nodes[i].host);
 	/* Before this process binds itself: its affinity is still the
 	 * launcher's, the same for every process of the host. */
@@ -691,6 +706,20 @@ static int setup(char *err)
 	    bip_state.nics[0]->ops == &bip_shm_ops && bip_state.nics[1]->ops->reach) {
 		bip_state.grow_local = bip_state.nics[0];
 		bip_state.grow_nic = bip_state.nics[1];
+	}
+	/* Clusters joined by relays (shm inside each): shm reaches the nodes
+	 * of this node's cluster that join, the forwarding driver the others;
+	 * a relay reaches with shm those of its cluster it forwards to (fwd.c).
+	 * Anything else inside a cluster, and the job cannot grow. */
+	if (bip_state.nrelays) {
+		bip_state.grow_nic = bip_state.grow_local = NULL;
+		if (job_grows && bip_state.nics[0]->ops == &bip_shm_ops &&
+		    (bip_state.relay ? bip_state.nnics <= 2 :
+		     bip_state.nnics == 2 && bip_state.nics[1] == fwd_nic &&
+		     fwd_nic->ops->reach)) {
+			bip_state.grow_local = bip_state.nics[0];
+			bip_state.grow_nic = bip_state.relay ? NULL : fwd_nic;
+		}
 	}
 	if (bip_state.grow_local)
 		bip_pm_up(bip_shm_segment_fd(bip_state.grow_local));

@@ -44,6 +44,11 @@ static int check_node(const char *call, int node)
 {
 	/* In a job that grows, every node of its room may be named: one that
 	 * has not joined yet fails when something is sent to it. */
+	if (bip_is_relay(node)) {
+		bip_error(call, "node %d is a relay of the gateways (bipgw(1)): it runs no program",
+			  node);
+		return 0;
+	}
 	if (node >= 0 && node < bip_state.numnodes && bip_state.grow_nic)
 		return 1;
 	if (node < 0 || node >= bip_state.napp) {
@@ -117,7 +122,7 @@ BIP_EXPORT int bip_layer_send(int dst, int tag, const void *hdr, size_t hlen, co
 	    bip_core_reach(dst, call) < 0)
 		return -1;
 	if (bip_unlikely(!bip_state.initialized || dst < 0 || dst >= bip_state.napp ||
-			 !bip_layer_of((uint32_t)tag) || hlen > BIP_SHORT_MAX ||
+			 bip_is_relay(dst) || !bip_layer_of((uint32_t)tag) || hlen > BIP_SHORT_MAX ||
 			 (hlen && !hdr) || (len && !buf) || len > BIP_MAX_MESSAGE ||
 			 cookie > BIP_LAYER_COOKIE_MAX)) {
 		if (bip_check_init(call) && check_node(call, dst) && check_registered(call, tag)) {
@@ -278,7 +283,13 @@ BIP_EXPORT int bip_layer_cluster(int node)
 
 	if (!bip_check_init(call) || !check_node(call, node))
 		return -1;
+	bip_nic_learn_host(node); /* a node that joined: its host's cluster */
 	return bip_state.conf->nclusters ? bip_state.conf->cluster_of[node] : 0;
+}
+
+BIP_EXPORT int bip_layer_relays(void)
+{
+	return bip_state.initialized ? bip_state.nrelays : 0;
 }
 
 BIP_EXPORT const char *bip_layer_jobid(void)

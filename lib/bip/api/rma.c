@@ -24,6 +24,10 @@ static int target_nic(const char *call, int node, struct bip_nic **nic_p)
 {
 	struct bip_nic *nic;
 
+	if (bip_is_relay(node)) {
+		bip_error(call, "node %d is a relay of the gateways: it runs no program", node);
+		return -EINVAL;
+	}
 	if (node < 0 || node >= bip_state.napp) {
 		bip_error(call, "node %d out of range (0 .. %d)", node, bip_state.napp - 1);
 		return -EINVAL;
@@ -85,7 +89,7 @@ BIP_EXPORT int bip_rma_capable(int node)
 
 	if (!bip_check_init("bip_rma_capable"))
 		return 0;
-	if (node < 0 || node >= bip_state.napp)
+	if (node < 0 || node >= bip_state.napp || bip_is_relay(node))
 		return 0;
 	nic = bip_state.peers[node].rma;
 	return nic && nic->ops->rma_capable(nic, node) ? 1 : 0;

@@ -171,7 +171,7 @@ static int load_growth(struct bip_boot *b, char *err, size_t errlen)
 	if (universe > n0 && host && *host) {
 		rc = bip_conf_grow(b->conf, (int)universe, host);
 		if (rc == -ENOTSUP)
-			return 0; /* routes, clusters or relays: the job keeps its size */
+			return 0; /* routes: the job keeps its size */
 		if (rc < 0) {
 			snprintf(err, errlen, "BIP_UNIVERSE=%ld, BIP_GROW_HOST=%s: %s", universe,
 				 host, strerror(-rc));
@@ -248,8 +248,7 @@ static int start(struct bip_boot *b, char *err, size_t errlen)
 		 * own entry names its host (the others' keep the default). */
 		if (b->grows && rc >= b->started && host && *host &&
 		    strlen(host) < sizeof(b->conf->nodes[rc].host))
-			snprintf(b->conf->nodes[rc].host, sizeof(b->conf->nodes[rc].host), "%s",
-				 host);
+			bip_conf_set_host(b->conf, rc, host);
 		rc = find_jobid(b->conf, b->jobid, sizeof(b->jobid), err, errlen);
 	}
 	if (rc < 0) {

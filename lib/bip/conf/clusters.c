@@ -289,10 +289,48 @@ int bip_conf_relay_of(const struct bip_conf *conf, const char *host)
 {
 	int i;
 
-	for (i = conf->n - conf->nrelays; i < conf->n; i++)
+	for (i = bip_conf_app_nodes(conf); i < conf->n - conf->grown; i++)
 		if (!strcmp(conf->nodes[i].host, host))
 			return i;
 	return -1;
+}
+
+int bip_conf_direct(const struct bip_conf *conf, int a, int b)
+{
+	int i, ca, cb;
+
+	if (!conf->nclusters)
+		return 1;
+	ca = conf->cluster_of[a];
+	cb = conf->cluster_of[b];
+	if (ca == cb && ca >= 0)
+		return 1;
+	if (!bip_conf_is_relay(conf, a) || !bip_conf_is_relay(conf, b))
+		return 0;
+	for (i = 0; i < conf->ngateways; i++) {
+		const struct bip_conf_gateway *g = &conf->gateways[i];
+		const char *ha = conf->nodes[a].host, *hb = conf->nodes[b].host;
+
+		if ((!strcmp(g->host[0], ha) && !strcmp(g->host[1], hb)) ||
+		    (!strcmp(g->host[0], hb) && !strcmp(g->host[1], ha)))
+			return 1;
+	}
+	return 0;
+}
+
+void bip_conf_set_host(struct bip_conf *conf, int node, const char *host)
+{
+	int i;
+
+	snprintf(conf->nodes[node].host, sizeof(conf->nodes[node].host), "%s", host);
+	if (!conf->cluster_of)
+		return;
+	conf->cluster_of[node] = -1;
+	for (i = 0; i < conf->n - conf->grown; i++)
+		if (!strcmp(conf->nodes[i].host, host)) {
+			conf->cluster_of[node] = conf->cluster_of[i];
+			break;
+		}
 }
 
 /* The relays' checks: each on a gateway host, one per host. */

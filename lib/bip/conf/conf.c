@@ -727,9 +727,12 @@ int bip_conf_truncate(struct bip_conf *conf, int n)
 
 	if (n < 1 || n > conf->n)
 		return -EINVAL;
-	/* The relays are the last nodes: a shorter job has none. */
-	if (n < conf->n)
-		conf->nrelays = 0;
+	/* The relays are the file's last nodes: a job cut into them has
+	 * none; one cut into its room only keeps them. */
+	if (n < conf->n - conf->grown)
+		conf->nrelays = conf->grown = 0;
+	else
+		conf->grown -= conf->n - n;
 	/* Routes are rows of conf->n, rail after rail: repack them as rows of n. */
 	for (r = 0; conf->routes && r < conf->nrails; r++)
 		for (i = 0; i < n; i++)
@@ -744,23 +747,32 @@ int bip_conf_truncate(struct bip_conf *conf, int n)
 int bip_conf_grow(struct bip_conf *conf, int n, const char *host)
 {
 	struct bip_conf_node *nodes;
-	int i;
+	int i, old = conf->n;
 
 	if (n < conf->n || !host || !*host || strlen(host) >= sizeof(conf->nodes[0].host))
 		return -EINVAL;
-	/* Routes are rows of n nodes, and the relays the last nodes: a job
-	 * with either cannot take nodes at its end. */
-	if (conf->routes || conf->nclusters || conf->nrelays)
+	/* Routes are rows of n nodes: a job with them cannot take nodes at
+	 * its end.  Clusters can: a new node is in its host's cluster, and
+	 * the relays keep their numbers (the new nodes come after them). */
+	if (conf->routes)
 		return -ENOTSUP;
 	nodes = realloc(conf->nodes, (size_t)n * sizeof(*nodes));
 	if (!nodes)
 		return -ENOMEM;
-	for (i = conf->n; i < n; i++) {
-		memset(&nodes[i], 0, sizeof(nodes[i]));
-		snprintf(nodes[i].host, sizeof(nodes[i].host), "%s", host);
-	}
 	conf->nodes = nodes;
+	if (conf->cluster_of) {
+		int *cluster_of = realloc(conf->cluster_of, (size_t)n * sizeof(*cluster_of));
+
+		if (!cluster_of)
+			return -ENOMEM;
+		conf->cluster_of = cluster_of;
+	}
 	conf->n = n;
+	conf->grown += n - old;
+	for (i = old; i < n; i++) {
+		memset(&nodes[i], 0, sizeof(nodes[i]));
+		bip_conf_set_host(conf, i, host);
+	}
 	return 0;
 }
 

@@ -99,10 +99,14 @@ struct bip_conf {
 	int *cluster_of;              /* with clusters, each node's (n entries) */
 	int ngateways;
 	struct bip_conf_gateway *gateways;
-	/* The last nrelays nodes are the relays of gateway hosts (a statement
-	 * "relays K", which bipload writes): processes that forward between
-	 * clusters and run no program of the user.  0 in a user's file. */
+	/* The last nrelays nodes of the file are the relays of gateway hosts
+	 * (a statement "relays K", which bipload writes): processes that
+	 * forward between clusters and run no program of the user.  0 in a
+	 * user's file. */
 	int nrelays;
+	/* Nodes bip_conf_grow added after the file's (after its relays): the
+	 * room of a job that grows (bip_grow(3)).  0 otherwise. */
+	int grown;
 };
 
 /*
@@ -124,11 +128,30 @@ int bip_conf_add_relays(struct bip_conf *conf);
 /* The relay node of host, or -1. */
 int bip_conf_relay_of(const struct bip_conf *conf, const char *host);
 
-/* The nodes that run the user's program: conf->n - conf->nrelays. */
+/* The file's nodes that run the user's program: the nodes before its
+ * relays (the first relay's number).  In a job that grows, the nodes that
+ * join come after the relays (bip_conf_grow). */
 static inline int bip_conf_app_nodes(const struct bip_conf *conf)
 {
-	return conf->n - conf->nrelays;
+	return conf->n - conf->grown - conf->nrelays;
 }
+
+/* 1 if node is a relay. */
+static inline int bip_conf_is_relay(const struct bip_conf *conf, int node)
+{
+	return node >= bip_conf_app_nodes(conf) && node < conf->n - conf->grown;
+}
+
+/* 1 if nodes a and b talk directly: without clusters, in one cluster, or
+ * two relays at the ends of a gateway; 0 if through the relays (fwd.c).
+ * A node in no cluster (one that joined on a host of none) talks to
+ * nobody directly. */
+int bip_conf_direct(const struct bip_conf *conf, int a, int b);
+
+/* A node's host becomes host (a node that joined elsewhere than the room's
+ * default host), and with clusters its cluster that host's: -1 when no
+ * node of the file runs there. */
+void bip_conf_set_host(struct bip_conf *conf, int node, const char *host);
 
 /* Cluster k's hosts, once each in node order, blank-separated. */
 void bip_conf_cluster_hosts(const struct bip_conf *conf, int k, char *buf, size_t len);
@@ -225,8 +248,9 @@ int bip_conf_local_rails(int n, int nrails, struct bip_conf **conf_p);
 int bip_conf_truncate(struct bip_conf *conf, int n);
 
 /* Room for nodes that join the running job (bip_grow(3)): nodes conf->n
- * to n - 1 on host.  -ENOTSUP when the configuration has routes, clusters
- * or relays, -EINVAL when n is smaller or host empty, -ENOMEM. */
+ * to n - 1 on host, after the relays, each in host's cluster.  -ENOTSUP
+ * when the configuration has routes, -EINVAL when n is smaller or host
+ * empty, -ENOMEM. */
 int bip_conf_grow(struct bip_conf *conf, int n, const char *host);
 
 /* Write conf: when every route is direct, with "routes direct" and no

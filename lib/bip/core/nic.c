@@ -32,16 +32,28 @@ void bip_nic_learn_host(int node)
 	struct bip_conf *conf = bip_state.conf;
 	char host[BIP_CONF_HOSTLEN], err[256];
 
-	if (!conf || node < bip_state.started || node >= conf->n || node == bip_state.mynode ||
+	if (!conf || node < conf->n - conf->grown || node >= conf->n || node == bip_state.mynode ||
 	    !bip_pm_present())
+		return;
+	/* Learnt already: no lock (a relay asks at every packet for such a
+	 * node, fwd.c). */
+	if (bip_nic_host_known(node))
 		return;
 	pthread_mutex_lock(&learning);
 	if (!bip_state.host_learnt)
-		bip_state.host_learnt = calloc((size_t)conf->n, 1);
+		__atomic_store_n(&bip_state.host_learnt, calloc((size_t)conf->n, 1),
+				 __ATOMIC_RELEASE);
 	if (bip_state.host_learnt && !bip_state.host_learnt[node] &&
 	    bip_pm_host(node, host, sizeof(host), err, sizeof(err)) == 0) {
-		snprintf(conf->nodes[node].host, sizeof(conf->nodes[node].host), "%s", host);
-		bip_state.host_learnt[node] = 1;
+		bip_conf_set_host(conf, node, host);
+		__atomic_store_n(&bip_state.host_learnt[node], 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&learning);
+}
+
+int bip_nic_host_known(int node)
+{
+	const unsigned char *learnt = __atomic_load_n(&bip_state.host_learnt, __ATOMIC_ACQUIRE);
+
+	return learnt && __atomic_load_n(&learnt[node], __ATOMIC_ACQUIRE);
 }

@@ -346,6 +346,8 @@ int bip_nic_same_host(const struct bip_conf *conf, int a, int b);
  * host it runs on, asked of bipload once for a node that joined (nic.c).
  * Nothing for the nodes the job started with. */
 void bip_nic_learn_host(int node);
+/* 1 once the host of node, a node that joined, has been learnt. */
+int bip_nic_host_known(int node);
 
 /*
  * Entry points of the core, called by drivers from poll (and only from poll).

@@ -105,7 +105,7 @@ static int others_gone(void)
 		struct bip_nic *nic = bip_state.peers[i].nic;
 
 		/* A node that joined and was not reached yet may still send. */
-		if (i != bip_state.mynode && (!nic || nic->ops->alive(nic, i)))
+		if (i != bip_state.mynode && !bip_is_relay(i) && (!nic || nic->ops->alive(nic, i)))
 			return 0;
 	}
 	return bip_state.napp > 1 || (bip_state.relay && bip_state.napp > 0);
@@ -130,6 +130,11 @@ int bip_core_reach(int node, const char *call)
 	char err[320] = "";
 	int locked, rc;
 
+	if (bip_is_relay(node)) {
+		bip_error(call, "node %d is a relay of the gateways (bipgw(1)): it runs no program",
+			  node);
+		return -1;
+	}
 	if (node < 0 || node >= bip_state.numnodes || node == bip_state.mynode || !nic) {
 		bip_error(call, "node %d out of range (0 .. %d)%s", node, bip_state.napp - 1,
 			  node == bip_state.mynode ? ": it is this node" : "");
@@ -146,7 +151,13 @@ int bip_core_reach(int node, const char *call)
 		 * start-up (init.c), and the node picks the same driver back
 		 * (its entry, and those of the nodes it opened with, name
 		 * their hosts). */
-		if (bip_state.grow_local) {
+		if (bip_state.grow_local && bip_state.nrelays) {
+			/* Clusters: this node's cluster directly, the others
+			 * through the relays (fwd.c), as at start-up. */
+			bip_nic_learn_host(node);
+			nic = bip_conf_direct(bip_state.conf, bip_state.mynode, node) ?
+				      bip_state.grow_local : bip_state.grow_nic;
+		} else if (bip_state.grow_local) {
 			bip_nic_learn_host(node);
 			nic = bip_nic_same_host(bip_state.conf, bip_state.mynode, node) ?
 				      bip_state.grow_local : bip_state.grow_nic;
@@ -221,7 +232,7 @@ static void watch_peers(void)
 	for (i = 0; i < bip_state.numnodes; i++) {
 		struct bip_peer *p = &bip_state.peers[i];
 
-		if (i == bip_state.mynode || i >= bip_state.napp || p->said_bye ||
+		if (i == bip_state.mynode || i >= bip_state.napp || bip_is_relay(i) || p->said_bye ||
 		    !p->by_shm ||
 		    p->nic->ops->alive(p->nic, i))
 			continue;

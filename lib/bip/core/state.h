@@ -177,6 +177,9 @@ struct bip_state {
 	char jobid[48];          /* the job's id (boot.h), for bip_layer_jobid */
 	int napp;
 	int started;             /* the nodes the job started with (bip_numnodes) */
+	int nrelays;             /* the relays, nodes started .. started + nrelays - 1:
+				  * in a job that grows, the nodes that join come
+				  * after them (bip_grow(3)) */
 	int group_first, group_size; /* the nodes started with this one */
 	/* The instance that reaches nodes joining the job (nic.h's reach),
 	 * NULL when the job cannot grow; with shm beside a network driver,
@@ -255,6 +258,12 @@ extern int bip_relay_wanted;
 #define BIP_FWD_SEND (1ull << 62)
 
 /* 1 if a waiter of this process may sleep: its peers must then wake it. */
+/* 1 if node is a relay (fwd.c): no program's messages go to it. */
+static inline int bip_is_relay(int node)
+{
+	return (unsigned)(node - bip_state.started) < (unsigned)bip_state.nrelays;
+}
+
 static inline int bip_may_sleep(void)
 {
 	return bip_state.sleep_after_ns >= 0;

@@ -6,11 +6,20 @@
  *
  * Who.  A node reaches the nodes of its own cluster directly, through the
  * drivers the core picks as always.  The relays are processes of the job
- * (the last conf->nrelays nodes; bipload starts one on each gateway host,
- * bipgw(1)) that run no program of the user: each reaches the nodes of its
- * cluster and the relays at the other end of its host's gateways.  Every
- * other pair of nodes is joined by the forwarding driver below, one
- * instance per process, serving every node it cannot reach directly.
+ * (the last conf->nrelays nodes of its file; bipload starts one on each
+ * gateway host, bipgw(1)) that run no program of the user: each reaches
+ * the nodes of its cluster and the relays at the other end of its host's
+ * gateways.  Every other pair of nodes is joined by the forwarding driver
+ * below, one instance per process, serving every node it cannot reach
+ * directly.
+ *
+ * Nodes that join (bip_grow(3)).  They are numbered after the relays, and
+ * a node's cluster is its host's (bipload says which host, nic.c).  The
+ * layer above reaches one through this driver when it is in another
+ * cluster (fwd_reach); a relay reaches one of its own cluster when the
+ * first packet for it comes, and a node that joined reaches the relays of
+ * its cluster when it first sends through them, both through the driver
+ * inside the cluster (hop_reach).
  *
  * Why a process of its own: a relay that dies takes no rank with it, so a
  * job whose clusters are joined by a second gateway goes on through that
@@ -185,12 +194,12 @@ struct fwd {
 	size_t buffer;          /* BIP_FWD_BUFFER */
 	unsigned polls;
 	uint64_t watch_at;      /* the next look at the relays (CLOCK_MONOTONIC ns) */
-	unsigned char *via;          /* [node]: reached through the relays */
 	unsigned char *relay_dead;   /* [node]: seen ended */
 	unsigned char *gone;         /* [node]: said goodbye (FWD_BYE) */
 	int opened;             /* the driver is open (rel above it) */
 	int closing;            /* bip_fwd_closing: poll the other drivers too */
-	struct bip_nic *upper;  /* the reliability layer above this driver */
+	struct bip_nic *upper;  /* the reliability layer above this driver: the
+				 * instance of every node reached through it */
 	unsigned long long dropped;
 	char desc[64];
 };
@@ -205,7 +214,21 @@ static const struct bip_layer_ops fwd_layer_ops;
 
 static int relay_node(const struct fwd *f, int node)
 {
-	return node >= f->napp && node < f->numnodes;
+	return bip_conf_is_relay(f->conf, node);
+}
+
+/* A node of the program: the file's before the relays, or one that
+ * joined after them (bip_grow(3)). */
+static int program_node(const struct fwd *f, uint32_t node)
+{
+	return node < (uint32_t)f->numnodes && !relay_node(f, (int)node);
+}
+
+/* Reached through the relays (a node that joined: by the cluster of its
+ * host, once learnt). */
+static int via(const struct fwd *f, int node)
+{
+	return !bip_conf_direct(f->conf, f->mynode, node);
 }
 
 /* --- routes --- */
@@ -263,10 +286,12 @@ static void route_compute(const struct bip_conf *conf, int a, int b, int p,
 static const struct fwd_route *route_to(const struct fwd *f, int node, int path)
 {
 	const struct fwd_route *rt;
+	int c = f->conf->cluster_of[node];
 
-	if (path < 0 || path >= f->npaths)
+	/* A node that joined on a host of no cluster has no route. */
+	if (path < 0 || path >= f->npaths || c < 0)
 		return NULL;
-	rt = &f->routes[f->conf->cluster_of[node] * f->npaths + path];
+	rt = &f->routes[c * f->npaths + path];
 	return rt->nhops ? rt : NULL;
 }
 
@@ -418,6 +443,33 @@ static void hop_count(int to, size_t bytes)
 }
 
 /*
+ * The driver of hop to in *nic_p: 0, -EAGAIN (not now: it is blocked for
+ * this round), or -EHOSTUNREACH.  In a job that grows, a node that joined
+ * (at a relay of its cluster), or a relay (at a node that joined), is
+ * reached on first use through the driver inside the cluster
+ * (bip_state.grow_local, init.c), as the core reaches any node that joined.
+ */
+static int hop_reach(struct fwd *f, int to, struct bip_nic **nic_p)
+{
+	struct bip_nic *g = bip_state.grow_local;
+	char err[256];
+	int rc;
+
+	*nic_p = bip_state.peers[to].nic;
+	if (bip_likely(*nic_p != NULL))
+		return 0;
+	rc = g ? g->ops->reach(g, to, err, sizeof(err)) : -EHOSTUNREACH;
+	if (rc == 0) {
+		bip_core_peer_joined(g, to);
+		*nic_p = g;
+		return 0;
+	}
+	if (rc == -EAGAIN)
+		f->peers[to].blocked = 1;
+	return rc == -EAGAIN ? -EAGAIN : -EHOSTUNREACH;
+}
+
+/*
  * Send a packet to the next hop to: h (its header, at already set), then
  * the layer's header and data.  Small: one short message; else a HEAD and
  * the data as a long message completing with cookie.  0, -EAGAIN, or a
@@ -426,13 +478,16 @@ static void hop_count(int to, size_t bytes)
 static int hop_send(struct fwd *f, int to, const struct fwd_hdr *h, const void *lhdr,
 		    size_t hlen, const void *data, size_t len, uint64_t cookie)
 {
-	struct bip_nic *nic = bip_state.peers[to].nic;
+	struct bip_nic *nic;
 	unsigned char msg[BIP_SHORT_MAX];
 	struct fwd_hdr hh = *h;
 	int rc;
 
 	if (hop_blocked(f, to))
 		return -EAGAIN;
+	rc = hop_reach(f, to, &nic);
+	if (rc < 0)
+		return rc;
 	hh.kind = h->kind == FWD_NOTICE || h->kind == FWD_BYE ? h->kind :
 		  sizeof(hh) + hlen + len <= BIP_SHORT_MAX ? FWD_INLINE : FWD_HEAD;
 	hh.hlen = (uint32_t)hlen;
@@ -567,8 +622,8 @@ static void relay_ended(struct fwd *f, int relay)
 	f->relay_dead[relay] = 1;
 	if (!f->opened || f->relay)
 		return; /* a relay sends nothing of its own: no path to take down */
-	for (i = 0; i < f->napp; i++) {
-		if (!f->via[i])
+	for (i = 0; i < bip_state.napp; i++) {
+		if (relay_node(f, i) || !f->upper || bip_state.peers[i].nic != f->upper)
 			continue;
 		for (p = 0; p < f->npaths; p++) {
 			const struct fwd_route *rt = route_to(f, i, p);
@@ -592,10 +647,10 @@ static void watch_relays(struct fwd *f)
 {
 	int i;
 
-	for (i = f->napp; i < f->numnodes; i++) {
+	for (i = f->napp; i < f->napp + f->conf->nrelays; i++) {
 		struct bip_nic *nic = bip_state.peers[i].nic;
 
-		if (i == f->mynode || f->relay_dead[i] || f->via[i] || !nic)
+		if (i == f->mynode || f->relay_dead[i] || via(f, i) || !nic)
 			continue;
 		if (!nic->ops->alive(nic, i))
 			relay_ended(f, i);
@@ -733,12 +788,13 @@ static void fwd_close(struct bip_nic *nic)
 	t0 = bip_now_ns();
 	do {
 		left = 0;
-		for (i = 0; i < f->napp; i++) {
+		for (i = 0; i < bip_state.napp; i++) {
 			const struct fwd_route *rt;
 			struct fwd_hdr h;
 			int p, sent = 0;
 
-			if (!f->via[i] || f->gone[i])
+			if (relay_node(f, i) || !f->upper || bip_state.peers[i].nic != f->upper ||
+			    f->gone[i])
 				continue;
 			for (p = 0; p < f->npaths && !sent; p++) {
 				rt = route_to(f, i, p);
@@ -772,6 +828,43 @@ static void fwd_close(struct bip_nic *nic)
 	f->opened = 0;
 }
 
+/*
+ * A node that joined the job (nic.h's reach; the layer above asks, rel.c):
+ * reached through the relays when its host is in another cluster than this
+ * node's.  Its host comes from bipload, which knows only the nodes that
+ * have started: -EAGAIN until then.  The relays reach it in their turn
+ * when the first packet for it comes (hop_reach).
+ */
+static int fwd_reach(struct bip_nic *nic, int node, char *err, size_t errlen)
+{
+	struct fwd *f = F;
+
+	(void)nic;
+	if (!program_node(f, (uint32_t)node) || node == f->mynode) {
+		snprintf(err, errlen, "node %d is %s", node,
+			 node == f->mynode ? "this node" : "not a node of the program");
+		return -EINVAL;
+	}
+	if (node >= f->napp + f->conf->nrelays) {
+		bip_nic_learn_host(node);
+		if (!bip_nic_host_known(node))
+			return -EAGAIN;
+	}
+	if (!via(f, node)) {
+		snprintf(err, errlen, "node %d (host %s) is in this node's cluster: not reached "
+			 "through the relays", node, f->conf->nodes[node].host);
+		return -ENOTSUP;
+	}
+	if (!route_to(f, node, 0)) {
+		snprintf(err, errlen, "node %d joined on host %s, %s", node,
+			 f->conf->nodes[node].host, f->conf->cluster_of[node] < 0 ?
+			 "which is in no cluster of the job" :
+			 "and no route through the gateways' relays reaches its cluster");
+		return -EHOSTUNREACH;
+	}
+	return 0;
+}
+
 /* Never called: a passive instance is not waited on. */
 static void fwd_sleep_wait(struct bip_nic *nic, struct bip_nic_sleep *s)
 {
@@ -783,6 +876,7 @@ static const struct bip_dgram_ops fwd_dgram_ops = {
 	.send = fwd_send,
 	.poll = fwd_poll,
 	.alive = fwd_alive,
+	.reach = fwd_reach,
 	.sleep_arm = fwd_sleep_arm,
 	.sleep_wait = fwd_sleep_wait,
 	.close = fwd_close,
@@ -850,7 +944,7 @@ static int next_of(const struct fwd *f, const struct fwd_hdr *h, int from)
 	int k;
 
 	if (h->magic != FWD_MAGIC || h->nhops < 1 || h->nhops > FWD_MAXHOPS ||
-	    h->at > h->nhops || h->src >= (uint32_t)f->napp || h->dst >= (uint32_t)f->napp ||
+	    h->at > h->nhops || !program_node(f, h->src) || !program_node(f, h->dst) ||
 	    h->path >= f->npaths)
 		return -1;
 	for (k = 0; k < h->nhops; k++)
@@ -884,15 +978,20 @@ static int destination(struct fwd *f, const struct fwd_hdr *h, int from, const c
 	    relay_node(f, from) && h->path < f->npaths && h->hop[0] == from)
 		return f->mynode;
 	if (h->kind != FWD_NOTICE && h->at == h->nhops && (int)h->dst == f->mynode &&
-	    h->hop[h->nhops - 1] == from && h->src < (uint32_t)f->napp &&
-	    h->path < f->npaths && f->conf->cluster_of[h->src] != f->conf->cluster_of[f->mynode])
-		return f->mynode;
+	    h->hop[h->nhops - 1] == from && program_node(f, h->src) && h->path < f->npaths) {
+		/* The cluster of a node that joined is its host's. */
+		bip_nic_learn_host((int)h->src);
+		if (via(f, (int)h->src))
+			return f->mynode;
+	}
 	if (!f->relay)
 		return -1;
 	to = next_of(f, h, from);
 	if (to < 0)
 		return -1;
-	if (f->via[to] || to == f->mynode) {
+	if (to >= f->napp + f->conf->nrelays)
+		bip_nic_learn_host(to); /* a node that joined: its cluster */
+	if (via(f, to) || to == f->mynode) {
 		*why = "its next hop is not a neighbour of this relay";
 		return -1;
 	}
@@ -1071,7 +1170,7 @@ static int work(struct fwd *f)
 		 * (its last packets cross ours) is dropped without a word. */
 		if (h->kind == FWD_BYE)
 			f->gone[h->src] = 1;
-		if (it->to < f->napp && f->gone[it->to] && h->kind != FWD_BYE) {
+		if (program_node(f, (uint32_t)it->to) && f->gone[it->to] && h->kind != FWD_BYE) {
 			item_unlink(f, prev, it);
 			item_free(f, it);
 			continue;
@@ -1113,7 +1212,7 @@ static int work(struct fwd *f)
 		/* A node of the program whose process has ended (before its
 		 * goodbye came through here, or with a goodbye crossing this
 		 * one): nobody waits for what it would have got. */
-		if (rc < 0 && !(it->to < f->napp && !hop_alive(it->to)))
+		if (rc < 0 && !(program_node(f, (uint32_t)it->to) && !hop_alive(it->to)))
 			drop(f, it->from, "the next hop refused it");
 		else if (rc < 0)
 			f->dropped++;
@@ -1144,8 +1243,8 @@ int bip_fwd_setup(int mynode, const struct bip_conf *conf, char *err, size_t err
 	f->mynode = mynode;
 	f->numnodes = conf->n;
 	f->napp = bip_conf_app_nodes(conf);
-	f->relay = mynode >= f->napp;
 	f->conf = conf;
+	f->relay = relay_node(f, mynode);
 	f->tail = &f->list;
 	f->buffer = FWD_BUFFER_DEFAULT;
 	if (s && *s) {
@@ -1160,6 +1259,11 @@ int bip_fwd_setup(int mynode, const struct bip_conf *conf, char *err, size_t err
 		f->buffer = (size_t)v;
 	}
 	mycl = conf->cluster_of[mynode];
+	if (mycl < 0) {
+		snprintf(err, errlen, "node %d runs on host %s, which is in no cluster of the job",
+			 mynode, conf->nodes[mynode].host);
+		return -EHOSTUNREACH;
+	}
 	/* Paths: as many as the most gateways side by side on some crossing. */
 	f->npaths = 1;
 	for (c = 0; c < conf->nclusters; c++)
@@ -1173,9 +1277,8 @@ int bip_fwd_setup(int mynode, const struct bip_conf *conf, char *err, size_t err
 	f->routes = calloc((size_t)conf->nclusters * (size_t)f->npaths, sizeof(*f->routes));
 	f->peers = calloc((size_t)conf->n, sizeof(*f->peers));
 	f->relay_dead = calloc((size_t)conf->n, 1);
-	f->via = calloc((size_t)conf->n, 1);
 	f->gone = calloc((size_t)conf->n, 1);
-	if (!f->routes || !f->peers || !f->relay_dead || !f->via || !f->gone) {
+	if (!f->routes || !f->peers || !f->relay_dead || !f->gone) {
 		bip_fwd_close();
 		snprintf(err, errlen, "forwarding: out of memory");
 		return -ENOMEM;
@@ -1183,43 +1286,23 @@ int bip_fwd_setup(int mynode, const struct bip_conf *conf, char *err, size_t err
 	for (c = 0; c < conf->nclusters; c++)
 		for (p = 0; p < f->npaths && c != mycl; p++)
 			route_compute(conf, mycl, c, p, &f->routes[c * f->npaths + p]);
-	for (c = 0; c < conf->n; c++)
-		f->via[c] = !bip_fwd_direct(conf, mynode, c);
 	F = f;
 	bip_state.fwd_layer = &fwd_layer_ops;
 	bip_progress_set_relay(bip_fwd_progress);
 	return 0;
 }
 
-int bip_fwd_direct(const struct bip_conf *conf, int a, int b)
-{
-	int napp = bip_conf_app_nodes(conf), i;
-
-	if (!conf->nclusters || conf->cluster_of[a] == conf->cluster_of[b])
-		return 1;
-	if (a < napp || b < napp)
-		return 0;
-	for (i = 0; i < conf->ngateways; i++) {
-		const struct bip_conf_gateway *g = &conf->gateways[i];
-		const char *ha = conf->nodes[a].host, *hb = conf->nodes[b].host;
-
-		if ((!strcmp(g->host[0], ha) && !strcmp(g->host[1], hb)) ||
-		    (!strcmp(g->host[0], hb) && !strcmp(g->host[1], ha)))
-			return 1;
-	}
-	return 0;
-}
-
 void bip_fwd_closing(void)
 {
-	int i;
-
 	if (!F)
 		return;
 	F->closing = 1;
-	for (i = 0; i < F->numnodes; i++)
-		if (F->via[i])
-			F->upper = bip_state.peers[i].nic;
+}
+
+void bip_fwd_upper(struct bip_nic *upper)
+{
+	if (F)
+		F->upper = upper;
 }
 
 int bip_fwd_holding(void)
@@ -1250,7 +1333,6 @@ void bip_fwd_close(void)
 	free(f->routes);
 	free(f->peers);
 	free(f->relay_dead);
-	free(f->via);
 	free(f->gone);
 	free(f->items);
 	free(f->freeids);

@@ -16,11 +16,6 @@ struct bip_conf;
  * process reaches only through relays. */
 extern const struct bip_nic_ops bip_fwd_ops;
 
-/* 1 if nodes a and b of conf reach each other without a relay: the same
- * cluster (or a file without clusters), or two relays whose hosts a
- * gateway joins. */
-int bip_fwd_direct(const struct bip_conf *conf, int a, int b);
-
 /* Before the drivers open, in a job with relays: this node's routes, and
  * the core's tag BIP_TAG_FWD taken.  0, or a negative errno with err set. */
 int bip_fwd_setup(int mynode, const struct bip_conf *conf, char *err, size_t errlen);
@@ -44,6 +39,8 @@ unsigned long long bip_fwd_dropped(void);
  * its poll polls the others, which bring its packets (its reliability
  * layer waits for its last acknowledgements inside its close). */
 void bip_fwd_closing(void);
+/* The reliability layer's instance over this driver (init.c, at open). */
+void bip_fwd_upper(struct bip_nic *upper);
 
 /* Release everything (after the drivers have closed). */
 void bip_fwd_close(void);

@@ -499,8 +499,11 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
 	if (!value || !flag)
 		return mpi_shim_err(comm, MPI_ERR_ARG, "MPI_Comm_get_attr",
 				    "attribute_val or flag is NULL");
-	/* The job's room: the nodes it may grow to (bipload --universe). */
+	/* The job's room: the nodes it may grow to (bipload --universe), less
+	 * the relays among their numbers (bip_layer(3)). */
 	universe_size = bip_universe();
+	if (universe_size > bip_numnodes)
+		universe_size -= bip_layer_relays();
 	switch (keyval) {
 	case MPI_TAG_UB:
 		v = &tag_ub;

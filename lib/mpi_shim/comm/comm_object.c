@@ -56,7 +56,9 @@ static int setup(struct mpi_shim_comm *c, int size, int *world, int rank, uint32
 		goto no_memory;
 	for (i = 0; i < size; i++)
 		c->host[i] = hosts ? mpi_shim_host_of(world[i]) : -1;
-	rc = comm_clusters(c);
+	/* The channel of every node number (dpm/bridge.c), relays among them,
+	 * has no collectives: neither hosts nor clusters. */
+	rc = hosts ? comm_clusters(c) : 0;
 	if (rc)
 		goto no_memory;
 	rc = mpi_shim_group_new(size, world, &c->group);

@@ -1238,7 +1238,7 @@ void mpi_shim_message_recv(struct mpi_shim_request *r, void *buf, size_t count, 
 int mpi_shim_p2p_init(void)
 {
 	int rc = MPI_ERR_NO_MEM;
-	int i;
+	int i, relays;
 
 	p2p.rts = calloc((size_t)mpi_shim.nodes, sizeof(*p2p.rts));
 	p2p.eager = calloc((size_t)mpi_shim.nodes, sizeof(*p2p.eager));
@@ -1248,8 +1248,11 @@ int mpi_shim_p2p_init(void)
 	if (!p2p.rts || !p2p.eager || !p2p.posted || !p2p.unexp || !p2p.sent_msgs)
 		goto free_arrays;
 	p2p.taken_msgs = p2p.sent_msgs + mpi_shim.nodes;
+	relays = bip_layer_relays();
 	for (i = 0; i < mpi_shim.nodes; i++) {
-		size_t m = i == mpi_shim.world_rank ? 0 : bip_layer_short_max(i);
+		/* Not this node, nor a relay of the gateways (bip_layer(3)). */
+		size_t m = i == mpi_shim.world_rank || (i >= bip_numnodes && i < bip_numnodes + relays) ?
+				   0 : bip_layer_short_max(i);
 
 		p2p.eager[i] = m > HDR_BASE ? m - HDR_BASE : 0;
 		if (p2p.eager[i] > EAGER_CAP)
