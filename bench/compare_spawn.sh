@@ -18,6 +18,7 @@
 #                 without it, mpicc.bip and bipload from PATH
 set -u -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+prog=compare_spawn.sh
 . "$here/bench_common.sh"
 build= rounds=5 connects=200
 while [ $# -gt 0 ]; do
@@ -28,6 +29,7 @@ while [ $# -gt 0 ]; do
 	*) bench_die "usage: compare_spawn.sh [--build DIR] [-r ROUNDS] [-c CONNECTS]" ;;
 	esac
 done
+bench_need_peers
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bench_build_three "$build" "$here/mpi_spawn.c"
