@@ -257,13 +257,13 @@ extern int bip_relay_wanted;
  * to the forwarding layer's send_done (bip_state.fwd_layer). */
 #define BIP_FWD_SEND (1ull << 62)
 
-/* 1 if a waiter of this process may sleep: its peers must then wake it. */
 /* 1 if node is a relay (fwd.c): no program's messages go to it. */
 static inline int bip_is_relay(int node)
 {
 	return (unsigned)(node - bip_state.started) < (unsigned)bip_state.nrelays;
 }
 
+/* 1 if a waiter of this process may sleep: its peers must then wake it. */
 static inline int bip_may_sleep(void)
 {
 	return bip_state.sleep_after_ns >= 0;
