@@ -17,7 +17,8 @@
 #                            each cluster, exchange with every node directly
 #                            or through the relays; a missing program, a
 #                            host of no cluster, and a relay named as a
-#                            destination fail clearly
+#                            destination fail clearly; --universe and
+#                            MPI_UNIVERSE_SIZE leave the relays out
 #   idle                     BIP_WAIT=block: a waiting node and the relays
 #                            use under 5 % of a processor over an idle 2 s
 #   waits                    auto mode counts the relays among the processes
@@ -129,6 +130,14 @@ grow)
 		fail "a missing program on $b: no message"
 	grep -q "^other host: .*host bip-no-such-host: in no cluster of the job" "$tmp/out" ||
 		fail "a host of no cluster: no message"
+	cat "$tmp/out"
+	# --universe counts the program's processes, not the relays, and so
+	# does MPI_UNIVERSE_SIZE: NP + 2 leaves room for 2 children.
+	BIP_INIT_TIMEOUT=20 "$bipload" -f "$tmp/conf" --universe $(($2 + 2)) --timeout 100 \
+		"$build/tests/mpi/dpm/mpi_spawn" slots $(($2 + 2)) >"$tmp/out" 2>&1 ||
+		fail "MPI_UNIVERSE_SIZE with --universe $(($2 + 2))"
+	grep -q "^slots: a universe of $(($2 + 2)), 2 children, one more refused" "$tmp/out" ||
+		fail "MPI_UNIVERSE_SIZE: no result"
 	cat "$tmp/out"
 	;;
 long)

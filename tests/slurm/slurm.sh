@@ -321,7 +321,7 @@ bipload)
 	# a third does not.
 	run 0 "MPI_UNIVERSE_SIZE inside salloc -n 3" salloc -N "$nhosts" -n 3 \
 		env BIP_OFI_PROVIDER=tcp "$bipload" -sz 1 "$spawn" slots
-	has "slots: a universe of 3, 2 children, the third refused" "MPI_UNIVERSE_SIZE inside salloc"
+	has "slots: a universe of 3, 2 children, one more refused" "MPI_UNIVERSE_SIZE inside salloc"
 	if [ "$nhosts" -gt 1 ]; then
 		# One process, a worker asked on each host (the "host" info
 		# key): the two hosts of the allocation where the job ran no

@@ -10,7 +10,9 @@
  *   spawn multiple   two commands (2 + 1 processes), APPNUM, wdir
  *   spawn pool       one master, 4 workers, 1,000 tasks, shut down
  *   spawn errors     a missing program, no room, bad arguments
- *   spawn slots      bipload --host HERE:3: the universe is the slots
+ *   spawn slots [N]  bipload --host HERE:3 (or --universe N): the universe
+ *                    is the N slots (3), the relays of a job's clusters not
+ *                    counted
  *   spawn crash      a child crashes: the job ends (spawn_crash.sh)
  *   spawn refused    a job that cannot grow (srun, another driver): a clear
  *                    MPI_ERR_SPAWN
@@ -414,27 +416,34 @@ static int parent_errors(void)
 	return 0;
 }
 
-/* bipload --host HERE:3 -sz 1: the universe is the 3 slots; 2 children
- * fit, a third does not. */
-static int parent_slots(void)
+/* bipload --host HERE:3 -sz 1 (or --universe N, slots N): the universe is
+ * the N slots (3); the children that fill it beside the parents start, one
+ * more does not. */
+static int parent_slots(int n)
 {
 	char *wargs[] = { "worker_pool", NULL };
 	MPI_Comm inter;
-	int *u, flag, rc, cls, stop = 0, w;
+	int *u, flag, rc, cls, stop = 0, w, size, k;
 
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	k = n - size;
 	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &u, &flag);
-	CHECK(flag && *u == 3, "MPI_UNIVERSE_SIZE %d, expected the 3 slots", flag ? *u : -1);
-	CHECK(MPI_Comm_spawn(self, wargs, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
-			     MPI_ERRCODES_IGNORE) == MPI_SUCCESS, "2 children in 3 slots");
-	for (w = 0; w < 2; w++)
+	CHECK(flag && *u == n, "MPI_UNIVERSE_SIZE %d, expected the %d slots", flag ? *u : -1, n);
+	if (k < 1) {
+		CHECK(0, "%d slots for %d processes: no room to test", n, size);
+		return 0;
+	}
+	CHECK(MPI_Comm_spawn(self, wargs, k, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+			     MPI_ERRCODES_IGNORE) == MPI_SUCCESS, "%d children in %d slots", k, n);
+	for (w = 0; w < k; w++)
 		MPI_Send(&stop, 1, MPI_INT, w, 2, inter);
 	MPI_Comm_disconnect(&inter);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	rc = MPI_Comm_spawn(self, wargs, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
 			    MPI_ERRCODES_IGNORE);
 	MPI_Error_class(rc, &cls);
-	CHECK(cls == MPI_ERR_SPAWN, "a fourth process in 3 slots: class %d", cls);
-	printf("slots: a universe of 3, 2 children, the third refused\n");
+	CHECK(cls == MPI_ERR_SPAWN, "one process more than %d slots: class %d", n, cls);
+	printf("slots: a universe of %d, %d children, one more refused\n", n, k);
 	return 0;
 }
 
@@ -506,7 +515,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(what, "crash"))
 		rc = parent_crash();
 	else if (!strcmp(what, "slots"))
-		rc = parent_slots();
+		rc = parent_slots(argc > 2 ? atoi(argv[2]) : 3);
 	else if (!strcmp(what, "worker_crash"))
 		abort();
 	else
