@@ -224,6 +224,13 @@ static int program_node(const struct fwd *f, uint32_t node)
 	return node < (uint32_t)f->numnodes && !relay_node(f, (int)node);
 }
 
+/* A node that joined the job: after the file's nodes and relays.  Its
+ * cluster is its host's, which bipload gives (bip_nic_learn_host). */
+static int joined_node(const struct fwd *f, int node)
+{
+	return node >= f->conf->n - f->conf->grown;
+}
+
 /* Reached through the relays (a node that joined: by the cluster of its
  * host, once learnt). */
 static int via(const struct fwd *f, int node)
@@ -845,7 +852,7 @@ static int fwd_reach(struct bip_nic *nic, int node, char *err, size_t errlen)
 			 node == f->mynode ? "this node" : "not a node of the program");
 		return -EINVAL;
 	}
-	if (node >= f->napp + f->conf->nrelays) {
+	if (joined_node(f, node)) {
 		bip_nic_learn_host(node);
 		if (!bip_nic_host_known(node))
 			return -EAGAIN;
@@ -989,8 +996,8 @@ static int destination(struct fwd *f, const struct fwd_hdr *h, int from, const c
 	to = next_of(f, h, from);
 	if (to < 0)
 		return -1;
-	if (to >= f->napp + f->conf->nrelays)
-		bip_nic_learn_host(to); /* a node that joined: its cluster */
+	if (joined_node(f, to))
+		bip_nic_learn_host(to);
 	if (via(f, to) || to == f->mynode) {
 		*why = "its next hop is not a neighbour of this relay";
 		return -1;
