@@ -21,6 +21,11 @@
 #                            MPI_UNIVERSE_SIZE leave the relays out
 #   idle                     BIP_WAIT=block: a waiting node and the relays
 #                            use under 5 % of a processor over an idle 2 s
+#   ended                    node 3 ends while node 0 waits outside BIP: it
+#                            asks node 0 for its last word as often as
+#                            packets are sent again (tens of times, not
+#                            every BIP_REL_RTO), the relays stay idle, and
+#                            node 0 then reaches node 1 at once
 #   waits                    auto mode counts the relays among the processes
 #                            that share the host's processors (bipinfo --job)
 #   bipgw                    bipgw's own usage and misuse
@@ -231,6 +236,32 @@ idle)
 	wait "$job" || fail "the job failed after its pause"
 	grep -q "^node 0: kill: 25 rounds done$" "$tmp/out" || fail "node 0 did not finish"
 	[ -z "$idle_busy" ] || fail "nodes$idle_busy used 5 % of a processor or more while idle"
+	;;
+ended)
+	conf one 4 >"$tmp/conf"
+	BIP_WAIT=block BIP_RETRY_TIMEOUT=3 "$bipload" -f "$tmp/conf" --timeout 100 \
+		"$build/tests/clusters/fwdcheck" early "$tmp/go" >"$tmp/out" 2>&1 &
+	job=$!
+	wait_line "$tmp/out" "node 0 ready" "$job"
+	id=$(sed -n 's/^bipload: [0-9]* nodes*, job \([A-Za-z0-9]*\)$/\1/p' "$tmp/out")
+	[ -n "$id" ] || fail "no job id in bipload's output"
+	wait_line "$tmp/out" "node 3: acknowledgements sent on their own: [0-9]*" "$job"
+	pids=""
+	for p in $(pgrep -x bipgw); do
+		env=$(tr "\0" "\n" <"/proc/$p/environ" 2>/dev/null) || continue
+		echo "$env" | grep -qx "BIP_JOBID=$id" || continue
+		pids="$pids $p:$(echo "$env" | sed -n 's/^BIP_NODE=//p')"
+	done
+	[ "$(echo $pids | wc -w)" -eq 2 ] || fail "two relays expected, found:$pids"
+	idle_ticks $pids
+	touch "$tmp/go"
+	wait "$job" || fail "the job failed after its pause"
+	grep -q "^node 1: early: done$" "$tmp/out" || fail "node 1 did not finish"
+	! grep -q "cannot be reached" "$tmp/out" || fail "a node was lost"
+	a=$(sed -n 's/^node 3: acknowledgements sent on their own: //p' "$tmp/out")
+	[ "$a" -le 100 ] || fail "node 3 sent $a acknowledgements on their own while node 0 paused"
+	[ -z "$idle_busy" ] || fail "relays$idle_busy used 5 % of a processor or more while idle"
+	cat "$tmp/out"
 	;;
 bipgw)
 	"$build/scripts/bipgw" --help >"$tmp/out" 2>&1 || fail "bipgw --help"

@@ -16,7 +16,10 @@
  *                        its answer and ends; node 0 answers them all,
  *                        prints "ready", waits for FILE outside BIP (the
  *                        test watches the relays meanwhile), then sends
- *                        node 1 one message.
+ *                        node 1 one message.  Each node above 1 prints,
+ *                        after bip_finalize, how many acknowledgements it
+ *                        sent on their own (bip_counters's acks_sent):
+ *                        what its wait for node 0's last word cost.
  */
 #include <bip.h>
 #include <stdint.h>
@@ -183,7 +186,7 @@ static void t_early(const char *file)
 
 int main(int argc, char **argv)
 {
-	int file = argc > 1 && (!strcmp(argv[1], "kill") || !strcmp(argv[1], "early"));
+	int file = argc > 1 && (!strcmp(argv[1], "kill") || !strcmp(argv[1], "early")), node;
 
 	if (argc < 2 || (strcmp(argv[1], "long") && !file) || (file && argc != 3) || argc > 3) {
 		fprintf(stderr, "usage: fwdcheck long [PEER] | kill FILE | early FILE\n");
@@ -196,6 +199,14 @@ int main(int argc, char **argv)
 		t_kill(argv[2]);
 	else
 		t_early(argv[2]);
+	node = bip_mynode;
 	bip_finalize();
+	if (!strcmp(argv[1], "early") && node > 1) {
+		struct bip_counters c;
+
+		bip_get_counters(&c);
+		printf("node %d: acknowledgements sent on their own: %llu\n", node,
+		       (unsigned long long)c.acks_sent);
+	}
 	return 0;
 }

@@ -32,6 +32,30 @@ idle_ticks() {
 	done
 	echo "again, for the nodes busy in that window:"
 	idle_window $_again
+	[ -n "$idle_busy" ] || return 0
+	for _pn in $_again; do
+		case "$idle_busy " in
+		*" ${_pn#*:} "*) idle_why "${_pn%:*}" "${_pn#*:}" ;;
+		esac
+	done
+}
+
+# idle_why PID NODE: what a process busy while idle does, for the failure's
+# report: three backtraces of its threads a tenth of a second apart, and
+# the system calls it made over half a second (where gdb and strace are).
+# IDLE_GDB: one more gdb command to run there (by hand, when looking).
+idle_why() {
+	if command -v gdb >/dev/null 2>&1; then
+		for _k in 1 2 3; do
+			echo "node $2, backtrace $_k:"
+			timeout 20 gdb -batch -p "$1" -ex "thread apply all bt 12" ${IDLE_GDB:+-ex "$IDLE_GDB"} 2>/dev/null | grep -E '^(#|Thread|\$)' | sed 's/^/    /'
+			sleep 0.1
+		done
+	fi
+	if command -v strace >/dev/null 2>&1; then
+		echo "node $2, system calls over 0.5 s:"
+		timeout -s INT 0.5 strace -c -f -p "$1" 2>&1 | sed 's/^/    /'
+	fi
 }
 
 # idle_window PID:NODE...: one window of idle_ticks.

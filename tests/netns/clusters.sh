@@ -24,11 +24,15 @@
 #                        ofi, use under 5 % of a processor over 2 s
 #   ended                the same once nodes 2 to 11 have ended (fwdcheck
 #                        early): the relays that carried their messages
-#                        should stay idle too.  Not in the suite: a relay
-#                        holding packets for node 0 while it pauses sleeps,
-#                        but each of its wake-ups (BIP_SLEEP_MAX apart)
-#                        walks every packet it holds: 3 to 36 % of a
-#                        processor here, measured while other tests ran
+#                        stay idle too, and node 0, back from its pause,
+#                        reaches node 1 at once.  The nodes that end wait
+#                        for node 0 to confirm their last acknowledgements
+#                        (rel.c's linger) with asks spaced as
+#                        retransmissions: asked at every BIP_REL_RTO, a
+#                        paused node got thousands, which filled its relay
+#                        (its wake-ups walked them all) and kept node 1's
+#                        goodbye from passing.  BIP_RETRY_TIMEOUT=5 bounds
+#                        that wait (30 s by default)
 # Skipped (exit 77) without root, network namespaces, or ofi over tcp.
 set -u
 build=$1
@@ -174,7 +178,7 @@ idle)
 	[ -z "$idle_busy" ] || fail "nodes$idle_busy used 5 % of a processor or more while idle"
 	;;
 ended)
-	BIP_WAIT=block job "$build/tests/clusters/fwdcheck" early "$tmp/go" &
+	BIP_WAIT=block BIP_RETRY_TIMEOUT=5 job "$build/tests/clusters/fwdcheck" early "$tmp/go" &
 	pid=$!
 	wait_line "$out" "node 0 ready" "$pid" 1200
 	# The others end once answered.
@@ -192,6 +196,14 @@ ended)
 	wait "$pid" || fail "the job failed after its pause"
 	cat "$tmp/ticks"
 	grep -q "^node 1: early: done$" "$out" || fail "node 1 did not finish"
+	! grep -q "cannot be reached" "$out" || fail "a node was lost"
+	# Asked as often as retransmissions, over the 5 s a node waits for
+	# node 0's last word: tens at most (every BIP_REL_RTO: 2,500).
+	acks=$(sed -n 's/^node [0-9]*: acknowledgements sent on their own: //p' "$out")
+	[ "$(echo $acks | wc -w)" -eq 10 ] || fail "not 10 counts of acknowledgements"
+	for a in $acks; do
+		[ "$a" -le 100 ] || fail "a node that ended sent $a acknowledgements on their own"
+	done
 	[ -z "$idle_busy" ] || fail "relays$idle_busy used 5 % of a processor or more while idle"
 	;;
 *)

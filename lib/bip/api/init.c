@@ -508,9 +508,23 @@ static void release_all(void)
 {
 	int i;
 
-	/* The last opened first: the forwarding driver's reliability layer
-	 * sends its last acknowledgements over the drivers below it. */
+	/* The reliability layers first, the last opened first: the
+	 * forwarding driver's sends its last acknowledgements over the
+	 * drivers below it, and each waits for its peers' as any waiter does
+	 * (rel.c), so the drivers, and the watchers that wake a sleep over
+	 * several of them, are still there.  Each leaves the list once closed:
+	 * the next one's waits poll what is left. */
 	bip_fwd_closing();
+	for (i = bip_state.nnics; i-- > 0;) {
+		struct bip_nic *nic = bip_state.nics[i];
+
+		if (!bip_rel_is(nic))
+			continue;
+		nic->ops->close(nic);
+		memmove(&bip_state.nics[i], &bip_state.nics[i + 1],
+			(size_t)(bip_state.nnics - i - 1) * sizeof(nic));
+		bip_state.nnics--;
+	}
 	bip_waitset_fini(); /* its watchers wait on the drivers' words */
 	for (i = bip_state.nnics; i-- > 0;)
 		bip_state.nics[i]->ops->close(bip_state.nics[i]);

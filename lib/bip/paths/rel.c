@@ -298,6 +298,7 @@ struct bip_rel {
 	struct rel_early *early; /* [nearly] */
 	uint32_t nearly, *earlyfree, nearlyfree;
 	size_t eager;          /* BIP_REL_EAGER: the largest eager message */
+	uint64_t linger_due;   /* ns: linger's next ask (rel_close); 0 none */
 	struct rel_lsend *stream_head, **stream_tail;
 	unsigned cts_waiting;
 	unsigned busy;         /* some peer has something unacknowledged or owed */
@@ -1513,18 +1514,40 @@ static int rel_alive(struct bip_nic *nic, int node)
 }
 
 /*
+ * Closing waits as any waiter does (bip_wait_step, with the lock let go as
+ * bip_finalize lets it go): spins, then yields, and in block mode sleeps on
+ * the drivers below until an arrival or the layer's next timer, which
+ * includes linger's next ask (rel_sleep_arm).  The core closes this layer
+ * before the drivers below and before the watchers of their words end
+ * (release_all, init.c), so they can still wake it.  A negative answer
+ * (every other node has ended, or one was lost) ends the wait.
+ */
+static int close_wait(struct bip_rel *r, struct bip_wait *w)
+{
+	unsigned depth = bip_lock_drop();
+	int rc = bip_wait_step(w);
+
+	bip_lock_retake(depth);
+	(void)r;
+	return rc;
+}
+
+/*
  * Before the lower NIC closes: what this process sent must be acknowledged
  * (a short send completed at once, but only its copy here can repair a
- * loss), unless its receiver has ended or is lost.
+ * loss), unless its receiver has ended or is lost.  The timers send again
+ * what is not, as while the program ran.
  */
 static void drain(struct bip_rel *r)
 {
 	uint64_t start = bip_now_ns();
+	struct bip_wait w;
 	int i, j, pending;
 
+	bip_wait_start(&w);
 	do {
 		pending = 0;
-		rel_poll(&r->nic);
+		bip_progress();
 		for (j = 0; j < r->nserved; j++) {
 			struct rel_peer *p = &r->peers[i = r->served[j]];
 
@@ -1532,25 +1555,32 @@ static void drain(struct bip_rel *r)
 			    r->dg->ops->alive(r->lower, i))
 				pending = 1;
 		}
-		if (pending)
-			sched_yield();
-	} while (pending && bip_now_ns() - start < r->retry_timeout);
+	} while (pending && bip_now_ns() - start < r->retry_timeout && close_wait(r, &w) == 0);
 }
 
 /*
  * Then each peer must know that everything it sent arrived: else a lost
  * last acknowledgement would leave its long send waiting for a receiver
  * that has gone.  A peer that has not confirmed it (its una) is asked (an
- * ACK with ACKNOW, again after each BIP_REL_RTO) until it answers, ends,
- * or BIP_RETRY_TIMEOUT passes.
+ * ACK with ACKNOW) until it answers, ends, or BIP_RETRY_TIMEOUT passes:
+ * after BIP_REL_RTO, then after each wait twice the one before, up to
+ * BIP_REL_RTO_MAX, as a packet is sent again.  A peer that stopped calling
+ * BIP (computing, or waiting outside it) answers none of them, and every
+ * ask waits for it in the relays between: asked at every BIP_REL_RTO, it
+ * got thousands, and its relays held them all.
  */
 static void linger(struct bip_rel *r)
 {
-	uint64_t start = bip_now_ns(), asked = 0;
+	uint64_t start = bip_now_ns();
+	struct bip_wait w;
+	unsigned asks = 0;
 	int i, j, pending;
 
+	bip_wait_start(&w);
+	r->linger_due = start;
 	for (;;) {
-		uint64_t now = bip_now_ns();
+		uint64_t now = bip_now_ns(), wait;
+		int ask = now >= r->linger_due;
 
 		pending = 0;
 		for (j = 0; j < r->nserved; j++) {
@@ -1560,16 +1590,21 @@ static void linger(struct bip_rel *r)
 			    !r->dg->ops->alive(r->lower, i))
 				continue;
 			pending = 1;
-			if (now - asked >= r->rto)
+			if (ask)
 				send_control(r, i, pick_path(r, p), REL_ACK, REL_F_ACKNOW, 0);
 		}
 		if (!pending || now - start >= r->retry_timeout)
-			return;
-		if (now - asked >= r->rto)
-			asked = now;
-		sched_yield();
-		rel_poll(&r->nic);
+			break;
+		if (ask) {
+			wait = r->rto << (asks < 16 ? asks : 16);
+			r->linger_due = now + (wait < r->rto_max ? wait : r->rto_max);
+			asks++;
+		}
+		if (close_wait(r, &w) < 0)
+			break;
+		bip_progress();
 	}
+	r->linger_due = 0;
 }
 
 static void rel_close(struct bip_nic *nic)
@@ -1610,13 +1645,19 @@ static void rel_close(struct bip_nic *nic)
 	free(r);
 }
 
+int bip_rel_is(const struct bip_nic *nic)
+{
+	return nic->ops->close == rel_close;
+}
+
 /*
  * Sleeping (nic.h): the layer arms the NIC below (its sleep_arm, rel.h),
  * which an arrival wakes, but never past the layer's next timer, so that
  * acknowledgements, retransmissions, probes and the giving up on a lost
  * peer still come on time: the sleep ends at the earliest of an owed
  * acknowledgement's due time, a retransmission's, a retired path's next
- * probe and a failed peer's end of grace.  Unacknowledged data of its own
+ * probe, a failed peer's end of grace and, while the layer closes, linger's
+ * next ask.  Unacknowledged data of its own
  * thus keeps the process asleep until its retransmission is due, unless
  * the acknowledgement arrives first and wakes it; a long send waiting for
  * room in its window sleeps the same way (the acknowledgements that open
@@ -1657,6 +1698,8 @@ static int rel_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 		if (!up && p->snd_una != p->snd_next && p->last_heard + r->retry_timeout < end)
 			end = p->last_heard + r->retry_timeout;
 	}
+	if (r->linger_due && r->linger_due < end)
+		end = r->linger_due;
 	/* The timers at the next poll, whether the sleep ends by a wake-up
 	 * or at a timer (REL_TIMER_POLLS would delay them). */
 	r->quiet_polls = REL_TIMER_POLLS - 1;

@@ -85,6 +85,10 @@ struct bip_dgram {
  * lower).  0, or a negative errno with the reason in job->err. */
 int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bip_nic **nic_p);
 
+/* 1 if nic is an instance of the layer (the core closes those first,
+ * release_all in init.c). */
+int bip_rel_is(const struct bip_nic *nic);
+
 /* From a datagram driver's poll: a datagram from node src arrived on path. */
 void bip_rel_arrived(struct bip_nic *lower, int path, int src, const void *pkt, size_t len);
 
