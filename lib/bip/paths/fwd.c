@@ -53,6 +53,16 @@
  *           buffer to buffer by the drivers (zero copy at the origin, one
  *           copy into each relay, one at the destination).
  *
+ * Queues.  What a relay holds ready to go on waits in the queue of its next
+ * hop, in the order it became ready; what is still on its way in (a HEAD
+ * whose data is being received), what is on its way out (a HEAD's data
+ * being sent), and what is for this node wait in one list.  A round of
+ * work takes each queue whose hop is not blocked, from its head, and stops
+ * at the first packet the hop refuses: a hop that does not take anything
+ * (a node that computes, or waits outside BIP) costs a round one look,
+ * however many packets wait for it (4 MiB of acknowledgements is 35,000),
+ * and so does a sleep's arming.
+ *
  * Back-pressure.  A relay takes a packet only while what it holds for the
  * packet's next hop stays under BIP_FWD_BUFFER bytes; otherwise it refuses
  * it, the core keeps it and tells the previous hop to hold the tag (nic.h's
@@ -166,6 +176,9 @@ struct fwd_item {
 
 struct fwd_peer_state {
 	struct fwd_item *head;  /* a HEAD from this node waiting for its data */
+	/* packets ready to go on to this node as next hop, oldest first */
+	struct fwd_item *q, **qtail;
+	int slot;               /* its index in fwd.active while q is not empty */
 	size_t held;            /* bytes held for this node as next hop */
 	int blocked;            /* this round: a post to it found no room */
 	/* a HEAD went to this node and its long message did not fit yet:
@@ -185,7 +198,8 @@ struct fwd {
 	/* routes from this node's cluster: [cluster * npaths + path] */
 	struct fwd_route *routes;
 	struct fwd_peer_state *peers;
-	struct fwd_item *list, **tail; /* held packets, in arrival order */
+	struct fwd_item *list, **tail; /* held packets not in a queue, in arrival order */
+	int *active, nactive;   /* the next hops whose queue is not empty */
 	struct fwd_item **items;
 	unsigned nitems, nfree;
 	unsigned char *pool[FWD_POOL]; /* free buffers of FWD_ITEM_BIG bytes */
@@ -384,6 +398,39 @@ static void item_remove(struct fwd *f, struct fwd_item *it)
 	if (*prev)
 		item_unlink(f, prev, it);
 	item_free(f, it);
+}
+
+/* Put it, ready to go on, at the end of its next hop's queue. */
+static void hop_enqueue(struct fwd *f, struct fwd_item *it)
+{
+	struct fwd_peer_state *p = &f->peers[it->to];
+
+	it->next = NULL;
+	if (!p->q) {
+		p->qtail = &p->q;
+		p->slot = f->nactive;
+		f->active[f->nactive++] = it->to;
+	}
+	*p->qtail = it;
+	p->qtail = &it->next;
+}
+
+/* Take the first packet off the queue of hop to; the queue leaves the
+ * active ones when it is empty (the last takes its slot). */
+static struct fwd_item *hop_dequeue(struct fwd *f, int to)
+{
+	struct fwd_peer_state *p = &f->peers[to];
+	struct fwd_item *it = p->q;
+
+	p->q = it->next;
+	if (!p->q) {
+		int last = f->active[--f->nactive];
+
+		f->active[p->slot] = last;
+		f->peers[last].slot = p->slot;
+		p->qtail = &p->q;
+	}
+	return it;
 }
 
 /* --- sending one hop --- */
@@ -751,6 +798,7 @@ static int fwd_alive(struct bip_nic *nic, int node)
 static int fwd_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 {
 	const struct fwd_item *it;
+	int i;
 
 	(void)nic;
 	if (!F->relay) {
@@ -765,6 +813,9 @@ static int fwd_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 	for (it = F->list; it; it = it->next)
 		if (it->state == IT_ANNOUNCED ||
 		    (it->state == IT_READY && (it->to == F->mynode || !hop_blocked(F, it->to))))
+			return 0;
+	for (i = 0; i < F->nactive; i++)
+		if (!hop_blocked(F, F->active[i]))
 			return 0;
 	return 1;
 }
@@ -1060,6 +1111,10 @@ static int fwd_short_arrived(int from, int tag, const void *data, size_t len)
 		f->peers[from].head = it;
 	} else {
 		it->state = IT_READY;
+		if (to != f->mynode) {
+			hop_enqueue(f, it);
+			return 0;
+		}
 	}
 	item_append(f, it);
 	return 0;
@@ -1142,7 +1197,72 @@ static void unreachable(struct fwd *f, struct fwd_item *it)
 	hop_send(f, n.at ? n.hop[n.at - 1] : (int)n.src, &n, NULL, 0, &nt, sizeof(nt), 0);
 }
 
-/* Receive what was announced, and send on what is here, in order. */
+/*
+ * Send on what waits for hop to, oldest first, until the hop refuses one
+ * (or is blocked already: nothing is looked at).  The count of packets
+ * that moved.
+ */
+static int hop_work(struct fwd *f, int to)
+{
+	struct fwd_peer_state *p = &f->peers[to];
+	struct fwd_item *it;
+	int n = 0, rc;
+
+	while ((it = p->q)) {
+		struct fwd_hdr *h = (struct fwd_hdr *)it->buf;
+
+		/* What goes to a node that said goodbye (its last packets
+		 * cross ours) is dropped without a word. */
+		if (h->kind == FWD_BYE)
+			f->gone[h->src] = 1;
+		if (program_node(f, (uint32_t)to) && f->gone[to] && h->kind != FWD_BYE) {
+			item_free(f, hop_dequeue(f, to));
+			continue;
+		}
+		if (f->relay_dead[to]) {
+			unreachable(f, it);
+			item_free(f, hop_dequeue(f, to));
+			continue;
+		}
+		if (hop_blocked(f, to))
+			break;
+		if (h->kind == FWD_NOTICE) {
+			if (h->at)
+				h->at--;
+		} else {
+			h->at++;
+		}
+		rc = hop_send(f, to, h, it->buf + sizeof(*h), h->hlen,
+			      it->buf + sizeof(*h) + h->hlen, h->dlen, BIP_FWD_SEND | it->id);
+		if (rc == -EAGAIN) {
+			if (h->kind == FWD_NOTICE)
+				h->at++;
+			else
+				h->at--;
+			break;
+		}
+		n++;
+		hop_dequeue(f, to);
+		if (rc == 0) {
+			/* Its long message is on the way: freed at its end. */
+			it->state = IT_SENDING;
+			item_append(f, it);
+			continue;
+		}
+		/* A node of the program whose process has ended (before its
+		 * goodbye came through here, or with a goodbye crossing this
+		 * one): nobody waits for what it would have got. */
+		if (!(program_node(f, (uint32_t)to) && !hop_alive(to)))
+			drop(f, it->from, "the next hop refused it");
+		else
+			f->dropped++;
+		item_free(f, it);
+	}
+	return n;
+}
+
+/* Receive what was announced, move what is here whole to the queue of its
+ * next hop, and send on what the queues hold. */
 static int work(struct fwd *f)
 {
 	struct fwd_item **prev = &f->list, *it;
@@ -1169,63 +1289,20 @@ static int work(struct fwd *f)
 				continue;
 			}
 		}
-		if (it->state != IT_READY || it->to == f->mynode) {
-			prev = &it->next;
-			continue;
-		}
-		/* A relay sends it on; what goes to a node that said goodbye
-		 * (its last packets cross ours) is dropped without a word. */
-		if (h->kind == FWD_BYE)
-			f->gone[h->src] = 1;
-		if (program_node(f, (uint32_t)it->to) && f->gone[it->to] && h->kind != FWD_BYE) {
+		if (it->state == IT_READY && it->to != f->mynode) {
+			/* On its way at once, before the data of the packets
+			 * behind it is received: the next hop starts on it
+			 * while this one copies those (the pipeline). */
 			item_unlink(f, prev, it);
-			item_free(f, it);
+			hop_enqueue(f, it);
+			n += hop_work(f, it->to);
 			continue;
 		}
-		if (f->relay_dead[it->to]) {
-			unreachable(f, it);
-			item_unlink(f, prev, it);
-			item_free(f, it);
-			continue;
-		}
-		/* A hop that refused this round refuses the packets behind too
-		 * (a relay may hold thousands for a node that does not poll). */
-		if (hop_blocked(f, it->to)) {
-			prev = &it->next;
-			continue;
-		}
-		if (h->kind == FWD_NOTICE) {
-			if (h->at)
-				h->at--;
-		} else {
-			h->at++;
-		}
-		rc = hop_send(f, it->to, h, it->buf + sizeof(*h), h->hlen,
-			      it->buf + sizeof(*h) + h->hlen, h->dlen, BIP_FWD_SEND | it->id);
-		if (rc == -EAGAIN) {
-			if (h->kind == FWD_NOTICE)
-				h->at++;
-			else
-				h->at--;
-			prev = &it->next;
-			continue;
-		}
-		n++;
-		if (rc == 0) {
-			it->state = IT_SENDING; /* freed at its long message's end */
-			prev = &it->next;
-			continue;
-		}
-		/* A node of the program whose process has ended (before its
-		 * goodbye came through here, or with a goodbye crossing this
-		 * one): nobody waits for what it would have got. */
-		if (rc < 0 && !(program_node(f, (uint32_t)it->to) && !hop_alive(it->to)))
-			drop(f, it->from, "the next hop refused it");
-		else if (rc < 0)
-			f->dropped++;
-		item_unlink(f, prev, it);
-		item_free(f, it);
+		prev = &it->next;
 	}
+	/* Backwards: a queue that empties takes the last slot's place. */
+	for (i = f->nactive; i-- > 0;)
+		n += hop_work(f, f->active[i]);
 	return n;
 }
 
@@ -1285,7 +1362,8 @@ int bip_fwd_setup(int mynode, const struct bip_conf *conf, char *err, size_t err
 	f->peers = calloc((size_t)conf->n, sizeof(*f->peers));
 	f->relay_dead = calloc((size_t)conf->n, 1);
 	f->gone = calloc((size_t)conf->n, 1);
-	if (!f->routes || !f->peers || !f->relay_dead || !f->gone) {
+	f->active = calloc((size_t)conf->n, sizeof(*f->active));
+	if (!f->routes || !f->peers || !f->relay_dead || !f->gone || !f->active) {
 		bip_fwd_close();
 		snprintf(err, errlen, "forwarding: out of memory");
 		return -ENOMEM;
@@ -1314,7 +1392,7 @@ void bip_fwd_upper(struct bip_nic *upper)
 
 int bip_fwd_holding(void)
 {
-	return F && F->list;
+	return F && (F->list || F->nactive);
 }
 
 unsigned long long bip_fwd_dropped(void)
@@ -1331,12 +1409,20 @@ void bip_fwd_close(void)
 {
 	struct fwd *f = &fwd_state;
 	struct fwd_item *it;
+	int i;
 
 	while ((it = f->list)) {
 		f->list = it->next;
 		free(it->buf);
 		free(it);
 	}
+	for (i = 0; f->peers && i < f->numnodes; i++)
+		while ((it = f->peers[i].q)) {
+			f->peers[i].q = it->next;
+			free(it->buf);
+			free(it);
+		}
+	free(f->active);
 	free(f->routes);
 	free(f->peers);
 	free(f->relay_dead);
