@@ -253,6 +253,7 @@ struct bip_ofi_peer {
 	int pid;
 	int dead;                         /* the provider reported it unreachable */
 	int sent_any;                     /* close says goodbye to it */
+	int bye_owed;                     /* close: its goodbye found no room yet */
 	int heard;                        /* something came from it */
 	int closed;                       /* its last note came (send_note) */
 	unsigned lrecv_chunks;            /* chunks of long receives from it posted, not complete */
