@@ -1765,7 +1765,8 @@ int bip_rel_open(const struct bip_nic_job *job, struct bip_nic *lower, struct bi
 	if (!rc && dg->window && dg->window < window && !getenv("BIP_REL_WINDOW"))
 		window = dg->window;
 	if (!rc)
-		rc = env_num("BIP_REL_FRAG", dg->mtu < 65536 ? (double)dg->mtu : 65536, 1024,
+		rc = env_num("BIP_REL_FRAG", dg->frag && dg->frag <= dg->mtu ? (double)dg->frag :
+					     dg->mtu < 65536 ? (double)dg->mtu : 65536, 1024,
 			     (double)dg->mtu, &frag, job->err, job->errlen);
 	if (!rc)
 		rc = env_num("BIP_REL_EAGER", 16384, 0, 1 << 30, &eager, job->err, job->errlen);

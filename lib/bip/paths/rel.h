@@ -77,6 +77,9 @@ struct bip_dgram {
 	 * asked for at once (the forwarding driver, where that acknowledgement
 	 * crosses the relays as the data did). */
 	int copy_eager;
+	/* Bytes of a fragment unless BIP_REL_FRAG says otherwise, at most
+	 * mtu; 0: the mtu, at most 64 KiB. */
+	size_t frag;
 	void *rel;           /* the layer above (set by bip_rel_open) */
 };
 
