@@ -90,6 +90,7 @@ conformance)
 	grep -q "^bipload: node $2: the relay of gateway host $host " "$tmp/out" ||
 		fail "no relay started on $host"
 	grep -q "driver shm + fwd" "$tmp/out" || fail "node 0 does not forward"
+	! grep -q "dropped" "$tmp/out" || fail "a relay dropped a packet of a job that ran clean"
 	cat "$tmp/out"
 	;;
 waits)

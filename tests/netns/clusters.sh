@@ -128,6 +128,7 @@ job() {
 case "$mode" in
 conformance)
 	job "$build/tests/conformance/conformance" "$1" || fail "conformance $1 on 12 nodes"
+	! grep -q "dropped" "$out" || fail "a relay dropped a packet of a job that ran clean"
 	;;
 run)
 	job "$@" || fail "$* on 12 nodes"

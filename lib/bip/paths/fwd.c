@@ -1256,12 +1256,14 @@ static int hop_work(struct fwd *f, int to)
 			item_append(f, it);
 			continue;
 		}
-		/* A node of the program whose process has ended (before its
+		/* 1: it went whole (a short message).  Else refused: by a
+		 * node of the program whose process has ended (before its
 		 * goodbye came through here, or with a goodbye crossing this
-		 * one): nobody waits for what it would have got. */
-		if (!(program_node(f, (uint32_t)to) && !hop_alive(to)))
+		 * one), where nobody waits for what it would have got, or
+		 * dropped, and said once. */
+		if (rc < 0 && !(program_node(f, (uint32_t)to) && !hop_alive(to)))
 			drop(f, it->from, "the next hop refused it");
-		else
+		else if (rc < 0)
 			f->dropped++;
 		item_free(f, it);
 	}
