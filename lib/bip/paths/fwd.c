@@ -40,10 +40,12 @@
  * processors 1 MiB crossed two relays at 218 to 232 MB/s in fragments
  * of 64 KiB, 406 to 439 MB/s in fragments of 256 KiB (namespace hosts,
  * BIP_WAIT=yield; 177 and 233 to 240 MB/s in block mode), and a message
- * of 256 KiB in 0.85 to 1.1 ms instead of 2.1.  The paths of a peer are its routes through
- * different gateways (path p takes, at each crossing of the chain of
- * clusters, the p-th gateway joining those two clusters); the layer stripes
- * fragments over them and retires one that fails.
+ * of 256 KiB in 0.85 to 1.1 ms instead of 2.1.
+ *
+ * The paths of a peer are its routes through different gateways (path p
+ * takes, at each crossing of the chain of clusters, the p-th gateway
+ * joining those two clusters); the layer stripes fragments over them and
+ * retires one that fails.
  *
  * Packets.  Every packet travels on the core's tag BIP_TAG_FWD, hop after
  * hop, from one node to the next over the drivers of the job, with a

@@ -1522,13 +1522,12 @@ static int rel_alive(struct bip_nic *nic, int node)
  * (release_all, init.c), so they can still wake it.  A negative answer
  * (every other node has ended, or one was lost) ends the wait.
  */
-static int close_wait(struct bip_rel *r, struct bip_wait *w)
+static int close_wait(struct bip_wait *w)
 {
 	unsigned depth = bip_lock_drop();
 	int rc = bip_wait_step(w);
 
 	bip_lock_retake(depth);
-	(void)r;
 	return rc;
 }
 
@@ -1555,7 +1554,7 @@ static void drain(struct bip_rel *r)
 			    r->dg->ops->alive(r->lower, i))
 				pending = 1;
 		}
-	} while (pending && bip_now_ns() - start < r->retry_timeout && close_wait(r, &w) == 0);
+	} while (pending && bip_now_ns() - start < r->retry_timeout && close_wait(&w) == 0);
 }
 
 /*
@@ -1600,7 +1599,7 @@ static void linger(struct bip_rel *r)
 			r->linger_due = now + (wait < r->rto_max ? wait : r->rto_max);
 			asks++;
 		}
-		if (close_wait(r, &w) < 0)
+		if (close_wait(&w) < 0)
 			break;
 		bip_progress();
 	}
@@ -1657,11 +1656,10 @@ int bip_rel_is(const struct bip_nic *nic)
  * peer still come on time: the sleep ends at the earliest of an owed
  * acknowledgement's due time, a retransmission's, a retired path's next
  * probe, a failed peer's end of grace and, while the layer closes, linger's
- * next ask.  Unacknowledged data of its own
- * thus keeps the process asleep until its retransmission is due, unless
- * the acknowledgement arrives first and wakes it; a long send waiting for
- * room in its window sleeps the same way (the acknowledgements that open
- * it wake it).  It does not sleep at all when a timer is due already (the
+ * next ask.  Unacknowledged data of its own thus keeps the process asleep
+ * until its retransmission is due, unless the acknowledgement arrives
+ * first and wakes it; a long send waiting for room in its window sleeps
+ * the same way (the acknowledgements that open it wake it).  It does not sleep at all when a timer is due already (the
  * next poll runs them), when an acknowledgement is owed at once, when a
  * packet found no room in the NIC, or when arrivals wait for the core.
  */
