@@ -21,6 +21,10 @@
 #                            MPI_UNIVERSE_SIZE leave the relays out
 #   idle                     BIP_WAIT=block: a waiting node and the relays
 #                            use under 5 % of a processor over an idle 2 s
+#   retired                  the same with two gateways, after one's relay
+#                            was killed while the rounds ran: node 1 has a
+#                            path retired and probes it every BIP_REL_PROBE,
+#                            asleep in between, and the job ends at once
 #   ended                    node 3 ends while node 0 waits outside BIP: it
 #                            asks node 0 for its last word as often as
 #                            packets are sent again (tens of times, not
@@ -48,6 +52,29 @@ fail() {
 	exit 1
 }
 . "$(dirname "$0")/wait.sh"
+
+# kill_relay JOB NODE: the relay NODE of job JOB killed (SIGKILL).
+kill_relay() {
+	_pid=""
+	for _p in $(pgrep -x bipgw); do
+		if { tr "\0" "\n" <"/proc/$_p/environ" | grep -qx "BIP_JOBID=$1"; } 2>/dev/null &&
+			{ tr "\0" "\n" <"/proc/$_p/environ" | grep -qx "BIP_NODE=$2"; } 2>/dev/null; then
+			_pid=$_p
+		fi
+	done
+	[ -n "$_pid" ] || fail "relay node $2 of job $1 not found"
+	kill -9 "$_pid"
+}
+
+# job_procs JOB: PID:NODE of every process of job JOB but node 0.
+job_procs() {
+	for _p in $(pgrep -x bipgw) $(pgrep -x fwdcheck); do
+		_env=$(tr "\0" "\n" <"/proc/$_p/environ" 2>/dev/null) || continue
+		echo "$_env" | grep -qx "BIP_JOBID=$1" || continue
+		_node=$(echo "$_env" | sed -n 's/^BIP_NODE=//p')
+		[ "$_node" = 0 ] || echo "$_p:$_node"
+	done
+}
 
 # conf GW NP: NP nodes spread over the hosts in turn.
 conf() {
@@ -173,15 +200,7 @@ kill)
 	id=$(sed -n 's/^bipload: [0-9]* nodes*, job \([A-Za-z0-9]*\)$/\1/p' "$tmp/out")
 	relay=$(sed -n "s/^bipload: node \([0-9]*\): the relay of gateway host $host .*/\1/p" "$tmp/out")
 	[ -n "$id" ] && [ -n "$relay" ] || fail "no job id or relay node in bipload's output"
-	pid=""
-	for p in $(pgrep -x bipgw); do
-		if { tr "\0" "\n" <"/proc/$p/environ" | grep -qx "BIP_JOBID=$id"; } 2>/dev/null &&
-			{ tr "\0" "\n" <"/proc/$p/environ" | grep -qx "BIP_NODE=$relay"; } 2>/dev/null; then
-			pid=$p
-		fi
-	done
-	[ -n "$pid" ] || fail "relay node $relay of job $id not found"
-	kill -9 "$pid"
+	kill_relay "$id" "$relay"
 	touch "$tmp/go"
 	wait "$job"
 	rc=$?
@@ -223,17 +242,42 @@ idle)
 	wait_line "$tmp/out" "node 0 ready" "$job"
 	id=$(sed -n 's/^bipload: [0-9]* nodes*, job \([A-Za-z0-9]*\)$/\1/p' "$tmp/out")
 	[ -n "$id" ] || fail "no job id in bipload's output"
-	pids=""
-	for p in $(pgrep -x bipgw) $(pgrep -x fwdcheck); do
-		env=$(tr "\0" "\n" <"/proc/$p/environ" 2>/dev/null) || continue
-		echo "$env" | grep -qx "BIP_JOBID=$id" || continue
-		node=$(echo "$env" | sed -n 's/^BIP_NODE=//p')
-		[ "$node" = 0 ] || pids="$pids $p:$node"
-	done
+	pids=" $(job_procs "$id" | tr '\n' ' ')"
 	[ "$(echo $pids | wc -w)" -eq 3 ] || fail "node 1 and two relays expected, found:$pids"
 	sleep 1 # what the last round left in flight passes
 	idle_ticks $pids
 	touch "$tmp/go"
+	wait "$job" || fail "the job failed after its pause"
+	grep -q "^node 0: kill: 25 rounds done$" "$tmp/out" || fail "node 0 did not finish"
+	[ -z "$idle_busy" ] || fail "nodes$idle_busy used 5 % of a processor or more while idle"
+	;;
+retired)
+	# Probes on a retired path are timers like the others: once they
+	# stopped being kept (nothing else to do, another path up), the
+	# probe's due time stayed past and node 1 yielded for ever instead
+	# of sleeping.  And at the end, node 1's goodbye went on the path
+	# through the killed relay only, and node 0 waited for node 1's last
+	# word until BIP_RETRY_TIMEOUT: here past the job's time limit.
+	conf two 4 >"$tmp/conf"
+	BIP_WAIT=block BIP_RETRY_TIMEOUT=60 "$bipload" -f "$tmp/conf" --timeout 40 \
+		"$build/tests/clusters/fwdcheck" kill "$tmp/go" "$tmp/go2" >"$tmp/out" 2>&1 &
+	job=$!
+	wait_line "$tmp/out" "node 0 ready" "$job"
+	id=$(sed -n 's/^bipload: [0-9]* nodes*, job \([A-Za-z0-9]*\)$/\1/p' "$tmp/out")
+	relay=$(sed -n "s/^bipload: node \([0-9]*\): the relay of gateway host $host .*/\1/p" "$tmp/out")
+	[ -n "$id" ] && [ -n "$relay" ] || fail "no job id or relay node in bipload's output"
+	kill_relay "$id" "$relay"
+	touch "$tmp/go"
+	wait_line "$tmp/out" "node 0 paused" "$job"
+	pids=" $(job_procs "$id" | grep -v ":$relay\$" | tr '\n' ' ')"
+	case "$pids " in
+	*":1 "*) ;;
+	*) fail "node 1 not found among:$pids" ;;
+	esac
+	[ "$(echo $pids | wc -w)" -eq 6 ] || fail "nodes 1 to 3 and three relays expected, found:$pids"
+	sleep 1
+	idle_ticks $pids
+	touch "$tmp/go2"
 	wait "$job" || fail "the job failed after its pause"
 	grep -q "^node 0: kill: 25 rounds done$" "$tmp/out" || fail "node 0 did not finish"
 	[ -z "$idle_busy" ] || fail "nodes$idle_busy used 5 % of a processor or more while idle"

@@ -6,12 +6,16 @@
  *   fwdcheck long [PEER] node 0 and every other node (or PEER only)
  *                        exchange messages of every size class up to
  *                        64 MiB, each word checked
- *   fwdcheck kill FILE   node 0 and node 1 exchange 1 MiB messages; after
+ *   fwdcheck kill FILE [FILE2]
+ *                        node 0 and node 1 exchange 1 MiB messages; after
  *                        the fifth round node 0 prints "ready" and waits
  *                        for FILE (the test kills a relay meanwhile), then
  *                        they go on for 20 more rounds; the other nodes
- *                        wait for FILE and end.  Exits 3 with the error
- *                        printed when a round fails.
+ *                        wait for FILE and end.  With FILE2, node 0 also
+ *                        prints "paused" after the fifteenth round and
+ *                        waits for FILE2 outside BIP (the test watches
+ *                        the others idle with a path retired).  Exits 3
+ *                        with the error printed when a round fails.
  *   fwdcheck early FILE  every node above 1 sends node 0 one message, gets
  *                        its answer and ends; node 0 answers them all,
  *                        prints "ready", waits for FILE outside BIP (the
@@ -100,7 +104,13 @@ static void t_long(int only)
 	printf("node %d: long: done\n", bip_mynode);
 }
 
-static void t_kill(const char *file)
+static void wait_file(const char *file)
+{
+	while (access(file, F_OK) != 0)
+		usleep(10000);
+}
+
+static void t_kill(const char *file, const char *file2)
 {
 	long len = 262144, n;
 	int *buf, r, node;
@@ -108,8 +118,7 @@ static void t_kill(const char *file)
 	if (bip_mynode > 1) {
 		/* The others wait too, outside BIP, so that every node is
 		 * there during the pause (the idle tests). */
-		while (access(file, F_OK) != 0)
-			usleep(10000);
+		wait_file(file2 ? file2 : file);
 		return;
 	}
 	buf = malloc((size_t)len * 4);
@@ -120,8 +129,12 @@ static void t_kill(const char *file)
 			if (r == 5) {
 				printf("node 0 ready\n");
 				fflush(stdout);
-				while (access(file, F_OK) != 0)
-					usleep(10000);
+				wait_file(file);
+			}
+			if (r == 15 && file2) {
+				printf("node 0 paused\n");
+				fflush(stdout);
+				wait_file(file2);
 			}
 			fill(buf, len, r);
 			if (bip_tsend(1, 4, buf, (int)len) != 0)
@@ -186,17 +199,19 @@ static void t_early(const char *file)
 
 int main(int argc, char **argv)
 {
-	int file = argc > 1 && (!strcmp(argv[1], "kill") || !strcmp(argv[1], "early")), node;
+	int kill = argc > 1 && !strcmp(argv[1], "kill");
+	int file = kill || (argc > 1 && !strcmp(argv[1], "early")), node;
 
-	if (argc < 2 || (strcmp(argv[1], "long") && !file) || (file && argc != 3) || argc > 3) {
-		fprintf(stderr, "usage: fwdcheck long [PEER] | kill FILE | early FILE\n");
+	if (argc < 2 || (strcmp(argv[1], "long") && !file) || (file && argc < 3) ||
+	    argc > 3 + kill) {
+		fprintf(stderr, "usage: fwdcheck long [PEER] | kill FILE [FILE2] | early FILE\n");
 		return 2;
 	}
 	bip_init();
 	if (!strcmp(argv[1], "long"))
 		t_long(argc == 3 ? atoi(argv[2]) : 0);
 	else if (!strcmp(argv[1], "kill"))
-		t_kill(argv[2]);
+		t_kill(argv[2], argc > 3 ? argv[3] : NULL);
 	else
 		t_early(argv[2]);
 	node = bip_mynode;

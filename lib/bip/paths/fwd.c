@@ -837,11 +837,16 @@ static int fwd_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
  * the relays, so that one still finishing does not wait for this node's
  * acknowledgements (its layer's linger) until BIP_RETRY_TIMEOUT, and let
  * the data of the HEADs sent leave (FWD_BYE_WAIT at most for both).
+ * The goodbye goes on every path whose first hop lives: a relay further
+ * on may have ended (this node watches only its first hops), and one
+ * goodbye lost there kept the peer waiting for all of BIP_RETRY_TIMEOUT.
+ * The peer takes the first and drops the others.
  */
 static void fwd_close(struct bip_nic *nic)
 {
 	struct fwd *f = F;
 	const struct fwd_item *it;
+	unsigned char *told; /* [node]: bit p, the goodbye went on path p */
 	uint64_t t0;
 	int i, left;
 
@@ -852,6 +857,7 @@ static void fwd_close(struct bip_nic *nic)
 		f->opened = 0; /* a relay sent nothing of its own */
 		return;
 	}
+	told = calloc((size_t)bip_state.napp + 1, 1);
 	t0 = bip_now_ns();
 	do {
 		left = 0;
@@ -861,9 +867,12 @@ static void fwd_close(struct bip_nic *nic)
 			int p, sent = 0;
 
 			if (relay_node(f, i) || !f->upper || bip_state.peers[i].nic != f->upper ||
-			    f->gone[i])
+			    f->gone[i] == 1)
 				continue;
-			for (p = 0; p < f->npaths && !sent; p++) {
+			/* Without memory for the record, one path is enough. */
+			for (p = 0; p < f->npaths && !(sent && !told); p++) {
+				if (told && told[i] >> p & 1)
+					continue;
 				rt = route_to(f, i, p);
 				if (!rt || f->relay_dead[rt->hop[0]])
 					continue;
@@ -876,11 +885,16 @@ static void fwd_close(struct bip_nic *nic)
 				h.dst = (uint32_t)i;
 				memcpy(h.hop, rt->hop, sizeof(h.hop));
 				f->peers[rt->hop[0]].blocked = 0;
-				sent = hop_send(f, rt->hop[0], &h, NULL, 0, NULL, 0, 0) > 0;
-				left |= !sent;
+				if (hop_send(f, rt->hop[0], &h, NULL, 0, NULL, 0, 0) > 0) {
+					sent = 1;
+					if (told)
+						told[i] |= (unsigned char)(1u << p);
+				} else {
+					left = 1;
+				}
 			}
-			if (sent)
-				f->gone[i] = 2; /* told */
+			if (sent && !told)
+				f->gone[i] = 1; /* told: not again */
 		}
 		/* And the data of the HEADs still on their way to the first
 		 * hop (copies sent again, mostly): a relay reading it from a
@@ -892,6 +906,7 @@ static void fwd_close(struct bip_nic *nic)
 				if (bip_state.nics[i]->dgram != &f->dg && bip_state.nics[i] != f->upper)
 					bip_state.nics[i]->ops->poll(bip_state.nics[i]);
 	} while (left && (double)(bip_now_ns() - t0) * 1e-9 < FWD_BYE_WAIT);
+	free(told);
 	f->opened = 0;
 }
 

@@ -446,6 +446,7 @@ static void path_retire(struct bip_rel *r, struct rel_peer *p, int peer, int k, 
 	ph->state = state;
 	ph->since = r->now ? r->now : bip_now_ns();
 	ph->probe_due = ph->since + r->probe;
+	r->busy = 1; /* its probes are timers */
 	snprintf(ph->why, sizeof(ph->why), "%s", why ? why : "");
 	/* Its unacknowledged packets go again on the others at once
 	 * (retransmit_due, which rebinds them), if one is up. */
@@ -1431,13 +1432,20 @@ static void push_streams(struct bip_rel *r)
 	}
 }
 
+/*
+ * The layer's timers.  They run while r->busy (rel_poll), which covers
+ * everything rel_sleep_arm waits for: a timer that sleep_arm counts and
+ * timers() does not keep busy would be due for ever, and the process would
+ * never sleep (a retired path's probe did that once: with another path up,
+ * nothing was busy, the probe never went and its due time stayed past).
+ */
 static void timers(struct bip_rel *r)
 {
 	int i, j, k, busy = 0;
 
 	for (j = 0; j < r->nserved; j++) {
 		struct rel_peer *p = &r->peers[i = r->served[j]];
-		int up = 0;
+		int up = 0, probing = 0;
 
 		if (p->failed)
 			continue;
@@ -1453,16 +1461,19 @@ static void timers(struct bip_rel *r)
 				/* The last path up is not retired, but one that
 				 * keeps timing out has failed as well. */
 				up |= ph->fails < r->path_fails;
-			} else if (r->now >= ph->probe_due) {
-				send_control(r, i, k, REL_PROBE, REL_F_ACKNOW, 0);
-				ph->probe_due = r->now + r->probe;
+			} else {
+				probing = 1;
+				if (r->now >= ph->probe_due) {
+					send_control(r, i, k, REL_PROBE, REL_F_ACKNOW, 0);
+					ph->probe_due = r->now + r->probe;
+				}
 			}
 		}
 		if (!up && p->snd_una != p->snd_next && r->now - p->last_heard >= r->retry_timeout) {
 			peer_lost(r, i);
 			continue;
 		}
-		busy |= p->snd_una != p->snd_next || p->ack_owed || !up;
+		busy |= p->snd_una != p->snd_next || p->ack_owed || !up || probing;
 	}
 	r->busy = busy || r->stream_head || r->cts_waiting;
 }
