@@ -256,6 +256,9 @@ struct bip_ofi_peer {
 	int bye_owed;                     /* close: its goodbye found no room yet */
 	int heard;                        /* something came from it */
 	int closed;                       /* its last note came (send_note) */
+	uint8_t bye_wait;                 /* close: its answer to our goodbye is awaited */
+	uint8_t bye_answered;             /* its answer to our goodbye came */
+	uint8_t answer_owed;              /* its goodbye's answer waits for a send buffer */
 	unsigned lrecv_chunks;            /* chunks of long receives from it posted, not complete */
 	int ctl_waits;                    /* ctl_flush: a control message to it waits */
 	uint8_t link;                     /* enum bip_ofi_link */
@@ -328,6 +331,7 @@ struct bip_ofi {
 	} inreqs[16];                     /* accepted, request not read yet */
 	int ninreqs;
 	int nhello;                       /* peers whose first note waits (hello_due) */
+	int nanswers;                     /* peers whose goodbye's answer waits (answer_owed) */
 	unsigned link_polls;              /* polls since the listener was last looked at */
 	int wait_fd;                      /* block mode: epoll of cq_fd and live_fd, or -1 */
 	unsigned bad_reqs;                /* malformed requests dropped */
