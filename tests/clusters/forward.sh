@@ -53,16 +53,20 @@ fail() {
 }
 . "$(dirname "$0")/wait.sh"
 
-# kill_relay JOB NODE: the relay NODE of job JOB killed (SIGKILL).
+# kill_relay: the relay of gateway host $host killed (SIGKILL), in the job
+# whose bipload writes to $tmp/out; sets id (the job's) and relay (its node).
 kill_relay() {
+	id=$(sed -n 's/^bipload: [0-9]* nodes*, job \([A-Za-z0-9]*\)$/\1/p' "$tmp/out")
+	relay=$(sed -n "s/^bipload: node \([0-9]*\): the relay of gateway host $host .*/\1/p" "$tmp/out")
+	[ -n "$id" ] && [ -n "$relay" ] || fail "no job id or relay node in bipload's output"
 	_pid=""
 	for _p in $(pgrep -x bipgw); do
-		if { tr "\0" "\n" <"/proc/$_p/environ" | grep -qx "BIP_JOBID=$1"; } 2>/dev/null &&
-			{ tr "\0" "\n" <"/proc/$_p/environ" | grep -qx "BIP_NODE=$2"; } 2>/dev/null; then
+		if { tr "\0" "\n" <"/proc/$_p/environ" | grep -qx "BIP_JOBID=$id"; } 2>/dev/null &&
+			{ tr "\0" "\n" <"/proc/$_p/environ" | grep -qx "BIP_NODE=$relay"; } 2>/dev/null; then
 			_pid=$_p
 		fi
 	done
-	[ -n "$_pid" ] || fail "relay node $2 of job $1 not found"
+	[ -n "$_pid" ] || fail "relay node $relay of job $id not found"
 	kill -9 "$_pid"
 }
 
@@ -197,10 +201,7 @@ kill)
 		"$build/tests/clusters/fwdcheck" kill "$tmp/go" >"$tmp/out" 2>&1 &
 	job=$!
 	wait_line "$tmp/out" "node 0 ready" "$job"
-	id=$(sed -n 's/^bipload: [0-9]* nodes*, job \([A-Za-z0-9]*\)$/\1/p' "$tmp/out")
-	relay=$(sed -n "s/^bipload: node \([0-9]*\): the relay of gateway host $host .*/\1/p" "$tmp/out")
-	[ -n "$id" ] && [ -n "$relay" ] || fail "no job id or relay node in bipload's output"
-	kill_relay "$id" "$relay"
+	kill_relay
 	touch "$tmp/go"
 	wait "$job"
 	rc=$?
@@ -263,10 +264,7 @@ retired)
 		"$build/tests/clusters/fwdcheck" kill "$tmp/go" "$tmp/go2" >"$tmp/out" 2>&1 &
 	job=$!
 	wait_line "$tmp/out" "node 0 ready" "$job"
-	id=$(sed -n 's/^bipload: [0-9]* nodes*, job \([A-Za-z0-9]*\)$/\1/p' "$tmp/out")
-	relay=$(sed -n "s/^bipload: node \([0-9]*\): the relay of gateway host $host .*/\1/p" "$tmp/out")
-	[ -n "$id" ] && [ -n "$relay" ] || fail "no job id or relay node in bipload's output"
-	kill_relay "$id" "$relay"
+	kill_relay
 	touch "$tmp/go"
 	wait_line "$tmp/out" "node 0 paused" "$job"
 	pids=" $(job_procs "$id" | grep -v ":$relay\$" | tr '\n' ' ')"

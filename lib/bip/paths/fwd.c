@@ -126,6 +126,7 @@
  * both sides of every copy).  16 of 256 KiB: the default BIP_FWD_BUFFER. */
 #define FWD_ITEM_BIG (sizeof(struct fwd_hdr) + BIP_REL_HDR_MAX + FWD_MTU)
 #define FWD_POOL 16
+_Static_assert(BIP_REL_MAXPATHS + 1 <= 8, "fwd_close keeps a bit per path in gone[]");
 
 enum fwd_kind {
 	FWD_INLINE = 1,
@@ -218,7 +219,8 @@ struct fwd {
 	unsigned polls;
 	uint64_t watch_at;      /* the next look at the relays (CLOCK_MONOTONIC ns) */
 	unsigned char *relay_dead;   /* [node]: seen ended */
-	unsigned char *gone;         /* [node]: said goodbye (FWD_BYE) */
+	unsigned char *gone;         /* [node]: bit 0, said goodbye (FWD_BYE); bit 1 + p,
+				      * while closing: ours went on path p */
 	int opened;             /* the driver is open (rel above it) */
 	int closing;            /* bip_fwd_closing: poll the other drivers too */
 	struct bip_nic *upper;  /* the reliability layer above this driver: the
@@ -846,7 +848,6 @@ static void fwd_close(struct bip_nic *nic)
 {
 	struct fwd *f = F;
 	const struct fwd_item *it;
-	unsigned char *told; /* [node]: bit p, the goodbye went on path p */
 	uint64_t t0;
 	int i, left;
 
@@ -857,21 +858,21 @@ static void fwd_close(struct bip_nic *nic)
 		f->opened = 0; /* a relay sent nothing of its own */
 		return;
 	}
-	told = calloc((size_t)bip_state.napp + 1, 1);
 	t0 = bip_now_ns();
 	do {
 		left = 0;
 		for (i = 0; i < bip_state.napp; i++) {
 			const struct fwd_route *rt;
 			struct fwd_hdr h;
-			int p, sent = 0;
+			int p;
 
+			/* gone[i]: bit 0, its goodbye came; bit 1 + p, ours went on
+			 * path p (BIP_REL_MAXPATHS paths at most: they fit). */
 			if (relay_node(f, i) || !f->upper || bip_state.peers[i].nic != f->upper ||
-			    f->gone[i] == 1)
+			    (f->gone[i] & 1))
 				continue;
-			/* Without memory for the record, one path is enough. */
-			for (p = 0; p < f->npaths && !(sent && !told); p++) {
-				if (told && told[i] >> p & 1)
+			for (p = 0; p < f->npaths; p++) {
+				if (f->gone[i] >> (1 + p) & 1)
 					continue;
 				rt = route_to(f, i, p);
 				if (!rt || f->relay_dead[rt->hop[0]])
@@ -885,16 +886,11 @@ static void fwd_close(struct bip_nic *nic)
 				h.dst = (uint32_t)i;
 				memcpy(h.hop, rt->hop, sizeof(h.hop));
 				f->peers[rt->hop[0]].blocked = 0;
-				if (hop_send(f, rt->hop[0], &h, NULL, 0, NULL, 0, 0) > 0) {
-					sent = 1;
-					if (told)
-						told[i] |= (unsigned char)(1u << p);
-				} else {
+				if (hop_send(f, rt->hop[0], &h, NULL, 0, NULL, 0, 0) > 0)
+					f->gone[i] |= (unsigned char)(2u << p);
+				else
 					left = 1;
-				}
 			}
-			if (sent && !told)
-				f->gone[i] = 1; /* told: not again */
 		}
 		/* And the data of the HEADs still on their way to the first
 		 * hop (copies sent again, mostly): a relay reading it from a
@@ -906,7 +902,6 @@ static void fwd_close(struct bip_nic *nic)
 				if (bip_state.nics[i]->dgram != &f->dg && bip_state.nics[i] != f->upper)
 					bip_state.nics[i]->ops->poll(bip_state.nics[i]);
 	} while (left && (double)(bip_now_ns() - t0) * 1e-9 < FWD_BYE_WAIT);
-	free(told);
 	f->opened = 0;
 }
 
