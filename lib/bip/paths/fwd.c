@@ -1273,10 +1273,12 @@ static int hop_work(struct fwd *f, int to)
 		 * goodbye came through here, or with a goodbye crossing this
 		 * one), where nobody waits for what it would have got, or
 		 * dropped, and said once. */
-		if (rc < 0 && !(program_node(f, (uint32_t)to) && !hop_alive(to)))
-			drop(f, it->from, "the next hop refused it");
-		else if (rc < 0)
-			f->dropped++;
+		if (rc < 0) {
+			if (program_node(f, (uint32_t)to) && !hop_alive(to))
+				f->dropped++;
+			else
+				drop(f, it->from, "the next hop refused it");
+		}
 		item_free(f, it);
 	}
 	return n;

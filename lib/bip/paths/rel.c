@@ -1670,9 +1670,10 @@ int bip_rel_is(const struct bip_nic *nic)
  * next ask.  Unacknowledged data of its own thus keeps the process asleep
  * until its retransmission is due, unless the acknowledgement arrives
  * first and wakes it; a long send waiting for room in its window sleeps
- * the same way (the acknowledgements that open it wake it).  It does not sleep at all when a timer is due already (the
- * next poll runs them), when an acknowledgement is owed at once, when a
- * packet found no room in the NIC, or when arrivals wait for the core.
+ * the same way (the acknowledgements that open it wake it).  It does not
+ * sleep at all when a timer is due already (the next poll runs them), when
+ * an acknowledgement is owed at once, when a packet found no room in the
+ * NIC, or when arrivals wait for the core.
  */
 static int rel_sleep_arm(struct bip_nic *nic, struct bip_nic_sleep *s)
 {
